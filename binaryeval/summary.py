@@ -1,0 +1,179 @@
+"""One renderer for every result: :class:`Summary` as text, HTML and LaTeX.
+
+A summary is a title, an ordered block of ``key: value`` facts (formula, rows used, prior, ...),
+one or more titled tables (pandas DataFrames) and free-text notes.  ``print(summary)`` shows the
+text form, notebooks show the HTML form and ``as_latex()`` gives a ``tabular`` per table.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Summary"]
+
+
+def _format_value(value: Any, digits: int) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if np.isnan(v):
+            return "NaN"
+        if v != 0 and (abs(v) < 10 ** (-digits) or abs(v) >= 1e7):
+            return f"{v:.{max(digits - 1, 1)}e}"
+        return f"{v:.{digits}f}"
+    return str(value)
+
+
+def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
+    out = frame.copy()
+    for col in out.columns:
+        out[col] = [_format_value(v, digits) for v in out[col]]
+    out.index = [str(i) for i in out.index]
+    return out
+
+
+def _latex_escape(text: str) -> str:
+    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+            "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+    return "".join(repl.get(c, c) for c in str(text))
+
+
+@dataclass
+class Summary:
+    """A printable summary of a result.
+
+    Parameters
+    ----------
+    title : str
+        Heading of the summary.
+    info : mapping, optional
+        Ordered ``label -> value`` facts shown above the tables.
+    tables : list of (str, DataFrame), optional
+        Titled tables; the index is shown as the first column.
+    notes : list of str, optional
+        Free-text remarks printed at the end (warnings, conventions).
+    digits : int
+        Decimal places for floats.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = Summary("Example", {"rows used": 3}, [("estimates", pd.DataFrame({"mean": [0.5]}))])
+    >>> print(s.as_text().splitlines()[0])
+    Example
+    """
+
+    title: str
+    info: Mapping[str, Any] = field(default_factory=dict)
+    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    digits: int = 4
+
+    def add_table(self, title: str, frame: pd.DataFrame) -> Summary:
+        """Append a titled table and return ``self``."""
+        self.tables.append((title, frame))
+        return self
+
+    def add_note(self, note: str) -> Summary:
+        """Append a note and return ``self``."""
+        self.notes.append(note)
+        return self
+
+    # -- text -----------------------------------------------------------------------------
+    def as_text(self) -> str:
+        """Plain-text rendering (what ``print`` shows)."""
+        blocks: list[str] = []
+        table_texts = [(t, _format_frame(f, self.digits).to_string()) for t, f in self.tables]
+        width = max([len(self.title)] + [len(line) for _, txt in table_texts
+                                         for line in txt.splitlines()] + [40])
+        width = min(width, 120)
+        blocks.append(self.title)
+        blocks.append("=" * width)
+        if self.info:
+            keyw = max(len(str(k)) for k in self.info)
+            for key, value in self.info.items():
+                blocks.append(f"{str(key) + ':':<{keyw + 1}} {_format_value(value, self.digits)}")
+        for title, txt in table_texts:
+            blocks.append("-" * width)
+            if title:
+                blocks.append(title)
+            blocks.append(txt)
+        if self.notes:
+            blocks.append("-" * width)
+            blocks.extend(f"Note: {n}" for n in self.notes)
+        blocks.append("=" * width)
+        return "\n".join(blocks)
+
+    # -- html -----------------------------------------------------------------------------
+    def as_html(self) -> str:
+        """HTML rendering (what notebooks and rendered reports show)."""
+        parts = [f'<div class="binaryeval-summary"><h4>{html.escape(self.title)}</h4>']
+        if self.info:
+            parts.append('<table class="binaryeval-info">')
+            for key, value in self.info.items():
+                parts.append(f"<tr><th style=\"text-align:left\">{html.escape(str(key))}</th>"
+                             f"<td>{html.escape(_format_value(value, self.digits))}</td></tr>")
+            parts.append("</table>")
+        for title, frame in self.tables:
+            if title:
+                parts.append(f"<p><b>{html.escape(title)}</b></p>")
+            parts.append(_format_frame(frame, self.digits).to_html(border=0, escape=True))
+        for note in self.notes:
+            parts.append(f"<p><i>Note:</i> {html.escape(note)}</p>")
+        parts.append("</div>")
+        return "\n".join(parts)
+
+    # -- latex ----------------------------------------------------------------------------
+    def as_latex(self) -> str:
+        """LaTeX rendering: an itemised fact list and one ``tabular`` per table."""
+        out = [f"\\textbf{{{_latex_escape(self.title)}}}\\\\"]
+        if self.info:
+            out.append("\\begin{tabular}{ll}")
+            for key, value in self.info.items():
+                out.append(f"{_latex_escape(key)} & {_latex_escape(_format_value(value, self.digits))} \\\\")
+            out.append("\\end{tabular}\\\\")
+        for title, frame in self.tables:
+            f = _format_frame(frame, self.digits)
+            cols = ["" if f.index.name is None else str(f.index.name)] + [str(c) for c in f.columns]
+            if title:
+                out.append(f"\\textit{{{_latex_escape(title)}}}\\\\")
+            out.append("\\begin{tabular}{l" + "r" * len(f.columns) + "}")
+            out.append("\\hline")
+            out.append(" & ".join(_latex_escape(c) for c in cols) + " \\\\")
+            out.append("\\hline")
+            for idx, row in f.iterrows():
+                out.append(" & ".join(_latex_escape(x) for x in [idx, *row.tolist()]) + " \\\\")
+            out.append("\\hline")
+            out.append("\\end{tabular}\\\\")
+        for note in self.notes:
+            out.append(f"\\emph{{Note:}} {_latex_escape(note)}\\\\")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return self.as_text()
+
+    def _repr_html_(self) -> str:
+        return self.as_html()
+
+    def _repr_latex_(self) -> str:
+        return self.as_latex()
+
+
+def frame_from_records(records: Iterable[Mapping[str, Any]], index: str | None = None) -> pd.DataFrame:
+    """Build a DataFrame from records, optionally setting ``index``."""
+    frame = pd.DataFrame(list(records))
+    if index is not None and index in frame.columns:
+        frame = frame.set_index(index)
+    return frame
