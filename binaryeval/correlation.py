@@ -838,15 +838,13 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     table = pd.concat([frame.lhs, frame.rhs], axis=1)
     table.columns = [human, *names]
     for col in table.columns:
-        if table[col].dtype == object or table[col].dtype == bool:
+        series = table[col]
+        if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             try:
-                table[col] = pd.to_numeric(table[col]).astype(float)
+                table[col] = pd.to_numeric(series).astype(float)
             except (TypeError, ValueError):
-                raise DataError(f"column {col!r} is not numeric (e.g. {table[col].iloc[0]!r}); "
+                raise DataError(f"column {col!r} is not numeric (e.g. {series.iloc[0]!r}); "
                                 "pass numeric scores") from None
-        if not np.issubdtype(table[col].dtype, np.number):
-            raise DataError(f"column {col!r} is not numeric (dtype {table[col].dtype}); "
-                            "pass numeric scores")
     table = table.astype(float)
     n_rows = len(table)
     keep = table.notna().all(axis=1)
