@@ -402,6 +402,24 @@ def zou_ci(r12: float, r13: float, r23: float, n: int, level: float = 0.95, *,
 # ---------------------------------------------------------------------------------------------
 # correlation matrices
 # ---------------------------------------------------------------------------------------------
+def _kendall_from_signs(values: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between the last-axis columns of ``values`` (``(..., n, k)``).
+
+    Uses the sign matrices ``sgn(x_i - x_j)``: the numerator is the sum of the products of signs
+    (concordant minus discordant pairs, each counted twice) and the denominator the square root of
+    the product of the numbers of untied pairs, which is tau-b exactly.  Memory ``n^2 k`` per batch.
+    """
+    s = np.sign(values[..., :, None, :] - values[..., None, :, :])  # (..., n, n, k)
+    s = s.reshape(s.shape[:-3] + (-1, s.shape[-1]))
+    num = np.einsum("...pa,...pb->...ab", s, s)
+    d = np.sqrt(np.einsum("...aa->...a", num))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / (d[..., :, None] * d[..., None, :])
+
+
+_SIGN_LIMIT = 300  # largest n for the sign-matrix Kendall (n^2 memory); scipy beyond
+
+
 def _corr_matrix(values: np.ndarray, method: str) -> np.ndarray:
     """Correlation matrix of the columns of ``values`` (rows = observations)."""
     if method == "spearman":
@@ -410,6 +428,8 @@ def _corr_matrix(values: np.ndarray, method: str) -> np.ndarray:
         x = values - values.mean(axis=0)
         x = x / np.sqrt((x ** 2).sum(axis=0))
         r = x.T @ x
+    elif values.shape[0] <= _SIGN_LIMIT:
+        r = _kendall_from_signs(values)
     else:
         k = values.shape[1]
         r = np.eye(k)
@@ -426,6 +446,13 @@ def _batch_corr_with_first(values: np.ndarray, method: str) -> np.ndarray:
     if method == "spearman":
         values = stats.rankdata(values, axis=-2)
     if method == "kendall":
+        if values.shape[-2] <= _SIGN_LIMIT:
+            s = np.sign(values[..., :, None, :] - values[..., None, :, :])
+            s = s.reshape(s.shape[:-3] + (-1, s.shape[-1]))
+            num = np.einsum("...p,...pk->...k", s[..., 0], s[..., 1:])
+            sq = np.einsum("...pk,...pk->...k", s, s)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return num / np.sqrt(sq[..., :1] * sq[..., 1:])
         flat = values.reshape(-1, values.shape[-2], values.shape[-1])
         out = np.empty((flat.shape[0], flat.shape[-1] - 1))
         for b in range(flat.shape[0]):
@@ -921,7 +948,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         Column naming the rater: human scores are then standardised (z-scores) per rater and the
         ratings of one (system, item) averaged.  Without it the human scores are used as given.
     chunk_size : int
-        Hybrids built per block (memory is ``chunk_size x items x (metrics + 1)`` floats).
+        Hybrids built per block (working memory about ``chunk_size x items`` floats).
 
     Returns
     -------
@@ -1006,13 +1033,26 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     a = rng.integers(0, s, size=n_systems)
     b = rng.integers(0, s - 1, size=n_systems)
     b = b + (b >= a)  # distinct second system, uniform over the others
-    base = cube.mean(axis=1)  # mean of each real system
+    words = -(-n_items // 64)  # 64 coin flips per raw draw of the bit generator
+    bitgen = rng.bit_generator
     out = np.empty((n_systems, len(values)))
     for start in range(0, n_systems, chunk_size):
         stop = min(start + chunk_size, n_systems)
-        take_a = rng.random((stop - start, n_items)) < 0.5
-        diff = cube[a[start:stop]] - cube[b[start:stop]]  # (chunk, items, vars)
-        out[start:stop] = base[b[start:stop]] + np.einsum("ci,civ->cv", take_a, diff) / n_items
+        # raw 64-bit draws are consumed row by row, so the result does not depend on chunk_size
+        raw = bitgen.random_raw((stop - start) * words).astype("<u8", copy=False)
+        bits = np.unpackbits(raw.view(np.uint8).reshape(stop - start, words * 8), axis=1,
+                             bitorder="little")[:, :n_items]
+        take_a = bits.astype(float)
+        acc = np.zeros((stop - start, len(values)))
+        ca, cb = a[start:stop], b[start:stop]
+        for k in range(s):
+            rows = np.flatnonzero(ca == k)
+            if rows.size:
+                acc[rows] += take_a[rows] @ cube[k]
+            rows = np.flatnonzero(cb == k)
+            if rows.size:
+                acc[rows] += (1.0 - take_a[rows]) @ cube[k]
+        out[start:stop] = acc / n_items
     width = len(str(n_systems))
     result = pd.DataFrame(out, columns=values)
     result.insert(0, "system_b", np.asarray(systems)[b])
