@@ -142,6 +142,10 @@ def bench_hybrids(n_real=14, n_items=1000, n_metrics=5, n_hybrids=10000):
     print(f"  {big} hybrids:            {t_big:8.3f} s   (x{t_big / t_fast:.1f} time for x5 hybrids)")
 
 
-if __name__ == "__main__":
+def main() -> None:
     bench_pairwise()
     bench_hybrids()
+
+
+if __name__ == "__main__":
+    main()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import _correlation_loaders as L
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,7 +20,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-import _correlation_loaders as L
 from binaryeval.correlation import (
     CorrelationResult,
     WilliamsResult,
@@ -624,3 +624,40 @@ def test_hybrid_wmt21_enru_intervals_shrink(enru):
     sys_means = real.scores["mqm"].mean()
     se = hyb["mqm"].std() / math.sqrt(len(hyb))
     assert abs(hyb["mqm"].mean() - sys_means) < 5 * se
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(5, 40))
+def test_kendall_with_ties_matches_scipy(seed, n):
+    # scipy kendalltau (tau-b) on tied integer scores; pairwise Kendall r_23 as well
+    rng = np.random.default_rng(seed)
+    d = pd.DataFrame({"h": rng.integers(0, 4, n), "a": rng.integers(0, 3, n), "b": rng.integers(0, 5, n)})
+    d = d.astype(float)
+    if (d.nunique() < 2).any():
+        return
+    res = correlate("h ~ a + b", d, method="kendall")
+    cm = res.correlation_matrix
+    for x, y in (("h", "a"), ("h", "b"), ("a", "b")):
+        assert cm.loc[x, y] == pytest.approx(stats.kendalltau(d[x], d[y]).statistic, abs=1e-13)
+
+
+def test_interval_and_williams_result_protocol(toy):
+    res = correlate("human ~ bleu + chrf", toy)
+    iv = res.interval(0.9)
+    assert list(iv.columns) == ["lower", "upper"] and iv.attrs["level"] == 0.9
+    # same numbers as fisher_ci at that level
+    assert tuple(iv.loc["bleu"]) == pytest.approx(fisher_ci(res.r["bleu"], 9, 0.9), abs=1e-15)
+    w = williams_test(0.9, 0.8, 0.7, 10)
+    assert w.confidence_interval(0.9) == zou_ci(0.9, 0.8, 0.7, 10, level=0.9)
+    assert repr(w).startswith("Williams test") and "<table" in w._repr_html_()
+    stat, p = w
+    assert (stat, p) == (w.statistic, w.pvalue) and w.df == 7 and w.alternative == "greater"
+
+
+def test_hybrid_drops_items_with_missing_scores():
+    # an item missing (NaN) for one system is dropped for all systems and counted
+    d = _coded_segments()
+    d.loc[(d.sys == "B") & (d.seg == 2), "human"] = np.nan
+    h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
+                           n_systems=20, seed=0)
+    assert h.attrs["n_items"] == 3 and h.attrs["items_dropped"] == 1
