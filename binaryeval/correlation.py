@@ -473,6 +473,25 @@ def _label(code: str) -> str:
     return m.group(2) if m else code
 
 
+def _permutation_pvalue(null: np.ndarray, observed: float, alternative: str, exact: bool) -> float:
+    """p-value of ``observed`` against a permutation null distribution.
+
+    Same rule as :func:`scipy.stats.permutation_test`: values within a relative ``100 eps`` of the
+    observed statistic count as ties, and randomised (not exact) tests add one to the count and
+    to the number of resamples.
+    """
+    gamma = abs(np.finfo(float).eps * 100 * observed)
+    adj = 0 if exact else 1
+    m = null.size
+    less = ((null <= observed + gamma).sum() + adj) / (m + adj)
+    greater = ((null >= observed - gamma).sum() + adj) / (m + adj)
+    if alternative == "less":
+        return float(less)
+    if alternative == "greater":
+        return float(greater)
+    return float(min(1.0, 2 * min(less, greater)))
+
+
 # ---------------------------------------------------------------------------------------------
 # the result
 # ---------------------------------------------------------------------------------------------
@@ -678,31 +697,50 @@ class CorrelationResult:
             ``n_resamples``, ``method``.
         """
         alternative = _alternative_arg(alternative)
+        if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+            raise ParameterError(f"n_resamples must be a positive integer, got {n_resamples!r}")
         rng = np.random.default_rng(seed)
         values = self._scores[[self.human, *self.metrics]].to_numpy(float)
         z = (values - values.mean(axis=0)) / values.std(axis=0)
         human = z[:, 0]
         method = self.method
-        rows = []
         k = len(self.metrics)
 
-        def statistic(x, y, axis=-1):
-            x, y = np.moveaxis(np.asarray(x), axis, -1), np.moveaxis(np.asarray(y), axis, -1)
-            hb = np.broadcast_to(human, x.shape)
-            both = np.stack([hb, x, y], axis=-1)
-            r = _batch_corr_with_first(both, method)
-            return r[..., 0] - r[..., 1]
+        if method == "pearson":
+            hc = human - human.mean()
+            hss = float(hc @ hc)
 
+            def statistic(x, y, axis=-1):
+                out = []
+                for v in (x, y):
+                    v = np.moveaxis(np.asarray(v), axis, -1)
+                    vc = v - v.mean(axis=-1, keepdims=True)
+                    out.append((vc @ hc) / np.sqrt((vc * vc).sum(axis=-1) * hss))
+                return out[0] - out[1]
+        else:
+
+            def statistic(x, y, axis=-1):
+                x, y = np.moveaxis(np.asarray(x), axis, -1), np.moveaxis(np.asarray(y), axis, -1)
+                both = np.stack([np.broadcast_to(human, x.shape), x, y], axis=-1)
+                r = _batch_corr_with_first(both, method)
+                return r[..., 0] - r[..., 1]
+
+        # One scipy call per unordered pair: swapping the metrics negates the statistic and its
+        # null distribution, so the reversed pair's p-value comes from the same draws.
+        exact = 2.0 ** self.n <= n_resamples
+        rows = {}
         for a in range(k):
-            for b in range(k):
-                if a == b:
-                    continue
+            for b in range(a + 1, k):
                 res = stats.permutation_test((z[:, 1 + a], z[:, 1 + b]), statistic,
                                              permutation_type="samples", vectorized=True,
                                              n_resamples=n_resamples, alternative=alternative,
                                              random_state=rng)
-                rows.append((self.metrics[a], self.metrics[b], float(res.statistic),
-                             float(res.pvalue)))
+                obs = float(res.statistic)
+                mirrored = {"greater": "less", "less": "greater", "two-sided": "two-sided"}[alternative]
+                p_rev = _permutation_pvalue(res.null_distribution, obs, mirrored, exact)
+                rows[a, b] = (self.metrics[a], self.metrics[b], obs, float(res.pvalue))
+                rows[b, a] = (self.metrics[b], self.metrics[a], -obs, p_rev)
+        rows = [rows[a, b] for a in range(k) for b in range(k) if a != b]
         out = pd.DataFrame(rows, columns=["metric_1", "metric_2", "diff", "p_value"])
         out.attrs.update(alternative=alternative, seed=seed, n_resamples=n_resamples,
                          method=self.method, test="paired permutation of standardised metric scores")

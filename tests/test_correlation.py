@@ -441,6 +441,11 @@ def test_bootstrap_and_permutation_are_seeded(toy):
     assert ((b1["lower"] <= b1["estimate"]) & (b1["estimate"] <= b1["upper"])).all()
     p1 = res.permutation_test(n_resamples=999, seed=5)
     pd.testing.assert_frame_equal(p1, res.permutation_test(n_resamples=999, seed=5))
+    # randomised test (2^9 > 999): p = (count + 1) / (999 + 1) as in scipy, so p >= 1/1000, and
+    # the mirrored direction shares the null draws: p(a > b) + p(b > a) = 1 + (1 + ties) / 1000
+    assert (p1["p_value"] >= 1 / 1000).all()
+    two = p1.set_index(["metric_1", "metric_2"])["p_value"]
+    assert two[("bleu", "chrf")] + two[("chrf", "bleu")] >= 1 + 1 / 1000 - 1e-12
 
 
 def test_permutation_exact_enumeration():
@@ -452,13 +457,17 @@ def test_permutation_exact_enumeration():
     got = res.permutation_test(n_resamples=9999, seed=0).set_index(["metric_1", "metric_2"])
     z = (d - d.mean()) / d.std(ddof=0)
     obs = stats.pearsonr(z.h, z.a).statistic - stats.pearsonr(z.h, z.b).statistic
-    count = 0
+    count = count_rev = 0
     for swap in itertools.product([False, True], repeat=6):
         s = np.array(swap)
         x, y = np.where(s, z.b, z.a), np.where(s, z.a, z.b)
-        count += stats.pearsonr(z.h, x).statistic - stats.pearsonr(z.h, y).statistic >= obs - 1e-12
+        diff = stats.pearsonr(z.h, x).statistic - stats.pearsonr(z.h, y).statistic
+        count += diff >= obs - 1e-12
+        count_rev += -diff >= -obs - 1e-12
     assert got.loc[("a", "b"), "p_value"] == pytest.approx(count / 64, abs=1e-12)
+    assert got.loc[("b", "a"), "p_value"] == pytest.approx(count_rev / 64, abs=1e-12)
     assert got.loc[("a", "b"), "diff"] == pytest.approx(obs, abs=1e-12)
+    assert got.loc[("b", "a"), "diff"] == pytest.approx(-obs, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
