@@ -274,6 +274,14 @@ class WilliamsResult(TestResult):
         The correlations tested (1 = human, 2 = metric A, 3 = metric B).
     n : int
         Number of systems.
+
+    Examples
+    --------
+    >>> res = williams_test(0.95, 0.90, 0.90, 16)
+    >>> round(res.statistic, 4), round(res.pvalue, 4), res.df
+    (1.3528, 0.0996, 13)
+    >>> [round(v, 4) for v in res.confidence_interval(0.95)]
+    [-0.0301, 0.2055]
     """
 
     df: int = 0
@@ -521,6 +529,26 @@ class CorrelationResult:
         Whether segment rows were averaged per system (``| system`` in the formula).
     flipped : tuple of str
         Metrics whose values were negated (``lower_is_better`` or ``absolute=True``).
+    absolute : bool
+        Whether the WMT ``|r|`` convention was requested.
+
+    Notes
+    -----
+    The result is a frozen dataclass: attributes cannot be reassigned, the stored correlation
+    matrix is read-only, and ``scores``, ``correlation_matrix``, ``r`` and every table are fresh
+    copies.  ``pairwise()`` and ``significance_matrix()`` use Williams' t (p-values) and Zou's
+    interval; ``bootstrap()`` and ``permutation_test()`` give resampling alternatives.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2],
+    ...                   "bleu": [20.0, 24, 23, 27, 30, 22], "chrf": [50.0, 49, 55, 58, 57, 52]})
+    >>> res = correlate("human ~ bleu + chrf", d)
+    >>> res.n, res.metrics
+    (6, ('bleu', 'chrf'))
+    >>> res.pairwise()[["metric_1", "metric_2", "p_value"]].round(3).values.tolist()
+    [['bleu', 'chrf', 0.049], ['chrf', 'bleu', 0.951]]
     """
 
     formula: str
