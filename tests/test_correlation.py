@@ -537,6 +537,18 @@ def test_wmt19_system_level():
         assert (fr.loc[m, "r"], fr.loc[m, "lower"], fr.loc[m, "upper"]) == pytest.approx(
             (ref.statistic, ci.low, ci.high), abs=1e-12)
     assert len(res.pairwise()) == len(metrics) * (len(metrics) - 1)
+    # WMT's |r| convention: absolute=True negates exactly the metrics with r < 0 (in de-en the
+    # quality-estimation "metrics" LP, ibm1-morpheme, ibm1-pos4gram); the other correlations are
+    # untouched, and metric-metric correlations change sign only across a flipped/unflipped pair.
+    wmt = correlate(res.formula, data, absolute=True)
+    negative = tuple(m for m in metrics if res.r[m] < 0)
+    assert wmt.flipped == negative == ("LP", "ibm1-morpheme", "ibm1-pos4gram")
+    np.testing.assert_allclose(wmt.r, np.abs(res.r), rtol=0, atol=1e-15)
+    flipped_data = data.copy()
+    flipped_data[list(negative)] *= -1
+    manual = correlate(res.formula, flipped_data)
+    np.testing.assert_allclose(wmt.correlation_matrix, manual.correlation_matrix, rtol=0, atol=1e-13)
+    pd.testing.assert_frame_equal(wmt.pairwise(), manual.pairwise(), atol=1e-10)
 
 
 # ---------------------------------------------------------------------------------------------
