@@ -95,8 +95,9 @@ def _as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise CountsError(f"{name} has non-finite entries {arr.tolist()}; counts must be finite numbers >= 0")
     if np.any(arr < 0):
-        bad = [(_LABELS[i], _LABELS[j], arr[i, j]) for i, j in zip(*np.nonzero(arr < 0))]
-        raise CountsError(f"{name} has negative counts at (human, metric, value) {bad}; "
+        bad = ", ".join(f"human {_LABELS[i]!r} / metric {_LABELS[j]!r}: {arr[i, j]:g}"
+                        for i, j in zip(*np.nonzero(arr < 0)))
+        raise CountsError(f"{name} has negative counts ({bad}); "
                           "counts must be >= 0")
     if np.all(arr == np.round(arr)):
         return arr.astype(np.int64)
