@@ -38,7 +38,14 @@ import numpy as np
 import pandas as pd
 
 from ._results import TestResult
-from .errors import BinaryEvalWarning, CountsError, DataError, FormulaError, InputTypeError, ParameterError
+from .errors import (
+    BinaryEvalWarning,
+    CountsError,
+    DataError,
+    FormulaError,
+    InputTypeError,
+    ParameterError,
+)
 from .formula import parse_formula
 from .summary import Summary
 
@@ -96,7 +103,7 @@ def _as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
         raise CountsError(f"{name} has non-finite entries {arr.tolist()}; counts must be finite numbers >= 0")
     if np.any(arr < 0):
         bad = ", ".join(f"human {_LABELS[i]!r} / metric {_LABELS[j]!r}: {arr[i, j]:g}"
-                        for i, j in zip(*np.nonzero(arr < 0)))
+                        for i, j in zip(*np.nonzero(arr < 0), strict=True))
         raise CountsError(f"{name} has negative counts ({bad}); "
                           "counts must be >= 0")
     if np.all(arr == np.round(arr)):
@@ -174,7 +181,7 @@ def _tolerances(tolerance: Any) -> tuple[float, float]:
     else:
         pair = (tolerance, tolerance)
     out = []
-    for side, t in zip(("human", "metric"), pair):
+    for side, t in zip(("human", "metric"), pair, strict=True):
         if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(t) or t < 0:
             raise ParameterError(f"tolerance for the {side} scores must be a finite number >= 0, got {t!r}")
@@ -793,7 +800,7 @@ class FaviResult:
         long = long[long.system != long.opponent]
         evaluated = ~np.isnan(m.to_numpy())
         keep = [evaluated[self.systems.index(s), self.systems.index(o)] for s, o in
-                zip(long.system, long.opponent)]
+                zip(long.system, long.opponent, strict=True)]
         long = long[keep].reset_index(drop=True)
         g = long.groupby("system", sort=False)["favi"]
         summ = pd.DataFrame({"mean": g.mean(), "median": g.median(), "sd": g.std(), "min": g.min(),
@@ -893,7 +900,7 @@ class FaviResult:
         fmean = self.by_system().attrs["summary"]["mean"]
         for name in self.systems:
             g.add_node(name, favi_mean=float(fmean.get(name, np.nan)))
-        for (a, b), pv, mg, n in zip(self.pair_index, p, mar, s["n"]):
+        for (a, b), pv, mg, n in zip(self.pair_index, p, mar, s["n"], strict=True):
             if np.isfinite(pv) and pv < alpha and mg != 0:
                 win, lose = (self.systems[a], self.systems[b]) if mg > 0 else (self.systems[b], self.systems[a])
                 g.add_edge(win, lose, p_value=float(pv), margin=int(abs(mg)), n=int(n))

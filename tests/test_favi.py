@@ -14,7 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from binaryeval.errors import BinaryEvalWarning, CountsError, DataError, FormulaError, ParameterError
+from binaryeval.errors import (
+    BinaryEvalWarning,
+    CountsError,
+    DataError,
+    FormulaError,
+    ParameterError,
+)
 from binaryeval.favi import (
     FAVI_WEIGHTS,
     FaviUndefinedWarning,
@@ -109,7 +115,7 @@ def test_derived_system_level_accuracy_over_pairs():
             "BC": (["-", "-", "="], ["-", "=", "="]),    # mar_h = -2, mar_m = -1
             "BD": (["+", "-", "="], ["=", "=", "="])}    # mar_h = 0, mar_m = 0
     for pair, (hs, ms) in plan.items():
-        for i, (h, m) in enumerate(zip(hs, ms)):
+        for i, (h, m) in enumerate(zip(hs, ms, strict=True)):
             rows.append({"item": i, "a": pair[0], "b": pair[1], "h": h, "m": m})
     res = favi("h ~ m | a + b", pd.DataFrame(rows), item="item")
     fr = res.to_frame().set_index(res.to_frame().system_1 + res.to_frame().system_2)
@@ -144,7 +150,7 @@ def test_matrix_form_equals_margin_form(c):
 @given(st.lists(st.tuples(st.sampled_from([1, 0, -1]), st.sampled_from([1, 0, -1])), min_size=1, max_size=60))
 def test_confusion_equals_pandas_crosstab(pairs):
     # expected: pandas.crosstab of the same ratings (an independent count)
-    h, m = map(list, zip(*pairs))
+    h, m = map(list, zip(*pairs, strict=True))
     pc = preference_confusion(h, m)
     ct = pd.crosstab(pd.Categorical(h, [1, 0, -1]), pd.Categorical(m, [1, 0, -1]), dropna=False)
     np.testing.assert_array_equal(pc.counts, ct.to_numpy())
@@ -218,7 +224,7 @@ def test_preferences_tolerance_and_direction():
 def _toy_long(seed=3, n_items=40, systems=("A", "B", "C", "D")):
     rng = np.random.default_rng(seed)
     rows = []
-    quality = {s: q for s, q in zip(systems, np.linspace(1, 0, len(systems)))}
+    quality = {s: q for s, q in zip(systems, np.linspace(1, 0, len(systems)), strict=True)}
     for i in range(n_items):
         for s in systems:
             h = int(np.clip(np.round(3 + 2 * quality[s] + rng.normal(0, 1)), 1, 5))
@@ -307,7 +313,7 @@ def test_preference_input_matches_score_input():
     for a, b in itertools.combinations("ABCD", 2):
         hp, mp = preferences(wide_h[a], wide_h[b]), preferences(wide_m[a], wide_m[b])
         flip = a in "AC"  # store pairs starting with A or C reversed, with reversed ratings
-        for seg, h, m in zip(wide_h.index, hp, mp):
+        for seg, h, m in zip(wide_h.index, hp, mp, strict=True):
             sym = {1: "+", 0: "=", -1: "-"}
             if flip:
                 rows.append({"seg": seg, "sa": b, "sb": a, "hp": sym[-h], "mp": -m})
@@ -532,7 +538,7 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
         k, n = int(c[0].sum()), int(c[0].sum() + c[2].sum())
         assert row.p_value_human == pytest.approx(stats.binomtest(k, n).pvalue, rel=1e-10)
     # hand recount of pairs with plain pandas
-    pairs = recount_pairs or list(zip(fr.system_1, fr.system_2))
+    pairs = recount_pairs or list(zip(fr.system_1, fr.system_2, strict=True))
     for a, b in pairs:
         naive, n = _naive_counts(df, human, metric, item, "system", a, b,
                                  sign_m=1.0 if metric_higher else -1.0)
@@ -545,7 +551,7 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
         mar = fr[f"mar_{source}"]
         full = nx.DiGraph()
         full.add_nodes_from(res.systems)
-        for row, pv, mg in zip(fr.itertuples(), p, mar):
+        for row, pv, mg in zip(fr.itertuples(), p, mar, strict=True):
             if pv < 0.05 and mg != 0:
                 full.add_edge(*((row.system_1, row.system_2) if mg > 0 else (row.system_2, row.system_1)))
         assert nx.is_directed_acyclic_graph(g)
@@ -593,6 +599,6 @@ def test_wmt21_enru(metric):
     assert len(res.systems) == 14 and res.n_pairs == 91 and res.rows_used == 14 * 527
     _check_real(res, df, "mqm", metric, "seg_id", 527)
     # the human margins do not depend on the metric
-    other = favi("mqm ~ I(-%s) | system" % metric, df, item="seg_id")
+    other = favi(f"mqm ~ I(-{metric}) | system", df, item="seg_id")
     np.testing.assert_array_equal(res.to_frame().mar_human, other.to_frame().mar_human)
     np.testing.assert_allclose(res.to_frame().mar_metric, -other.to_frame().mar_metric)
