@@ -653,24 +653,28 @@ def _count_from_scores(hs: np.ndarray, ms: np.ndarray, ia: np.ndarray, ib: np.nd
     """
     n_sys, n_items = hs.shape
     present = ~np.isnan(hs)
+    complete = bool(present.all())
     n_pairs = ia.size
     counts = np.zeros((n_pairs, 9), dtype=np.int64)
     skipped = np.zeros(n_pairs, dtype=np.int64)
-    chunk = max(1, min(n_pairs, 4_000_000 // max(n_items, 1)))
+    # small chunks keep the temporaries in cache; int8 codes keep the passes cheap
+    chunk = max(1, min(n_pairs, 500_000 // max(n_items, 1)))
     for start in range(0, n_pairs, chunk):
         a = ia[start:start + chunk]
         b = ib[start:start + chunk]
-        k = a.size
         dh = hs[a] - hs[b]
         dm = ms[a] - ms[b]
+        code_h = (dh > tol_h).view(np.int8) - (dh < -tol_h).view(np.int8)
+        code_m = (dm > tol_m).view(np.int8) - (dm < -tol_m).view(np.int8)
         # cell index (row human, column metric) = 3 * (1 - h) + (1 - m) with h, m in {1, 0, -1}
-        cell = (4 - 3 * (dh > tol_h) + 3 * (dh < -tol_h) - (dm > tol_m) + (dm < -tol_m)).astype(np.int64)
-        pa = present[a]
-        pb = present[b]
-        cell[~(pa & pb)] = 9
-        skipped[start:start + k] = (pa ^ pb).sum(axis=1)
-        cell += (10 * np.arange(k))[:, None]
-        counts[start:start + k] = np.bincount(cell.ravel(), minlength=10 * k).reshape(k, 10)[:, :9]
+        cell = (4 - 3 * code_h - code_m).view(np.uint8)
+        if not complete:
+            pa = present[a]
+            pb = present[b]
+            cell[~(pa & pb)] = 9
+            skipped[start:start + a.size] = (pa ^ pb).sum(axis=1)
+        for r in range(a.size):
+            counts[start + r] = np.bincount(cell[r], minlength=10)[:9]
     return counts.reshape(n_pairs, 3, 3), skipped
 
 
@@ -1133,8 +1137,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
 
     if len(group_cols) == 1:
         mode = "scores"
-        sysv = group_cols[0].to_numpy()[keep].astype(str)
-        itemv = item_col.to_numpy()[keep]
+        sys_col = group_cols[0][keep]
+        item_kept = item_col[keep]
         try:
             h = human.to_numpy()[keep].astype(float)
             m = metric.to_numpy()[keep].astype(float)
@@ -1142,13 +1146,17 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
             raise DataError("human and metric columns must hold numbers (scalar or ordinal scores) when "
                             "data have one row per (item, system); for preference symbols use "
                             "'| system_a + system_b'") from None
-        s_codes, systems_arr = pd.factorize(sysv, sort=True)
-        i_codes, items_arr = pd.factorize(itemv, sort=False)
-        dup = pd.Series(i_codes * len(systems_arr) + s_codes).duplicated()
-        if dup.any():
-            j = int(np.flatnonzero(dup.to_numpy())[0])
-            raise DataError(f"item {itemv[j]!r} has more than one row for system {sysv[j]!r}; data need one "
-                            "row per (item, system): average repeated ratings first")
+        s_codes, systems_arr = pd.factorize(sys_col.astype(str) if sys_col.dtype.kind not in "OUST"
+                                            and not isinstance(sys_col.dtype, pd.StringDtype)
+                                            else sys_col, sort=True)
+        i_codes, items_arr = pd.factorize(item_kept, sort=False)
+        n_sys = len(systems_arr)
+        seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
+        if seen.max() > 1:
+            j = int(np.argmax(seen))
+            raise DataError(f"item {items_arr[j // n_sys]!r} has more than one row for system "
+                            f"{systems_arr[j % n_sys]!r}; data need one row per (item, system): "
+                            "average repeated ratings first")
         systems = tuple(str(s) for s in systems_arr)
         if len(systems) < 2:
             raise DataError(f"the system column has one system ({systems}); Favi compares pairs of systems")
