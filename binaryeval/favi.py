@@ -117,7 +117,9 @@ def _codes(values: Any, name: str) -> np.ndarray:
         raise InputTypeError(f"{name} must be a sequence of ratings, got a single string {values!r}; "
                              "pass e.g. list('++=-') or ['+', '+', '=', '-']")
     arr = np.asarray(values, dtype=object).ravel() if not isinstance(values, np.ndarray) else values.ravel()
-    if arr.dtype.kind in "iub":
+    if arr.dtype.kind == "b":
+        raise DataError(f"{name} holds True/False values; preference ratings are '+', '=', '-' or 1, 0, -1")
+    if arr.dtype.kind in "iu":
         out = arr.astype(np.int64)
         bad = ~np.isin(out, (-1, 0, 1))
         if bad.any():
@@ -440,6 +442,12 @@ class PreferenceConfusion:
     ----------
     counts : ndarray (3, 3)
         Counts, rows human and columns metric, both in the order ``+, =, -``.
+
+    Examples
+    --------
+    >>> c = PreferenceConfusion.from_counts([[413, 20, 23], [28, 164, 10], [44, 13, 285]])
+    >>> c.E, c.mar_human, c.mar_metric, round(c.favi, 4), c.accuracy
+    (138, 114, 167, 0.3841, 0.862)
     """
 
     counts: np.ndarray
@@ -692,6 +700,16 @@ class FaviResult:
         Confusion matrices (rows human, columns metric, order ``+, =, -``).
     n_skipped : ndarray (n_pairs,)
         Items rated for only one system of the pair (skipped).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"seg": np.repeat(np.arange(50), 3), "system": list("abc") * 50,
+    ...                    "human": rng.integers(1, 6, 150), "metric": rng.normal(size=150)})
+    >>> res = favi("human ~ metric | system", df, item="seg")
+    >>> res.matrix().shape, list(res.to_frame().system_1)
+    ((3, 3), ['a', 'a', 'b'])
     """
 
     formula: str

@@ -263,6 +263,10 @@ def test_result_frames_are_consistent():
     # invariants: antisymmetric matrix; by_system = matrix rows; pooled accuracy = weighted mean
     res = favi("human ~ metric | system", _toy_long(), item="seg")
     fr = res.to_frame()
+    # the column contract of to_frame()
+    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "E", "favi", "mar_human",
+                                "mar_metric", "sample_accuracy", "sign_agreement", "p_value_human",
+                                "p_value_metric"]
     m = res.matrix()
     np.testing.assert_allclose(m.to_numpy(), -m.to_numpy().T, equal_nan=True)
     long = res.by_system()
@@ -337,6 +341,8 @@ def test_unknown_rating_symbol():
         preference_confusion([1, 0, 2], [1, 0, 1])
     with pytest.raises(DataError, match="unknown rating nan"):
         preference_confusion([1.0, np.nan], [1, 0])
+    with pytest.raises(DataError, match="True/False"):
+        preference_confusion(np.array([True, False]), [1, 0])
 
 
 def test_length_mismatch():
