@@ -773,7 +773,7 @@ class FaviResult:
             "p_value_metric": s["p_metric"]})
         df.attrs.update({"method": "Favi-Score per system pair; exact sign tests "
                          + ("with ties dropped" if self.sign_test_ties == "drop" else "with ties split"),
-                         "formula": self.formula})
+                         "formula": self.formula, "alpha": self.alpha})
         return df
 
     def confusion(self, system_1: str, system_2: str) -> PreferenceConfusion:
@@ -814,7 +814,9 @@ class FaviResult:
 
         Returns a long DataFrame with ``system``, ``opponent`` and ``favi`` (the system as system 1,
         so positive values mean the metric favours ``system``); ``attrs["summary"]`` holds per
-        system ``mean``, ``median``, ``sd``, ``min``, ``max`` and ``n_pairs`` (defined scores only).
+        system ``mean``, ``median``, ``sd``, ``min``, ``max`` and ``n_pairs`` (defined scores only)
+        and ``pooled``: the Favi of the summed confusion matrices of all the system's pairs (each
+        oriented with the system first), i.e. one score weighting pairs by their disagreements.
         """
         m = self.matrix()
         long = m.stack(future_stack=True).rename("favi").reset_index()
@@ -827,6 +829,13 @@ class FaviResult:
         g = long.groupby("system", sort=False)["favi"]
         summ = pd.DataFrame({"mean": g.mean(), "median": g.median(), "sd": g.std(), "min": g.min(),
                              "max": g.max(), "n_pairs": g.count()})
+        pooled = np.zeros((len(self.systems), 3, 3), dtype=self.counts.dtype)
+        np.add.at(pooled, self.pair_index[:, 0], self.counts)
+        np.add.at(pooled, self.pair_index[:, 1], self.counts[:, ::-1, ::-1])
+        num, e = _favi_from_counts(pooled)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pooled_favi = np.where(e > 0, num / np.where(e > 0, e, 1), np.nan)
+        summ["pooled"] = pd.Series(pooled_favi, index=list(self.systems))
         long.attrs["summary"] = summ.sort_values("mean", ascending=False)
         return long
 
@@ -902,14 +911,27 @@ class FaviResult:
         return df
 
     # -- rankings -----------------------------------------------------------------------------
-    def ranking(self, source: Literal["human", "metric"] = "human", *, alpha: float | None = None) -> Any:
+    def ranking(self, source: Literal["human", "metric"] = "human", *, alpha: float | None = None,
+                p_adjust: str | None = None) -> Any:
         """Significant pairwise wins as a DAG (networkx DiGraph), transitive edges removed.
 
         An edge ``a -> b`` means ``a`` beats ``b``: the two-sided sign test of the ``source``
         ratings has ``p < alpha`` and more ratings prefer ``a``.  Node attributes: ``wins`` and
         ``losses`` (significant, before the reduction) and ``favi_mean`` (mean one-vs-all Favi);
-        edge attributes: ``p_value``, ``margin`` and ``n``.  When the wins contain a cycle no
-        reduction is possible; the full graph is returned with ``graph["reduced"] = False``.
+        edge attributes: ``p_value`` (adjusted when asked), ``margin`` and ``n``.  When the wins
+        contain a cycle no reduction is possible; the full graph is returned with
+        ``graph["reduced"] = False``.
+
+        Parameters
+        ----------
+        source : {"human", "metric"}
+            Whose preference ratings decide the wins.
+        alpha : float, optional
+            Significance level (default: the result's ``alpha``, 0.05 unless set in :func:`favi`).
+        p_adjust : str, optional
+            Multiple-testing adjustment over the pairs, a method name of
+            ``statsmodels.stats.multitest.multipletests`` (``"holm"``, ``"fdr_bh"``, ...).  The
+            default (None) tests each pair at ``alpha``, as the paper does.
         """
         import networkx as nx
 
@@ -917,8 +939,20 @@ class FaviResult:
         alpha = self.alpha if alpha is None else _check_level(alpha, "alpha")
         s = self._pair_stats()
         p = s["p_human"] if source == "human" else s["p_metric"]
+        if p_adjust is not None:
+            from statsmodels.stats.multitest import multipletests
+
+            ok = np.isfinite(p)
+            adjusted = np.full_like(p, np.nan)
+            try:
+                if ok.any():
+                    adjusted[ok] = multipletests(p[ok], alpha=alpha, method=p_adjust)[1]
+            except ValueError:
+                raise ParameterError(f"p_adjust {p_adjust!r} is not a multipletests method; use e.g. "
+                                     "'holm', 'bonferroni' or 'fdr_bh'") from None
+            p = adjusted
         mar = s["mar_human"] if source == "human" else s["mar_metric"]
-        g = nx.DiGraph(source=source, alpha=alpha, ties=self.sign_test_ties)
+        g = nx.DiGraph(source=source, alpha=alpha, ties=self.sign_test_ties, p_adjust=p_adjust)
         fmean = self.by_system().attrs["summary"]["mean"]
         for name in self.systems:
             g.add_node(name, favi_mean=float(fmean.get(name, np.nan)))

@@ -273,6 +273,11 @@ def test_result_frames_are_consistent():
     assert len(long) == 12 and long.groupby("system").size().eq(3).all()
     summ = long.attrs["summary"]
     np.testing.assert_allclose(summ.loc[list(m.index), "mean"], m.mean(axis=1, skipna=True))
+    # pooled one-vs-all Favi of A = Favi of the sum of A's three matrices (A is always system 1)
+    pooled_a = sum(res.confusion("A", o).counts for o in "BCD")
+    assert summ.loc["A", "pooled"] == pytest.approx(favi_score(pooled_a))
+    pooled_c = sum(res.confusion("C", o).counts for o in "ABD")
+    assert summ.loc["C", "pooled"] == pytest.approx(favi_score(pooled_c))
     assert res.sample_accuracy == pytest.approx((fr.sample_accuracy * fr.n).sum() / fr.n.sum())
     assert res.mean_abs_favi == pytest.approx(fr.favi.abs().mean())
     assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
@@ -505,6 +510,13 @@ def test_ranking_is_the_transitive_reduction():
     assert "favi_mean" in g.nodes["B"]
     # the metric rates everything '=': no significant metric wins
     assert res.ranking("metric").number_of_edges() == 0
+    # Holm over the 3 pairs: all three p = 2 * 0.5**12 -> 3 * p = 7.3e-4, still significant
+    # (expected: statsmodels multipletests, Holm)
+    gh = res.ranking("human", p_adjust="holm")
+    assert sorted(gh.edges) == [("A", "B"), ("B", "C")]
+    assert gh.edges["A", "B"]["p_value"] == pytest.approx(3 * 2 * 0.5 ** 12)
+    with pytest.raises(ParameterError, match="p_adjust"):
+        res.ranking("human", p_adjust="nonsense")
 
 
 def test_ranking_with_a_cycle_is_not_reduced():
