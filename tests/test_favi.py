@@ -289,6 +289,12 @@ def test_result_frames_are_consistent():
     text = str(res)
     assert "mean |Favi|" in text and "system-level sign accuracy" in text
     assert "<table" in res._repr_html_()
+    assert "tabular" in res.summary().as_latex()
+    # favoured(): Wilcoxon signed-rank p of each system's one-vs-all Favi values (expected: scipy)
+    fav = res.favoured(alpha=0.05)
+    a_vals = long.loc[long.system == "A", "favi"].to_numpy()
+    assert fav.loc["A", "p_value"] == pytest.approx(stats.wilcoxon(a_vals).pvalue)
+    assert fav.loc["A", "significant"] == (fav.loc["A", "p_value"] < 0.05)
     assert fr.attrs["method"].startswith("Favi-Score")
 
 
