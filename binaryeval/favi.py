@@ -328,7 +328,8 @@ def _apply_ties(n_pos: np.ndarray, n_neg: np.ndarray, n_ties: np.ndarray, ties: 
 
 
 def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", "split"] = "drop",
-              alternative: Literal["two-sided", "greater", "less"] = "two-sided") -> SignTestResult:
+              alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+              exact: bool = True) -> SignTestResult:
     """Sign test of ``n(+)`` against ``n(-)`` (H0: ``P(+) = P(-)``).
 
     Parameters
@@ -336,18 +337,23 @@ def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", 
     n_pos, n_neg, n_ties : int
         Counts of ``+``, ``-`` and ``=`` ratings.
     ties : {"drop", "split"}
-        ``"drop"`` (default): the conditional test, an exact binomial test of ``n_pos`` out of
-        ``n_pos + n_neg`` with ``p = 1/2`` (R ``binom.test`` after removing ties; the uniformly most
-        powerful unbiased test, Coakley & Heise 1996).  ``"split"``: ties are shared equally,
-        ``floor(n_ties / 2)`` to each side (one tie dropped when ``n_ties`` is odd), and the exact
-        binomial test is run on the enlarged sample; this is more conservative when ties are many.
+        ``"drop"`` (default): the conditional test, a binomial test of ``n_pos`` out of
+        ``n_pos + n_neg`` with ``p = 1/2`` (R ``binom.test`` after removing ties, statsmodels
+        ``sign_test``).  ``"split"``: ties are shared equally, ``floor(n_ties / 2)`` to each side
+        (one tie dropped when ``n_ties`` is odd), and the binomial test is run on the enlarged
+        sample; this pulls the p-value towards 1 when ties are many.  Coakley & Heise (1996)
+        compare these versions.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: ``+`` more likely than ``-``.
+    exact : bool
+        True (default): exact binomial p-values.  False: the normal approximation
+        ``z = (2k - n) / sqrt(n)`` (for ties dropped, ``(n_pos - n_neg) / sqrt(n_pos + n_neg)``).
 
     Returns
     -------
     SignTestResult
-        ``statistic`` = successes entering the test, ``pvalue`` (NaN when no untied rating is left).
+        ``statistic`` = successes entering the test (``z`` when ``exact=False``), ``pvalue`` (NaN
+        when no untied rating is left).
 
     Examples
     --------
@@ -363,11 +369,28 @@ def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", 
         counts.append(int(v))
     _check_choice(ties, "ties", _TIES)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
+    if not isinstance(exact, (bool, np.bool_)):
+        raise InputTypeError(f"exact must be True or False, got {exact!r}")
     k, n = _apply_ties(np.array(counts[0]), np.array(counts[1]), np.array(counts[2]), ties)
-    p = float(_sign_pvalues(k, n, alternative))
-    method = ("exact sign test, ties dropped (conditional binomial test)" if ties == "drop"
-              else "exact sign test, ties split equally")
-    return SignTestResult(statistic=float(k), pvalue=p, method=method, n_pos=counts[0], n_neg=counts[1],
+    tie_text = "ties dropped (conditional test)" if ties == "drop" else "ties split equally"
+    if exact:
+        stat = float(k)
+        p = float(_sign_pvalues(k, n, alternative))
+        method = f"exact sign test, {tie_text}"
+    else:
+        from scipy import stats
+
+        stat = float((2 * k - n) / np.sqrt(n)) if n > 0 else float("nan")
+        if n == 0:
+            p = float("nan")
+        elif alternative == "two-sided":
+            p = float(2 * stats.norm.sf(abs(stat)))
+        elif alternative == "greater":
+            p = float(stats.norm.sf(stat))
+        else:
+            p = float(stats.norm.cdf(stat))
+        method = f"sign test, normal approximation, {tie_text}"
+    return SignTestResult(statistic=stat, pvalue=p, method=method, n_pos=counts[0], n_neg=counts[1],
                           n_ties=counts[2], n=int(n), ties=ties, alternative=alternative)
 
 

@@ -180,6 +180,10 @@ def test_sign_test_matches_R_binom_test():
         assert g.pvalue == pytest.approx(row.R_binomtest_drop_ties_p_greater, rel=1e-12)
         stat, p = r
         assert stat == row.n_pos and p == r.pvalue and r.n == row.n_pos + row.n_neg
+        # normal approximation: z = (n_pos - n_neg) / sqrt(n_pos + n_neg) and its two-sided p
+        z = sign_test(row.n_pos, row.n_neg, row.n_ties, exact=False)
+        assert z.statistic == pytest.approx(row.formula_z_ump, rel=1e-12, abs=1e-15)
+        assert z.pvalue == pytest.approx(row.formula_z_ump_p_two, rel=1e-10)
 
 
 def test_sign_test_matches_statsmodels_and_scipy():
