@@ -400,21 +400,26 @@ def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", 
 
 def _favi_draws(counts: np.ndarray, method: str, draws: int, prior: float,
                 rng: np.random.Generator) -> np.ndarray:
-    """Draws of Favi for a stack of matrices (k, 3, 3) -> (draws, k)."""
+    """Draws of Favi for a stack of matrices (k, 3, 3) -> (draws, k), pairs taken in blocks."""
     k = counts.shape[0]
     flat = counts.reshape(k, 9).astype(float)
-    if method == "dirichlet":
-        # Favi is a ratio of two linear functions of the cell probabilities and so invariant to
-        # their scale: independent Gamma(alpha_c, 1) draws stand in for the Dirichlet draw itself.
-        sample = rng.standard_gamma(flat + prior, size=(draws, k, 9))
-    else:
-        n = flat.sum(axis=1)
+    out = np.empty((draws, k))
+    block = max(1, 2_000_000 // (9 * draws))
+    for start in range(0, k, block):
+        part = flat[start:start + block]
+        m = part.shape[0]
+        if method == "dirichlet":
+            # Favi is a ratio of two linear functions of the cell probabilities, so it does not
+            # change with their scale: independent Gamma(alpha_c, 1) draws give the Dirichlet draws.
+            sample = rng.standard_gamma(part + prior, size=(draws, m, 9))
+        else:
+            n = part.sum(axis=1)
+            p = np.where(n[:, None] > 0, part / np.where(n > 0, n, 1)[:, None], 1.0 / 9)
+            sample = rng.multinomial(n.astype(np.int64), p, size=(draws, m)).astype(float)
+        num, e = _favi_from_counts(sample.reshape(draws, m, 3, 3))
         with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(n[:, None] > 0, flat / np.where(n > 0, n, 1)[:, None], 1.0 / 9)
-        sample = rng.multinomial(n.astype(np.int64), p, size=(draws, k)).astype(float)
-    num, e = _favi_from_counts(sample.reshape(draws, k, 3, 3))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(e > 0, num / np.where(e > 0, e, 1), np.nan)
+            out[:, start:start + m] = np.where(e > 0, num / np.where(e > 0, e, 1), np.nan)
+    return out
 
 
 def _intervals(counts: np.ndarray, level: float, method: str, draws: int, prior: float | None,
@@ -505,6 +510,11 @@ class PreferenceConfusion:
     def metric_margins(self) -> pd.Series:
         """Metric rating distribution ``d_metric`` (column sums)."""
         return pd.Series(self.counts.sum(axis=0), index=list(_LABELS), name="metric")
+
+    @property
+    def margins(self) -> pd.DataFrame:
+        """Both rating distributions: rows ``+, =, -``, columns ``human`` and ``metric``."""
+        return pd.concat([self.human_margins, self.metric_margins], axis=1)
 
     @property
     def mar_human(self) -> float:

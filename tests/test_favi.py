@@ -65,6 +65,7 @@ def test_paper_worked_examples(name, expected):
     pc = PreferenceConfusion.from_counts(c)
     assert pc.favi_margin_form == pytest.approx(expected, abs=1e-15)
     assert pc.human_margins.tolist() == [100, 100, 100]
+    assert pc.margins.loc["+"].tolist() == [c[0].sum(), c[:, 0].sum()]
 
 
 # ---------------------------------------------------------------------------------------------
