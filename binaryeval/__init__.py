@@ -13,10 +13,70 @@ from .errors import (
     ParameterError,
 )
 from .summary import Summary
+from .binary import (
+    AlphaPosterior,
+    BinaryFit,
+    Comparison,
+    RocResult,
+    alpha_posterior,
+    choose_threshold,
+    fit,
+    fit_counts,
+    roc,
+)
+from .correlation import (
+    CorrelationResult,
+    WilliamsResult,
+    correlate,
+    fisher_ci,
+    hybrid_supersample,
+    williams_test,
+    zou_ci,
+)
+from .favi import (
+    FAVI_WEIGHTS,
+    FaviResult,
+    FaviUndefinedWarning,
+    PreferenceConfusion,
+    SignTestResult,
+    UnpairedItemsWarning,
+    favi_score,
+    preference_confusion,
+    preferences,
+    sign_test,
+)
+from .favi import favi as favi  # noqa: E402  (the function; the module stays importable by path)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AlphaPosterior",
+    "BinaryFit",
+    "Comparison",
+    "CorrelationResult",
+    "FAVI_WEIGHTS",
+    "FaviResult",
+    "FaviUndefinedWarning",
+    "PreferenceConfusion",
+    "RocResult",
+    "SignTestResult",
+    "UnpairedItemsWarning",
+    "WilliamsResult",
+    "alpha_posterior",
+    "choose_threshold",
+    "correlate",
+    "favi",
+    "favi_score",
+    "fisher_ci",
+    "fit",
+    "fit_counts",
+    "hybrid_supersample",
+    "preference_confusion",
+    "preferences",
+    "roc",
+    "sign_test",
+    "williams_test",
+    "zou_ci",
     "BinaryEvalError",
     "BinaryEvalWarning",
     "CountsError",
