@@ -30,6 +30,7 @@ import pandas as pd
 from ..errors import ParameterError
 
 __all__ = [
+    "names",
     "describe",
     "data_path",
     "load",
@@ -112,6 +113,18 @@ def _check_name(name: str) -> str:
         raise ParameterError(
             f"name={name!r} is not a shipped dataset; use one of {', '.join(_INFO)}")
     return name
+
+
+def names() -> list[str]:
+    """Names of the shipped datasets, in the order of :func:`describe`.
+
+    Examples
+    --------
+    >>> from binaryeval.datasets import names
+    >>> names()[:2]
+    ['wmt21_ende', 'wmt21_enru']
+    """
+    return list(_INFO)
 
 
 def data_path(name: str) -> Path:
