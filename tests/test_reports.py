@@ -188,3 +188,20 @@ def test_repository_quarto_config():
     # the repository's own _quarto.yml sends reports to reports/
     root = Path(__file__).resolve().parents[1]
     assert project_output_dir(root) == root / "reports"
+
+
+@pytest.mark.slow
+def test_shipped_vignette_renders(tmp_path):
+    # the repository's vignette: every chunk labelled, setup hidden, one captioned seaborn figure
+    root = Path(__file__).resolve().parents[1]
+    doc = root / "vignettes" / "datasets.qmd"
+    nb = read_qmd(doc)
+    labels = [c.metadata["quarto"]["label"] for c in nb.cells if c.cell_type == "code"]
+    assert not any(label.startswith("chunk-") for label in labels)
+    assert nb.metadata["quarto"]["execute"] == {"echo": True, "warning": False}
+    (written,) = render([doc], output_dir=tmp_path, engine="jupyter", timeout=300)
+    page = written.read_text()
+    assert "<title>The datasets shipped with binaryeval</title>" in page
+    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', page)) == 1
+    assert "Figure 1: Distribution of the MQM scores" in page
+    assert "#|" not in page and "sns.set_theme" not in page
