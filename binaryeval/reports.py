@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,9 @@ def _chunk_options(source: str, where: str) -> tuple[dict[str, Any], str]:
 def _truthy(value: Any, key: str, where: str) -> bool:
     if isinstance(value, bool):
         return value
+    # Quarto's "echo: fenced" shows the code and "output: asis" shows the output
+    if (key, value) in (("echo", "fenced"), ("output", "asis")):
+        return True
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     raise RenderError(f"{where}: chunk option {key}: {value!r} must be true or false")
@@ -207,12 +211,19 @@ def _kernel_env() -> dict[str, str]:
 
 
 def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
+    from jupyter_client.kernelspec import NoSuchKernel
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=False,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
-    with client.setup_kernel(env=_kernel_env()):
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(client.setup_kernel(env=_kernel_env()))
+        except NoSuchKernel:
+            raise RenderError(f"{path}: no Jupyter kernel named {kernel_name!r}; install one with "
+                              "`python -m pip install ipykernel && python -m ipykernel install --user`"
+                              ) from None
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue

@@ -205,3 +205,16 @@ def test_shipped_vignette_renders(tmp_path):
     assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', page)) == 1
     assert "Figure 1: Distribution of the MQM scores" in page
     assert "#|" not in page and "sns.set_theme" not in page
+
+
+def test_error_true_chunk_and_missing_kernel(tmp_path):
+    # error: true lets a chunk fail and shows the error; an unknown kernel is a RenderError
+    doc = tmp_path / "err.qmd"
+    doc.write_text('---\ntitle: E\n---\n\n```{python}\n#| label: may-fail\n#| error: true\n'
+                   'raise KeyError("shown-" + "error")\n```\n\n```{python}\n#| label: later\n'
+                   'print("later-" + "ran")\n```\n', encoding="utf-8")
+    (page,) = render([doc], output_dir=tmp_path / "out", engine="jupyter", timeout=60)
+    text = page.read_text()
+    assert "shown-error" in text and "later-ran" in text
+    with pytest.raises(RenderError, match="no Jupyter kernel named 'no-such-kernel'"):
+        render([doc], output_dir=tmp_path / "out2", engine="jupyter", kernel_name="no-such-kernel")
