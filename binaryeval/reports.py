@@ -383,7 +383,7 @@ def project_output_dir(start: str | Path = ".") -> Path | None:
 
 def _write_index(docs: Sequence[tuple[Path, Path, str]], out_dir: Path) -> Path:
     items = "\n".join(
-        f'<li><a href="{html.escape(target.name)}">{html.escape(title)}</a>'
+        f'<li><a href="{html.escape(target.relative_to(out_dir).as_posix())}">{html.escape(title)}</a>'
         f' <span class="src">({html.escape(src.name)})</span></li>'
         for src, target, title in docs)
     page = f"""<!DOCTYPE html>
@@ -417,7 +417,14 @@ def _render_quarto(docs: Sequence[Path], out_dir: Path) -> list[Path]:
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RenderError(f"{doc}: quarto render failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
-        written.append(out_dir / f"{doc.stem}.html")
+        target = out_dir / f"{doc.stem}.html"
+        if not target.exists():
+            # inside a project Quarto keeps the document's folder under the output folder
+            found = sorted(out_dir.rglob(f"{doc.stem}.html"))
+            if not found:
+                raise RenderError(f"{doc}: quarto render succeeded but wrote no {doc.stem}.html under {out_dir}")
+            target = found[0]
+        written.append(target)
     return written
 
 

@@ -7,6 +7,7 @@ eval:false shows code without running it, warning:false drops warnings, fig-cap 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -218,3 +219,31 @@ def test_error_true_chunk_and_missing_kernel(tmp_path):
     assert "shown-error" in text and "later-ran" in text
     with pytest.raises(RenderError, match="no Jupyter kernel named 'no-such-kernel'"):
         render([doc], output_dir=tmp_path / "out2", engine="jupyter", kernel_name="no-such-kernel")
+
+
+FAKE_QUARTO = """#!/usr/bin/env python3
+import sys
+from pathlib import Path
+args = sys.argv[1:]
+assert args[0] == "render" and args[2:4] == ["--to", "html"], args
+doc = Path(args[1])
+out = Path(args[args.index("--output-dir") + 1]) / "vignettes"
+out.mkdir(parents=True, exist_ok=True)
+(out / (doc.stem + ".html")).write_text("<html>quarto:" + " ".join(args[2:]) + "</html>")
+"""
+
+
+def test_auto_engine_uses_quarto_when_on_path(tmp_path, monkeypatch):
+    # a stand-in quarto on PATH records the command line; inside a project Quarto keeps the
+    # document's folder under the output folder, which render() finds and links from index.html
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "quarto"
+    script.write_text(FAKE_QUARTO)
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    (tmp_path / "doc.qmd").write_text("---\ntitle: Q\n---\n")
+    (written,) = render([tmp_path / "doc.qmd"], output_dir=tmp_path / "out")
+    assert written == tmp_path / "out" / "vignettes" / "doc.html"
+    assert "--output-dir" in written.read_text() and "embed-resources:true" in written.read_text()
+    assert 'href="vignettes/doc.html"' in (tmp_path / "out" / "index.html").read_text()
