@@ -205,7 +205,8 @@ def _kernel_env() -> dict[str, str]:
     # the kernel imports the same binaryeval as the process that renders
     here = str(Path(__file__).resolve().parents[1])
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if here not in paths:
+    installed = Path(here).name in ("site-packages", "dist-packages")
+    if here not in paths and not installed:
         env["PYTHONPATH"] = os.pathsep.join([here, *paths])
     return env
 
