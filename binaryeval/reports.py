@@ -1,0 +1,496 @@
+"""Render Quarto documents (``.qmd``) to self-contained HTML.
+
+With the ``quarto`` command on the PATH, :func:`render` hands the files to ``quarto render``.
+Without it, the documents are rendered here with the Jupyter stack:
+
+1. the YAML header is read (``title``, ``subtitle``, ``author``, ``date``, ``execute``);
+2. the body is read as R Markdown with jupytext (``fmt="Rmd"``; jupytext's own ``qmd`` reader calls
+   the quarto binary); every ```` ```{python} ```` chunk becomes a code cell;
+3. the Quarto chunk options written as ``#| key: value`` lines are taken out of the code and mapped
+   to cell tags: ``include: false`` removes the cell, ``echo: false`` its code, ``output: false`` its
+   output, ``eval: false`` leaves it unexecuted, ``warning: false`` drops its stderr stream (where
+   Python warnings go), ``error: true`` lets it fail, ``fig-cap`` adds a caption under its output,
+   ``label`` names the chunk in error messages; document-level ``execute:`` options are defaults;
+4. the notebook is executed with nbclient in a ``python3`` kernel whose matplotlib backend is the
+   inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
+   an error in a chunk stops the rendering with a :class:`RenderError` naming file and chunk;
+5. nbconvert's ``HTMLExporter(embed_images=True)`` with a ``TagRemovePreprocessor`` writes one
+   HTML file per document, and an ``index.html`` links them.
+
+Examples
+--------
+>>> from binaryeval.reports import render
+>>> render(["vignettes"], output_dir="reports")  # doctest: +SKIP
+[PosixPath('reports/datasets.html')]
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from .errors import BinaryEvalError, ParameterError
+
+__all__ = ["RenderError", "render", "render_document", "read_qmd", "find_documents"]
+
+_HEADER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_OPTION = re.compile(r"^#\|\s?(.*)$")
+_ENGINES = ("auto", "quarto", "jupyter")
+# chunk options understood here; anything else after "#|" is kept in the metadata and ignored
+_KNOWN = {"label", "echo", "include", "output", "eval", "warning", "error", "fig-cap"}
+_INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+class RenderError(BinaryEvalError, RuntimeError):
+    """A document could not be rendered (a chunk raised, or the header or an option is invalid)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------------------------
+
+def _yaml(text: str, where: str) -> dict[str, Any]:
+    import yaml
+
+    try:
+        value = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as exc:
+        raise RenderError(f"{where}: invalid YAML ({exc}); fix the syntax") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise RenderError(f"{where}: expected 'key: value' lines, got {value!r}")
+    return value
+
+
+def _split_header(text: str, where: str) -> tuple[dict[str, Any], str]:
+    match = _HEADER.match(text)
+    if not match:
+        return {}, text
+    return _yaml(match.group(1), f"{where} (YAML header)"), text[match.end():]
+
+
+def _chunk_options(source: str, where: str) -> tuple[dict[str, Any], str]:
+    """Split the leading ``#|`` lines of a chunk from its code."""
+    lines = source.split("\n")
+    opts: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _OPTION.match(lines[i])
+        if not m:
+            break
+        opts.append(m.group(1))
+        i += 1
+    options = _yaml("\n".join(opts), where) if opts else {}
+    return options, "\n".join(lines[i:]).strip("\n")
+
+
+def _truthy(value: Any, key: str, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    # Quarto's "echo: fenced" shows the code and "output: asis" shows the output
+    if (key, value) in (("echo", "fenced"), ("output", "asis")):
+        return True
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise RenderError(f"{where}: chunk option {key}: {value!r} must be true or false")
+
+
+def read_qmd(path: str | Path, text: str | None = None):
+    """Read a ``.qmd`` file into an nbformat notebook ready to execute.
+
+    Code cells carry their chunk options in ``cell.metadata["quarto"]`` and the tags
+    ``remove_cell`` (include: false), ``remove_input`` (echo: false), ``remove_output``
+    (output: false) and ``skip-execution`` (eval: false).  The header is in
+    ``nb.metadata["quarto"]`` and the title in ``nb.metadata["title"]``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The document (used for messages and, when ``text`` is None, read from disk).
+    text : str, optional
+        The document's text.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+
+    Examples
+    --------
+    >>> nb = read_qmd("x.qmd", text="---\\ntitle: T\\n---\\n\\n```{python}\\n#| echo: false\\n1 + 1\\n```\\n")
+    >>> nb.cells[-1].source, nb.cells[-1].metadata["tags"]
+    ('1 + 1', ['remove_input'])
+    """
+    import jupytext
+    import nbformat
+
+    path = Path(path)
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    header, body = _split_header(text, str(path))
+    defaults = header.get("execute") or {}
+    if not isinstance(defaults, dict):
+        raise RenderError(f"{path}: 'execute' in the YAML header must be a mapping, got {defaults!r}")
+    nb = jupytext.reads(body, fmt="Rmd")
+    nb.metadata.pop("jupytext", None)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["quarto"] = header
+    title = header.get("title")
+    if title:
+        nb.metadata["title"] = str(title)
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(_title_block(header)))
+
+    n_code = 0
+    n_fig = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        n_code += 1
+        where = f"{path} (chunk {n_code})"
+        options, code = _chunk_options(cell.source, where)
+        opts = {k: v for k, v in defaults.items() if k in _KNOWN - {"label", "fig-cap"}}
+        opts.update(options)
+        label = str(opts.get("label", f"chunk-{n_code}"))
+        where = f"{path} (chunk '{label}')"
+        flags = {k: _truthy(opts[k], k, where)
+                 for k in ("echo", "include", "output", "eval", "warning", "error") if k in opts}
+        tags: list[str] = []
+        if not flags.get("include", True):
+            tags.append("remove_cell")
+        if not flags.get("echo", True):
+            tags.append("remove_input")
+        if not flags.get("output", True):
+            tags.append("remove_output")
+        if not flags.get("eval", True):
+            tags.append("skip-execution")
+        cell.source = code
+        cell.metadata = {"tags": tags, "quarto": {**opts, "label": label}}
+        if "fig-cap" in opts:
+            n_fig += 1
+            cell.metadata["quarto"]["figure_number"] = n_fig
+    return nb
+
+
+def _title_block(header: dict[str, Any]) -> str:
+    parts = [f"<h1 class=\"title\">{html.escape(str(header['title']))}</h1>"]
+    if header.get("subtitle"):
+        parts.append(f"<p class=\"subtitle\">{html.escape(str(header['subtitle']))}</p>")
+    author = header.get("author")
+    if author:
+        if isinstance(author, list):
+            author = ", ".join(a.get("name", str(a)) if isinstance(a, dict) else str(a) for a in author)
+        elif isinstance(author, dict):
+            author = author.get("name", str(author))
+        parts.append(f"<p class=\"author\">{html.escape(str(author))}</p>")
+    if header.get("date"):
+        parts.append(f"<p class=\"date\">{html.escape(str(header['date']))}</p>")
+    return "<header class=\"quarto-title\">\n" + "\n".join(parts) + "\n</header>"
+
+
+# ---------------------------------------------------------------------------------------------
+# executing
+# ---------------------------------------------------------------------------------------------
+
+def _kernel_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["MPLBACKEND"] = _INLINE_BACKEND
+    # the kernel imports the same binaryeval as the process that renders
+    here = str(Path(__file__).resolve().parents[1])
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    installed = Path(here).name in ("site-packages", "dist-packages")
+    if here not in paths and not installed:
+        env["PYTHONPATH"] = os.pathsep.join([here, *paths])
+    return env
+
+
+def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
+    from jupyter_client.kernelspec import NoSuchKernel
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=False,
+                            resources={"metadata": {"path": str(path.parent.resolve())}})
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(client.setup_kernel(env=_kernel_env()))
+        except NoSuchKernel:
+            raise RenderError(f"{path}: no Jupyter kernel named {kernel_name!r}; install one with "
+                              "`python -m pip install ipykernel && python -m ipykernel install --user`"
+                              ) from None
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            meta = cell.metadata["quarto"]
+            if "skip-execution" in cell.metadata["tags"]:
+                cell.outputs = []
+                continue
+            allow = bool(meta.get("error") is True)
+            try:
+                client.execute_cell(cell, index)
+            except CellTimeoutError as exc:
+                raise RenderError(f"{path}: chunk '{meta['label']}' did not finish within {timeout} s "
+                                  f"(raise timeout=)") from exc
+            except CellExecutionError as exc:
+                if not allow:
+                    raise RenderError(f"{path}: chunk '{meta['label']}' failed:\n{_error_text(cell)}"
+                                      ) from exc
+            errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+            if errors and not allow:
+                raise RenderError(f"{path}: chunk '{meta['label']}' failed:\n{_error_text(cell)}")
+            if meta.get("warning") is False:
+                cell.outputs = [o for o in cell.outputs
+                                if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+            if "fig-cap" in meta:
+                _add_caption(cell, meta)
+
+
+def _error_text(cell) -> str:
+    for out in cell.outputs:
+        if out.get("output_type") == "error":
+            return f"{out.get('ename')}: {out.get('evalue')}"
+    return "(no error output)"
+
+
+def _add_caption(cell, meta: dict[str, Any]) -> None:
+    import nbformat
+
+    caption = html.escape(str(meta["fig-cap"]))
+    number = meta.get("figure_number")
+    text = f"Figure {number}: {caption}" if number else caption
+    cell.outputs.append(nbformat.v4.new_output(
+        "display_data",
+        data={"text/html": f"<figcaption class=\"figure-caption\">{text}</figcaption>",
+              "text/plain": text}))
+
+
+# ---------------------------------------------------------------------------------------------
+# exporting
+# ---------------------------------------------------------------------------------------------
+
+_CSS = """
+<style>
+body { max-width: 60rem; margin: 0 auto; padding: 1rem 2rem; }
+header.quarto-title h1.title { margin-bottom: 0.2rem; }
+header.quarto-title p { margin: 0.1rem 0; color: #555; }
+figcaption.figure-caption { font-style: italic; color: #444; text-align: center; margin: 0.3rem 0 1rem; }
+.jp-OutputArea-output img { max-width: 100%; height: auto; }
+</style>
+"""
+
+
+def _export(nb, path: Path) -> str:
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
+
+    exporter = HTMLExporter(template_name="lab", embed_images=True, exclude_input_prompt=True,
+                            exclude_output_prompt=True)
+    remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
+                                   remove_all_outputs_tags={"remove_output"}, enabled=True)
+    exporter.register_preprocessor(remove, enabled=True)
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem,
+                                                                       "path": str(path.parent)}})
+    return body.replace("</head>", _CSS + "</head>", 1)
+
+
+def render_document(path: str | Path, output_dir: str | Path = "reports", *, timeout: int = 600,
+                    kernel_name: str = "python3") -> Path:
+    """Render one ``.qmd`` file with the Jupyter stack (no Quarto needed).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.qmd`` document.
+    output_dir : str or Path, default "reports"
+        Folder for ``<stem>.html`` (created if needed).
+    timeout : int, default 600
+        Seconds allowed per chunk.
+    kernel_name : str, default "python3"
+        Jupyter kernel that runs the chunks.
+
+    Returns
+    -------
+    pathlib.Path
+        The written HTML file.
+
+    Raises
+    ------
+    RenderError
+        When a chunk raises (the message names the file and the chunk label), runs over
+        ``timeout``, or the YAML header / a chunk option is invalid.
+
+    Examples
+    --------
+    >>> render_document("vignettes/datasets.qmd", "reports")  # doctest: +SKIP
+    PosixPath('reports/datasets.html')
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ParameterError(f"path={str(path)!r} is not a file; pass an existing .qmd document")
+    nb = read_qmd(path)
+    _execute(nb, path, timeout=timeout, kernel_name=kernel_name)
+    out_dir = Path(output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{path.stem}.html"
+    target.write_text(_export(nb, path), encoding="utf-8")
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------------------------
+
+def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
+    """Expand files and folders into the sorted list of ``.qmd`` documents they hold.
+
+    Examples
+    --------
+    >>> find_documents("vignettes")  # doctest: +SKIP
+    [PosixPath('vignettes/datasets.qmd')]
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(sorted(q for q in p.glob("*.qmd") if not q.name.startswith("_")))
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise ParameterError(f"paths: {str(p)!r} does not exist; pass .qmd files or folders holding them")
+    if not found:
+        raise ParameterError(f"paths: no .qmd document found in {[str(p) for p in map(Path, paths)]}")
+    return found
+
+
+def project_output_dir(start: str | Path = ".") -> Path | None:
+    """``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any."""
+    start = Path(start).resolve()
+    for folder in [start, *start.parents]:
+        cfg = folder / "_quarto.yml"
+        if cfg.is_file():
+            conf = _yaml(cfg.read_text(encoding="utf-8"), str(cfg))
+            out = (conf.get("project") or {}).get("output-dir")
+            return (folder / out) if out else None
+    return None
+
+
+def _write_index(docs: Sequence[tuple[Path, Path, str]], out_dir: Path) -> Path:
+    items = "\n".join(
+        f'<li><a href="{html.escape(target.relative_to(out_dir).as_posix())}">{html.escape(title)}</a>'
+        f' <span class="src">({html.escape(src.name)})</span></li>'
+        for src, target, title in docs)
+    page = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>binaryeval reports</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 50rem; margin: 2rem auto; padding: 0 1rem; }}
+li {{ margin: 0.4rem 0; }} .src {{ color: #777; font-size: 0.9em; }}
+</style>
+</head>
+<body>
+<h1>binaryeval reports</h1>
+<ul>
+{items}
+</ul>
+</body>
+</html>
+"""
+    index = out_dir / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
+
+
+def _render_quarto(docs: Sequence[Path], out_dir: Path) -> list[Path]:
+    written = []
+    for doc in docs:
+        cmd = ["quarto", "render", str(doc), "--to", "html", "--output-dir", str(out_dir.resolve()),
+               "-M", "embed-resources:true"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RenderError(f"{doc}: quarto render failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        target = out_dir / f"{doc.stem}.html"
+        if not target.exists():
+            # inside a project Quarto keeps the document's folder under the output folder
+            found = sorted(out_dir.rglob(f"{doc.stem}.html"))
+            if not found:
+                raise RenderError(f"{doc}: quarto render succeeded but wrote no {doc.stem}.html under {out_dir}")
+            target = found[0]
+        written.append(target)
+    return written
+
+
+def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: str | Path | None = None,
+           engine: str = "auto", *, timeout: int = 600, kernel_name: str = "python3",
+           index: bool = True) -> list[Path]:
+    """Render Quarto documents to self-contained HTML files plus an ``index.html``.
+
+    Parameters
+    ----------
+    paths : path or iterable of paths, default "vignettes"
+        ``.qmd`` files and/or folders (their ``*.qmd`` files are rendered in name order).
+    output_dir : path, optional
+        Where the HTML goes.  Default: ``project: output-dir`` of the ``_quarto.yml`` found in the
+        current folder or its parents, else ``"reports"``.
+    engine : {"auto", "quarto", "jupyter"}, default "auto"
+        ``"quarto"`` runs ``quarto render``; ``"jupyter"`` renders with jupytext, nbclient and
+        nbconvert; ``"auto"`` uses Quarto when it is on the PATH.
+    timeout : int, default 600
+        Seconds allowed per chunk (Jupyter engine).
+    kernel_name : str, default "python3"
+        Jupyter kernel (Jupyter engine).
+    index : bool, default True
+        Also write ``index.html`` linking the documents.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The HTML files written, in the order of the documents (``index.html`` not included).
+
+    Raises
+    ------
+    RenderError
+        A chunk failed (the message names the file and the chunk label) or Quarto failed.
+    ParameterError
+        Unknown ``engine``, a missing path, or no ``.qmd`` document found.
+
+    Examples
+    --------
+    >>> from binaryeval.reports import render
+    >>> render("vignettes", output_dir="reports", engine="jupyter")  # doctest: +SKIP
+    [PosixPath('reports/datasets.html')]
+    """
+    if engine not in _ENGINES:
+        raise ParameterError(f"engine={engine!r} is not one of {_ENGINES}")
+    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
+        raise ParameterError(f"timeout={timeout!r} must be a positive number of seconds (int)")
+    docs = find_documents(paths)
+    if output_dir is None:
+        output_dir = project_output_dir() or Path("reports")
+    out_dir = Path(output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if engine == "auto":
+        engine = "quarto" if shutil.which("quarto") else "jupyter"
+    if engine == "quarto":
+        if not shutil.which("quarto"):
+            raise ParameterError("engine='quarto' but the quarto command is not on the PATH; "
+                                 "install Quarto or use engine='jupyter'")
+        written = _render_quarto(docs, out_dir)
+    else:
+        written = [render_document(doc, out_dir, timeout=timeout, kernel_name=kernel_name) for doc in docs]
+    if index:
+        titles = []
+        for doc in docs:
+            header, _ = _split_header(doc.read_text(encoding="utf-8"), str(doc))
+            titles.append(str(header.get("title") or doc.stem))
+        _write_index(list(zip(docs, written, titles, strict=True)), out_dir)
+    return written

@@ -1,0 +1,249 @@
+"""Rendering .qmd documents with the Jupyter stack (no Quarto binary needed).
+
+Expected values are the documented mapping of Quarto chunk options (quarto.org, "Execution
+Options"): include:false hides code and output, echo:false hides code, output:false hides output,
+eval:false shows code without running it, warning:false drops warnings, fig-cap captions a figure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from binaryeval.errors import ParameterError
+from binaryeval.reports import RenderError, find_documents, project_output_dir, read_qmd, render
+
+DOC = '''---
+title: "Tiny <report>"
+subtitle: "Chunk options"
+author: "Test Author"
+date: "2026-01-02"
+jupyter: python3
+execute:
+  echo: true
+  warning: false
+---
+
+Some *markdown* text.
+
+```{python}
+#| label: setup
+#| include: false
+import warnings
+SETUP_MARK = "setup-code-" + "zzz"
+print("setup-output-" + "zzz")
+```
+
+```{python}
+#| label: echo-off
+#| echo: false
+print("echo-off-output-" + "abc")
+```
+
+```{python}
+#| label: output-off
+#| output: false
+print("output-off-" + "result")
+```
+
+```{python}
+#| label: eval-off
+#| eval: false
+print("eval-off-" + "result")
+```
+
+```{python}
+#| label: warns
+warnings.warn("warning-" + "text")
+print("after-" + "warning")
+```
+
+```{python}
+#| label: fig-noise
+#| fig-cap: "Histogram of normal noise"
+import matplotlib.pyplot as plt
+import numpy as np
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.hist(np.random.default_rng(0).normal(size=100))
+plt.show()
+```
+'''
+
+BAD = '''---
+title: Broken
+---
+
+```{python}
+#| label: ok-chunk
+x = 1
+```
+
+```{python}
+#| label: failing-chunk
+x / 0
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    root = tmp_path_factory.mktemp("render")
+    (root / "docs").mkdir()
+    (root / "docs" / "tiny.qmd").write_text(DOC, encoding="utf-8")
+    written = render([root / "docs"], output_dir=root / "out", engine="jupyter", timeout=120)
+    return root, written
+
+
+def test_render_writes_html_and_index(rendered):
+    root, written = rendered
+    assert written == [root / "out" / "tiny.html"]
+    index = (root / "out" / "index.html").read_text()
+    assert 'href="tiny.html"' in index and "Tiny &lt;report&gt;" in index
+
+
+def test_title_block_and_figure(rendered):
+    root, _ = rendered
+    page = (root / "out" / "tiny.html").read_text()
+    assert "<title>Tiny &lt;report&gt;</title>" in page
+    for text in ["Tiny &lt;report&gt;", "Chunk options", "Test Author", "2026-01-02"]:
+        assert text in page
+    # the matplotlib figure is embedded, followed by its caption
+    img = re.search(r'<img[^>]*src="data:image/png;base64,', page)
+    assert img is not None
+    cap = page.find("Figure 1: Histogram of normal noise")
+    assert cap > img.start()
+
+
+def test_chunk_options(rendered):
+    root, _ = rendered
+    page = (root / "out" / "tiny.html").read_text()
+    assert "#|" not in page
+    # include: false -> neither code nor output
+    assert "setup-code-" not in page and "setup-output-zzz" not in page
+    # echo: false -> output shown, code hidden
+    assert "echo-off-output-abc" in page
+    assert "echo-off-output-" not in page.replace("echo-off-output-abc", "")
+    # output: false -> code shown, output hidden
+    assert "output-off-" in page and "output-off-result" not in page
+    # eval: false -> code shown, never run
+    assert "eval-off-" in page and "eval-off-result" not in page
+    # warning: false (document default) -> the warning text is only in the code
+    assert page.count("warning-") == 1 and "after-warning" in page
+
+
+def test_error_names_file_and_chunk(tmp_path):
+    doc = tmp_path / "broken.qmd"
+    doc.write_text(BAD, encoding="utf-8")
+    with pytest.raises(RenderError, match=r"broken\.qmd: chunk 'failing-chunk' failed:\nZeroDivisionError"):
+        render([doc], output_dir=tmp_path / "out", engine="jupyter", timeout=60)
+    assert not (tmp_path / "out" / "broken.html").exists()
+
+
+def test_read_qmd_maps_options_without_executing():
+    nb = read_qmd("x.qmd", text=DOC)
+    assert nb.metadata["title"] == "Tiny <report>"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    tags = {c.metadata["quarto"]["label"]: c.metadata["tags"] for c in code}
+    assert tags == {"setup": ["remove_cell"], "echo-off": ["remove_input"], "output-off": ["remove_output"],
+                    "eval-off": ["skip-execution"], "warns": [], "fig-noise": []}
+    assert all(not c.source.startswith("#|") for c in code)
+    # document-level execute options are the defaults of every chunk
+    assert all(c.metadata["quarto"]["warning"] is False for c in code)
+    assert code[-1].metadata["quarto"]["figure_number"] == 1
+
+
+def test_document_level_echo_false():
+    text = "---\ntitle: T\nexecute:\n  echo: false\n---\n\n```{python}\n1\n```\n\n```{python}\n#| echo: true\n2\n```\n"
+    nb = read_qmd("y.qmd", text=text)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.metadata["tags"] for c in code] == [["remove_input"], []]
+    assert [c.metadata["quarto"]["label"] for c in code] == ["chunk-1", "chunk-2"]
+
+
+def test_bad_option_value_is_reported():
+    text = "```{python}\n#| label: odd\n#| echo: maybe\n1\n```\n"
+    with pytest.raises(RenderError, match=r"z\.qmd \(chunk 'odd'\): chunk option echo: 'maybe' must be true or false"):
+        read_qmd("z.qmd", text=text)
+
+
+def test_arguments_are_checked(tmp_path):
+    with pytest.raises(ParameterError, match="engine='pdf'"):
+        render([tmp_path], engine="pdf")
+    with pytest.raises(ParameterError, match="no .qmd document"):
+        find_documents(tmp_path)
+    with pytest.raises(ParameterError, match="does not exist"):
+        find_documents(tmp_path / "missing.qmd")
+
+
+def test_output_dir_from_quarto_project(tmp_path, monkeypatch):
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: website\n  output-dir: site\n")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert project_output_dir() == tmp_path / "site"
+
+
+def test_repository_quarto_config():
+    # the repository's own _quarto.yml sends reports to reports/
+    root = Path(__file__).resolve().parents[1]
+    assert project_output_dir(root) == root / "reports"
+
+
+@pytest.mark.slow
+def test_shipped_vignette_renders(tmp_path):
+    # the repository's vignette: every chunk labelled, setup hidden, one captioned seaborn figure
+    root = Path(__file__).resolve().parents[1]
+    doc = root / "vignettes" / "datasets.qmd"
+    nb = read_qmd(doc)
+    labels = [c.metadata["quarto"]["label"] for c in nb.cells if c.cell_type == "code"]
+    assert not any(label.startswith("chunk-") for label in labels)
+    assert nb.metadata["quarto"]["execute"] == {"echo": True, "warning": False}
+    (written,) = render([doc], output_dir=tmp_path, engine="jupyter", timeout=300)
+    page = written.read_text()
+    assert "<title>The datasets shipped with binaryeval</title>" in page
+    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', page)) == 1
+    assert "Figure 1: Distribution of the MQM scores" in page
+    assert "#|" not in page and "sns.set_theme" not in page
+
+
+def test_error_true_chunk_and_missing_kernel(tmp_path):
+    # error: true lets a chunk fail and shows the error; an unknown kernel is a RenderError
+    doc = tmp_path / "err.qmd"
+    doc.write_text('---\ntitle: E\n---\n\n```{python}\n#| label: may-fail\n#| error: true\n'
+                   'raise KeyError("shown-" + "error")\n```\n\n```{python}\n#| label: later\n'
+                   'print("later-" + "ran")\n```\n', encoding="utf-8")
+    (page,) = render([doc], output_dir=tmp_path / "out", engine="jupyter", timeout=60)
+    text = page.read_text()
+    assert "shown-error" in text and "later-ran" in text
+    with pytest.raises(RenderError, match="no Jupyter kernel named 'no-such-kernel'"):
+        render([doc], output_dir=tmp_path / "out2", engine="jupyter", kernel_name="no-such-kernel")
+
+
+FAKE_QUARTO = """#!/usr/bin/env python3
+import sys
+from pathlib import Path
+args = sys.argv[1:]
+assert args[0] == "render" and args[2:4] == ["--to", "html"], args
+doc = Path(args[1])
+out = Path(args[args.index("--output-dir") + 1]) / "vignettes"
+out.mkdir(parents=True, exist_ok=True)
+(out / (doc.stem + ".html")).write_text("<html>quarto:" + " ".join(args[2:]) + "</html>")
+"""
+
+
+def test_auto_engine_uses_quarto_when_on_path(tmp_path, monkeypatch):
+    # a stand-in quarto on PATH records the command line; inside a project Quarto keeps the
+    # document's folder under the output folder, which render() finds and links from index.html
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "quarto"
+    script.write_text(FAKE_QUARTO)
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    (tmp_path / "doc.qmd").write_text("---\ntitle: Q\n---\n")
+    (written,) = render([tmp_path / "doc.qmd"], output_dir=tmp_path / "out")
+    assert written == tmp_path / "out" / "vignettes" / "doc.html"
+    assert "--output-dir" in written.read_text() and "embed-resources:true" in written.read_text()
+    assert 'href="vignettes/doc.html"' in (tmp_path / "out" / "index.html").read_text()
