@@ -142,6 +142,10 @@ class _MetricLikelihood:
 
     def _degenerate(self, T, lo, hi):
         # a known rate of exactly 0 or 1 makes one of the counts deterministic
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self._degenerate_values(T)
+
+    def _degenerate_values(self, T):
         if self.pos.degenerate:
             x = T * self.pos.known
             y = self.k - x
