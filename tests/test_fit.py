@@ -175,6 +175,18 @@ def test_compare_bayes_and_z():
                                multipletests(zt["p_value"].to_numpy(), method="holm")[1])
 
 
+def test_compare_summary_labels_pairs():
+    # WMT21 en-de adequate counts of 527 (Facebook-AI 353, HuaweiTSC 308): the printed table
+    # must name each pair in one label, not as a tuple of the two group names
+    res = be.fit_counts({"Facebook-AI": {"human_pos": 353, "human_total": 527},
+                         "HuaweiTSC": {"human_pos": 308, "human_total": 527}})
+    text = res.compare().summary().as_text()
+    assert "Facebook-AI vs HuaweiTSC" in text
+    assert "('Facebook-AI'" not in text
+    assert "<td>Facebook-AI vs HuaweiTSC</td>" in res.compare().summary().as_html().replace(
+        "<th>", "<td>").replace("</th>", "</td>")
+
+
 def test_roc_against_sklearn_reference():
     # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
     # minimising |TPR - TNR|

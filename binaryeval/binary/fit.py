@@ -397,8 +397,11 @@ class Comparison:
                 "level": self.level, "adjustment": self.adjust or "none",
                 "pairs": len(self.table),
                 "significant pairs": int(self.table["significant"].sum())}
-        return Summary("Pairwise comparison of groups", info,
-                       [("pairs", self.table.set_index(["group_1", "group_2"]))])
+        # one readable label per pair ("A vs B"); a two-level index would print as tuples
+        pairs = self.table.assign(pair=self.table["group_1"].astype(str) + " vs "
+                                  + self.table["group_2"].astype(str))
+        pairs = pairs.drop(columns=["group_1", "group_2"]).set_index("pair")
+        return Summary("Pairwise comparison of groups", info, [("pairs", pairs)])
 
     def __str__(self) -> str:
         return self.summary().as_text()
