@@ -187,6 +187,26 @@ def test_compare_summary_labels_pairs():
         "<th>", "<td>").replace("</th>", "</td>")
 
 
+def test_fit_accepts_repeated_index():
+    # Spot-The-Bot style counts expanded to one row per rating with df.index.repeat: the index
+    # repeats. Human ratings only, so the posterior is Beta(1 + k, 1 + n - k) exactly
+    # (k, n = 30, 249 and 19, 252: load_stb_convai2("kept"), bert_rank at 4 and 6 turns).
+    counts = pd.DataFrame({"g": ["a", "b"], "n": [249, 252], "k": [30, 19]})
+    rows = counts.loc[counts.index.repeat(counts["n"])].copy()
+    rows["judged"] = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)]
+                                     for n, k in zip(counts["n"], counts["k"])])
+    rows["m"] = rows["judged"]
+    assert not rows.index.is_unique
+    res = be.fit("judged ~ 1 | g", rows)
+    for g, n, k in zip(counts["g"], counts["n"], counts["k"]):
+        assert res.posterior(g).mean == pytest.approx((1 + k) / (2 + n), rel=1e-12)
+    # a paired metric with a repeated index: the same counts as on a fresh index
+    rep = be.fit("judged ~ m | g", rows).counts
+    fresh = be.fit("judged ~ m | g", rows.reset_index(drop=True)).counts
+    pd.testing.assert_frame_equal(rep, fresh)
+    assert int(rep.loc["a", "tp"]) == 30 and int(rep.loc["a", "tn"]) == 219
+
+
 def test_roc_against_sklearn_reference():
     # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
     # minimising |TPR - TNR|
