@@ -207,6 +207,25 @@ def test_fit_accepts_repeated_index():
     assert int(rep.loc["a", "tp"]) == 30 and int(rep.loc["a", "tn"]) == 219
 
 
+def test_summary_of_human_only_fit_omits_metric_parts():
+    # WMT21 en-de adequate counts of 527 (Facebook-AI 353, eTranslation 271), human ratings
+    # only: the header must not claim that rho/eta were estimated, and the metric columns
+    # (all NaN) are left out of the printed table while to_frame keeps them
+    res = be.fit_counts({"Facebook-AI": {"human_pos": 353, "human_total": 527},
+                         "eTranslation": {"human_pos": 271, "human_total": 527}})
+    s = res.summary()
+    assert s.info["rates"] == "not used (human ratings only)"
+    assert "prior (rho, eta)" not in s.info
+    assert list(s.tables[0][1].columns[-2:]) == ["95% lower", "95% upper"]
+    assert not any("naive" in n for n in s.notes)
+    assert res.to_frame()[["naive", "rho", "eta"]].isna().all().all()
+    # with a metric the header and note stay
+    mixed = be.fit_counts({"a": {"human_pos": 10, "human_total": 20, "metric_pos": 50,
+                                 "metric_total": 100, "tp": 8, "fn": 2, "tn": 7, "fp": 3}})
+    assert mixed.summary().info["rates"] == "estimated per group from paired rows"
+    assert "naive" in mixed.summary().tables[0][1].columns
+
+
 def test_roc_against_sklearn_reference():
     # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
     # minimising |TPR - TNR|

@@ -212,7 +212,13 @@ class BinaryFit:
             excl = "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "none"
             info["rows excluded"] = excl
         info["prior (alpha)"] = f"Beta({self.prior[0]:g}, {self.prior[1]:g})"
-        if self.rates_mode in ("estimate", "pooled"):
+        metric_cols = ["metric_total", "tp", "fn", "tn", "fp"]
+        human_only = int(self.counts[metric_cols].to_numpy().sum()) == 0
+        if human_only:
+            # no metric rating anywhere: rho and eta take no part in the fit
+            info["rates"] = "not used (human ratings only)"
+            table = table.drop(columns=["naive", "rho", "eta"])
+        elif self.rates_mode in ("estimate", "pooled"):
             info["rates"] = ("estimated per group from paired rows" if self.rates_mode == "estimate"
                              else "estimated once from all groups' paired rows")
             info["prior (rho, eta)"] = f"Beta({self.rate_prior[0]:g}, {self.rate_prior[1]:g})"
@@ -228,7 +234,8 @@ class BinaryFit:
             if p > 0.05:
                 s.add_note(f"group {g}: P(rho + eta <= 1) = {p:.3f}; alpha is poorly identified "
                            "(flip the metric, e.g. I(1 - metric), if it is worse than chance)")
-        s.add_note("naive = share of positive metric ratings (uncorrected classify and count)")
+        if not human_only:
+            s.add_note("naive = share of positive metric ratings (uncorrected classify and count)")
         return s
 
     def __str__(self) -> str:
