@@ -194,11 +194,11 @@ def test_fit_accepts_repeated_index():
     counts = pd.DataFrame({"g": ["a", "b"], "n": [249, 252], "k": [30, 19]})
     rows = counts.loc[counts.index.repeat(counts["n"])].copy()
     rows["judged"] = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)]
-                                     for n, k in zip(counts["n"], counts["k"])])
+                                     for n, k in zip(counts["n"], counts["k"], strict=True)])
     rows["m"] = rows["judged"]
     assert not rows.index.is_unique
     res = be.fit("judged ~ 1 | g", rows)
-    for g, n, k in zip(counts["g"], counts["n"], counts["k"]):
+    for g, n, k in zip(counts["g"], counts["n"], counts["k"], strict=True):
         assert res.posterior(g).mean == pytest.approx((1 + k) / (2 + n), rel=1e-12)
     # a paired metric with a repeated index: the same counts as on a fresh index
     rep = be.fit("judged ~ m | g", rows).counts
