@@ -480,12 +480,22 @@ class AlphaPosterior:
     def cdf(self, x):
         """Posterior CDF at x (scalar or array)."""
         xs = np.asarray(x, dtype=float)
-        out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
+        if self.weights.size == 1:
+            # a single Beta (e.g. human ratings only): one vectorised call
+            out = special.betainc(self.a[0], self.b[0], np.clip(xs, 0.0, 1.0))
+        else:
+            out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
         return float(out) if out.ndim == 0 else out
 
     def pdf(self, x):
         """Posterior density at x (scalar or array)."""
         xs = np.atleast_1d(np.asarray(x, dtype=float))
+        if self.weights.size == 1:
+            # a single Beta: one vectorised call (zero outside [0, 1])
+            with np.errstate(divide="ignore"):
+                out = np.where((xs < 0) | (xs > 1), 0.0,
+                               stats.beta.pdf(xs, self.a[0], self.b[0]) * self.weights[0])
+            return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
         out = np.empty(xs.shape)
         for i, xv in enumerate(xs.ravel()):
             if xv < 0 or xv > 1:
