@@ -369,3 +369,17 @@ def test_wmt15_wmt20_metric_direction_as_documented():
     assert ref["TER"] > 0 and ref["BS"] < 0
     # load_wmt20 documents ter as -TER: every stored value is negative (a TER is >= 0)
     assert (datasets.load_wmt20(testset=None)["ter"].dropna() < 0).all()
+
+
+def test_wmt21_enru_documented_duplicate_surface_metrics():
+    # load_wmt21_enru warns that the source's traditional_metrics files are byte-identical for
+    # {Manifold, NiuTrans} and {Online-W, Online-Y, metricsystem3} (checked with md5sum on
+    # traditional_metrics/*.tsv); no other column has systems with identical scores on every segment
+    df = datasets.load_wmt21_enru()
+    for col in ["chrf2", "bleu", "ter", "bleurt20", "comet_mqm", "comet_qe", "mqm"]:
+        wide = df.pivot(index="seg_id", columns="system", values=col).dropna(axis=1, how="all")
+        groups = wide.T.groupby(list(wide.index), dropna=False).groups
+        dup = sorted(sorted(map(str, g)) for g in groups.values() if len(g) > 1)
+        expected = [["Manifold", "NiuTrans"], ["Online-W", "Online-Y", "metricsystem3"]] \
+            if col in ("chrf2", "bleu", "ter") else []
+        assert dup == expected, col

@@ -293,6 +293,15 @@ def load_wmt21_enru(annotated_only: bool = False) -> pd.DataFrame:
 
         The metric columns are given for the 14 MT and metric systems and are NaN for refA, refB.
 
+    Warnings
+    --------
+    ``chrf2``, ``bleu`` and ``ter`` are duplicated in the source: its ``traditional_metrics`` files
+    for NiuTrans and Manifold are byte-identical, and so are those for Online-W, Online-Y and
+    metricsystem3, so these systems have the same surface-metric score on every segment although
+    their MQM and learned-metric scores differ.  At most one system of each group can carry its own
+    scores and the source does not say which; drop all five (or these three columns) for analyses
+    that use the surface metrics.  The MQM, DA, BLEURT-20 and COMET columns have no such duplicates.
+
     Notes
     -----
     Source: NataliaKhaidanova/MT-evaluation-metrics (commit d024a69), MIT licence,
