@@ -1026,10 +1026,14 @@ class FaviResult:
             info["tolerance (human, metric)"] = self.tolerance
             info["higher is better (human, metric)"] = self.higher_is_better
         show = frame.drop(columns=["n_skipped"]) if not self.n_skipped.any() else frame
-        tables = [("pairs", show.set_index(["system_1", "system_2"])),
+        # one readable label per pair: the Summary renderer would print a MultiIndex as tuples
+        show = show.set_index(pd.Index(show["system_1"] + " vs " + show["system_2"], name="pair")
+                              ).drop(columns=["system_1", "system_2"])
+        tables = [("pairs", show),
                   ("one-vs-all Favi per system (positive: favoured by the metric)",
                    self.by_system().attrs["summary"])]
-        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1",
+        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1 (the first system of "
+                 "'system_1 vs system_2')",
                  "system-level sign agreement counts a pair where humans and metric both tie as agreeing",
                  "sign tests: exact binomial, "
                  + ("ties dropped (conditional test)" if self.sign_test_ties == "drop"
