@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._results import TestResult
+from .data import _show
 from .errors import (
     BinaryEvalWarning,
     CountsError,
@@ -1243,7 +1244,7 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
         seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
         if seen.max() > 1:
             j = int(np.argmax(seen))
-            raise DataError(f"item {items_arr[j // n_sys]!r} has more than one row for system "
+            raise DataError(f"item {_show(items_arr[j // n_sys])} has more than one row for system "
                             f"{systems_arr[j % n_sys]!r}; data need one row per (item, system): "
                             "average repeated ratings first")
         systems = tuple(str(s) for s in systems_arr)
