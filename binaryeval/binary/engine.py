@@ -53,7 +53,7 @@ __all__ = ["AlphaPosterior", "alpha_posterior", "RateDistribution"]
 
 TAIL_LOG = 46.0
 _FULL_SUM = 600  # sums over at most this many terms are done term by term
-_TABLE_MAX = 300_000  # log-gamma tables for term-by-term sums up to this many metric ratings
+_TABLE_MAX = 2_000_000  # log-gamma tables for term-by-term sums up to this many metric ratings
 _FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 
@@ -114,33 +114,52 @@ class _MetricLikelihood:
         self._tables: tuple | None = None
 
     def _int_tables(self):
-        """log-gamma tables over 0..M, so that integer summands are sums of look-ups."""
+        """Per-index log tables over 0..M so that an integer summand is four look-ups.
+
+        For a count ``c`` out of ``n`` with ``r = n - c``:
+        ``log pmf = row[n] + first[c] + second[r]`` (beta-binomial: ``row = log n! - log Γ(n + a
+        + b) + log Γ(a + b) - log Γ(a) - log Γ(b)``, ``first = log Γ(c + a) - log c!``,
+        ``second = log Γ(r + b) - log r!``; binomial: ``row = log n!``, ``first = c log p - log c!``,
+        ``second = r log(1 - p) - log r!``).
+        """
         if self._tables is None:
             i = np.arange(self.M + 1, dtype=float)
             logfact = special.gammaln(i + 1.0)
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
-                    parts.append((special.gammaln(i + dist.a), special.gammaln(i + dist.b),
-                                  special.gammaln(i + dist.a + dist.b)
-                                  + special.betaln(dist.a, dist.b), None))
+                    row = logfact - special.gammaln(i + dist.a + dist.b) - special.betaln(dist.a,
+                                                                                        dist.b)
+                    first = special.gammaln(i + dist.a) - logfact
+                    second = special.gammaln(i + dist.b) - logfact
                 else:
-                    parts.append((None, None, None, (math.log(dist.known),
-                                                     math.log1p(-dist.known))))
-            self._tables = (logfact, parts)
+                    row = logfact
+                    first = i * math.log(dist.known) - logfact
+                    second = i * math.log1p(-dist.known) - logfact
+                parts.append((row, first, second))
+            self._tables = parts
         return self._tables
 
     def _summand_int(self, x: np.ndarray, T: np.ndarray) -> np.ndarray:
         """The summand at integer x and T (arrays of int64 broadcasting together)."""
-        logfact, parts = self._int_tables()
-        out = np.zeros(np.broadcast(x, T).shape)
-        for (ga, gb, gab, logs), cnt, n in ((parts[0], x, T), (parts[1], self.k - x, self.M - T)):
-            rest = n - cnt
-            out += logfact[n] - logfact[cnt] - logfact[rest]
-            if logs is None:
-                out += ga[cnt] + gb[rest] - gab[n]
-            else:
-                out += cnt * logs[0] + rest * logs[1]
+        (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
+        y, n = self.k - x, self.M - T
+        return (prow[T] + pfirst[x] + psecond[T - x]) + (nrow[n] + nfirst[y] + nsecond[n - y])
+
+    def _row_sums(self, T: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """log of the sum over x = lo..hi for each (integer) T, one contiguous row at a time."""
+        (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
+        k, M = self.k, self.M
+        out = np.empty(T.size)
+        for i, (t, a, b) in enumerate(zip(T.tolist(), lo.tolist(), hi.tolist())):
+            n = M - t
+            # x = a..b: first[x] ascending, second[t - x] descending, and for y = k - x:
+            # nfirst[y] descending, nsecond[n - y] ascending
+            v = pfirst[a:b + 1] + psecond[t - b:t - a + 1][::-1]
+            v += nfirst[k - b:k - a + 1][::-1]
+            v += nsecond[n - k + a:n - k + b + 1]
+            m = v.max()
+            out[i] = m + math.log(np.exp(v - m).sum()) + prow[t] + nrow[n]
         return out
 
     def summand(self, x, T):
@@ -200,6 +219,8 @@ class _MetricLikelihood:
         step = max(1, 4_000_000 // width)
         integer = (self.M <= _TABLE_MAX and np.all(T == np.round(T))
                    and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
+        if integer and width > 2000:
+            return self._row_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
         offs = np.arange(width, dtype=np.int64 if integer else float)
         if integer:
             T, lo, hi = T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64)
@@ -332,7 +353,8 @@ _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
 _CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
 
 
-def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12) -> np.ndarray:
+def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
+                    kink_points=None) -> np.ndarray:
     """``fn`` at every integer in [lo, hi], from adaptive piecewise Chebyshev interpolation.
 
     ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
@@ -350,6 +372,10 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12)
     tol = max(tol, 30.0 * noise)
     out = np.empty(ints.size)
     edges = np.linspace(lo, hi + 1, 9)
+    # log L(T) has kinks where the summation range changes shape (T = k and T = M - k): make them
+    # panel edges so that every panel holds an analytic piece
+    kinks = [float(t) for t in (kink_points or ()) if lo + _PANEL_MIN < t < hi + 1 - _PANEL_MIN]
+    edges = np.unique(np.concatenate([edges, kinks]))
     todo = list(zip(edges[:-1], edges[1:]))
     while todo:
         mids = np.array([0.5 * (a + b) for a, b in todo])
@@ -674,7 +700,8 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         t_lo, t_hi, peak = _locate(logw, M)
         T = np.arange(t_lo, t_hi + 1, dtype=float)
         logL = _chebyshev_fill(lik, t_lo, t_hi,
-                               lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak)
+                               lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak,
+                               kink_points=(k, M - k))
         # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
         steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
         base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
