@@ -371,7 +371,7 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
     noise = float(np.std(np.diff(probe, 4))) / math.sqrt(70.0)
     tol = max(tol, 30.0 * noise)
     out = np.empty(ints.size)
-    edges = np.linspace(lo, hi + 1, 9)
+    edges = np.linspace(lo, hi + 1, int(np.clip((hi - lo) // 4000, 1, 8)) + 1)
     # log L(T) has kinks where the summation range changes shape (T = k and T = M - k): make them
     # panel edges so that every panel holds an analytic piece
     kinks = [float(t) for t in (kink_points or ()) if lo + _PANEL_MIN < t < hi + 1 - _PANEL_MIN]
