@@ -722,7 +722,7 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
         bad = vals.isna() | (vals < 0) | (vals != np.floor(vals)) | ~np.isfinite(vals)
         if bad.any():
             g = frame.index[bad.to_numpy()][0]
-            raise CountsError(f"counts[{col!r}] for group {g!r} is {frame.loc[g, col]!r}; counts "
+            raise CountsError(f"counts[{col!r}] for group {g!r} is {_show(frame.loc[g, col])}; counts "
                               "must be non-negative whole numbers")
         frame[col] = vals.astype(np.int64)
     for pos, tot in (("human_pos", "human_total"), ("metric_pos", "metric_total")):
