@@ -343,3 +343,17 @@ def test_result_protocol_and_plots():
     plt.close("all")
     with pytest.raises(ParameterError, match="group 'Z'"):
         res.posterior("Z")
+
+
+def test_counts_round_trip_through_fit_counts():
+    # res.counts is in fit_counts' convention, so refitting from it reproduces the fit
+    rng = np.random.default_rng(7)
+    n = 300
+    truth = rng.random(n) < 0.4
+    metric = np.where(truth, rng.random(n) < 0.9, rng.random(n) < 0.15).astype(float)
+    human = np.where(np.arange(n) < 120, truth.astype(float), np.nan)
+    res = be.fit("h ~ m", pd.DataFrame({"h": human, "m": metric}))
+    again = be.fit_counts(res.counts, paired_informs_alpha=res.paired_informs_alpha)
+    assert again.to_frame()["estimate"].iloc[0] == pytest.approx(res.to_frame()["estimate"].iloc[0],
+                                                                 abs=1e-14)
+    assert res.to_frame()["n_human"].iloc[0] == 120

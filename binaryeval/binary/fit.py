@@ -58,8 +58,9 @@ class BinaryFit:
     Attributes
     ----------
     counts : DataFrame
-        Sufficient statistics per group (``human_pos`` ... ``fp``; ``human_*`` include the paired
-        rows' human ratings).
+        Sufficient statistics per group in the convention of :func:`fit_counts` (``human_*``
+        count rows with a human rating only; ``fit_counts(res.counts,
+        paired_informs_alpha=res.paired_informs_alpha)`` reproduces the fit).
     posteriors : dict
         ``group -> AlphaPosterior``.
     """
@@ -77,6 +78,7 @@ class BinaryFit:
     n_rows: int | None = None
     excluded: dict = field(default_factory=dict)
     unidentified: dict = field(default_factory=dict)
+    paired_informs_alpha: bool = True
     call: dict = field(default_factory=dict)
 
     # -- access ----------------------------------------------------------------------------
@@ -184,7 +186,8 @@ class BinaryFit:
         rates = self.rates(level)
         naive = self.naive(level)
         out = pd.DataFrame({
-            "n_human": c["human_total"].astype(int),
+            "n_human": (c["human_total"] + (c["tp"] + c["fn"] + c["tn"] + c["fp"]
+                                            if self.paired_informs_alpha else 0)).astype(int),
             "n_paired": (c["tp"] + c["fn"] + c["tn"] + c["fp"]).astype(int),
             "n_metric": c["metric_total"].astype(int),
             "estimate": [self.posteriors[g].mean for g in self.groups],
@@ -652,10 +655,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         counts, prior=prior, rate_prior=rate_prior, rates=rates, method=method, grid=grid,
         paired_informs_alpha=True)
     # report human_* including the paired rows' human ratings
-    shown = counts.copy()
-    shown["human_pos"] += counts["tp"] + counts["fn"]
-    shown["human_total"] += counts[["tp", "fn", "tn", "fp"]].sum(axis=1)
-    return BinaryFit(shown, posteriors, formula=formula, prior=prior, rate_prior=rate_prior,
+    return BinaryFit(counts, posteriors, formula=formula, prior=prior, rate_prior=rate_prior,
                      rates_mode=mode, known_rates=known, threshold=threshold_used, level=level,
                      method=method, n_rows=len(data), excluded=dict(account.excluded),
                      unidentified=unident,
@@ -736,12 +736,9 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
     posteriors, unident, known, mode = _fit_from_counts(
         frame, prior=prior, rate_prior=rate_prior, rates=rates, method=method, grid=grid,
         paired_informs_alpha=paired_informs_alpha)
-    shown = frame.copy()
-    if paired_informs_alpha:
-        shown["human_pos"] += frame["tp"] + frame["fn"]
-        shown["human_total"] += frame[["tp", "fn", "tn", "fp"]].sum(axis=1)
-    return BinaryFit(shown, posteriors, formula=None, prior=prior, rate_prior=rate_prior,
+    return BinaryFit(frame, posteriors, formula=None, prior=prior, rate_prior=rate_prior,
                      rates_mode=mode, known_rates=known, level=level, method=method,
                      unidentified=unident,
+                     paired_informs_alpha=paired_informs_alpha,
                      call={"rates": rates if isinstance(rates, str) else dict(rates),
                            "paired_informs_alpha": paired_informs_alpha})
