@@ -1,0 +1,693 @@
+"""Exact posterior of a system's rate of adequate outputs ``alpha``.
+
+The model (von Däniken et al. 2022; von Däniken 2023, ch. 4)
+------------------------------------------------------------
+``alpha ~ Beta(a, b)``; human ratings are error-free, so ``h+`` positives out of ``h`` give the
+conjugate factor ``alpha^h+ (1 - alpha)^h-``.  A metric rating is positive with probability
+``rho`` for an adequate output and ``1 - eta`` for an inadequate one; ``rho`` and ``eta`` are either
+known or have the Beta posteriors of the paired ratings.  Of the ``M`` metric-only ratings ``k``
+are positive.
+
+Exact route
+-----------
+Condition on the latent number ``T`` of truly adequate outputs among the ``M`` metric-only ones.
+Given ``T`` the metric positives are ``X + Y`` with ``X ~ BetaBinom(T, rho-posterior)`` (adequate
+outputs the metric accepts) and ``Y ~ BetaBinom(M - T, (1 - eta)-posterior)`` (inadequate outputs
+it accepts); with known rates these are binomials.  Hence
+
+    p(alpha | data) = sum_T pi_T Beta(alpha; A + T, B + M - T),
+    pi_T ∝ C(M, T) B(A + T, B + M - T) L(T),   L(T) = P(X + Y = k | T),
+
+with ``A = a + h+`` and ``B = b + h-``: a finite Beta mixture, exact.  Its moments are sums over
+``T``; its CDF is evaluated without summing ``M + 1`` incomplete beta functions through the
+telescoping identity ``I_x(a + 1, b - 1) = I_x(a, b) - Γ(a + b) / (Γ(a + 1) Γ(b)) x^a (1 - x)^(b-1)``
+(all components share ``a + b``), which leaves one incomplete beta function plus a sum of
+generalised binomial terms that vanish away from ``T ≈ x (A + B + M)``.
+
+Error control
+-------------
+Only the weights ``pi_T`` need work.  ``log pi_T`` is unimodal in ``T``; components more than
+``TAIL_LOG`` (= 46) log units below the largest are dropped (their total mass is below 1e-16
+of the total for any ``M`` up to 10^8).  ``L(T)`` is a sum over ``x``; short sums are done term by
+term, long ones (where the summand is smooth on a scale ``sigma >= 8`` and away from the ends
+of its range) by Gauss-Legendre quadrature of the summand's analytic continuation, whose
+difference from the sum is of order ``exp(-2 pi^2 sigma^2)`` (Poisson summation) — below 1e-500.
+When the window in ``T`` is wide, ``log L(T)`` is interpolated with a Chebyshev series whose
+degree is raised until it agrees with direct evaluations at check points to 1e-11.  The tests
+compare the resulting CDF with the term-by-term mixture and with independent quadrature; the
+stated bound is 1e-9 on the CDF (the issue's requirement is 1e-6).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from scipy import special, stats
+
+from ..errors import CountsError, ParameterError
+
+__all__ = ["AlphaPosterior", "alpha_posterior", "RateDistribution"]
+
+TAIL_LOG = 46.0
+_FULL_SUM = 600  # sums over at most this many terms are done term by term
+_FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
+
+
+def _lchoose(n, k):
+    return special.gammaln(n + 1.0) - special.gammaln(k + 1.0) - special.gammaln(n - k + 1.0)
+
+
+@dataclass(frozen=True)
+class RateDistribution:
+    """The distribution of a metric's acceptance probability within one class of outputs.
+
+    ``known`` gives a fixed probability; otherwise the probability is ``Beta(a, b)``.  The count
+    of accepted outputs among ``n`` is then binomial or beta-binomial.
+    """
+
+    a: float = 1.0
+    b: float = 1.0
+    known: float | None = None
+
+    def logpmf(self, x, n):
+        """log P(count = x | n trials), vectorised, continuous in x (analytic continuation)."""
+        x = np.asarray(x, dtype=float)
+        n = np.asarray(n, dtype=float)
+        if self.known is None:
+            return (_lchoose(n, x) + special.betaln(x + self.a, n - x + self.b)
+                    - special.betaln(self.a, self.b))
+        p = self.known
+        return _lchoose(n, x) + special.xlogy(x, p) + special.xlog1py(n - x, -p)
+
+    def dlogpmf(self, x, n):
+        """Derivative of :meth:`logpmf` in x."""
+        base = -special.digamma(x + 1.0) + special.digamma(n - x + 1.0)
+        if self.known is None:
+            return base + special.digamma(x + self.a) - special.digamma(n - x + self.b)
+        return base + math.log(self.known) - math.log1p(-self.known)
+
+    def d2logpmf(self, x, n):
+        base = -special.polygamma(1, x + 1.0) - special.polygamma(1, n - x + 1.0)
+        if self.known is None:
+            return base + special.polygamma(1, x + self.a) + special.polygamma(1, n - x + self.b)
+        return base
+
+    @property
+    def degenerate(self) -> bool:
+        return self.known is not None and self.known in (0.0, 1.0)
+
+    @property
+    def mean(self) -> float:
+        return self.known if self.known is not None else self.a / (self.a + self.b)
+
+
+class _MetricLikelihood:
+    """``log L(T) = log P(X_T + Y_{M-T} = k)`` for arrays of T."""
+
+    def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
+        self.k, self.M, self.pos, self.neg = k, M, pos, neg
+
+    def summand(self, x, T):
+        return self.pos.logpmf(x, T) + self.neg.logpmf(self.k - x, self.M - T)
+
+    def _dsummand(self, x, T):
+        return self.pos.dlogpmf(x, T) - self.neg.dlogpmf(self.k - x, self.M - T)
+
+    def __call__(self, T) -> np.ndarray:
+        T = np.atleast_1d(np.asarray(T, dtype=float))
+        k, M = self.k, self.M
+        lo = np.maximum(0.0, k - (M - T))
+        hi = np.minimum(T, float(k))
+        out = np.full(T.shape, -np.inf)
+        ok = hi >= lo
+        if not ok.any():
+            return out
+        T, lo, hi = T[ok], lo[ok], hi[ok]
+        if self.pos.degenerate or self.neg.degenerate:
+            out[ok] = self._degenerate(T, lo, hi)
+            return out
+        res = np.empty(T.shape)
+        width = hi - lo
+        small = width < _FULL_SUM
+        if small.any():
+            res[small] = self._full_sum(T[small], lo[small], hi[small])
+        if (~small).any():
+            res[~small] = self._windowed(T[~small], lo[~small], hi[~small])
+        out[ok] = res
+        return out
+
+    def _degenerate(self, T, lo, hi):
+        # a known rate of exactly 0 or 1 makes one of the counts deterministic
+        if self.pos.degenerate:
+            x = T * self.pos.known
+            y = self.k - x
+            val = self.neg.logpmf(y, self.M - T)
+            bad = (y < 0) | (y > self.M - T)
+            if self.neg.degenerate:
+                val = np.where(np.isclose(y, (self.M - T) * self.neg.known), 0.0, -np.inf)
+        else:
+            y = (self.M - T) * self.neg.known
+            x = self.k - y
+            val = self.pos.logpmf(x, T)
+            bad = (x < 0) | (x > T)
+        val = np.where(bad, -np.inf, val)
+        return np.where(np.isnan(val), -np.inf, val)
+
+    def _full_sum(self, T, lo, hi):
+        # term-by-term; rows are values of T, columns offsets from lo (chunked to bound memory)
+        width = int((hi - lo).max()) + 1
+        out = np.empty(T.shape)
+        step = max(1, 4_000_000 // width)
+        offs = np.arange(width, dtype=float)
+        for s in range(0, T.size, step):
+            sl = slice(s, s + step)
+            x = lo[sl, None] + offs[None, :]
+            valid = x <= hi[sl, None]
+            terms = np.where(valid, self.summand(np.minimum(x, hi[sl, None]), T[sl, None]), -np.inf)
+            out[sl] = special.logsumexp(terms, axis=1)
+        return out
+
+    def _mode(self, T, lo, hi):
+        """Maximiser of the summand on [lo, hi] by bisection on its derivative (vectorised)."""
+        a, b = lo.copy(), hi.copy()
+        da = self._dsummand(a + 1e-9, T)
+        db = self._dsummand(b - 1e-9, T)
+        left = da <= 0  # decreasing from the start: maximum at lo
+        right = db >= 0  # increasing to the end: maximum at hi
+        for _ in range(64):
+            mid = 0.5 * (a + b)
+            d = self._dsummand(mid, T)
+            a = np.where(d > 0, mid, a)
+            b = np.where(d > 0, b, mid)
+        mode = 0.5 * (a + b)
+        mode = np.where(left, lo, np.where(right, hi, mode))
+        return mode
+
+    def _windowed(self, T, lo, hi):
+        mode = self._mode(T, lo, hi)
+        curv = self.pos.d2logpmf(mode, T) + self.neg.d2logpmf(self.k - mode, self.M - T)
+        sigma = np.where(curv < 0, 1.0 / np.sqrt(np.maximum(-curv, 1e-300)), hi - lo)
+        half = 10.0 * sigma + 20.0
+        wlo = np.maximum(lo, np.floor(mode - half))
+        whi = np.minimum(hi, np.ceil(mode + half))
+        # make sure the window's edges are far below the peak (non-Gaussian tails)
+        for _ in range(8):
+            peak = self.summand(mode, T)
+            el = (wlo > lo) & (self.summand(wlo, T) > peak - TAIL_LOG)
+            eh = (whi < hi) & (self.summand(whi, T) > peak - TAIL_LOG)
+            if not (el.any() or eh.any()):
+                break
+            half = np.where(el | eh, half * 1.6, half)
+            wlo = np.where(el, np.maximum(lo, np.floor(mode - half)), wlo)
+            whi = np.where(eh, np.minimum(hi, np.ceil(mode + half)), whi)
+        out = np.empty(T.shape)
+        peak = self.summand(mode, T)
+        negligible = ((self.summand(wlo, T) < peak - TAIL_LOG)
+                      & (self.summand(whi, T) < peak - TAIL_LOG))
+        # quadrature only where the summand is smooth (sigma >= 8) and negligible at both ends
+        interior = negligible & (sigma >= 8.0)
+        if interior.any():
+            i = interior
+            mid = 0.5 * (wlo[i] + whi[i])
+            rad = 0.5 * (whi[i] - wlo[i])
+            x = mid[:, None] + rad[:, None] * _GL_NODES[None, :]
+            vals = self.summand(x, T[i, None])
+            out[i] = special.logsumexp(vals + np.log(_GL_WEIGHTS)[None, :], axis=1) + np.log(rad)
+        rest = ~interior
+        if rest.any():
+            out[rest] = self._full_sum(T[rest], wlo[rest], whi[rest])
+        return out
+
+
+def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
+    def logw(T):
+        T = np.asarray(T, dtype=float)
+        return _lchoose(M, T) + special.betaln(A + T, B + M - T) + lik(T)
+    return logw
+
+
+def _find_peak(logw, M: int) -> tuple[int, float]:
+    """Integer maximiser of a unimodal function on 0..M by successive refinement."""
+    lo, hi = 0, M
+    while True:
+        if hi - lo <= 32:
+            grid = np.arange(lo, hi + 1)
+            vals = logw(grid)
+            i = int(np.nanargmax(vals))
+            return int(grid[i]), float(vals[i])
+        grid = np.unique(np.round(np.linspace(lo, hi, 33)).astype(np.int64))
+        vals = logw(grid)
+        i = int(np.nanargmax(vals))
+        lo = int(grid[max(i - 1, 0)])
+        hi = int(grid[min(i + 1, grid.size - 1)])
+
+
+def _find_edge(logw, start: int, stop: int, level: float) -> int:
+    """Last integer between start (value above level) and stop where logw stays above level."""
+    if start == stop:
+        return stop
+    direction = 1 if stop > start else -1
+    if logw(np.array([stop]))[0] > level:
+        return stop
+    inside, outside = start, stop
+    while abs(outside - inside) > 1:
+        pts = np.unique(np.round(np.linspace(inside, outside, 18)).astype(np.int64))
+        vals = logw(pts)
+        above = vals > level
+        # points are ordered from inside to outside when direction == 1; unify
+        if direction == -1:
+            pts, above = pts[::-1], above[::-1]
+        j = int(np.argmin(above))  # first point below the level
+        inside, outside = int(pts[j - 1]), int(pts[j])
+    return inside
+
+
+_CHEB_DEG = 24
+_CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
+_CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
+
+
+def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12) -> np.ndarray:
+    """``fn`` at every integer in [lo, hi], from adaptive piecewise Chebyshev interpolation.
+
+    ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
+    degree-24 interpolants are halved until, at check points inside each panel, the weights
+    ``exp(log w - peak)`` from the interpolant and from direct evaluation differ by less than
+    ``tol``; narrow panels are evaluated directly at every integer.
+    """
+    ints = np.arange(lo, hi + 1, dtype=float)
+    if hi - lo < _FULL_T:
+        return fn(ints)
+    # rounding noise of log L (sums of large log-gamma terms) sets the attainable tolerance:
+    # estimate it from fourth differences at consecutive integers, where the smooth part is nil
+    probe = fn(np.round(0.5 * (lo + hi)) + np.arange(-8.0, 9.0))
+    noise = float(np.std(np.diff(probe, 4))) / math.sqrt(70.0)
+    tol = max(tol, 30.0 * noise)
+    out = np.empty(ints.size)
+    edges = np.linspace(lo, hi + 1, 9)
+    todo = list(zip(edges[:-1], edges[1:]))
+    while todo:
+        mids = np.array([0.5 * (a + b) for a, b in todo])
+        rads = np.array([0.5 * (b - a) for a, b in todo])
+        xn = (mids[:, None] + rads[:, None] * _CHEB_NODES[None, :]).ravel()
+        xc = (mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :]).ravel()
+        both = fn(np.concatenate([xn, xc]))
+        vn = both[:xn.size].reshape(len(todo), -1)
+        vc = both[xn.size:].reshape(len(todo), -1)
+        bc = base(xc).reshape(len(todo), -1)
+        nxt = []
+        for i, (a, b) in enumerate(todo):
+            cheb = np.polynomial.chebyshev.Chebyshev.fit(_CHEB_NODES, vn[i], _CHEB_DEG,
+                                                         domain=[-1, 1])
+            approx = cheb(_CHEB_CHECK)
+            with np.errstate(invalid="ignore"):
+                err = np.abs(np.exp(bc[i] + approx - peak) - np.exp(bc[i] + vc[i] - peak))
+            sel = (ints >= a) & (ints < b)
+            if np.all(np.isfinite(vn[i])) and np.nanmax(err) < tol:
+                out[sel] = cheb((ints[sel] - mids[i]) / rads[i])
+            elif b - a <= 4 * _CHEB_DEG:
+                out[sel] = fn(ints[sel])
+            else:
+                m = 0.5 * (a + b)
+                nxt.extend([(a, m), (m, b)])
+        todo = nxt
+    return out
+
+
+def _validate_counts(**counts) -> dict[str, int]:
+    out = {}
+    for name, value in counts.items():
+        if isinstance(value, (bool, np.bool_)):
+            raise CountsError(f"{name}={value!r}: counts must be non-negative integers, not booleans")
+        try:
+            fv = float(value)
+        except (TypeError, ValueError):
+            raise CountsError(f"{name}={value!r}: counts must be non-negative integers") from None
+        if not np.isfinite(fv) or fv < 0 or fv != int(fv):
+            raise CountsError(f"{name}={value!r}: counts must be finite non-negative integers; "
+                              "pass whole numbers of ratings")
+        out[name] = int(fv)
+    if out["human_pos"] > out["human_total"]:
+        raise CountsError(f"human_pos={out['human_pos']} exceeds human_total={out['human_total']}: "
+                          "positives cannot outnumber ratings")
+    if out["metric_pos"] > out["metric_total"]:
+        raise CountsError(f"metric_pos={out['metric_pos']} exceeds metric_total="
+                          f"{out['metric_total']}: positives cannot outnumber ratings")
+    return out
+
+
+def _check_beta_params(name: str, pair) -> tuple[float, float]:
+    try:
+        a, b = (float(v) for v in pair)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name}={pair!r}: give a pair (a, b) of positive numbers, "
+                             "e.g. (1, 1) for a uniform prior") from None
+    if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
+        raise ParameterError(f"{name}={pair!r}: Beta parameters must be positive and finite")
+    return a, b
+
+
+def _check_rate(name: str, value) -> float | None:
+    if value is None:
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name}={value!r}: a known rate must be a number in [0, 1]") from None
+    if not (0.0 <= v <= 1.0):
+        raise ParameterError(f"{name}={value!r} is outside [0, 1]; a rate is a probability")
+    return v
+
+
+@dataclass(frozen=True, eq=False)
+class AlphaPosterior:
+    """Posterior of ``alpha`` as a finite mixture of Beta distributions.
+
+    ``weights[i]`` is the probability of component ``Beta(a[i], b[i])``; all components share
+    ``a[i] + b[i]``.  Create it with :func:`alpha_posterior`.
+
+    Examples
+    --------
+    >>> post = alpha_posterior(human_pos=60, human_total=100)
+    >>> round(post.mean, 6) == round(61 / 102, 6)
+    True
+    >>> low, high = post.interval(0.95)
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    weights: np.ndarray
+    counts: dict = field(default_factory=dict)
+    method: str = "exact"
+
+    # -- moments ---------------------------------------------------------------------------
+    @cached_property
+    def _total(self) -> float:
+        return float(self.a[0] + self.b[0])
+
+    @cached_property
+    def mean(self) -> float:
+        """Posterior mean."""
+        return float(np.dot(self.weights, self.a) / self._total)
+
+    @cached_property
+    def var(self) -> float:
+        """Posterior variance."""
+        n = self._total
+        second = float(np.dot(self.weights, self.a * (self.a + 1.0)) / (n * (n + 1.0)))
+        return max(second - self.mean ** 2, 0.0)
+
+    @property
+    def std(self) -> float:
+        """Posterior standard deviation."""
+        return math.sqrt(self.var)
+
+    @cached_property
+    def mode(self) -> float:
+        """Posterior mode (maximum of the density)."""
+        from scipy.optimize import minimize_scalar
+
+        lo, hi = self.ppf(1e-9), self.ppf(1 - 1e-9)
+        if lo == hi:
+            return lo
+        # start from the densest of a few points to stay in the right basin
+        grid = np.linspace(lo, hi, 201)
+        dens = self.pdf(grid)
+        i = int(np.argmax(dens))
+        if i == 0 and self.pdf(0.0) >= dens[0]:
+            return 0.0
+        if i == grid.size - 1 and self.pdf(1.0) >= dens[-1]:
+            return 1.0
+        a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+        res = minimize_scalar(lambda x: -self.pdf(x), bounds=(a, b), method="bounded",
+                              options={"xatol": 1e-12})
+        return float(res.x)
+
+    @property
+    def n_components(self) -> int:
+        return int(self.weights.size)
+
+    # -- distribution functions -----------------------------------------------------------
+    @cached_property
+    def _survival(self) -> np.ndarray:
+        # S[j] = sum_{T > j} w_T for j = 0..K-2 (component index)
+        s = np.cumsum(self.weights[::-1])[::-1]
+        return s[1:]
+
+    def _window(self, x: float, pad: float = 40.0) -> tuple[int, int]:
+        """Component indices whose telescoping terms matter at x."""
+        n = self._total - 1.0
+        centre = x * n - self.a[0]
+        spread = pad * math.sqrt(max(n * x * (1 - x), 1.0)) + 50.0
+        K = self.weights.size
+        lo = int(max(0, math.floor(centre - spread)))
+        hi = int(min(K - 1, math.ceil(centre + spread)))
+        return lo, hi
+
+    def _cdf_scalar(self, x: float) -> float:
+        if x <= 0.0:
+            return 0.0
+        if x >= 1.0:
+            return 1.0
+        K = self.weights.size
+        if K == 1:
+            return float(special.betainc(self.a[0], self.b[0], x))
+        lo, hi = self._window(x)
+        lo = min(lo, K - 1)
+        hi = min(hi, K - 2)
+        # Telescoping from component lo:  I_x(a_i, b_i) = I_x(a_lo, b_lo) - sum_{lo<=j<i} d_j(x)
+        # (and + sum_{i<=j<lo} d_j(x) below lo), so
+        #   CDF = I_x(a_lo, b_lo) + sum_{j<lo} d_j C_j - sum_{j>=lo} d_j S_{j+1},
+        # where d_j(x) is a generalised binomial probability that is negligible outside [lo, hi].
+        base = float(special.betainc(self.a[lo], self.b[lo], x))
+        if hi < lo:
+            return float(np.clip(base, 0.0, 1.0))
+        j = np.arange(lo, hi + 1)
+        aj, bj = self.a[j], self.b[j]
+        logd = (special.gammaln(self._total) - special.gammaln(aj + 1.0) - special.gammaln(bj)
+                + aj * math.log(x) + (bj - 1.0) * math.log1p(-x))
+        tail = float(np.dot(np.exp(logd), self._survival[j]))
+        return float(np.clip(base - tail, 0.0, 1.0))
+
+    def cdf(self, x):
+        """Posterior CDF at x (scalar or array)."""
+        xs = np.asarray(x, dtype=float)
+        out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
+        return float(out) if out.ndim == 0 else out
+
+    def pdf(self, x):
+        """Posterior density at x (scalar or array)."""
+        xs = np.atleast_1d(np.asarray(x, dtype=float))
+        out = np.empty(xs.shape)
+        for i, xv in enumerate(xs.ravel()):
+            if xv < 0 or xv > 1:
+                out.flat[i] = 0.0
+                continue
+            if self.weights.size <= 2000:
+                lo, hi = 0, self.weights.size - 1
+            else:
+                lo, hi = self._window(min(max(xv, 1e-12), 1 - 1e-12))
+            sl = slice(lo, hi + 1)
+            with np.errstate(divide="ignore"):
+                dens = stats.beta.pdf(xv, self.a[sl], self.b[sl])
+            out.flat[i] = float(np.dot(self.weights[sl], dens))
+        return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
+
+    def ppf(self, q):
+        """Posterior quantile function (scalar or array)."""
+        qs = np.asarray(q, dtype=float)
+        out = np.vectorize(self._ppf_scalar, otypes=[float])(qs)
+        return float(out) if out.ndim == 0 else out
+
+    def _ppf_scalar(self, q: float) -> float:
+        if not 0.0 <= q <= 1.0:
+            raise ParameterError(f"q={q!r}: a quantile level must lie in [0, 1]")
+        if q == 0.0:
+            return 0.0
+        if q == 1.0:
+            return 1.0
+        if self.weights.size == 1:
+            return float(special.betaincinv(self.a[0], self.b[0], q))
+        # bracket with component quantiles, then Brent on the exact CDF
+        from scipy.optimize import brentq
+
+        idx = np.searchsorted(np.cumsum(self.weights), q)
+        idx = min(idx, self.weights.size - 1)
+        guess = float(special.betaincinv(self.a[idx], self.b[idx], q))
+        sd = self.std if self.std > 0 else 1e-3
+        lo, hi = max(guess - 2 * sd, 0.0), min(guess + 2 * sd, 1.0)
+        f = lambda t: self._cdf_scalar(t) - q  # noqa: E731
+        while lo > 0.0 and f(lo) > 0:
+            lo = max(lo - 4 * sd, 0.0)
+        while hi < 1.0 and f(hi) < 0:
+            hi = min(hi + 4 * sd, 1.0)
+        if f(lo) >= 0:
+            return lo
+        if f(hi) <= 0:
+            return hi
+        return float(brentq(f, lo, hi, xtol=1e-14, rtol=1e-13, maxiter=200))
+
+    def interval(self, level: float = 0.95, kind: str = "eti") -> tuple[float, float]:
+        """Credible interval.
+
+        Parameters
+        ----------
+        level : float
+            Posterior probability inside the interval.
+        kind : {"eti", "hdi"}
+            Equal-tailed interval or highest-density interval (the shortest interval with that
+            probability; the posterior is unimodal).
+        """
+        if not 0.0 < level < 1.0:
+            raise ParameterError(f"level={level!r}: must lie strictly between 0 and 1, e.g. 0.95")
+        if kind == "eti":
+            tail = (1.0 - level) / 2.0
+            return (self.ppf(tail), self.ppf(1.0 - tail))
+        if kind == "hdi":
+            from scipy.optimize import minimize_scalar
+
+            width = lambda p: self.ppf(p + level) - self.ppf(p)  # noqa: E731
+            res = minimize_scalar(width, bounds=(0.0, 1.0 - level), method="bounded",
+                                  options={"xatol": 1e-10})
+            p = float(res.x)
+            # the boundary solutions (mode at 0 or 1) are not interior minima
+            cands = [(width(p), p), (width(0.0), 0.0), (width(1.0 - level), 1.0 - level)]
+            _, p = min(cands)
+            return (self.ppf(p), self.ppf(p + level))
+        raise ParameterError(f"kind={kind!r}: use 'eti' (equal-tailed) or 'hdi' (highest density)")
+
+    def sample(self, n: int, seed=None) -> np.ndarray:
+        """Draw ``n`` values from the posterior (exact: component, then Beta draw)."""
+        rng = np.random.default_rng(seed)
+        comp = rng.choice(self.weights.size, size=int(n), p=self.weights / self.weights.sum())
+        return rng.beta(self.a[comp], self.b[comp])
+
+    def prob_greater(self, other: AlphaPosterior) -> float:
+        """P(alpha_self > alpha_other) for independent posteriors, exact.
+
+        Computed as ``E_other[1 - F_self(alpha)]`` by Gauss-Legendre quadrature of the other's
+        density over its support in panels; the integrand is smooth, so the error is far below
+        1e-10 (tested against closed forms for two Betas).
+        """
+        return _prob_greater(self, other)
+
+    def __repr__(self) -> str:
+        return (f"AlphaPosterior(mean={self.mean:.6f}, std={self.std:.6f}, "
+                f"components={self.n_components}, method={self.method!r})")
+
+
+def _prob_greater(p1: AlphaPosterior, p2: AlphaPosterior) -> float:
+    # integrate F_2(x) dF_1(x) = P(alpha_2 < alpha_1) over the support of p1 by panels
+    lo = p1.ppf(1e-15)
+    hi = p1.ppf(1 - 1e-15)
+    if hi <= lo:
+        return float(1.0 - p2.cdf(lo))
+    edges = np.linspace(lo, hi, 33)
+    total = 0.0
+    nodes, wts = np.polynomial.legendre.leggauss(24)
+    for a, b in zip(edges[:-1], edges[1:]):
+        x = 0.5 * (a + b) + 0.5 * (b - a) * nodes
+        total += 0.5 * (b - a) * float(np.dot(wts, p1.pdf(x) * p2.cdf(x)))
+    # mass of p1 outside [lo, hi] is at most 2e-15
+    return float(np.clip(total, 0.0, 1.0))
+
+
+def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
+             neg: RateDistribution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lik = _MetricLikelihood(k, M, pos, neg)
+    logw = _log_weight_fn(A, B, M, lik)
+    if M + 1 <= _FULL_T:
+        T = np.arange(M + 1, dtype=float)
+        lw = logw(T)
+    else:
+        tstar, peak = _find_peak(logw, M)
+        level = peak - TAIL_LOG
+        t_lo = _find_edge(logw, tstar, 0, level)
+        t_hi = _find_edge(logw, tstar, M, level)
+        T = np.arange(t_lo, t_hi + 1, dtype=float)
+        logL = _chebyshev_fill(lik, t_lo, t_hi,
+                               lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak)
+        lw = _lchoose(M, T) + special.betaln(A + T, B + M - T) + logL
+    if not np.isfinite(lw).any():
+        raise CountsError(f"the metric counts (metric_pos={k} of metric_total={M}) are impossible "
+                          "under the given rates (likelihood zero for every alpha); check the "
+                          "counts or the known rho/eta")
+    keep = lw > np.max(lw) - TAIL_LOG
+    first, last = np.argmax(keep), keep.size - 1 - np.argmax(keep[::-1])
+    T, lw = T[first:last + 1], lw[first:last + 1]
+    w = np.exp(lw - special.logsumexp(lw))
+    return A + T, B + M - T, w
+
+
+def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0,
+                    metric_total: int = 0, tp: int = 0, fn: int = 0, tn: int = 0, fp: int = 0, *,
+                    rho: float | None = None, eta: float | None = None,
+                    prior: tuple[float, float] = (1.0, 1.0),
+                    rate_prior: tuple[float, float] = (1.0, 1.0), method: str = "exact",
+                    grid: tuple[int, int, int] = (2000, 1000, 1000)) -> AlphaPosterior:
+    """Posterior of the rate of adequate outputs from sufficient statistics.
+
+    Parameters
+    ----------
+    human_pos, human_total : int
+        Human (error-free) ratings that inform ``alpha``: positives and total.
+    metric_pos, metric_total : int
+        Metric ratings of outputs without a human rating: positives and total.
+    tp, fn, tn, fp : int
+        Paired ratings (human and metric on the same output), which inform ``rho ~ Beta(tp + a_r,
+        fn + b_r)`` and ``eta ~ Beta(tn + a_r, fp + b_r)``.
+    rho, eta : float, optional
+        Known true-positive / true-negative rate (then the paired counts of that rate are unused).
+    prior : (float, float)
+        Beta prior of ``alpha``.
+    rate_prior : (float, float)
+        Beta prior of ``rho`` and of ``eta``.
+    method : {"exact", "grid"}
+        ``"exact"``: the Beta-mixture posterior (see the module notes for its error bound);
+        ``"grid"``: the paper's midpoint grid (slow; for reproducing published numbers).
+    grid : (int, int, int)
+        Grid sizes ``(N_alpha, N_rho, N_eta)`` for ``method="grid"``.
+
+    Returns
+    -------
+    AlphaPosterior
+
+    Examples
+    --------
+    >>> post = alpha_posterior(human_pos=60, human_total=100, metric_pos=5600,
+    ...                        metric_total=10000, tp=96, fn=24, tn=64, fp=16)
+    >>> round(post.mean, 2)
+    0.6
+    """
+    c = _validate_counts(human_pos=human_pos, human_total=human_total, metric_pos=metric_pos,
+                         metric_total=metric_total, tp=tp, fn=fn, tn=tn, fp=fp)
+    a, b = _check_beta_params("prior", prior)
+    ar, br = _check_beta_params("rate_prior", rate_prior)
+    rho = _check_rate("rho", rho)
+    eta = _check_rate("eta", eta)
+    if method == "grid":
+        from .grid import grid_posterior
+
+        return grid_posterior(**c, rho=rho, eta=eta, prior=(a, b), rate_prior=(ar, br), grid=grid)
+    if method != "exact":
+        raise ParameterError(f"method={method!r}: use 'exact' (default) or 'grid'")
+    A = a + c["human_pos"]
+    B = b + c["human_total"] - c["human_pos"]
+    M, k = c["metric_total"], c["metric_pos"]
+    pos = RateDistribution(c["tp"] + ar, c["fn"] + br) if rho is None else RateDistribution(known=rho)
+    # the metric accepts an inadequate output with probability 1 - eta
+    neg = (RateDistribution(c["fp"] + br, c["tn"] + ar) if eta is None
+           else RateDistribution(known=1.0 - eta))
+    if M == 0:
+        aa, bb, w = np.array([A]), np.array([B]), np.array([1.0])
+    elif pos.known is not None and neg.known is not None and pos.known == neg.known:
+        # rho + eta == 1: the metric carries no information about alpha
+        aa, bb, w = np.array([A]), np.array([B]), np.array([1.0])
+    else:
+        aa, bb, w = _mixture(A, B, k, M, pos, neg)
+    return AlphaPosterior(aa, bb, w, counts=dict(c, rho=rho, eta=eta, prior=(a, b),
+                                                 rate_prior=(ar, br)), method="exact")

@@ -1,0 +1,684 @@
+"""Tests of binaryeval.correlation: Fisher intervals, Williams test, Zou intervals, correlate(),
+hybrid super-sampling.
+
+Expected numbers come from /work/shared/reference (R psych 2.2.9 ``r.test``, cocor 1.1-4,
+R ``cor.test``, mt-metrics-eval ``WilliamsTest``; see the README there), from the WMT20 metrics-task
+release (its reported Kendall and Pearson correlations), from scipy, or from closed forms.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import _correlation_loaders as L
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA, REFERENCE, need
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+
+from binaryeval.correlation import (
+    CorrelationResult,
+    WilliamsResult,
+    correlate,
+    fisher_ci,
+    hybrid_supersample,
+    williams_test,
+    zou_ci,
+)
+from binaryeval.errors import DataError, FormulaError, InputTypeError, ParameterError
+
+TOL = 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# reference tables
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def dep_R() -> pd.DataFrame:
+    return pd.read_csv(need(REFERENCE / "dependent_correlations_R.csv"))
+
+
+@pytest.fixture(scope="module")
+def dep_mtme() -> pd.DataFrame:
+    return pd.read_csv(need(REFERENCE / "dependent_correlations_mtme.csv"))
+
+
+@pytest.fixture(scope="module")
+def edge_R() -> pd.DataFrame:
+    return pd.read_csv(need(REFERENCE / "dependent_correlations_edge_R.csv"))
+
+
+def test_williams_matches_psych_and_cocor(dep_R):
+    # R: psych::r.test(n, r12, r13, r23) -> psych_t, psych_p_two;
+    #    cocor.dep.groups.overlap(r.jk=r12, r.jh=r13, r.kh=r23, n, test="williams1959",
+    #    alternative="greater") -> williams_t, williams_df, williams_p_greater.  66 cases.
+    diffs = []
+    for row in dep_R.itertuples():
+        n = int(row.n)
+        res = williams_test(row.r12, row.r13, row.r23, n)
+        two = williams_test(row.r12, row.r13, row.r23, n, alternative="two-sided")
+        assert isinstance(res, WilliamsResult)
+        assert res.df == row.williams_df == n - 3
+        diffs += [abs(res.statistic - row.psych_t), abs(res.statistic - row.williams_t),
+                  abs(res.pvalue - row.williams_p_greater), abs(two.pvalue - row.psych_p_two),
+                  abs(two.pvalue - row.williams_p_two)]
+    assert max(diffs) < TOL
+    assert len(diffs) == 5 * 66
+
+
+def test_williams_worked_example():
+    # R reference README: n=12, (.95, .90, .90): t = 1.126297, p(two-sided) = 0.289175
+    t, p = williams_test(0.95, 0.90, 0.90, 12, alternative="two-sided")
+    assert t == pytest.approx(1.126297, abs=5e-7)
+    assert p == pytest.approx(0.289175, abs=5e-7)
+
+
+@pytest.mark.parametrize("level,lo,hi", [(0.95, "zou95_lo", "zou95_hi"), (0.90, "zou90_lo", "zou90_hi")])
+def test_zou_matches_cocor(dep_R, level, lo, hi):
+    # R: cocor.dep.groups.overlap(..., test="zou2007", conf.level=level)
+    got = np.array([zou_ci(r.r12, r.r13, r.r23, int(r.n), level=level) for r in dep_R.itertuples()])
+    np.testing.assert_allclose(got[:, 0], dep_R[lo], rtol=0, atol=TOL)
+    np.testing.assert_allclose(got[:, 1], dep_R[hi], rtol=0, atol=TOL)
+
+
+def test_zou_worked_example():
+    # R reference README: n=12, (.95, .90, .90): Zou 95% CI [-0.055455, 0.259031]
+    low, high = zou_ci(0.95, 0.90, 0.90, 12)
+    assert (low, high) == pytest.approx((-0.055455, 0.259031), abs=5e-7)
+
+
+def test_mtme_one_sided_convention_differs_only_for_negative_t(dep_R, dep_mtme):
+    # mt-metrics-eval WilliamsTest computes its one-sided p from |t| (reference README); ours keeps
+    # the sign: equal where t >= 0, complementary (1 - p) where t < 0.
+    merged = dep_R.merge(dep_mtme, on=["n", "r12", "r13", "r23"], validate="one_to_one")
+    assert len(merged) == 66
+    ours = np.array([williams_test(r.r12, r.r13, r.r23, int(r.n)).pvalue for r in merged.itertuples()])
+    t = merged["psych_t"].to_numpy()
+    neg = t < 0
+    assert neg.sum() == 6  # the (0.90, 0.95, 0.92) triple at each n
+    np.testing.assert_allclose(ours[~neg], merged["mtme_p_one_sided"][~neg], rtol=0, atol=TOL)
+    np.testing.assert_allclose(ours[neg], 1 - merged["mtme_p_one_sided"][neg], rtol=0, atol=TOL)
+    assert np.all(np.abs(ours[neg] - merged["mtme_p_one_sided"][neg]) > 0.1)
+    # their two-sided p is the usual one
+    two = [williams_test(r.r12, r.r13, r.r23, int(r.n), "two-sided").pvalue for r in merged.itertuples()]
+    np.testing.assert_allclose(two, merged["mtme_p_two_sided"], rtol=0, atol=TOL)
+
+
+# ---------------------------------------------------------------------------------------------
+# edge cases (dependent_correlations_edge_R.csv)
+# ---------------------------------------------------------------------------------------------
+def _edge(edge_R, n, r12, r13, r23):
+    row = edge_R[(edge_R.n == n) & np.isclose(edge_R.r12, r12) & np.isclose(edge_R.r13, r13)
+                 & np.isclose(edge_R.r23, r23)]
+    assert len(row) == 1
+    return row.iloc[0]
+
+
+def test_edge_invalid_matrix_rejected(edge_R):
+    # R: det = -0.2301 < 0: psych/cocor Williams give NA, Hittner z = 17.5 and Zou [0.32, 1.06] are
+    # finite nonsense.  We refuse the triple.
+    row = _edge(edge_R, 12, 0.99, 0.5, 0.99)
+    assert row.detR == pytest.approx(-0.2301)
+    assert math.isnan(row.williams_t) and math.isfinite(row.zou95_lo)
+    with pytest.raises(ParameterError, match="not a valid correlation matrix"):
+        williams_test(0.99, 0.5, 0.99, 12)
+    with pytest.raises(ParameterError, match="determinant is -0.2301"):
+        zou_ci(0.99, 0.5, 0.99, 12)
+
+
+def test_edge_equal_correlations(edge_R):
+    # R: r12 = r13: t = 0, p = 1, Zou interval symmetric around 0
+    row = _edge(edge_R, 12, 0.95, 0.95, 0.9)
+    t, p = williams_test(0.95, 0.95, 0.9, 12, alternative="two-sided")
+    assert (t, p) == (row.williams_t, row.williams_p_two) == (0.0, 1.0)
+    assert williams_test(0.95, 0.95, 0.9, 12).pvalue == 0.5
+    low, high = zou_ci(0.95, 0.95, 0.9, 12)
+    assert low == pytest.approx(row.zou95_lo, abs=TOL) and high == pytest.approx(row.zou95_hi, abs=TOL)
+    assert low == pytest.approx(-high, abs=1e-15)
+
+
+@pytest.mark.parametrize("n,r12,r13,r23", [(12, 0.999, 0.998, 0.9995), (4, 0.95, 0.9, 0.9)])
+def test_edge_near_one_and_n4(edge_R, n, r12, r13, r23):
+    # R: r near 1 (det 1.7e-6) and the smallest allowed n = 4 (df = 1)
+    row = _edge(edge_R, n, r12, r13, r23)
+    t, p = williams_test(r12, r13, r23, n, alternative="two-sided")
+    assert t == pytest.approx(row.psych_t, abs=TOL) and t == pytest.approx(row.williams_t, abs=TOL)
+    assert p == pytest.approx(row.psych_p_two, abs=TOL)
+    assert zou_ci(r12, r13, r23, n) == pytest.approx((row.zou95_lo, row.zou95_hi), abs=TOL)
+
+
+def test_edge_n3_rejected(edge_R):
+    # R: n = 3 gives t = 0 and p = NA (df = 0); we refuse n < 4
+    _edge(edge_R, 3, 0.95, 0.9, 0.9)
+    for call in (lambda: williams_test(0.95, 0.9, 0.9, 3), lambda: zou_ci(0.95, 0.9, 0.9, 3),
+                 lambda: fisher_ci(0.9, 3)):
+        with pytest.raises(ParameterError, match="n = 3 systems is too few"):
+            call()
+
+
+def test_edge_r_equal_one(edge_R):
+    # R: r12 = 1: Williams t = 15.2177, p = 9.95e-8; Zou NA (c divides by 1 - r12^2 = 0) -> NaN
+    row = _edge(edge_R, 12, 1.0, 0.9, 0.9)
+    t, p = williams_test(1.0, 0.9, 0.9, 12, alternative="two-sided")
+    assert t == pytest.approx(row.williams_t, abs=TOL)
+    assert p == pytest.approx(row.williams_p_two, abs=TOL)
+    assert all(math.isnan(v) for v in zou_ci(1.0, 0.9, 0.9, 12))
+    assert fisher_ci(1.0, 12) == (1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# argument errors
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args", [(1.2, 0.5, 0.5, 10), (0.5, -1.01, 0.5, 10), (0.5, 0.5, 2.0, 10)])
+def test_abs_r_above_one_rejected(args):
+    with pytest.raises(ParameterError, match="is not a correlation"):
+        williams_test(*args)
+    with pytest.raises(ParameterError, match="is not a correlation"):
+        zou_ci(*args)
+
+
+def test_bad_arguments():
+    with pytest.raises(ParameterError, match="is not a correlation"):
+        fisher_ci(1.5, 10)
+    with pytest.raises(InputTypeError, match="r12 must be a real number"):
+        williams_test("0.9", 0.8, 0.7, 10)
+    with pytest.raises(ParameterError, match="alternative must be one of"):
+        williams_test(0.9, 0.8, 0.7, 10, alternative="bigger")
+    with pytest.raises(ParameterError, match="level must be in"):
+        zou_ci(0.9, 0.8, 0.7, 10, level=95)
+    with pytest.raises(ParameterError, match="whole number"):
+        fisher_ci(0.5, 10.5)
+    with pytest.raises(ParameterError, match="n >= 5"):
+        fisher_ci(0.5, 4, method="kendall")
+    with pytest.raises(ParameterError, match="method must be one of"):
+        fisher_ci(0.5, 10, method="cosine")
+    with pytest.raises(ParameterError, match="finite"):
+        fisher_ci(float("nan"), 10)
+
+
+# ---------------------------------------------------------------------------------------------
+# invariants
+# ---------------------------------------------------------------------------------------------
+@st.composite
+def valid_triples(draw):
+    r12 = draw(st.floats(-0.99, 0.99))
+    r13 = draw(st.floats(-0.99, 0.99))
+    # r23 inside the range that keeps the 3x3 matrix positive definite
+    half = math.sqrt((1 - r12 ** 2) * (1 - r13 ** 2))
+    u = draw(st.floats(-0.98, 0.98))
+    return r12, r13, r12 * r13 + u * half
+
+
+@settings(max_examples=200, deadline=None)
+@given(valid_triples(), st.integers(4, 500))
+def test_williams_alternatives_and_antisymmetry(triple, n):
+    # closed forms: p_greater + p_less = 1; two-sided = 2 min(...); swapping the metrics negates t
+    r12, r13, r23 = triple
+    g = williams_test(r12, r13, r23, n, "greater")
+    le = williams_test(r12, r13, r23, n, "less")
+    two = williams_test(r12, r13, r23, n, "two-sided")
+    assert g.pvalue + le.pvalue == pytest.approx(1.0, abs=1e-12)
+    assert two.pvalue == pytest.approx(min(1.0, 2 * min(g.pvalue, le.pvalue)), abs=1e-12)
+    assert williams_test(r13, r12, r23, n).statistic == pytest.approx(-g.statistic, abs=1e-9)
+    assert (g.pvalue < 0.5) == (r12 > r13) or r12 == r13 or g.pvalue == 0.5
+
+
+@settings(max_examples=200, deadline=None)
+@given(valid_triples(), st.integers(5, 500))
+def test_zou_interval_invariants(triple, n):
+    # closed forms: Zou's interval contains the estimate, nests by level, and mirrors when the
+    # two metrics are swapped: CI(r13 - r12) = -CI(r12 - r13)
+    r12, r13, r23 = triple
+    lo95, hi95 = zou_ci(r12, r13, r23, n)
+    lo90, hi90 = zou_ci(r12, r13, r23, n, level=0.90)
+    d = r12 - r13
+    assert lo95 <= lo90 <= d + 1e-12 and d - 1e-12 <= hi90 <= hi95
+    lo_s, hi_s = zou_ci(r13, r12, r23, n)
+    assert (lo_s, hi_s) == pytest.approx((-hi95, -lo95), abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(-0.999, 0.999), st.integers(4, 1000), st.floats(0.5, 0.999))
+def test_fisher_ci_closed_form(r, n, level):
+    # closed form: tanh(atanh r -+ z_{(1+level)/2} / sqrt(n - 3))
+    q = special.ndtri((1 + level) / 2)
+    low, high = fisher_ci(r, n, level)
+    assert low == pytest.approx(math.tanh(math.atanh(r) - q / math.sqrt(n - 3)), abs=1e-12)
+    assert high == pytest.approx(math.tanh(math.atanh(r) + q / math.sqrt(n - 3)), abs=1e-12)
+    assert low <= r <= high
+
+
+def test_rank_correlation_intervals():
+    # Bonett & Wright (2000): Spearman se^2 = (1 + r^2/2)/(n - 3);
+    # Fieller, Hartley & Pearson (1957): Kendall se^2 = 0.437/(n - 4)
+    q = special.ndtri(0.975)
+    r, n = 0.6, 15
+    se_s = math.sqrt((1 + r ** 2 / 2) / (n - 3))
+    se_k = math.sqrt(0.437 / (n - 4))
+    assert fisher_ci(r, n, method="spearman") == pytest.approx(
+        (math.tanh(math.atanh(r) - q * se_s), math.tanh(math.atanh(r) + q * se_s)), abs=1e-14)
+    assert fisher_ci(r, n, method="kendall") == pytest.approx(
+        (math.tanh(math.atanh(r) - q * se_k), math.tanh(math.atanh(r) + q * se_k)), abs=1e-14)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fisher intervals on WMT15 (R cor.test and scipy)
+# ---------------------------------------------------------------------------------------------
+def test_wmt15_single_r_intervals_match_R():
+    # R: cor.test(SCORE, HUMAN)$conf.int per (lp, metric) on the Graham & Liu WMT15 inputs;
+    # 190 (lp, metric) cases in 10 language pairs
+    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_R.csv"))
+    need(DATA / L.WMT15)
+    worst = 0.0
+    for lp, block in ref.groupby("lp"):
+        data = L.wmt15_system_level(DATA, lp)
+        metrics = list(block["metric"])
+        res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), data)
+        got = res.to_frame().set_index("metric").loc[metrics]
+        assert list(res.metrics) == metrics and (got["n"] == block["n"].to_numpy()).all()
+        for col, rcol in (("r", "r"), ("lower", "cortest_ci_lo"), ("upper", "cortest_ci_hi")):
+            worst = max(worst, np.max(np.abs(got[col].to_numpy() - block[rcol].to_numpy())))
+    assert worst < TOL
+
+
+def test_fisher_ci_matches_scipy_column():
+    # scipy: pearsonr(...).confidence_interval() as stored beside R's numbers
+    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_scipy_vs_R.csv"))
+    got = np.array([fisher_ci(r.scipy_r, int(r.n)) for r in ref.itertuples()])
+    np.testing.assert_allclose(got[:, 0], ref["scipy_ci_lo"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got[:, 1], ref["scipy_ci_hi"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got[:, 0], ref["R_ci_lo"], rtol=0, atol=TOL)
+
+
+# ---------------------------------------------------------------------------------------------
+# correlate(): small synthetic data with hand-checkable numbers
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture()
+def toy() -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    n = 9
+    human = rng.normal(size=n)
+    return pd.DataFrame({"system": [f"s{i}" for i in range(n)], "human": human,
+                         "bleu": human + rng.normal(scale=0.8, size=n),
+                         "chrf": human + rng.normal(scale=0.5, size=n),
+                         "ter": -human + rng.normal(scale=0.7, size=n)})
+
+
+def test_correlate_matches_scalar_functions(toy):
+    # scipy pearsonr for r and its interval; williams_test/zou_ci for every ordered pair
+    res = correlate("human ~ bleu + chrf + ter", toy)
+    assert isinstance(res, CorrelationResult)
+    fr = res.to_frame()
+    assert list(fr.columns) == ["metric", "r", "lower", "upper", "n"]
+    assert fr.attrs["level"] == 0.95 and fr.attrs["method"] == "pearson"
+    for row in fr.itertuples():
+        ref = stats.pearsonr(toy[row.metric], toy["human"])
+        ci = ref.confidence_interval(0.95)
+        assert (row.r, row.lower, row.upper) == pytest.approx((ref.statistic, ci.low, ci.high), abs=1e-12)
+    pw = res.pairwise()
+    assert len(pw) == 6
+    assert list(pw.columns) == ["metric_1", "metric_2", "r_1", "r_2", "r_23", "diff", "lower", "upper",
+                                "statistic", "df", "p_value", "significant"]
+    assert pw.attrs["alternative"] == "greater"
+    for row in pw.itertuples():
+        r23 = stats.pearsonr(toy[row.metric_1], toy[row.metric_2]).statistic
+        w = williams_test(row.r_1, row.r_2, r23, 9)
+        assert row.r_23 == pytest.approx(r23, abs=1e-12)
+        assert (row.statistic, row.p_value) == pytest.approx((w.statistic, w.pvalue), abs=1e-10)
+        assert (row.lower, row.upper) == pytest.approx(zou_ci(row.r_1, row.r_2, r23, 9), abs=1e-10)
+        assert row.significant == (row.p_value < 0.05)
+
+
+def test_lower_is_better_and_absolute(toy):
+    # flipping a metric negates its r and its correlations with the other metrics
+    plain = correlate("human ~ bleu + ter", toy)
+    flip = correlate("human ~ bleu + ter", toy, lower_is_better=["ter"])
+    expr = correlate("human ~ bleu + I(-ter)", toy)
+    wmt = correlate("human ~ bleu + ter", toy, absolute=True)
+    assert plain.r["ter"] < 0
+    assert flip.r["ter"] == pytest.approx(-plain.r["ter"], abs=1e-14)
+    assert expr.r["I(-ter)"] == pytest.approx(flip.r["ter"], abs=1e-14)
+    assert wmt.flipped == ("ter",) and flip.flipped == ("ter",)
+    np.testing.assert_allclose(wmt.correlation_matrix, flip.correlation_matrix, atol=1e-14)
+    assert plain.correlation_matrix.loc["bleu", "ter"] == pytest.approx(
+        -flip.correlation_matrix.loc["bleu", "ter"], abs=1e-14)
+    with pytest.raises(ParameterError, match="lower_is_better"):
+        correlate("human ~ bleu + ter", toy, lower_is_better=["meteor"])
+
+
+def test_segment_aggregation_counts_rows():
+    # "| system": means per system over complete rows; rows with a NaN are dropped and counted
+    rng = np.random.default_rng(3)
+    seg = pd.DataFrame({"sys": np.repeat([f"s{i}" for i in range(6)], 20),
+                        "mqm": rng.normal(size=120), "comet": rng.normal(size=120),
+                        "bleu": rng.normal(size=120)})
+    seg["comet"] += np.repeat(np.arange(6), 20) * 0.3
+    seg["mqm"] += np.repeat(np.arange(6), 20) * 0.2
+    seg.loc[[0, 5, 50], "mqm"] = np.nan
+    seg.loc[[7], "bleu"] = np.nan
+    res = correlate("mqm ~ comet + bleu | sys", seg)
+    assert res.aggregated and res.rows_used == 116 and res.rows_dropped == 4 and res.n == 6
+    means = seg.dropna().groupby("sys")[["mqm", "comet", "bleu"]].mean()
+    assert res.r["comet"] == pytest.approx(stats.pearsonr(means["comet"], means["mqm"]).statistic, abs=1e-13)
+    pd.testing.assert_frame_equal(res.scores, means, check_names=False)
+    text = str(res)
+    assert "rows used" in text and "116" in text and "rows dropped" in text
+
+
+def test_spearman_and_kendall(toy):
+    # scipy spearmanr / kendalltau; intervals with the Bonett-Wright / Fieller variances
+    for method, fun in (("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
+        res = correlate("human ~ bleu + chrf", toy, method=method)
+        fr = res.to_frame()
+        assert fr.attrs["method"] == method
+        for row in fr.itertuples():
+            assert row.r == pytest.approx(fun(toy[row.metric], toy["human"]).statistic, abs=1e-13)
+            assert (row.lower, row.upper) == pytest.approx(fisher_ci(row.r, 9, method=method), abs=1e-14)
+        r23 = fun(toy["bleu"], toy["chrf"]).statistic
+        assert res.correlation_matrix.loc["bleu", "chrf"] == pytest.approx(r23, abs=1e-13)
+        assert "approximations" in str(res)
+
+
+def test_correlate_errors(toy):
+    with pytest.raises(DataError, match="only 3 systems"):
+        correlate("human ~ bleu", toy.iloc[:3])
+    const = toy.assign(flat=1.0)
+    with pytest.raises(DataError, match="'flat' is constant"):
+        correlate("human ~ bleu + flat", const)
+    with pytest.raises(FormulaError, match="unknown name"):
+        correlate("human ~ bleuu", toy)
+    with pytest.raises(DataError, match="not numeric"):
+        correlate("human ~ system", toy)
+    with pytest.raises(ParameterError, match="method"):
+        correlate("human ~ bleu", toy, method="distance")
+    with pytest.raises(DataError, match="Kendall intervals need at least 5"):
+        correlate("human ~ bleu", toy.iloc[:4], method="kendall")
+
+
+def test_result_is_immutable(toy):
+    res = correlate("human ~ bleu + chrf", toy)
+    with pytest.raises(AttributeError):
+        res.method = "spearman"  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        res._corr[0, 1] = 0.0
+    s = res.scores
+    s.iloc[0, 0] = 99.0
+    assert res.scores.iloc[0, 0] != 99.0
+
+
+def test_significance_matrix_and_plots(toy):
+    # p(i beats j) + p(j beats i) = 1 for the one-sided Williams test; order by decreasing r
+    res = correlate("human ~ bleu + chrf + I(-ter)", toy)
+    mat = res.significance_matrix()
+    assert list(mat.index) == list(res.r.sort_values(ascending=False).index) == list(mat.columns)
+    p = mat.to_numpy()
+    assert np.isnan(np.diag(p)).all()
+    off = ~np.eye(3, dtype=bool)
+    np.testing.assert_allclose((p + p.T)[off], 1.0, atol=1e-12)
+    import matplotlib.axes
+
+    for kind in ("heatmap", "forest"):
+        ax = res.plot(kind=kind)
+        assert isinstance(ax, matplotlib.axes.Axes)
+    assert len(res.plot("forest").get_yticklabels()) == 3
+    with pytest.raises(ParameterError):
+        res.plot(kind="pie")
+
+
+def test_bootstrap_and_permutation_are_seeded(toy):
+    res = correlate("human ~ bleu + chrf", toy)
+    b1 = res.bootstrap(n_resamples=999, seed=11)
+    b2 = res.bootstrap(n_resamples=999, seed=11)
+    pd.testing.assert_frame_equal(b1, b2)
+    assert b1.attrs["seed"] == 11
+    # the point estimates are the sample correlations and their difference
+    assert b1["estimate"].iloc[:2].tolist() == pytest.approx(res.r.tolist(), abs=1e-12)
+    assert b1["estimate"].iloc[2] == pytest.approx(res.r["bleu"] - res.r["chrf"], abs=1e-12)
+    assert ((b1["lower"] <= b1["estimate"]) & (b1["estimate"] <= b1["upper"])).all()
+    p1 = res.permutation_test(n_resamples=999, seed=5)
+    pd.testing.assert_frame_equal(p1, res.permutation_test(n_resamples=999, seed=5))
+    # randomised test (2^9 > 999): p = (count + 1) / (999 + 1) as in scipy, so p >= 1/1000, and
+    # the mirrored direction shares the null draws: p(a > b) + p(b > a) = 1 + (1 + ties) / 1000
+    assert (p1["p_value"] >= 1 / 1000).all()
+    two = p1.set_index(["metric_1", "metric_2"])["p_value"]
+    assert two[("bleu", "chrf")] + two[("chrf", "bleu")] >= 1 + 1 / 1000 - 1e-12
+
+
+def test_permutation_exact_enumeration():
+    # with n = 6 systems scipy enumerates all 2^6 swaps; recompute the exact p by hand
+    rng = np.random.default_rng(1)
+    h = rng.normal(size=6)
+    d = pd.DataFrame({"h": h, "a": h + rng.normal(scale=0.5, size=6), "b": rng.normal(size=6)})
+    res = correlate("h ~ a + b", d)
+    got = res.permutation_test(n_resamples=9999, seed=0).set_index(["metric_1", "metric_2"])
+    z = (d - d.mean()) / d.std(ddof=0)
+    obs = stats.pearsonr(z.h, z.a).statistic - stats.pearsonr(z.h, z.b).statistic
+    count = count_rev = 0
+    for swap in itertools.product([False, True], repeat=6):
+        s = np.array(swap)
+        x, y = np.where(s, z.b, z.a), np.where(s, z.a, z.b)
+        diff = stats.pearsonr(z.h, x).statistic - stats.pearsonr(z.h, y).statistic
+        count += diff >= obs - 1e-12
+        count_rev += -diff >= -obs - 1e-12
+    assert got.loc[("a", "b"), "p_value"] == pytest.approx(count / 64, abs=1e-12)
+    assert got.loc[("b", "a"), "p_value"] == pytest.approx(count_rev / 64, abs=1e-12)
+    assert got.loc[("a", "b"), "diff"] == pytest.approx(obs, abs=1e-12)
+    assert got.loc[("b", "a"), "diff"] == pytest.approx(-obs, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# real data: WMT20 and WMT19
+# ---------------------------------------------------------------------------------------------
+WMT20_LPS = ["csen", "deen", "encs", "ende", "eniu_full", "eniu_news", "enja", "enpl", "enru", "enta",
+             "enzh", "iuen", "jaen", "kmen", "plen", "psen", "ruen", "taen", "zhen"]
+
+
+@pytest.mark.parametrize("lp", WMT20_LPS)
+def test_wmt20_reported_correlations(lp):
+    # WMT20 metrics-task release: DA-<lp>-cor.csv holds the signed Kendall tau over MT systems
+    # (Human-* excluded); DA-<lp>-cor-excloutl.csv the Pearson r with outliers also excluded.
+    need(DATA / L.WMT20)
+    for outliers, method, col in ((False, "kendall", "Kendall"), (True, "pearson", "Pearson")):
+        data = L.wmt20_system_level(DATA, lp, exclude_outliers=outliers)
+        reported = L.wmt20_reported(DATA, lp, outliers_excluded=outliers)
+        for n_sys, block in reported.groupby("N"):
+            metrics = list(block.index)
+            sub = data.dropna(subset=metrics)
+            res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), sub, method=method)
+            assert res.n == n_sys
+            np.testing.assert_allclose(res.r[metrics], block[col], rtol=0, atol=1e-12)
+
+
+def test_wmt20_human_systems_are_excluded():
+    # WMT20 en-de file: 17 rows, 3 of them Human-*; Human-A (the reference) has NaN for
+    # reference-based metrics, Human-B and Human-P are scored against it.  Listwise deletion alone
+    # would keep those two as "systems" (16 rows): they must be filtered explicitly, as WMT does.
+    need(DATA / L.WMT20)
+    with_h = L.wmt20_system_level(DATA, "ende", exclude_human=False)
+    without = L.wmt20_system_level(DATA, "ende")
+    assert len(with_h) == 17 and len(without) == 14
+    kept = correlate("HUMAN ~ BLEU", with_h)
+    assert kept.n == 16 and kept.rows_dropped == 1
+    res = correlate("HUMAN ~ BLEU", without)
+    assert res.n == 14 and res.rows_dropped == 0
+
+
+def test_wmt20_pairwise_heatmap_ende():
+    # Graham & Liu Fig. 3 style matrix for WMT20 en-de (14 MT systems, a few metrics)
+    need(DATA / L.WMT20)
+    data = L.wmt20_system_level(DATA, "ende")
+    res = correlate('HUMAN ~ BLEU + chrF + COMET + Q("YiSi-1") + prism + esim', data)
+    mat = res.significance_matrix()
+    assert mat.shape == (6, 6) and res.n == 14
+    # every entry agrees with the scalar Williams test on the same numbers
+    cm = res.correlation_matrix
+    for a, b in itertools.permutations(res.metrics, 2):
+        w = williams_test(cm.loc["HUMAN", a], cm.loc["HUMAN", b], cm.loc[a, b], 14)
+        assert mat.loc[a, b] == pytest.approx(w.pvalue, abs=1e-12)
+    ax = res.plot("heatmap")
+    assert ax.get_title().startswith("Williams p")
+
+
+def test_wmt19_system_level():
+    # WMT19 de-en, 16 systems: r and intervals equal scipy's pearsonr for every metric
+    need(DATA / L.WMT19)
+    data = L.wmt19_system_level(DATA, "de-en")
+    metrics = [c for c in data.columns if c not in ("SYSTEM", "HUMAN")]
+    res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), data)
+    assert res.n == 16 and len(res.metrics) == len(metrics) >= 20
+    fr = res.to_frame().set_index("metric")
+    for m in metrics:
+        ref = stats.pearsonr(data[m], data["HUMAN"])
+        ci = ref.confidence_interval()
+        assert (fr.loc[m, "r"], fr.loc[m, "lower"], fr.loc[m, "upper"]) == pytest.approx(
+            (ref.statistic, ci.low, ci.high), abs=1e-12)
+    assert len(res.pairwise()) == len(metrics) * (len(metrics) - 1)
+    # WMT's |r| convention: absolute=True negates exactly the metrics with r < 0 (in de-en the
+    # quality-estimation "metrics" LP, ibm1-morpheme, ibm1-pos4gram); the other correlations are
+    # untouched, and metric-metric correlations change sign only across a flipped/unflipped pair.
+    wmt = correlate(res.formula, data, absolute=True)
+    negative = tuple(m for m in metrics if res.r[m] < 0)
+    assert wmt.flipped == negative == ("LP", "ibm1-morpheme", "ibm1-pos4gram")
+    np.testing.assert_allclose(wmt.r, np.abs(res.r), rtol=0, atol=1e-15)
+    flipped_data = data.copy()
+    flipped_data[list(negative)] *= -1
+    manual = correlate(res.formula, flipped_data)
+    np.testing.assert_allclose(wmt.correlation_matrix, manual.correlation_matrix, rtol=0, atol=1e-13)
+    pd.testing.assert_frame_equal(wmt.pairwise(), manual.pairwise(), atol=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# hybrid super-sampling
+# ---------------------------------------------------------------------------------------------
+def _coded_segments() -> pd.DataFrame:
+    # item j of system s scores code[s] * 10^j: a hybrid's total decodes to the chosen systems
+    code = {"A": 1, "B": 2, "C": 3, "D": 4}
+    rows = [(s, j, c * 10.0 ** j) for s, c in code.items() for j in range(4)]
+    d = pd.DataFrame(rows, columns=["sys", "seg", "human"])
+    d["metric"] = 2 * d["human"] + 1
+    return d
+
+
+def test_hybrid_mixes_two_systems_per_segment():
+    d = _coded_segments()
+    h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
+                           n_systems=300, seed=4)
+    assert list(h.columns) == ["system", "system_a", "system_b", "human", "metric"]
+    assert (h["system_a"] != h["system_b"]).all()
+    # the metric is 2 human + 1 on every segment, so also on every hybrid (same mask for all columns)
+    np.testing.assert_allclose(h["metric"], 2 * h["human"] + 1, rtol=1e-12)
+    code = {"A": 1, "B": 2, "C": 3, "D": 4}
+    for row in h.itertuples():
+        total = int(round(row.human * 4))
+        digits = [(total // 10 ** j) % 10 for j in range(4)]
+        assert set(digits) <= {code[row.system_a], code[row.system_b]}
+    assert h.attrs["seed"] == 4 and h.attrs["n_items"] == 4
+
+
+def test_hybrid_seed_and_chunk_invariance():
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({"sys": np.repeat(list("ABCDE"), 30), "seg": np.tile(range(30), 5),
+                      "h": rng.normal(size=150), "m": rng.normal(size=150)})
+    one = hybrid_supersample(d, system="sys", item="seg", human="h", metrics=["m"], n_systems=777,
+                             seed=9, chunk_size=1000)
+    small = hybrid_supersample(d, system="sys", item="seg", human="h", metrics=["m"], n_systems=777,
+                               seed=9, chunk_size=13)
+    pd.testing.assert_frame_equal(one, small)
+    other = hybrid_supersample(d, system="sys", item="seg", human="h", metrics=["m"], n_systems=777,
+                               seed=10)
+    assert not np.allclose(one["h"], other["h"])
+
+
+def test_hybrid_rater_standardisation():
+    # with rater=..., human scores become z-scores per rater before averaging per (system, item)
+    d = pd.DataFrame({"sys": list("AABBAABB"), "seg": [0, 1, 0, 1] * 2, "rater": ["r1"] * 4 + ["r2"] * 4,
+                      "h": [1.0, 2.0, 3.0, 4.0, 10.0, 30.0, 20.0, 40.0], "m": [1.0, 2, 3, 4] * 2})
+    h = hybrid_supersample(d, system="sys", item="seg", human="h", metrics=["m"], n_systems=50, seed=1,
+                           rater="rater")
+    z1 = (np.array([1.0, 2, 3, 4]) - 2.5) / np.std([1.0, 2, 3, 4], ddof=1)
+    z2 = (np.array([10.0, 30, 20, 40]) - 25) / np.std([10.0, 30, 20, 40], ddof=1)
+    per_item = (z1 + z2) / 2  # A0, A1, B0, B1
+    # item 0 from A or B, item 1 from A or B
+    possible = {round((per_item[x0] + per_item[y1]) / 2, 12) for x0 in (0, 2) for y1 in (1, 3)}
+    assert {round(v, 12) for v in h["h"]} <= possible
+
+
+def test_hybrid_errors():
+    d = _coded_segments()
+    with pytest.raises(DataError, match="mismatched systems"):
+        hybrid_supersample(d.iloc[1:], system="sys", item="seg", human="human", metrics=["metric"])
+    with pytest.raises(DataError, match="occurs more than once"):
+        hybrid_supersample(pd.concat([d, d.iloc[:1]]), system="sys", item="seg", human="human",
+                           metrics=["metric"])
+    with pytest.raises(DataError, match="not in data"):
+        hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["comet"])
+    with pytest.raises(DataError, match="at least 2 systems"):
+        hybrid_supersample(d[d.sys == "A"], system="sys", item="seg", human="human", metrics=["metric"])
+    with pytest.raises(ParameterError, match="n_systems"):
+        hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"], n_systems=0)
+
+
+@pytest.fixture(scope="module")
+def enru() -> pd.DataFrame:
+    need(DATA / L.ENRU)
+    return L.wmt21_enru_segments(DATA)
+
+
+def test_hybrid_wmt21_enru_intervals_shrink(enru):
+    # WMT21 en-ru, 14 MT systems, MQM on the 527 annotated segments (data README section 2)
+    real = correlate("mqm ~ bleurt + comet + chrf + bleu | system", enru)
+    assert real.n == 14 and real.rows_used == 14 * 527
+    hyb = hybrid_supersample(enru, system="system", item="item", human="mqm",
+                             metrics=["bleurt", "comet", "chrf", "bleu"], n_systems=10000, seed=2016)
+    assert hyb.attrs["n_items"] == 527 and hyb.attrs["items_dropped"] == 1002 - 527
+    big = correlate("mqm ~ bleurt + comet + chrf + bleu", hyb)
+    assert big.n == 10000
+    w_real = real.to_frame().eval("upper - lower")
+    w_big = big.to_frame().eval("upper - lower")
+    # Fisher widths scale like 1/sqrt(n - 3): 14 systems -> 10,000 hybrids is ~30x narrower
+    assert (w_big < w_real / 10).all()
+    # the expected hybrid score is the mean of the real systems' means (pairs are uniform)
+    sys_means = real.scores["mqm"].mean()
+    se = hyb["mqm"].std() / math.sqrt(len(hyb))
+    assert abs(hyb["mqm"].mean() - sys_means) < 5 * se
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(5, 40))
+def test_kendall_with_ties_matches_scipy(seed, n):
+    # scipy kendalltau (tau-b) on tied integer scores; pairwise Kendall r_23 as well
+    rng = np.random.default_rng(seed)
+    d = pd.DataFrame({"h": rng.integers(0, 4, n), "a": rng.integers(0, 3, n), "b": rng.integers(0, 5, n)})
+    d = d.astype(float)
+    if (d.nunique() < 2).any():
+        return
+    res = correlate("h ~ a + b", d, method="kendall")
+    cm = res.correlation_matrix
+    for x, y in (("h", "a"), ("h", "b"), ("a", "b")):
+        assert cm.loc[x, y] == pytest.approx(stats.kendalltau(d[x], d[y]).statistic, abs=1e-13)
+
+
+def test_interval_and_williams_result_protocol(toy):
+    res = correlate("human ~ bleu + chrf", toy)
+    iv = res.interval(0.9)
+    assert list(iv.columns) == ["lower", "upper"] and iv.attrs["level"] == 0.9
+    # same numbers as fisher_ci at that level
+    assert tuple(iv.loc["bleu"]) == pytest.approx(fisher_ci(res.r["bleu"], 9, 0.9), abs=1e-15)
+    w = williams_test(0.9, 0.8, 0.7, 10)
+    assert w.confidence_interval(0.9) == zou_ci(0.9, 0.8, 0.7, 10, level=0.9)
+    assert repr(w).startswith("Williams test") and "<table" in w._repr_html_()
+    stat, p = w
+    assert (stat, p) == (w.statistic, w.pvalue) and w.df == 7 and w.alternative == "greater"
+
+
+def test_hybrid_drops_items_with_missing_scores():
+    # an item missing (NaN) for one system is dropped for all systems and counted
+    d = _coded_segments()
+    d.loc[(d.sys == "B") & (d.seg == 2), "human"] = np.nan
+    h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
+                           n_systems=20, seed=0)
+    assert h.attrs["n_items"] == 3 and h.attrs["items_dropped"] == 1

@@ -1,0 +1,633 @@
+"""Tests of binaryeval.favi: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
+
+import itertools
+import json
+import warnings
+
+import matplotlib
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA, REFERENCE, need
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from binaryeval.errors import (
+    BinaryEvalWarning,
+    CountsError,
+    DataError,
+    FormulaError,
+    ParameterError,
+)
+from binaryeval.favi import (
+    FAVI_WEIGHTS,
+    FaviUndefinedWarning,
+    PreferenceConfusion,
+    UnpairedItemsWarning,
+    favi,
+    favi_score,
+    preference_confusion,
+    preferences,
+    sign_test,
+)
+
+LABELS = ["+", "=", "-"]
+
+
+def _diag100():
+    return np.diag([100, 100, 100])
+
+
+# ---------------------------------------------------------------------------------------------
+# published worked examples (von Däniken et al. 2024; ../shared/reference/paper_tables.md)
+# ---------------------------------------------------------------------------------------------
+
+def _paper_case(name):
+    c = _diag100()
+    if name == "C1":    # 10 human '-' rated '+' by the metric
+        c[2, 0], c[2, 2] = 10, 90
+    elif name == "C2":  # 10 human '-' rated '='
+        c[2, 1], c[2, 2] = 10, 90
+    elif name == "C3":  # 10 human '+' rated '-' and 10 human '-' rated '+'
+        c[0, 2], c[0, 0], c[2, 0], c[2, 2] = 10, 90, 10, 90
+    elif name == "C4":  # 10 human '+' rated '=' and 10 human '-' rated '+'
+        c[0, 1], c[0, 0], c[2, 0], c[2, 2] = 10, 90, 10, 90
+    return c
+
+
+@pytest.mark.parametrize("name, expected", [("C1", 2.0), ("C2", 1.0), ("C3", 0.0), ("C4", 0.5)])
+def test_paper_worked_examples(name, expected):
+    # expected: paper_tables.md, Favi-Score worked examples for d_human = (100, 100, 100)
+    c = _paper_case(name)
+    assert favi_score(c) == pytest.approx(expected, abs=1e-15)
+    pc = PreferenceConfusion.from_counts(c)
+    assert pc.favi_margin_form == pytest.approx(expected, abs=1e-15)
+    assert pc.human_margins.tolist() == [100, 100, 100]
+    assert pc.margins.loc["+"].tolist() == [c[0].sum(), c[:, 0].sum()]
+
+
+# ---------------------------------------------------------------------------------------------
+# favi_score_DERIVED.json (paper definitions applied to hand-made and seeded cases)
+# ---------------------------------------------------------------------------------------------
+
+def _derived():
+    return json.loads(need(REFERENCE / "favi_score_DERIVED.json").read_text())
+
+
+def _derived_cases():
+    path = REFERENCE / "favi_score_DERIVED.json"
+    if not path.exists():
+        return ["missing"]
+    return [k for k, v in json.loads(path.read_text()).items() if "confusion" in v]
+
+
+@pytest.mark.parametrize("case", _derived_cases())
+def test_derived_reference_cases(case):
+    # expected: favi_score_DERIVED.json (N, E, margins, Favi, sample and system-level sign agreement)
+    ref = _derived()[case]
+    conf = np.array(ref["confusion"])
+    if ref["human"] is not None:
+        pc = preference_confusion(ref["human"], ref["metric"])
+        np.testing.assert_array_equal(pc.counts, conf)
+    pc = PreferenceConfusion.from_counts(conf)
+    assert pc.n == ref["N"] and pc.E == ref["E"]
+    assert pc.mar_human == ref["mar_human"] and pc.mar_metric == ref["mar_metric"]
+    assert pc.accuracy == pytest.approx(ref["sample_sign_accuracy"], abs=1e-15)
+    assert pc.sign_agreement is ref["system_sign_correct"]
+    if ref["favi"] is None:
+        # undefined: NaN with a warning, never 0
+        with pytest.warns(FaviUndefinedWarning, match="E = 0"):
+            assert np.isnan(favi_score(conf))
+        assert np.isnan(pc.favi_margin_form)
+    else:
+        assert favi_score(conf) == pytest.approx(ref["favi"], abs=1e-14)
+        assert pc.favi_margin_form == pytest.approx(ref["favi"], abs=1e-14)
+
+
+def test_derived_system_level_accuracy_over_pairs():
+    # expected: favi_score_DERIVED.json "system_level_over_pairs": AB right, AC wrong, BC right, BD a
+    # tie on both sides (counted as right) -> 0.75
+    ref = _derived()["system_level_over_pairs"]
+    rows = []
+    plan = {"AB": (["+", "+", "-"], ["+", "=", "="]),    # mar_h = 1, mar_m = 1
+            "AC": (["+", "+", "="], ["-", "-", "+"]),    # mar_h = 2, mar_m = -1
+            "BC": (["-", "-", "="], ["-", "=", "="]),    # mar_h = -2, mar_m = -1
+            "BD": (["+", "-", "="], ["=", "=", "="])}    # mar_h = 0, mar_m = 0
+    for pair, (hs, ms) in plan.items():
+        for i, (h, m) in enumerate(zip(hs, ms, strict=True)):
+            rows.append({"item": i, "a": pair[0], "b": pair[1], "h": h, "m": m})
+    res = favi("h ~ m | a + b", pd.DataFrame(rows), item="item")
+    fr = res.to_frame().set_index(res.to_frame().system_1 + res.to_frame().system_2)
+    assert fr.loc[ref["pairs"], "sign_agreement"].tolist() == ref["correct"]
+    assert res.system_sign_accuracy == pytest.approx(ref["system_sign_accuracy"], abs=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# property tests (Lemma 1 and symmetry)
+# ---------------------------------------------------------------------------------------------
+
+counts_3x3 = st.lists(st.integers(0, 10_000), min_size=9, max_size=9).map(lambda v: np.array(v).reshape(3, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(counts_3x3)
+def test_matrix_form_equals_margin_form(c):
+    # Lemma 1: sum(W * C) / E == (mar(d_metric) - mar(d_human)) / E; range [-2, 2]
+    pc = PreferenceConfusion.from_counts(c)
+    if pc.E == 0:
+        with pytest.warns(FaviUndefinedWarning):
+            assert np.isnan(favi_score(c))
+        return
+    f = favi_score(c)
+    assert f == pytest.approx(pc.favi_margin_form, rel=1e-12, abs=1e-12)
+    assert -2.0 <= f <= 2.0
+    # swapping the two systems reverses both rating scales and flips the sign
+    assert favi_score(c[::-1, ::-1]) == pytest.approx(-f, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, 0, -1]), st.sampled_from([1, 0, -1])), min_size=1, max_size=60))
+def test_confusion_equals_pandas_crosstab(pairs):
+    # expected: pandas.crosstab of the same ratings (an independent count)
+    h, m = map(list, zip(*pairs, strict=True))
+    pc = preference_confusion(h, m)
+    ct = pd.crosstab(pd.Categorical(h, [1, 0, -1]), pd.Categorical(m, [1, 0, -1]), dropna=False)
+    np.testing.assert_array_equal(pc.counts, ct.to_numpy())
+
+
+def test_symbols_and_numbers_give_the_same_matrix():
+    # '+/=/-', '>'/'<' and 1/0/-1 are the same ratings
+    a = preference_confusion(list("+=-+"), list("-=+="))
+    b = preference_confusion([1, 0, -1, 1], [-1.0, 0.0, 1.0, 0.0])
+    c = preference_confusion(np.array([">", "=", "<", ">"]), ["<", "=", ">", "="])
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_array_equal(a.counts, c.counts)
+    assert a.counts.dtype.kind == "i"
+
+
+# ---------------------------------------------------------------------------------------------
+# sign tests (R binom.test with ties dropped, statsmodels sign_test, scipy binomtest)
+# ---------------------------------------------------------------------------------------------
+
+def test_sign_test_matches_R_binom_test():
+    # expected: sign_test_R.csv, R binom.test(n_pos, n_pos + n_neg) two-sided and "greater"
+    ref = pd.read_csv(need(REFERENCE / "sign_test_R.csv"))
+    for row in ref.itertuples():
+        r = sign_test(row.n_pos, row.n_neg, row.n_ties)
+        assert r.pvalue == pytest.approx(row.R_binomtest_drop_ties_p_two, rel=1e-12)
+        g = sign_test(row.n_pos, row.n_neg, row.n_ties, alternative="greater")
+        assert g.pvalue == pytest.approx(row.R_binomtest_drop_ties_p_greater, rel=1e-12)
+        stat, p = r
+        assert stat == row.n_pos and p == r.pvalue and r.n == row.n_pos + row.n_neg
+        # normal approximation: z = (n_pos - n_neg) / sqrt(n_pos + n_neg) and its two-sided p
+        z = sign_test(row.n_pos, row.n_neg, row.n_ties, exact=False)
+        assert z.statistic == pytest.approx(row.formula_z_ump, rel=1e-12, abs=1e-15)
+        assert z.pvalue == pytest.approx(row.formula_z_ump_p_two, rel=1e-10)
+
+
+def test_sign_test_matches_statsmodels_and_scipy():
+    # expected: sign_test.csv, statsmodels sign_test p and scipy binomtest p (two-sided)
+    ref = pd.read_csv(need(REFERENCE / "sign_test.csv"))
+    for row in ref.itertuples():
+        p = sign_test(row.n_pos, row.n_neg, row.n_ties).pvalue
+        assert p == pytest.approx(row.sm_sign_test_p, rel=1e-12)
+        assert p == pytest.approx(row.scipy_binomtest_p_two, rel=1e-12)
+        less = sign_test(row.n_pos, row.n_neg, row.n_ties, alternative="less").pvalue
+        n = row.n_pos + row.n_neg
+        assert less == pytest.approx(stats.binomtest(row.n_pos, n, alternative="less").pvalue, rel=1e-12)
+
+
+def test_sign_test_split_ties():
+    # ties split equally: 15 + 2, 5 + 2 of 24 (one of 5 ties dropped); expected from scipy binomtest
+    r = sign_test(15, 5, 5, ties="split")
+    assert r.statistic == 17 and r.n == 24
+    assert r.pvalue == pytest.approx(stats.binomtest(17, 24).pvalue, rel=1e-12)
+    # all ties: no untied rating is left -> NaN (not a p-value of 1 or 0)
+    assert np.isnan(sign_test(0, 0, 7).pvalue)
+    with pytest.raises(CountsError, match="n_neg"):
+        sign_test(3, -1)
+    with pytest.raises(ParameterError, match="ties"):
+        sign_test(3, 1, ties="half")
+
+
+# ---------------------------------------------------------------------------------------------
+# preferences from scores; the all-pairs analysis on small data
+# ---------------------------------------------------------------------------------------------
+
+def test_preferences_tolerance_and_direction():
+    # Def. 13: '+' if s1 > s2, '-' if s1 < s2, '=' otherwise; tolerance widens '='
+    assert preferences([3, 2, 2], [1, 2, 5]).tolist() == [1, 0, -1]
+    assert preferences([0.50, 0.50, 0.50], [0.45, 0.56, 0.60], tolerance=0.05).tolist() == [0, -1, -1]
+    # TER: lower is better
+    assert preferences([10, 30], [20, 20], higher_is_better=False).tolist() == [1, -1]
+    with pytest.raises(DataError, match="same length"):
+        preferences([1, 2], [1])
+
+
+def _toy_long(seed=3, n_items=40, systems=("A", "B", "C", "D")):
+    rng = np.random.default_rng(seed)
+    rows = []
+    quality = {s: q for s, q in zip(systems, np.linspace(1, 0, len(systems)), strict=True)}
+    for i in range(n_items):
+        for s in systems:
+            h = int(np.clip(np.round(3 + 2 * quality[s] + rng.normal(0, 1)), 1, 5))
+            rows.append({"seg": i, "system": s, "human": h, "metric": quality[s] + rng.normal(0, 0.5)})
+    return pd.DataFrame(rows)
+
+
+def _naive_counts(df, human, metric, item, system, a, b, tol_h=0.0, tol_m=0.0, sign_m=1.0):
+    """Plain pandas recount of one pair (independent of the vectorised code)."""
+    x = df[df[system] == a][[item, human, metric]]
+    y = df[df[system] == b][[item, human, metric]]
+    j = x.merge(y, on=item, suffixes=("_1", "_2")).dropna()
+    dh = j[f"{human}_1"] - j[f"{human}_2"]
+    dm = sign_m * (j[f"{metric}_1"] - j[f"{metric}_2"])
+    h = np.where(dh > tol_h, "+", np.where(dh < -tol_h, "-", "="))
+    m = np.where(dm > tol_m, "+", np.where(dm < -tol_m, "-", "="))
+    ct = pd.crosstab(pd.Categorical(h, LABELS), pd.Categorical(m, LABELS), dropna=False)
+    return ct.to_numpy(), len(j)
+
+
+def test_all_pairs_equal_a_pandas_recount():
+    # expected: a per-pair pandas merge + crosstab (tolerance on both sides)
+    df = _toy_long()
+    res = favi("human ~ metric | system", df, item="seg", tolerance={"human": 0.0, "metric": 0.2})
+    assert res.n_pairs == 6 and res.systems == ("A", "B", "C", "D")
+    for k, (a, b) in enumerate(itertools.combinations("ABCD", 2)):
+        naive, n = _naive_counts(df, "human", "metric", "seg", "system", a, b, tol_m=0.2)
+        np.testing.assert_array_equal(res.counts[k], naive)
+        np.testing.assert_array_equal(res.confusion(a, b).counts, naive)
+        np.testing.assert_array_equal(res.confusion(b, a).counts, naive[::-1, ::-1])
+    fr = res.to_frame()
+    assert (fr.n == 40).all() and (fr.n_skipped == 0).all()
+
+
+def test_result_frames_are_consistent():
+    # invariants: antisymmetric matrix; by_system = matrix rows; pooled accuracy = weighted mean
+    res = favi("human ~ metric | system", _toy_long(), item="seg")
+    fr = res.to_frame()
+    # the column contract of to_frame()
+    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "E", "favi", "mar_human",
+                                "mar_metric", "sample_accuracy", "sign_agreement", "p_value_human",
+                                "p_value_metric"]
+    m = res.matrix()
+    np.testing.assert_allclose(m.to_numpy(), -m.to_numpy().T, equal_nan=True)
+    long = res.by_system()
+    assert len(long) == 12 and long.groupby("system").size().eq(3).all()
+    summ = long.attrs["summary"]
+    np.testing.assert_allclose(summ.loc[list(m.index), "mean"], m.mean(axis=1, skipna=True))
+    # pooled one-vs-all Favi of A = Favi of the sum of A's three matrices (A is always system 1)
+    pooled_a = sum(res.confusion("A", o).counts for o in "BCD")
+    assert summ.loc["A", "pooled"] == pytest.approx(favi_score(pooled_a))
+    pooled_c = sum(res.confusion("C", o).counts for o in "ABD")
+    assert summ.loc["C", "pooled"] == pytest.approx(favi_score(pooled_c))
+    assert res.sample_accuracy == pytest.approx((fr.sample_accuracy * fr.n).sum() / fr.n.sum())
+    assert res.mean_abs_favi == pytest.approx(fr.favi.abs().mean())
+    assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
+    np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.E)
+    for row in fr.itertuples():
+        c = res.confusion(row.system_1, row.system_2)
+        assert row.p_value_human == pytest.approx(c.sign_test("human").pvalue, rel=1e-12)
+        assert row.p_value_metric == pytest.approx(c.sign_test("metric").pvalue, rel=1e-12)
+    text = str(res)
+    assert "mean |Favi|" in text and "system-level sign accuracy" in text
+    assert "<table" in res._repr_html_()
+    assert "tabular" in res.summary().as_latex()
+    # favoured(): Wilcoxon signed-rank p of each system's one-vs-all Favi values (expected: scipy)
+    fav = res.favoured(alpha=0.05)
+    a_vals = long.loc[long.system == "A", "favi"].to_numpy()
+    assert fav.loc["A", "p_value"] == pytest.approx(stats.wilcoxon(a_vals).pvalue)
+    assert fav.loc["A", "significant"] == (fav.loc["A", "p_value"] < 0.05)
+    assert fr.attrs["method"].startswith("Favi-Score")
+
+
+def test_lower_is_better_equals_negated_scores():
+    # a metric where lower is better gives the same result as the negated metric
+    df = _toy_long().assign(ter=lambda d: -d.metric)
+    a = favi("human ~ metric | system", df, item="seg")
+    b = favi("human ~ ter | system", df, item="seg", metric_higher_is_better=False)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    c = favi("I(-human) ~ metric | system", df, item="seg", human_higher_is_better=False)
+    np.testing.assert_array_equal(a.counts, c.counts)
+
+
+def test_explicit_pairs_are_oriented_as_given():
+    df = _toy_long()
+    full = favi("human ~ metric | system", df, item="seg")
+    sub = favi("human ~ metric | system", df, item="seg", pairs=[("C", "A")])
+    assert sub.to_frame().favi[0] == pytest.approx(-full.matrix().loc["A", "C"])
+    np.testing.assert_array_equal(sub.counts[0], full.counts[1][::-1, ::-1])
+    with pytest.raises(ParameterError, match="not in the data"):
+        favi("human ~ metric | system", df, item="seg", pairs=[("A", "Z")])
+
+
+def test_preference_input_matches_score_input():
+    # the same comparisons given as preference rows (some pairs listed reversed) give the same counts
+    df = _toy_long()
+    res = favi("human ~ metric | system", df, item="seg")
+    wide_h = df.pivot(index="seg", columns="system", values="human")
+    wide_m = df.pivot(index="seg", columns="system", values="metric")
+    rows = []
+    for a, b in itertools.combinations("ABCD", 2):
+        hp, mp = preferences(wide_h[a], wide_h[b]), preferences(wide_m[a], wide_m[b])
+        flip = a in "AC"  # store pairs starting with A or C reversed, with reversed ratings
+        for seg, h, m in zip(wide_h.index, hp, mp, strict=True):
+            sym = {1: "+", 0: "=", -1: "-"}
+            if flip:
+                rows.append({"seg": seg, "sa": b, "sb": a, "hp": sym[-h], "mp": -m})
+            else:
+                rows.append({"seg": seg, "sa": a, "sb": b, "hp": sym[h], "mp": m})
+    pref = favi("hp ~ mp | sa + sb", pd.DataFrame(rows), item="seg")
+    assert pref.mode == "preferences"
+    np.testing.assert_array_equal(pref.counts, res.counts)
+    pd.testing.assert_frame_equal(pref.to_frame().drop(columns="n_skipped"),
+                                  res.to_frame().drop(columns="n_skipped"))
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------------------------
+
+def test_unknown_rating_symbol():
+    with pytest.raises(DataError, match=r"unknown rating 'x' at position 2"):
+        preference_confusion(["+", "=", "x"], ["+", "=", "-"])
+    with pytest.raises(DataError, match="unknown rating 2"):
+        preference_confusion([1, 0, 2], [1, 0, 1])
+    with pytest.raises(DataError, match="unknown rating nan"):
+        preference_confusion([1.0, np.nan], [1, 0])
+    with pytest.raises(DataError, match="True/False"):
+        preference_confusion(np.array([True, False]), [1, 0])
+
+
+def test_length_mismatch():
+    with pytest.raises(DataError, match="3 human and 2 metric"):
+        preference_confusion("+ = -".split(), ["+", "="])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.ones((2, 3)), r"3 x 3 .* got shape \(2, 3\)"),
+    (np.ones((3, 3, 1)), "3 x 3"),
+    ([[1, 0, 0], [0, -2, 0], [0, 0, 1]], "negative counts \\(human '=' / metric '=': -2\\)"),
+    ([[1, 0, 0], [0, np.nan, 0], [0, 0, 1]], "non-finite"),
+])
+def test_bad_confusion_matrix(bad, match):
+    with pytest.raises(CountsError, match=match):
+        favi_score(bad)
+
+
+def test_items_rated_for_one_system_are_skipped_and_counted():
+    df = _toy_long()
+    # remove system B's rows for 5 items and C's metric score for 2 items
+    df = df[~((df.system == "B") & (df.seg < 5))].copy()
+    df.loc[(df.system == "C") & (df.seg.isin([10, 11])), "metric"] = np.nan
+    with pytest.warns(UnpairedItemsWarning, match="skipped and counted"):
+        res = favi("human ~ metric | system", df, item="seg")
+    fr = res.to_frame().set_index(["system_1", "system_2"])
+    # expected by hand: B misses 5 items, C 2 other items; AD is complete
+    assert fr.loc[("A", "B"), "n_skipped"] == 5 and fr.loc[("A", "B"), "n"] == 35
+    assert fr.loc[("B", "C"), "n_skipped"] == 7 and fr.loc[("B", "C"), "n"] == 33
+    assert fr.loc[("A", "D"), "n_skipped"] == 0 and fr.loc[("A", "D"), "n"] == 40
+    # no item is missing for both systems of a pair, so rated + skipped = all 40 items
+    assert (fr.n + fr.n_skipped == 40).all()
+    assert res.rows_excluded == 2
+    assert "skipped" in str(res)
+    with pytest.raises(DataError, match="only one system"):
+        favi("human ~ metric | system", df, item="seg", unpaired="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = favi("human ~ metric | system", df, item="seg", unpaired="count")
+    assert quiet.n_skipped.sum() == res.n_skipped.sum() == 5 * 3 + 2 * 3
+
+
+def test_other_input_errors():
+    df = _toy_long()
+    with pytest.raises(DataError, match="more than one row"):
+        favi("human ~ metric | system", pd.concat([df, df.iloc[:1]]), item="seg")
+    with pytest.raises(FormulaError, match="system column"):
+        favi("human ~ metric", df, item="seg")
+    with pytest.raises(DataError, match="item column 'doc'"):
+        favi("human ~ metric | system", df, item="doc")
+    with pytest.raises(ParameterError, match="tolerance"):
+        favi("human ~ metric | system", df, item="seg", tolerance=-1)
+    pref = pd.DataFrame({"i": [1, 2], "a": ["x", "x"], "b": ["y", "y"], "h": ["+", "?"], "m": ["+", "-"]})
+    with pytest.raises(DataError, match=r"unknown rating '\?'"):
+        favi("h ~ m | a + b", pref, item="i")
+
+
+def test_undefined_favi_is_nan_in_results():
+    # metric and humans agree on every item of the pair -> E = 0 -> NaN (not 0), noted in the summary
+    df = pd.DataFrame({"seg": [1, 1, 2, 2], "system": ["a", "b"] * 2, "h": [2, 1, 1, 3], "m": [5, 4, 0, 9]})
+    res = favi("h ~ m | system", df, item="seg")
+    assert res.to_frame().E[0] == 0 and np.isnan(res.to_frame().favi[0])
+    assert "undefined" in str(res)
+    with pytest.warns(FaviUndefinedWarning):
+        assert np.isnan(res.confusion("a", "b").favi)
+
+
+# ---------------------------------------------------------------------------------------------
+# uncertainty intervals
+# ---------------------------------------------------------------------------------------------
+
+P_TRUE = np.array([[0.25, 0.03, 0.04], [0.06, 0.20, 0.02], [0.08, 0.02, 0.30]])
+
+
+def test_interval_coverage_by_simulation():
+    # 200 seeded replicates of N = 200 items; true Favi = sum(W p) / sum(offdiag p) = 0.44.
+    # The number of intervals covering the truth must be compatible with Binomial(200, 0.95):
+    # inside its central 99.8% range [181, 197].
+    truth = float((FAVI_WEIGHTS * P_TRUE).sum() / P_TRUE[~np.eye(3, dtype=bool)].sum())
+    assert truth == pytest.approx(0.44)
+    rng = np.random.default_rng(20241122)
+    reps = rng.multinomial(200, P_TRUE.ravel(), size=200).reshape(200, 3, 3)
+    rows = [{"seg": i, "a": "s1", "b": "s2", "h": h, "m": m}
+            for r, c in enumerate(reps) for i, (h, m) in enumerate(_expand(c))]
+    data = pd.DataFrame(rows)
+    data["a"] = data["a"] + "_" + (data.index // 200).astype(str)
+    data["b"] = data["b"] + "_" + (data.index // 200).astype(str)
+    res = favi("h ~ m | a + b", data, item="seg")
+    lo_b, hi_b = stats.binom.ppf(0.001, 200, 0.95), stats.binom.isf(0.001, 200, 0.95)
+    for method in ("dirichlet", "bootstrap"):
+        ci = res.interval(method=method, draws=1000, seed=5)
+        covered = int(((ci.lower <= truth) & (truth <= ci.upper)).sum())
+        assert lo_b <= covered <= hi_b, (method, covered)
+        assert ci.attrs["method"] == method and ci.attrs["seed"] == 5 and ci.attrs["level"] == 0.95
+
+
+def _expand(c):
+    codes = [1, 0, -1]
+    return [(codes[i], codes[j]) for i in range(3) for j in range(3) for _ in range(int(c[i, j]))]
+
+
+def test_dirichlet_interval_is_what_it_says():
+    # the label: quantiles of Favi under Dirichlet(C + 0.5); checked against numpy's own
+    # Dirichlet sampler (independent draws, Monte Carlo tolerance)
+    c = np.array([[53, 3, 3], [25, 52, 5], [9, 4, 46]])
+    pc = PreferenceConfusion.from_counts(c)
+    ci = pc.interval(level=0.9, draws=40_000, seed=11)
+    p = np.random.default_rng(99).dirichlet(c.ravel() + 0.5, size=40_000).reshape(-1, 3, 3)
+    f = (p * FAVI_WEIGHTS).sum(axis=(1, 2)) / p[:, ~np.eye(3, dtype=bool)].sum(axis=1)
+    assert ci.lower[0] == pytest.approx(np.quantile(f, 0.05), abs=0.01)
+    assert ci.upper[0] == pytest.approx(np.quantile(f, 0.95), abs=0.01)
+    assert ci.attrs["prior"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
+    # reproducible with the recorded seed; a missing seed is drawn and recorded
+    again = pc.interval(level=0.9, draws=40_000, seed=ci.attrs["seed"])
+    pd.testing.assert_frame_equal(ci, again)
+    free = pc.interval()
+    assert isinstance(free.attrs["seed"], int)
+    pd.testing.assert_frame_equal(free, pc.interval(seed=free.attrs["seed"]))
+    with pytest.raises(ParameterError, match="level"):
+        pc.interval(level=95)
+
+
+def test_bootstrap_interval_matches_item_resampling():
+    # the multinomial shortcut has the distribution of resampling the items: compare quantiles
+    # with an explicit item bootstrap (Monte Carlo tolerance)
+    c = np.array([[40, 5, 6], [10, 30, 4], [12, 3, 50]])
+    ci = PreferenceConfusion.from_counts(c).interval(method="bootstrap", draws=20_000, seed=3)
+    items = np.repeat(np.arange(9), c.ravel())
+    rng = np.random.default_rng(8)
+    boot = rng.choice(items, size=(20_000, items.size))
+    cnt = np.stack([(boot == k).sum(axis=1) for k in range(9)], axis=1).reshape(-1, 3, 3)
+    f = (cnt * FAVI_WEIGHTS).sum(axis=(1, 2)) / cnt[:, ~np.eye(3, dtype=bool)].sum(axis=1)
+    assert ci.lower[0] == pytest.approx(np.quantile(f, 0.025), abs=0.02)
+    assert ci.upper[0] == pytest.approx(np.quantile(f, 0.975), abs=0.02)
+    assert ci.attrs["prior"] is None
+
+
+# ---------------------------------------------------------------------------------------------
+# rankings and plots
+# ---------------------------------------------------------------------------------------------
+
+def _dominance_data(order=("A", "B", "C"), n=12, cycle=False):
+    rows = []
+    pairs = list(itertools.combinations(order, 2))
+    for a, b in pairs:
+        win = "-" if (cycle and (a, b) == (order[0], order[2])) else "+"
+        for i in range(n):
+            rows.append({"seg": i, "a": a, "b": b, "h": win, "m": "="})
+    return pd.DataFrame(rows)
+
+
+def test_ranking_is_the_transitive_reduction():
+    # A beats B, B beats C, A beats C (12:0 each, p = 2 * 0.5**12); A -> C is implied and removed
+    res = favi("h ~ m | a + b", _dominance_data(), item="seg")
+    g = res.ranking("human")
+    assert sorted(g.edges) == [("A", "B"), ("B", "C")]
+    assert g.graph["reduced"] is True
+    assert g.nodes["A"]["wins"] == 2 and g.nodes["C"]["losses"] == 2
+    assert g.edges["A", "B"]["p_value"] == pytest.approx(2 * 0.5 ** 12)
+    assert "favi_mean" in g.nodes["B"]
+    # the metric rates everything '=': no significant metric wins
+    assert res.ranking("metric").number_of_edges() == 0
+    # Holm over the 3 pairs: all three p = 2 * 0.5**12 -> 3 * p = 7.3e-4, still significant
+    # (expected: statsmodels multipletests, Holm)
+    gh = res.ranking("human", p_adjust="holm")
+    assert sorted(gh.edges) == [("A", "B"), ("B", "C")]
+    assert gh.edges["A", "B"]["p_value"] == pytest.approx(3 * 2 * 0.5 ** 12)
+    with pytest.raises(ParameterError, match="p_adjust"):
+        res.ranking("human", p_adjust="nonsense")
+
+
+def test_ranking_with_a_cycle_is_not_reduced():
+    res = favi("h ~ m | a + b", _dominance_data(cycle=True), item="seg")
+    with pytest.warns(BinaryEvalWarning, match="cycle"):
+        g = res.ranking("human")
+    assert g.graph["reduced"] is False and g.number_of_edges() == 3
+
+
+@pytest.mark.parametrize("kind", ["box", "heatmap", "dag"])
+def test_plots_return_axes(kind):
+    import matplotlib.pyplot as plt
+
+    res = favi("human ~ metric | system", _toy_long(), item="seg")
+    ax = res.plot(kind)
+    assert isinstance(ax, matplotlib.axes.Axes)
+    assert PreferenceConfusion.from_counts(_diag100()).plot() is not None
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------
+# real data (../shared/data; read by tests/favi_data.py). No published per-pair numbers exist, so
+# these tests check invariants and recount the pairs with plain pandas.
+# ---------------------------------------------------------------------------------------------
+
+def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, recount_pairs=None):
+    fr = res.to_frame()
+    # matrix form = margin form (Lemma 1) for every pair with E > 0
+    ok = fr.E > 0
+    num = np.einsum("kij,ij->k", res.counts, FAVI_WEIGHTS)
+    np.testing.assert_allclose(num[ok] / fr.E[ok], (fr.mar_metric - fr.mar_human)[ok] / fr.E[ok], rtol=1e-14)
+    # every pair counts exactly the items both systems share
+    assert (res.counts.sum(axis=(1, 2)) == n_shared).all() and (fr.n_skipped == 0).all()
+    # sign-test p-values agree with scipy's binomtest (ties dropped)
+    for row in fr.head(5).itertuples():
+        c = res.confusion(row.system_1, row.system_2).counts
+        k, n = int(c[0].sum()), int(c[0].sum() + c[2].sum())
+        assert row.p_value_human == pytest.approx(stats.binomtest(k, n).pvalue, rel=1e-10)
+    # hand recount of pairs with plain pandas
+    pairs = recount_pairs or list(zip(fr.system_1, fr.system_2, strict=True))
+    for a, b in pairs:
+        naive, n = _naive_counts(df, human, metric, item, "system", a, b,
+                                 sign_m=1.0 if metric_higher else -1.0)
+        assert n == n_shared
+        np.testing.assert_array_equal(res.confusion(a, b).counts, naive)
+    # ranking DAGs: acyclic, and reduction keeps reachability of the significant wins
+    for source in ("human", "metric"):
+        g = res.ranking(source)
+        p = fr[f"p_value_{source}"]
+        mar = fr[f"mar_{source}"]
+        full = nx.DiGraph()
+        full.add_nodes_from(res.systems)
+        for row, pv, mg in zip(fr.itertuples(), p, mar, strict=True):
+            if pv < 0.05 and mg != 0:
+                full.add_edge(*((row.system_1, row.system_2) if mg > 0 else (row.system_2, row.system_1)))
+        assert nx.is_directed_acyclic_graph(g)
+        assert set(nx.transitive_closure_dag(g).edges) == set(nx.transitive_closure(full).edges)
+    return fr
+
+
+@pytest.mark.parametrize("human", ["relevance", "coherence", "consistency", "fluency"])
+@pytest.mark.parametrize("metric", ["bertscore_f1", "rouge_l_f1", "s3_pyr", "moverscore"])
+def test_summeval(human, metric):
+    from favi_data import summeval
+
+    need(DATA / "summeval" / "stat-analysis-experiments_fabbri2020")
+    df = summeval(DATA)
+    res = favi(f"{human} ~ {metric} | system", df, item="doc_id")
+    assert len(res.systems) == 16 and res.n_pairs == 120 and res.n_items == 100
+    recount = None if (human, metric) == ("relevance", "bertscore_f1") else [("M0", "M1"), ("M22", "M23")]
+    fr = _check_real(res, df, human, metric, "doc_id", 100, recount_pairs=recount)
+    assert fr.favi.notna().all()
+    assert res.by_system().groupby("system").size().eq(15).all()
+
+
+@pytest.mark.parametrize("metric, higher", [("chrF", True), ("sentBLEU", True), ("TER", False)])
+def test_wmt21_ende(metric, higher):
+    from favi_data import wmt21_ende
+
+    need(DATA / "wmt21_ende_mqm")
+    df = wmt21_ende(DATA)
+    res = favi(f"mqm ~ {metric} | system", df, item="seg_id", metric_higher_is_better=higher)
+    # 10 systems with sentence scores (8 MT + ref-A + ref-D); 527 MQM-rated segments shared by all
+    # (data README); 475 unrated segments per system are excluded rows
+    assert len(res.systems) == 10 and res.n_pairs == 45
+    assert res.rows_excluded == 475 * 10 and res.rows_used == 527 * 10
+    _check_real(res, df, "mqm", metric, "seg_id", 527, metric_higher=higher)
+
+
+@pytest.mark.parametrize("metric", ["bleurt", "comet"])
+def test_wmt21_enru(metric):
+    from favi_data import wmt21_enru
+
+    need(DATA / "wmt21_enru_mqm_khaidanova")
+    df = wmt21_enru(DATA)
+    res = favi(f"mqm ~ {metric} | system", df, item="seg_id")
+    # 14 MT systems with BLEURT-20 / COMET scores, 527 MQM-annotated segments each (data README)
+    assert len(res.systems) == 14 and res.n_pairs == 91 and res.rows_used == 14 * 527
+    _check_real(res, df, "mqm", metric, "seg_id", 527)
+    # the human margins do not depend on the metric
+    other = favi(f"mqm ~ I(-{metric}) | system", df, item="seg_id")
+    np.testing.assert_array_equal(res.to_frame().mar_human, other.to_frame().mar_human)
+    np.testing.assert_allclose(res.to_frame().mar_metric, -other.to_frame().mar_metric)
