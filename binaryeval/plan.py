@@ -864,10 +864,14 @@ def required_sample_size(epsilon: float, vary: str = "n_human", alpha: float = 0
     e0 = eps_at(0)
     if e0 <= epsilon:
         return done(0, e0, True, e0, None, f"eps = {e0:.4g} <= {epsilon} already without any {vary}.")
-    hi, e_hi = 1, eps_at(1)
-    while e_hi > epsilon and hi < max_size:
-        hi = min(hi * 2, max_size)
-        e_hi = eps_at(hi)
+    e_max = eps_at(max_size)
+    if e_max > epsilon:
+        hi, e_hi = max_size, e_max
+    else:
+        hi, e_hi = 1, eps_at(1)
+        while e_hi > epsilon and hi < max_size:
+            hi = min(hi * 2, max_size)
+            e_hi = e_max if hi == max_size else eps_at(hi)
     if e_hi > epsilon:
         limit, limited_by, why = e_hi, None, ""
         if vary == "n_metric" and rates == "estimated":
