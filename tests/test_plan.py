@@ -322,7 +322,7 @@ def test_grid_and_exact_engines_agree():
     (dict(simulate="sample", reps=0), ParameterError, "reps"),
 ])
 def test_impossible_inputs(kwargs, error, text):
-    args = dict(alpha=0.6, rho=0.8, **kwargs)
+    args = {"alpha": 0.6, "rho": 0.8, **kwargs}
     with pytest.raises(error, match=text):
         detectable_difference(**args)
 
