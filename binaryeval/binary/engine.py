@@ -222,7 +222,9 @@ class _MetricLikelihood:
         width = int((hi - lo).max()) + 1
         out = np.empty(T.shape)
         step = max(1, 4_000_000 // width)
-        integer = (self.M <= _TABLE_MAX and np.all(T == np.round(T))
+        # tables cost O(M) to build: worth it for small M or when this sum alone is as large
+        worth = (self._tables is not None or self.M <= 50_000 or T.size * width >= 4 * self.M)
+        integer = (worth and self.M <= _TABLE_MAX and np.all(T == np.round(T))
                    and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
         if integer and width > 2000:
             return self._row_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
