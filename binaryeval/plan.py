@@ -570,7 +570,7 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
     pairs = [(h, m) for h in hs for m in ms]
     seeds = np.random.SeedSequence(seed).spawn(len(pairs)) if simulate == "sample" else [None] * len(pairs)
     cells = [_make_cell(alpha, rho, eta, h, m, n_paired, psi, rates, simulate, rounding, reps, s,
-                        prior, rate_prior, method, grid) for (h, m), s in zip(pairs, seeds)]
+                        prior, rate_prior, method, grid) for (h, m), s in zip(pairs, seeds, strict=True)]
     results = _run_cells(cells, n_jobs, progress, "detectable difference")
     tidy = _tidy(results, alpha, gamma)
     table = tidy.pivot(index="n_human", columns="n_metric", values="epsilon")
@@ -715,7 +715,7 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human=0, n_me
     pairs = [(h, m) for h in hs for m in ms]
     seeds = np.random.SeedSequence(seed).spawn(len(pairs))
     cells = [_make_cell(alpha, rho, eta, h, m, n_paired, psi, rates, "sample", "half_up", reps, s,
-                        prior, rate_prior, method, grid) for (h, m), s in zip(pairs, seeds)]
+                        prior, rate_prior, method, grid) for (h, m), s in zip(pairs, seeds, strict=True)]
     results = _run_cells(cells, n_jobs, progress, "simulate")
     draws = pd.concat([pd.DataFrame({"n_human": r["n_human"], "n_metric": r["n_metric"],
                                      "rep": np.arange(len(r["sd"])), "mean": r["mean"], "sd": r["sd"]})
@@ -1003,8 +1003,8 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
 
     Examples
     --------
-    >>> best = optimal_allocation(1000, 1.0, 0.01, alpha=0.6, rho=0.9, n_points=11)
-    >>> best.cost <= 1000
+    >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
+    >>> best.cost <= 200
     True
     """
     alpha, rho, eta = _check_model(alpha, rho, eta)
@@ -1034,7 +1034,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
         res = _run_cells(cells, n_jobs, progress, "allocation")
         return [{"n_human": h, "n_metric": m, "cost": c,
                  "epsilon": 1.0 if r["none"] else _epsilon_from_sd(float(r["sd"][0]), gamma)}
-                for (h, m, c), r in zip(todo, res)]
+                for (h, m, c), r in zip(todo, res, strict=True)]
 
     first = np.unique(np.round(np.linspace(0, max_h, n_points)).astype(int))
     rows = evaluate(first)
