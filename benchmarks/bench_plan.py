@@ -8,9 +8,7 @@ Prints wall times and ratios from a single run:
 3. four 8 x 7 theory tables (rho = eta in 0.7, 0.8, 0.9, 0.95; 224 cells), target < 5 s;
 4. the thesis-style 7 x 7 table with ``simulate="sample", reps=50``, target < 2 minutes.
 
-Row n_human = 0 of a table with estimated rates has no paired ratings (rho, eta ~ Beta(1, 1)); there
-the exact engine's mixture is long for large n_metric (about 11 s at 10000, minutes beyond), so by
-default those cells with n_metric > 10000 are left out and reported as skipped; ``--full`` runs them.
+Every cell is computed, including row n_human = 0 (no paired ratings: rho, eta ~ Beta(1, 1)).
 
 Usage: python benchmarks/bench_plan.py [--full] [--reps 50] [--n-jobs 2] [--skip-sample]
 """
@@ -31,19 +29,19 @@ def _table(rho, full, **kw):
     t = time.perf_counter()
     rows = [h for h in N_HUMAN if h > 0]
     frame = plan.detectable_difference_table(0.6, rho, n_human=rows, n_metric=N_METRIC, **kw).to_frame()
-    metric0 = N_METRIC if full else [m for m in N_METRIC if m <= 10000]
+    metric0 = N_METRIC
     plan.detectable_difference_table(0.6, rho, n_human=[0], n_metric=metric0, **kw)
     return time.perf_counter() - t, len(rows) * len(N_METRIC) + len(metric0), frame
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--full", action="store_true", help="include the slow row-0 cells")
+    ap.add_argument("--full", action="store_true", help="(kept for compatibility; every cell runs)")
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--skip-sample", action="store_true")
     args = ap.parse_args()
-    skipped = 0 if args.full else sum(m > 10000 for m in N_METRIC)
+    skipped = 0
 
     plan._moments.cache_clear()
     sec, cells, _ = _table(0.9, args.full)

@@ -57,9 +57,8 @@ the exact engine differ, the grid's error is of order ``1 / N_alpha^2`` in the v
 
 Speed
 -----
-The cost is that of the posterior engine.  With estimated rates and many metric-only ratings the
-exact engine needs a long mixture (about 2 s per cell at ``n_metric = 100000``; with no paired
-ratings at all, ``rho, eta ~ Beta(1, 1)``, about 11 s at ``n_metric = 10000`` and minutes beyond).
+The cost is that of the posterior engine: tens of milliseconds per cell (``benchmarks/bench_plan.py``
+prints the times of the paper's tables against its grid).
 Identical count vectors are computed once per process (an LRU cache), and sweeps can be spread over
 processes or a cluster (below).
 
