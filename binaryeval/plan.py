@@ -872,6 +872,8 @@ def required_sample_size(epsilon: float, vary: str = "n_human", alpha: float = 0
 
     settings = dict(alpha=alpha, rho=rho, eta=eta, gamma=gamma, rates=rates, rounding=rounding,
                     method=method, **{k: v for k, v in base.items() if k != vary})
+    if settings.get("n_paired", 0) is None:   # the default paired set, as the other results say
+        settings["n_paired"] = "n_human"
 
     def done(size, achieved, attainable, limit, limited_by, message):
         return SampleSizeResult(size, vary, epsilon, achieved, attainable, limit, limited_by,

@@ -258,6 +258,8 @@ def test_required_sample_size_says_what_limits_it():
     assert "paired" in res.message
     with pytest.raises(ParameterError):
         int(res)
+    # The default paired set is reported as in the tables and allocations (not as None).
+    assert res.to_frame().attrs["n_paired"] == "n_human"
     # More paired ratings cannot beat 1000 metric ratings with known rates (eps -> 0.0534).
     res2 = required_sample_size(0.05, vary="n_paired", alpha=0.6, rho=0.9, n_metric=1000, psi=0.6,
                                 max_size=20_000)
