@@ -375,7 +375,8 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
     # rounding noise of log L (sums of large log-gamma terms) sets the attainable tolerance:
     # estimate it from fourth differences at consecutive integers, where the smooth part is nil
     probe = fn(np.round(0.5 * (lo + hi)) + np.arange(-8.0, 9.0))
-    noise = float(np.std(np.diff(probe, 4))) / math.sqrt(70.0)
+    fourth = np.diff(probe, 4) if np.all(np.isfinite(probe)) else np.zeros(1)
+    noise = float(np.std(fourth)) / math.sqrt(70.0)
     tol = max(tol, 30.0 * noise)
     out = np.empty(ints.size)
     edges = np.linspace(lo, hi + 1, int(np.clip((hi - lo) // 4000, 1, 8)) + 1)
