@@ -53,7 +53,7 @@ def main(argv=None) -> None:
         t1 = time.perf_counter()
         gr = _summary(alpha_posterior(*c, method="grid", grid=grid))
         t2 = time.perf_counter()
-        diffs = [abs(a - b) for a, b in zip(ex, gr)]
+        diffs = [abs(a - b) for a, b in zip(ex, gr, strict=True)]
         print(f"{name:<18}{t1 - t0:>10.4f}{t2 - t1:>10.2f}{(t2 - t1) / (t1 - t0):>9.0f}"
               + "".join(f"{d:>11.2e}" for d in diffs))
     print()
@@ -63,7 +63,7 @@ def main(argv=None) -> None:
         for _ in range(5):
             t0 = time.perf_counter()
             post = alpha_posterior(*c)
-            post.mean, post.std
+            _ = (post.mean, post.std)
             t1 = time.perf_counter()
             post.interval(0.95)
             t2 = time.perf_counter()

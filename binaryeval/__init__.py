@@ -2,18 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import (
-    BinaryEvalError,
-    BinaryEvalWarning,
-    CountsError,
-    DataError,
-    FormulaError,
-    IdentifiabilityWarning,
-    InputTypeError,
-    ParameterError,
-)
 from . import datasets, plan
-from .summary import Summary
 from .binary import (
     AlphaPosterior,
     BinaryFit,
@@ -34,6 +23,16 @@ from .correlation import (
     williams_test,
     zou_ci,
 )
+from .errors import (
+    BinaryEvalError,
+    BinaryEvalWarning,
+    CountsError,
+    DataError,
+    FormulaError,
+    IdentifiabilityWarning,
+    InputTypeError,
+    ParameterError,
+)
 from .favi import (
     FAVI_WEIGHTS,
     FaviResult,
@@ -47,6 +46,7 @@ from .favi import (
     sign_test,
 )
 from .favi import favi as favi  # noqa: E402  (the function; the module stays importable by path)
+from .summary import Summary
 
 __version__ = "0.1.0"
 

@@ -155,7 +155,7 @@ class ParsedFormula:
                            index=data.index)
         if self.groups:
             gcols = [_eval_term(t, data, env, self.text) for t in self.groups]
-            for t, g in zip(self.groups, gcols):
+            for t, g in zip(self.groups, gcols, strict=True):
                 if g.isna().all():
                     raise DataError(f"grouping column {t.code!r} is missing (NaN) in every row; "
                                     "fill it or drop it from the formula")
@@ -163,7 +163,7 @@ class ParsedFormula:
                 group = gcols[0].rename(self.groups[0].code)
             else:
                 missing = pd.concat(gcols, axis=1).isna().any(axis=1)
-                group = pd.Series([":".join(str(v) for v in vals) for vals in zip(*gcols)],
+                group = pd.Series([":".join(str(v) for v in vals) for vals in zip(*gcols, strict=True)],
                                   index=data.index, name=":".join(self.group_names))
                 group[missing] = np.nan
         else:

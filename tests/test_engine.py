@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REFERENCE, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
@@ -13,7 +14,6 @@ from scipy import integrate, special, stats
 from binaryeval.binary import engine
 from binaryeval.binary.engine import alpha_posterior
 from binaryeval.errors import CountsError, ParameterError
-from conftest import REFERENCE, need
 
 
 def _nuts_cases():

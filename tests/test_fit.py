@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REFERENCE, need
 from scipy import stats
 
 import binaryeval as be
@@ -18,7 +19,6 @@ from binaryeval.errors import (
     InputTypeError,
     ParameterError,
 )
-from conftest import REFERENCE, need
 
 # thesis Table 5.1 / paper showcase (reference/paper_tables.md): modes n+/n of the human-only
 # posteriors on WMT21 en-de, adequate iff MQM == 0, 527 rated segments per system

@@ -156,7 +156,7 @@ class _MetricLikelihood:
         (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
         k, M = self.k, self.M
         out = np.empty(T.size)
-        for i, (t, a, b) in enumerate(zip(T.tolist(), lo.tolist(), hi.tolist())):
+        for i, (t, a, b) in enumerate(zip(T.tolist(), lo.tolist(), hi.tolist(), strict=True)):
             n = M - t
             # x = a..b: first[x] ascending, second[t - x] descending, and for y = k - x:
             # nfirst[y] descending, nsecond[n - y] ascending
@@ -384,7 +384,7 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
     # panel edges so that every panel holds an analytic piece
     kinks = [float(t) for t in (kink_points or ()) if lo + _PANEL_MIN < t < hi + 1 - _PANEL_MIN]
     edges = np.unique(np.concatenate([edges, kinks]))
-    todo = list(zip(edges[:-1], edges[1:]))
+    todo = list(zip(edges[:-1], edges[1:], strict=True))
     while todo:
         mids = np.array([0.5 * (a + b) for a, b in todo])
         rads = np.array([0.5 * (b - a) for a, b in todo])
@@ -703,7 +703,7 @@ def _prob_greater(p1: AlphaPosterior, p2: AlphaPosterior) -> float:
     edges = np.linspace(lo, hi, 33)
     total = 0.0
     nodes, wts = np.polynomial.legendre.leggauss(24)
-    for a, b in zip(edges[:-1], edges[1:]):
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
         x = 0.5 * (a + b) + 0.5 * (b - a) * nodes
         total += 0.5 * (b - a) * float(_dot(wts, p1.pdf(x) * p2.cdf(x)))
     # mass of p1 outside [lo, hi] is at most 2e-15

@@ -267,7 +267,7 @@ class BinaryFit:
             _, ax = plt.subplots(figsize=(7, 0.35 * len(self.groups) + 2.5))
         if kind == "posterior":
             palette = sns.color_palette("husl", len(self.groups))
-            for color, g in zip(palette, self.groups):
+            for color, g in zip(palette, self.groups, strict=True):
                 p = self.posteriors[g]
                 lo, hi = p.ppf(1e-4), p.ppf(1 - 1e-4)
                 x = np.linspace(lo, hi, 300)
