@@ -212,7 +212,7 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
             frame = result.to_frame()
         frame = _tidy(frame)
         text = frame.to_csv(index=False) if fmt == "csv" else json.dumps(
-            json.loads(frame.to_json(orient="records")), indent=2)
+            json.loads(frame.to_json(orient="records", double_precision=15)), indent=2)
     elif frame is not None:
         text = {"text": lambda: frame.to_string(index=False), "html": frame.to_html,
                 "latex": frame.to_latex}[fmt]()
