@@ -604,7 +604,7 @@ def separation_sample_sizes(result: Any, level: float | None = None, comparison:
         greater[(r.group_2, r.group_1)] = 1.0 - float(r.prob_greater)
     ranked = frame.sort_values("estimate", ascending=False, kind="stable")
     rows = []
-    for g1, g2 in zip(ranked.index[:-1], ranked.index[1:]):
+    for g1, g2 in zip(ranked.index[:-1], ranked.index[1:], strict=True):
         if separated[(g1, g2)]:
             continue
         a, b = ranked.loc[g1], ranked.loc[g2]
@@ -636,6 +636,26 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
     header, body = _split_header(template, "report template")
     header.update(title=title, subtitle=subtitle)
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + body
+
+
+def _report_command(args: argparse.Namespace) -> str:
+    """The ``binaryeval report`` command line that makes this report (shown in the report)."""
+    import shlex
+
+    words = ["binaryeval", "report", str(args.data), "--formula", args.formula]
+    if args.query:
+        words += ["--query", args.query]
+    if args.threshold is not None:
+        words += ["--threshold", f"{args.threshold:g}" if isinstance(args.threshold, float)
+                  else str(args.threshold)]
+    if args.rates != "estimate":
+        words += ["--rates", args.rates if isinstance(args.rates, str) else json.dumps(args.rates)]
+    for option, value in (("--prior", args.prior), ("--rate-prior", args.rate_prior)):
+        if tuple(value) != (1.0, 1.0):
+            words += [option, ",".join(f"{v:g}" for v in value)]
+    if args.level != 0.95:
+        words += ["--level", f"{args.level:g}"]
+    return shlex.join(words)
 
 
 @subcommand
@@ -688,6 +708,7 @@ def add_report_parser(subparsers) -> None:
                   "query": args.query, "formula": args.formula, **_fit_kwargs(args)}
         params["prior"] = list(params["prior"])
         params["rate_prior"] = list(params["rate_prior"])
+        params["command"] = _report_command(args)
         title = args.title or f"Binary evaluation report: {name}"
         subtitle = args.formula + (f" (rows where {args.query})" if args.query else "")
         with tempfile.TemporaryDirectory(prefix="binaryeval-report-") as tmp:

@@ -1,14 +1,19 @@
-"""The ``binaryeval`` command line: exit codes, help, datasets, render, the subcommand registry."""
+"""The ``binaryeval`` command line: exit codes, help, datasets, render, the subcommand registry,
+fit, favi, correlate."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import binaryeval as be
 from binaryeval import cli, datasets
 from binaryeval.cli import main
 
@@ -138,13 +143,6 @@ def test_registry_makes_a_new_subcommand_short(tmp_path, capsys, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # The expected outputs below are the Python API's own summaries/tables on the same data: the
 # commands must print exactly what binaryeval.fit / favi / correlate give, read from CSV or Parquet.
-
-import json  # noqa: E402
-import warnings  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import binaryeval as be  # noqa: E402
 
 
 def _rating_table(seed: int = 1) -> pd.DataFrame:
@@ -343,7 +341,7 @@ def test_correlate_tables(tmp_path, capsys):
     assert main(["correlate", formula, "--data", path, "--pairwise", "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
     want = res.pairwise()
-    assert [(r["metric_1"], r["metric_2"]) for r in records] == list(zip(want["metric_1"], want["metric_2"]))
+    assert [(r["metric_1"], r["metric_2"]) for r in records] == list(zip(want["metric_1"], want["metric_2"], strict=True))
     # the docstring example of correlate.pairwise: bleu beats chrf with p = 0.049
     assert records[0]["p_value"] == pytest.approx(want["p_value"].iloc[0], rel=1e-12)
     assert round(records[0]["p_value"], 3) == 0.049

@@ -123,6 +123,9 @@ def test_report_parameters_and_default_output(tmp_path, capsys, monkeypatch):
     assert params["formula"] == "human ~ score | system" and params["threshold"] == 0.5
     assert params["rates"] == "pooled" and params["prior"] == [2.0, 2.0]
     assert params["query"] == "system != 'C'" and params["level"] == 0.95
+    assert params["command"] == ("binaryeval report ratings.csv --formula 'human ~ score | system' "
+                                 "--query 'system != '\"'\"'C'\"'\"'' --threshold 0.5 --rates pooled "
+                                 "--prior 2,2")
     assert seen["engine"] == "jupyter" and seen["index"] is False
     assert "title: 'Binary evaluation report: ratings.csv'" in seen["doc"]
 
