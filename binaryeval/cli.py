@@ -2,7 +2,23 @@
 
 ``binaryeval <subcommand> [options]``; ``python -m binaryeval`` is the same.  Exit codes: 0 success,
 1 the command failed (a :class:`~binaryeval.errors.BinaryEvalError`; the message is printed on
-stderr), 2 bad command-line usage (argparse).
+stderr), 2 bad command-line usage (argparse).  Warnings raised while a command runs are printed on
+stderr, one line each (``binaryeval fit: warning: ...``).
+
+Subcommands
+-----------
+``render``     render ``.qmd`` documents to HTML (:mod:`binaryeval.reports`)
+``datasets``   list or export the shipped datasets
+``fit``        :func:`binaryeval.fit`; ``--compare`` for ``result.compare()``
+``favi``       :func:`binaryeval.favi`
+``correlate``  :func:`binaryeval.correlate`; ``--pairwise`` for the Williams tests
+``report``     an HTML report of :func:`binaryeval.fit` on the user's data, rendered from
+               ``binaryeval/templates/report.qmd``
+
+``fit``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, exactly as the Python API
+does; ``--output FILE`` writes the summary as text (``.txt``), HTML (``.html``) or LaTeX (``.tex``),
+or the tidy table ``to_frame()`` as CSV (``.csv``) or JSON records (``.json``).  Input tables are
+read by extension: CSV, TSV, Parquet, JSON.
 
 Adding a subcommand
 -------------------
