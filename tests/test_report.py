@@ -88,7 +88,7 @@ def test_template_follows_the_document_rules():
     labels = [c.metadata["quarto"]["label"] for c in nb.cells if c.cell_type == "code"]
     assert not any(label.startswith("chunk-") for label in labels)  # every chunk is labelled
     assert len(labels) == len(set(labels))
-    assert {"setup", "fit-summary", "fig-posterior", "fig-interval", "fig-compare", "fig-roc",
+    assert {"setup", "fit-summary", "plot-posterior", "plot-interval", "plot-compare", "plot-roc",
             "planning"} <= set(labels)
     doc = cli._report_document(text, "My title", "h ~ m | s")
     header, _ = reports._split_header(doc, "doc")
@@ -191,7 +191,7 @@ def test_report_on_wmt21(tmp_path, capsys):
     # posterior, interval, comparison heatmap, ROC
     assert len(_IMG.findall(page)) == 4
     for caption in ("Figure 1: Posterior densities", "Figure 2: Posterior means", "Figure 3: Posterior probability",
-                    "Figure 4: ROC curves"):
+                    "Figure 4: ROC curve of the metric"):
         assert caption in page
     assert "ROC of a scalar metric against binary human ratings" in page
     assert f"rows used</strong>: {fit.n_used:,}" in page
@@ -221,3 +221,4 @@ def test_report_one_group_binary_metric_parquet(tmp_path, capsys):
     assert len(_IMG.findall(page)) == 2  # posterior and interval only
     assert "nothing to compare" in page and "no systems to separate" in page
     assert "ROC of a scalar metric" not in page
+    assert "Figure 2: Posterior means" in page and "Figure 3" not in page
