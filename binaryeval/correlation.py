@@ -56,6 +56,7 @@ import pandas as pd
 from scipy import special, stats
 
 from ._results import TestResult
+from .data import _show
 from .errors import DataError, InputTypeError, ParameterError
 from .formula import parse_formula
 from .summary import Summary
@@ -965,7 +966,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     for col in table.columns:
         if np.ptp(table[col].to_numpy()) == 0:
             raise DataError(f"column {col!r} is constant over the {n} systems (value "
-                            f"{table[col].iloc[0]!r}); its correlation is undefined: drop it")
+                            f"{_show(table[col].iloc[0])}); its correlation is undefined: drop it")
     unknown = [m for m in lower_is_better if m not in names]
     if isinstance(lower_is_better, str) or unknown:
         raise ParameterError(f"lower_is_better must be a list of metric names from {names}; "
@@ -1079,7 +1080,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         frame = frame.groupby([system, item], sort=True)[values].mean().reset_index()
     elif frame.duplicated([system, item]).any():
         dup = frame.loc[frame.duplicated([system, item]), [system, item]].iloc[0].tolist()
-        raise DataError(f"(system, item) = {tuple(dup)} occurs more than once; pass rater=... "
+        raise DataError(f"(system, item) = ({', '.join(_show(v) for v in dup)}) occurs more than once; pass rater=... "
                         "to average several ratings, or remove duplicates")
     systems = pd.Index(pd.unique(frame[system]))
     items = pd.Index(pd.unique(frame[item]))

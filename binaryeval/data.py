@@ -13,6 +13,13 @@ from .errors import DataError, InputTypeError
 __all__ = ["as_binary", "is_binary", "RowAccount"]
 
 
+def _show(value) -> str:
+    """repr of a value as a user typed it (numpy scalars as plain Python numbers)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def _non_missing(values: pd.Series) -> pd.Series:
     return values[values.notna()]
 
@@ -48,21 +55,21 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.
     if bad_type.any():
         example = present[bad_type].iloc[0]
         raise InputTypeError(
-            f"column {column!r} ({role}) holds a non-numeric value {example!r} "
-            f"(row {present[bad_type].index[0]!r}); code it as 0/1 or booleans, "
+            f"column {column!r} ({role}) holds a non-numeric value {_show(example)} "
+            f"(row {_show(present[bad_type].index[0])}); code it as 0/1 or booleans, "
             f"e.g. I({column} == 'yes')")
     arr = numeric.astype(float)
     if not np.isfinite(arr).all():
         example = arr[~np.isfinite(arr)].iloc[0]
-        raise DataError(f"column {column!r} ({role}) holds {example!r} "
-                        f"(row {arr[~np.isfinite(arr)].index[0]!r}); ratings must be 0/1 "
+        raise DataError(f"column {column!r} ({role}) holds {_show(example)} "
+                        f"(row {_show(arr[~np.isfinite(arr)].index[0])}); ratings must be 0/1 "
                         "or NaN for 'not rated'")
     bad = ~np.isin(arr, [0.0, 1.0])
     if bad.any():
         example = arr[bad].iloc[0]
         raise DataError(
-            f"column {column!r} ({role}) must be binary (0/1 or bool) but holds {example!r} "
-            f"(row {arr[bad].index[0]!r}); binarise it in the formula, e.g. I({column} == 0) "
+            f"column {column!r} ({role}) must be binary (0/1 or bool) but holds {_show(example)} "
+            f"(row {_show(arr[bad].index[0])}); binarise it in the formula, e.g. I({column} == 0) "
             "or I(score > 0.5)")
     out = pd.Series(np.nan, index=values.index, dtype=float)
     out[arr.index] = arr.values

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._results import TestResult
+from .data import _show
 from .errors import (
     BinaryEvalWarning,
     CountsError,
@@ -1026,10 +1027,14 @@ class FaviResult:
             info["tolerance (human, metric)"] = self.tolerance
             info["higher is better (human, metric)"] = self.higher_is_better
         show = frame.drop(columns=["n_skipped"]) if not self.n_skipped.any() else frame
-        tables = [("pairs", show.set_index(["system_1", "system_2"])),
+        # one readable label per pair: the Summary renderer would print a MultiIndex as tuples
+        show = show.set_index(pd.Index(show["system_1"] + " vs " + show["system_2"], name="pair")
+                              ).drop(columns=["system_1", "system_2"])
+        tables = [("pairs", show),
                   ("one-vs-all Favi per system (positive: favoured by the metric)",
                    self.by_system().attrs["summary"])]
-        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1",
+        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1 (the first system of "
+                 "'system_1 vs system_2')",
                  "system-level sign agreement counts a pair where humans and metric both tie as agreeing",
                  "sign tests: exact binomial, "
                  + ("ties dropped (conditional test)" if self.sign_test_ties == "drop"
@@ -1239,7 +1244,7 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
         seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
         if seen.max() > 1:
             j = int(np.argmax(seen))
-            raise DataError(f"item {items_arr[j // n_sys]!r} has more than one row for system "
+            raise DataError(f"item {_show(items_arr[j // n_sys])} has more than one row for system "
                             f"{systems_arr[j % n_sys]!r}; data need one row per (item, system): "
                             "average repeated ratings first")
         systems = tuple(str(s) for s in systems_arr)

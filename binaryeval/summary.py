@@ -37,7 +37,7 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     out = frame.copy()
     for col in out.columns:
         out[col] = [_format_value(v, digits) for v in out[col]]
-    out.index = [str(i) for i in out.index]
+    out.index = [" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in out.index]
     return out
 
 

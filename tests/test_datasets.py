@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, need
+from conftest import DATA, REFERENCE, need
 
 from binaryeval import datasets
 from binaryeval.errors import ParameterError
@@ -355,3 +355,31 @@ def test_files_are_deterministic_gzip():
         raw = datasets.data_path(name).read_bytes()
         assert raw[:2] == b"\x1f\x8b" and raw[4:8] == b"\x00\x00\x00\x00"
         assert gzip.decompress(raw).startswith(b"system,") or gzip.decompress(raw)[:3] in (b"lp,", b"doc")
+
+
+def test_wmt15_wmt20_metric_direction_as_documented():
+    # load_wmt15 documents ter/wer/per/cder as turned round (higher is better) and bs as lower is
+    # better; expected r from R's cor.test on the source files (reference wmt15_single_r_ci_R.csv,
+    # cs-en: TER 0.907422682424864, BS -0.97572346627155)
+    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_R.csv"))
+    ref = ref[ref["lp"] == "cs-en"].set_index("metric")["r"]
+    cs = datasets.load_wmt15("cs-en")
+    for col, name in [("ter", "TER"), ("wer", "WER"), ("per", "PER"), ("cder", "CDER"), ("bs", "BS")]:
+        assert cs["human"].corr(cs[col]) == pytest.approx(ref[name], abs=1e-12)
+    assert ref["TER"] > 0 and ref["BS"] < 0
+    # load_wmt20 documents ter as -TER: every stored value is negative (a TER is >= 0)
+    assert (datasets.load_wmt20(testset=None)["ter"].dropna() < 0).all()
+
+
+def test_wmt21_enru_documented_duplicate_surface_metrics():
+    # load_wmt21_enru warns that the source's traditional_metrics files are byte-identical for
+    # {Manifold, NiuTrans} and {Online-W, Online-Y, metricsystem3} (checked with md5sum on
+    # traditional_metrics/*.tsv); no other column has systems with identical scores on every segment
+    df = datasets.load_wmt21_enru()
+    for col in ["chrf2", "bleu", "ter", "bleurt20", "comet_mqm", "comet_qe", "mqm"]:
+        wide = df.pivot(index="seg_id", columns="system", values=col).dropna(axis=1, how="all")
+        groups = wide.T.groupby(list(wide.index), dropna=False).groups
+        dup = sorted(sorted(map(str, g)) for g in groups.values() if len(g) > 1)
+        expected = [["Manifold", "NiuTrans"], ["Online-W", "Online-Y", "metricsystem3"]] \
+            if col in ("chrf2", "bleu", "ter") else []
+        assert dup == expected, col

@@ -631,3 +631,18 @@ def test_wmt21_enru(metric):
     other = favi(f"mqm ~ I(-{metric}) | system", df, item="seg_id")
     np.testing.assert_array_equal(res.to_frame().mar_human, other.to_frame().mar_human)
     np.testing.assert_allclose(res.to_frame().mar_metric, -other.to_frame().mar_metric)
+
+
+def test_summary_labels_pairs_readably():
+    # regression: the pairs table used a (system_1, system_2) MultiIndex, which the Summary renderer
+    # printed as Python tuples "('a', 'b')"; each pair is now one label "a vs b"
+    df = pd.DataFrame({"seg": np.repeat([1, 2, 3], 3), "system": ["a", "b", "c"] * 3,
+                       "h": [3, 1, 2, 1, 2, 3, 2, 2, 1], "m": [0.9, 0.1, 0.5, 0.2, 0.4, 0.3, 0.6, 0.5, 0.1]})
+    res = favi("h ~ m | system", df, item="seg")
+    pairs = dict(res.summary().tables)["pairs"]
+    assert list(pairs.index) == ["a vs b", "a vs c", "b vs c"]
+    assert pairs.index.name == "pair"
+    # the values are those of to_frame(), row for row
+    np.testing.assert_array_equal(pairs["favi"].to_numpy(), res.to_frame()["favi"].to_numpy())
+    text = str(res)
+    assert "a vs b" in text and "('a', 'b')" not in text

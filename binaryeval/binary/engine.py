@@ -53,6 +53,7 @@ __all__ = ["AlphaPosterior", "alpha_posterior", "RateDistribution"]
 
 TAIL_LOG = 46.0
 _FULL_SUM = 600  # sums over at most this many terms are done term by term
+_TABLE_MAX = 2_000_000  # log-gamma tables for term-by-term sums up to this many metric ratings
 _FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 
@@ -91,9 +92,9 @@ class RateDistribution:
         return base + math.log(self.known) - math.log1p(-self.known)
 
     def d2logpmf(self, x, n):
-        base = -special.polygamma(1, x + 1.0) - special.polygamma(1, n - x + 1.0)
+        base = -special.zeta(2.0, x + 1.0) - special.zeta(2.0, n - x + 1.0)
         if self.known is None:
-            return base + special.polygamma(1, x + self.a) + special.polygamma(1, n - x + self.b)
+            return base + special.zeta(2.0, x + self.a) + special.zeta(2.0, n - x + self.b)
         return base
 
     @property
@@ -110,6 +111,56 @@ class _MetricLikelihood:
 
     def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
         self.k, self.M, self.pos, self.neg = k, M, pos, neg
+        self._tables: tuple | None = None
+
+    def _int_tables(self):
+        """Per-index log tables over 0..M so that an integer summand is four look-ups.
+
+        For a count ``c`` out of ``n`` with ``r = n - c``:
+        ``log pmf = row[n] + first[c] + second[r]`` (beta-binomial: ``row = log n! - log Γ(n + a
+        + b) + log Γ(a + b) - log Γ(a) - log Γ(b)``, ``first = log Γ(c + a) - log c!``,
+        ``second = log Γ(r + b) - log r!``; binomial: ``row = log n!``, ``first = c log p - log c!``,
+        ``second = r log(1 - p) - log r!``).
+        """
+        if self._tables is None:
+            i = np.arange(self.M + 1, dtype=float)
+            logfact = special.gammaln(i + 1.0)
+            parts = []
+            for dist in (self.pos, self.neg):
+                if dist.known is None:
+                    row = logfact - special.gammaln(i + dist.a + dist.b) - special.betaln(dist.a,
+                                                                                        dist.b)
+                    first = special.gammaln(i + dist.a) - logfact
+                    second = special.gammaln(i + dist.b) - logfact
+                else:
+                    row = logfact
+                    first = i * math.log(dist.known) - logfact
+                    second = i * math.log1p(-dist.known) - logfact
+                parts.append((row, first, second))
+            self._tables = parts
+        return self._tables
+
+    def _summand_int(self, x: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """The summand at integer x and T (arrays of int64 broadcasting together)."""
+        (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
+        y, n = self.k - x, self.M - T
+        return (prow[T] + pfirst[x] + psecond[T - x]) + (nrow[n] + nfirst[y] + nsecond[n - y])
+
+    def _row_sums(self, T: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """log of the sum over x = lo..hi for each (integer) T, one contiguous row at a time."""
+        (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
+        k, M = self.k, self.M
+        out = np.empty(T.size)
+        for i, (t, a, b) in enumerate(zip(T.tolist(), lo.tolist(), hi.tolist())):
+            n = M - t
+            # x = a..b: first[x] ascending, second[t - x] descending, and for y = k - x:
+            # nfirst[y] descending, nsecond[n - y] ascending
+            v = pfirst[a:b + 1] + psecond[t - b:t - a + 1][::-1]
+            v += nfirst[k - b:k - a + 1][::-1]
+            v += nsecond[n - k + a:n - k + b + 1]
+            m = v.max()
+            out[i] = m + math.log(np.exp(v - m).sum()) + prow[t] + nrow[n]
+        return out
 
     def summand(self, x, T):
         return self.pos.logpmf(x, T) + self.neg.logpmf(self.k - x, self.M - T)
@@ -166,30 +217,51 @@ class _MetricLikelihood:
         width = int((hi - lo).max()) + 1
         out = np.empty(T.shape)
         step = max(1, 4_000_000 // width)
-        offs = np.arange(width, dtype=float)
+        integer = (self.M <= _TABLE_MAX and np.all(T == np.round(T))
+                   and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
+        if integer and width > 2000:
+            return self._row_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
+        offs = np.arange(width, dtype=np.int64 if integer else float)
+        if integer:
+            T, lo, hi = T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64)
         for s in range(0, T.size, step):
             sl = slice(s, s + step)
-            x = lo[sl, None] + offs[None, :]
-            valid = x <= hi[sl, None]
-            terms = np.where(valid, self.summand(np.minimum(x, hi[sl, None]), T[sl, None]), -np.inf)
+            x = np.minimum(lo[sl, None] + offs[None, :], hi[sl, None])
+            valid = (lo[sl, None] + offs[None, :]) <= hi[sl, None]
+            vals = self._summand_int(x, T[sl, None]) if integer else self.summand(x, T[sl, None])
+            terms = np.where(valid, vals, -np.inf)
             out[sl] = special.logsumexp(terms, axis=1)
         return out
 
+    def _d2summand(self, x, T):
+        return self.pos.d2logpmf(x, T) + self.neg.d2logpmf(self.k - x, self.M - T)
+
     def _mode(self, T, lo, hi):
-        """Maximiser of the summand on [lo, hi] by bisection on its derivative (vectorised)."""
+        """Maximiser of the summand on [lo, hi]: safeguarded Newton on its derivative.
+
+        The bracket [a, b] always holds the root of the derivative; a Newton step that leaves
+        it is replaced by bisection, so the iteration converges for any unimodal summand.
+        """
         a, b = lo.copy(), hi.copy()
-        da = self._dsummand(a + 1e-9, T)
-        db = self._dsummand(b - 1e-9, T)
-        left = da <= 0  # decreasing from the start: maximum at lo
-        right = db >= 0  # increasing to the end: maximum at hi
-        for _ in range(64):
-            mid = 0.5 * (a + b)
-            d = self._dsummand(mid, T)
-            a = np.where(d > 0, mid, a)
-            b = np.where(d > 0, b, mid)
-        mode = 0.5 * (a + b)
-        mode = np.where(left, lo, np.where(right, hi, mode))
-        return mode
+        left = self._dsummand(a + 1e-9, T) <= 0  # decreasing from the start: maximum at lo
+        right = self._dsummand(b - 1e-9, T) >= 0  # increasing to the end: maximum at hi
+        # start at the point where both counts sit at their expected shares
+        x = np.clip(T * self.pos.mean + 0.5 * (self.k - T * self.pos.mean
+                                               - (self.M - T) * self.neg.mean), a, b)
+        for _ in range(60):
+            d = self._dsummand(x, T)
+            a = np.where(d > 0, x, a)
+            b = np.where(d > 0, b, x)
+            h = self._d2summand(x, T)
+            step = np.where(h < 0, -d / np.where(h < 0, h, -1.0), np.nan)
+            nx = x + step
+            bad = ~np.isfinite(nx) | (nx <= a) | (nx >= b)
+            nx = np.where(bad, 0.5 * (a + b), nx)
+            done = (np.abs(nx - x) < 1e-7 * np.maximum(1.0, np.abs(x))) | (b - a < 1e-7)
+            x = nx
+            if np.all(done | left | right):
+                break
+        return np.where(left, lo, np.where(right, hi, x))
 
     def _windowed(self, T, lo, hi):
         mode = self._mode(T, lo, hi)
@@ -198,20 +270,19 @@ class _MetricLikelihood:
         half = 10.0 * sigma + 20.0
         wlo = np.maximum(lo, np.floor(mode - half))
         whi = np.minimum(hi, np.ceil(mode + half))
-        # make sure the window's edges are far below the peak (non-Gaussian tails)
+        # the sum is about peak * sigma * 2.5: terms below that by TAIL_LOG are negligible
+        level = self.summand(mode, T) + np.log(np.maximum(sigma, 1.0)) - TAIL_LOG
+        # make sure the window's edges are far below the sum (non-Gaussian tails)
         for _ in range(8):
-            peak = self.summand(mode, T)
-            el = (wlo > lo) & (self.summand(wlo, T) > peak - TAIL_LOG)
-            eh = (whi < hi) & (self.summand(whi, T) > peak - TAIL_LOG)
+            el = (wlo > lo) & (self.summand(wlo, T) > level)
+            eh = (whi < hi) & (self.summand(whi, T) > level)
             if not (el.any() or eh.any()):
                 break
             half = np.where(el | eh, half * 1.6, half)
             wlo = np.where(el, np.maximum(lo, np.floor(mode - half)), wlo)
             whi = np.where(eh, np.minimum(hi, np.ceil(mode + half)), whi)
         out = np.empty(T.shape)
-        peak = self.summand(mode, T)
-        negligible = ((self.summand(wlo, T) < peak - TAIL_LOG)
-                      & (self.summand(whi, T) < peak - TAIL_LOG))
+        negligible = (self.summand(wlo, T) < level) & (self.summand(whi, T) < level)
         # quadrature only where the summand is smooth (sigma >= 8) and negligible at both ends
         interior = negligible & (sigma >= 8.0)
         if interior.any():
@@ -234,48 +305,56 @@ def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
     return logw
 
 
-def _find_peak(logw, M: int) -> tuple[int, float]:
-    """Integer maximiser of a unimodal function on 0..M by successive refinement."""
-    lo, hi = 0, M
-    while True:
-        if hi - lo <= 32:
-            grid = np.arange(lo, hi + 1)
-            vals = logw(grid)
-            i = int(np.nanargmax(vals))
-            return int(grid[i]), float(vals[i])
-        grid = np.unique(np.round(np.linspace(lo, hi, 33)).astype(np.int64))
-        vals = logw(grid)
+def _locate(logw, M: int) -> tuple[int, int, float]:
+    """Window [t_lo, t_hi] of 0..M outside which the unimodal ``logw`` is below its peak by more
+    than TAIL_LOG, and the peak value (coarse-to-fine scans; the window may err on the wide
+    side, never the narrow one)."""
+    pts = np.unique(np.round(np.linspace(0, M, 65)).astype(np.int64))
+    vals = logw(pts)
+    for _ in range(3):
         i = int(np.nanargmax(vals))
-        lo = int(grid[max(i - 1, 0)])
-        hi = int(grid[min(i + 1, grid.size - 1)])
-
-
-def _find_edge(logw, start: int, stop: int, level: float) -> int:
-    """Last integer between start (value above level) and stop where logw stays above level."""
-    if start == stop:
-        return stop
-    direction = 1 if stop > start else -1
-    if logw(np.array([stop]))[0] > level:
-        return stop
-    inside, outside = start, stop
-    while abs(outside - inside) > 1:
-        pts = np.unique(np.round(np.linspace(inside, outside, 18)).astype(np.int64))
-        vals = logw(pts)
-        above = vals > level
-        # points are ordered from inside to outside when direction == 1; unify
-        if direction == -1:
-            pts, above = pts[::-1], above[::-1]
-        j = int(np.argmin(above))  # first point below the level
-        inside, outside = int(pts[j - 1]), int(pts[j])
-    return inside
+        a, b = pts[max(i - 2, 0)], pts[min(i + 2, pts.size - 1)]
+        if b - a <= 2:
+            break
+        new = np.unique(np.round(np.linspace(a, b, 65)).astype(np.int64))
+        pts = np.concatenate([pts, new])
+        vals = np.concatenate([vals, logw(new)])
+        order = np.argsort(pts, kind="stable")
+        pts, vals = pts[order], vals[order]
+        keep = np.r_[True, np.diff(pts) > 0]
+        pts, vals = pts[keep], vals[keep]
+        if b - a <= 130:
+            break
+    i = int(np.nanargmax(vals))
+    tstar, peak = int(pts[i]), float(vals[i])
+    # curvature near the peak gives the scale; probe outwards to tighten the bracket
+    near = (np.abs(pts - tstar) > 0) & (vals > peak - 8.0)
+    if near.any():
+        d = np.abs(pts[near] - tstar).astype(float)
+        sigma = float(np.sqrt(np.mean(d ** 2 / (2.0 * np.maximum(peak - vals[near], 1e-3)))))
+    else:
+        sigma = float(max(np.diff(pts).max(), 1))
+    probes = np.clip(np.round(tstar + sigma * np.array([-30, -20, -15, -12, -10, -8, 8, 10, 12,
+                                                         15, 20, 30])), 0, M).astype(np.int64)
+    pts = np.concatenate([pts, probes])
+    vals = np.concatenate([vals, logw(probes)])
+    level = peak - TAIL_LOG
+    below = vals < level
+    left = pts[below & (pts < tstar)]
+    right = pts[below & (pts > tstar)]
+    t_lo = int(left.max()) if left.size else 0
+    t_hi = int(right.min()) if right.size else M
+    return t_lo, t_hi, peak
 
 
 _CHEB_DEG = 24
+_PANEL_MIN = 400  # narrower panels are evaluated at every integer
 _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
 _CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
 
 
-def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12) -> np.ndarray:
+def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
+                    kink_points=None) -> np.ndarray:
     """``fn`` at every integer in [lo, hi], from adaptive piecewise Chebyshev interpolation.
 
     ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
@@ -292,29 +371,35 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12)
     noise = float(np.std(np.diff(probe, 4))) / math.sqrt(70.0)
     tol = max(tol, 30.0 * noise)
     out = np.empty(ints.size)
-    edges = np.linspace(lo, hi + 1, 9)
+    edges = np.linspace(lo, hi + 1, int(np.clip((hi - lo) // 4000, 1, 8)) + 1)
+    # log L(T) has kinks where the summation range changes shape (T = k and T = M - k): make them
+    # panel edges so that every panel holds an analytic piece
+    kinks = [float(t) for t in (kink_points or ()) if lo + _PANEL_MIN < t < hi + 1 - _PANEL_MIN]
+    edges = np.unique(np.concatenate([edges, kinks]))
     todo = list(zip(edges[:-1], edges[1:]))
     while todo:
         mids = np.array([0.5 * (a + b) for a, b in todo])
         rads = np.array([0.5 * (b - a) for a, b in todo])
-        xn = (mids[:, None] + rads[:, None] * _CHEB_NODES[None, :]).ravel()
-        xc = (mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :]).ravel()
-        both = fn(np.concatenate([xn, xc]))
+        # integer nodes (rounded Chebyshev points) keep the summands on the integer lattice
+        xn = np.round(mids[:, None] + rads[:, None] * _CHEB_NODES[None, :])
+        xc = np.round(mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :])
+        both = fn(np.concatenate([xn.ravel(), xc.ravel()]))
         vn = both[:xn.size].reshape(len(todo), -1)
         vc = both[xn.size:].reshape(len(todo), -1)
-        bc = base(xc).reshape(len(todo), -1)
+        bc = base(xc.ravel()).reshape(len(todo), -1)
         nxt = []
         for i, (a, b) in enumerate(todo):
-            cheb = np.polynomial.chebyshev.Chebyshev.fit(_CHEB_NODES, vn[i], _CHEB_DEG,
-                                                         domain=[-1, 1])
-            approx = cheb(_CHEB_CHECK)
+            sel = (ints >= a) & (ints < b)
+            if b - a <= _PANEL_MIN:
+                out[sel] = fn(ints[sel])
+                continue
+            u = (xn[i] - mids[i]) / rads[i]
+            cheb = np.polynomial.chebyshev.Chebyshev.fit(u, vn[i], _CHEB_DEG, domain=[-1, 1])
+            approx = cheb((xc[i] - mids[i]) / rads[i])
             with np.errstate(invalid="ignore"):
                 err = np.abs(np.exp(bc[i] + approx - peak) - np.exp(bc[i] + vc[i] - peak))
-            sel = (ints >= a) & (ints < b)
             if np.all(np.isfinite(vn[i])) and np.nanmax(err) < tol:
                 out[sel] = cheb((ints[sel] - mids[i]) / rads[i])
-            elif b - a <= 4 * _CHEB_DEG:
-                out[sel] = fn(ints[sel])
             else:
                 m = 0.5 * (a + b)
                 nxt.extend([(a, m), (m, b)])
@@ -442,7 +527,7 @@ class AlphaPosterior:
         s = np.cumsum(self.weights[::-1])[::-1]
         return s[1:]
 
-    def _window(self, x: float, pad: float = 40.0) -> tuple[int, int]:
+    def _window(self, x: float, pad: float = 13.0) -> tuple[int, int]:
         """Component indices whose telescoping terms matter at x."""
         n = self._total - 1.0
         centre = x * n - self.a[0]
@@ -471,9 +556,13 @@ class AlphaPosterior:
         if hi < lo:
             return float(np.clip(base, 0.0, 1.0))
         j = np.arange(lo, hi + 1)
-        aj, bj = self.a[j], self.b[j]
-        logd = (special.gammaln(self._total) - special.gammaln(aj + 1.0) - special.gammaln(bj)
-                + aj * math.log(x) + (bj - 1.0) * math.log1p(-x))
+        a0, b0 = self.a[lo], self.b[lo]
+        # log d_j by its ratio recursion: d_{j+1} / d_j = (b_j - 1) x / ((a_j + 1) (1 - x))
+        logd0 = (special.gammaln(self._total) - special.gammaln(a0 + 1.0) - special.gammaln(b0)
+                 + a0 * math.log(x) + (b0 - 1.0) * math.log1p(-x))
+        aj, bj = self.a[j[:-1]], self.b[j[:-1]]
+        ratios = np.log((bj - 1.0) / (aj + 1.0)) + (math.log(x) - math.log1p(-x))
+        logd = logd0 + np.r_[0.0, np.cumsum(ratios)]
         tail = float(np.dot(np.exp(logd), self._survival[j]))
         return float(np.clip(base - tail, 0.0, 1.0))
 
@@ -608,14 +697,15 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         T = np.arange(M + 1, dtype=float)
         lw = logw(T)
     else:
-        tstar, peak = _find_peak(logw, M)
-        level = peak - TAIL_LOG
-        t_lo = _find_edge(logw, tstar, 0, level)
-        t_hi = _find_edge(logw, tstar, M, level)
+        t_lo, t_hi, peak = _locate(logw, M)
         T = np.arange(t_lo, t_hi + 1, dtype=float)
         logL = _chebyshev_fill(lik, t_lo, t_hi,
-                               lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak)
-        lw = _lchoose(M, T) + special.betaln(A + T, B + M - T) + logL
+                               lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak,
+                               kink_points=(k, M - k))
+        # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
+        steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
+        base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
+        lw = base0 + np.r_[0.0, np.cumsum(steps)] + logL
     if not np.isfinite(lw).any():
         raise CountsError(f"the metric counts (metric_pos={k} of metric_total={M}) are impossible "
                           "under the given rates (likelihood zero for every alpha); check the "

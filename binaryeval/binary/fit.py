@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, stats
 
-from ..data import RowAccount, as_binary, is_binary
+from ..data import RowAccount, _show, as_binary, is_binary
 from ..errors import CountsError, DataError, IdentifiabilityWarning, ParameterError
 from ..formula import parse_formula
 from ..summary import Summary
@@ -567,7 +567,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
             if not is_binary(raw):
                 example = raw[raw.notna()].iloc[0] if raw.notna().any() else raw.iloc[0]
                 raise DataError(
-                    f"metric column {mname!r} is scalar (e.g. {example!r}); give threshold= a "
+                    f"metric column {mname!r} is scalar (e.g. {_show(example)}); give threshold= a "
                     "number, 'balanced' or 'youden', or binarise it in the formula, "
                     f"e.g. I({mname} > 0.5)")
             metric = as_binary(raw, mname, "metric rating")
@@ -576,7 +576,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
             bad = raw.notna() & score.isna()
             if bad.any():
                 raise DataError(f"metric column {mname!r} holds a non-numeric value "
-                                f"{raw[bad].iloc[0]!r}; a thresholded metric must be numeric")
+                                f"{_show(raw[bad].iloc[0])}; a thresholded metric must be numeric")
             if not np.isfinite(score.dropna()).all():
                 raise DataError(f"metric column {mname!r} holds an infinite value; "
                                 "replace it with NaN (not rated) or a finite score")
@@ -712,7 +712,7 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
         bad = vals.isna() | (vals < 0) | (vals != np.floor(vals)) | ~np.isfinite(vals)
         if bad.any():
             g = frame.index[bad.to_numpy()][0]
-            raise CountsError(f"counts[{col!r}] for group {g!r} is {frame.loc[g, col]!r}; counts "
+            raise CountsError(f"counts[{col!r}] for group {g!r} is {_show(frame.loc[g, col])}; counts "
                               "must be non-negative whole numbers")
         frame[col] = vals.astype(np.int64)
     for pos, tot in (("human_pos", "human_total"), ("metric_pos", "metric_total")):

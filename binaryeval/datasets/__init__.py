@@ -293,6 +293,15 @@ def load_wmt21_enru(annotated_only: bool = False) -> pd.DataFrame:
 
         The metric columns are given for the 14 MT and metric systems and are NaN for refA, refB.
 
+    Warnings
+    --------
+    ``chrf2``, ``bleu`` and ``ter`` are duplicated in the source: its ``traditional_metrics`` files
+    for NiuTrans and Manifold are byte-identical, and so are those for Online-W, Online-Y and
+    metricsystem3, so these systems have the same surface-metric score on every segment although
+    their MQM and learned-metric scores differ.  At most one system of each group can carry its own
+    scores and the source does not say which; drop all five (or these three columns) for analyses
+    that use the surface metrics.  The MQM, DA, BLEURT-20 and COMET columns have no such duplicates.
+
     Notes
     -----
     Source: NataliaKhaidanova/MT-evaluation-metrics (commit d024a69), MIT licence,
@@ -377,6 +386,12 @@ def load_wmt15(lp: str | None = None) -> pd.DataFrame:
         ``VERTa-70Adeq30Flu`` -> ``verta_70adeq30flu``).  A metric not submitted for a language
         pair is NaN there.  After filtering one pair it fits ``correlate("human ~ bleu + chrf3", df)``.
 
+        Direction: the values are as in the source files, where the error-rate baselines
+        ``ter``, ``wer``, ``per`` and ``cder`` are already turned round so that higher is better
+        (their correlation with ``human`` is positive; the values lie between 0 and 1).  ``bs`` is
+        the one column where lower is better: pass ``lower_is_better=["bs"]`` to
+        :func:`binaryeval.correlate`.
+
     Notes
     -----
     Source: ygraham/MT-metric-confidence-intervals (commit 84f1d68), ``wmt15-data/hum-sys.*.scores.csv``.
@@ -427,6 +442,8 @@ def load_wmt20(lp: str | None = None, testset: str | None = "newstest2020") -> p
         - ``outlier`` (bool): the system is in the task's outlier list for that pair.
         - one float column per metric, formula-friendly names (``chrF++`` -> ``chrf_pp``,
           ``COMET-2R`` -> ``comet_2r``, ``YiSi-1`` -> ``yisi_1``, ``sentBLEU`` -> ``sentbleu``).
+          Values are as in the source files, where ``ter`` is stored negated (``-TER``), so
+          higher is better for it as for the other metrics.
 
     Notes
     -----

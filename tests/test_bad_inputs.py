@@ -1,0 +1,120 @@
+"""Catalogue of bad inputs: each raises the package's own error (a ValueError/TypeError subclass)
+whose message names the argument or column, shows the offending value and says what to do."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval.errors import BinaryEvalError
+
+D = pd.DataFrame
+
+
+def _fit(formula, frame, **kw):
+    return lambda: be.fit(formula, frame, **kw)
+
+
+# (id, call, fragments that must all appear in the message)
+CASES = [
+    # -- fit: formulas -------------------------------------------------------------------------
+    ("fit unknown column", _fit("h ~ metrc", D({"h": [1, 0], "metric": [1, 0]})),
+     ["metrc", "did you mean 'metric'"]),
+    ("fit no tilde", _fit("h metric", D({"h": [1]})), ["no '~'", "human ~ metric"]),
+    ("fit syntax error", _fit("h ~ m + (", D({"h": [1], "m": [1]})), ["unclosed '('"]),
+    ("fit two bars", _fit("h ~ m | a | b", D({"h": [1], "m": [1], "a": [1], "b": [1]})),
+     ["more than one top-level '|'"]),
+    ("fit two metrics", _fit("h ~ m + n", D({"h": [1], "m": [1], "n": [1]})),
+     ["one metric"]),
+    # -- fit: data -----------------------------------------------------------------------------
+    ("fit empty frame", _fit("h ~ m", D({"h": [], "m": []})), ["no rows"]),
+    ("fit not a frame", lambda: be.fit("h ~ m", {"h": [1], "m": [1]}), ["DataFrame"]),
+    ("fit non-binary human", _fit("h ~ 1", D({"h": [0, 3]})), ["'h'", "3.0", "I(h == 0)"]),
+    ("fit string human", _fit("h ~ 1", D({"h": ["good", "bad"]})), ["'h'", "'good'", "0/1"]),
+    ("fit infinite human", _fit("h ~ 1", D({"h": [1.0, np.inf]})), ["'h'", "inf"]),
+    ("fit all-NaN human", _fit("h ~ m", D({"h": [np.nan, np.nan], "m": [1, 0]})),
+     ["'h'", "every row"]),
+    ("fit scalar metric without threshold", _fit("h ~ m", D({"h": [1, 0], "m": [0.2, 0.7]})),
+     ["'m'", "0.2", "threshold="]),
+    ("fit string metric with threshold",
+     _fit("h ~ m", D({"h": [1, 0], "m": ["x", "y"]}), threshold=0.5), ["'m'", "'x'", "numeric"]),
+    ("fit infinite metric", _fit("h ~ m", D({"h": [1, 0], "m": [1.0, np.inf]}), threshold=0.5),
+     ["'m'", "infinite"]),
+    ("fit empty group", _fit("h ~ m | s", D({"h": [1, 0, np.nan], "m": [1, 0, np.nan],
+                                             "s": ["a", "a", "b"]})), ["group 'b'", "no rated rows"]),
+    ("fit group without paired rows", _fit("h ~ m | s", D({"h": [1, 0, np.nan], "m": [1, 0, 1],
+                                                          "s": ["a", "a", "b"]})),
+     ["group 'b'", "no paired rows", "rates='pooled'"]),
+    ("fit unknown rates mode", _fit("h ~ 1", D({"h": [1, 0]}), rates="learned"),
+     ["rates='learned'", "'estimate'"]),
+    ("fit unknown threshold rule", _fit("h ~ m", D({"h": [1, 0], "m": [0.1, 0.3]}),
+                                        threshold="median"), ["threshold='median'", "balanced"]),
+    ("fit known rate out of range", _fit("h ~ m", D({"h": [1, 0, np.nan], "m": [1, 0, 1]}),
+                                         rates={"rho": 1.4, "eta": 0.8}), ["rho=1.4", "[0, 1]"]),
+    ("fit level out of range", _fit("h ~ 1", D({"h": [1, 0]}), level=95), ["level=95"]),
+    ("fit bad prior", _fit("h ~ 1", D({"h": [1, 0]}), prior=(0, 1)), ["prior=(0, 1)", "positive"]),
+    # -- fit_counts --------------------------------------------------------------------------------
+    ("counts negative", lambda: be.fit_counts({"human_pos": -2, "human_total": 5}),
+     ["human_pos", "-2", "non-negative"]),
+    ("counts inconsistent", lambda: be.fit_counts({"metric_pos": 9, "metric_total": 5}),
+     ["metric_pos=9", "metric_total=5"]),
+    ("counts fractional", lambda: be.fit_counts({"tp": 2.5}), ["tp", "2.5", "whole"]),
+    ("counts infinite", lambda: be.fit_counts({"human_pos": np.inf, "human_total": 3}),
+     ["human_pos", "inf"]),
+    ("counts unknown column", lambda: be.fit_counts({"positives": 3}),
+     ["'positives'", "human_pos"]),
+    ("counts wrong type", lambda: be.fit_counts([1, 2, 3]), ["DataFrame or a mapping", "list"]),
+    # -- results -----------------------------------------------------------------------------------
+    ("compare one group", lambda: be.fit("h ~ 1", D({"h": [1, 0]})).compare(),
+     ["two groups", "| system"]),
+    ("interval kind", lambda: be.fit("h ~ 1", D({"h": [1, 0]})).interval(kind="median"),
+     ["kind='median'", "'hdi'"]),
+    ("posterior unknown group", lambda: be.fit("h ~ 1 | g", D({"h": [1, 0], "g": ["a", "b"]}))
+     .posterior("c"), ["group 'c'", "['a', 'b']"]),
+    # -- roc -----------------------------------------------------------------------------------------
+    ("roc single class", lambda: be.roc("h ~ s", D({"h": [1, 1], "s": [0.1, 0.2]})),
+     ["both human classes", "0 negative"]),
+    ("roc non-binary human", lambda: be.roc("h ~ s", D({"h": [1, 3], "s": [0.1, 0.2]})),
+     ["'h'", "3.0"]),
+    # -- favi ------------------------------------------------------------------------------------------
+    ("favi unknown symbol", lambda: be.preference_confusion(["+", "x"], ["+", "-"]),
+     ["'x'", "'+', '=', '-'"]),
+    ("favi length mismatch", lambda: be.preference_confusion(["+", "-"], ["+"]),
+     ["2 human", "1 metric"]),
+    ("favi not 3x3", lambda: be.favi_score([[1, 2], [3, 4]]), ["3 x 3", "(2, 2)"]),
+    ("favi negative counts", lambda: be.favi_score([[1, 2, 3], [3, -4, 1], [1, 1, 1]]),
+     ["negative", "-4"]),
+    ("favi duplicated item", lambda: be.favi("h ~ m | s", D({"h": [1, 2, 1], "m": [1, 2, 3],
+                                                             "s": ["a", "a", "b"], "i": [1, 1, 1]}),
+                                             item="i"), ["item 1", "system 'a'", "one row per"]),
+    # -- correlation ------------------------------------------------------------------------------------
+    ("williams n too small", lambda: be.williams_test(0.5, 0.4, 0.3, 3), ["n = 3", "n >= 4"]),
+    ("fisher r out of range", lambda: be.fisher_ci(1.2, 10), ["r = 1.2", "<= 1"]),
+    ("williams invalid matrix", lambda: be.williams_test(0.9, -0.9, 0.9, 20),
+     ["not a valid correlation matrix", "determinant"]),
+    ("correlate constant column", lambda: be.correlate(
+        "h ~ a + b", D({"h": [1, 2, 3, 4, 5], "a": [1] * 5, "b": [1, 3, 2, 5, 4]})),
+     ["'a'", "constant", "1.0"]),
+    ("correlate unknown column", lambda: be.correlate(
+        "h ~ a + zz", D({"h": [1, 2, 3, 4, 5], "a": [1, 2, 1, 1, 1]})), ["'zz'"]),
+    ("fisher level", lambda: be.fisher_ci(0.5, 10, level=1.5), ["level", "1.5"]),
+    ("hybrid duplicated rows", lambda: be.hybrid_supersample(
+        D({"s": ["a", "a", "b", "b"], "i": [1, 1, 1, 2], "h": [1, 2, 3, 4], "m": [1, 2, 3, 4]}),
+        system="s", item="i", human="h", metrics=["m"], n_systems=10, seed=1),
+     ["('a', 1)", "more than once"]),
+]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name, call, fragments", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_raises_package_error(name, call, fragments):
+    with pytest.raises(BinaryEvalError) as info:
+        call()
+    assert isinstance(info.value, (ValueError, TypeError))
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+def test_catalogue_is_large_enough():
+    assert len(CASES) >= 30

@@ -1,0 +1,294 @@
+"""be.fit / be.fit_counts / compare / roc: real data, closed forms and the input checks."""
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import binaryeval as be
+from binaryeval.errors import (
+    CountsError,
+    DataError,
+    FormulaError,
+    IdentifiabilityWarning,
+    InputTypeError,
+    ParameterError,
+)
+from conftest import REFERENCE, need
+
+# thesis Table 5.1 / paper showcase (reference/paper_tables.md): modes n+/n of the human-only
+# posteriors on WMT21 en-de, adequate iff MQM == 0, 527 rated segments per system
+PUBLISHED_MODES = {"Facebook-AI": [0.67], "VolcTrans-GLAT": [0.64, 0.65], "Online-W": [0.64],
+                   "Nemo": [0.64], "VolcTrans-AT": [0.61], "UEdin": [0.59], "HuaweiTSC": [0.58],
+                   "eTranslation": [0.51], "ref-A": [0.65], "ref-B": [0.68], "ref-D": [0.64]}
+# data README: adequate counts of 527
+ADEQUATE = {"Facebook-AI": 353, "HuaweiTSC": 308, "Nemo": 336, "Online-W": 337, "UEdin": 310,
+            "VolcTrans-AT": 324, "VolcTrans-GLAT": 340, "eTranslation": 271, "ref-A": 344,
+            "ref-B": 358, "ref-C": 357, "ref-D": 339}
+
+
+@pytest.fixture(scope="module")
+def ende():
+    from binaryeval.datasets import load_wmt21_ende
+
+    df = load_wmt21_ende()
+    return df[~df["system"].str.startswith("metricsystem")]
+
+
+def test_wmt21_human_only_matches_thesis_table(ende):
+    res = be.fit("I(mqm == 0) ~ 1 | system", ende)
+    table = res.to_frame()
+    for system, modes in PUBLISHED_MODES.items():
+        assert round(table.loc[system, "mode"], 2) in modes, system
+        n_pos = ADEQUATE[system]
+        ref = stats.beta(n_pos + 1, 527 - n_pos + 1)
+        assert table.loc[system, "n_human"] == 527
+        assert table.loc[system, "estimate"] == pytest.approx(ref.mean(), abs=1e-14)
+        assert table.loc[system, "std_error"] == pytest.approx(ref.std(), abs=1e-14)
+    # Facebook-AI 0.67 / 0.020 as printed in the thesis
+    assert round(table.loc["Facebook-AI", "std_error"], 3) == 0.020
+    # nothing dropped silently: the 475 unrated segments of each system are counted
+    assert res.n_rows == len(ende)
+    assert res.excluded == {"no rating (human and metric missing)": 475 * ende["system"].nunique()}
+
+
+def test_mixed_fit_corrects_naive_estimates(ende):
+    # 100 human ratings per system (same segments), every other segment metric-only;
+    # corrected means stay near the all-human ones, the naive classify-and-count ones do not
+    full = be.fit("I(mqm == 0) ~ 1 | system", ende).to_frame()
+    rng = np.random.default_rng(1)
+    d = ende[~ende["system"].isin(["ref-B", "ref-C"])].copy()
+    segs = np.sort(d.loc[d["mqm"].notna(), "seg_id"].unique())
+    keep = rng.choice(segs, 100, replace=False)
+    d.loc[~d["seg_id"].isin(keep), "mqm"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IdentifiabilityWarning)
+        res = be.fit("I(mqm == 0) ~ chrf | system", d, threshold="balanced")
+    t = res.to_frame().join(full[["estimate"]].rename(columns={"estimate": "full"}))
+    z = (t["estimate"] - t["full"]) / t["std_error"]
+    assert (z.abs() < 2.5).all()
+    corrected_gap = (t["estimate"] - t["full"]).abs().mean()
+    naive_gap = (t["naive"] - t["full"]).abs().mean()
+    assert naive_gap > 2 * corrected_gap
+    # the metric scores human references against another reference: naive is far off there
+    assert t.loc["ref-A", "full"] - t.loc["ref-A", "naive"] > 0.2
+    assert abs(z["ref-A"]) < 2.5
+    assert t.loc["Facebook-AI", "n_paired"] == 100 and t.loc["Facebook-AI", "n_metric"] == 902
+
+
+def test_fit_counts_equals_fit():
+    rng = np.random.default_rng(3)
+    n = 600
+    truth = rng.random(n) < 0.55
+    metric = np.where(truth, rng.random(n) < 0.85, rng.random(n) < 0.25).astype(float)
+    human = truth.astype(float)
+    human[200:] = np.nan
+    metric[150:200] = np.nan  # human-only rows
+    df = pd.DataFrame({"h": human, "m": metric, "g": np.where(np.arange(n) % 2, "a", "b")})
+    res = be.fit("h ~ m | g", df)
+    counts = {}
+    for g, sub in df.groupby("g"):
+        both = sub.dropna()
+        counts[g] = {"human_pos": int(((sub.h == 1) & sub.m.isna()).sum()),
+                     "human_total": int((sub.h.notna() & sub.m.isna()).sum()),
+                     "metric_pos": int(((sub.m == 1) & sub.h.isna()).sum()),
+                     "metric_total": int((sub.m.notna() & sub.h.isna()).sum()),
+                     "tp": int(((both.h == 1) & (both.m == 1)).sum()),
+                     "fn": int(((both.h == 1) & (both.m == 0)).sum()),
+                     "tn": int(((both.h == 0) & (both.m == 0)).sum()),
+                     "fp": int(((both.h == 0) & (both.m == 1)).sum())}
+    res2 = be.fit_counts(counts)
+    pd.testing.assert_series_equal(res.to_frame()["estimate"], res2.to_frame()["estimate"],
+                                   check_names=False, atol=1e-14, rtol=0)
+    assert res.counts.loc["a", "human_total"] == res2.counts.loc["a", "human_total"]
+
+
+def test_fit_counts_reproduces_authors_synthetic():
+    # bayes_authors_nuts_synthetic.json S1: human [113, 200] (the labelled set), rho [92, 113],
+    # eta [64, 87], metric [5575, 10000]; NUTS mean 0.5559, sd 0.0295 (MC tolerance)
+    path = need(REFERENCE / "bayes_authors_nuts_synthetic.json")
+    s1 = json.loads(path.read_text())["results"][0]
+    res = be.fit_counts({"human_pos": 0, "human_total": 0, "metric_pos": 5575,
+                         "metric_total": 10000, "tp": 92, "fn": 21, "tn": 64, "fp": 23})
+    row = res.to_frame().iloc[0]
+    assert abs(row["estimate"] - s1["mean"]) < 0.002
+    assert abs(row["std_error"] / s1["sd"] - 1) < 0.02
+    assert row["n_human"] == 200 and row["n_paired"] == 200
+
+
+def test_synthetic_dataset_end_to_end():
+    # synthetic_binary_dataset.csv: 200 labelled + 10000 metric-only rows; counts in the json
+    path = need(REFERENCE / "synthetic_binary_dataset.csv")
+    df = pd.read_csv(path)
+    counts = json.loads((REFERENCE / "synthetic_binary_counts.json").read_text())
+    res = be.fit("human ~ metric", df)
+    c = res.counts.iloc[0]
+    assert (c["tp"], c["fn"], c["tn"], c["fp"]) == (counts["labeled_TP"], counts["labeled_FN"],
+                                                    counts["labeled_TN"], counts["labeled_FP"])
+    assert c["metric_pos"] == counts["unlabeled_metric_pos"]
+    lo, hi = res.interval().iloc[0]
+    assert lo < counts["alpha_true"] < hi
+
+
+def test_interval_labels_match_computation():
+    res = be.fit_counts({"a": {"human_pos": 30, "human_total": 50},
+                         "b": {"human_pos": 20, "human_total": 50}}, level=0.9)
+    iv = res.interval()
+    assert iv.attrs == {"level": 0.9, "kind": "eti"}
+    assert iv.loc["a", "lower"] == pytest.approx(stats.beta(31, 21).ppf(0.05), abs=1e-12)
+    text = res.summary().as_text()
+    assert "90% lower" in text and "90% equal-tailed" in text
+    hdi = res.interval(0.5, kind="hdi")
+    assert hdi.attrs["kind"] == "hdi"
+    post = res.posterior("a")
+    assert post.cdf(hdi.loc["a", "upper"]) - post.cdf(hdi.loc["a", "lower"]) == pytest.approx(0.5)
+
+
+def test_compare_bayes_and_z():
+    res = be.fit_counts({"A": {"human_pos": 353, "human_total": 527},
+                         "B": {"human_pos": 308, "human_total": 527},
+                         "C": {"human_pos": 340, "human_total": 527}})
+    cmp = res.compare()
+    row = cmp.to_frame().set_index(["group_1", "group_2"]).loc[("A", "B")]
+    # exact two-Beta probability by one-dimensional quadrature
+    a, b = stats.beta(354, 175), stats.beta(309, 220)
+    from scipy import integrate
+
+    exact, _ = integrate.quad(lambda x: a.pdf(x) * b.cdf(x), 0, 1, epsabs=1e-13, points=[0.6])
+    assert row["prob_greater"] == pytest.approx(exact, abs=1e-9)
+    z = (a.mean() - b.mean()) / math.sqrt(a.var() + b.var())
+    assert row["z"] == pytest.approx(z, rel=1e-12)
+    zt = res.compare(method="z").to_frame().set_index(["group_1", "group_2"])
+    assert zt.loc[("A", "B"), "p_value"] == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
+    m = cmp.matrix()
+    assert m.loc["B", "A"] == pytest.approx(1 - m.loc["A", "B"], abs=1e-15)
+    assert np.isnan(m.loc["A", "A"])
+    # statsmodels' Holm adjustment over the three pairs
+    from statsmodels.stats.multitest import multipletests
+
+    holm = res.compare(method="z", adjust="holm").to_frame()
+    np.testing.assert_allclose(holm["p_adjusted"],
+                               multipletests(zt["p_value"].to_numpy(), method="holm")[1])
+
+
+def test_roc_against_sklearn_reference():
+    # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
+    # minimising |TPR - TNR|
+    path = need(REFERENCE / "roc_threshold_data.csv")
+    df = pd.read_csv(path)
+    ref = json.loads((REFERENCE / "roc_threshold_sklearn.json").read_text())
+    res = be.roc("human ~ score", df)
+    curve = res.curves["pooled"]
+    full = ref["drop_intermediate=False"]
+    assert len(curve) == full["n_thresholds"]
+    assert res.auc()["pooled"] == pytest.approx(ref["auc"], abs=1e-12)
+    th = res.thresholds().set_index("rule").loc["balanced"]
+    assert th["threshold"] == full["threshold"]
+    assert th["rho"] == pytest.approx(full["rho_tpr"], abs=1e-15)
+    assert th["eta"] == pytest.approx(full["eta_tnr"], abs=1e-15)
+    c = ref["counts_at_threshold"]
+    assert (th["tp"], th["fn"], th["tn"], th["fp"]) == (c["TP"], c["FN"], c["TN"], c["FP"])
+    # AUC equals the Mann-Whitney U statistic / (n_pos n_neg)
+    u = stats.mannwhitneyu(df.score[df.human == 1], df.score[df.human == 0]).statistic
+    assert res.auc()["pooled"] == pytest.approx(u / (288 * 212), abs=1e-12)
+
+
+def test_threshold_balanced_uses_roc_rule():
+    path = need(REFERENCE / "roc_threshold_data.csv")
+    df = pd.read_csv(path)
+    res = be.fit("human ~ score", df, threshold="balanced")
+    c = res.counts.iloc[0]
+    assert (c["tp"], c["fn"], c["tn"], c["fp"]) == (209, 79, 154, 58)
+    assert res.threshold.startswith("0.6 ")
+
+
+def test_identifiability_warning_and_flip():
+    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 500, "metric_total": 1000,
+              "tp": 20, "fn": 30, "tn": 20, "fp": 30}
+    with pytest.warns(IdentifiabilityWarning, match="rho \\+ eta <= 1 is 0.9"):
+        res = be.fit_counts(counts)
+    assert res.unidentified["all"] > 0.9
+    with pytest.warns(IdentifiabilityWarning, match="worse than chance"):
+        be.fit_counts({"human_pos": 1, "human_total": 2, "metric_pos": 3, "metric_total": 9},
+                      rates={"rho": 0.3, "eta": 0.4})
+
+
+def test_known_and_pooled_rates():
+    counts = pd.DataFrame({"human_pos": [0, 0], "human_total": [0, 0], "metric_pos": [600, 400],
+                           "metric_total": [1000, 1000], "tp": [40, 0], "fn": [10, 0],
+                           "tn": [40, 0], "fp": [10, 0]}, index=["x", "y"])
+    with pytest.raises(DataError, match="group 'y' has 1000 metric-only ratings but no paired"):
+        be.fit_counts(counts)
+    pooled = be.fit_counts(counts, rates="pooled")
+    assert pooled.rates().loc["y", "rho"] == pytest.approx(41 / 52)
+    known = be.fit_counts(counts, rates={"rho": 0.8, "eta": 0.8})
+    # known rates: moment check against the 1-D posterior by quadrature
+    from scipy import integrate
+
+    def dens(a):  # the paired rows' 50 of 100 human positives count for alpha too
+        p = 0.8 * a + 0.2 * (1 - a)
+        return math.exp(600 * math.log(p) + 400 * math.log1p(-p) + 50 * math.log(a)
+                        + 50 * math.log1p(-a) + 740)
+    z, _ = integrate.quad(dens, 0, 1, points=[0.67], epsrel=1e-12, limit=200)
+    m, _ = integrate.quad(lambda a: a * dens(a), 0, 1, points=[0.67], epsrel=1e-12, limit=200)
+    assert known.posterior("x").mean == pytest.approx(m / z, abs=1e-10)
+
+
+@pytest.mark.parametrize("frame, formula, kwargs, error, match", [
+    (pd.DataFrame({"h": [1, 0], "m": [1, 0]}), "h ~ metric", {}, FormulaError, "unknown name 'metric'"),
+    (pd.DataFrame({"h": [1, 2], "m": [1, 0]}), "h ~ m", {}, DataError, "column 'h' .* holds 2.0"),
+    (pd.DataFrame({"h": ["yes", "no"], "m": [1, 0]}), "h ~ m", {}, InputTypeError, "'yes'"),
+    (pd.DataFrame({"h": [1, 0], "m": [0.3, 0.9]}), "h ~ m", {}, DataError, "scalar .*threshold="),
+    (pd.DataFrame({"h": [np.nan, np.nan], "m": [1, 0]}), "h ~ m", {}, DataError, "every row"),
+    (pd.DataFrame({"h": [1, 0, np.nan], "m": [1, 0, np.nan], "s": ["a", "a", "b"]}), "h ~ m | s",
+     {}, DataError, "group 'b' has no rated rows"),
+    (pd.DataFrame({"h": [1, 0, np.nan], "m": [1, 0, 1], "s": ["a", "a", "b"]}), "h ~ m | s",
+     {}, DataError, "group 'b' has 1 metric-only ratings but no paired"),
+    (pd.DataFrame({"h": [1, 0], "m": [1, 0]}), "h ~ m", {"rates": "magic"}, ParameterError,
+     "rates='magic'"),
+    (pd.DataFrame({"h": [1, 0], "m": [0.2, 0.4]}), "h ~ m", {"threshold": "median"},
+     ParameterError, "threshold='median'"),
+    (pd.DataFrame({"h": [1, 0], "m": [1, 0]}), "h ~ m", {"level": 1.5}, ParameterError, "level=1.5"),
+    (pd.DataFrame({"h": [1, 0], "m": [1, np.inf]}), "h ~ m", {"threshold": 0.5}, DataError,
+     "infinite"),
+])
+def test_fit_input_errors(frame, formula, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        be.fit(formula, frame, **kwargs)
+
+
+@pytest.mark.parametrize("counts, match", [
+    ({"human_pos": -1, "human_total": 4}, "human_pos.*-1"),
+    ({"human_pos": 5, "human_total": 4}, "exceeds human_total"),
+    ({"human_pos": 1.5, "human_total": 4}, "1.5"),
+    ({"humans": 1}, "unknown column 'humans'"),
+])
+def test_fit_counts_errors(counts, match):
+    with pytest.raises(CountsError, match=match):
+        be.fit_counts(counts)
+
+
+def test_result_protocol_and_plots():
+    import matplotlib.pyplot as plt
+
+    res = be.fit_counts({"A": {"human_pos": 30, "human_total": 50, "metric_pos": 300,
+                               "metric_total": 500, "tp": 25, "fn": 5, "tn": 15, "fp": 5},
+                         "B": {"human_pos": 20, "human_total": 50, "metric_pos": 200,
+                               "metric_total": 500, "tp": 15, "fn": 5, "tn": 25, "fp": 5}})
+    assert "Binary evaluation model" in str(res)
+    assert "<table" in res._repr_html_() and "tabular" in res.summary().as_latex()
+    frame = res.to_frame()
+    assert list(frame.columns) == ["n_human", "n_paired", "n_metric", "estimate", "std_error",
+                                   "mode", "lower", "upper", "naive", "rho", "eta"]
+    assert frame.loc["A", "n_human"] == 100 and frame.loc["A", "n_paired"] == 50
+    for kind in ("posterior", "interval", "rates"):
+        ax = res.plot(kind=kind)
+        assert ax.has_data()
+    assert res.compare().plot().has_data() is not None
+    plt.close("all")
+    with pytest.raises(ParameterError, match="group 'Z'"):
+        res.posterior("Z")
