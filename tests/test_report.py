@@ -222,3 +222,34 @@ def test_report_one_group_binary_metric_parquet(tmp_path, capsys):
     assert "nothing to compare" in page and "no systems to separate" in page
     assert "ROC of a scalar metric" not in page
     assert "Figure 2: Posterior means" in page and "Figure 3" not in page
+
+
+STAND_IN_QUARTO = """#!/usr/bin/env python3
+import json
+import sys
+from pathlib import Path
+args = sys.argv[1:]
+doc = Path(args[1])
+params = json.loads((doc.parent / "report-params.json").read_text())
+out = Path(args[args.index("--output-dir") + 1])
+out.mkdir(parents=True, exist_ok=True)
+(out / (doc.stem + ".html")).write_text("<html>quarto:" + params["formula"] + "</html>")
+"""
+
+
+def test_report_quarto_engine(tmp_path, capsys, monkeypatch):
+    # a stand-in quarto on PATH reads the parameters beside the document it is given
+    import os
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    script = bindir / "quarto"
+    script.write_text(STAND_IN_QUARTO)
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    path = tmp_path / "d.csv"
+    _human_only({"A": (30, 50), "B": (20, 50)}).to_csv(path, index=False)
+    target = tmp_path / "sub" / "r.html"
+    assert main(["report", str(path), "--formula", "human ~ 1 | system", "--engine", "quarto",
+                 "-o", str(target)]) == 0
+    assert target.read_text() == "<html>quarto:human ~ 1 | system</html>"
