@@ -591,10 +591,13 @@ def separation_sample_sizes(result: Any, level: float | None = None, comparison:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> import binaryeval as be
-    >>> res = be.fit_counts({"a": {"human_pos": 60, "human_total": 100},
-    ...                      "b": {"human_pos": 52, "human_total": 100}})  # doctest: +SKIP
-    >>> separation_sample_sizes(res)[["system_1", "system_2", "n_needed_1"]]  # doctest: +SKIP
+    >>> df = pd.DataFrame({"system": ["A"] * 50 + ["B"] * 50,
+    ...                    "human": [1] * 30 + [0] * 20 + [1] * 27 + [0] * 23})
+    >>> plan = separation_sample_sizes(be.fit("human ~ 1 | system", df))
+    >>> plan[["system_1", "system_2", "factor", "n_needed_1"]].round(2).to_dict("records")
+    [{'system_1': 'A', 'system_2': 'B', 'factor': 10.65, 'n_needed_1': 533}]
     """
     import math
 
