@@ -12,6 +12,7 @@ from .errors import (
     InputTypeError,
     ParameterError,
 )
+from . import datasets, plan
 from .summary import Summary
 from .binary import (
     AlphaPosterior,
@@ -86,5 +87,7 @@ __all__ = [
     "InputTypeError",
     "ParameterError",
     "Summary",
+    "datasets",
+    "plan",
     "__version__",
 ]

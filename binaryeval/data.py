@@ -71,9 +71,10 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.
             f"column {column!r} ({role}) must be binary (0/1 or bool) but holds {_show(example)} "
             f"(row {_show(arr[bad].index[0])}); binarise it in the formula, e.g. I({column} == 0) "
             "or I(score > 0.5)")
-    out = pd.Series(np.nan, index=values.index, dtype=float)
-    out[arr.index] = arr.values
-    return out
+    # positional fill: the index may repeat (e.g. rows expanded with df.loc[df.index.repeat(n)])
+    out = np.full(len(values), np.nan)
+    out[values.notna().to_numpy()] = arr.to_numpy()
+    return pd.Series(out, index=values.index, dtype=float)
 
 
 @dataclass

@@ -295,3 +295,20 @@ def test_against_quapy_bayesian_cc():
             continue
         assert abs(post.ppf(0.025) - r["q025"]) <= 0.004
         assert abs(post.ppf(0.975) - r["q975"]) <= 0.004
+
+
+def test_single_beta_pdf_cdf_are_vectorised_and_exact():
+    # human ratings only: the posterior is Beta(1 + 353, 1 + 174) (WMT21 en-de Facebook-AI,
+    # 353 of 527 error-free); the array path must equal scipy's Beta and the scalar path
+    post = alpha_posterior(human_pos=353, human_total=527)
+    assert post.n_components == 1
+    ref = stats.beta(354, 175)
+    x = np.array([-0.5, 0.0, 0.55, 0.6, 0.67, 0.72, 1.0, 1.5])
+    inside = (x >= 0) & (x <= 1)
+    np.testing.assert_allclose(post.pdf(x), np.where(inside, ref.pdf(x), 0.0), rtol=1e-13,
+                               atol=0)
+    np.testing.assert_allclose(post.cdf(x), ref.cdf(np.clip(x, 0, 1)), rtol=1e-13, atol=1e-300)
+    for xv in x:
+        assert post.cdf(xv) == pytest.approx(post._cdf_scalar(xv), rel=1e-13, abs=1e-300)
+    assert post.pdf(x.reshape(2, 4)).shape == (2, 4)
+    assert isinstance(post.pdf(0.6), float) and isinstance(post.cdf(0.6), float)

@@ -175,6 +175,57 @@ def test_compare_bayes_and_z():
                                multipletests(zt["p_value"].to_numpy(), method="holm")[1])
 
 
+def test_compare_summary_labels_pairs():
+    # WMT21 en-de adequate counts of 527 (Facebook-AI 353, HuaweiTSC 308): the printed table
+    # must name each pair in one label, not as a tuple of the two group names
+    res = be.fit_counts({"Facebook-AI": {"human_pos": 353, "human_total": 527},
+                         "HuaweiTSC": {"human_pos": 308, "human_total": 527}})
+    text = res.compare().summary().as_text()
+    assert "Facebook-AI vs HuaweiTSC" in text
+    assert "('Facebook-AI'" not in text
+    assert "<td>Facebook-AI vs HuaweiTSC</td>" in res.compare().summary().as_html().replace(
+        "<th>", "<td>").replace("</th>", "</td>")
+
+
+def test_fit_accepts_repeated_index():
+    # Spot-The-Bot style counts expanded to one row per rating with df.index.repeat: the index
+    # repeats. Human ratings only, so the posterior is Beta(1 + k, 1 + n - k) exactly
+    # (k, n = 30, 249 and 19, 252: load_stb_convai2("kept"), bert_rank at 4 and 6 turns).
+    counts = pd.DataFrame({"g": ["a", "b"], "n": [249, 252], "k": [30, 19]})
+    rows = counts.loc[counts.index.repeat(counts["n"])].copy()
+    rows["judged"] = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)]
+                                     for n, k in zip(counts["n"], counts["k"], strict=True)])
+    rows["m"] = rows["judged"]
+    assert not rows.index.is_unique
+    res = be.fit("judged ~ 1 | g", rows)
+    for g, n, k in zip(counts["g"], counts["n"], counts["k"], strict=True):
+        assert res.posterior(g).mean == pytest.approx((1 + k) / (2 + n), rel=1e-12)
+    # a paired metric with a repeated index: the same counts as on a fresh index
+    rep = be.fit("judged ~ m | g", rows).counts
+    fresh = be.fit("judged ~ m | g", rows.reset_index(drop=True)).counts
+    pd.testing.assert_frame_equal(rep, fresh)
+    assert int(rep.loc["a", "tp"]) == 30 and int(rep.loc["a", "tn"]) == 219
+
+
+def test_summary_of_human_only_fit_omits_metric_parts():
+    # WMT21 en-de adequate counts of 527 (Facebook-AI 353, eTranslation 271), human ratings
+    # only: the header must not claim that rho/eta were estimated, and the metric columns
+    # (all NaN) are left out of the printed table while to_frame keeps them
+    res = be.fit_counts({"Facebook-AI": {"human_pos": 353, "human_total": 527},
+                         "eTranslation": {"human_pos": 271, "human_total": 527}})
+    s = res.summary()
+    assert s.info["rates"] == "not used (human ratings only)"
+    assert "prior (rho, eta)" not in s.info
+    assert list(s.tables[0][1].columns[-2:]) == ["95% lower", "95% upper"]
+    assert not any("naive" in n for n in s.notes)
+    assert res.to_frame()[["naive", "rho", "eta"]].isna().all().all()
+    # with a metric the header and note stay
+    mixed = be.fit_counts({"a": {"human_pos": 10, "human_total": 20, "metric_pos": 50,
+                                 "metric_total": 100, "tp": 8, "fn": 2, "tn": 7, "fp": 3}})
+    assert mixed.summary().info["rates"] == "estimated per group from paired rows"
+    assert "naive" in mixed.summary().tables[0][1].columns
+
+
 def test_roc_against_sklearn_reference():
     # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
     # minimising |TPR - TNR|
@@ -292,3 +343,17 @@ def test_result_protocol_and_plots():
     plt.close("all")
     with pytest.raises(ParameterError, match="group 'Z'"):
         res.posterior("Z")
+
+
+def test_counts_round_trip_through_fit_counts():
+    # res.counts is in fit_counts' convention, so refitting from it reproduces the fit
+    rng = np.random.default_rng(7)
+    n = 300
+    truth = rng.random(n) < 0.4
+    metric = np.where(truth, rng.random(n) < 0.9, rng.random(n) < 0.15).astype(float)
+    human = np.where(np.arange(n) < 120, truth.astype(float), np.nan)
+    res = be.fit("h ~ m", pd.DataFrame({"h": human, "m": metric}))
+    again = be.fit_counts(res.counts, paired_informs_alpha=res.paired_informs_alpha)
+    assert again.to_frame()["estimate"].iloc[0] == pytest.approx(res.to_frame()["estimate"].iloc[0],
+                                                                 abs=1e-14)
+    assert res.to_frame()["n_human"].iloc[0] == 120

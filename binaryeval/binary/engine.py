@@ -58,6 +58,11 @@ _FULL_T = 600  # mixtures over at most this many components get L(T) for every T
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 
 
+def _dot(u: np.ndarray, v: np.ndarray) -> float:
+    """Inner product without BLAS: small vectors, and no thread start-up on a busy machine."""
+    return float(np.add.reduce(np.multiply(u, v)))
+
+
 def _lchoose(n, k):
     return special.gammaln(n + 1.0) - special.gammaln(k + 1.0) - special.gammaln(n - k + 1.0)
 
@@ -217,7 +222,9 @@ class _MetricLikelihood:
         width = int((hi - lo).max()) + 1
         out = np.empty(T.shape)
         step = max(1, 4_000_000 // width)
-        integer = (self.M <= _TABLE_MAX and np.all(T == np.round(T))
+        # tables cost O(M) to build: worth it for small M or when this sum alone is as large
+        worth = (self._tables is not None or self.M <= 50_000 or T.size * width >= 4 * self.M)
+        integer = (worth and self.M <= _TABLE_MAX and np.all(T == np.round(T))
                    and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
         if integer and width > 2000:
             return self._row_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
@@ -481,13 +488,13 @@ class AlphaPosterior:
     @cached_property
     def mean(self) -> float:
         """Posterior mean."""
-        return float(np.dot(self.weights, self.a) / self._total)
+        return float(_dot(self.weights, self.a) / self._total)
 
     @cached_property
     def var(self) -> float:
         """Posterior variance."""
         n = self._total
-        second = float(np.dot(self.weights, self.a * (self.a + 1.0)) / (n * (n + 1.0)))
+        second = float(_dot(self.weights, self.a * (self.a + 1.0)) / (n * (n + 1.0)))
         return max(second - self.mean ** 2, 0.0)
 
     @property
@@ -522,10 +529,9 @@ class AlphaPosterior:
 
     # -- distribution functions -----------------------------------------------------------
     @cached_property
-    def _survival(self) -> np.ndarray:
-        # S[j] = sum_{T > j} w_T for j = 0..K-2 (component index)
-        s = np.cumsum(self.weights[::-1])[::-1]
-        return s[1:]
+    def _cumulative(self) -> np.ndarray:
+        # C[j] = sum_{i <= j} w_i
+        return np.cumsum(self.weights)
 
     def _window(self, x: float, pad: float = 13.0) -> tuple[int, int]:
         """Component indices whose telescoping terms matter at x."""
@@ -547,34 +553,48 @@ class AlphaPosterior:
             return float(special.betainc(self.a[0], self.b[0], x))
         lo, hi = self._window(x)
         lo = min(lo, K - 1)
-        hi = min(hi, K - 2)
-        # Telescoping from component lo:  I_x(a_i, b_i) = I_x(a_lo, b_lo) - sum_{lo<=j<i} d_j(x)
-        # (and + sum_{i<=j<lo} d_j(x) below lo), so
-        #   CDF = I_x(a_lo, b_lo) + sum_{j<lo} d_j C_j - sum_{j>=lo} d_j S_{j+1},
-        # where d_j(x) is a generalised binomial probability that is negligible outside [lo, hi].
-        base = float(special.betainc(self.a[lo], self.b[lo], x))
-        if hi < lo:
-            return float(np.clip(base, 0.0, 1.0))
-        j = np.arange(lo, hi + 1)
+        top = min(hi + 1, K - 1)
+        # Telescoping down from component ``top``:
+        #   I_x(a_i, b_i) = I_x(a_top, b_top) + sum_{i <= j < top} d_j(x),
+        # d_j(x) = Γ(a_j + b_j) / (Γ(a_j + 1) Γ(b_j)) x^a_j (1 - x)^(b_j - 1) (all a_j + b_j equal),
+        # so  CDF = I_x(a_top, b_top) + sum_{j < top} d_j(x) C_j  with C_j = sum_{i <= j} w_i.
+        # d_j is a binomial-type probability in j, negligible below ``lo``; I_x(a_top, b_top) is a
+        # binomial tail, below exp(-72) when a_top lies 12 sd above x (a + b - 1): then it is 0.
+        n = self._total - 1.0
+        z = (self.a[top] - x * n) / math.sqrt(max(n * x * (1.0 - x), 1e-300))
+        base = 0.0 if z > 12.0 else float(special.betainc(self.a[top], self.b[top], x))
+        if top <= lo:
+            return float(np.clip(base if top == K - 1 else base, 0.0, 1.0))
         a0, b0 = self.a[lo], self.b[lo]
         # log d_j by its ratio recursion: d_{j+1} / d_j = (b_j - 1) x / ((a_j + 1) (1 - x))
         logd0 = (special.gammaln(self._total) - special.gammaln(a0 + 1.0) - special.gammaln(b0)
                  + a0 * math.log(x) + (b0 - 1.0) * math.log1p(-x))
+        j = np.arange(lo, top)
         aj, bj = self.a[j[:-1]], self.b[j[:-1]]
         ratios = np.log((bj - 1.0) / (aj + 1.0)) + (math.log(x) - math.log1p(-x))
         logd = logd0 + np.r_[0.0, np.cumsum(ratios)]
-        tail = float(np.dot(np.exp(logd), self._survival[j]))
-        return float(np.clip(base - tail, 0.0, 1.0))
+        tail = float(_dot(np.exp(logd), self._cumulative[j]))
+        return float(np.clip(base + tail, 0.0, 1.0))
 
     def cdf(self, x):
         """Posterior CDF at x (scalar or array)."""
         xs = np.asarray(x, dtype=float)
-        out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
+        if self.weights.size == 1:
+            # a single Beta (e.g. human ratings only): one vectorised call
+            out = special.betainc(self.a[0], self.b[0], np.clip(xs, 0.0, 1.0))
+        else:
+            out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
         return float(out) if out.ndim == 0 else out
 
     def pdf(self, x):
         """Posterior density at x (scalar or array)."""
         xs = np.atleast_1d(np.asarray(x, dtype=float))
+        if self.weights.size == 1:
+            # a single Beta: one vectorised call (zero outside [0, 1])
+            with np.errstate(divide="ignore"):
+                out = np.where((xs < 0) | (xs > 1), 0.0,
+                               stats.beta.pdf(xs, self.a[0], self.b[0]) * self.weights[0])
+            return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
         out = np.empty(xs.shape)
         for i, xv in enumerate(xs.ravel()):
             if xv < 0 or xv > 1:
@@ -587,7 +607,7 @@ class AlphaPosterior:
             sl = slice(lo, hi + 1)
             with np.errstate(divide="ignore"):
                 dens = stats.beta.pdf(xv, self.a[sl], self.b[sl])
-            out.flat[i] = float(np.dot(self.weights[sl], dens))
+            out.flat[i] = float(_dot(self.weights[sl], dens))
         return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
 
     def ppf(self, q):
@@ -684,7 +704,7 @@ def _prob_greater(p1: AlphaPosterior, p2: AlphaPosterior) -> float:
     nodes, wts = np.polynomial.legendre.leggauss(24)
     for a, b in zip(edges[:-1], edges[1:]):
         x = 0.5 * (a + b) + 0.5 * (b - a) * nodes
-        total += 0.5 * (b - a) * float(np.dot(wts, p1.pdf(x) * p2.cdf(x)))
+        total += 0.5 * (b - a) * float(_dot(wts, p1.pdf(x) * p2.cdf(x)))
     # mass of p1 outside [lo, hi] is at most 2e-15
     return float(np.clip(total, 0.0, 1.0))
 

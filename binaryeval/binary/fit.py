@@ -58,8 +58,9 @@ class BinaryFit:
     Attributes
     ----------
     counts : DataFrame
-        Sufficient statistics per group (``human_pos`` ... ``fp``; ``human_*`` include the paired
-        rows' human ratings).
+        Sufficient statistics per group in the convention of :func:`fit_counts` (``human_*``
+        count rows with a human rating only; ``fit_counts(res.counts,
+        paired_informs_alpha=res.paired_informs_alpha)`` reproduces the fit).
     posteriors : dict
         ``group -> AlphaPosterior``.
     """
@@ -77,6 +78,7 @@ class BinaryFit:
     n_rows: int | None = None
     excluded: dict = field(default_factory=dict)
     unidentified: dict = field(default_factory=dict)
+    paired_informs_alpha: bool = True
     call: dict = field(default_factory=dict)
 
     # -- access ----------------------------------------------------------------------------
@@ -184,7 +186,8 @@ class BinaryFit:
         rates = self.rates(level)
         naive = self.naive(level)
         out = pd.DataFrame({
-            "n_human": c["human_total"].astype(int),
+            "n_human": (c["human_total"] + (c["tp"] + c["fn"] + c["tn"] + c["fp"]
+                                            if self.paired_informs_alpha else 0)).astype(int),
             "n_paired": (c["tp"] + c["fn"] + c["tn"] + c["fp"]).astype(int),
             "n_metric": c["metric_total"].astype(int),
             "estimate": [self.posteriors[g].mean for g in self.groups],
@@ -212,7 +215,13 @@ class BinaryFit:
             excl = "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "none"
             info["rows excluded"] = excl
         info["prior (alpha)"] = f"Beta({self.prior[0]:g}, {self.prior[1]:g})"
-        if self.rates_mode in ("estimate", "pooled"):
+        metric_cols = ["metric_total", "tp", "fn", "tn", "fp"]
+        human_only = int(self.counts[metric_cols].to_numpy().sum()) == 0
+        if human_only:
+            # no metric rating anywhere: rho and eta take no part in the fit
+            info["rates"] = "not used (human ratings only)"
+            table = table.drop(columns=["naive", "rho", "eta"])
+        elif self.rates_mode in ("estimate", "pooled"):
             info["rates"] = ("estimated per group from paired rows" if self.rates_mode == "estimate"
                              else "estimated once from all groups' paired rows")
             info["prior (rho, eta)"] = f"Beta({self.rate_prior[0]:g}, {self.rate_prior[1]:g})"
@@ -228,7 +237,8 @@ class BinaryFit:
             if p > 0.05:
                 s.add_note(f"group {g}: P(rho + eta <= 1) = {p:.3f}; alpha is poorly identified "
                            "(flip the metric, e.g. I(1 - metric), if it is worse than chance)")
-        s.add_note("naive = share of positive metric ratings (uncorrected classify and count)")
+        if not human_only:
+            s.add_note("naive = share of positive metric ratings (uncorrected classify and count)")
         return s
 
     def __str__(self) -> str:
@@ -397,8 +407,11 @@ class Comparison:
                 "level": self.level, "adjustment": self.adjust or "none",
                 "pairs": len(self.table),
                 "significant pairs": int(self.table["significant"].sum())}
-        return Summary("Pairwise comparison of groups", info,
-                       [("pairs", self.table.set_index(["group_1", "group_2"]))])
+        # one readable label per pair ("A vs B"); a two-level index would print as tuples
+        pairs = self.table.assign(pair=self.table["group_1"].astype(str) + " vs "
+                                  + self.table["group_2"].astype(str))
+        pairs = pairs.drop(columns=["group_1", "group_2"]).set_index("pair")
+        return Summary("Pairwise comparison of groups", info, [("pairs", pairs)])
 
     def __str__(self) -> str:
         return self.summary().as_text()
@@ -642,10 +655,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         counts, prior=prior, rate_prior=rate_prior, rates=rates, method=method, grid=grid,
         paired_informs_alpha=True)
     # report human_* including the paired rows' human ratings
-    shown = counts.copy()
-    shown["human_pos"] += counts["tp"] + counts["fn"]
-    shown["human_total"] += counts[["tp", "fn", "tn", "fp"]].sum(axis=1)
-    return BinaryFit(shown, posteriors, formula=formula, prior=prior, rate_prior=rate_prior,
+    return BinaryFit(counts, posteriors, formula=formula, prior=prior, rate_prior=rate_prior,
                      rates_mode=mode, known_rates=known, threshold=threshold_used, level=level,
                      method=method, n_rows=len(data), excluded=dict(account.excluded),
                      unidentified=unident,
@@ -726,12 +736,9 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
     posteriors, unident, known, mode = _fit_from_counts(
         frame, prior=prior, rate_prior=rate_prior, rates=rates, method=method, grid=grid,
         paired_informs_alpha=paired_informs_alpha)
-    shown = frame.copy()
-    if paired_informs_alpha:
-        shown["human_pos"] += frame["tp"] + frame["fn"]
-        shown["human_total"] += frame[["tp", "fn", "tn", "fp"]].sum(axis=1)
-    return BinaryFit(shown, posteriors, formula=None, prior=prior, rate_prior=rate_prior,
+    return BinaryFit(frame, posteriors, formula=None, prior=prior, rate_prior=rate_prior,
                      rates_mode=mode, known_rates=known, level=level, method=method,
                      unidentified=unident,
+                     paired_informs_alpha=paired_informs_alpha,
                      call={"rates": rates if isinstance(rates, str) else dict(rates),
                            "paired_informs_alpha": paired_informs_alpha})

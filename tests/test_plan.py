@@ -1,0 +1,342 @@
+"""Tests of binaryeval.plan: detectable differences, tables, simulation, sample sizes, budgets."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from conftest import REFERENCE, need
+from scipy import stats
+
+from binaryeval import plan
+from binaryeval.errors import InputTypeError, ParameterError
+from binaryeval.plan import (
+    detectable_difference,
+    detectable_difference_table,
+    expected_counts,
+    optimal_allocation,
+    required_sample_size,
+    simulate,
+)
+
+# Paper (von Däniken et al. 2022) Table 1: rho = eta = 0.70 known, alpha = 0.6
+# (transcribed in /work/shared/reference/paper_tables.md).
+T1_HUMAN = [0, 10, 100, 1000, 2500, 5000]
+T1_METRIC = [0, 1000, 5000, 10000, 50000]
+TABLE_1 = [
+    [1.000, 0.109, 0.049, 0.035, 0.015],
+    [0.379, 0.106, 0.049, 0.034, 0.015],
+    [0.134, 0.085, 0.046, 0.033, 0.015],
+    [0.043, 0.040, 0.032, 0.027, 0.015],
+    [0.027, 0.026, 0.024, 0.020, 0.013],
+    [0.019, 0.019, 0.018, 0.017, 0.012],
+]
+# Paper Table 12: rho = eta = 0.90 estimated from the paired human ratings, alpha = 0.6.
+T12_HUMAN = [0, 100, 250, 500, 1000, 2500, 5000, 10000]
+T12_METRIC = [0, 1000, 2500, 5000, 10000, 50000, 100000]
+TABLE_12 = [
+    [1.000, 0.739, 0.738, 0.738, 0.738, 0.738, 0.738],
+    [0.134, 0.091, 0.088, 0.087, 0.086, 0.086, 0.086],
+    [0.085, 0.061, 0.057, 0.055, 0.054, 0.053, 0.053],
+    [0.061, 0.046, 0.042, 0.040, 0.039, 0.038, 0.037],
+    [0.043, 0.036, 0.032, 0.030, 0.028, 0.027, 0.026],
+    [0.027, 0.025, 0.022, 0.021, 0.019, 0.017, 0.017],
+    [0.019, 0.018, 0.017, 0.016, 0.015, 0.013, 0.012],
+    [0.014, 0.013, 0.013, 0.012, 0.011, 0.009, 0.009],
+]
+
+
+def _normal_eps(n_human, n_metric, alpha=0.6, rho=0.7, eta=0.7):
+    """Known rates, normal approximation: precision of alpha from humans plus metric."""
+    p = alpha * (rho + eta - 1) + 1 - eta
+    prec = n_human / (alpha * (1 - alpha)) + n_metric * (rho + eta - 1) ** 2 / (p * (1 - p))
+    return math.sqrt(2 / prec) * stats.norm.ppf(0.975)
+
+
+@pytest.fixture(scope="module")
+def table_1():
+    return detectable_difference_table(0.6, 0.7, n_human=T1_HUMAN, n_metric=T1_METRIC,
+                                       rates="known")
+
+
+def test_table_1_cell_by_cell(table_1):
+    # Expected: paper Table 1 (3 decimals), exact engine, expected counts rounded half up.
+    got = table_1.to_frame().round(3)
+    assert list(got.index) == T1_HUMAN and list(got.columns) == T1_METRIC
+    for i, h in enumerate(T1_HUMAN):
+        for j, m in enumerate(T1_METRIC):
+            if (h, m) == (2500, 10000):
+                continue
+            assert got.loc[h, m] == pytest.approx(TABLE_1[i][j], abs=1e-9), (h, m)
+
+
+def test_table_1_cell_that_differs_from_the_paper(table_1):
+    # The paper prints 0.020 for n_human = 2500, n_metric = 10000.  The exact posterior gives
+    # 0.02134, the midpoint grid of the paper the same, and the normal approximation
+    # sqrt(2 / (n_h / (a(1-a)) + n_m (rho+eta-1)^2 / (p(1-p)))) z = 0.02135; the neighbouring cells
+    # (0.024 at 5000 metric, 0.017 at 5000 human) agree with this computation, so the printed
+    # value is not reproducible by the paper's own procedure (no rounding convention changes it).
+    eps = table_1.loc[2500, 10000]
+    assert round(eps, 3) == 0.021
+    assert eps == pytest.approx(_normal_eps(2500, 10000), rel=2e-3)
+    for rounding in ("half_up", "half_even"):
+        grid = detectable_difference(0.6, 0.7, n_human=2500, n_metric=10000, rates="known",
+                                     rounding=rounding, method="grid")
+        assert round(grid, 3) == 0.021
+
+
+def test_table_1_with_the_papers_grid():
+    # Expected: paper Table 1 again, with the paper's grid (N_alpha = 2000; known rates = one point).
+    t = detectable_difference_table(0.6, 0.7, n_human=[10, 1000, 5000], n_metric=[1000, 50000],
+                                    rates="known", method="grid")
+    np.testing.assert_allclose(t.to_frame().round(3).to_numpy(),
+                               [[0.106, 0.015], [0.040, 0.015], [0.019, 0.012]], atol=1e-9)
+
+
+def test_table_12_cell_by_cell_rows_with_human_ratings():
+    # Expected: paper Table 12 rows n_human >= 100 (3 decimals), exact engine, half-up rounding.
+    t = detectable_difference_table(0.6, 0.9, n_human=T12_HUMAN[1:], n_metric=T12_METRIC)
+    np.testing.assert_allclose(t.to_frame().round(3).to_numpy(), TABLE_12[1:], atol=1e-9)
+
+
+def test_table_12_row_without_human_ratings():
+    # Expected: paper Table 12 row n_human = 0 (no paired ratings: rho, eta ~ Beta(1, 1)).  The
+    # exact engine does n_metric <= 2500 here; for larger n_metric its mixture gets long (minutes),
+    # so those cells use the midpoint grid with 500 x 400 x 400 cells (its eps differs from the
+    # paper's 2000 x 1000 x 1000 grid by < 1e-4 here).
+    exact = detectable_difference_table(0.6, 0.9, n_human=[0], n_metric=[0, 1000, 2500])
+    np.testing.assert_allclose(exact.to_frame().round(3).to_numpy()[0], TABLE_12[0][:3], atol=1e-9)
+    for m, want in [(5000, 0.738), (100000, 0.738)]:
+        eps = detectable_difference(0.6, 0.9, n_human=0, n_metric=m, method="grid",
+                                    grid=(500, 400, 400))
+        assert round(eps, 3) == want
+
+
+@pytest.fixture(scope="module")
+def authors_eps():
+    return json.loads(need(REFERENCE / "bayes_authors_nuts_epsilon.json").read_text())["results"]
+
+
+def _authors_kwargs(r):
+    # The authors' n_rho_eta is a separate paired set with share of positives alpha; when it is
+    # larger than n_human it needs an explicit psi here, when smaller it is a subset of the human
+    # set (same counts, and in both conventions only the human ratings inform alpha).
+    kw = dict(n_human=r["n_human"], n_metric=r["n_metric"], n_paired=r["n_rho_eta"],
+              rounding="half_even")
+    if r["n_rho_eta"] > r["n_human"]:
+        kw["psi"] = r["alpha"]
+    return kw
+
+
+def test_authors_counts_reproduced(authors_eps):
+    # Expected: the counts the authors' estimate_epsilon built (half-to-even rounding), exactly.
+    for r in authors_eps:
+        if r["counts"] is None:
+            continue
+        c = r["counts"]
+        want = dict(human_pos=c["human"][0], human_total=c["human"][1], metric_pos=c["metric"][0],
+                    metric_total=c["metric"][1], tp=c["rho"][0], fn=c["rho"][1] - c["rho"][0],
+                    tn=c["eta"][0], fp=c["eta"][1] - c["eta"][0])
+        assert expected_counts(r["alpha"], r["rho"], r["eta"], **_authors_kwargs(r)) == want
+
+
+def test_authors_epsilon_within_monte_carlo_error(authors_eps):
+    # Expected: estimate_epsilon values (NUTS); eps is proportional to the posterior sd, whose
+    # Monte-Carlo error is <= 2% relative (reference README).  Measured: within 0.5%.
+    for r in authors_eps:
+        eps = detectable_difference(r["alpha"], r["rho"], r["eta"], **_authors_kwargs(r))
+        if r["counts"] is None:
+            assert eps == r["epsilon"] == 1.0
+        else:
+            assert eps == pytest.approx(r["epsilon"], rel=0.02), r
+
+
+def test_rounding_conventions_differ_where_the_paper_and_the_tool_differ():
+    # 0.75 * 350 = 262.5: half up gives 263 true positives (paper), half to even 262 (the tool).
+    up = expected_counts(0.7, 0.75, 0.85, n_human=500, n_metric=10000, n_paired=500)
+    even = expected_counts(0.7, 0.75, 0.85, n_human=500, n_metric=10000, n_paired=500,
+                           rounding="half_even")
+    assert (up["tp"], even["tp"]) == (263, 262)
+    assert up["human_pos"] == even["human_pos"] == 350
+
+
+def test_default_paired_set_is_the_human_set():
+    # With n_paired = n_human the paired positives are the human positives (psi = alpha).
+    c = expected_counts(0.6, 0.9, n_human=1000, n_metric=5000)
+    assert c == dict(human_pos=600, human_total=1000, metric_pos=2900, metric_total=5000,
+                     tp=540, fn=60, tn=360, fp=40)
+    assert detectable_difference(0.6, 0.9, None, 1000, 5000) == detectable_difference(
+        0.6, 0.9, 0.9, 1000, 5000, n_paired=1000)
+
+
+def test_no_ratings_and_human_only_closed_form():
+    # 1.0 by convention without ratings; human only: sqrt(2 var Beta(61, 41)) z_{0.975}.
+    assert detectable_difference(0.6, 0.9) == 1.0
+    want = math.sqrt(2 * stats.beta(61, 41).var()) * stats.norm.ppf(0.975)
+    assert detectable_difference(0.6, 0.9, n_human=100) == pytest.approx(want, rel=1e-10)
+    want90 = math.sqrt(2 * stats.beta(61, 41).var()) * stats.norm.ppf(0.95)
+    assert detectable_difference(0.6, 0.9, n_human=100, gamma=0.1) == pytest.approx(want90, rel=1e-10)
+
+
+def test_sample_mode_human_only_bias_is_the_closed_form():
+    # Human ratings only: the posterior mean (h + 1) / (n + 2) has bias (1 - 2 alpha) / (n + 2)
+    # exactly; the simulated mean bias must lie within 4 standard errors of it.
+    res = simulate(0.8, 0.9, n_human=[20, 80], n_metric=0, reps=400, seed=11)
+    df = res.to_frame().set_index("n_human")
+    for n in (20, 80):
+        assert abs(df.loc[n, "bias"] - (1 - 1.6) / (n + 2)) < 4 * df.loc[n, "bias_se"]
+    assert len(res.draws) == 800
+    assert "Simulated experiments" in str(res)
+
+
+def test_sample_mode_is_reproducible_and_independent_of_n_jobs():
+    # Invariant: child seeds per cell, so n_jobs and repeated calls give identical tables.
+    kw = dict(n_human=[50, 100], n_metric=[0, 500], simulate="sample", reps=5, seed=3)
+    a = detectable_difference_table(0.6, 0.8, **kw, n_jobs=1).to_frame()
+    b = detectable_difference_table(0.6, 0.8, **kw, n_jobs=2).to_frame()
+    c = detectable_difference_table(0.6, 0.8, **kw).to_frame()
+    np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
+    np.testing.assert_array_equal(a.to_numpy(), c.to_numpy())
+    d = detectable_difference_table(0.6, 0.8, **{**kw, "seed": 4}).to_frame()
+    assert not np.array_equal(a.to_numpy(), d.to_numpy())
+    # A single sampled cell equals its expected-counts value only approximately.
+    single = detectable_difference(0.6, 0.8, n_human=100, simulate="sample", reps=30, seed=1)
+    assert single == pytest.approx(detectable_difference(0.6, 0.8, n_human=100), rel=0.1)
+
+
+def test_table_on_a_dask_cluster():
+    # The same call on Dask through joblib's backend gives the same numbers, and the cluster did
+    # the work (its task stream recorded tasks).
+    distributed = pytest.importorskip("distributed")
+    from joblib import parallel_config
+
+    kw = dict(n_human=[50, 100], n_metric=[0, 300], simulate="sample", reps=3, seed=5)
+    local = detectable_difference_table(0.6, 0.8, **kw).to_frame()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts, parallel_config(backend="dask"):
+            remote = detectable_difference_table(0.6, 0.8, **kw).to_frame()
+    np.testing.assert_array_equal(local.to_numpy(), remote.to_numpy())
+    assert len(ts.data) > 0
+
+
+def test_table_result_protocol(table_1):
+    df = table_1.to_frame()
+    assert df.index.name == "n_human" and df.columns.name == "n_metric"
+    assert df.attrs["rates"] == "known"
+    tidy = table_1.tidy()
+    assert len(tidy) == len(T1_HUMAN) * len(T1_METRIC)
+    assert set(["n_human", "n_metric", "epsilon"]) <= set(tidy.columns)
+    assert "Minimal detectable difference" in str(table_1)
+    ax = table_1.plot()
+    assert len(ax.get_lines()) == len(T1_HUMAN)
+    ax2 = table_1.plot(x="n_human")
+    assert len(ax2.get_lines()) == len(T1_METRIC)
+
+
+def test_required_sample_size_is_the_smallest():
+    # Invariant: eps(size) <= target < eps(size - 1); with known rho = eta = 0.7 and no metric the
+    # paper says >= 5000 human ratings are needed for eps = 0.02 (Table 1: 0.019 at 5000).
+    res = required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+    assert res.attainable and 2500 < res.size <= 5000
+    assert detectable_difference(0.6, 0.7, n_human=res.size, rates="known") <= 0.02
+    assert detectable_difference(0.6, 0.7, n_human=res.size - 1, rates="known") > 0.02
+    assert int(res) == res.size
+    # The paper's text: 2500 human ratings plus 10000 metric ratings reach about 0.02.
+    mix = required_sample_size(0.022, vary="n_metric", alpha=0.6, rho=0.7, n_human=2500,
+                               rates="known")
+    assert mix.attainable and 5000 < mix.size <= 10000
+
+
+def test_required_sample_size_says_what_limits_it():
+    # 100 paired human ratings (rho = eta = 0.9 estimated): Table 12 shows eps -> 0.086 however many
+    # metric ratings; with the rates known it would reach 0.05, so rho/eta uncertainty limits it.
+    res = required_sample_size(0.05, vary="n_metric", alpha=0.6, rho=0.9, n_human=100,
+                               max_size=50_000)
+    assert not res.attainable and res.size is None
+    assert res.limited_by == "rho/eta uncertainty"
+    assert res.achieved == pytest.approx(0.0858, abs=5e-4)   # Table 12: 0.086 at 50000
+    assert "paired" in res.message
+    with pytest.raises(ParameterError):
+        int(res)
+    # More paired ratings cannot beat 1000 metric ratings with known rates (eps -> 0.0534).
+    res2 = required_sample_size(0.05, vary="n_paired", alpha=0.6, rho=0.9, n_metric=1000, psi=0.6,
+                                max_size=20_000)
+    assert not res2.attainable and res2.limited_by == "human and metric ratings"
+    assert res2.limit == pytest.approx(detectable_difference(0.6, 0.9, n_metric=1000, rates="known"))
+    assert "Required sample size" in str(res2)
+
+
+def test_optimal_allocation_known_rates_is_a_corner():
+    # With known rates the precision is linear in the split (normal approximation), so the best
+    # split is a corner: per unit cost, metric ratings carry 0.644 / 0.01 > 4.17 / 1 here.
+    res = optimal_allocation(2000, 1.0, 0.01, alpha=0.6, rho=0.7, rates="known", n_points=11)
+    assert res.n_human == 0 and res.n_metric == 200_000
+    assert res.epsilon == pytest.approx(res.frontier["epsilon"].min())
+    # Expensive metric ratings: all human.
+    res2 = optimal_allocation(2000, 1.0, 0.5, alpha=0.6, rho=0.7, rates="known", n_points=11)
+    assert res2.n_human == 2000 and res2.n_metric == 0
+
+
+def test_optimal_allocation_estimated_rates_is_interior():
+    # Estimated rates: without human (= paired) ratings the metric is uninformative and with only
+    # human ratings there are few; the best split lies strictly inside and beats both ends.
+    res = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=9)
+    f = res.frontier
+    assert 0 < res.n_human < 200
+    assert res.epsilon < f["epsilon"].iloc[0] and res.epsilon < f["epsilon"].iloc[-1]
+    assert (f["cost"] <= 200 + 1e-9).all()
+    assert res.cost <= 200
+    ax = res.plot()
+    assert ax.get_xlabel().startswith("human ratings")
+    assert "Optimal allocation" in str(res)
+
+
+def test_grid_and_exact_engines_agree():
+    # The two engines of _posterior: grid error at 1000 x 200 x 200 is well below 1%.
+    kw = dict(n_human=500, n_metric=5000)
+    exact = detectable_difference(0.6, 0.8, **kw)
+    grid = detectable_difference(0.6, 0.8, **kw, method="grid", grid=(1000, 200, 200))
+    assert grid == pytest.approx(exact, rel=5e-3)
+
+
+@pytest.mark.parametrize("kwargs, error, text", [
+    (dict(alpha=1.2), ParameterError, "alpha"),
+    (dict(rho=-0.1), ParameterError, "rho"),
+    (dict(eta=1.01), ParameterError, "eta"),
+    (dict(rho=0.5, eta=0.5), ParameterError, "unidentified"),
+    (dict(rho=0.4, eta=0.55), ParameterError, "rho \\+ eta"),
+    (dict(n_human=-5), ParameterError, "n_human"),
+    (dict(n_metric=-1), ParameterError, "n_metric"),
+    (dict(n_human=10.5), ParameterError, "n_human"),
+    (dict(n_human="10"), InputTypeError, "n_human"),
+    (dict(gamma=0.0), ParameterError, "gamma"),
+    (dict(gamma=1.0), ParameterError, "gamma"),
+    (dict(n_human=10, n_paired=20), ParameterError, "psi"),
+    (dict(psi=1.5, n_human=10), ParameterError, "psi"),
+    (dict(rates="unknown"), ParameterError, "rates"),
+    (dict(simulate="draw"), ParameterError, "simulate"),
+    (dict(rounding="up"), ParameterError, "rounding"),
+    (dict(method="mcmc"), ParameterError, "method"),
+    (dict(simulate="sample", reps=0), ParameterError, "reps"),
+])
+def test_impossible_inputs(kwargs, error, text):
+    args = {"alpha": 0.6, "rho": 0.8, **kwargs}
+    with pytest.raises(error, match=text):
+        detectable_difference(**args)
+
+
+def test_impossible_inputs_elsewhere():
+    with pytest.raises(ParameterError, match="epsilon"):
+        required_sample_size(0.0, alpha=0.6, rho=0.8)
+    with pytest.raises(ParameterError, match="vary"):
+        required_sample_size(0.05, vary="n_items", alpha=0.6, rho=0.8)
+    with pytest.raises(ParameterError, match="budget"):
+        optimal_allocation(-1, 1, 1, alpha=0.6, rho=0.8)
+    with pytest.raises(ParameterError, match="cost_metric"):
+        optimal_allocation(100, 1, 0, alpha=0.6, rho=0.8)
+    with pytest.raises(ParameterError, match="n_metric"):
+        detectable_difference_table(0.6, 0.8, n_metric=[0, -3])
+    assert set(plan.__all__) >= {"detectable_difference", "detectable_difference_table",
+                                 "required_sample_size", "optimal_allocation", "simulate"}
