@@ -417,3 +417,61 @@ def test_package_warnings_are_one_line_on_stderr(tmp_path, capsys):
     assert main(["fit", "human ~ metric", "--data", path]) == 0
     err = capsys.readouterr().err
     assert err == f"binaryeval fit: warning: {record[0].message}\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# plan
+# ---------------------------------------------------------------------------------------------
+
+def test_plan_help(capsys):
+    assert main(["plan", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: binaryeval plan")
+    for option in ("{difference,table,size}", "--alpha", "--rho", "--n-human", "--n-metric", "--epsilon",
+                   "--vary", "--rates"):
+        assert option in out
+
+
+def test_plan_difference_paper_table_1(capsys):
+    # von Däniken et al. (2022) Table 1 (known rates): alpha 0.6, rho = eta 0.7, 1000 human ratings -> 0.043
+    from binaryeval import plan
+
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--n-human", "1000",
+                 "--rates", "known", "--format", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert round(row["epsilon"], 3) == 0.043
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(0.6, 0.7, n_human=1000, rates="known"),
+                                           rel=1e-12)
+    assert (row["n_paired"], row["eta"], row["rates"]) == (1000, 0.7, "known")
+
+
+def test_plan_table_and_size_print_the_api_summaries(capsys):
+    from binaryeval import plan
+
+    # paper Table 1 corner: [[1.0, 0.109], [0.134, 0.085]] (rows n_human 0, 100; columns n_metric 0, 1000)
+    assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "0,100",
+                 "--n-metric", "0,1000", "--rates", "known"]) == 0
+    table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000], rates="known")
+    assert capsys.readouterr().out == table.summary().as_text() + "\n"
+    assert table.to_frame().round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
+    assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
+                 "--rates", "known"]) == 0
+    size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+    out = capsys.readouterr().out
+    assert out == size.summary().as_text() + "\n"
+    assert f"n_human = {size.size} gives eps" in out and size.size > 2000
+
+
+def test_plan_errors(capsys):
+    assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7"]) == 1
+    assert capsys.readouterr().err == ("binaryeval plan: error: plan size needs --epsilon, the target "
+                                       "detectable difference, e.g. --epsilon 0.05\n")
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--n-human", "10,20"]) == 1
+    assert "several sizes are for 'binaryeval plan table'" in capsys.readouterr().err
+    from binaryeval import plan
+
+    with pytest.raises(be.ParameterError) as info:
+        plan.detectable_difference(1.6, 0.7)
+    assert main(["plan", "difference", "--alpha", "1.6", "--rho", "0.7"]) == 1
+    assert capsys.readouterr().err == f"binaryeval plan: error: {info.value}\n"
+    assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
