@@ -1,14 +1,19 @@
-"""The ``binaryeval`` command line: exit codes, help, datasets, render, the subcommand registry."""
+"""The ``binaryeval`` command line: exit codes, help, datasets, render, the subcommand registry,
+fit, favi, correlate."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import binaryeval as be
 from binaryeval import cli, datasets
 from binaryeval.cli import main
 
@@ -131,3 +136,342 @@ def test_registry_makes_a_new_subcommand_short(tmp_path, capsys, monkeypatch):
     assert "neither a file nor a shipped dataset" in capsys.readouterr().err
     assert main(["mean", "x", "--data", str(table), "--query", "y >"]) == 1
     assert "--query 'y >' failed" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# fit, favi, correlate
+# ---------------------------------------------------------------------------------------------
+# The expected outputs below are the Python API's own summaries/tables on the same data: the
+# commands must print exactly what binaryeval.fit / favi / correlate give, read from CSV or Parquet.
+
+
+def _rating_table(seed: int = 1) -> pd.DataFrame:
+    """Three systems, 60 outputs each: binary human ratings (half missing), a score in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, alpha in (("A", 0.7), ("B", 0.5), ("C", 0.35)):
+        good = rng.random(60) < alpha
+        score = np.clip(np.where(good, 0.65, 0.4) + rng.normal(0, 0.15, 60), 0, 1).round(3)
+        human = np.where(np.arange(60) < 30, good.astype(float), np.nan)
+        rows.append(pd.DataFrame({"system": system, "seg": np.arange(60), "human": human,
+                                  "score": score, "mqm": np.where(good, 0.0, -rng.integers(1, 6, 60))}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _system_table() -> pd.DataFrame:
+    """Six systems with a human score and three metrics (one where lower is better)."""
+    return pd.DataFrame({"system": list("abcdef"), "human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2],
+                         "bleu": [20.0, 24, 23, 27, 30, 22], "chrf": [50.0, 49, 55, 58, 57, 52],
+                         "ter": [0.8, 0.6, 0.65, 0.4, 0.5, 0.7]})
+
+
+def _write(frame: pd.DataFrame, path: Path) -> str:
+    if path.suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    return str(path)
+
+
+def _api(func, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("command, options", [
+    ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
+    ("favi", ["--item", "--pairs", "--tolerance", "--metric-lower-is-better", "--ties"]),
+    ("correlate", ["--method", "--lower-is-better", "--absolute", "--pairwise"]),
+    ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
+])
+def test_new_subcommands_help(command, options, capsys):
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: binaryeval {command}")
+    for option in options:
+        assert option in out
+    assert "example: binaryeval " + command in out
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_fit_prints_the_api_summary(tmp_path, capsys, suffix):
+    table = _rating_table()
+    path = _write(table, tmp_path / f"ratings{suffix}")
+    formula = "human ~ score | system"
+    assert main(["fit", formula, "--data", path, "--threshold", "balanced"]) == 0
+    captured = capsys.readouterr()
+    expected = _api(be.fit, formula, table, threshold="balanced")
+    assert captured.out == expected.summary().as_text() + "\n"
+    assert "threshold:" in captured.out and "(balanced rule)" in captured.out
+    assert "rows used:        180" in captured.out
+
+
+def test_fit_options_reach_the_api(tmp_path, capsys):
+    table = _rating_table(2)
+    path = _write(table, tmp_path / "r.csv")
+    argv = ["fit", "human ~ I(score > 0.5) | system", "--data", path, "--rates", "rho=0.8,eta=0.7",
+            "--prior", "2,3", "--level", "0.9"]
+    assert main(argv) == 0
+    expected = _api(be.fit, "human ~ I(score > 0.5) | system", table, rates={"rho": 0.8, "eta": 0.7},
+                    prior=(2, 3), level=0.9)
+    out = capsys.readouterr().out
+    assert out == expected.summary().as_text() + "\n"
+    assert "Beta(2, 3)" in out and "90% lower" in out and "rates:         known" in out
+    # pooled rates and the pairwise comparison (its summary replaces the fit's)
+    assert main(["fit", "human ~ I(score > 0.5) | system", "--data", path, "--rates", "pooled",
+                 "--compare", "--adjust", "holm"]) == 0
+    cmp = _api(be.fit, "human ~ I(score > 0.5) | system", table, rates="pooled").compare(adjust="holm")
+    assert capsys.readouterr().out == cmp.summary().as_text() + "\n"
+
+
+def test_fit_human_only_matches_the_beta_closed_form(tmp_path, capsys):
+    # "human ~ 1": the posterior of alpha is Beta(1 + k, 1 + n - k); its mean is (k + 1) / (n + 2)
+    table = _rating_table(3)
+    path = _write(table, tmp_path / "r.csv")
+    out_csv = tmp_path / "fit.csv"
+    assert main(["fit", "human ~ 1 | system", "--data", path, "-o", str(out_csv)]) == 0
+    assert capsys.readouterr().out == ""
+    back = pd.read_csv(out_csv)
+    assert back["group"].tolist() == ["A", "B", "C"]
+    rated = table.dropna(subset=["human"]).groupby("system")["human"].agg(["sum", "count"])
+    k, n = rated["sum"].to_numpy(), rated["count"].to_numpy()
+    assert back["estimate"].to_numpy() == pytest.approx((k + 1) / (n + 2), rel=1e-9)
+    var = (k + 1) * (n - k + 1) / ((n + 2) ** 2 * (n + 3))
+    assert back["std_error"].to_numpy() == pytest.approx(np.sqrt(var), rel=1e-9)
+    assert back["n_human"].tolist() == [30, 30, 30]
+
+
+def test_fit_output_formats_follow_the_extension(tmp_path, capsys):
+    table = _rating_table()
+    path = _write(table, tmp_path / "r.parquet")
+    formula = "human ~ score | system"
+    expected = _api(be.fit, formula, table, threshold=0.55)
+    frame = expected.to_frame().reset_index()
+    for name in ("fit.csv", "fit.json", "fit.html", "fit.tex", "fit.txt"):
+        assert main(["fit", formula, "--data", path, "--threshold", "0.55", "-o", str(tmp_path / name)]) == 0
+    assert capsys.readouterr().out == ""
+    back = pd.read_csv(tmp_path / "fit.csv")
+    assert list(back.columns) == list(frame.columns)
+    np.testing.assert_allclose(back["estimate"], frame["estimate"], rtol=1e-12)
+    records = json.loads((tmp_path / "fit.json").read_text())
+    assert [r["group"] for r in records] == ["A", "B", "C"]
+    assert records[1]["upper"] == pytest.approx(frame.loc[1, "upper"], rel=1e-12)
+    page = (tmp_path / "fit.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and expected.summary().as_html() in page
+    assert (tmp_path / "fit.tex").read_text() == expected.summary().as_latex() + "\n"
+    assert (tmp_path / "fit.txt").read_text() == expected.summary().as_text() + "\n"
+    # an explicit --format wins over the extension
+    assert main(["fit", formula, "--data", path, "--threshold", "0.55", "--format", "csv",
+                 "-o", str(tmp_path / "table.out")]) == 0
+    assert pd.read_csv(tmp_path / "table.out")["group"].tolist() == ["A", "B", "C"]
+
+
+def test_output_format_rule():
+    import argparse
+
+    def fmt(**kw):
+        return cli.output_format(argparse.Namespace(**{"format": None, "output": None, **kw}))
+
+    assert fmt() == "text"
+    assert fmt(output="x.CSV") == "csv"
+    assert fmt(output="x.htm") == "html"
+    assert fmt(output="x.tex") == "latex"
+    assert fmt(output="x.dat") == "text"
+    assert fmt(output="-") == "text"
+    assert fmt(output="x.csv", format="json") == "json"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
+    table = _rating_table()
+    path = _write(table, tmp_path / f"scores{suffix}")
+    assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg"]) == 0
+    expected = _api(be.favi, "mqm ~ score | system", table, item="seg")
+    out = capsys.readouterr().out
+    assert out == expected.summary().as_text() + "\n"
+    assert "Favi-Score: metric favouritism across system pairs" in out
+    # options: pairs, tolerance per side, direction, tie rule; CSV table = to_frame()
+    target = tmp_path / "favi.csv"
+    assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg", "--pairs", "C:A,B:C",
+                 "--tolerance", "human=1,metric=0.05", "--ties", "split", "-o", str(target)]) == 0
+    expected = _api(be.favi, "mqm ~ score | system", table, item="seg", pairs=[("C", "A"), ("B", "C")],
+                    tolerance={"human": 1, "metric": 0.05}, sign_test_ties="split")
+    back = pd.read_csv(target)
+    want = expected.to_frame()
+    assert back[["system_1", "system_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
+    np.testing.assert_allclose(back["favi"], want["favi"], rtol=1e-12)
+    assert back["E"].tolist() == want["E"].tolist()
+
+
+def test_favi_direction_flags(tmp_path, capsys):
+    table = _rating_table(4)
+    path = _write(table, tmp_path / "s.csv")
+    assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg",
+                 "--human-lower-is-better", "--metric-lower-is-better"]) == 0
+    expected = _api(be.favi, "mqm ~ score | system", table, item="seg", human_higher_is_better=False,
+                    metric_higher_is_better=False)
+    assert capsys.readouterr().out == expected.summary().as_text() + "\n"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_correlate_prints_the_api_summary(tmp_path, capsys, suffix):
+    table = _system_table()
+    path = _write(table, tmp_path / f"systems{suffix}")
+    formula = "human ~ bleu + chrf + ter"
+    assert main(["correlate", formula, "--data", path, "--lower-is-better", "ter"]) == 0
+    expected = be.correlate(formula, table, lower_is_better=["ter"])
+    out = capsys.readouterr().out
+    assert out == expected.summary().as_text() + "\n"
+    assert "flipped (negated) metrics: ter" in out
+    assert main(["correlate", formula, "--data", path, "--method", "spearman", "--absolute",
+                 "--level", "0.9"]) == 0
+    expected = be.correlate(formula, table, method="spearman", absolute=True, level=0.9)
+    assert capsys.readouterr().out == expected.summary().as_text() + "\n"
+
+
+def test_correlate_tables(tmp_path, capsys):
+    table = _system_table()
+    path = _write(table, tmp_path / "systems.csv")
+    formula = "human ~ bleu + chrf"
+    res = be.correlate(formula, table)
+    assert main(["correlate", formula, "--data", path, "--format", "csv"]) == 0
+    back = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    np.testing.assert_allclose(back["r"], res.to_frame()["r"], rtol=1e-12)
+    assert main(["correlate", formula, "--data", path, "--pairwise", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    want = res.pairwise()
+    assert [(r["metric_1"], r["metric_2"]) for r in records] == list(zip(want["metric_1"], want["metric_2"], strict=True))
+    # the docstring example of correlate.pairwise: bleu beats chrf with p = 0.049
+    assert records[0]["p_value"] == pytest.approx(want["p_value"].iloc[0], rel=1e-12)
+    assert round(records[0]["p_value"], 3) == 0.049
+
+
+def _error_of(func, *args, **kwargs) -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(be.BinaryEvalError) as info:
+            func(*args, **kwargs)
+    return str(info.value)
+
+
+def test_bad_input_exits_one_with_the_package_message(tmp_path, capsys):
+    table = _rating_table()
+    path = _write(table, tmp_path / "r.csv")
+    cases = [
+        (["fit", "human ~ scor | system", "--data", path],
+         _error_of(be.fit, "human ~ scor | system", table), "fit"),
+        (["fit", "human ~ score | system", "--data", path],
+         _error_of(be.fit, "human ~ score | system", table), "fit"),  # scalar metric, no threshold
+        (["fit", "human ~ score | system", "--data", path, "--threshold", "median"],
+         _error_of(be.fit, "human ~ score | system", table, threshold="median"), "fit"),
+        (["fit", "human ~ score", "--data", path, "--threshold", "0.5", "--level", "1.5"],
+         _error_of(be.fit, "human ~ score", table, threshold=0.5, level=1.5), "fit"),
+        (["favi", "mqm ~ score | system", "--data", path, "--item", "segment"],
+         _error_of(be.favi, "mqm ~ score | system", table, item="segment"), "favi"),
+        (["correlate", "human ~ score | system", "--data", path],
+         _error_of(be.correlate, "human ~ score | system", table), "correlate"),
+    ]
+    for argv, message, command in cases:
+        assert main(argv) == 1, argv
+        err = capsys.readouterr().err
+        assert err.endswith(f"binaryeval {command}: error: {message}\n"), (argv, err)
+    assert "did you mean 'score'" in cases[0][1]
+    assert "fewer than 4 systems" in cases[-1][1] or "at least 4 systems" in cases[-1][1]
+
+
+def test_unreadable_and_malformed_inputs(tmp_path, capsys):
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not a parquet file")
+    assert main(["fit", "human ~ 1", "--data", str(broken)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"binaryeval fit: error: --data {str(broken)!r} could not be read as a table")
+    # malformed option values are usage errors (exit 2), caught before any data are read
+    for argv in (["fit", "h ~ 1", "--data", "x.csv", "--rates", "rho:0.7"],
+                 ["fit", "h ~ 1", "--data", "x.csv", "--prior", "1"],
+                 ["favi", "h ~ m | s", "--data", "x.csv", "--item", "i", "--pairs", "A-B"],
+                 ["favi", "h ~ m | s", "--data", "x.csv", "--item", "i", "--tolerance", "x"]):
+        assert main(argv) == 2, argv
+        assert "error: argument" in capsys.readouterr().err
+
+
+def test_rates_json_per_group(tmp_path, capsys):
+    table = _rating_table()
+    path = _write(table, tmp_path / "r.csv")
+    rates = {"A": {"rho": 0.8, "eta": 0.7}, "B": {"rho": 0.75, "eta": 0.75}, "C": {"rho": 0.9, "eta": 0.6}}
+    assert main(["fit", "human ~ I(score > 0.5) | system", "--data", path, "--rates", json.dumps(rates),
+                 "--format", "csv"]) == 0
+    back = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert back["rho"].tolist() == [0.8, 0.75, 0.9] and back["eta"].tolist() == [0.7, 0.75, 0.6]
+
+
+def test_package_warnings_are_one_line_on_stderr(tmp_path, capsys):
+    # a metric that is pure noise: rho + eta <= 1 is likely, so fit warns (IdentifiabilityWarning)
+    rng = np.random.default_rng(5)
+    n = 200
+    table = pd.DataFrame({"human": np.where(np.arange(n) < 60, rng.integers(0, 2, n), np.nan),
+                          "metric": rng.integers(0, 2, n)})
+    path = _write(table, tmp_path / "noise.csv")
+    with pytest.warns(be.IdentifiabilityWarning) as record:
+        be.fit("human ~ metric", table)
+    assert main(["fit", "human ~ metric", "--data", path]) == 0
+    err = capsys.readouterr().err
+    assert err == f"binaryeval fit: warning: {record[0].message}\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# plan
+# ---------------------------------------------------------------------------------------------
+
+def test_plan_help(capsys):
+    assert main(["plan", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: binaryeval plan")
+    for option in ("{difference,table,size}", "--alpha", "--rho", "--n-human", "--n-metric", "--epsilon",
+                   "--vary", "--rates"):
+        assert option in out
+
+
+def test_plan_difference_paper_table_1(capsys):
+    # von Däniken et al. (2022) Table 1 (known rates): alpha 0.6, rho = eta 0.7, 1000 human ratings -> 0.043
+    from binaryeval import plan
+
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--n-human", "1000",
+                 "--rates", "known", "--format", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert round(row["epsilon"], 3) == 0.043
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(0.6, 0.7, n_human=1000, rates="known"),
+                                           rel=1e-12)
+    assert (row["n_paired"], row["eta"], row["rates"]) == (1000, 0.7, "known")
+
+
+def test_plan_table_and_size_print_the_api_summaries(capsys):
+    from binaryeval import plan
+
+    # paper Table 1 corner: [[1.0, 0.109], [0.134, 0.085]] (rows n_human 0, 100; columns n_metric 0, 1000)
+    assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "0,100",
+                 "--n-metric", "0,1000", "--rates", "known"]) == 0
+    table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000], rates="known")
+    assert capsys.readouterr().out == table.summary().as_text() + "\n"
+    assert table.to_frame().round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
+    assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
+                 "--rates", "known"]) == 0
+    size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+    out = capsys.readouterr().out
+    assert out == size.summary().as_text() + "\n"
+    assert f"n_human = {size.size} gives eps" in out and size.size > 2000
+
+
+def test_plan_errors(capsys):
+    assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7"]) == 1
+    assert capsys.readouterr().err == ("binaryeval plan: error: plan size needs --epsilon, the target "
+                                       "detectable difference, e.g. --epsilon 0.05\n")
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--n-human", "10,20"]) == 1
+    assert "several sizes are for 'binaryeval plan table'" in capsys.readouterr().err
+    from binaryeval import plan
+
+    with pytest.raises(be.ParameterError) as info:
+        plan.detectable_difference(1.6, 0.7)
+    assert main(["plan", "difference", "--alpha", "1.6", "--rho", "0.7"]) == 1
+    assert capsys.readouterr().err == f"binaryeval plan: error: {info.value}\n"
+    assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
