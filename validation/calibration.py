@@ -1,0 +1,276 @@
+"""Seeded calibration study of the alpha posterior and its peers (the full run).
+
+Run from the repository root::
+
+    python validation/calibration.py                # full study, 2 processes (~ see meta JSON)
+    python validation/calibration.py --reps 50      # a quick look
+
+It lives in ``validation/`` rather than ``benchmarks/`` because it measures statistical validity
+(coverage, calibration, bias), not speed.  The building blocks are in
+:mod:`binaryeval.binary.calibration`; ``tests/test_calibration.py`` runs a small version in CI.
+
+Outputs (read by ``vignettes/validation.qmd``), in ``vignettes/data/``:
+
+- ``calibration_results.csv``: one row per setting x design x method x level: coverage, the
+  count of covering intervals, the 99.9 % binomial acceptance region for that count, whether the
+  count lies in it, mean width (fixed design);
+- ``calibration_sbc_ranks.csv``: SBC rank histograms (20 bins of the ranks 0..99) per setting
+  with the chi-square p-value;
+- ``calibration_misspecification.csv``: bias and coverage of pooled vs per-system rates when
+  the metric's rates differ by system;
+- ``calibration_meta.json``: base seed, settings, replicate counts, software versions, run times.
+
+Every replicate has its own generator seeded by (base seed, setting name, design, replicate
+index), so results do not depend on the number of processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from binaryeval.binary.calibration import (  # noqa: E402
+    LEVELS,
+    METHODS,
+    SBC_DRAWS,
+    Setting,
+    coverage_region,
+    fixed_replicate,
+    misspecification_replicate,
+    rank_histogram,
+    replicate_seed,
+    sbc_replicate,
+)
+
+BASE_SEED = 20251122
+
+
+def _sbc_prior(rho: float, eta: float) -> tuple[float, float]:
+    """Beta prior of the rates for the SBC design: mean (rho + eta) / 2, prior sample size 10."""
+    m = (rho + eta) / 2.0
+    return (round(10 * m, 3), round(10 * (1 - m), 3))
+
+
+def _setting(name, alpha, rho, eta, n_human, n_metric, rates="per_system", others=()):
+    return Setting(name, alpha, rho, eta, n_human, n_metric, rates=rates,
+                   other_alphas=tuple(others), rate_prior=_sbc_prior(rho, eta))
+
+
+#: the settings: alpha 0.05-0.95, rates 0.55-0.99 (rho != eta in most), n_human 20-2000,
+#: n_metric 0-10^5, per-system and pooled rates
+SETTINGS = [
+    _setting("S01", 0.05, 0.90, 0.95, 200, 10_000),
+    _setting("S02", 0.95, 0.99, 0.70, 200, 10_000),
+    _setting("S03", 0.50, 0.55, 0.55, 200, 10_000),
+    _setting("S04", 0.30, 0.80, 0.60, 20, 1_000),
+    _setting("S05", 0.70, 0.90, 0.90, 2000, 100_000),
+    _setting("S06", 0.40, 0.85, 0.75, 100, 0),
+    _setting("S07", 0.20, 0.95, 0.90, 500, 100_000),
+    _setting("S08", 0.60, 0.80, 0.80, 200, 10_000, "pooled", (0.4, 0.8)),
+    _setting("S09", 0.85, 0.70, 0.90, 500, 5_000, "pooled", (0.5, 0.7)),
+    _setting("S10", 0.10, 0.60, 0.99, 1000, 10_000),
+    _setting("S11", 0.50, 0.99, 0.99, 20, 300),
+    _setting("S12", 0.35, 0.75, 0.65, 60, 2_000, "pooled", (0.3, 0.6)),
+    _setting("S13", 0.90, 0.95, 0.55, 300, 30_000, "pooled", (0.6, 0.9)),
+]
+
+#: misspecification: one metric, two systems of equal quality alpha on which it behaves
+#: differently (accurate on the first, lenient on the second); pooling their paired rows gives
+#: rates that fit neither
+MISSPEC_SYSTEMS = [(0.50, 0.95, 0.95), (0.50, 0.60, 0.90)]
+MISSPEC_SIZES = dict(n_human=100, n_metric=5_000)
+
+
+def _chunks(n: int, size: int):
+    return [range(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def _run_fixed(setting: Setting, reps) -> list[dict]:
+    return [fixed_replicate(setting, replicate_seed(BASE_SEED, setting.name, "fixed", r))
+            for r in reps]
+
+
+def _run_sbc(setting: Setting, reps) -> list[tuple[float, int]]:
+    return [sbc_replicate(setting, replicate_seed(BASE_SEED, setting.name, "sbc", r))
+            for r in reps]
+
+
+def _run_misspec(reps) -> list[np.ndarray]:
+    return [misspecification_replicate(replicate_seed(BASE_SEED, "misspec", "fixed", r),
+                                       MISSPEC_SYSTEMS, **MISSPEC_SIZES) for r in reps]
+
+
+def _setting_columns(s: Setting) -> dict:
+    return dict(setting=s.name, alpha=s.alpha, rho=s.rho, eta=s.eta, n_human=s.n_human,
+                n_metric=s.n_metric, rates=s.rates)
+
+
+def summarise_fixed(setting: Setting, reps: list[dict]) -> list[dict]:
+    """Coverage, width, bias per method and level from fixed-design replicates."""
+    rows = []
+    for m in METHODS:
+        arr = np.array([r[m] for r in reps])
+        if np.isnan(arr[:, 1]).all():
+            continue
+        est = arr[:, 0]
+        for j, lv in enumerate(LEVELS):
+            low, high = arr[:, 1 + 2 * j], arr[:, 2 + 2 * j]
+            cov = int(np.sum((low <= setting.alpha) & (setting.alpha <= high)))
+            n = arr.shape[0]
+            lo, hi = coverage_region(n, lv)
+            rows.append(dict(_setting_columns(setting), design="fixed", method=m, level=lv,
+                             n_reps=n, n_undefined=int(np.isnan(est).sum()), covered=cov,
+                             coverage=cov / n, region_low=lo, region_high=hi,
+                             within=bool(lo <= cov <= hi), mean_width=float(np.mean(high - low)),
+                             bias=float(np.nanmean(est) - setting.alpha),
+                             rmse=float(np.sqrt(np.nanmean((est - setting.alpha) ** 2)))))
+    return rows
+
+
+def summarise_sbc(setting: Setting, reps: list[tuple[float, int]]):
+    """Coverage of the equal-tailed intervals and the rank histogram from SBC replicates."""
+    u = np.array([r[0] for r in reps])
+    ranks = np.array([r[1] for r in reps])
+    rows = []
+    for lv in LEVELS:
+        cov = int(np.sum(((1 - lv) / 2 <= u) & (u <= (1 + lv) / 2)))
+        lo, hi = coverage_region(u.size, lv)
+        rows.append(dict(_setting_columns(setting), design="sbc", method="posterior", level=lv,
+                         n_reps=u.size, n_undefined=0, covered=cov, coverage=cov / u.size,
+                         region_low=lo, region_high=hi, within=bool(lo <= cov <= hi),
+                         mean_width=np.nan, bias=np.nan, rmse=np.nan))
+    counts, p = rank_histogram(ranks)
+    width = (SBC_DRAWS + 1) // counts.size
+    hist = [dict(setting=setting.name, bin=i, rank_low=i * width, rank_high=(i + 1) * width - 1,
+                 count=int(c), chisq_p=p) for i, c in enumerate(counts)]
+    return rows, hist
+
+
+def summarise_misspec(reps: list[np.ndarray]) -> list[dict]:
+    arr = np.stack(reps)  # rep, system, (pooled, per_system), (mean, covered)
+    rows = []
+    for i, (a, r, e) in enumerate(MISSPEC_SYSTEMS):
+        for j, rates in enumerate(("pooled", "per_system")):
+            means = arr[:, i, j, 0]
+            rows.append(dict(system=i + 1, alpha=a, rho=r, eta=e, rates=rates,
+                             n_reps=arr.shape[0], mean_estimate=float(means.mean()),
+                             bias=float(means.mean() - a),
+                             mc_se=float(means.std(ddof=1) / np.sqrt(means.size)),
+                             coverage_95=float(arr[:, i, j, 1].mean()), **MISSPEC_SIZES))
+    return rows
+
+
+def _versions() -> dict:
+    import joblib
+    import scipy
+    import statsmodels
+
+    import binaryeval
+
+    return dict(python=platform.python_version(), binaryeval=binaryeval.__version__,
+                numpy=np.__version__, scipy=scipy.__version__, pandas=pd.__version__,
+                statsmodels=statsmodels.__version__, joblib=joblib.__version__)
+
+
+def _misspec_only(args) -> None:
+    t0 = time.time()
+    out = Parallel(n_jobs=args.jobs)(delayed(_run_misspec)(ch)
+                                     for ch in _chunks(args.misspec_reps, 25))
+    elapsed = time.time() - t0
+    mis = pd.DataFrame(summarise_misspec([r for res in out for r in res]))
+    args.out.mkdir(parents=True, exist_ok=True)
+    mis.to_csv(args.out / "calibration_misspecification.csv", index=False, float_format="%.6g")
+    path = args.out / "calibration_meta.json"
+    meta = json.loads(path.read_text()) if path.exists() else dict(base_seed=BASE_SEED)
+    meta.update(misspecification_replicates=args.misspec_reps,
+                misspecification=dict(systems=MISSPEC_SYSTEMS, **MISSPEC_SIZES),
+                misspecification_run_seconds=round(elapsed, 1),
+                misspecification_command="python validation/calibration.py --misspec-only "
+                                         f"--misspec-reps {args.misspec_reps}",
+                misspecification_versions=_versions())
+    path.write_text(json.dumps(meta, indent=1) + "\n")
+    print(mis.round(4).to_string())
+    print(f"{elapsed:.0f} s")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=1000, help="replicates per setting and design")
+    ap.add_argument("--reps-slow", type=int, default=None,
+                    help="replicates for the settings listed in --slow (default: --reps)")
+    ap.add_argument("--slow", nargs="*", default=[], help="names of settings run with --reps-slow")
+    ap.add_argument("--misspec-reps", type=int, default=1000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", nargs="*", default=None, help="run only these settings")
+    ap.add_argument("--out", type=Path, default=ROOT / "vignettes" / "data")
+    ap.add_argument("--misspec-only", action="store_true",
+                    help="rerun only the misspecification experiment (updates its CSV and the "
+                         "meta JSON)")
+    args = ap.parse_args(argv)
+    if args.misspec_only:
+        return _misspec_only(args)
+
+    settings = [s for s in SETTINGS if args.only is None or s.name in args.only]
+    n_reps = {s.name: (args.reps_slow if s.name in args.slow and args.reps_slow else args.reps)
+              for s in settings}
+    tasks = []
+    for s in settings:
+        for design, fn in (("fixed", _run_fixed), ("sbc", _run_sbc)):
+            for ch in _chunks(n_reps[s.name], 25):
+                tasks.append(((s.name, design), delayed(fn)(s, ch)))
+    for ch in _chunks(args.misspec_reps, 25):
+        tasks.append((("misspec", "fixed"), delayed(_run_misspec)(ch)))
+
+    t0 = time.time()
+    out = Parallel(n_jobs=args.jobs)(t for _, t in tasks)
+    elapsed = time.time() - t0
+    collected: dict = {}
+    for (key, _), res in zip(tasks, out):
+        collected.setdefault(key, []).extend(res)
+
+    rows, hist = [], []
+    for s in settings:
+        rows += summarise_fixed(s, collected[(s.name, "fixed")])
+        r, h = summarise_sbc(s, collected[(s.name, "sbc")])
+        rows += r
+        hist += h
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = pd.DataFrame(rows)
+    results.to_csv(args.out / "calibration_results.csv", index=False, float_format="%.6g")
+    pd.DataFrame(hist).to_csv(args.out / "calibration_sbc_ranks.csv", index=False,
+                              float_format="%.6g")
+    mis = pd.DataFrame(summarise_misspec(collected[("misspec", "fixed")]))
+    mis.to_csv(args.out / "calibration_misspecification.csv", index=False, float_format="%.6g")
+
+    meta = dict(
+        base_seed=BASE_SEED,
+        seeding="numpy default_rng([base_seed, crc32('<setting>/<design>'), replicate])",
+        replicates={k: v for k, v in n_reps.items()}, misspecification_replicates=args.misspec_reps,
+        sbc_posterior_draws=SBC_DRAWS, levels=list(LEVELS), processes=args.jobs,
+        settings=[s.as_dict() for s in settings],
+        misspecification=dict(systems=MISSPEC_SYSTEMS, **MISSPEC_SIZES),
+        run_seconds=round(elapsed, 1),
+        versions=_versions(),
+        command="python validation/calibration.py " + " ".join(argv or sys.argv[1:]),
+    )
+    (args.out / "calibration_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    show = results[results.level == 0.95].pivot_table(index=["setting", "design"],
+                                                       columns="method", values="coverage")
+    print(show.round(3).to_string())
+    print(mis.round(4).to_string())
+    print(f"{elapsed:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
