@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,13 +72,13 @@ def _setting(name, alpha, rho, eta, n_human, n_metric, rates="per_system", other
 #: the settings: alpha 0.05-0.95, rates 0.55-0.99 (rho != eta in most), n_human 20-2000,
 #: n_metric 0-10^5, per-system and pooled rates
 SETTINGS = [
-    _setting("S01", 0.05, 0.90, 0.95, 200, 10_000),
-    _setting("S02", 0.95, 0.99, 0.70, 200, 10_000),
+    _setting("S01", 0.05, 0.90, 0.95, 200, 2_000),
+    _setting("S02", 0.95, 0.99, 0.70, 200, 3_000),
     _setting("S03", 0.50, 0.55, 0.55, 200, 10_000),
     _setting("S04", 0.30, 0.80, 0.60, 20, 1_000),
     _setting("S05", 0.70, 0.90, 0.90, 2000, 100_000),
     _setting("S06", 0.40, 0.85, 0.75, 100, 0),
-    _setting("S07", 0.20, 0.95, 0.90, 500, 100_000),
+    _setting("S07", 0.20, 0.95, 0.90, 2000, 100_000),
     _setting("S08", 0.60, 0.80, 0.80, 200, 10_000, "pooled", (0.4, 0.8)),
     _setting("S09", 0.85, 0.70, 0.90, 500, 5_000, "pooled", (0.5, 0.7)),
     _setting("S10", 0.10, 0.60, 0.99, 1000, 10_000),
@@ -85,11 +87,14 @@ SETTINGS = [
     _setting("S13", 0.90, 0.95, 0.55, 300, 30_000, "pooled", (0.6, 0.9)),
 ]
 
+#: rough CPU seconds per replicate pair (fixed + SBC), to run the cheap settings first
+COST = {"S01": 0.09, "S02": 0.12, "S04": 0.17, "misspec": 0.3, "S05": 0.8, "S07": 0.81}
+
 #: misspecification: one metric, two systems of equal quality alpha on which it behaves
 #: differently (accurate on the first, lenient on the second); pooling their paired rows gives
 #: rates that fit neither
 MISSPEC_SYSTEMS = [(0.50, 0.95, 0.95), (0.50, 0.60, 0.90)]
-MISSPEC_SIZES = dict(n_human=100, n_metric=5_000)
+MISSPEC_SIZES = dict(n_human=200, n_metric=5_000)
 
 
 def _chunks(n: int, size: int):
@@ -183,93 +188,109 @@ def _versions() -> dict:
                 statsmodels=statsmodels.__version__, joblib=joblib.__version__)
 
 
-def _misspec_only(args) -> None:
+CHUNK = 25
+
+
+def _task_list(settings, n_reps, misspec_reps):
+    """(key, chunk index, callable, args) for every chunk, cheapest work first."""
+    groups = []
+    for s in settings:
+        tasks = [((s.name, design), i, fn, (s, ch))
+                 for design, fn in (("fixed", _run_fixed), ("sbc", _run_sbc))
+                 for i, ch in enumerate(_chunks(n_reps[s.name], CHUNK))]
+        groups.append((COST.get(s.name, 0.1), s.name, tasks))
+    groups.append((COST["misspec"], "misspec",
+                   [(("misspec", "fixed"), i, _run_misspec, (ch,))
+                    for i, ch in enumerate(_chunks(misspec_reps, CHUNK))]))
+    return [t for _, _, tasks in sorted(groups, key=lambda g: g[:2]) for t in tasks]
+
+
+def _cached(cache: Path, key, i, fn, fargs):
+    """Run one chunk unless its result is already in the cache (so a run can be resumed)."""
+    path = cache / f"{key[0]}_{key[1]}_{i:04d}.pkl"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
     t0 = time.time()
-    out = Parallel(n_jobs=args.jobs)(delayed(_run_misspec)(ch)
-                                     for ch in _chunks(args.misspec_reps, 25))
-    elapsed = time.time() - t0
-    mis = pd.DataFrame(summarise_misspec([r for res in out for r in res]))
-    args.out.mkdir(parents=True, exist_ok=True)
-    mis.to_csv(args.out / "calibration_misspecification.csv", index=False, float_format="%.6g")
-    path = args.out / "calibration_meta.json"
-    meta = json.loads(path.read_text()) if path.exists() else dict(base_seed=BASE_SEED)
-    meta.update(misspecification_replicates=args.misspec_reps,
-                misspecification=dict(systems=MISSPEC_SYSTEMS, **MISSPEC_SIZES),
-                misspecification_run_seconds=round(elapsed, 1),
-                misspecification_command="python validation/calibration.py --misspec-only "
-                                         f"--misspec-reps {args.misspec_reps}",
-                misspecification_versions=_versions())
-    path.write_text(json.dumps(meta, indent=1) + "\n")
-    print(mis.round(4).to_string())
-    print(f"{elapsed:.0f} s")
+    res = fn(*fargs)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps((res, time.time() - t0)))
+    tmp.replace(path)  # atomic: a reader never sees a half-written chunk
+    return res, time.time() - t0
+
+
+def assemble(settings, cache: Path, out: Path, run_info: dict) -> None:
+    """Summarise every cached chunk into the CSVs and the meta JSON."""
+    collected: dict = {}
+    seconds: dict = {}
+    for path in sorted(cache.glob("*.pkl")):
+        name, design, _ = path.stem.rsplit("_", 2)
+        res, sec = pickle.loads(path.read_bytes())
+        collected.setdefault((name, design), []).extend(res)
+        seconds[name] = seconds.get(name, 0.0) + sec
+    rows, hist, reps = [], [], {}
+    for s in settings:
+        if (s.name, "fixed") not in collected or (s.name, "sbc") not in collected:
+            continue
+        rows += summarise_fixed(s, collected[(s.name, "fixed")])
+        r, h = summarise_sbc(s, collected[(s.name, "sbc")])
+        rows += r
+        hist += h
+        reps[s.name] = dict(fixed=len(collected[(s.name, "fixed")]),
+                            sbc=len(collected[(s.name, "sbc")]))
+    out.mkdir(parents=True, exist_ok=True)
+    results = pd.DataFrame(rows)
+    results.to_csv(out / "calibration_results.csv", index=False, float_format="%.6g")
+    pd.DataFrame(hist).to_csv(out / "calibration_sbc_ranks.csv", index=False,
+                              float_format="%.6g")
+    mis_reps = collected.get(("misspec", "fixed"), [])
+    if mis_reps:
+        mis = pd.DataFrame(summarise_misspec(mis_reps))
+        mis.to_csv(out / "calibration_misspecification.csv", index=False, float_format="%.6g")
+        print(mis.round(4).to_string())
+    meta = dict(
+        base_seed=BASE_SEED,
+        seeding="numpy default_rng([base_seed, crc32('<setting>/<design>'), replicate])",
+        replicates=reps, misspecification_replicates=len(mis_reps),
+        sbc_posterior_draws=SBC_DRAWS, levels=list(LEVELS),
+        settings=[s.as_dict() for s in settings if s.name in reps],
+        misspecification=dict(systems=MISSPEC_SYSTEMS, **MISSPEC_SIZES),
+        cpu_seconds={k: round(v, 1) for k, v in seconds.items()},
+        versions=_versions(), **run_info)
+    (out / "calibration_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    show = results[results.level == 0.95].pivot_table(index=["setting", "design"],
+                                                       columns="method", values="coverage")
+    print(show.round(3).to_string())
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=1000, help="replicates per setting and design")
-    ap.add_argument("--reps-slow", type=int, default=None,
-                    help="replicates for the settings listed in --slow (default: --reps)")
-    ap.add_argument("--slow", nargs="*", default=[], help="names of settings run with --reps-slow")
+    ap.add_argument("--reps-for", nargs="*", default=[], metavar="NAME=N",
+                    help="fewer replicates for named settings, e.g. S07=100 (multiples of 25)")
     ap.add_argument("--misspec-reps", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=None, help="run only these settings")
     ap.add_argument("--out", type=Path, default=ROOT / "vignettes" / "data")
-    ap.add_argument("--misspec-only", action="store_true",
-                    help="rerun only the misspecification experiment (updates its CSV and the "
-                         "meta JSON)")
+    ap.add_argument("--cache", type=Path,
+                    default=Path(tempfile.gettempdir()) / "binaryeval_calibration_cache",
+                    help="folder of per-chunk results; a rerun skips chunks found there")
+    ap.add_argument("--assemble-only", action="store_true",
+                    help="only summarise the cached chunks into the output files")
     args = ap.parse_args(argv)
-    if args.misspec_only:
-        return _misspec_only(args)
 
     settings = [s for s in SETTINGS if args.only is None or s.name in args.only]
-    n_reps = {s.name: (args.reps_slow if s.name in args.slow and args.reps_slow else args.reps)
-              for s in settings}
-    tasks = []
-    for s in settings:
-        for design, fn in (("fixed", _run_fixed), ("sbc", _run_sbc)):
-            for ch in _chunks(n_reps[s.name], 25):
-                tasks.append(((s.name, design), delayed(fn)(s, ch)))
-    for ch in _chunks(args.misspec_reps, 25):
-        tasks.append((("misspec", "fixed"), delayed(_run_misspec)(ch)))
-
-    t0 = time.time()
-    out = Parallel(n_jobs=args.jobs)(t for _, t in tasks)
-    elapsed = time.time() - t0
-    collected: dict = {}
-    for (key, _), res in zip(tasks, out):
-        collected.setdefault(key, []).extend(res)
-
-    rows, hist = [], []
-    for s in settings:
-        rows += summarise_fixed(s, collected[(s.name, "fixed")])
-        r, h = summarise_sbc(s, collected[(s.name, "sbc")])
-        rows += r
-        hist += h
-    args.out.mkdir(parents=True, exist_ok=True)
-    results = pd.DataFrame(rows)
-    results.to_csv(args.out / "calibration_results.csv", index=False, float_format="%.6g")
-    pd.DataFrame(hist).to_csv(args.out / "calibration_sbc_ranks.csv", index=False,
-                              float_format="%.6g")
-    mis = pd.DataFrame(summarise_misspec(collected[("misspec", "fixed")]))
-    mis.to_csv(args.out / "calibration_misspecification.csv", index=False, float_format="%.6g")
-
-    meta = dict(
-        base_seed=BASE_SEED,
-        seeding="numpy default_rng([base_seed, crc32('<setting>/<design>'), replicate])",
-        replicates={k: v for k, v in n_reps.items()}, misspecification_replicates=args.misspec_reps,
-        sbc_posterior_draws=SBC_DRAWS, levels=list(LEVELS), processes=args.jobs,
-        settings=[s.as_dict() for s in settings],
-        misspecification=dict(systems=MISSPEC_SYSTEMS, **MISSPEC_SIZES),
-        run_seconds=round(elapsed, 1),
-        versions=_versions(),
-        command="python validation/calibration.py " + " ".join(argv or sys.argv[1:]),
-    )
-    (args.out / "calibration_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-    show = results[results.level == 0.95].pivot_table(index=["setting", "design"],
-                                                       columns="method", values="coverage")
-    print(show.round(3).to_string())
-    print(mis.round(4).to_string())
-    print(f"{elapsed:.0f} s")
+    special = {k: int(v) for k, v in (item.split("=") for item in args.reps_for)}
+    n_reps = {s.name: special.get(s.name, args.reps) for s in settings}
+    args.cache.mkdir(parents=True, exist_ok=True)
+    run_info = dict(processes=args.jobs,
+                    command="python validation/calibration.py " + " ".join(argv or sys.argv[1:]))
+    if not args.assemble_only:
+        tasks = _task_list(settings, n_reps, args.misspec_reps)
+        t0 = time.time()
+        Parallel(n_jobs=args.jobs)(delayed(_cached)(args.cache, key, i, fn, fargs)
+                                   for key, i, fn, fargs in tasks)
+        run_info["run_seconds"] = round(time.time() - t0, 1)
+    assemble(SETTINGS, args.cache, args.out, run_info)
 
 
 if __name__ == "__main__":
