@@ -209,8 +209,8 @@ def ppi_interval(tp: int, fn: int, tn: int, fp: int, metric_pos: int, metric_tot
     # residual r = human - lam * metric takes the values 1 - lam (tp), 1 (fn), 0 (tn), -lam (fp)
     vals = (1.0 - lam, 1.0, 0.0, -lam)
     cnts = (c["tp"], c["fn"], c["tn"], c["fp"])
-    rbar = sum(v * m for v, m in zip(vals, cnts)) / n
-    rvar = sum(m * (v - rbar) ** 2 for v, m in zip(vals, cnts)) / n
+    rbar = sum(v * m for v, m in zip(vals, cnts, strict=True)) / n
+    rvar = sum(m * (v - rbar) ** 2 for v, m in zip(vals, cnts, strict=True)) / n
     est = lam * q + rbar
     se = math.sqrt(lam * lam * q * (1.0 - q) / N + rvar / n)
     return PeerInterval(est, est - z * se, est + z * se)
