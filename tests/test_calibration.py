@@ -29,6 +29,7 @@ from binaryeval.binary.calibration import (
     replicate_seed,
     sbc_replicate,
 )
+from binaryeval.binary.engine import alpha_posterior
 from binaryeval.binary.peers import acc_interval, classical_interval, ppi_interval, ppi_lambda
 from binaryeval.errors import CountsError, ParameterError
 
@@ -267,15 +268,13 @@ def test_sbc_detects_a_wrong_prior():
     # the check can fail: fitting with a flat rate prior when the rates come from Beta(9.9, 0.1)
     # on tiny data gives ranks far from uniform
     s = Setting("W", 0.5, 0.99, 0.99, 5, 200, rate_prior=(9.9, 0.1))
-    from binaryeval.binary import calibration as cal
-
     ranks = []
     for r in range(300):
         rng = replicate_seed(SEED, "W", "sbc", r)
         alpha, rho, eta = rng.beta(1, 1), rng.beta(9.9, 0.1), rng.beta(9.9, 0.1)
-        c = cal.draw_counts(rng, alpha, rho, eta, s.n_human, s.n_metric)
-        post = cal.alpha_posterior(c["human_pos"], s.n_human, c["metric_pos"], s.n_metric,
-                                   c["tp"], c["fn"], c["tn"], c["fp"], rate_prior=(1.0, 1.0))
+        c = draw_counts(rng, alpha, rho, eta, s.n_human, s.n_metric)
+        post = alpha_posterior(c["human_pos"], s.n_human, c["metric_pos"], s.n_metric,
+                               c["tp"], c["fn"], c["tn"], c["fp"], rate_prior=(1.0, 1.0))
         ranks.append(int(np.sum(post.sample(99, seed=rng) < alpha)))
     _, p = rank_histogram(ranks)
     assert p < 0.001
