@@ -254,7 +254,7 @@ def assemble(settings, cache: Path, out: Path, run_info: dict) -> None:
         sbc_posterior_draws=SBC_DRAWS, levels=list(LEVELS),
         settings=[s.as_dict() for s in settings if s.name in reps],
         misspecification=dict(systems=MISSPEC_SYSTEMS, **MISSPEC_SIZES),
-        cpu_seconds={k: round(v, 1) for k, v in seconds.items()},
+        worker_seconds={k: round(v, 1) for k, v in seconds.items()},
         versions=_versions(), **run_info)
     (out / "calibration_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     show = results[results.level == 0.95].pivot_table(index=["setting", "design"],
@@ -284,6 +284,11 @@ def main(argv=None) -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     run_info = dict(processes=args.jobs,
                     command="python validation/calibration.py " + " ".join(argv or sys.argv[1:]))
+    meta_path = args.out / "calibration_meta.json"
+    if args.assemble_only and meta_path.exists():
+        # keep the record of the run that produced the cached chunks
+        previous = json.loads(meta_path.read_text())
+        run_info.update({k: previous[k] for k in ("command", "run_seconds") if k in previous})
     if not args.assemble_only:
         tasks = _task_list(settings, n_reps, args.misspec_reps)
         t0 = time.time()
