@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python validation/calibration.py                # full study, 2 processes (~ see meta JSON)
-    python validation/calibration.py --reps 50      # a quick look
+    python validation/calibration.py                # the full study, 2 processes
+    python validation/calibration.py --reps 50 --misspec-reps 50 --out /tmp/quick   # a look
 
 It lives in ``validation/`` rather than ``benchmarks/`` because it measures statistical validity
 (coverage, calibration, bias), not speed.  The building blocks are in
@@ -218,12 +218,14 @@ def _cached(cache: Path, key, i, fn, fargs):
     return res, time.time() - t0
 
 
-def assemble(settings, cache: Path, out: Path, run_info: dict) -> None:
-    """Summarise every cached chunk into the CSVs and the meta JSON."""
+def assemble(settings, cache: Path, out: Path, run_info: dict, n_reps: dict) -> None:
+    """Summarise the cached chunks (up to ``n_reps[name]`` replicates) into the output files."""
     collected: dict = {}
     seconds: dict = {}
     for path in sorted(cache.glob("*.pkl")):
-        name, design, _ = path.stem.rsplit("_", 2)
+        name, design, idx = path.stem.rsplit("_", 2)
+        if name not in n_reps or int(idx) * CHUNK >= n_reps[name]:
+            continue
         res, sec = pickle.loads(path.read_bytes())
         collected.setdefault((name, design), []).extend(res)
         seconds[name] = seconds.get(name, 0.0) + sec
@@ -295,7 +297,7 @@ def main(argv=None) -> None:
         Parallel(n_jobs=args.jobs)(delayed(_cached)(args.cache, key, i, fn, fargs)
                                    for key, i, fn, fargs in tasks)
         run_info["run_seconds"] = round(time.time() - t0, 1)
-    assemble(SETTINGS, args.cache, args.out, run_info)
+    assemble(settings, args.cache, args.out, run_info, dict(n_reps, misspec=args.misspec_reps))
 
 
 if __name__ == "__main__":
