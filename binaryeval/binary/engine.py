@@ -261,10 +261,12 @@ class _MetricLikelihood:
             b = np.where(d > 0, b, x)
             h = self._d2summand(x, T)
             step = np.where(h < 0, -d / np.where(h < 0, h, -1.0), np.nan)
+            tol = 1e-7 * np.maximum(1.0, np.abs(x))
+            converged = np.abs(step) < tol  # NaN steps compare False
             nx = x + step
-            bad = ~np.isfinite(nx) | (nx <= a) | (nx >= b)
+            bad = (~np.isfinite(nx) | (nx < a) | (nx > b)) & ~converged
             nx = np.where(bad, 0.5 * (a + b), nx)
-            done = (np.abs(nx - x) < 1e-7 * np.maximum(1.0, np.abs(x))) | (b - a < 1e-7)
+            done = converged | (b - a < tol)
             x = nx
             if np.all(done | left | right):
                 break
