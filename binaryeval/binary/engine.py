@@ -47,7 +47,7 @@ from functools import cached_property
 import numpy as np
 from scipy import special, stats
 
-from ..errors import CountsError, ParameterError
+from ..errors import CountsError, InputTypeError, ParameterError
 
 __all__ = ["AlphaPosterior", "alpha_posterior", "RateDistribution"]
 
@@ -420,12 +420,11 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
 def _validate_counts(**counts) -> dict[str, int]:
     out = {}
     for name, value in counts.items():
-        if isinstance(value, (bool, np.bool_)):
-            raise CountsError(f"{name}={value!r}: counts must be non-negative integers, not booleans")
-        try:
-            fv = float(value)
-        except (TypeError, ValueError):
-            raise CountsError(f"{name}={value!r}: counts must be non-negative integers") from None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (int, np.integer, float, np.floating)):
+            raise InputTypeError(f"{name}={value!r} ({type(value).__name__}): counts must be "
+                                 "non-negative whole numbers; pass an int")
+        fv = float(value)
         if not np.isfinite(fv) or fv < 0 or fv != int(fv):
             raise CountsError(f"{name}={value!r}: counts must be finite non-negative integers; "
                               "pass whole numbers of ratings")
@@ -443,7 +442,7 @@ def _check_beta_params(name: str, pair) -> tuple[float, float]:
     try:
         a, b = (float(v) for v in pair)
     except (TypeError, ValueError):
-        raise ParameterError(f"{name}={pair!r}: give a pair (a, b) of positive numbers, "
+        raise InputTypeError(f"{name}={pair!r}: give a pair (a, b) of positive numbers, "
                              "e.g. (1, 1) for a uniform prior") from None
     if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
         raise ParameterError(f"{name}={pair!r}: Beta parameters must be positive and finite")
@@ -456,7 +455,8 @@ def _check_rate(name: str, value) -> float | None:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ParameterError(f"{name}={value!r}: a known rate must be a number in [0, 1]") from None
+        raise InputTypeError(f"{name}={value!r}: a known rate must be a number in [0, 1], or "
+                             "None to estimate it from the paired counts") from None
     if not (0.0 <= v <= 1.0):
         raise ParameterError(f"{name}={value!r} is outside [0, 1]; a rate is a probability")
     return v

@@ -35,49 +35,14 @@ import pandas as pd
 from scipy import stats
 from scipy.special import logsumexp
 
-from ..errors import CountsError, InputTypeError, ParameterError
+from ..errors import InputTypeError, ParameterError
 from ..summary import Summary
+from .engine import _check_beta_params, _check_rate, _validate_counts
 
 __all__ = ["GridPosterior", "grid_posterior"]
 
 _PRUNE = np.log(1e-30)
 _CHUNK_ELEMENTS = 8_000_000
-
-
-def _check_count(name: str, value) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)):
-        raise InputTypeError(f"{name} must be a non-negative integer count, got {value!r} "
-                             f"({type(value).__name__}); pass an int.")
-    if isinstance(value, (float, np.floating)) and (not np.isfinite(value) or value != int(value)):
-        raise CountsError(f"{name} must be a non-negative integer count, got {value!r}; "
-                          f"pass a whole number.")
-    if value < 0:
-        raise CountsError(f"{name} must be >= 0, got {value!r}; counts cannot be negative.")
-    return int(value)
-
-
-def _check_beta(name: str, value) -> tuple[float, float]:
-    try:
-        a, b = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"{name} must be a pair (a, b) of Beta parameters, got {value!r}.") from None
-    if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
-        raise ParameterError(f"{name} must have both Beta parameters > 0 and finite, got {value!r}; "
-                             f"use e.g. (1, 1) for a uniform prior.")
-    return a, b
-
-
-def _check_rate(name: str, value) -> float | None:
-    if value is None:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"{name} must be a probability or None, got {value!r}.") from None
-    if not 0.0 <= v <= 1.0:
-        raise ParameterError(f"{name} must lie in [0, 1], got {value!r}; pass a probability or None "
-                             f"to estimate it from the paired counts.")
-    return v
 
 
 def _rate_cells(known: float | None, pos: int, neg: int, prior: tuple[float, float],
@@ -313,18 +278,12 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
     >>> round(post.mean, 4)   # Beta(61, 41) has mean 61/102
     0.598
     """
-    hp, ht = _check_count("human_pos", human_pos), _check_count("human_total", human_total)
-    mp, mt = _check_count("metric_pos", metric_pos), _check_count("metric_total", metric_total)
-    tp, fn = _check_count("tp", tp), _check_count("fn", fn)
-    tn, fp = _check_count("tn", tn), _check_count("fp", fp)
-    if hp > ht:
-        raise CountsError(f"human_pos ({hp}) exceeds human_total ({ht}); pass the number of "
-                          f"positive ratings and the total.")
-    if mp > mt:
-        raise CountsError(f"metric_pos ({mp}) exceeds metric_total ({mt}); pass the number of "
-                          f"positive ratings and the total.")
+    c = _validate_counts(human_pos=human_pos, human_total=human_total, metric_pos=metric_pos,
+                         metric_total=metric_total, tp=tp, fn=fn, tn=tn, fp=fp)
+    hp, ht, mp, mt = c["human_pos"], c["human_total"], c["metric_pos"], c["metric_total"]
+    tp, fn, tn, fp = c["tp"], c["fn"], c["tn"], c["fp"]
     rho, eta = _check_rate("rho", rho), _check_rate("eta", eta)
-    prior, rate_prior = _check_beta("prior", prior), _check_beta("rate_prior", rate_prior)
+    prior, rate_prior = _check_beta_params("prior", prior), _check_beta_params("rate_prior", rate_prior)
     try:
         na, nr, ne = (int(g) for g in grid)
     except (TypeError, ValueError):
