@@ -312,3 +312,11 @@ def test_single_beta_pdf_cdf_are_vectorised_and_exact():
         assert post.cdf(xv) == pytest.approx(post._cdf_scalar(xv), rel=1e-13, abs=1e-300)
     assert post.pdf(x.reshape(2, 4)).shape == (2, 4)
     assert isinstance(post.pdf(0.6), float) and isinstance(post.cdf(0.6), float)
+
+
+def test_mixture_pdf_integrates_to_cdf():
+    # the density (ratio recursion over components) and the CDF (telescoping) are computed
+    # independently; the integral of one must give the other
+    post = alpha_posterior(60, 100, 5600, 10000, 96, 24, 64, 16)
+    val, _ = integrate.quad(post.pdf, 0.5, 0.65, epsabs=1e-13, epsrel=1e-12, limit=200)
+    assert val == pytest.approx(post.cdf(0.65) - post.cdf(0.5), abs=1e-9)

@@ -598,20 +598,27 @@ class AlphaPosterior:
                 out = np.where((xs < 0) | (xs > 1), 0.0,
                                stats.beta.pdf(xs, self.a[0], self.b[0]) * self.weights[0])
             return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
-        out = np.empty(xs.shape)
-        for i, xv in enumerate(xs.ravel()):
-            if xv < 0 or xv > 1:
-                out.flat[i] = 0.0
-                continue
-            if self.weights.size <= 2000:
-                lo, hi = 0, self.weights.size - 1
-            else:
-                lo, hi = self._window(min(max(xv, 1e-12), 1 - 1e-12))
-            sl = slice(lo, hi + 1)
-            with np.errstate(divide="ignore"):
-                dens = stats.beta.pdf(xv, self.a[sl], self.b[sl])
-            out.flat[i] = float(_dot(self.weights[sl], dens))
+        out = np.array([self._pdf_scalar(float(v)) for v in xs.ravel()]).reshape(xs.shape)
         return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
+
+    def _pdf_scalar(self, x: float) -> float:
+        if x < 0.0 or x > 1.0:
+            return 0.0
+        if x in (0.0, 1.0):
+            with np.errstate(divide="ignore"):
+                return float(_dot(self.weights, stats.beta.pdf(x, self.a, self.b)))
+        K = self.weights.size
+        lo, hi = self._window(x)
+        lo, hi = min(lo, K - 1), min(hi + 1, K - 1)
+        # Beta(x; a_j, b_j) with a_j + b_j fixed, by its ratio recursion in j:
+        # pdf_{j+1} / pdf_j = (b_j - 1) x / (a_j (1 - x))
+        a0, b0 = self.a[lo], self.b[lo]
+        logp0 = (special.gammaln(self._total) - special.gammaln(a0) - special.gammaln(b0)
+                 + (a0 - 1.0) * math.log(x) + (b0 - 1.0) * math.log1p(-x))
+        aj, bj = self.a[lo:hi], self.b[lo:hi]
+        ratios = np.log((bj - 1.0) / aj) + (math.log(x) - math.log1p(-x))
+        logp = logp0 + np.r_[0.0, np.cumsum(ratios)]
+        return float(_dot(self.weights[lo:hi + 1], np.exp(logp)))
 
     def ppf(self, q):
         """Posterior quantile function (scalar or array)."""
@@ -702,9 +709,9 @@ def _prob_greater(p1: AlphaPosterior, p2: AlphaPosterior) -> float:
     hi = p1.ppf(1 - 1e-15)
     if hi <= lo:
         return float(1.0 - p2.cdf(lo))
-    edges = np.linspace(lo, hi, 33)
+    edges = np.linspace(lo, hi, 13)
     total = 0.0
-    nodes, wts = np.polynomial.legendre.leggauss(24)
+    nodes, wts = np.polynomial.legendre.leggauss(16)
     for a, b in zip(edges[:-1], edges[1:], strict=True):
         x = 0.5 * (a + b) + 0.5 * (b - a) * nodes
         total += 0.5 * (b - a) * float(_dot(wts, p1.pdf(x) * p2.cdf(x)))
