@@ -439,6 +439,13 @@ class Comparison:
         return ax
 
 
+def _check_options(level, prior, rate_prior) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Options shared by fit and fit_counts: the level and the two Beta priors."""
+    if not 0 < level < 1:
+        raise ParameterError(f"level={level!r}: must lie strictly between 0 and 1, e.g. 0.95")
+    return _check_beta_params("prior", prior), _check_beta_params("rate_prior", rate_prior)
+
+
 def _fit_from_counts(counts: pd.DataFrame, *, prior, rate_prior, rates, method, grid,
                      paired_informs_alpha: bool) -> tuple[dict, dict, dict, str]:
     """Posteriors per group from counts (human_* exclude the paired rows here)."""
@@ -556,10 +563,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     >>> round(res.to_frame()["estimate"].iloc[0], 2)
     0.59
     """
-    if not 0 < level < 1:
-        raise ParameterError(f"level={level!r}: must lie strictly between 0 and 1, e.g. 0.95")
-    prior = _check_beta_params("prior", prior)
-    rate_prior = _check_beta_params("rate_prior", rate_prior)
+    prior, rate_prior = _check_options(level, prior, rate_prior)
     parsed = parse_formula(formula, allow_multiple_rhs=False)
     mf = parsed.evaluate(data, eval_env + 1 if isinstance(eval_env, int) else eval_env)
     account = RowAccount(len(data))
@@ -695,10 +699,7 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
     >>> round(res.to_frame()["estimate"].iloc[0], 3)
     0.556
     """
-    if not 0 < level < 1:
-        raise ParameterError(f"level={level!r}: must lie strictly between 0 and 1, e.g. 0.95")
-    prior = _check_beta_params("prior", prior)
-    rate_prior = _check_beta_params("rate_prior", rate_prior)
+    prior, rate_prior = _check_options(level, prior, rate_prior)
     if isinstance(counts, Mapping):
         if all(isinstance(v, Mapping) for v in counts.values()):
             frame = pd.DataFrame.from_dict(counts, orient="index")
