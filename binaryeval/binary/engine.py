@@ -399,7 +399,8 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
         bc = base(xc.ravel()).reshape(len(todo), -1)
         nxt = []
         for i, (a, b) in enumerate(todo):
-            sel = (ints >= a) & (ints < b)
+            # ints are lo, lo + 1, ...: the panel [a, b) is a slice of them
+            sel = slice(max(int(math.ceil(a)) - lo, 0), max(int(math.ceil(b)) - lo, 0))
             if b - a <= _PANEL_MIN:
                 out[sel] = fn(ints[sel])
                 continue
