@@ -35,7 +35,7 @@ difference from the sum is of order ``exp(-2 pi^2 sigma^2)`` (Poisson summation)
 When the window in ``T`` is wide, ``log L(T)`` is interpolated with a Chebyshev series whose
 degree is raised until it agrees with direct evaluations at check points to 1e-11.  The tests
 compare the resulting CDF with the term-by-term mixture and with independent quadrature; the
-stated bound is 1e-9 on the CDF (the issue's requirement is 1e-6).
+stated bound is 1e-9 on the CDF.
 """
 
 from __future__ import annotations
