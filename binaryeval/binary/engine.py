@@ -32,8 +32,10 @@ of the total for any ``M`` up to 10^8).  ``L(T)`` is a sum over ``x``; short sum
 term, long ones (where the summand is smooth on a scale ``sigma >= 8`` and away from the ends
 of its range) by Gauss-Legendre quadrature of the summand's analytic continuation, whose
 difference from the sum is of order ``exp(-2 pi^2 sigma^2)`` (Poisson summation) — below 1e-500.
-When the window in ``T`` is wide, ``log L(T)`` is interpolated with a Chebyshev series whose
-degree is raised until it agrees with direct evaluations at check points to 1e-11.  The tests
+When the window in ``T`` is wide, ``log L(T)`` is interpolated piecewise (degree-24 Chebyshev
+panels, split where the summation range changes shape); a panel is halved until, at check points,
+its weights agree with directly computed ones to 1e-12 of the largest weight, or to 30 times the
+rounding noise of ``log L`` (estimated from fourth differences) when that is larger.  The tests
 compare the resulting CDF with the term-by-term mixture and with independent quadrature; the
 stated bound is 1e-9 on the CDF.
 """
