@@ -27,8 +27,8 @@ generalised binomial terms that vanish away from ``T ≈ x (A + B + M)``.
 Error control
 -------------
 Only the weights ``pi_T`` need work.  ``log pi_T`` is unimodal in ``T``; components more than
-``TAIL_LOG`` (= 46) log units below the largest are dropped (their total mass is below 1e-16
-of the total for any ``M`` up to 10^8).  ``L(T)`` is a sum over ``x``; short sums are done term by
+``TAIL_LOG`` (= 46) log units below the largest are dropped (each is below 1e-20 of the largest,
+so together below 1e-12 of the total even for ``M = 10^8``).  ``L(T)`` is a sum over ``x``; short sums are done term by
 term, long ones (where the summand is smooth on a scale ``sigma >= 8`` and away from the ends
 of its range) by Gauss-Legendre quadrature of the summand's analytic continuation, whose
 difference from the sum is of order ``exp(-2 pi^2 sigma^2)`` (Poisson summation) — below 1e-500.
