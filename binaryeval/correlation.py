@@ -279,7 +279,7 @@ class WilliamsResult(TestResult):
     Examples
     --------
     >>> res = williams_test(0.95, 0.90, 0.90, 16)
-    >>> round(res.statistic, 4), round(res.pvalue, 4), res.df
+    >>> round(res.statistic, 4), round(res.p_value, 4), res.df
     (1.3528, 0.0996, 13)
     >>> [round(v, 4) for v in res.confidence_interval(0.95)]
     [-0.0301, 0.2055]
@@ -300,7 +300,7 @@ class WilliamsResult(TestResult):
         """A printable summary."""
         frame = pd.DataFrame({"r12": [self.r12], "r13": [self.r13], "r23": [self.r23],
                               "diff": [self.r12 - self.r13], "statistic": [self.statistic],
-                              "df": [self.df], "p_value": [self.pvalue]})
+                              "df": [self.df], "p_value": [self.p_value]})
         return Summary("Williams test of dependent correlations r12 vs r13",
                        {"n": self.n, "alternative": self.alternative}, [("", frame)],
                        ["1 = human, 2 = metric A, 3 = metric B; 'greater' tests r12 > r13."])
@@ -363,7 +363,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int,
     alternative = _alternative_arg(alternative)
     t = float(_williams_t(r12, r13, r23, n))
     p = float(_t_pvalue(t, n - 3, alternative))
-    return WilliamsResult(statistic=t, pvalue=p, method="Williams (1959) t test", df=n - 3,
+    return WilliamsResult(statistic=t, p_value=p, method="Williams (1959) t test", df=n - 3,
                           alternative=alternative, r12=r12, r13=r13, r23=r23, n=n)
 
 

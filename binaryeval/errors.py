@@ -11,12 +11,18 @@ from __future__ import annotations
 __all__ = [
     "BinaryEvalError",
     "BinaryEvalWarning",
+    "ConvergenceWarning",
     "CountsError",
     "DataError",
+    "DirectionWarning",
+    "FaviUndefinedWarning",
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
     "ParameterError",
+    "RenderError",
+    "SmallSampleWarning",
+    "UnpairedItemsWarning",
 ]
 
 
@@ -74,3 +80,29 @@ class BinaryEvalWarning(UserWarning):
 
 class IdentifiabilityWarning(BinaryEvalWarning):
     """The metric's rates leave the quantity of interest (nearly) unidentified (rho + eta <= 1)."""
+
+
+class DirectionWarning(BinaryEvalWarning):
+    """Human and metric scores point in opposite directions (a lower-is-better score read as
+    higher-is-better); the message names the likely fix, ``lower_is_better=[...]``."""
+
+
+class FaviUndefinedWarning(BinaryEvalWarning):
+    """The Favi-Score is undefined (NaN): the metric never disagrees with the humans (E = 0)."""
+
+
+class UnpairedItemsWarning(BinaryEvalWarning):
+    """Some items are rated for only one system of a pair; they are skipped and counted."""
+
+
+class SmallSampleWarning(BinaryEvalWarning):
+    """Too few observations for the requested method to keep its stated coverage; the message
+    names the count and the method used instead."""
+
+
+class ConvergenceWarning(BinaryEvalWarning):
+    """A sampler's diagnostics (R-hat, effective sample size) say its draws are not yet reliable."""
+
+
+class RenderError(BinaryEvalError, RuntimeError):
+    """A document could not be rendered (a chunk raised, or the header or an option is invalid)."""

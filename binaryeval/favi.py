@@ -43,9 +43,11 @@ from .errors import (
     BinaryEvalWarning,
     CountsError,
     DataError,
+    FaviUndefinedWarning,
     FormulaError,
     InputTypeError,
     ParameterError,
+    UnpairedItemsWarning,
 )
 from .formula import parse_formula
 from .summary import Summary
@@ -73,14 +75,6 @@ _SYMBOLS: dict[Any, int] = {"+": 1, "=": 0, "-": -1, ">": 1, "<": -1}
 _OFFDIAG = ~np.eye(3, dtype=bool)
 _TIES = ("drop", "split")
 _ALTERNATIVES = ("two-sided", "greater", "less")
-
-
-class FaviUndefinedWarning(BinaryEvalWarning):
-    """The Favi-Score is undefined (NaN) because the metric never disagrees with the humans (E = 0)."""
-
-
-class UnpairedItemsWarning(BinaryEvalWarning):
-    """Some items are rated for only one system of a pair; they are skipped and counted."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,7 +353,7 @@ def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", 
     Examples
     --------
     >>> # R: binom.test(15, 20)$p.value
-    >>> round(sign_test(15, 5, 5).pvalue, 6)
+    >>> round(sign_test(15, 5, 5).p_value, 6)
     0.041389
     """
     counts = []
@@ -391,7 +385,7 @@ def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", 
         else:
             p = float(stats.norm.cdf(stat))
         method = f"sign test, normal approximation, {tie_text}"
-    return SignTestResult(statistic=stat, pvalue=p, method=method, n_pos=counts[0], n_neg=counts[1],
+    return SignTestResult(statistic=stat, p_value=p, method=method, n_pos=counts[0], n_neg=counts[1],
                           n_ties=counts[2], n=int(n), ties=ties, alternative=alternative)
 
 

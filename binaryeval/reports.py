@@ -36,7 +36,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from .errors import BinaryEvalError, ParameterError
+from .errors import ParameterError, RenderError
 
 __all__ = ["RenderError", "render", "render_document", "read_qmd", "find_documents"]
 
@@ -46,10 +46,6 @@ _ENGINES = ("auto", "quarto", "jupyter")
 # chunk options understood here; anything else after "#|" is kept in the metadata and ignored
 _KNOWN = {"label", "echo", "include", "output", "eval", "warning", "error", "fig-cap"}
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
-
-
-class RenderError(BinaryEvalError, RuntimeError):
-    """A document could not be rendered (a chunk raised, or the header or an option is invalid)."""
 
 
 # ---------------------------------------------------------------------------------------------

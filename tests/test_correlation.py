@@ -64,8 +64,8 @@ def test_williams_matches_psych_and_cocor(dep_R):
         assert isinstance(res, WilliamsResult)
         assert res.df == row.williams_df == n - 3
         diffs += [abs(res.statistic - row.psych_t), abs(res.statistic - row.williams_t),
-                  abs(res.pvalue - row.williams_p_greater), abs(two.pvalue - row.psych_p_two),
-                  abs(two.pvalue - row.williams_p_two)]
+                  abs(res.p_value - row.williams_p_greater), abs(two.p_value - row.psych_p_two),
+                  abs(two.p_value - row.williams_p_two)]
     assert max(diffs) < TOL
     assert len(diffs) == 5 * 66
 
@@ -96,7 +96,7 @@ def test_mtme_one_sided_convention_differs_only_for_negative_t(dep_R, dep_mtme):
     # the sign: equal where t >= 0, complementary (1 - p) where t < 0.
     merged = dep_R.merge(dep_mtme, on=["n", "r12", "r13", "r23"], validate="one_to_one")
     assert len(merged) == 66
-    ours = np.array([williams_test(r.r12, r.r13, r.r23, int(r.n)).pvalue for r in merged.itertuples()])
+    ours = np.array([williams_test(r.r12, r.r13, r.r23, int(r.n)).p_value for r in merged.itertuples()])
     t = merged["psych_t"].to_numpy()
     neg = t < 0
     assert neg.sum() == 6  # the (0.90, 0.95, 0.92) triple at each n
@@ -104,7 +104,7 @@ def test_mtme_one_sided_convention_differs_only_for_negative_t(dep_R, dep_mtme):
     np.testing.assert_allclose(ours[neg], 1 - merged["mtme_p_one_sided"][neg], rtol=0, atol=TOL)
     assert np.all(np.abs(ours[neg] - merged["mtme_p_one_sided"][neg]) > 0.1)
     # their two-sided p is the usual one
-    two = [williams_test(r.r12, r.r13, r.r23, int(r.n), "two-sided").pvalue for r in merged.itertuples()]
+    two = [williams_test(r.r12, r.r13, r.r23, int(r.n), "two-sided").p_value for r in merged.itertuples()]
     np.testing.assert_allclose(two, merged["mtme_p_two_sided"], rtol=0, atol=TOL)
 
 
@@ -135,7 +135,7 @@ def test_edge_equal_correlations(edge_R):
     row = _edge(edge_R, 12, 0.95, 0.95, 0.9)
     t, p = williams_test(0.95, 0.95, 0.9, 12, alternative="two-sided")
     assert (t, p) == (row.williams_t, row.williams_p_two) == (0.0, 1.0)
-    assert williams_test(0.95, 0.95, 0.9, 12).pvalue == 0.5
+    assert williams_test(0.95, 0.95, 0.9, 12).p_value == 0.5
     low, high = zou_ci(0.95, 0.95, 0.9, 12)
     assert low == pytest.approx(row.zou95_lo, abs=TOL) and high == pytest.approx(row.zou95_hi, abs=TOL)
     assert low == pytest.approx(-high, abs=1e-15)
@@ -221,10 +221,10 @@ def test_williams_alternatives_and_antisymmetry(triple, n):
     g = williams_test(r12, r13, r23, n, "greater")
     le = williams_test(r12, r13, r23, n, "less")
     two = williams_test(r12, r13, r23, n, "two-sided")
-    assert g.pvalue + le.pvalue == pytest.approx(1.0, abs=1e-12)
-    assert two.pvalue == pytest.approx(min(1.0, 2 * min(g.pvalue, le.pvalue)), abs=1e-12)
+    assert g.p_value + le.p_value == pytest.approx(1.0, abs=1e-12)
+    assert two.p_value == pytest.approx(min(1.0, 2 * min(g.p_value, le.p_value)), abs=1e-12)
     assert williams_test(r13, r12, r23, n).statistic == pytest.approx(-g.statistic, abs=1e-9)
-    assert (g.pvalue < 0.5) == (r12 > r13) or r12 == r13 or g.pvalue == 0.5
+    assert (g.p_value < 0.5) == (r12 > r13) or r12 == r13 or g.p_value == 0.5
 
 
 @settings(max_examples=200, deadline=None)
@@ -328,7 +328,7 @@ def test_correlate_matches_scalar_functions(toy):
         r23 = stats.pearsonr(toy[row.metric_1], toy[row.metric_2]).statistic
         w = williams_test(row.r_1, row.r_2, r23, 9)
         assert row.r_23 == pytest.approx(r23, abs=1e-12)
-        assert (row.statistic, row.p_value) == pytest.approx((w.statistic, w.pvalue), abs=1e-10)
+        assert (row.statistic, row.p_value) == pytest.approx((w.statistic, w.p_value), abs=1e-10)
         assert (row.lower, row.upper) == pytest.approx(zou_ci(row.r_1, row.r_2, r23, 9), abs=1e-10)
         assert row.significant == (row.p_value < 0.05)
 
@@ -518,7 +518,7 @@ def test_wmt20_pairwise_heatmap_ende():
     cm = res.correlation_matrix
     for a, b in itertools.permutations(res.metrics, 2):
         w = williams_test(cm.loc["HUMAN", a], cm.loc["HUMAN", b], cm.loc[a, b], 14)
-        assert mat.loc[a, b] == pytest.approx(w.pvalue, abs=1e-12)
+        assert mat.loc[a, b] == pytest.approx(w.p_value, abs=1e-12)
     ax = res.plot("heatmap")
     assert ax.get_title().startswith("Williams p")
 
@@ -672,7 +672,7 @@ def test_interval_and_williams_result_protocol(toy):
     assert w.confidence_interval(0.9) == zou_ci(0.9, 0.8, 0.7, 10, level=0.9)
     assert repr(w).startswith("Williams test") and "<table" in w._repr_html_()
     stat, p = w
-    assert (stat, p) == (w.statistic, w.pvalue) and w.df == 7 and w.alternative == "greater"
+    assert (stat, p) == (w.statistic, w.p_value) and w.df == 7 and w.alternative == "greater"
 
 
 def test_hybrid_drops_items_with_missing_scores():

@@ -176,25 +176,25 @@ def test_sign_test_matches_R_binom_test():
     ref = pd.read_csv(need(REFERENCE / "sign_test_R.csv"))
     for row in ref.itertuples():
         r = sign_test(row.n_pos, row.n_neg, row.n_ties)
-        assert r.pvalue == pytest.approx(row.R_binomtest_drop_ties_p_two, rel=1e-12)
+        assert r.p_value == pytest.approx(row.R_binomtest_drop_ties_p_two, rel=1e-12)
         g = sign_test(row.n_pos, row.n_neg, row.n_ties, alternative="greater")
-        assert g.pvalue == pytest.approx(row.R_binomtest_drop_ties_p_greater, rel=1e-12)
+        assert g.p_value == pytest.approx(row.R_binomtest_drop_ties_p_greater, rel=1e-12)
         stat, p = r
-        assert stat == row.n_pos and p == r.pvalue and r.n == row.n_pos + row.n_neg
+        assert stat == row.n_pos and p == r.p_value and r.n == row.n_pos + row.n_neg
         # normal approximation: z = (n_pos - n_neg) / sqrt(n_pos + n_neg) and its two-sided p
         z = sign_test(row.n_pos, row.n_neg, row.n_ties, exact=False)
         assert z.statistic == pytest.approx(row.formula_z_ump, rel=1e-12, abs=1e-15)
-        assert z.pvalue == pytest.approx(row.formula_z_ump_p_two, rel=1e-10)
+        assert z.p_value == pytest.approx(row.formula_z_ump_p_two, rel=1e-10)
 
 
 def test_sign_test_matches_statsmodels_and_scipy():
     # expected: sign_test.csv, statsmodels sign_test p and scipy binomtest p (two-sided)
     ref = pd.read_csv(need(REFERENCE / "sign_test.csv"))
     for row in ref.itertuples():
-        p = sign_test(row.n_pos, row.n_neg, row.n_ties).pvalue
+        p = sign_test(row.n_pos, row.n_neg, row.n_ties).p_value
         assert p == pytest.approx(row.sm_sign_test_p, rel=1e-12)
         assert p == pytest.approx(row.scipy_binomtest_p_two, rel=1e-12)
-        less = sign_test(row.n_pos, row.n_neg, row.n_ties, alternative="less").pvalue
+        less = sign_test(row.n_pos, row.n_neg, row.n_ties, alternative="less").p_value
         n = row.n_pos + row.n_neg
         assert less == pytest.approx(stats.binomtest(row.n_pos, n, alternative="less").pvalue, rel=1e-12)
 
@@ -203,9 +203,9 @@ def test_sign_test_split_ties():
     # ties split equally: 15 + 2, 5 + 2 of 24 (one of 5 ties dropped); expected from scipy binomtest
     r = sign_test(15, 5, 5, ties="split")
     assert r.statistic == 17 and r.n == 24
-    assert r.pvalue == pytest.approx(stats.binomtest(17, 24).pvalue, rel=1e-12)
+    assert r.p_value == pytest.approx(stats.binomtest(17, 24).pvalue, rel=1e-12)
     # all ties: no untied rating is left -> NaN (not a p-value of 1 or 0)
-    assert np.isnan(sign_test(0, 0, 7).pvalue)
+    assert np.isnan(sign_test(0, 0, 7).p_value)
     with pytest.raises(CountsError, match="n_neg"):
         sign_test(3, -1)
     with pytest.raises(ParameterError, match="ties"):
@@ -289,8 +289,8 @@ def test_result_frames_are_consistent():
     np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.E)
     for row in fr.itertuples():
         c = res.confusion(row.system_1, row.system_2)
-        assert row.p_value_human == pytest.approx(c.sign_test("human").pvalue, rel=1e-12)
-        assert row.p_value_metric == pytest.approx(c.sign_test("metric").pvalue, rel=1e-12)
+        assert row.p_value_human == pytest.approx(c.sign_test("human").p_value, rel=1e-12)
+        assert row.p_value_metric == pytest.approx(c.sign_test("metric").p_value, rel=1e-12)
     text = str(res)
     assert "mean |Favi|" in text and "system-level sign accuracy" in text
     assert "<table" in res._repr_html_()

@@ -1,0 +1,307 @@
+"""Argument checks shared by every module: one wording per kind of mistake.
+
+Each check takes the value and the argument's name, returns the value in canonical form, and
+raises the package's own error (:class:`~binaryeval.errors.InputTypeError` for a wrong type,
+:class:`~binaryeval.errors.ParameterError` for a value out of range, :class:`CountsError` for
+counts) naming the argument, the value and the fix.
+
+The vocabulary
+--------------
+One name per concept across the package (see ``vignettes/vocabulary.qmd``).  Earlier spellings
+are not silent aliases: :func:`renamed` turns them into an error that names the new spelling.
+``RENAMED`` lists them.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .errors import CountsError, InputTypeError, ParameterError
+
+__all__ = [
+    "MAX_COUNT",
+    "RENAMED",
+    "beta_pair",
+    "choice",
+    "count",
+    "flag",
+    "level",
+    "n_jobs",
+    "probability",
+    "real",
+    "renamed",
+    "seed",
+    "size",
+]
+
+#: The largest count the exact engine accepts for one group (10^12 ratings).
+MAX_COUNT = 10**12
+
+#: Argument names that an earlier version used, and the name that replaced each.
+RENAMED: dict[str, str] = {
+    "confidence": "level",
+    "confidence_level": "level",
+    "conf_level": "level",
+    "gamma": "sig_level",
+    "draws": "n_resamples",
+    "reps": "n_resamples",
+    "n_boot": "n_resamples",
+    "n_permutations": "n_resamples",
+    "random_state": "seed",
+    "rng": "seed",
+    "higher_is_better": "lower_is_better",
+    "human_higher_is_better": "lower_is_better",
+    "metric_higher_is_better": "lower_is_better",
+}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def renamed(**old_to_new: str) -> Callable[[F], F]:
+    """Decorator: calling with an old argument name raises an error naming the new one.
+
+    Parameters
+    ----------
+    **old_to_new : str
+        ``old_name="new_name"`` pairs.
+
+    Examples
+    --------
+    >>> @renamed(confidence="level")
+    ... def interval(level=0.95):
+    ...     return level
+    >>> interval(confidence=0.9)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: interval() got the argument 'confidence', which is now 'level'; call interval(level=0.9)
+    """
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    value = kwargs[old]
+                    hint = _rename_hint(new, value)
+                    raise InputTypeError(f"{func.__name__}() got the argument {old!r}, which is "
+                                         f"now {new!r}; call {func.__name__}({hint})")
+            return func(*args, **kwargs)
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
+
+
+def _rename_hint(new: str, value: Any) -> str:
+    if new == "sig_level" and isinstance(value, float):
+        return f"sig_level={value!r}"
+    if new == "lower_is_better":
+        return "lower_is_better=[...the terms where lower scores are better...]"
+    return f"{new}={value!r}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def real(value: Any, name: str, *, finite: bool = True) -> float:
+    """A real number (not a bool or a string); finite unless ``finite=False``.
+
+    Examples
+    --------
+    >>> real(2, "scale")
+    2.0
+    >>> real("2", "scale")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: scale='2' is a str; pass a number, e.g. scale=0.5
+    """
+    if not _is_number(value):
+        raise InputTypeError(f"{name}={value!r} is a {type(value).__name__}; pass a number, "
+                             f"e.g. {name}=0.5")
+    v = float(value)
+    if finite and not math.isfinite(v):
+        raise ParameterError(f"{name}={value!r}: must be a finite number")
+    return v
+
+
+def level(value: Any, name: str = "level") -> float:
+    """Coverage of an interval: a number strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> level(0.9)
+    0.9
+    >>> level(95)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: level=95 must lie strictly between 0 and 1; for a 95% interval pass level=0.95
+    """
+    v = real(value, name, finite=False)
+    if not 0.0 < v < 1.0:
+        example = f"; for a {v:g}% interval pass {name}={v / 100:g}" if 1 < v < 100 else \
+            f", e.g. {name}=0.95"
+        raise ParameterError(f"{name}={value!r} must lie strictly between 0 and 1{example}")
+    return v
+
+
+def probability(value: Any, name: str, *, open: bool = False) -> float:
+    """A probability in [0, 1] (in (0, 1) with ``open=True``).
+
+    Examples
+    --------
+    >>> probability(0.7, "rho")
+    0.7
+    >>> probability(1.2, "rho")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: rho=1.2 is outside [0, 1]; a rate is a probability
+    """
+    v = real(value, name, finite=False)
+    if open and not 0.0 < v < 1.0:
+        raise ParameterError(f"{name}={value!r} must lie strictly between 0 and 1, e.g. "
+                             f"{name}=0.05")
+    if not 0.0 <= v <= 1.0:
+        raise ParameterError(f"{name}={value!r} is outside [0, 1]; a rate is a probability")
+    return v
+
+
+def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
+    """A count of ratings: a whole number >= 0 (None, NaN and booleans are refused).
+
+    Examples
+    --------
+    >>> count(12.0, "tp")
+    12
+    >>> count(True, "tp")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: tp=True is a bool; counts are whole numbers of ratings, e.g. tp=12
+    """
+    if not _is_number(value):
+        raise InputTypeError(f"{name}={value!r} is a {type(value).__name__}; counts are whole "
+                             f"numbers of ratings, e.g. {name}=12")
+    v = float(value)
+    if not math.isfinite(v) or v < 0 or v != math.floor(v):
+        raise CountsError(f"{name}={value!r}: counts must be whole numbers >= 0")
+    if maximum is not None and v > maximum:
+        raise CountsError(f"{name}={int(v):,} exceeds the largest supported count {maximum:,}; "
+                          "counts this large carry no uncertainty the model can represent")
+    return int(value) if isinstance(value, (int, np.integer)) else int(v)
+
+
+def size(value: Any, name: str, *, minimum: int = 1) -> int:
+    """A size or number of repetitions: a whole number >= ``minimum``.
+
+    Examples
+    --------
+    >>> size(200, "n_resamples")
+    200
+    >>> size(0, "n_resamples")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: n_resamples=0 must be a whole number >= 1
+    """
+    if not _is_number(value):
+        raise InputTypeError(f"{name}={value!r} is a {type(value).__name__}; pass a whole number, "
+                             f"e.g. {name}={max(minimum, 100)}")
+    v = float(value)
+    if not math.isfinite(v) or v != math.floor(v) or v < minimum:
+        raise ParameterError(f"{name}={value!r} must be a whole number >= {minimum}")
+    return int(v)
+
+
+def choice(value: Any, name: str, options: Sequence[str], *,
+           renamed_values: Mapping[str, str] | None = None) -> str:
+    """One of ``options``; an old spelling in ``renamed_values`` gets an error naming the new one.
+
+    Examples
+    --------
+    >>> choice("eti", "kind", ("eti", "hdi"))
+    'eti'
+    >>> choice("estimated", "rates", ("estimate", "pooled"), renamed_values={"estimated": "estimate"})
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: rates='estimated' is now spelled 'estimate'
+    """
+    if renamed_values and isinstance(value, str) and value in renamed_values:
+        raise ParameterError(f"{name}={value!r} is now spelled {renamed_values[value]!r}")
+    if not isinstance(value, str) or value not in options:
+        listed = ", ".join(repr(o) for o in options)
+        raise ParameterError(f"{name}={value!r}: use one of {listed}")
+    return value
+
+
+def beta_pair(value: Any, name: str) -> tuple[float, float]:
+    """Parameters ``(a, b)`` of a Beta distribution: two positive finite numbers.
+
+    Examples
+    --------
+    >>> beta_pair((1, 1), "prior")
+    (1.0, 1.0)
+    >>> beta_pair((0, 1), "prior")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: prior=(0, 1): Beta parameters must be positive and finite
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) \
+            or len(value) != 2 or not all(_is_number(v) for v in value):
+        raise InputTypeError(f"{name}={value!r}: give a pair (a, b) of positive numbers, "
+                             "e.g. (1, 1) for a uniform prior")
+    a, b = float(value[0]), float(value[1])
+    if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
+        raise ParameterError(f"{name}={value!r}: Beta parameters must be positive and finite")
+    return a, b
+
+
+def flag(value: Any, name: str) -> bool:
+    """True or False (numpy booleans included; 0/1 and strings are refused).
+
+    Examples
+    --------
+    >>> flag(True, "pooled")
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputTypeError(f"{name}={value!r}: pass True or False")
+    return bool(value)
+
+
+def seed(value: Any, name: str = "seed") -> Any:
+    """A seed for :func:`numpy.random.default_rng`: None, an int >= 0, a SeedSequence or a Generator.
+
+    Examples
+    --------
+    >>> seed(42)
+    42
+    """
+    if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+            and value >= 0:
+        return int(value)
+    raise InputTypeError(f"{name}={value!r}: pass None, a whole number >= 0 or a "
+                         "numpy.random.Generator")
+
+
+def n_jobs(value: Any) -> int | None:
+    """joblib's ``n_jobs``: None, -1 (all cores) or a positive whole number.
+
+    Examples
+    --------
+    >>> n_jobs(-1)
+    -1
+    """
+    if value is None:
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+            and (value >= 1 or value < 0):
+        return int(value)
+    raise InputTypeError(f"n_jobs={value!r}: pass None (sequential), a positive whole number, or "
+                         "-1 for all cores")

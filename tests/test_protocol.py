@@ -1,0 +1,156 @@
+"""Every public result follows one protocol (binaryeval._results.Result).
+
+``CASES`` builds one small instance of each public result class.  The test walks the public
+modules, finds every class with ``summary``/``to_frame`` and fails when one has no case here, so
+a new result class cannot skip the protocol.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval._results import Result
+from binaryeval.summary import Summary
+
+PUBLIC_MODULES = ["binaryeval", "binaryeval.plan", "binaryeval.correlation",
+                  "binaryeval.favoritism", "binaryeval.binary", "binaryeval.validation",
+                  "binaryeval.latent"]
+
+
+def _binary_fit():
+    return be.fit_counts({"A": dict(human_pos=30, human_total=50, metric_pos=600, metric_total=1000,
+                                    tp=20, fn=5, tn=20, fp=5),
+                          "B": dict(human_pos=20, human_total=50, metric_pos=400, metric_total=1000,
+                                    tp=20, fn=5, tn=20, fp=5)})
+
+
+def _favi():
+    rng = np.random.default_rng(0)
+    rows = []
+    for item in range(40):
+        for s, q in (("A", 0.6), ("B", 0.5), ("C", 0.4)):
+            h = rng.normal(q, 0.2)
+            rows.append({"item": item, "system": s, "human": h, "metric": h + rng.normal(0, 0.2)})
+    return be.favi("human ~ metric | system", pd.DataFrame(rows), item="item")
+
+
+def _correlate():
+    rng = np.random.default_rng(1)
+    h = rng.normal(size=12)
+    df = pd.DataFrame({"human": h, "m1": h + rng.normal(0, 0.5, 12),
+                       "m2": h + rng.normal(0, 1.0, 12)})
+    return be.correlate("human ~ m1 + m2", df)
+
+
+def _roc():
+    rng = np.random.default_rng(2)
+    h = rng.integers(0, 2, 200)
+    return be.roc("human ~ score", pd.DataFrame({"human": h, "score": h + rng.normal(0, 1, 200)}))
+
+
+CASES = {
+    "AlphaPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, metric_pos=60,
+                                                 metric_total=100, tp=8, fn=2, tn=8, fp=2),
+    "BinaryFit": _binary_fit,
+    "Comparison": lambda: _binary_fit().compare(),
+    "RocResult": _roc,
+    "FaviResult": _favi,
+    "PreferenceConfusion": lambda: be.preference_confusion(list("++=-+-"), list("+==-++")),
+    "SignTestResult": lambda: be.sign_test(15, 5, 3),
+    "WilliamsResult": lambda: be.williams_test(0.9, 0.8, 0.7, 20),
+    "CorrelationResult": _correlate,
+    "DetectableDifferenceTable": lambda: be.plan.detectable_difference_table(
+        0.6, 0.8, n_human=[0, 100], n_metric=[0, 1000]),
+    "SampleSizeResult": lambda: be.plan.required_sample_size(0.1, alpha=0.6, rho=0.8),
+    "AllocationResult": lambda: be.plan.optimal_allocation(1000, 1.0, 0.01, alpha=0.6, rho=0.8),
+}
+
+
+def _public_result_classes():
+    found = {}
+    for modname in PUBLIC_MODULES:
+        try:
+            mod = importlib.import_module(modname)
+        except ModuleNotFoundError:
+            continue
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name, None)
+            if inspect.isclass(obj) and (hasattr(obj, "summary") or hasattr(obj, "to_frame")):
+                found[name] = obj
+    return found
+
+
+def test_every_public_result_class_has_a_case():
+    missing = sorted(set(_public_result_classes()) - set(CASES))
+    assert not missing, f"add a protocol case for {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_result_protocol(name):
+    res = CASES[name]()
+    assert type(res).__name__ == name
+    assert isinstance(res, Result)
+    text = repr(res)
+    assert "\n" not in text and text.startswith(f"{name}(") and len(text) < 200
+    summary = res.summary()
+    assert isinstance(summary, Summary)
+    assert str(res) == summary.as_text() and "\n" in str(res)
+    assert res._repr_html_().lstrip().startswith("<")
+    assert "\\" in res._repr_latex_()
+    frame = res.to_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) > 0
+    bad = [c for c in frame.columns if not re.fullmatch(r"[a-z][a-z0-9_]*", str(c))]
+    assert not bad, f"to_frame() columns must be snake_case: {bad}"
+    # a list of results stays readable in the REPL
+    assert "\n" not in repr([res, res])
+
+
+_CLASSES = _public_result_classes()
+PLOTTABLE = sorted(n for n in CASES if hasattr(_CLASSES.get(n), "plot"))
+
+
+def test_results_that_draw():
+    # the results without a plot: a posterior has pdf/cdf, a single test has nothing to draw
+    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "SignTestResult", "WilliamsResult",
+                                           "SampleSizeResult"}
+
+
+@pytest.mark.parametrize("name", PLOTTABLE)
+def test_plot_protocol(name):
+    res = CASES[name]()
+    params = list(inspect.signature(res.plot).parameters.values())
+    assert params[0].name == "ax" and params[0].default is None
+    kind = [p for p in params if p.name == "kind"]
+    assert kind and kind[0].default is not inspect.Parameter.empty
+    ax = res.plot()
+    assert isinstance(ax, plt.Axes)
+    fig, given = plt.subplots()
+    assert res.plot(ax=given) is given
+    plt.close("all")
+
+
+def test_posterior_follows_scipy_frozen_distributions():
+    from scipy import stats
+
+    post = be.alpha_posterior(human_pos=6, human_total=10)
+    ref = stats.beta(7, 5)
+    for meth in ("mean", "std", "var", "median"):
+        assert getattr(post, meth)() == pytest.approx(getattr(ref, meth)(), rel=1e-12)
+    x = np.array([0.1, 0.5, 0.9])
+    for meth in ("pdf", "cdf", "sf", "logpdf"):
+        np.testing.assert_allclose(getattr(post, meth)(x), getattr(ref, meth)(x), rtol=1e-12)
+    np.testing.assert_allclose(post.ppf([0.1, 0.5]), ref.ppf([0.1, 0.5]), rtol=1e-10)
+    np.testing.assert_allclose(post.isf([0.1, 0.5]), ref.isf([0.1, 0.5]), rtol=1e-10)
+    np.testing.assert_allclose(post.interval(0.9), ref.interval(0.9), rtol=1e-10)
+    draws = post.rvs(size=5, random_state=3)
+    assert draws.shape == (5,)
+    np.testing.assert_array_equal(draws, post.rvs(size=5, random_state=3))
+    assert post.support() == (0.0, 1.0)
