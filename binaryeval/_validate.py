@@ -291,7 +291,7 @@ def seed(value: Any, name: str = "seed") -> Any:
 
 
 def n_jobs(value: Any) -> int | None:
-    """joblib's ``n_jobs``: None, -1 (all cores) or a positive whole number.
+    """Joblib's ``n_jobs``: None, -1 (all cores) or a positive whole number.
 
     Examples
     --------

@@ -270,7 +270,7 @@ def _posterior(human_pos=0, human_total=0, metric_pos=0, metric_total=0, tp=0, f
 def _moments(counts: tuple, rho, eta, prior, rate_prior, method, grid) -> tuple[float, float]:
     post = _posterior(*counts, rho=rho, eta=eta, prior=prior, rate_prior=rate_prior,
                       method=method, grid=grid)
-    return float(post.mean), float(post.var)
+    return float(post.mean()), float(post.var())
 
 
 _KEYS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
