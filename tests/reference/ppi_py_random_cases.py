@@ -7,7 +7,8 @@ Run with ppi-python installed (``pip install ppi-python==0.2.3``):
 
 The data are drawn exactly as in the test (same seed, same order of draws); the test checks that
 its counts equal the ``counts`` stored here before it compares with the stored ppi_py numbers, so
-the file and the test cannot drift apart unnoticed.
+the file and the test cannot drift apart unnoticed.  ppi_py is imported inside ``main`` so that
+importing this file (pytest's ``--doctest-modules`` does) needs no ppi_py.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
-import ppi_py
 
 SEED = 20251122  # tests/test_calibration.py::SEED
 CASES = [(50, 500, 0.3, 0.8, 0.7), (200, 5000, 0.6, 0.9, 0.9), (30, 100, 0.8, 0.6, 0.95)]
 
 
 def main() -> None:
+    import ppi_py
+
     rng = np.random.default_rng(SEED)
     out = []
     for n, N, a, rho, eta in CASES:
