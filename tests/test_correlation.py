@@ -1,9 +1,11 @@
 """Tests of binaryeval.correlation: Fisher intervals, Williams test, Zou intervals, correlate(),
 hybrid super-sampling.
 
-Expected numbers come from /work/shared/reference (R psych 2.2.9 ``r.test``, cocor 1.1-4,
-R ``cor.test``, mt-metrics-eval ``WilliamsTest``; see the README there), from the WMT20 metrics-task
-release (its reported Kendall and Pearson correlations), from scipy, or from closed forms.
+Expected numbers come from tests/reference (R psych 2.2.9 ``r.test``, cocor 1.1-4, R ``cor.test``,
+mt-metrics-eval ``WilliamsTest``; see the README there), from the WMT20 metrics-task release (its
+reported Kendall and Pearson correlations, tests/reference/wmt20_reported_correlations.csv), from
+scipy, or from closed forms.  The WMT15, WMT20 and WMT21 en-ru data are the datasets shipped in
+binaryeval.datasets; the WMT19 de-en system scores are tests/reference/wmt19_deen_system_level.csv.
 """
 
 from __future__ import annotations
@@ -11,15 +13,15 @@ from __future__ import annotations
 import itertools
 import math
 
-import _correlation_loaders as L
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, need
+from conftest import REFERENCE, build_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
+from binaryeval import datasets
 from binaryeval.correlation import (
     CorrelationResult,
     WilliamsResult,
@@ -39,17 +41,17 @@ TOL = 1e-9
 # ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def dep_R() -> pd.DataFrame:
-    return pd.read_csv(need(REFERENCE / "dependent_correlations_R.csv"))
+    return pd.read_csv(REFERENCE / "dependent_correlations_R.csv")
 
 
 @pytest.fixture(scope="module")
 def dep_mtme() -> pd.DataFrame:
-    return pd.read_csv(need(REFERENCE / "dependent_correlations_mtme.csv"))
+    return pd.read_csv(REFERENCE / "dependent_correlations_mtme.csv")
 
 
 @pytest.fixture(scope="module")
 def edge_R() -> pd.DataFrame:
-    return pd.read_csv(need(REFERENCE / "dependent_correlations_edge_R.csv"))
+    return pd.read_csv(REFERENCE / "dependent_correlations_edge_R.csv")
 
 
 def test_williams_matches_psych_and_cocor(dep_R):
@@ -268,16 +270,22 @@ def test_rank_correlation_intervals():
 # ---------------------------------------------------------------------------------------------
 # Fisher intervals on WMT15 (R cor.test and scipy)
 # ---------------------------------------------------------------------------------------------
-def test_wmt15_single_r_intervals_match_R():
-    # R: cor.test(SCORE, HUMAN)$conf.int per (lp, metric) on the Graham & Liu WMT15 inputs;
-    # 190 (lp, metric) cases in 10 language pairs
-    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_R.csv"))
-    need(DATA / L.WMT15)
+@pytest.fixture(scope="module")
+def column():
+    """Shipped-dataset column of a metric named as in the WMT files (``chrF++`` -> ``chrf_pp``)."""
+    return build_module().snake
+
+
+def test_wmt15_single_r_intervals_match_R(column):
+    # R: cor.test(SCORE, HUMAN)$conf.int per (lp, metric) on the Graham & Liu WMT15 inputs
+    # (shipped as binaryeval.datasets.load_wmt15); 190 (lp, metric) cases in 10 language pairs
+    ref = pd.read_csv(REFERENCE / "wmt15_single_r_ci_R.csv")
+    assert len(ref) == 190 and ref["lp"].nunique() == 10
     worst = 0.0
     for lp, block in ref.groupby("lp"):
-        data = L.wmt15_system_level(DATA, lp)
-        metrics = list(block["metric"])
-        res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), data)
+        data = datasets.load_wmt15(lp)
+        metrics = [column(m) for m in block["metric"]]
+        res = correlate("human ~ " + " + ".join(metrics), data)
         got = res.to_frame().set_index("metric").loc[metrics]
         assert list(res.metrics) == metrics and (got["n"] == block["n"].to_numpy()).all()
         for col, rcol in (("r", "r"), ("lower", "cortest_ci_lo"), ("upper", "cortest_ci_hi")):
@@ -287,7 +295,7 @@ def test_wmt15_single_r_intervals_match_R():
 
 def test_fisher_ci_matches_scipy_column():
     # scipy: pearsonr(...).confidence_interval() as stored beside R's numbers
-    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_scipy_vs_R.csv"))
+    ref = pd.read_csv(REFERENCE / "wmt15_single_r_ci_scipy_vs_R.csv")
     got = np.array([fisher_ci(r.scipy_r, int(r.n)) for r in ref.itertuples()])
     np.testing.assert_allclose(got[:, 0], ref["scipy_ci_lo"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(got[:, 1], ref["scipy_ci_hi"], rtol=0, atol=1e-12)
@@ -477,18 +485,43 @@ WMT20_LPS = ["csen", "deen", "encs", "ende", "eniu_full", "eniu_news", "enja", "
              "enzh", "iuen", "jaen", "kmen", "plen", "psen", "ruen", "taen", "zhen"]
 
 
+def _wmt20(lp: str, *, exclude_human: bool = True, exclude_outliers: bool = False) -> pd.DataFrame:
+    """WMT20 newstest2020 system-level scores; ``lp`` named as in the WMT20 files (``"ende"``)."""
+    code, _, variant = lp.partition("_")
+    frame = datasets.load_wmt20(f"{code[:2]}-{code[2:]}")
+    if code == "eniu":
+        # en-iu was scored on two test sets, "full" and "news" (DA-newstest2020-eniu_{full,news}-
+        # sys-scores.csv); the shipped dataset keeps both under lp "en-iu", each system's "full" row
+        # first (data-raw/build_datasets.py reads the files in sorted order and sorts stably).
+        # Which is which is confirmed by the reported correlations below.
+        assert (frame.groupby("system").size() == 2).all()
+        frame = frame[frame.groupby("system").cumcount() == ("full", "news").index(variant)]
+    if exclude_human:
+        frame = frame[~frame["is_human"]]
+    if exclude_outliers:
+        frame = frame[~frame["outlier"]]
+    return frame.reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def wmt20_reported() -> pd.DataFrame:
+    return pd.read_csv(REFERENCE / "wmt20_reported_correlations.csv")
+
+
 @pytest.mark.parametrize("lp", WMT20_LPS)
-def test_wmt20_reported_correlations(lp):
+def test_wmt20_reported_correlations(lp, wmt20_reported, column):
     # WMT20 metrics-task release: DA-<lp>-cor.csv holds the signed Kendall tau over MT systems
-    # (Human-* excluded); DA-<lp>-cor-excloutl.csv the Pearson r with outliers also excluded.
-    need(DATA / L.WMT20)
+    # (Human-* excluded); DA-<lp>-cor-excloutl.csv the Pearson r with outliers also excluded
+    # (both copied to wmt20_reported_correlations.csv).
     for outliers, method, col in ((False, "kendall", "Kendall"), (True, "pearson", "Pearson")):
-        data = L.wmt20_system_level(DATA, lp, exclude_outliers=outliers)
-        reported = L.wmt20_reported(DATA, lp, outliers_excluded=outliers)
+        data = _wmt20(lp, exclude_outliers=outliers)
+        reported = wmt20_reported[(wmt20_reported["lp"] == lp)
+                                  & (wmt20_reported["outliers_excluded"] == outliers)]
+        assert len(reported) > 0
         for n_sys, block in reported.groupby("N"):
-            metrics = list(block.index)
+            metrics = [column(m) for m in block["metric"]]
             sub = data.dropna(subset=metrics)
-            res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), sub, method=method)
+            res = correlate("human ~ " + " + ".join(metrics), sub, method=method)
             assert res.n == n_sys
             np.testing.assert_allclose(res.r[metrics], block[col], rtol=0, atol=1e-12)
 
@@ -497,27 +530,25 @@ def test_wmt20_human_systems_are_excluded():
     # WMT20 en-de file: 17 rows, 3 of them Human-*; Human-A (the reference) has NaN for
     # reference-based metrics, Human-B and Human-P are scored against it.  Listwise deletion alone
     # would keep those two as "systems" (16 rows): they must be filtered explicitly, as WMT does.
-    need(DATA / L.WMT20)
-    with_h = L.wmt20_system_level(DATA, "ende", exclude_human=False)
-    without = L.wmt20_system_level(DATA, "ende")
+    with_h = _wmt20("ende", exclude_human=False)
+    without = _wmt20("ende")
     assert len(with_h) == 17 and len(without) == 14
-    kept = correlate("HUMAN ~ BLEU", with_h)
+    kept = correlate("human ~ bleu", with_h)
     assert kept.n == 16 and kept.rows_dropped == 1
-    res = correlate("HUMAN ~ BLEU", without)
+    res = correlate("human ~ bleu", without)
     assert res.n == 14 and res.rows_dropped == 0
 
 
 def test_wmt20_pairwise_heatmap_ende():
     # Graham & Liu Fig. 3 style matrix for WMT20 en-de (14 MT systems, a few metrics)
-    need(DATA / L.WMT20)
-    data = L.wmt20_system_level(DATA, "ende")
-    res = correlate('HUMAN ~ BLEU + chrF + COMET + Q("YiSi-1") + prism + esim', data)
+    data = _wmt20("ende")
+    res = correlate("human ~ bleu + chrf + comet + yisi_1 + prism + esim", data)
     mat = res.significance_matrix()
     assert mat.shape == (6, 6) and res.n == 14
     # every entry agrees with the scalar Williams test on the same numbers
     cm = res.correlation_matrix
     for a, b in itertools.permutations(res.metrics, 2):
-        w = williams_test(cm.loc["HUMAN", a], cm.loc["HUMAN", b], cm.loc[a, b], 14)
+        w = williams_test(cm.loc["human", a], cm.loc["human", b], cm.loc[a, b], 14)
         assert mat.loc[a, b] == pytest.approx(w.p_value, abs=1e-12)
     ax = res.plot("heatmap")
     assert ax.get_title().startswith("Williams p")
@@ -525,8 +556,8 @@ def test_wmt20_pairwise_heatmap_ende():
 
 def test_wmt19_system_level():
     # WMT19 de-en, 16 systems: r and intervals equal scipy's pearsonr for every metric
-    need(DATA / L.WMT19)
-    data = L.wmt19_system_level(DATA, "de-en")
+    # (wmt19_deen_system_level.csv: DA z-score and every metric that scores all 16 systems)
+    data = pd.read_csv(REFERENCE / "wmt19_deen_system_level.csv")
     metrics = [c for c in data.columns if c not in ("SYSTEM", "HUMAN")]
     res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), data)
     assert res.n == 16 and len(res.metrics) == len(metrics) >= 20
@@ -624,18 +655,21 @@ def test_hybrid_errors():
 
 @pytest.fixture(scope="module")
 def enru() -> pd.DataFrame:
-    need(DATA / L.ENRU)
-    return L.wmt21_enru_segments(DATA)
+    # the 14 systems with metric scores (9 MT systems and metricsystem1-5; refA and refB have none)
+    df = datasets.load_wmt21_enru()
+    return df[df.groupby("system")["bleurt20"].transform("count") > 0].reset_index(drop=True)
 
 
 def test_hybrid_wmt21_enru_intervals_shrink(enru):
-    # WMT21 en-ru, 14 MT systems, MQM on the 527 annotated segments (data README section 2)
-    real = correlate("mqm ~ bleurt + comet + chrf + bleu | system", enru)
+    # WMT21 en-ru, 14 MT systems, MQM on the 527 annotated segments (data README section 2);
+    # BLEURT-20, COMET-MQM_2021 (reference A), chrF2 and BLEU
+    real = correlate("mqm ~ bleurt20 + comet_mqm + chrf2 + bleu | system", enru)
     assert real.n == 14 and real.rows_used == 14 * 527
-    hyb = hybrid_supersample(enru, system="system", item="item", human="mqm",
-                             metrics=["bleurt", "comet", "chrf", "bleu"], n_systems=10000, seed=2016)
+    hyb = hybrid_supersample(enru, system="system", item="seg_id", human="mqm",
+                             metrics=["bleurt20", "comet_mqm", "chrf2", "bleu"], n_systems=10000,
+                             seed=2016)
     assert hyb.attrs["n_items"] == 527 and hyb.attrs["items_dropped"] == 1002 - 527
-    big = correlate("mqm ~ bleurt + comet + chrf + bleu", hyb)
+    big = correlate("mqm ~ bleurt20 + comet_mqm + chrf2 + bleu", hyb)
     assert big.n == 10000
     w_real = real.to_frame().eval("upper - lower")
     w_big = big.to_frame().eval("upper - lower")

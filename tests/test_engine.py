@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE, need
+from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
@@ -18,8 +18,6 @@ from binaryeval.errors import CountsError, ParameterError
 
 def _nuts_cases():
     path = REFERENCE / "bayes_authors_nuts_posterior.json"
-    if not path.exists():
-        return []
     return [r for r in json.loads(path.read_text())["results"] if "mean" in r]
 
 
@@ -53,7 +51,6 @@ def test_against_authors_nuts(case):
 
 
 def test_against_authors_synthetic():
-    need(REFERENCE / "bayes_authors_nuts_synthetic.json")
     for case in json.loads((REFERENCE / "bayes_authors_nuts_synthetic.json").read_text())["results"]:
         (tp, npos), (tn, nneg) = case["rho"], case["eta"]
         post = alpha_posterior(*case["human"], *case["metric"], tp=tp, fn=npos - tp, tn=tn,
@@ -69,7 +66,7 @@ def test_against_authors_synthetic():
 def test_against_fine_grid_reference():
     # bayes_comparison.csv, columns grid_OURS_*: a midpoint-grid integration of the same model.
     # Exact and grid agree to the grid's resolution (measured: |mean| < 2e-6, sd < 2e-5).
-    path = need(REFERENCE / "bayes_comparison.csv")
+    path = REFERENCE / "bayes_comparison.csv"
     table = pd.read_csv(path).set_index("case")
     cases = {r["name"]: r for r in _nuts_cases()}
     for name in ("E1_metric_only", "E2_sim_a60", "E3_sim_a50", "E4_weak_metric"):
@@ -191,8 +188,6 @@ def test_prob_greater_against_independent_draws():
     # normal-approximation value 0.979 to 0.9895), so it overstates the probability for
     # independent posteriors.  Ours: 0.9782.
     cases = {r["name"]: r for r in _nuts_cases()}
-    if not cases:
-        need(REFERENCE / "bayes_authors_nuts_posterior.json")
     post = {}
     for name in ("E2_sim_a60", "E3_sim_a50"):
         c = cases[name]
@@ -278,7 +273,7 @@ def test_against_quapy_bayesian_cc():
     # bayes_quapy_bayesiancc.json: QuaPy's BayesianCC (same likelihood with no human-only sample;
     # labelled matrix rows = true class 0/1, columns = metric 0/1; unlabelled = metric 0/1 counts).
     # Only the long runs (50,000 draws) are used; MC tolerances as for NUTS.
-    path = need(REFERENCE / "bayes_quapy_bayesiancc.json")
+    path = REFERENCE / "bayes_quapy_bayesiancc.json"
     runs = [r for r in json.loads(path.read_text())["results"] if r["num_samples"] >= 50000]
     assert len(runs) == 3
     for r in runs:

@@ -9,11 +9,12 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, need
+from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from binaryeval.datasets import load_summeval, load_wmt21_ende, load_wmt21_enru
 from binaryeval.errors import (
     BinaryEvalWarning,
     CountsError,
@@ -41,7 +42,7 @@ def _diag100():
 
 
 # ---------------------------------------------------------------------------------------------
-# published worked examples (von Däniken et al. 2024; ../shared/reference/paper_tables.md)
+# published worked examples (von Däniken et al. 2024; tests/reference/paper_tables.md)
 # ---------------------------------------------------------------------------------------------
 
 def _paper_case(name):
@@ -73,14 +74,11 @@ def test_paper_worked_examples(name, expected):
 # ---------------------------------------------------------------------------------------------
 
 def _derived():
-    return json.loads(need(REFERENCE / "favi_score_DERIVED.json").read_text())
+    return json.loads((REFERENCE / "favi_score_DERIVED.json").read_text())
 
 
 def _derived_cases():
-    path = REFERENCE / "favi_score_DERIVED.json"
-    if not path.exists():
-        return ["missing"]
-    return [k for k, v in json.loads(path.read_text()).items() if "confusion" in v]
+    return [k for k, v in _derived().items() if "confusion" in v]
 
 
 @pytest.mark.parametrize("case", _derived_cases())
@@ -173,7 +171,7 @@ def test_symbols_and_numbers_give_the_same_matrix():
 
 def test_sign_test_matches_R_binom_test():
     # expected: sign_test_R.csv, R binom.test(n_pos, n_pos + n_neg) two-sided and "greater"
-    ref = pd.read_csv(need(REFERENCE / "sign_test_R.csv"))
+    ref = pd.read_csv(REFERENCE / "sign_test_R.csv")
     for row in ref.itertuples():
         r = sign_test(row.n_pos, row.n_neg, row.n_ties)
         assert r.p_value == pytest.approx(row.R_binomtest_drop_ties_p_two, rel=1e-12)
@@ -189,7 +187,7 @@ def test_sign_test_matches_R_binom_test():
 
 def test_sign_test_matches_statsmodels_and_scipy():
     # expected: sign_test.csv, statsmodels sign_test p and scipy binomtest p (two-sided)
-    ref = pd.read_csv(need(REFERENCE / "sign_test.csv"))
+    ref = pd.read_csv(REFERENCE / "sign_test.csv")
     for row in ref.itertuples():
         p = sign_test(row.n_pos, row.n_neg, row.n_ties).p_value
         assert p == pytest.approx(row.sm_sign_test_p, rel=1e-12)
@@ -549,7 +547,7 @@ def test_plots_return_axes(kind):
 
 
 # ---------------------------------------------------------------------------------------------
-# real data (../shared/data; read by tests/favi_data.py). No published per-pair numbers exist, so
+# real data (the datasets shipped in binaryeval.datasets). No published per-pair numbers exist, so
 # these tests check invariants and recount the pairs with plain pandas.
 # ---------------------------------------------------------------------------------------------
 
@@ -591,24 +589,21 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
 @pytest.mark.parametrize("human", ["relevance", "coherence", "consistency", "fluency"])
 @pytest.mark.parametrize("metric", ["bertscore_f1", "rouge_l_f1", "s3_pyr", "moverscore"])
 def test_summeval(human, metric):
-    from favi_data import summeval
-
-    need(DATA / "summeval" / "stat-analysis-experiments_fabbri2020")
-    df = summeval(DATA)
-    res = favi(f"{human} ~ {metric} | system", df, item="doc_id")
+    # human: the mean of the 3 expert ratings of the dimension (expert_<dim> in the shipped data)
+    df = load_summeval()
+    res = favi(f"expert_{human} ~ {metric} | system", df, item="doc_id")
     assert len(res.systems) == 16 and res.n_pairs == 120 and res.n_items == 100
     recount = None if (human, metric) == ("relevance", "bertscore_f1") else [("M0", "M1"), ("M22", "M23")]
-    fr = _check_real(res, df, human, metric, "doc_id", 100, recount_pairs=recount)
+    fr = _check_real(res, df, f"expert_{human}", metric, "doc_id", 100, recount_pairs=recount)
     assert fr.favi.notna().all()
     assert res.by_system().groupby("system").size().eq(15).all()
 
 
-@pytest.mark.parametrize("metric, higher", [("chrF", True), ("sentBLEU", True), ("TER", False)])
+@pytest.mark.parametrize("metric, higher", [("chrf", True), ("bleu", True), ("ter", False)])
 def test_wmt21_ende(metric, higher):
-    from favi_data import wmt21_ende
-
-    need(DATA / "wmt21_ende_mqm")
-    df = wmt21_ende(DATA)
+    # sentence chrF, BLEU and TER against ref-C exist for 10 of the 17 MQM-rated systems
+    df = load_wmt21_ende()
+    df = df[df.groupby("system")["chrf"].transform("count") > 0]
     res = favi(f"mqm ~ {metric} | system", df, item="seg_id", metric_higher_is_better=higher)
     # 10 systems with sentence scores (8 MT + ref-A + ref-D); 527 MQM-rated segments shared by all
     # (data README); 475 unrated segments per system are excluded rows
@@ -617,12 +612,11 @@ def test_wmt21_ende(metric, higher):
     _check_real(res, df, "mqm", metric, "seg_id", 527, metric_higher=higher)
 
 
-@pytest.mark.parametrize("metric", ["bleurt", "comet"])
+@pytest.mark.parametrize("metric", ["bleurt20", "comet_mqm"])
 def test_wmt21_enru(metric):
-    from favi_data import wmt21_enru
-
-    need(DATA / "wmt21_enru_mqm_khaidanova")
-    df = wmt21_enru(DATA)
+    # BLEURT-20 and COMET-MQM_2021 against reference A exist for 14 of the 16 MQM-rated systems
+    df = load_wmt21_enru()
+    df = df[df.groupby("system")["bleurt20"].transform("count") > 0]
     res = favi(f"mqm ~ {metric} | system", df, item="seg_id")
     # 14 MT systems with BLEURT-20 / COMET scores, 527 MQM-annotated segments each (data README)
     assert len(res.systems) == 14 and res.n_pairs == 91 and res.rows_used == 14 * 527

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE, need
+from conftest import REFERENCE
 from scipy import stats
 
 import binaryeval as be
@@ -20,7 +20,7 @@ from binaryeval.errors import (
     ParameterError,
 )
 
-# thesis Table 5.1 / paper showcase (reference/paper_tables.md): modes n+/n of the human-only
+# thesis Table 5.1 / paper showcase (tests/reference/paper_tables.md): modes n+/n of the human-only
 # posteriors on WMT21 en-de, adequate iff MQM == 0, 527 rated segments per system
 PUBLISHED_MODES = {"Facebook-AI": [0.67], "VolcTrans-GLAT": [0.64, 0.65], "Online-W": [0.64],
                    "Nemo": [0.64], "VolcTrans-AT": [0.61], "UEdin": [0.59], "HuaweiTSC": [0.58],
@@ -110,7 +110,7 @@ def test_fit_counts_equals_fit():
 def test_fit_counts_reproduces_authors_synthetic():
     # bayes_authors_nuts_synthetic.json S1: human [113, 200] (the labelled set), rho [92, 113],
     # eta [64, 87], metric [5575, 10000]; NUTS mean 0.5559, sd 0.0295 (MC tolerance)
-    path = need(REFERENCE / "bayes_authors_nuts_synthetic.json")
+    path = REFERENCE / "bayes_authors_nuts_synthetic.json"
     s1 = json.loads(path.read_text())["results"][0]
     res = be.fit_counts({"human_pos": 0, "human_total": 0, "metric_pos": 5575,
                          "metric_total": 10000, "tp": 92, "fn": 21, "tn": 64, "fp": 23})
@@ -122,7 +122,7 @@ def test_fit_counts_reproduces_authors_synthetic():
 
 def test_synthetic_dataset_end_to_end():
     # synthetic_binary_dataset.csv: 200 labelled + 10000 metric-only rows; counts in the json
-    path = need(REFERENCE / "synthetic_binary_dataset.csv")
+    path = REFERENCE / "synthetic_binary_dataset.csv"
     df = pd.read_csv(path)
     counts = json.loads((REFERENCE / "synthetic_binary_counts.json").read_text())
     res = be.fit("human ~ metric", df)
@@ -231,7 +231,7 @@ def test_summary_of_human_only_fit_omits_metric_parts():
 def test_roc_against_sklearn_reference():
     # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
     # minimising |TPR - TNR|
-    path = need(REFERENCE / "roc_threshold_data.csv")
+    path = REFERENCE / "roc_threshold_data.csv"
     df = pd.read_csv(path)
     ref = json.loads((REFERENCE / "roc_threshold_sklearn.json").read_text())
     res = be.roc("human ~ score", df)
@@ -251,7 +251,7 @@ def test_roc_against_sklearn_reference():
 
 
 def test_threshold_balanced_uses_roc_rule():
-    path = need(REFERENCE / "roc_threshold_data.csv")
+    path = REFERENCE / "roc_threshold_data.csv"
     df = pd.read_csv(path)
     res = be.fit("human ~ score", df, threshold="balanced")
     c = res.counts.iloc[0]

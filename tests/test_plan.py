@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, need
+from conftest import REFERENCE
 from scipy import stats
 
 from binaryeval import plan
@@ -20,7 +20,7 @@ from binaryeval.plan import (
 )
 
 # Paper (von Däniken et al. 2022) Table 1: rho = eta = 0.70 known, alpha = 0.6
-# (transcribed in /work/shared/reference/paper_tables.md).
+# (transcribed in tests/reference/paper_tables.md).
 T1_HUMAN = [0, 10, 100, 1000, 2500, 5000]
 T1_METRIC = [0, 1000, 5000, 10000, 50000]
 TABLE_1 = [
@@ -112,7 +112,7 @@ def test_table_12_row_without_human_ratings():
 
 @pytest.fixture(scope="module")
 def authors_eps():
-    return json.loads(need(REFERENCE / "bayes_authors_nuts_epsilon.json").read_text())["results"]
+    return json.loads((REFERENCE / "bayes_authors_nuts_epsilon.json").read_text())["results"]
 
 
 def _authors_kwargs(r):
