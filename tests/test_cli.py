@@ -182,7 +182,7 @@ def _api(func, *args, **kwargs):
 @pytest.mark.parametrize("command, options", [
     ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
     ("favi", ["--item", "--pairs", "--tolerance", "--metric-lower-is-better", "--ties"]),
-    ("correlate", ["--method", "--lower-is-better", "--absolute", "--pairwise"]),
+    ("correlate", ["--method", "--lower-is-better", "--aggregate", "--absolute", "--pairwise"]),
     ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
 ])
 def test_new_subcommands_help(command, options, capsys):

@@ -414,6 +414,15 @@ def test_result_is_immutable(toy):
     assert res.scores.iloc[0, 0] != 99.0
 
 
+def test_result_pickles(toy):
+    import pickle
+
+    res = correlate("human ~ bleu + chrf", toy.assign(bleu=toy["bleu"].where(toy.index != 3)))
+    back = pickle.loads(pickle.dumps(res))
+    assert back.excluded == res.excluded == {"missing score": 1} and back.n_excluded == 1
+    pd.testing.assert_frame_equal(back.pairwise(), res.pairwise())
+
+
 def test_significance_matrix_and_plots(toy):
     # p(i beats j) + p(j beats i) = 1 for the one-sided Williams test; order by decreasing r
     res = correlate("human ~ bleu + chrf + I(-ter)", toy)
@@ -798,6 +807,8 @@ def test_segment_means_equal_a_ready_system_frame(ende):
     assert seg.aggregate == "mean" and seg.aggregated and seg.n_used == 8 * 527
     assert seg.system_scores == "mean of 527 segment scores per system"
     assert "system scores: mean of 527 segment scores per system" in " ".join(str(seg).split())
+    assert "not the mean of its sentence scores" in str(seg)
+    assert "not the mean of its sentence scores" not in str(ready)
     assert ready.aggregate is None and not ready.aggregated
     assert ready.system_scores == "one row per system, used as given (no aggregation)"
     assert plain.system_scores == "one row per system, used as given"

@@ -10,7 +10,6 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -141,7 +140,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     return CorrelationResult(
         formula=formula, method=method, level=level, human=scores.human, metrics=scores.metrics,
         n=len(table), n_rows=account.n_rows, n_used=account.n_used,
-        excluded=MappingProxyType(dict(account.excluded)), aggregate=scores.aggregate,
+        _excluded=tuple(account.excluded.items()), aggregate=scores.aggregate,
         system_scores=scores.describe(), lower_is_better=lower, flipped=tuple(flipped),
         absolute=absolute, _scores=table, _corr=corr, _rows_per_system=scores.rows_per_system)
 

@@ -42,8 +42,9 @@ class CorrelationResult(Result):
         Number of systems used.
     n_rows, n_used : int
         Input rows given and used.
-    excluded : mapping
-        Rows left out, by reason (``"missing score"``, ``"missing system"``).
+    excluded : dict
+        Rows left out, by reason (``"missing score"``, ``"missing system"``); ``n_excluded``
+        is their sum.
     aggregate : str or None
         How the rows of a system were combined (``"mean"``, ``"median"``); None when every
         system came as one row.
@@ -84,7 +85,7 @@ class CorrelationResult(Result):
     n: int
     n_rows: int
     n_used: int
-    excluded: Mapping[str, int]
+    _excluded: tuple[tuple[str, int], ...]
     aggregate: str | None
     system_scores: str
     lower_is_better: tuple[str, ...]
@@ -95,6 +96,11 @@ class CorrelationResult(Result):
     _rows_per_system: pd.Series | None = field(default=None, repr=False)
 
     # -- data -----------------------------------------------------------------------------
+    @property
+    def excluded(self) -> dict[str, int]:
+        """Rows left out, by reason (``"missing score"``, ``"missing system"``)."""
+        return dict(self._excluded)
+
     @property
     def n_excluded(self) -> int:
         """Input rows left out (the sum of ``excluded``)."""
@@ -151,7 +157,7 @@ class CorrelationResult(Result):
                 "direction": self.direction, "aggregate": self.aggregate,
                 "system_scores": self.system_scores, "n_rows": self.n_rows,
                 "n_used": self.n_used, "n_excluded": self.n_excluded,
-                "excluded": dict(self.excluded)}
+                "excluded": self.excluded}
 
     # -- tables -----------------------------------------------------------------------------
     def to_frame(self, level: float | None = None) -> pd.DataFrame:
@@ -472,6 +478,10 @@ class CorrelationResult(Result):
         notes = ["Correlations keep their sign (no |r|); terms where lower is better, on either "
                  "side of the formula, are named in lower_is_better=[...] (absolute=True applies "
                  "the WMT |r| convention)."]
+        if self.aggregated:
+            notes.append(f"System scores are the {self.aggregate} of segment scores. A corpus-level "
+                         "metric (BLEU or chrF on a system's whole output) is not the mean of its "
+                         "sentence scores: compute it per system and pass one row per system.")
         if self.method != "pearson":
             notes.append("Williams' t and Zou's c assume Pearson correlations; for rank correlations "
                          "they are approximations (see bootstrap() and permutation_test()).")
