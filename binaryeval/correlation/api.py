@@ -182,7 +182,9 @@ def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
     warnings.warn(f"{what} negatively with {human!r} ({span}): the human score and the metrics "
                   "seem to point in opposite directions, so the comparisons of metrics would run "
                   f"the wrong way; {fix}, or, if the metrics are the lower-is-better scores (e.g. "
-                  "TER), name them in lower_is_better=[...].", DirectionWarning, stacklevel=_user_stacklevel())
+                  "TER), name them in lower_is_better=[...]. (Human translations among the "
+                  "systems, scored by metrics against another reference, can also turn the "
+                  "correlations round: filter them out first.)", DirectionWarning, stacklevel=_user_stacklevel())
 
 
 def _user_stacklevel() -> int:
