@@ -526,8 +526,11 @@ def add_correlate_parser(subparsers) -> None:
     p.add_argument("--method", choices=["pearson", "spearman", "kendall"], default="pearson",
                    help="correlation coefficient (default: pearson)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
-    p.add_argument("--lower-is-better", nargs="+", default=[], metavar="METRIC",
-                   help="metrics (term names) to negate first, e.g. ter")
+    p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
+                   help="terms on either side of the formula where lower is better, negated "
+                        "first, e.g. ter, or mqm for raw MQM penalties")
+    p.add_argument("--aggregate", choices=["mean", "median"], default="mean",
+                   help="with '| system': how segment rows become system scores (default: mean)")
     p.add_argument("--absolute", action="store_true",
                    help="negate every metric that correlates negatively (the WMT |r| convention)")
     p.add_argument("--pairwise", action="store_true",
@@ -538,7 +541,8 @@ def add_correlate_parser(subparsers) -> None:
         from .correlation import correlate
 
         result = correlate(args.formula, read_data(args), method=args.method, level=args.level,
-                           lower_is_better=args.lower_is_better, absolute=args.absolute)
+                           lower_is_better=args.lower_is_better, aggregate=args.aggregate,
+                           absolute=args.absolute)
         return write_result(result.pairwise() if args.pairwise else result, args)
 
     p.set_defaults(func=run)

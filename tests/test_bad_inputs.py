@@ -98,6 +98,36 @@ CASES = [
     ("correlate unknown column", lambda: be.correlate(
         "h ~ a + zz", D({"h": [1, 2, 3, 4, 5], "a": [1, 2, 1, 1, 1]})), ["'zz'"]),
     ("fisher level", lambda: be.fisher_ci(0.5, 10, level=1.5), ["level", "1.5"]),
+    ("correlate infinite metric", lambda: be.correlate(
+        "h ~ a + b", D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, np.inf, 4], "b": [2, 1, 4, 3, 5.0]})),
+     ["'a'", "inf", "row 3", "NaN"]),
+    ("correlate infinite human", lambda: be.correlate(
+        "h ~ a", D({"h": [1, -np.inf, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0]})),
+     ["'h'", "-inf", "row 1", "finite"]),
+    ("correlate duplicated column names", lambda: be.correlate(
+        "h ~ a", pd.concat([D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0]}),
+                            D({"a": [0, 1, 0, 1, 0.0]})], axis=1)),
+     ["duplicated column names ['a']", "rename or drop"]),
+    ("correlate lower_is_better unknown term", lambda: be.correlate(
+        "h ~ a", D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0]}), lower_is_better=["mqm"]),
+     ["lower_is_better", "'mqm'", "['h', 'a']"]),
+    ("correlate several rows with aggregate=None", lambda: be.correlate(
+        "h ~ a | s", D({"h": range(10), "a": [1, 3, 2, 5, 4] * 2, "s": list("abcde") * 2}),
+        aggregate=None), ["system 'a'", "2 rows", "aggregate='mean'"]),
+    ("correlate unknown aggregate", lambda: be.correlate(
+        "h ~ a | s", D({"h": range(10), "a": [1, 3, 2, 5, 4] * 2, "s": list("abcde") * 2}),
+        aggregate="sum"), ["aggregate='sum'", "'mean', 'median'"]),
+    ("correlate text score", lambda: be.correlate(
+        "h ~ a", D({"h": [1, 2, 3, 4, 5.0], "a": ["1", "3", "x", "5", "4"]})),
+     ["'a'", "not numeric", "row 2", "'x'"]),
+    ("pairwise alpha", lambda: be.correlate(
+        "h ~ a + b", D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0], "b": [2, 1, 4, 3, 5.0]}))
+     .pairwise(alpha=0.01), ["'alpha'", "sig_level=0.01"]),
+    ("williams confidence_level", lambda: be.williams_test(0.9, 0.8, 0.7, 20)
+     .confidence_interval(confidence_level=0.9), ["'confidence_level'", "level=0.9"]),
+    ("hybrid duplicated column names", lambda: be.hybrid_supersample(
+        D([[1, 1, 1, 1, 1]], columns=["s", "i", "h", "m", "m"]), system="s", item="i", human="h",
+        metrics=["m"]), ["duplicated column names ['m']"]),
     ("hybrid duplicated rows", lambda: be.hybrid_supersample(
         D({"s": ["a", "a", "b", "b"], "i": [1, 1, 1, 2], "h": [1, 2, 3, 4], "m": [1, 2, 3, 4]}),
         system="s", item="i", human="h", metrics=["m"], n_systems=10, seed=1),

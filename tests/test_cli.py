@@ -182,7 +182,7 @@ def _api(func, *args, **kwargs):
 @pytest.mark.parametrize("command, options", [
     ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
     ("favi", ["--item", "--pairs", "--tolerance", "--metric-lower-is-better", "--ties"]),
-    ("correlate", ["--method", "--lower-is-better", "--absolute", "--pairwise"]),
+    ("correlate", ["--method", "--lower-is-better", "--aggregate", "--absolute", "--pairwise"]),
     ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
 ])
 def test_new_subcommands_help(command, options, capsys):
@@ -323,7 +323,7 @@ def test_correlate_prints_the_api_summary(tmp_path, capsys, suffix):
     expected = be.correlate(formula, table, lower_is_better=["ter"])
     out = capsys.readouterr().out
     assert out == expected.summary().as_text() + "\n"
-    assert "flipped (negated) metrics: ter" in out
+    assert "lower is better (negated): ter" in out
     assert main(["correlate", formula, "--data", path, "--method", "spearman", "--absolute",
                  "--level", "0.9"]) == 0
     expected = be.correlate(formula, table, method="spearman", absolute=True, level=0.9)
@@ -337,7 +337,7 @@ def test_correlate_tables(tmp_path, capsys):
     res = be.correlate(formula, table)
     assert main(["correlate", formula, "--data", path, "--format", "csv"]) == 0
     back = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
-    np.testing.assert_allclose(back["r"], res.to_frame()["r"], rtol=1e-12)
+    np.testing.assert_allclose(back["estimate"], res.to_frame()["estimate"], rtol=1e-12)
     assert main(["correlate", formula, "--data", path, "--pairwise", "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
     want = res.pairwise()
