@@ -1,4 +1,4 @@
-"""Tests of binaryeval.favi: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
+"""Tests of binaryeval.favoritism: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
 
 import itertools
 import json
@@ -18,14 +18,14 @@ from binaryeval.errors import (
     BinaryEvalWarning,
     CountsError,
     DataError,
+    FaviUndefinedWarning,
     FormulaError,
     ParameterError,
-)
-from binaryeval.favi import (
-    FAVI_WEIGHTS,
-    FaviUndefinedWarning,
-    PreferenceConfusion,
     UnpairedItemsWarning,
+)
+from binaryeval.favoritism import (
+    FAVI_WEIGHTS,
+    PreferenceConfusion,
     favi,
     favi_score,
     preference_confusion,
@@ -221,7 +221,7 @@ def test_preferences_tolerance_and_direction():
     assert preferences([3, 2, 2], [1, 2, 5]).tolist() == [1, 0, -1]
     assert preferences([0.50, 0.50, 0.50], [0.45, 0.56, 0.60], tolerance=0.05).tolist() == [0, -1, -1]
     # TER: lower is better
-    assert preferences([10, 30], [20, 20], higher_is_better=False).tolist() == [1, -1]
+    assert preferences([10, 30], [20, 20], lower_is_better=True).tolist() == [1, -1]
     with pytest.raises(DataError, match="same length"):
         preferences([1, 2], [1])
 
@@ -269,7 +269,7 @@ def test_result_frames_are_consistent():
     res = favi("human ~ metric | system", _toy_long(), item="seg")
     fr = res.to_frame()
     # the column contract of to_frame()
-    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "E", "favi", "mar_human",
+    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "n_disagreements", "favi", "mar_human",
                                 "mar_metric", "sample_accuracy", "sign_agreement", "p_value_human",
                                 "p_value_metric"]
     m = res.matrix()
@@ -286,7 +286,7 @@ def test_result_frames_are_consistent():
     assert res.sample_accuracy == pytest.approx((fr.sample_accuracy * fr.n).sum() / fr.n.sum())
     assert res.mean_abs_favi == pytest.approx(fr.favi.abs().mean())
     assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
-    np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.E)
+    np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.n_disagreements)
     for row in fr.itertuples():
         c = res.confusion(row.system_1, row.system_2)
         assert row.p_value_human == pytest.approx(c.sign_test("human").p_value, rel=1e-12)
@@ -296,7 +296,7 @@ def test_result_frames_are_consistent():
     assert "<table" in res._repr_html_()
     assert "tabular" in res.summary().as_latex()
     # favoured(): Wilcoxon signed-rank p of each system's one-vs-all Favi values (expected: scipy)
-    fav = res.favoured(alpha=0.05)
+    fav = res.favoured(sig_level=0.05)
     a_vals = long.loc[long.system == "A", "favi"].to_numpy()
     assert fav.loc["A", "p_value"] == pytest.approx(stats.wilcoxon(a_vals).pvalue)
     assert fav.loc["A", "significant"] == (fav.loc["A", "p_value"] < 0.05)
@@ -307,9 +307,9 @@ def test_lower_is_better_equals_negated_scores():
     # a metric where lower is better gives the same result as the negated metric
     df = _toy_long().assign(ter=lambda d: -d.metric)
     a = favi("human ~ metric | system", df, item="seg")
-    b = favi("human ~ ter | system", df, item="seg", metric_higher_is_better=False)
+    b = favi("human ~ ter | system", df, item="seg", lower_is_better="ter")
     np.testing.assert_array_equal(a.counts, b.counts)
-    c = favi("I(-human) ~ metric | system", df, item="seg", human_higher_is_better=False)
+    c = favi("I(-human) ~ metric | system", df, item="seg", lower_is_better=["I(-human)"])
     np.testing.assert_array_equal(a.counts, c.counts)
 
 
@@ -391,7 +391,7 @@ def test_items_rated_for_one_system_are_skipped_and_counted():
     assert fr.loc[("A", "D"), "n_skipped"] == 0 and fr.loc[("A", "D"), "n"] == 40
     # no item is missing for both systems of a pair, so rated + skipped = all 40 items
     assert (fr.n + fr.n_skipped == 40).all()
-    assert res.rows_excluded == 2
+    assert res.n_excluded == 2
     assert "skipped" in str(res)
     with pytest.raises(DataError, match="only one system"):
         favi("human ~ metric | system", df, item="seg", unpaired="raise")
@@ -420,7 +420,7 @@ def test_undefined_favi_is_nan_in_results():
     # metric and humans agree on every item of the pair -> E = 0 -> NaN (not 0), noted in the summary
     df = pd.DataFrame({"seg": [1, 1, 2, 2], "system": ["a", "b"] * 2, "h": [2, 1, 1, 3], "m": [5, 4, 0, 9]})
     res = favi("h ~ m | system", df, item="seg")
-    assert res.to_frame().E[0] == 0 and np.isnan(res.to_frame().favi[0])
+    assert res.to_frame().n_disagreements[0] == 0 and np.isnan(res.to_frame().favi[0])
     assert "undefined" in str(res)
     with pytest.warns(FaviUndefinedWarning):
         assert np.isnan(res.confusion("a", "b").favi)
@@ -449,7 +449,7 @@ def test_interval_coverage_by_simulation():
     res = favi("h ~ m | a + b", data, item="seg")
     lo_b, hi_b = stats.binom.ppf(0.001, 200, 0.95), stats.binom.isf(0.001, 200, 0.95)
     for method in ("dirichlet", "bootstrap"):
-        ci = res.interval(method=method, draws=1000, seed=5)
+        ci = res.interval(method=method, n_resamples=1000, seed=5)
         covered = int(((ci.lower <= truth) & (truth <= ci.upper)).sum())
         assert lo_b <= covered <= hi_b, (method, covered)
         assert ci.attrs["method"] == method and ci.attrs["seed"] == 5 and ci.attrs["level"] == 0.95
@@ -465,14 +465,14 @@ def test_dirichlet_interval_is_what_it_says():
     # Dirichlet sampler (independent draws, Monte Carlo tolerance)
     c = np.array([[53, 3, 3], [25, 52, 5], [9, 4, 46]])
     pc = PreferenceConfusion.from_counts(c)
-    ci = pc.interval(level=0.9, draws=40_000, seed=11)
+    ci = pc.interval(level=0.9, n_resamples=40_000, seed=11)
     p = np.random.default_rng(99).dirichlet(c.ravel() + 0.5, size=40_000).reshape(-1, 3, 3)
     f = (p * FAVI_WEIGHTS).sum(axis=(1, 2)) / p[:, ~np.eye(3, dtype=bool)].sum(axis=1)
     assert ci.lower[0] == pytest.approx(np.quantile(f, 0.05), abs=0.01)
     assert ci.upper[0] == pytest.approx(np.quantile(f, 0.95), abs=0.01)
     assert ci.attrs["prior"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
     # reproducible with the recorded seed; a missing seed is drawn and recorded
-    again = pc.interval(level=0.9, draws=40_000, seed=ci.attrs["seed"])
+    again = pc.interval(level=0.9, n_resamples=40_000, seed=ci.attrs["seed"])
     pd.testing.assert_frame_equal(ci, again)
     free = pc.interval()
     assert isinstance(free.attrs["seed"], int)
@@ -485,7 +485,7 @@ def test_bootstrap_interval_matches_item_resampling():
     # the multinomial shortcut has the distribution of resampling the items: compare quantiles
     # with an explicit item bootstrap (Monte Carlo tolerance)
     c = np.array([[40, 5, 6], [10, 30, 4], [12, 3, 50]])
-    ci = PreferenceConfusion.from_counts(c).interval(method="bootstrap", draws=20_000, seed=3)
+    ci = PreferenceConfusion.from_counts(c).interval(method="bootstrap", n_resamples=20_000, seed=3)
     items = np.repeat(np.arange(9), c.ravel())
     rng = np.random.default_rng(8)
     boot = rng.choice(items, size=(20_000, items.size))
@@ -542,7 +542,7 @@ def test_plots_return_axes(kind):
     import matplotlib.pyplot as plt
 
     res = favi("human ~ metric | system", _toy_long(), item="seg")
-    ax = res.plot(kind)
+    ax = res.plot(kind=kind)
     assert isinstance(ax, matplotlib.axes.Axes)
     assert PreferenceConfusion.from_counts(_diag100()).plot() is not None
     plt.close("all")
@@ -556,9 +556,9 @@ def test_plots_return_axes(kind):
 def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, recount_pairs=None):
     fr = res.to_frame()
     # matrix form = margin form (Lemma 1) for every pair with E > 0
-    ok = fr.E > 0
+    ok = fr.n_disagreements > 0
     num = np.einsum("kij,ij->k", res.counts, FAVI_WEIGHTS)
-    np.testing.assert_allclose(num[ok] / fr.E[ok], (fr.mar_metric - fr.mar_human)[ok] / fr.E[ok], rtol=1e-14)
+    np.testing.assert_allclose(num[ok] / fr.n_disagreements[ok], (fr.mar_metric - fr.mar_human)[ok] / fr.n_disagreements[ok], rtol=1e-14)
     # every pair counts exactly the items both systems share
     assert (res.counts.sum(axis=(1, 2)) == n_shared).all() and (fr.n_skipped == 0).all()
     # sign-test p-values agree with scipy's binomtest (ties dropped)
@@ -609,11 +609,12 @@ def test_wmt21_ende(metric, higher):
 
     need(DATA / "wmt21_ende_mqm")
     df = wmt21_ende(DATA)
-    res = favi(f"mqm ~ {metric} | system", df, item="seg_id", metric_higher_is_better=higher)
+    res = favi(f"mqm ~ {metric} | system", df, item="seg_id",
+               lower_is_better=[] if higher else [metric])
     # 10 systems with sentence scores (8 MT + ref-A + ref-D); 527 MQM-rated segments shared by all
     # (data README); 475 unrated segments per system are excluded rows
     assert len(res.systems) == 10 and res.n_pairs == 45
-    assert res.rows_excluded == 475 * 10 and res.rows_used == 527 * 10
+    assert res.n_excluded == 475 * 10 and res.n_used == 527 * 10
     _check_real(res, df, "mqm", metric, "seg_id", 527, metric_higher=higher)
 
 
@@ -625,7 +626,7 @@ def test_wmt21_enru(metric):
     df = wmt21_enru(DATA)
     res = favi(f"mqm ~ {metric} | system", df, item="seg_id")
     # 14 MT systems with BLEURT-20 / COMET scores, 527 MQM-annotated segments each (data README)
-    assert len(res.systems) == 14 and res.n_pairs == 91 and res.rows_used == 14 * 527
+    assert len(res.systems) == 14 and res.n_pairs == 91 and res.n_used == 14 * 527
     _check_real(res, df, "mqm", metric, "seg_id", 527)
     # the human margins do not depend on the metric
     other = favi(f"mqm ~ I(-{metric}) | system", df, item="seg_id")
