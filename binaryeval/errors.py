@@ -83,8 +83,11 @@ class IdentifiabilityWarning(BinaryEvalWarning):
 
 
 class DirectionWarning(BinaryEvalWarning):
-    """Human and metric scores point in opposite directions (a lower-is-better score read as
-    higher-is-better); the message names the likely fix, ``lower_is_better=[...]``."""
+    """Human and metric scores point in opposite directions.
+
+    A lower-is-better score was probably read as higher-is-better; the message names the likely
+    fix, ``lower_is_better=[...]``.
+    """
 
 
 class FaviUndefinedWarning(BinaryEvalWarning):
@@ -121,8 +124,10 @@ class UnpairedItemsWarning(BinaryEvalWarning):
 
 
 class SmallSampleWarning(BinaryEvalWarning):
-    """Too few observations for the requested method to keep its stated coverage; the message
-    names the count and the method used instead."""
+    """Too few observations for the requested method to keep its stated coverage.
+
+    The message names the count and the method used instead.
+    """
 
 
 class ConvergenceWarning(BinaryEvalWarning):

@@ -18,9 +18,11 @@ from binaryeval.errors import (
     BinaryEvalWarning,
     CountsError,
     DataError,
+    DirectionWarning,
     FaviUndefinedWarning,
     FormulaError,
     ParameterError,
+    SmallSampleWarning,
     UnpairedItemsWarning,
 )
 from binaryeval.favoritism import (
@@ -31,6 +33,13 @@ from binaryeval.favoritism import (
     preference_confusion,
     preferences,
     sign_test,
+)
+from binaryeval.favoritism.intervals import (
+    WEIGHT_VALUES,
+    _monte_carlo,
+    restricted_mle,
+    score_interval,
+    score_statistic,
 )
 
 LABELS = ["+", "=", "-"]
@@ -647,3 +656,206 @@ def test_summary_labels_pairs_readably():
     np.testing.assert_array_equal(pairs["favi"].to_numpy(), res.to_frame()["favi"].to_numpy())
     text = str(res)
     assert "a vs b" in text and "('a', 'b')" not in text
+
+
+# ---------------------------------------------------------------------------------------------
+# directions: lower_is_better and the sign check (shipped WMT21 en-de data)
+# ---------------------------------------------------------------------------------------------
+
+def _caught(category, call):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = call()
+    return out, [x for x in w if issubclass(x.category, category)]
+
+
+def _bare(frame):
+    out = frame.copy()
+    out.attrs = {}
+    return out
+
+
+def test_raw_mqm_penalties_warn_and_lower_is_better_restores_the_shipped_result():
+    from binaryeval import datasets
+
+    shipped = datasets.load_wmt21_ende()           # MQM negated: higher is better
+    raw = shipped.assign(mqm=-shipped.mqm)         # raw MQM penalty points: lower is better
+    ref, hits = _caught(DirectionWarning, lambda: favi("mqm ~ chrf | system", shipped, item="seg_id"))
+    assert hits == []
+    wrong, hits = _caught(DirectionWarning, lambda: favi("mqm ~ chrf | system", raw, item="seg_id"))
+    # one warning, at this line, naming the fix with the actual term name
+    assert len(hits) == 1 and hits[0].filename == __file__
+    message = str(hits[0].message)
+    assert "lower_is_better=['mqm']" in message and "lower_is_better=['chrf']" in message
+    # the share it quotes, recounted: opposite preferences among comparisons both decide
+    c = wrong.counts.sum(axis=0)
+    share = (c[0, 2] + c[2, 0]) / (c[0, 0] + c[0, 2] + c[2, 0] + c[2, 2])
+    assert share > 0.5 and f"{share:.0%} of the {c[0, 0] + c[0, 2] + c[2, 0] + c[2, 2]:,}" in message
+    # read the wrong way, every human preference flips
+    np.testing.assert_array_equal(wrong.to_frame().mar_human, -ref.to_frame().mar_human)
+    fixed, hits = _caught(DirectionWarning, lambda: favi("mqm ~ chrf | system", raw, item="seg_id",
+                                                         lower_is_better=["mqm"]))
+    assert hits == []
+    np.testing.assert_array_equal(fixed.counts, ref.counts)
+    pd.testing.assert_frame_equal(_bare(fixed.to_frame()), _bare(ref.to_frame()))
+    assert fixed.system_sign_accuracy == ref.system_sign_accuracy
+    # the direction used for each term is stated in attrs and in the summary
+    assert fixed.to_frame().attrs["directions"] == {"mqm": "lower is better", "chrf": "higher is better"}
+    assert fixed.to_frame().attrs["lower_is_better"] == ["mqm"]
+    assert ref.to_frame().attrs["directions"] == {"mqm": "higher is better", "chrf": "higher is better"}
+    assert fixed.summary().info["direction of mqm"] == "lower is better"
+    assert fixed.summary().info["direction of chrf"] == "higher is better"
+
+
+def test_lower_is_better_on_the_metric_side():
+    from binaryeval import datasets
+
+    ende = datasets.load_wmt21_ende()
+    wrong, hits = _caught(DirectionWarning, lambda: favi("mqm ~ ter | system", ende, item="seg_id"))
+    assert len(hits) == 1 and "lower_is_better=['ter'] if lower ter is better" in str(hits[0].message)
+    right, hits = _caught(DirectionWarning, lambda: favi("mqm ~ ter | system", ende, item="seg_id",
+                                                         lower_is_better="ter"))
+    assert hits == [] and right.directions["ter"] == "lower is better"
+    # the same counts as the negated metric
+    negated = favi("mqm ~ I(-ter) | system", ende, item="seg_id")
+    np.testing.assert_array_equal(right.counts, negated.counts)
+    with pytest.raises(TypeError, match="lower_is_better"):
+        favi("mqm ~ ter | system", ende, item="seg_id", lower_is_better=1)
+
+
+def test_sign_check_on_preference_data():
+    # metric ratings coded the other way round ('+' = the second system better)
+    df = _dominance_data()
+    df["m"] = df["h"].map({"+": "-", "-": "+"})
+    _, hits = _caught(DirectionWarning, lambda: favi("h ~ m | a + b", df, item="seg"))
+    assert len(hits) == 1 and "'+' (or 1) means the first system" in str(hits[0].message)
+    assert hits[0].filename == __file__
+
+
+def test_warnings_point_at_the_callers_line():
+    df = _toy_long()
+    df = df[~((df.system == "B") & (df.seg < 5))]
+    _, hits = _caught(UnpairedItemsWarning, lambda: favi("human ~ metric | system", df, item="seg"))
+    assert len(hits) == 1 and hits[0].filename == __file__
+    _, hits = _caught(FaviUndefinedWarning, lambda: PreferenceConfusion.from_counts(_diag100()).favi)
+    assert len(hits) == 1 and hits[0].filename == __file__
+    res = favi("h ~ m | a + b", _dominance_data(cycle=True), item="seg")
+    _, hits = _caught(BinaryEvalWarning, lambda: res.ranking("human"))
+    assert len(hits) == 1 and hits[0].filename == __file__
+
+
+def test_counts_near_the_int64_limit_keep_their_sign():
+    # 2 * 2**61 = 2**62 stays inside int64: the score is exact, and its sign right
+    assert favi_score([[0, 0, 0], [0, 0, 0], [2**61, 0, 0]]) == 2.0
+    assert favi_score([[0, 0, 2**61], [0, 0, 0], [0, 0, 0]]) == -2.0
+    with pytest.raises(CountsError, match=r"2\*\*61"):
+        favi_score([[0, 0, 0], [0, 0, 0], [2**61, 1024, 0]])
+
+
+# ---------------------------------------------------------------------------------------------
+# the score interval and the small-E rule
+# ---------------------------------------------------------------------------------------------
+
+def _restricted_mle_slsqp(n, mu, values=WEIGHT_VALUES):
+    """Independent restricted MLE: a general constrained optimiser on the probabilities."""
+    from scipy.optimize import minimize
+
+    n = np.asarray(n, float)
+    obs = n > 0
+
+    def nll(r):
+        return -(n[obs] * np.log(np.clip(r[obs], 1e-300, None))).sum()
+
+    cons = [{"type": "eq", "fun": lambda r: r.sum() - 1}, {"type": "eq", "fun": lambda r: r @ values - mu}]
+    best = None
+    for start in np.random.default_rng(0).dirichlet(np.ones(values.size), size=6):
+        fit = minimize(nll, start, method="SLSQP", bounds=[(1e-12, 1)] * values.size, constraints=cons,
+                       options={"ftol": 1e-14, "maxiter": 1000})
+        if fit.success and (best is None or fit.fun < best.fun):
+            best = fit
+    return best.x, -best.fun
+
+
+@pytest.mark.parametrize("n", [[0, 0, 5, 0], [1, 1, 2, 1], [2, 3, 5, 8], [0, 4, 0, 0], [7, 0, 0, 1],
+                               [0, 0, 0, 3], [30, 2, 1, 40]])
+def test_score_interval_solves_its_equation(n):
+    z2 = stats.norm.ppf(0.975) ** 2
+    n = np.array([n], float)
+    lo, hi = (v[0] for v in score_interval(n, 0.95))
+    xbar = float(n[0] @ WEIGHT_VALUES / n.sum())
+    assert -2 <= lo <= xbar <= hi <= 2
+    for end in (lo, hi):
+        if abs(end) == 2:       # the sample sits at an end of the range
+            assert end == xbar
+            continue
+        # the restricted MLE agrees with a general optimiser, and the statistic is z^2 at the end
+        r, loglik = _restricted_mle_slsqp(n[0], end)
+        mine = restricted_mle(n, np.array([end]))[0]
+        assert (n[0][n[0] > 0] * np.log(mine[n[0] > 0])).sum() >= loglik - 1e-8
+        np.testing.assert_allclose(mine, r, atol=2e-5)
+        var = r @ WEIGHT_VALUES**2 - end**2
+        assert n.sum() * (xbar - end) ** 2 / var == pytest.approx(z2, rel=1e-4)
+    # inside the interval the statistic is below z^2, outside above: it is one interval
+    grid = np.linspace(-2, 2, 161)[1:-1]
+    stat = score_statistic(np.repeat(n, grid.size, axis=0), grid)
+    inside = (grid >= lo) & (grid <= hi)
+    assert (stat[inside] <= z2 + 1e-9).all() and (stat[~inside] > z2 - 1e-9).all()
+
+
+def test_score_interval_with_two_support_points_is_wilson():
+    # expected: statsmodels proportion_confint(method="wilson")
+    from statsmodels.stats.proportion import proportion_confint
+
+    k = np.array([[3, 7], [0, 5], [5, 0], [10, 90], [250, 750]])
+    lo, hi = score_interval(k, 0.9, values=np.array([0.0, 1.0]))
+    for (fail, success), a, b in zip(k, lo, hi, strict=True):
+        ref = proportion_confint(success, fail + success, alpha=0.1, method="wilson")
+        assert a == pytest.approx(ref[0], abs=1e-12) and b == pytest.approx(ref[1], abs=1e-12)
+
+
+def _small_e_pairs(shape, e_share, n_items=100, reps=200, seed=20241123):
+    """One pair per replicate: N items with about e_share * N disagreements of the given shape."""
+    p = np.zeros((3, 3))
+    p[np.diag_indices(3)] = np.array([0.35, 0.30, 0.35]) * (1 - e_share)
+    p[~np.eye(3, dtype=bool)] = np.asarray(shape) / np.sum(shape) * e_share
+    truth = float((FAVI_WEIGHTS * p).sum() / p[~np.eye(3, dtype=bool)].sum())
+    counts = np.random.default_rng(seed).multinomial(n_items, p.ravel(), size=reps).reshape(reps, 3, 3)
+    rows = [{"seg": i, "a": f"s1_{r}", "b": f"s2_{r}", "h": h, "m": m}
+            for r, c in enumerate(counts) for i, (h, m) in enumerate(_expand(c))]
+    return favi("h ~ m | a + b", pd.DataFrame(rows), item="seg"), truth
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("P_TRUE's disagreements", P_TRUE[~np.eye(3, dtype=bool)]),
+    # the metric's disagreements mostly favour system 1 (true Favi 1.25, near the end of the range)
+    ("favouring system 1", [0.01, 0.01, 0.3, 0.01, 0.3, 0.3]),
+])
+def test_small_e_intervals_keep_coverage(name, shape):
+    # 200 pairs of 100 items with about 4.5 disagreements each.  The package warns once, names the
+    # smallest E and uses the score interval; its coverage count must not fall below the central
+    # 99.8% range of Binomial(200, 0.95) ([181, 197]), where the intervals it replaces fall.
+    res, truth = _small_e_pairs(shape, 0.045)
+    e = res.to_frame().n_disagreements
+    assert 3.5 < e.mean() < 5.5 and e.max() < 20
+    ci, hits = _caught(SmallSampleWarning, lambda: res.interval(seed=5))
+    assert len(hits) == 1 and hits[0].filename == __file__
+    assert "200 of 200 pair(s) have fewer than 20 disagreements" in str(hits[0].message)
+    assert f"E = {int(e.min())} (" in str(hits[0].message)
+    assert (ci.method == "score").all() and ci.attrs["n_switched"] == 200 and ci.p_undefined.isna().all()
+    lo_b, hi_b = stats.binom.ppf(0.001, 200, 0.95), stats.binom.isf(0.001, 200, 0.95)
+    covered = int(((ci.lower <= truth) & (truth <= ci.upper)).sum())
+    assert covered >= lo_b, (name, covered)
+    if name.startswith("P_TRUE"):
+        assert covered <= hi_b, (name, covered)
+    # what the package no longer gives at this E (same pairs, 1,000 draws each)
+    missed = {}
+    for method, prior in (("dirichlet", 0.5), ("bootstrap", 0.0)):
+        lo, hi, _ = _monte_carlo(res.counts, 0.95, method, 1000, prior, np.random.default_rng(5))
+        missed[method] = int(((lo <= truth) & (truth <= hi)).sum())
+    assert missed["bootstrap"] < lo_b
+    if name.startswith("favouring"):
+        assert missed["dirichlet"] < lo_b
+    # asking for the score interval directly: same numbers, no warning
+    direct, hits = _caught(SmallSampleWarning, lambda: res.interval(method="score"))
+    assert hits == [] and direct.attrs["n_switched"] == 0
+    np.testing.assert_array_equal(direct.lower, ci.lower)

@@ -1,4 +1,4 @@
-"""Preference ratings, their confusion matrices, the Favi-Score, sign tests and rankings.
+r"""Preference ratings, their confusion matrices, the Favi-Score, sign tests and rankings.
 
 A *preference rating* compares two outputs for the same input: ``+`` (the first system's output is
 better), ``=`` (equal) or ``-`` (the second is better).  A human and a metric each give one rating per
@@ -8,9 +8,9 @@ metric's *disagreements* with the humans lean towards one system:
 
 .. math::
 
-    \\mathrm{Favi}(C) = \\frac{\\sum_{ij} W_{ij} C_{ij}}{E}
-                     = \\frac{\\mathrm{mar}(d_\\mathrm{metric}) - \\mathrm{mar}(d_\\mathrm{human})}{E},
-    \\qquad W = \\begin{pmatrix}0&-1&-2\\\\1&0&-1\\\\2&1&0\\end{pmatrix},
+    \mathrm{Favi}(C) = \frac{\sum_{ij} W_{ij} C_{ij}}{E}
+                     = \frac{\mathrm{mar}(d_\mathrm{metric}) - \mathrm{mar}(d_\mathrm{human})}{E},
+    \qquad W = \begin{pmatrix}0&-1&-2\\1&0&-1\\2&1&0\end{pmatrix},
 
 with ``E`` the number of off-diagonal items (disagreements) and ``mar(d) = d+ - d-`` the margin of a
 rating distribution.  It lies in ``[-2, 2]``; a positive value means the metric favours the first

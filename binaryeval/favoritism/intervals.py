@@ -29,19 +29,30 @@ Three intervals are offered:
 
 Why the score interval at small ``E``.  An interval with guaranteed coverage exists (invert the
 exact test of the sample mean, maximising the tail over the two nuisance dimensions of ``r``),
-but it is useless here: at ``E = 5`` it spans about 2.7 of the 4 units of ``[-2, 2]`` and
-covers 99-100% of the time.  The score interval is the Wilson interval's answer to the same
-problem.  In simulations with about 4.5 disagreements per pair (24 random shapes of ``r``, 2,000
-replicates each), it covered the true Favi 98.3% of the time on average and at least 96.7%
-for every shape, with a mean width of about 2.0, where the bootstrap covered 68% on average
-(6% for the worst shape) and the Dirichlet interval 95% on average but 54% for the worst shape
-(true Favi near an end of the range).  At ``E`` around 12 and 20 the score interval covered
-95.8% and 95.4% on average (at least 94.4% and 94.2%).
+but it is of little use here: in a trial at ``E`` about 4.5 it spanned about 3 of the 4 units
+of ``[-2, 2]`` and covered 99.5-100% of the time.  The score interval is the Wilson interval's answer to the same
+problem.  In simulations of 95% intervals (``benchmarks/bench_favi.py``: 24 random shapes of the
+off-diagonal probabilities, 1,000 pairs of 100 items each):
+
+=========  ==========================  ==========================  ==========================
+E about    score: mean / worst shape    Dirichlet: mean / worst      bootstrap: mean / worst
+=========  ==========================  ==========================  ==========================
+4.5        0.985 / 0.961 (width 2.17)  0.960 / 0.584 (width 1.77)  0.679 / 0.063 (width 1.79)
+12         0.959 / 0.944 (width 1.38)  0.950 / 0.715 (width 1.27)  0.875 / 0.148 (width 1.42)
+20         0.956 / 0.936 (width 1.08)  0.950 / 0.793 (width 1.03)  0.901 / 0.218 (width 1.09)
+=========  ==========================  ==========================  ==========================
+
+The worst shapes of the Monte Carlo intervals are those with a true Favi near an end of the range
+or a rare cell.  The score interval pays for its coverage with width at the smallest ``E`` (an
+interval from a handful of disagreements is wide whatever its method); from ``E`` about 12 it is
+about as narrow as the others.
 
 The rule: pairs with ``E < SMALL_E`` (20) get the score interval whatever ``method`` was asked,
-with a :class:`~binaryeval.errors.SmallSampleWarning` naming their ``E``; ``method="score"``
-uses it for every pair.  A pair with ``E = 0`` gets ``[-2, 2]``: no disagreement says nothing
-about the direction of one.
+with a :class:`~binaryeval.errors.SmallSampleWarning` naming their ``E``: there the bootstrap
+misses on average and both Monte Carlo intervals can miss badly.  Above it the requested method
+is used; the table shows that shapes with rare cells still trouble the Monte Carlo intervals at
+``E = 20``, so ``method="score"`` (used for every pair) is the safe choice at any ``E``.  A pair
+with ``E = 0`` gets ``[-2, 2]``: no disagreement says nothing about the direction of one.
 """
 
 from __future__ import annotations
@@ -51,7 +62,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import choice, level as check_level, real, seed as check_seed, size
+from .._validate import choice, real, size
+from .._validate import level as check_level
+from .._validate import seed as check_seed
 from ..errors import ParameterError, SmallSampleWarning
 from ._warn import warn_user
 from .score import FAVI_WEIGHTS, OFFDIAG, favi_from_counts, ratio
@@ -84,26 +97,27 @@ def weight_counts(counts: np.ndarray) -> np.ndarray:
     return np.stack([off[:, w == v].sum(axis=1) for v in WEIGHT_VALUES], axis=1).astype(float)
 
 
-def restricted_mle(n: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Probabilities of the four weights maximising the likelihood of ``n`` subject to mean ``mu``.
+def restricted_mle(n: np.ndarray, mu: np.ndarray, values: np.ndarray = WEIGHT_VALUES) -> np.ndarray:
+    """Probabilities of the support ``values`` maximising the likelihood of ``n`` subject to mean ``mu``.
 
-    The stationarity condition gives ``r_k = n_k / (E + b (x_k - mu))`` for the observed weights,
-    with ``b`` the root of ``sum n_k (x_k - mu) / (E + b (x_k - mu)) = 0`` (decreasing in ``b``)
-    inside ``(-E / (2 - mu), E / (2 + mu))``.  When the root would leave that bracket the optimum
-    puts the remaining mass on the unobserved extreme weight (2 or -2) instead.
+    ``n`` has one row per sample and one column per support point (sorted ascending).  The
+    stationarity condition gives ``r_k = n_k / (E + b (x_k - mu))`` for the observed points, with
+    ``b`` the root of ``sum n_k (x_k - mu) / (E + b (x_k - mu)) = 0`` (decreasing in ``b``) inside
+    ``(-E / (x_max - mu), E / (mu - x_min))``.  When the root would leave that bracket the optimum
+    puts the remaining mass on the unobserved extreme point (``x_max`` or ``x_min``) instead.
     """
     e = n.sum(axis=1)
-    d = WEIGHT_VALUES[None, :] - mu[:, None]
+    d = values[None, :] - mu[:, None]
     observed = n > 0
     with np.errstate(divide="ignore"):  # an end of the range: the bracket is unbounded there
-        b_lo, b_hi = -e / (2.0 - mu), e / (2.0 + mu)
+        b_lo, b_hi = -e / (values[-1] - mu), e / (mu - values[0])
 
     def g(b: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(observed, n * d / (e[:, None] + b[:, None] * d), 0.0)
         return terms.sum(axis=1)
 
-    top_free = ~observed[:, 3] & (g(b_lo) <= 0)
+    top_free = ~observed[:, -1] & (g(b_lo) <= 0)
     bottom_free = ~observed[:, 0] & (g(b_hi) >= 0) & ~top_free
     lo, hi = b_lo.copy(), b_hi.copy()
     for _ in range(_BISECT_B):
@@ -115,46 +129,49 @@ def restricted_mle(n: np.ndarray, mu: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(observed, n / (e[:, None] + b[:, None] * d), 0.0)
     rest = np.clip(1.0 - r.sum(axis=1), 0.0, None)
-    r[:, 3] += np.where(top_free, rest, 0.0)
+    r[:, -1] += np.where(top_free, rest, 0.0)
     r[:, 0] += np.where(bottom_free, rest, 0.0)
     return r / r.sum(axis=1, keepdims=True)
 
 
-def score_statistic(n: np.ndarray, mu: np.ndarray) -> np.ndarray:
+def score_statistic(n: np.ndarray, mu: np.ndarray, values: np.ndarray = WEIGHT_VALUES) -> np.ndarray:
     """``E (xbar - mu)^2 / Var_mu`` with the variance of the restricted estimate under ``mu``."""
     e = n.sum(axis=1)
-    xbar = n @ WEIGHT_VALUES / e
-    r = restricted_mle(n, mu)
-    var = (r * WEIGHT_VALUES**2).sum(axis=1) - mu**2
+    xbar = n @ values / e
+    r = restricted_mle(n, mu, values)
+    var = (r * values**2).sum(axis=1) - mu**2
     with np.errstate(divide="ignore", invalid="ignore"):
         stat = e * (xbar - mu) ** 2 / var
     return np.where(var > 0, stat, np.where(xbar == mu, 0.0, np.inf))
 
 
-def score_interval(n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Score interval for the mean weight of each row of ``n`` (``(k, 4)`` weight counts).
+def score_interval(n: np.ndarray, level: float,
+                   values: np.ndarray = WEIGHT_VALUES) -> tuple[np.ndarray, np.ndarray]:
+    """Score interval for the mean of each row of ``n`` (counts on the support ``values``).
 
     The statistic grows as ``mu`` moves away from the sample mean on either side, so each end is
-    found by bisection between the sample mean (inside) and -2 or 2 (outside, where the
-    restricted variance vanishes).  Rows with ``E = 0`` get ``[-2, 2]``.
+    found by bisection between the sample mean (inside) and the end of the support (outside,
+    where the restricted variance vanishes).  Rows without observations get the whole support
+    range.
     """
     from scipy import stats
 
     z2 = stats.norm.ppf(0.5 + level / 2) ** 2
     n = np.asarray(n, dtype=float)
+    values = np.asarray(values, dtype=float)
     e = n.sum(axis=1)
-    lower, upper = np.full(len(n), -2.0), np.full(len(n), 2.0)
+    lower, upper = np.full(len(n), values[0]), np.full(len(n), values[-1])
     rows = np.flatnonzero(e > 0)
     if rows.size == 0:
         return lower, upper
     m = n[rows]
-    xbar = m @ WEIGHT_VALUES / m.sum(axis=1)
-    for out, edge in ((lower, -2.0), (upper, 2.0)):
+    xbar = m @ values / m.sum(axis=1)
+    for out, edge in ((lower, values[0]), (upper, values[-1])):
         inside, outside = xbar.copy(), np.full_like(xbar, edge)
         open_end = xbar != edge
         for _ in range(_BISECT_MU):
             mid = 0.5 * (inside + outside)
-            ok = score_statistic(m, mid) <= z2
+            ok = score_statistic(m, mid, values) <= z2
             inside = np.where(ok, mid, inside)
             outside = np.where(ok, outside, mid)
         out[rows] = np.where(open_end, inside, edge)

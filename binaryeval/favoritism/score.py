@@ -23,8 +23,8 @@ LABELS = ("+", "=", "-")
 OFFDIAG = ~np.eye(3, dtype=bool)
 
 #: The largest total count of a confusion matrix: ``sum(W * C)`` lies in ``[-2N, 2N]``, so
-#: totals up to ``2**62`` keep every sum inside the int64 range.
-MAX_TOTAL = 2**62
+#: totals up to ``2**61`` keep every sum well inside the int64 range.
+MAX_TOTAL = 2**61
 
 UNDEFINED_MESSAGE = ("the Favi-Score is undefined (NaN): the metric agrees with the humans on every item "
                      "(E = 0 off-diagonal counts), so there is no disagreement that could favour a system")
@@ -67,7 +67,7 @@ def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
         raise CountsError(f"{name} has negative counts ({bad}); counts must be >= 0")
     if arr.sum() > MAX_TOTAL:
         raise CountsError(f"{name} holds {arr.sum():.4g} ratings in all, more than the largest supported "
-                          f"total 2**62 = {MAX_TOTAL:.4g}: beyond it the integer sums of the score would "
+                          f"total 2**61 = {MAX_TOTAL:.4g}: beyond it the integer sums of the score would "
                           "overflow int64; divide the counts by a common factor (the score depends only "
                           "on their proportions)")
     if np.all(arr == np.round(arr)):
@@ -95,8 +95,8 @@ def favi_score(confusion: Any) -> float:
     Raises
     ------
     CountsError
-        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**62``
-        ratings in all (the limit of exact int64 sums).
+        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**61``
+        ratings in all (beyond it the int64 sums could overflow).
 
     Examples
     --------
