@@ -28,24 +28,24 @@ from .errors import (
     BinaryEvalWarning,
     CountsError,
     DataError,
+    FaviUndefinedWarning,
     FormulaError,
     IdentifiabilityWarning,
     InputTypeError,
     ParameterError,
+    UnpairedItemsWarning,
 )
-from .favi import (
+from .favoritism import (
     FAVI_WEIGHTS,
     FaviResult,
-    FaviUndefinedWarning,
     PreferenceConfusion,
     SignTestResult,
-    UnpairedItemsWarning,
+    favi,
     favi_score,
     preference_confusion,
     preferences,
     sign_test,
 )
-from .favi import favi as favi  # noqa: E402  (the function; the module stays importable by path)
 from .summary import Summary
 
 __version__ = "0.1.0"

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import CountsError, InputTypeError, ParameterError
+from .errors import CountsError, DataError, InputTypeError, ParameterError
 
 __all__ = [
     "MAX_COUNT",
@@ -38,6 +38,7 @@ __all__ = [
     "renamed",
     "seed",
     "size",
+    "unique_columns",
 ]
 
 #: The largest count the exact engine accepts for one group (10^12 ratings).
@@ -305,3 +306,32 @@ def n_jobs(value: Any) -> int | None:
         return int(value)
     raise InputTypeError(f"n_jobs={value!r}: pass None (sequential), a positive whole number, or "
                          "-1 for all cores")
+
+
+def unique_columns(data: Any, names: Sequence[Any]) -> None:
+    """Refuse a data frame in which a column the call reads appears more than once.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The data.
+    names : sequence
+        The columns the call reads; duplicated names elsewhere in ``data`` are left alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame([[1, 2, 3]], columns=["h", "m", "m"])
+    >>> unique_columns(df, ["h"])
+    >>> unique_columns(df, ["h", "m"])
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: data has 2 columns named 'm'; rename or drop the extra ones (e.g. data.loc[:, ~data.columns.duplicated()]) so that 'm' names one column
+    """
+    duplicated = set(data.columns[data.columns.duplicated()])
+    for name in names:
+        if name in duplicated:
+            n = int((data.columns == name).sum())
+            raise DataError(f"data has {n} columns named {name!r}; rename or drop the extra ones "
+                            "(e.g. data.loc[:, ~data.columns.duplicated()]) so that "
+                            f"{name!r} names one column")

@@ -482,26 +482,25 @@ def add_favi_parser(subparsers) -> None:
     p.add_argument("--tolerance", type=_tolerance, default=0.0, metavar="T",
                    help="score differences <= T count as ties; human=T1,metric=T2 for separate "
                         "scales (default: 0)")
-    p.add_argument("--human-lower-is-better", action="store_true",
-                   help="lower human scores are better (e.g. MQM penalty points)")
-    p.add_argument("--metric-lower-is-better", action="store_true",
-                   help="lower metric scores are better (e.g. TER)")
+    p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
+                   help="terms (human or metric, as in the formula) whose lower scores are better, "
+                        "e.g. mqm for MQM penalty points or ter")
     p.add_argument("--ties", choices=["drop", "split"], default="drop",
                    help="tie rule of the sign tests (default: drop)")
-    p.add_argument("--alpha", type=float, default=0.05, help="level of the sign tests (default: 0.05)")
+    p.add_argument("--sig-level", type=float, default=0.05,
+                   help="significance threshold of the sign tests (default: 0.05)")
     p.add_argument("--unpaired", choices=["warn", "raise", "count"], default="warn",
                    help="items rated for one system of a pair only: skipped and counted; warn "
                         "(default), raise an error, or just count")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
-        from .favi import favi
+        from .favoritism import favi
 
         result = favi(args.formula, read_data(args), item=args.item, pairs=args.pairs,
                       tolerance=args.tolerance,
-                      human_higher_is_better=not args.human_lower_is_better,
-                      metric_higher_is_better=not args.metric_lower_is_better,
-                      sign_test_ties=args.ties, alpha=args.alpha, unpaired=args.unpaired)
+                      lower_is_better=args.lower_is_better, sign_test_ties=args.ties,
+                      sig_level=args.sig_level, unpaired=args.unpaired)
         return write_result(result, args)
 
     p.set_defaults(func=run)

@@ -83,21 +83,51 @@ class IdentifiabilityWarning(BinaryEvalWarning):
 
 
 class DirectionWarning(BinaryEvalWarning):
-    """Human and metric scores point in opposite directions (a lower-is-better score read as
-    higher-is-better); the message names the likely fix, ``lower_is_better=[...]``."""
+    """Human and metric scores point in opposite directions.
+
+    A lower-is-better score was probably read as higher-is-better; the message names the likely
+    fix, ``lower_is_better=[...]``.
+    """
 
 
 class FaviUndefinedWarning(BinaryEvalWarning):
-    """The Favi-Score is undefined (NaN): the metric never disagrees with the humans (E = 0)."""
+    """The Favi-Score is undefined (NaN): the metric never disagrees with the humans (E = 0).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import binaryeval as be
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     score = be.favi_score([[5, 0, 0], [0, 3, 0], [0, 0, 4]])
+    >>> score, caught[0].category.__name__
+    (nan, 'FaviUndefinedWarning')
+    """
 
 
 class UnpairedItemsWarning(BinaryEvalWarning):
-    """Some items are rated for only one system of a pair; they are skipped and counted."""
+    """Some items are rated for only one system of a pair; they are skipped and counted.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> df = pd.DataFrame({"seg": [1, 1, 2], "system": ["a", "b", "a"], "h": [2, 1, 3],
+    ...                    "m": [0.5, 0.1, 0.9]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = be.favi("h ~ m | system", df, item="seg")
+    >>> caught[0].category.__name__, int(res.n_skipped[0])
+    ('UnpairedItemsWarning', 1)
+    """
 
 
 class SmallSampleWarning(BinaryEvalWarning):
-    """Too few observations for the requested method to keep its stated coverage; the message
-    names the count and the method used instead."""
+    """Too few observations for the requested method to keep its stated coverage.
+
+    The message names the count and the method used instead.
+    """
 
 
 class ConvergenceWarning(BinaryEvalWarning):

@@ -87,6 +87,36 @@ CASES = [
     ("favi duplicated item", lambda: be.favi("h ~ m | s", D({"h": [1, 2, 1], "m": [1, 2, 3],
                                                              "s": ["a", "a", "b"], "i": [1, 1, 1]}),
                                              item="i"), ["item 1", "system 'a'", "one row per"]),
+    ("favi infinite human score", lambda: be.favi("h ~ m | s", D({"h": [1, np.inf, 2, 3], "m": [1, 2, 3, 4],
+                                                                 "s": ["a", "b"] * 2, "i": [1, 1, 2, 2]},
+                                                                index=[10, 11, 12, 13]), item="i"),
+     ["human column 'h'", "inf", "row 11", "finite"]),
+    ("favi infinite metric score", lambda: be.favi("h ~ m | s", D({"h": [1, 2, 2, 3], "m": [1, 2, -np.inf, 4],
+                                                                  "s": ["a", "b"] * 2, "i": [1, 1, 2, 2]}),
+                                                   item="i"), ["metric column 'm'", "-inf", "row 2"]),
+    ("favi counts beyond int64", lambda: be.favi_score([[0, 0, 0], [0, 0, 0], [2**62, 0, 0]]),
+     ["2**61", "overflow", "int64"]),
+    ("favi confusion beyond int64", lambda: be.PreferenceConfusion.from_counts(
+        [[2**60, 0, 0], [0, 2**60, 0], [0, 0, 2**60]]), ["counts", "2**61"]),
+    ("favi duplicated column", lambda: be.favi("h ~ m | s", pd.DataFrame(
+        [[1, 2, 3, "a", 1]], columns=["h", "m", "m", "s", "i"]), item="i"),
+     ["2 columns named 'm'", "rename or drop"]),
+    ("favi duplicated item column", lambda: be.favi("h ~ m | s", pd.DataFrame(
+        [[1, 2, "a", 1, 1]], columns=["h", "m", "s", "i", "i"]), item="i"), ["columns named 'i'"]),
+    ("favi lower_is_better unknown term", lambda: be.favi(
+        "h ~ m | s", D({"h": [1, 2], "m": [1, 2], "s": ["a", "b"], "i": [1, 1]}), item="i",
+        lower_is_better=["mqm"]), ["'mqm'", "not a term", "['h', 'm']"]),
+    ("favi old direction argument", lambda: be.favi(
+        "h ~ m | s", D({"h": [1, 2], "m": [1, 2], "s": ["a", "b"], "i": [1, 1]}), item="i",
+        human_higher_is_better=False), ["human_higher_is_better", "lower_is_better"]),
+    ("favi alpha is sig_level", lambda: be.favi(
+        "h ~ m | s", D({"h": [1, 2], "m": [1, 2], "s": ["a", "b"], "i": [1, 1]}), item="i", alpha=0.01),
+     ["'alpha'", "sig_level=0.01"]),
+    ("favi draws is n_resamples", lambda: be.PreferenceConfusion.from_counts(np.eye(3) * 5).interval(
+        draws=100), ["'draws'", "n_resamples=100"]),
+    ("favi lower_is_better on preferences", lambda: be.favi(
+        "h ~ m | a + b", D({"h": ["+"], "m": ["-"], "a": ["x"], "b": ["y"], "i": [1]}), item="i",
+        lower_is_better="h"), ["lower_is_better=['h']", "no direction"]),
     # -- correlation ------------------------------------------------------------------------------------
     ("williams n too small", lambda: be.williams_test(0.5, 0.4, 0.3, 3), ["n = 3", "n >= 4"]),
     ("fisher r out of range", lambda: be.fisher_ci(1.2, 10), ["r = 1.2", "<= 1"]),

@@ -181,7 +181,7 @@ def _api(func, *args, **kwargs):
 
 @pytest.mark.parametrize("command, options", [
     ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
-    ("favi", ["--item", "--pairs", "--tolerance", "--metric-lower-is-better", "--ties"]),
+    ("favi", ["--item", "--pairs", "--tolerance", "--lower-is-better", "--ties", "--sig-level"]),
     ("correlate", ["--method", "--lower-is-better", "--aggregate", "--absolute", "--pairwise"]),
     ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
 ])
@@ -301,16 +301,15 @@ def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
     want = expected.to_frame()
     assert back[["system_1", "system_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
     np.testing.assert_allclose(back["favi"], want["favi"], rtol=1e-12)
-    assert back["E"].tolist() == want["E"].tolist()
+    assert back["n_disagreements"].tolist() == want["n_disagreements"].tolist()
 
 
 def test_favi_direction_flags(tmp_path, capsys):
     table = _rating_table(4)
     path = _write(table, tmp_path / "s.csv")
     assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg",
-                 "--human-lower-is-better", "--metric-lower-is-better"]) == 0
-    expected = _api(be.favi, "mqm ~ score | system", table, item="seg", human_higher_is_better=False,
-                    metric_higher_is_better=False)
+                 "--lower-is-better", "mqm", "score"]) == 0
+    expected = _api(be.favi, "mqm ~ score | system", table, item="seg", lower_is_better=["mqm", "score"])
     assert capsys.readouterr().out == expected.summary().as_text() + "\n"
 
 
