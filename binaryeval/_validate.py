@@ -190,7 +190,7 @@ def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
                              f"numbers of ratings, e.g. {name}=12")
     v = float(value)
     if not math.isfinite(v) or v < 0 or v != math.floor(v):
-        raise CountsError(f"{name}={value!r}: counts must be whole numbers >= 0")
+        raise CountsError(f"{name}={value!r}: counts must be non-negative whole numbers")
     if maximum is not None and v > maximum:
         raise CountsError(f"{name}={int(v):,} exceeds the largest supported count {maximum:,}; "
                           "counts this large carry no uncertainty the model can represent")

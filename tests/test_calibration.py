@@ -290,7 +290,7 @@ def test_sbc_detects_a_wrong_prior():
         c = draw_counts(rng, alpha, rho, eta, s.n_human, s.n_metric)
         post = alpha_posterior(c["human_pos"], s.n_human, c["metric_pos"], s.n_metric,
                                c["tp"], c["fn"], c["tn"], c["fp"], rate_prior=(1.0, 1.0))
-        ranks.append(int(np.sum(post.sample(99, seed=rng) < alpha)))
+        ranks.append(int(np.sum(post.rvs(size=99, random_state=rng) < alpha)))
     _, p = rank_histogram(ranks)
     assert p < 0.001
 

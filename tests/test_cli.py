@@ -4,6 +4,7 @@ fit, favi, correlate."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -203,7 +204,7 @@ def test_fit_prints_the_api_summary(tmp_path, capsys, suffix):
     captured = capsys.readouterr()
     expected = _api(be.fit, formula, table, threshold="balanced")
     assert captured.out == expected.summary().as_text() + "\n"
-    assert "threshold:" in captured.out and "(balanced rule)" in captured.out
+    assert "threshold:" in captured.out and "(balanced rule;" in captured.out
     assert "rows used:        180" in captured.out
 
 
@@ -217,7 +218,8 @@ def test_fit_options_reach_the_api(tmp_path, capsys):
                     prior=(2, 3), level=0.9)
     out = capsys.readouterr().out
     assert out == expected.summary().as_text() + "\n"
-    assert "Beta(2, 3)" in out and "90% lower" in out and "rates:         known" in out
+    assert "Beta(2, 3)" in out and "90% equal-tailed" in out
+    assert re.search(r"^rates: +known$", out, re.M)
     # pooled rates and the pairwise comparison (its summary replaces the fit's)
     assert main(["fit", "human ~ I(score > 0.5) | system", "--data", path, "--rates", "pooled",
                  "--compare", "--adjust", "holm"]) == 0
@@ -232,8 +234,10 @@ def test_fit_human_only_matches_the_beta_closed_form(tmp_path, capsys):
     out_csv = tmp_path / "fit.csv"
     assert main(["fit", "human ~ 1 | system", "--data", path, "-o", str(out_csv)]) == 0
     assert capsys.readouterr().out == ""
-    back = pd.read_csv(out_csv)
-    assert back["group"].tolist() == ["A", "B", "C"]
+    # one row per system, named after the grouping column, ordered by estimate
+    back = pd.read_csv(out_csv).sort_values("system")
+    assert back["system"].tolist() == ["A", "B", "C"]
+    assert pd.read_csv(out_csv)["estimate"].is_monotonic_decreasing
     rated = table.dropna(subset=["human"]).groupby("system")["human"].agg(["sum", "count"])
     k, n = rated["sum"].to_numpy(), rated["count"].to_numpy()
     assert back["estimate"].to_numpy() == pytest.approx((k + 1) / (n + 2), rel=1e-9)
@@ -255,7 +259,7 @@ def test_fit_output_formats_follow_the_extension(tmp_path, capsys):
     assert list(back.columns) == list(frame.columns)
     np.testing.assert_allclose(back["estimate"], frame["estimate"], rtol=1e-12)
     records = json.loads((tmp_path / "fit.json").read_text())
-    assert [r["group"] for r in records] == ["A", "B", "C"]
+    assert [r["system"] for r in records] == frame["system"].tolist()
     assert records[1]["upper"] == pytest.approx(frame.loc[1, "upper"], rel=1e-12)
     page = (tmp_path / "fit.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and expected.summary().as_html() in page
@@ -264,7 +268,7 @@ def test_fit_output_formats_follow_the_extension(tmp_path, capsys):
     # an explicit --format wins over the extension
     assert main(["fit", formula, "--data", path, "--threshold", "0.55", "--format", "csv",
                  "-o", str(tmp_path / "table.out")]) == 0
-    assert pd.read_csv(tmp_path / "table.out")["group"].tolist() == ["A", "B", "C"]
+    assert pd.read_csv(tmp_path / "table.out")["system"].tolist() == frame["system"].tolist()
 
 
 def test_output_format_rule():

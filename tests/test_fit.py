@@ -310,7 +310,7 @@ def test_known_and_pooled_rates():
      ParameterError, "threshold='median'"),
     (pd.DataFrame({"h": [1, 0], "m": [1, 0]}), "h ~ m", {"level": 1.5}, ParameterError, "level=1.5"),
     (pd.DataFrame({"h": [1, 0], "m": [1, np.inf]}), "h ~ m", {"threshold": 0.5}, DataError,
-     "holds inf .*finite score"),
+     "infinite value inf .*finite score"),
 ])
 def test_fit_input_errors(frame, formula, kwargs, error, match):
     with pytest.raises(error, match=match):

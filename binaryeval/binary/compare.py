@@ -103,7 +103,7 @@ class Comparison(Result):
     ...                      "B": {"human_pos": 55, "human_total": 100}})
     >>> res.compare().to_frame()[["group_1", "group_2", "prob_greater"]].round(4)
       group_1 group_2  prob_greater
-    0       A       B        0.9863
+    0       A       B        0.9855
     """
 
     table: pd.DataFrame
@@ -157,8 +157,8 @@ class Comparison(Result):
         >>> res.compare().matrix().round(3)
         group_2      A      B
         group_1
-        A          NaN  0.912
-        B        0.088    NaN
+        A          NaN  0.901
+        B        0.099    NaN
         """
         cols = [c for c in self.table.columns if c not in ("group_1", "group_2")]
         value = _validate.choice(value, "value", cols)

@@ -238,7 +238,7 @@ def _scores(raw: pd.Series, name: str) -> np.ndarray:
     arr = score.to_numpy(dtype=float, na_value=np.nan)
     inf = np.isinf(arr)
     if inf.any():
-        raise DataError(f"metric column {name!r} holds {arr[inf][0]} (row "
+        raise DataError(f"metric column {name!r} holds an infinite value {arr[inf][0]} (row "
                         f"{_show(raw.index[np.flatnonzero(inf)[0]])}); replace it with NaN (not "
                         "rated) or a finite score")
     return arr
@@ -331,7 +331,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     >>> df = pd.DataFrame({"human": np.where(np.arange(n) < 100, human, np.nan),
     ...                    "metric": metric.astype(int)})
     >>> res = be.fit("human ~ metric", df)
-    >>> round(res.to_frame()["estimate"].iloc[0], 2)
+    >>> round(float(res.to_frame()["estimate"].iloc[0]), 2)
     0.53
     """
     opts = _options(level, prior, rate_prior, rates, method, grid)
@@ -441,7 +441,7 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
     >>> res = fit_counts({"human_pos": 113, "human_total": 200, "metric_pos": 5575,
     ...                   "metric_total": 10000, "tp": 92, "fn": 21, "tn": 64, "fp": 23},
     ...                  paired_informs_alpha=False)
-    >>> round(res.to_frame()["estimate"].iloc[0], 3)
+    >>> round(float(res.to_frame()["estimate"].iloc[0]), 3)
     0.556
     """
     opts = _options(level, prior, rate_prior, rates, method, grid)

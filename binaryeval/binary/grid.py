@@ -126,7 +126,7 @@ class GridPosterior(PosteriorDistribution):
     --------
     >>> post = grid_posterior(human_pos=60, human_total=100, grid=(1000, 1, 1))
     >>> post
-    GridPosterior(mean=0.598039, std=0.0482072, method='grid')
+    GridPosterior(mean=0.598039, std=0.0483101, method='grid')
     """
 
     alpha: np.ndarray = field(repr=False)
@@ -165,7 +165,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).mode()
-        0.60025
+        0.59975
         """
         return float(self.alpha[int(np.argmax(self.weights))])
 

@@ -49,7 +49,7 @@ class BinaryFit(Result):
     >>> res.to_frame()[["estimate", "lower", "upper"]].round(3)
            estimate  lower  upper
     group
-    A         0.696  0.604  0.779
+    A         0.696  0.604  0.781
     B         0.549  0.452  0.644
     """
 
@@ -140,7 +140,7 @@ class BinaryFit(Result):
         >>> import binaryeval as be
         >>> res = be.fit_counts({"human_pos": 6, "human_total": 10})
         >>> res.interval(0.9).round(4).values.tolist()
-        [[0.3449, 0.7915]]
+        [[0.3498, 0.8004]]
         """
         level = self.level if level is None else _validate.level(level)
         rows = [self.posteriors[g].interval(level, kind) for g in self.groups]
@@ -420,7 +420,7 @@ class BinaryFit(Result):
         >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
         ...                      "B": {"human_pos": 55, "human_total": 100}})
         >>> round(float(res.compare().matrix().loc["A", "B"]), 4)
-        0.9863
+        0.9855
         """
         from .compare import compare_posteriors
 

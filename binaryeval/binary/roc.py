@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .. import _validate
+from .._results import Result
 from ..errors import DataError, ParameterError
 from ..formula import parse_formula
 from ..summary import Summary
@@ -126,9 +128,17 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     return float(table.loc[_pick(table, rule), "threshold"])
 
 
-@dataclass(frozen=True, eq=False)
-class RocResult:
-    """ROC curves per group and pooled, from :func:`roc`."""
+@dataclass(frozen=True, eq=False, repr=False)
+class RocResult(Result):
+    """ROC curves per group and pooled, from :func:`roc`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "s": [.9, .2, .7, .6, .4, .1]})
+    >>> roc("h ~ s", df)
+    RocResult(formula='h ~ s', curves=1, n_used=6)
+    """
 
     formula: str
     curves: dict[str, pd.DataFrame]
@@ -137,12 +147,41 @@ class RocResult:
     group_name: str | None = None
     excluded: dict = field(default_factory=dict)
 
+    @property
+    def n_rows(self) -> int:
+        """Rows in the data (used and excluded)."""
+        return self.n_used + self.n_excluded
+
     def auc(self) -> pd.Series:
-        """Area under each curve (ties count one half, as in the Mann-Whitney statistic)."""
+        """Area under each curve (ties count one half, as in the Mann-Whitney statistic).
+
+        Returns
+        -------
+        Series
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
+        >>> float(roc("h ~ s", df).auc()["pooled"])
+        0.75
+        """
         return pd.Series({g: _auc(t) for g, t in self.curves.items()}, name="auc")
 
     def thresholds(self) -> pd.DataFrame:
-        """The threshold each rule picks, with its rho and eta, per curve."""
+        """The threshold each rule picks, with its rho and eta, per curve.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 1, 0, 0], "s": [.9, .4, .5, .1]})
+        >>> roc("h ~ s", df).thresholds()[["rule", "threshold"]].values.tolist()
+        [['balanced', 0.5], ['youden', 0.9]]
+        """
         rows = []
         for g, t in self.curves.items():
             for rule in THRESHOLD_RULES:
@@ -154,10 +193,38 @@ class RocResult:
         return pd.DataFrame(rows)
 
     def to_frame(self) -> pd.DataFrame:
-        """All ROC points, one row per (group, threshold)."""
+        """All ROC points, one row per (group, threshold).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0], "s": [.9, .2]})
+        >>> list(roc("h ~ s", df).to_frame().columns)
+        ['threshold', 'tp', 'fp', 'fn', 'tn', 'rho', 'eta', 'fpr', 'group']
+        """
         return pd.concat([t.assign(group=g) for g, t in self.curves.items()], ignore_index=True)
 
+    def _repr_fields(self):
+        return {"formula": self.formula, "curves": len(self.curves), "n_used": self.n_used}
+
     def summary(self) -> Summary:
+        """AUC and the rules' thresholds per curve.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
+        >>> print(roc("h ~ s", df).summary().as_text().splitlines()[0])
+        ROC of a scalar metric against binary human ratings
+        """
         auc = self.auc()
         th = self.thresholds().pivot(index="group", columns="rule", values="threshold")
         table = pd.DataFrame({"auc": auc, "n_paired": {g: int(t[["tp", "fn", "tn", "fp"]].iloc[0].sum())
@@ -168,18 +235,36 @@ class RocResult:
         return Summary("ROC of a scalar metric against binary human ratings", info,
                        [("per group (and pooled)", table)])
 
-    def __str__(self) -> str:
-        return self.summary().as_text()
+    def plot(self, ax=None, *, kind: str = "roc", groups=None, mark: str | None = "balanced",
+             **kw):
+        """ROC curves (TPR rho against FPR 1 - eta), the chosen thresholds marked.
 
-    __repr__ = __str__
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when None).
+        kind : {"roc"}
+            The only kind.
+        groups : list of str, optional
+            Curves to draw (default: all).
+        mark : {"balanced", "youden"} or None
+            Mark the threshold this rule picks on each curve.
+        **kw
+            Passed to ``Axes.plot``.
 
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
+        Returns
+        -------
+        matplotlib Axes
 
-    def plot(self, ax=None, groups=None, mark: str | None = "balanced", **kw):
-        """ROC curves (TPR rho against FPR 1 - eta), the chosen thresholds marked."""
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
+        >>> ax = roc("h ~ s", df).plot()
+        """
         import matplotlib.pyplot as plt
 
+        _validate.choice(kind, "kind", ("roc",))
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5))
         names = list(self.curves) if groups is None else list(groups)
