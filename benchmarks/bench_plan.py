@@ -22,9 +22,13 @@ Usage: python benchmarks/bench_plan.py [--n-resamples 50] [--n-jobs 2] [--rounds
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import atexit
+import importlib
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -77,16 +81,12 @@ def previous_plan() -> ModuleType | None:
                                 capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    spec = importlib.util.spec_from_loader("binaryeval._plan_previous", loader=None)
-    module = importlib.util.module_from_spec(spec)
-    module.__package__ = "binaryeval"   # its relative imports (.errors, .binary) resolve here
-    sys.modules[spec.name] = module
-    exec(compile(source, "binaryeval/plan.py (previous)", "exec"), module.__dict__)
-    # joblib's workers cannot import it by name: send its functions and classes by value
-    from joblib.externals import cloudpickle
-
-    cloudpickle.register_pickle_by_value(module)
-    return module
+    # a module of its own, importable by joblib's workers too (they inherit sys.path)
+    folder = Path(tempfile.mkdtemp(prefix="bench_plan_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    (folder / "plan_previous.py").write_text(re.sub(r"from \.(\w)", r"from binaryeval.\1", source))
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("plan_previous")
 
 
 def theory_tables(impl: ModuleType, old: bool) -> None:
