@@ -13,9 +13,10 @@ the speed-up ``previous / now`` is printed.  The time spent inside the posterior
 (``binaryeval.binary.engine.alpha_posterior``) is measured separately, so the planning code's own
 share is visible: ``plan = total - engine``.
 
-Then, as before, a few cells with the paper's midpoint grid against the exact engine.
+Then the planning code alone (the engine replaced by a stub that returns at once), and, as before,
+a few cells with the paper's midpoint grid against the exact engine.
 
-Usage: python benchmarks/bench_plan.py [--n-resamples 50] [--n-jobs 2] [--rounds 2]
+Usage: python benchmarks/bench_plan.py [--n-resamples 50] [--n-jobs 2] [--rounds 3]
                                        [--skip-sample] [--skip-grid] [--skip-baseline]
 """
 
@@ -89,11 +90,11 @@ def previous_plan() -> ModuleType | None:
     return importlib.import_module("plan_previous")
 
 
-def theory_tables(impl: ModuleType, old: bool) -> None:
+def theory_tables(impl: ModuleType, old: bool, n_jobs: int | None = None) -> None:
     for rho in THEORY_RHO:
         kw = {"rates": "estimated"} if old else {}
         impl.detectable_difference_table(0.6, rho, n_human=list(plan.PAPER_N_HUMAN),
-                                         n_metric=list(plan.PAPER_N_METRIC), **kw)
+                                         n_metric=list(plan.PAPER_N_METRIC), n_jobs=n_jobs, **kw)
 
 
 def sample_table(impl: ModuleType, old: bool, n_resamples: int, n_jobs: int) -> None:
@@ -125,10 +126,13 @@ def row(name: str, run, previous: ModuleType | None, rounds: int, parallel: bool
     With ``parallel`` the engine runs in joblib's workers, where the clock does not reach.
     """
     now, before = [], []
-    for _ in range(rounds):
-        if previous is not None:
+    for i in range(rounds):
+        # alternate which goes first, so that a change in the machine's load favours neither
+        if previous is not None and i % 2 == 0:
             before.append(timed(run, previous, True))
         now.append(timed(run, plan, False))
+        if previous is not None and i % 2 == 1:
+            before.append(timed(run, previous, True))
     total, eng = min(now)
     goal = GOALS[name]
     split = ("engine in the workers" if parallel else
@@ -143,8 +147,31 @@ def row(name: str, run, previous: ModuleType | None, rounds: int, parallel: bool
               f"{b_total / total:.2f}")
 
 
+class _StubPosterior:
+    mean = 0.6
+    var = 1e-4
+
+
+def plan_alone(previous: ModuleType | None, n_resamples: int, rounds: int = 5) -> None:
+    """The planning code's own cost: the engine replaced by a stub that returns at once."""
+    real = engine.alpha_posterior
+    engine.alpha_posterior = lambda *args, **kwargs: _StubPosterior()
+    try:
+        for label, run in (("four theory tables", theory_tables),
+                           ("7 x 7 sample table, sequential",
+                            lambda impl, old: sample_table(impl, old, n_resamples, 1))):
+            now = min(timed(run, plan, False)[0] for _ in range(rounds))
+            text = f"    {label}: now {now * 1000:6.1f} ms"
+            if previous is not None:
+                before = min(timed(run, previous, True)[0] for _ in range(rounds))
+                text += f", previous {before * 1000:6.1f} ms (previous / now = {before / now:.1f})"
+            print(text)
+    finally:
+        engine.alpha_posterior = real
+
+
 def grid_cells() -> None:
-    print("[3] cells with the paper's grid (2000 x 1000 x 1000) against the exact engine")
+    print("[4] cells with the paper's grid (2000 x 1000 x 1000) against the exact engine")
     for h, m in [(100, 1000), (1000, 10000), (10000, 100000)]:
         plan.cells.cache_clear()
         t = time.perf_counter()
@@ -161,7 +188,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n-resamples", type=int, default=50)
     ap.add_argument("--n-jobs", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=2, help="runs per implementation (best counts)")
+    ap.add_argument("--rounds", type=int, default=3, help="runs per implementation (best counts)")
     ap.add_argument("--skip-sample", action="store_true")
     ap.add_argument("--skip-grid", action="store_true")
     ap.add_argument("--skip-baseline", action="store_true")
@@ -176,11 +203,16 @@ def main() -> None:
 
     print("[1] the paper's four theory tables (224 cells, cold cache, sequential)")
     row("theory", theory_tables, previous, args.rounds)
+    print(f"    the same with n_jobs={args.n_jobs} (current code)")
+    row("theory", lambda impl, old: theory_tables(impl, old, args.n_jobs), None, args.rounds,
+        parallel=True)
     if not args.skip_sample:
         print(f"[2] 7 x 7 table, simulate='sample', n_resamples={args.n_resamples}, "
               f"n_jobs={args.n_jobs} (cold cache)")
         row("sample", lambda impl, old: sample_table(impl, old, args.n_resamples, args.n_jobs),
             previous, 1, parallel=args.n_jobs != 1)
+    print("[3] the planning code alone (posterior engine replaced by a stub)")
+    plan_alone(previous, args.n_resamples)
     if not args.skip_grid:
         grid_cells()
 
