@@ -107,6 +107,8 @@ CASES = [
     ("plan pooled rates", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
                                                                 rates="pooled"),
      ["rates='pooled'", "n_paired", "'known'"]),
+    ("plan rates as a mapping", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"rho": 0.8, "eta": 0.8}), ["rho=", "eta=", "rates='known'"]),
     ("plan old significance name", lambda: be.plan.detectable_difference(0.6, 0.8, gamma=0.1),
      ["'gamma'", "sig_level=0.1"]),
     ("plan old resample name", lambda: be.plan.simulate(0.6, 0.8, n_human=10, reps=5),

@@ -61,6 +61,9 @@ Rates
 -----
 ``rates="estimate"`` (the default, as in :func:`binaryeval.fit`) estimates ``rho`` and ``eta`` from
 the paired counts (``rate_prior`` on each); ``rates="known"`` takes the given values as exact.
+A fit takes known rates as a mapping ``{"rho": ..., "eta": ...}`` because it has no other place for
+them; a plan already has ``rho`` and ``eta`` as arguments (the rates that generate the counts), so
+``"known"`` says only that the analysis will not estimate them, and a mapping would repeat them.
 There is no ``"pooled"``: in a fit it shares one ``rho``/``eta`` among several systems, but a plan
 describes the posterior of one system (both systems of a comparison alike), so there are no other
 systems' paired ratings to pool.  A paired set shared by several systems is planned as a separate

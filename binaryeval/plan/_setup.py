@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -84,6 +84,10 @@ def check_rates(value: Any) -> str:
                              "so there are no other systems' paired ratings to pool; use "
                              "rates='estimate' with n_paired= (and psi=) set to the size of the "
                              "shared paired set, or rates='known'")
+    if isinstance(value, Mapping):
+        # a fit's spelling of known rates; a plan has rho and eta as arguments already
+        raise ParameterError(f"rates={value!r}: in a plan the rates are the arguments rho= and "
+                             f"eta=; pass them there with rates='known'")
     return check.choice(value, "rates", RATES, renamed_values={"estimated": "estimate"})
 
 
