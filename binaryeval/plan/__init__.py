@@ -100,7 +100,7 @@ a Beta whatever the rates) and across calls (a process-wide cache, :func:`cells.
 Parallel sweeps
 ---------------
 Tables, simulations and allocations take ``n_jobs``: the distinct posteriors are dealt out to
-:class:`joblib.Parallel` in a few balanced batches per worker; inside
+:class:`joblib.Parallel` in balanced batches, 16 per worker; inside
 ``joblib.parallel_config(backend="dask")`` (with a ``dask.distributed.Client``) or the Ray backend
 the same call runs on a cluster.  Simulated counts are drawn in the calling process from
 independent child seeds of ``seed``, one per cell, so results depend neither on ``n_jobs`` nor on

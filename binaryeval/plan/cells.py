@@ -12,8 +12,8 @@ seed.  :func:`evaluate` runs the cells of a table, a simulation, a search or an 
    across calls;
 3. the distinct posteriors are computed here, or, when ``n_jobs`` (or a
    ``joblib.parallel_config`` in force) asks for several workers and there are at least two
-   costly posteriors, in a few balanced batches through :class:`joblib.Parallel` (any backend:
-   loky, Dask, Ray).
+   costly posteriors, in balanced batches (16 per worker) through :class:`joblib.Parallel` (any
+   backend: loky, Dask, Ray).
 
 The posterior itself is :func:`binaryeval.binary.engine.alpha_posterior` (or the paper's grid).
 """
@@ -162,9 +162,14 @@ def _workers(n_jobs: int | None) -> int:
     return max(int(effective_n_jobs(n_jobs)), 1)
 
 
+#: Batches per worker: enough that a worker slowed by other load leaves a short tail, few enough
+#: that dispatch costs nothing next to the posteriors (tens of milliseconds each).
+_BATCHES_PER_WORKER = 16
+
+
 def _batches(keys: list[tuple], workers: int) -> list[list[tuple]]:
-    """About four batches per worker, of balanced cost (costlier posteriors dealt out first)."""
-    n = min(len(keys), 4 * workers)
+    """Batches of balanced cost, dealt out round-robin from the costliest posteriors down."""
+    n = min(len(keys), _BATCHES_PER_WORKER * workers)
     order = sorted(keys, key=lambda k: -k[0][3])   # more metric ratings: more mixture components
     return [order[i::n] for i in range(n)]
 
