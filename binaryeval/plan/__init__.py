@@ -15,7 +15,8 @@ The model comes first
 ---------------------
 Every planning function needs ``alpha`` and ``rho`` (``eta`` defaults to ``rho``): there is no
 default system or metric, since a plan for made-up rates answers a different question.  Take them
-from a pilot fit (its ``to_frame()["estimate"]`` and ``rates()``) or from the literature.
+from a pilot fit (the columns ``estimate``, ``rho`` and ``eta`` of its ``to_frame()``) or from the
+literature.
 
 Layout
 ------

@@ -31,8 +31,8 @@ METHODS = ("exact", "grid")
 #: What a call that leaves out the model is told.
 MODEL_HINT = ("pass alpha= (the share of adequate outputs), rho= (the metric's true-positive "
               "rate) and, when it differs from rho, eta= (its true-negative rate; default rho), "
-              "e.g. alpha=0.6, rho=0.8; from a fit, read them off fit.to_frame()['estimate'] and "
-              "fit.rates()")
+              "e.g. alpha=0.6, rho=0.8; from a fit, read them off fit.to_frame(), columns "
+              "'estimate', 'rho' and 'eta'")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
