@@ -589,12 +589,14 @@ def add_plan_parser(subparsers) -> None:
                    help="items rated by both (default: the human-rated items)")
     p.add_argument("--psi", type=float, default=None,
                    help="share of positives in a separate paired set (n_paired > n_human)")
-    p.add_argument("--gamma", type=float, default=0.05, help="level of the comparison (default: 0.05)")
-    p.add_argument("--rates", choices=["estimated", "known"], default="estimated",
+    p.add_argument("--sig-level", type=float, default=0.05,
+                   help="significance level of the comparison (default: 0.05)")
+    p.add_argument("--rates", choices=["estimate", "known"], default="estimate",
                    help="rho and eta estimated from the paired ratings (default) or known exactly")
     p.add_argument("--simulate", choices=["expected", "sample"], default="expected",
                    help="expected counts (the paper; default) or binomial draws (difference, table)")
-    p.add_argument("--reps", type=int, default=50, help="draws with --simulate sample (default: 50)")
+    p.add_argument("--n-resamples", type=int, default=50,
+                   help="simulated experiments with --simulate sample (default: 50)")
     p.add_argument("--seed", type=int, default=None, help="seed of the draws")
     p.add_argument("--rounding", choices=["half_up", "half_even"], default="half_up",
                    help="rounding of expected counts (default: half_up, the paper's)")
@@ -626,7 +628,7 @@ def add_plan_parser(subparsers) -> None:
 
         from . import plan
 
-        common = {"eta": a.eta, "n_paired": a.n_paired, "gamma": a.gamma, "rates": a.rates,
+        common = {"eta": a.eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
                   "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
                   "rate_prior": a.rate_prior}
         if a.what == "size":
@@ -643,17 +645,18 @@ def add_plan_parser(subparsers) -> None:
             if a.n_metric is not None:
                 sizes["n_metric"] = a.n_metric
             result = plan.detectable_difference_table(
-                a.alpha, a.rho, simulate=a.simulate, reps=a.reps, seed=a.seed, n_jobs=a.n_jobs,
+                a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed, n_jobs=a.n_jobs,
                 progress=False, **sizes, **common)
         else:
             n_human = one(a.n_human, "--n-human", a.what)
             n_metric = one(a.n_metric, "--n-metric", a.what)
             eps = plan.detectable_difference(a.alpha, a.rho, n_human=n_human, n_metric=n_metric,
-                                             simulate=a.simulate, reps=a.reps, seed=a.seed, **common)
+                                             simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
+                                             **common)
             result = pd.DataFrame([{
                 "alpha": a.alpha, "rho": a.rho, "eta": a.rho if a.eta is None else a.eta,
                 "n_human": n_human, "n_metric": n_metric,
-                "n_paired": n_human if a.n_paired is None else a.n_paired, "gamma": a.gamma,
+                "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
                 "rates": a.rates, "epsilon": eps}])
         return write_result(result, a)
 

@@ -158,6 +158,33 @@ CASES = [
     ("hybrid duplicated column names", lambda: be.hybrid_supersample(
         D([[1, 1, 1, 1, 1]], columns=["s", "i", "h", "m", "m"]), system="s", item="i", human="h",
         metrics=["m"]), ["duplicated column names ['m']"]),
+    # -- plan ----------------------------------------------------------------------------------------
+    ("plan without the model", lambda: be.plan.required_sample_size(0.03),
+     ["alpha and rho", "alpha=", "rho=", "fit"]),
+    ("plan old rates spelling", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
+                                                                      rates="estimated"),
+     ["rates='estimated'", "'estimate'"]),
+    ("plan pooled rates", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
+                                                                rates="pooled"),
+     ["rates='pooled'", "n_paired", "'known'"]),
+    ("plan rates as a mapping", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"rho": 0.8, "eta": 0.8}), ["rho=", "eta=", "rates='known'"]),
+    ("plan old significance name", lambda: be.plan.detectable_difference(0.6, 0.8, gamma=0.1),
+     ["'gamma'", "sig_level=0.1"]),
+    ("plan old resample name", lambda: be.plan.simulate(0.6, 0.8, n_human=10, reps=5),
+     ["'reps'", "n_resamples=5"]),
+    ("plan unidentified metric", lambda: be.plan.detectable_difference(0.6, 0.5, 0.4),
+     ["rho + eta", "0.9", "swap"]),
+    ("plan paired set without psi", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=10, n_paired=50), ["n_paired (50)", "n_human (10)", "psi"]),
+    ("plan size as text", lambda: be.plan.detectable_difference(0.6, 0.8, n_human="100"),
+     ["n_human='100'", "whole number"]),
+    ("plan target out of range", lambda: be.plan.required_sample_size(2, alpha=0.6, rho=0.8),
+     ["epsilon=2", "(0, 1]"]),
+    ("plan paired sizes with known rates", lambda: be.plan.required_sample_size(
+        0.05, "n_paired", alpha=0.6, rho=0.8, rates="known"), ["vary='n_paired'", "rates='known'"]),
+    ("plan budget negative", lambda: be.plan.optimal_allocation(-5, 1.0, 0.1, 0.6, 0.8),
+     ["budget=-5", "positive"]),
     ("hybrid duplicated rows", lambda: be.hybrid_supersample(
         D({"s": ["a", "a", "b", "b"], "i": [1, 1, 1, 2], "h": [1, 2, 3, 4], "m": [1, 2, 3, 4]}),
         system="s", item="i", human="h", metrics=["m"], n_systems=10, seed=1),

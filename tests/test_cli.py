@@ -456,7 +456,7 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
                  "--n-metric", "0,1000", "--rates", "known"]) == 0
     table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000], rates="known")
     assert capsys.readouterr().out == table.summary().as_text() + "\n"
-    assert table.to_frame().round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
+    assert table.table.round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
     assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
                  "--rates", "known"]) == 0
     size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")

@@ -71,6 +71,8 @@ CASES = {
         0.6, 0.8, n_human=[0, 100], n_metric=[0, 1000]),
     "SampleSizeResult": lambda: be.plan.required_sample_size(0.1, alpha=0.6, rho=0.8),
     "AllocationResult": lambda: be.plan.optimal_allocation(1000, 1.0, 0.01, alpha=0.6, rho=0.8),
+    "SimulationResult": lambda: be.plan.simulate(0.6, 0.8, n_human=[20, 50], n_metric=[0, 200],
+                                                 n_resamples=4, seed=1),
 }
 
 
