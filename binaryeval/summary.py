@@ -158,7 +158,7 @@ class Summary:
         if self.notes:
             blocks.append("-" * width)
             for note in self.notes:
-                blocks.extend(textwrap.wrap(f"Note: {note}", width=width,
+                blocks.extend(textwrap.wrap(f"Note: {note}", width=max(width, 100),
                                             subsequent_indent="      "))
         blocks.append("=" * width)
         return "\n".join(blocks)
