@@ -107,7 +107,7 @@ def test_python_dash_m():
 
 def test_registry_makes_a_new_subcommand_short(tmp_path, capsys, monkeypatch):
     # a stand-in for fit/plan/...: a formula-free command built from the shared helpers
-    monkeypatch.setattr(cli, "SUBCOMMANDS", list(cli.SUBCOMMANDS))
+    monkeypatch.setattr(cli._common, "SUBCOMMANDS", list(cli.SUBCOMMANDS))
 
     @cli.subcommand
     def add_mean_parser(subparsers):

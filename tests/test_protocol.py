@@ -59,6 +59,8 @@ def _roc():
 CASES = {
     "AlphaPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, metric_pos=60,
                                                  metric_total=100, tp=8, fn=2, tn=8, fp=2),
+    "GridPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, method="grid",
+                                                grid=(200, 1, 1)),
     "BinaryFit": _binary_fit,
     "Comparison": lambda: _binary_fit().compare(),
     "RocResult": _roc,
@@ -121,8 +123,8 @@ PLOTTABLE = sorted(n for n in CASES if hasattr(_CLASSES.get(n), "plot"))
 
 def test_results_that_draw():
     # the results without a plot: a posterior has pdf/cdf, a single test has nothing to draw
-    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "SignTestResult", "WilliamsResult",
-                                           "SampleSizeResult"}
+    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "GridPosterior", "SignTestResult",
+                                           "WilliamsResult", "SampleSizeResult"}
 
 
 @pytest.mark.parametrize("name", PLOTTABLE)
