@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 
 from binaryeval.errors import InputTypeError, ParameterError
-from binaryeval.reports.tables import format_number, format_probability, format_table
+from binaryeval.reports.tables import (
+    format_number,
+    format_probability,
+    format_table,
+    matches_printed,
+)
 
 
 class _Cells(HTMLParser):
@@ -241,3 +246,21 @@ def test_missing_values_are_dashes():
     assert t.cells["system"].tolist() == ["A", "\u2013"]
     assert t.cells["naive"].tolist() == ["\u2013", "0.500"]
     assert t.cells["n"].tolist() == ["\u2013", "3"]
+
+
+@pytest.mark.parametrize("value, printed, expected", [
+    (0.80033, "0.798", False),      # exact P vs the paper's grid value
+    (0.79792, "0.798", True),
+    (0.0246679, "0.02", True),
+    (0.0045692, "0.005", True),     # Zou's lower limit as printed by Graham & Liu
+    (0.0455, "0.05", True),         # a tie at half a unit counts either way
+    (-0.0031, "-0.00", True),
+    (527.0, "527", True),
+    (0.6698, "0.67", True),
+    (0.6649, "0.67", False),
+    (np.nan, "0.5", False),
+    (0.5, "***", False),
+    (0.5, "", False),
+])
+def test_matches_printed(value, printed, expected):
+    assert matches_printed(value, printed) is expected

@@ -48,7 +48,7 @@ import pandas as pd
 
 from ..errors import InputTypeError, ParameterError
 
-__all__ = ["Table", "format_table", "format_probability", "format_number"]
+__all__ = ["Table", "format_table", "format_probability", "format_number", "matches_printed"]
 
 #: Column names read as probabilities when ``probabilities=`` does not say otherwise.
 PROBABILITY_NAME = re.compile(r"^(p|p_.*|prob.*|P\(.*\))$")
@@ -142,6 +142,39 @@ def format_number(value: Any, decimals: int = 3, *, signed: bool = False,
     if re.fullmatch(r"[+-]?[0,.]*", text):  # rounds to zero: no sign
         text = text.lstrip("+-")
     return text + ("%" if percent else "")
+
+
+def matches_printed(value: Any, printed: str) -> bool:
+    """Whether a printed number is ``value`` rounded to the printed decimals.
+
+    True when ``|value - printed| <= 0.5`` units of the printed number's last decimal, so
+    rounding in either direction at a tie counts as agreement.  Use it to decide which cells of
+    a published table differ from an exact computation.
+
+    Parameters
+    ----------
+    value : float
+        The computed value.
+    printed : str
+        The number as printed, e.g. ``"0.798"``, ``"-0.00"`` or ``"12"``.
+
+    Returns
+    -------
+    bool
+        False also when either is missing or ``printed`` is not a number.
+
+    Examples
+    --------
+    >>> matches_printed(0.80033, "0.798"), matches_printed(0.79792, "0.798")
+    (False, True)
+    >>> matches_printed(0.0046, "0.005"), matches_printed(-0.0031, "-0.00")
+    (True, True)
+    """
+    text = str(printed).strip().replace("\u2212", "-")
+    if _missing(value) or not re.fullmatch(r"[-+]?\d+(\.\d+)?", text):
+        return False
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(value) - float(text)) <= 0.5 * 10.0 ** -decimals + 1e-12
 
 
 def _format_count(value: Any, na: str) -> str:
