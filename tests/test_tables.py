@@ -103,7 +103,7 @@ def frame():
         "prob_greater": [1 - 1e-15, 0.5, 1.41e-16],
         "p_value": [5.384e-25, 0.0, 0.2],
         "significant": [True, False, True],
-        "published": ["0.67", "0.51", "0.64-0.65"],
+        "published": ["0.67", "", "0.64-0.65"],
     })
 
 
@@ -119,7 +119,7 @@ def test_kinds_and_cells():
     assert list(cells["prob_greater"]) == ["> 0.999", "0.500", "< 0.001"]
     assert list(cells["p_value"]) == ["< 0.001", "< 0.001", "0.200"]
     assert list(cells["significant"]) == ["yes", "no", "yes"]
-    assert list(cells["published"]) == ["0.67", "0.51", "0.64-0.65"]
+    assert list(cells["published"]) == ["0.67", "", "0.64-0.65"]   # blank cells stay blank
     # nothing anywhere in e-notation
     page = t.html
     assert not re.search(r"\d[eE][+-]?\d", page)

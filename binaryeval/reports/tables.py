@@ -223,8 +223,9 @@ def _kind(col: pd.Series, label: Hashable, *, probabilities: Any, counts: Any,
     numeric = pd.api.types.is_numeric_dtype(col) or (
         len(values) and values.map(lambda v: isinstance(v, (int, float, np.number))).all())
     if not numeric:
-        strings = values.map(lambda v: isinstance(v, str) and bool(_PRINTED_NUMBER.match(v.strip())))
-        return "verbatim" if len(values) and strings.all() else "text"
+        filled = values[values.map(lambda v: not (isinstance(v, str) and not v.strip()))]
+        printed = filled.map(lambda v: isinstance(v, str) and bool(_PRINTED_NUMBER.match(v.strip())))
+        return "verbatim" if len(filled) and printed.all() else "text"
     if label in percent:
         return "percent"
     if probabilities is True or (isinstance(probabilities, set) and label in probabilities):
@@ -526,7 +527,8 @@ def format_table(
 
 def _table_id(plain: pd.DataFrame, caption: str | None, part: str) -> str:
     digest = hashlib.sha1((plain.to_json(orient="split") + str(caption) + part).encode())
-    return "be" + digest.hexdigest()[:10]
+    # letters only, so that no id reads like a number in e-notation ("8e4")
+    return "be" + digest.hexdigest()[:12].translate(str.maketrans("0123456789", "ghijklmnop"))
 
 
 def _styler_html(plain: pd.DataFrame, kinds: dict, marks: dict, letters: dict, rows: range,
