@@ -53,8 +53,9 @@ __all__ = ["Table", "format_table", "format_probability", "format_number", "matc
 #: Column names read as probabilities when ``probabilities=`` does not say otherwise.
 PROBABILITY_NAME = re.compile(r"^(p|p_.*|prob.*|P\(.*\))$")
 _KINDS = ("text", "verbatim", "count", "probability", "number", "percent", "flag")
-# strings that are numbers as printed elsewhere ("0.64-0.65", "< 0.001", "12.5%", "0.67**")
-_PRINTED_NUMBER = re.compile(r"^[<>]?\s*[-+\u2212]?\d[\d,]*(\.\d+)?%?(\s*[-\u2013]\s*\d[\d,]*(\.\d+)?%?)?\**$")
+# strings that are numbers as printed elsewhere ("0.64-0.65", "< 0.001", "12.5%", "1/2", "0.67**")
+_PRINTED_NUMBER = re.compile(
+    r"^[<>]?\s*[-+\u2212]?\d[\d,]*(\.\d+|/\d+)?%?(\s*[-\u2013]\s*\d[\d,]*(\.\d+)?%?)?\**$")
 _DASH = "\u2013"
 _HIGHLIGHT = "#fde7c4"
 

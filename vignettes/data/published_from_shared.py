@@ -128,6 +128,10 @@ def main() -> None:
             for q, v in zip(quantity.split("; "), value.split("; "), strict=True):
                 add(V24, "Appendix D.2, Figure 10", q, "SummEval consistency", "BERTScore", v)
 
+    # Favi-Score 2024: the four worked examples (paper_tables.md)
+    for label, value in re.findall(r"^- (C\d): .*Favi = ([\d/]+)\.$", paper, flags=re.M):
+        add(V24, "worked examples", "favi", label, "", value)
+
     # von Däniken et al. 2022, Tables 1 and 12 (planning)
     for table, heading in (("Table 1", "### Table 1:"), ("Table 12", "### Table 12:")):
         rows = md_table(paper, heading)
