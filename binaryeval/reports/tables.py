@@ -476,24 +476,26 @@ def format_table(
     named = {"decimals": set(per_column), "percent": set(percent), "signed": set(signed),
              "text": set(text)}
     probs, cnts = _as_set(probabilities), _as_set(counts)
-    for what, labels in list(named.items()) + [("probabilities", probs), ("counts", cnts)]:
-        if isinstance(labels, set):
-            missing = [c for c in labels if c not in data.columns]
-            if missing:
-                raise ParameterError(
-                    f"{what}: no column {missing[0]!r} in the table; columns are "
-                    f"{list(data.columns)}")
-
     marks = _positions(data, highlight or {}, 0)
     frame, nidx = _with_index(data, index)
     marks = {(i, j + nidx): v for (i, j), v in marks.items()}
+    for what, labels in list(named.items()) + [("probabilities", probs), ("counts", cnts)]:
+        if isinstance(labels, set):
+            missing = [c for c in labels if c not in frame.columns]
+            if missing:
+                raise ParameterError(
+                    f"{what}: no column {missing[0]!r} in the table; columns (index levels "
+                    f"included) are {list(frame.columns)}")
 
     kinds: dict = {}
     cells = {}
     for j, label in enumerate(frame.columns):
         col = frame.iloc[:, j]
-        if j < nidx:
-            kind = "count" if pd.api.types.is_integer_dtype(col) else "text"
+        if j < nidx and not pd.api.types.is_numeric_dtype(col):
+            kind = "text"
+        elif j < nidx and label not in per_column and label not in named["percent"]:
+            kind = "count" if pd.api.types.is_integer_dtype(col) or (
+                (col.dropna() == np.round(col.dropna())).all()) else "number"
         else:
             kind = _kind(col, label, probabilities=probs, counts=cnts, percent=named["percent"],
                          decimals=per_column, text=named["text"])
