@@ -70,6 +70,7 @@ __all__: list[str] = []
 _TINY = np.finfo(float).tiny
 _T_DOF = 5.0
 _NEWTON_STEPS = 12
+SUBSET_MIN = 5  # human ratings a class needs to take part in move B
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,11 @@ class _Sampler:
         self.pi_counts = model.human + (self.n_paired_class if informs else 0)  # (G, K)
         self.accept = {"reverse": [0.0, 0], "pi_given_theta": [0.0, 0], "calibration": [0.0, 0]}
         self._known_proposal = None
+        if model.rates == "estimate" and model.dependence == "joint":
+            rated = model.human + self.n_paired_class  # (G, K)
+            self.subset = rated >= SUBSET_MIN
+            self.subset_is_all = bool(self.subset.all())
+            self.reference = model.rate_prior[None] * self.subset[..., None]
         self._init_state()
 
     # -- state -------------------------------------------------------------------------------
@@ -254,30 +260,53 @@ class _Sampler:
 
     # -- move B: the reverse parametrisation ---------------------------------------------------
     def reverse(self) -> None:
+        """Independence proposal in ``(q, R)`` for the classes with data (see the module notes).
+
+        The move works on the classes ``S`` with at least ``SUBSET_MIN`` human ratings, given
+        the shares and rows of the others: the metric-only items are first allocated between
+        ``S`` and each other class, then ``P_S / sum(pi_S)`` is proposed from its conjugate
+        posterior under the prior ``Dirichlet(b_S)``.  The weight is ``prod_{c in S}
+        pi_c^(a_c - sum_j b_cj)`` (our prior over the proposal's), close to constant on classes
+        with data; classes without data would make it erratic, so they move in A only.
+        """
         m = self.model
         c = self.chains
         g, k, j = m.shape
+        ins = self.subset  # (G, K)
+        if not ins.any():
+            return
         human = np.broadcast_to(m.human, (c, g, k)).astype(np.int64)
         if not m.paired_informs_pi:
             human = human + self._calibration_pseudo_items()
-        complete = np.broadcast_to(m.paired, (c, g, k, j)).astype(np.int64)
+        human = human * ins
+        complete = np.broadcast_to(m.paired * ins[..., None], (c, g, k, j)).astype(np.int64)
         if human.any():
             complete = complete + _multinomial(self.rngs, human, self.theta, axis=3)
-        b = m.rate_prior  # (K, J)
-        q = _dirichlet(self.rngs, b.sum(axis=0) + complete.sum(axis=2) + m.metric)  # (C, G, J)
-        rev = _dirichlet(self.rngs, b + complete, axis=2)  # (C, G, K, J), columns sum to 1
+        if self.subset_is_all:
+            metric = np.broadcast_to(m.metric, (c, g, j))
+        else:
+            joint = self.pi[..., None] * self._theta_full()
+            post = joint / np.maximum(joint.sum(axis=2, keepdims=True), _TINY)
+            z = _multinomial(self.rngs, np.broadcast_to(m.metric, (c, g, j)), post, axis=2)
+            metric = (z * ins[None, :, :, None]).sum(axis=2)
+        ref = self.reference  # (G, K, J): b on the classes in S, 0 elsewhere
+        q = _dirichlet(self.rngs, ref.sum(axis=1) + complete.sum(axis=2) + metric)  # (C, G, J)
+        rev = _dirichlet(self.rngs, ref + complete, axis=2) * ins[None, :, :, None]
+        rev /= rev.sum(axis=2, keepdims=True)
         joint = rev * q[:, :, None, :]
-        pi_new = joint.sum(axis=3)
-        ok = np.all(pi_new > 1e-300, axis=2)
-        theta_new = joint / np.maximum(pi_new, _TINY)[..., None]
-        expo = m.prior - b.sum(axis=1)  # (G, K)
-        with np.errstate(divide="ignore"):
-            log_w_new = (expo * np.log(np.maximum(pi_new, _TINY))).sum(axis=2)
-            log_w_old = (expo * np.log(np.maximum(self.pi, _TINY))).sum(axis=2)
+        share_new = joint.sum(axis=3)  # (C, G, K), zero outside S
+        mass = (self.pi * ins).sum(axis=2, keepdims=True)
+        share_old = self.pi * ins / np.maximum(mass, _TINY)
+        ok = np.all((share_new > 1e-300) | ~ins, axis=2) & (mass[..., 0] > 0)
+        theta_new = joint / np.maximum(share_new, _TINY)[..., None]
+        expo = np.where(ins, m.prior - ref.sum(axis=2), 0.0)  # (G, K)
+        log_w_new = (expo * np.log(np.maximum(share_new, _TINY))).sum(axis=2)
+        log_w_old = (expo * np.log(np.maximum(share_old, _TINY))).sum(axis=2)
         u = np.stack([rng.random(g) for rng in self.rngs])
         accept = ok & (np.log(u) < log_w_new - log_w_old)
-        self.pi = np.where(accept[..., None], pi_new, self.pi)
-        self.theta = np.where(accept[..., None, None], theta_new, self.theta)
+        take = accept[..., None] & ins
+        self.pi = np.where(take, mass * share_new, self.pi)
+        self.theta = np.where(take[..., None], theta_new, self.theta)
         self.accept["reverse"][0] += float(accept.mean())
         self.accept["reverse"][1] += 1
 
