@@ -70,7 +70,7 @@ __all__: list[str] = []
 _TINY = np.finfo(float).tiny
 _T_DOF = 5.0
 _NEWTON_STEPS = 12
-SUBSET_MIN = 5  # human ratings a class needs to take part in move B
+SUBSET_MIN = 1  # human ratings a class needs at least to take part in move B
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,8 @@ class _Sampler:
         self._known_proposal = None
         if model.rates == "estimate" and model.dependence == "joint":
             rated = model.human + self.n_paired_class  # (G, K)
-            self.subset = rated >= SUBSET_MIN
+            need = np.maximum(SUBSET_MIN, 2.0 * (model.rate_prior.sum(axis=1) - model.prior))
+            self.subset = rated >= need
             self.subset_is_all = bool(self.subset.all())
             self.reference = model.rate_prior[None] * self.subset[..., None]
         self._init_state()
@@ -262,12 +263,14 @@ class _Sampler:
     def reverse(self) -> None:
         """Independence proposal in ``(q, R)`` for the classes with data (see the module notes).
 
-        The move works on the classes ``S`` with at least ``SUBSET_MIN`` human ratings, given
+        The move works on the classes ``S`` with at least ``2 (sum_j b_cj - a_c)`` (and at
+        least one) human ratings, given
         the shares and rows of the others: the metric-only items are first allocated between
         ``S`` and each other class, then ``P_S / sum(pi_S)`` is proposed from its conjugate
         posterior under the prior ``Dirichlet(b_S)``.  The weight is ``prod_{c in S}
         pi_c^(a_c - sum_j b_cj)`` (our prior over the proposal's), close to constant on classes
-        with data; classes without data would make it erratic, so they move in A only.
+        with data; on classes with few ratings its negative power of ``pi_c`` would have heavy
+        tails (an independence sampler then sticks), so they move in A only.
         """
         m = self.model
         c = self.chains
@@ -448,39 +451,80 @@ def _grad_hess(y, a, counts, theta):
     return grad, hess
 
 
+def _start(a, counts, theta) -> np.ndarray:
+    """A start for Newton's method: the least-squares solution of ``pi Theta = m / M``.
+
+    The shares that reproduce the metric's observed output distribution (the method-of-moments
+    answer), clipped into the simplex and mixed with the Dirichlet counts ``a`` in proportion to
+    the numbers of items; log-ratio coordinates.
+    """
+    k = a.shape[2]
+    m_tot = counts.sum(axis=2, keepdims=True)
+    qhat = counts / np.maximum(m_tot, 1.0)
+    gram = np.einsum("cgkj,cglj->cgkl", theta, theta) + 1e-9 * np.eye(k)
+    rhs = np.einsum("cgkj,cgj->cgk", theta, qhat)
+    sol = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    sol = np.clip(sol, 0.0, None) + 1e-3
+    sol /= sol.sum(axis=2, keepdims=True)
+    pi = (a + m_tot * sol) / (a.sum(axis=2, keepdims=True) + m_tot)
+    return np.log(pi[..., :k - 1]) - np.log(pi[..., k - 1:])
+
+
+def _newton_step(grad: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """Solve ``neg @ step = grad`` per (chain, group), shifting ``neg`` to positive definite.
+
+    Far from the mode the target need not be concave in log-ratio coordinates; a shift by the
+    largest diagonal entry then turns the step into a scaled gradient step.  Sizes 1 and 2 are
+    written out (no LAPACK call per iteration).
+    """
+    d = grad.shape[-1]
+    if d == 1:
+        n = neg[..., 0, 0]
+        n = np.where(n > 1e-12 * (np.abs(n) + 1.0), n, np.abs(n) + 1.0)
+        return grad / n[..., None]
+    if d == 2:
+        n00, n01, n11 = neg[..., 0, 0], neg[..., 0, 1], neg[..., 1, 1]
+        det = n00 * n11 - n01 * n01
+        bad = ~((n00 > 0) & (det > 1e-12 * (n00 * n11 + 1.0)))
+        shift = np.where(bad, np.maximum(np.abs(n00), np.abs(n11)) + 1.0, 0.0)
+        n00, n11 = n00 + shift, n11 + shift
+        det = n00 * n11 - n01 * n01
+        g0, g1 = grad[..., 0], grad[..., 1]
+        return np.stack([(n11 * g0 - n01 * g1) / det, (n00 * g1 - n01 * g0) / det], axis=-1)
+    scale = np.abs(np.diagonal(neg, axis1=-2, axis2=-1)).max(axis=-1) + 1.0
+    ridge = np.where(np.linalg.eigvalsh(neg).min(axis=-1) > 1e-10 * scale, 0.0, scale)
+    return np.linalg.solve(neg + ridge[..., None, None] * np.eye(d), grad[..., None])[..., 0]
+
+
 def _laplace(a, counts, theta) -> tuple[np.ndarray, np.ndarray]:
     """Mode and negative Hessian of log p(pi | Theta) in log-ratio coordinates.
 
-    Starts from one EM step away from the uniform ``pi`` (a function of ``Theta`` and the data
-    only) and takes damped Newton steps (step halving until the target does not decrease).
+    Starts from :func:`_start` (a function of ``Theta`` and the data only, so that the proposal
+    does not depend on the current state) and takes damped Newton steps (step halving until the
+    target does not decrease).
     """
     k = a.shape[2]
     d = k - 1
-    colsum = np.maximum(theta.sum(axis=2, keepdims=True), _TINY)
-    start = a + np.einsum("cgj,cgkj->cgk", counts, theta / colsum)
-    y = np.log(start[..., :d]) - np.log(start[..., d:])
+    y = _start(a, counts, theta)
     f = _log_target(y, a, counts, theta)
-    eye = np.eye(d)
     for _ in range(_NEWTON_STEPS):
         grad, hess = _grad_hess(y, a, counts, theta)
-        neg = -hess
-        # keep the Newton system positive definite (far from the mode the target need not be
-        # concave in log-ratio coordinates)
-        scale = np.abs(np.diagonal(neg, axis1=2, axis2=3)).max(axis=2) + 1.0
-        ridge = np.where(np.linalg.eigvalsh(neg).min(axis=2) > 1e-10 * scale, 0.0, scale)
-        step = np.linalg.solve(neg + ridge[..., None, None] * eye, grad[..., None])[..., 0]
+        step = _newton_step(grad, -hess)
         t = np.ones(y.shape[:2])
+        cand = y + step
+        fc = _log_target(cand, a, counts, theta)
+        better = fc >= f - 1e-10 * (1.0 + np.abs(f))
         for _half in range(30):
-            cand = y + t[..., None] * step
-            fc = _log_target(cand, a, counts, theta)
-            better = fc >= f - 1e-10 * (1.0 + np.abs(f))
             if better.all():
                 break
             t = np.where(better, t, t / 2.0)
+            cand = y + t[..., None] * step
+            fc = np.where(better, fc, _log_target(cand, a, counts, theta))
+            better = better | (fc >= f - 1e-10 * (1.0 + np.abs(f)))
         moved = np.where(better[..., None], t[..., None] * step, 0.0)
         y = y + moved
         f = np.where(better, fc, f)
-        if np.abs(moved).max() < 1e-8:
+        if np.abs(moved).max() < 1e-7:
             break
     _, hess = _grad_hess(y, a, counts, theta)
     return y, -hess
