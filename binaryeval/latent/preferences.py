@@ -28,6 +28,7 @@ from .._results import Result
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 from . import _common, _data, dependence
+from ._ranking import plot_dag, ranking_graph
 from .posterior import LatentPosterior, build_model
 
 __all__ = ["PreferenceFit", "fit_preferences"]
@@ -558,7 +559,7 @@ class PreferenceFit(Result):
             sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
             ax.set_title("P(row preferred over column)")
             return ax
-        return _plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(threshold), ax, **kwargs)
 
 
 def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **kwargs: Any):
@@ -574,62 +575,6 @@ def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **
     ax.set_xlabel("diff = win_1 - win_2")
     ax.legend(fontsize=8)
     return ax
-
-
-def _plot_dag(g: Any, ax: Any, **kwargs: Any):
-    import networkx as nx
-
-    if g.graph.get("reduced", False):
-        for layer, nodes in enumerate(nx.topological_generations(g)):
-            for nd in nodes:
-                g.nodes[nd]["layer"] = layer
-    else:
-        for nd in g.nodes:
-            g.nodes[nd]["layer"] = 0
-    pos = nx.multipartite_layout(g, subset_key="layer", align="horizontal")
-    pos = {k: (x, -y) for k, (x, y) in pos.items()}
-    kwargs.setdefault("node_color", "white")
-    kwargs.setdefault("edgecolors", "0.3")
-    kwargs.setdefault("node_size", 900)
-    kwargs.setdefault("font_size", 8)
-    nx.draw_networkx(g, pos=pos, ax=ax, arrows=True, **kwargs)
-    ax.set_title(f"confident wins (P >= {g.graph['threshold']:g})")
-    ax.set_axis_off()
-    return ax
-
-
-def ranking_graph(prob: pd.DataFrame, threshold: float) -> Any:
-    """DAG of wins with ``P(row preferred over column) >= threshold``, transitive edges removed."""
-    import warnings
-
-    import networkx as nx
-
-    from ..errors import BinaryEvalWarning
-
-    g = nx.DiGraph(threshold=threshold)
-    mean_diff = prob.attrs.get("mean_diff", {})
-    for name in prob.index:
-        g.add_node(name, mean_diff=float(mean_diff.get(name, np.nan)))
-    values = prob.to_numpy()
-    for i, a in enumerate(prob.index):
-        for j, b in enumerate(prob.columns):
-            if i != j and np.isfinite(values[i, j]) and values[i, j] >= threshold:
-                g.add_edge(a, b, prob=float(values[i, j]))
-    for name in prob.index:
-        g.nodes[name]["wins"] = g.out_degree(name)
-        g.nodes[name]["losses"] = g.in_degree(name)
-    if not nx.is_directed_acyclic_graph(g):
-        warnings.warn("the confident wins contain a cycle; the graph is returned without "
-                      "transitive reduction", BinaryEvalWarning, stacklevel=_common.user_stacklevel())
-        g.graph["reduced"] = False
-        return g
-    tr = nx.transitive_reduction(g)
-    tr.graph.update(g.graph)
-    tr.graph["reduced"] = True
-    tr.add_nodes_from(g.nodes(data=True))
-    for a, b in tr.edges:
-        tr.edges[a, b].update(g.edges[a, b])
-    return tr
 
 
 # ----------------------------------------------------------------------------------------------
