@@ -46,6 +46,14 @@ from .favi import (
     sign_test,
 )
 from .favi import favi as favi  # noqa: E402  (the function; the module stays importable by path)
+from .latent import (
+    LatentFit,
+    LatentPosterior,
+    PreferenceFit,
+    fit_latent,
+    fit_preferences,
+    latent_posterior,
+)
 from .summary import Summary
 
 __version__ = "0.1.0"
@@ -85,6 +93,12 @@ __all__ = [
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
+    "LatentFit",
+    "LatentPosterior",
+    "PreferenceFit",
+    "fit_latent",
+    "fit_preferences",
+    "latent_posterior",
     "ParameterError",
     "Summary",
     "datasets",

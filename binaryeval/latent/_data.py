@@ -32,6 +32,13 @@ class Counts:
     notes: list[str] = field(default_factory=list)
 
 
+def show(value: Any) -> str:
+    """``repr`` of a value as a user typed it (numpy scalars as plain Python values)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def column(data: pd.DataFrame, name: Any, what: str) -> pd.Series:
     """A column of ``data`` by name, with an error naming the argument when it is absent."""
     if not isinstance(name, str):
@@ -81,7 +88,7 @@ def numeric(values: pd.Series, term: str) -> np.ndarray:
     out = pd.to_numeric(values, errors="coerce")
     bad = values.notna() & out.isna()
     if bad.any():
-        raise DataError(f"term {term!r} holds a non-numeric value {values[bad].iloc[0]!r}; "
+        raise DataError(f"term {term!r} holds a non-numeric value {show(values[bad].iloc[0])}; "
                         "scores must be numbers (NaN for not rated)")
     arr = out.to_numpy(dtype=float)
     if np.isinf(arr).any():
@@ -106,7 +113,7 @@ def preference_codes(values: pd.Series, term: str) -> np.ndarray:
     codes = raw.map(_symbol)
     bad = codes.isna()
     if bad.any():
-        raise DataError(f"term {term!r} holds {raw[bad].iloc[0]!r}; preference ratings are -1, 0, "
+        raise DataError(f"term {term!r} holds {show(raw[bad].iloc[0])}; preference ratings are -1, 0, "
                         "1 or 'first', 'tie', 'second' (second / tie / first better), NaN missing")
     out[present] = codes.to_numpy(dtype=float)
     return out

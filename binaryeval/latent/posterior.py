@@ -116,7 +116,9 @@ class LatentPosterior(Result):
         >>> post.theta_mean().round(1).to_numpy().tolist()
         [[0.7, 0.3], [0.1, 0.9]]
         """
-        i = self._index(group)
+        shared = (self.draws.theta is not None and self.draws.theta.shape[2] == 1) or (
+            self.draws.theta is None and self.known is not None and self.known.shape[0] == 1)
+        i = 0 if shared and group is None else self._index(group)
         if self.draws.theta is None:
             known = self.known if self.known is not None else np.full((1,), np.nan)
             mat = known[i if known.shape[0] > 1 else 0]

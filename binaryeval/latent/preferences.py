@@ -67,7 +67,7 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     seen = np.bincount(cell, minlength=n_sys * n_items)
     if seen.max() > 1:
         j = int(np.argmax(seen))
-        raise DataError(f"item {pd.unique(items[keep])[j // n_sys]!r} has more than one row for "
+        raise DataError(f"item {_data.show(pd.unique(items[keep])[j // n_sys])} has more than one row for "
                         f"system {systems[j % n_sys]!r}; give one row per (item, system)")
     if n_sys < 2:
         raise DataError(f"the system column has one system ({list(systems)}); preferences "
@@ -352,9 +352,19 @@ class PreferenceFit(Result):
         >>> bool(fv["lower"].le(fv["estimate"]).all())
         True
         """
+        level = self.level if level is None else v.level(level)
+        score = self._favi_draws(term)
+        s = _common.summarise(score, level)
+        out = pd.DataFrame({k: s[k] for k in ("estimate", "std_error", "lower", "upper")},
+                           index=pd.MultiIndex.from_tuples(self.pairs,
+                                                           names=["group_1", "group_2"]))
+        out.attrs.update(level=level, kind="eti", term=term or self.metric_terms[0])
+        return out
+
+    def _favi_draws(self, term: str | None = None) -> np.ndarray:
+        """Favi-Score of ``pi_c Theta_term[c, j]`` for every draw: (chains, draws, pairs)."""
         import binaryeval as be
 
-        level = self.level if level is None else v.level(level)
         term = self.metric_terms[0] if term is None else term
         if term not in self.metric_terms:
             raise ParameterError(f"term={term!r} is not a metric of the fit; the metrics are "
@@ -368,17 +378,13 @@ class PreferenceFit(Result):
         full = theta.astype(float).reshape(*theta.shape[:-1], *lv)
         other = tuple(full.ndim - len(lv) + s for s in range(len(lv)) if s != r)
         marg = full.sum(axis=other) if other else full
+        if marg.shape[2] != self.n_pairs:  # pooled rates: one matrix for every pair
+            marg = np.broadcast_to(marg, (*marg.shape[:2], self.n_pairs, _K, _K))
         conf = self.posterior.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
         weights = np.asarray(be.FAVI_WEIGHTS, dtype=float)
         num = np.einsum("cdpij,ij->cdp", conf, weights)
         off = conf.sum(axis=(3, 4)) - np.trace(conf, axis1=3, axis2=4)
-        score = num / off
-        s = _common.summarise(score, level)
-        out = pd.DataFrame({k: s[k] for k in ("estimate", "std_error", "lower", "upper")},
-                           index=pd.MultiIndex.from_tuples(self.pairs,
-                                                           names=["group_1", "group_2"]))
-        out.attrs.update(level=level, kind="eti", term=term)
-        return out
+        return num / off
 
     def compare(self) -> pd.DataFrame:
         """System x system matrix of ``P(row system preferred over column system)``.
