@@ -336,13 +336,19 @@ class _Sampler:
         return pseudo
 
     # -- move C: pi given Theta ----------------------------------------------------------------
-    def _proposal(self, theta: np.ndarray):
-        """Laplace-t proposal for pi given ``theta`` (C, G, K, J): mode, precision, Cholesky."""
+    def _proposal(self, theta: np.ndarray, idx: np.ndarray | None = None):
+        """Laplace-t proposal for pi given ``theta`` (C, G, K, J): mode, precision, Cholesky.
+
+        ``idx`` restricts it to some groups (``theta`` then holds only those).
+        """
         m = self.model
         c = self.chains
-        g, k, j = m.shape
-        a = np.broadcast_to(m.prior + self.pi_counts, (c, g, k))
-        counts = np.broadcast_to(m.metric, (c, g, j)).astype(float)
+        sel = slice(None) if idx is None else idx
+        a_all = (m.prior + self.pi_counts)[sel]
+        g, k = a_all.shape
+        j = m.metric.shape[1]
+        a = np.broadcast_to(a_all, (c, g, k))
+        counts = np.broadcast_to(m.metric[sel], (c, g, j)).astype(float)
         mode, neg_h = _laplace(a, counts, theta)
         with np.errstate(invalid="ignore"):
             eig = np.linalg.eigvalsh(neg_h)
@@ -362,22 +368,30 @@ class _Sampler:
         d = pi.shape[-1] - 1
         return np.log(np.maximum(pi[..., :d], _TINY)) - np.log(np.maximum(pi[..., d:], _TINY))
 
-    def pi_given_theta(self) -> None:
+    def pi_given_theta(self, idx: np.ndarray | None = None) -> None:
+        """Move C on every group, or on the groups ``idx`` (a choice fixed by the data)."""
+        if idx is not None and idx.size == 0:
+            return
+        theta = self._theta_full() if idx is None else self._theta_full()[:, idx]
         if self.model.rates == "known" and self._known_proposal is not None:
             prop = self._known_proposal
         else:
-            prop = self._proposal(self._theta_full())
+            prop = self._proposal(theta, idx)
             if self.model.rates == "known":
                 self._known_proposal = prop
         a, counts, mode, neg_h, chol, _, valid = prop
-        theta = self._theta_full()
+        pi = self.pi if idx is None else self.pi[:, idx]
         y_new = self._t_draw(mode, chol)
-        y_old = self._alr(self.pi)
+        y_old = self._alr(pi)
         log_ratio = (_log_target(y_new, a, counts, theta) - _log_t(y_new, mode, neg_h)
                      - _log_target(y_old, a, counts, theta) + _log_t(y_old, mode, neg_h))
-        u = np.stack([rng.random(self.pi.shape[1]) for rng in self.rngs])
+        u = np.stack([rng.random(pi.shape[1]) for rng in self.rngs])
         accept = valid & np.isfinite(log_ratio) & (np.log(u) < log_ratio)
-        self.pi = np.where(accept[..., None], _softmax(y_new), self.pi)
+        new = np.where(accept[..., None], _softmax(y_new), pi)
+        if idx is None:
+            self.pi = new
+        else:
+            self.pi[:, idx] = new
         self.accept["pi_given_theta"][0] += float(accept.mean())
         self.accept["pi_given_theta"][1] += 1
 
@@ -537,14 +551,19 @@ def _laplace(a, counts, theta) -> tuple[np.ndarray, np.ndarray]:
 def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws:
     """Run the chains and return the draws after ``warmup`` iterations.
 
-    Every iteration applies move A; move B when ``Theta`` is unrestricted and per group; move C
-    when ``Theta`` is known, pooled or a product of per-metric matrices.
+    Every iteration applies move A; move B when ``Theta`` is unrestricted and per group (with
+    move D as well for a calibration sample); move C when ``Theta`` is known, pooled or a
+    product of per-metric matrices, and on the groups with a class too rare for move B.
     """
     g, k, j = model.shape
     use_reverse = model.rates == "estimate" and model.dependence == "joint"
     use_pi_move = not use_reverse
     use_calibration = use_reverse and not model.paired_informs_pi
+    # with move B, groups with a class too rare for it get move C as well (it moves their
+    # shares given Theta, which imputed classes do only slowly)
     sampler = _Sampler(model, chains, seed)
+    rare = (np.flatnonzero(~sampler.subset.all(axis=1)) if use_reverse
+            else np.zeros(0, dtype=int))
     keep_theta = model.rates != "known"
     pi_out = np.empty((chains, draws, g, k))
     gt = model.n_theta_groups
@@ -557,6 +576,8 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
             sampler.calibration()
         if use_pi_move:
             sampler.pi_given_theta()
+        elif rare.size:
+            sampler.pi_given_theta(rare)
         if it >= warmup:
             pi_out[:, it - warmup] = sampler.pi
             if keep_theta:
