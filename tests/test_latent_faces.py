@@ -179,7 +179,7 @@ def test_ready_preferences_in_either_order_equal_the_scores_route():
     rng = np.random.default_rng(0)
     rows = []
     for (a, b) in res.pairs:
-        for seg, g in df.groupby("seg"):
+        for _, g in df.groupby("seg"):
             s = g.set_index("sys")
             h = np.sign(s.hum[a] - s.hum[b]) if pd.notna(s.hum[a]) else np.nan
             m = np.sign(s.met[a] - s.met[b])

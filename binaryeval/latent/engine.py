@@ -108,8 +108,11 @@ class Model:
 
 @dataclass(frozen=True)
 class Draws:
-    """Posterior draws: ``pi`` (chains, draws, G, K); ``theta`` (chains, draws, Gt, K, J) as
-    float32 (None for known rates); acceptance rates of moves B and C."""
+    """Posterior draws and the acceptance rates of the Metropolis-Hastings moves.
+
+    ``pi`` has shape (chains, draws, G, K); ``theta`` (chains, draws, Gt, K, J) as float32
+    (None for known rates).
+    """
 
     pi: np.ndarray
     theta: np.ndarray | None
@@ -434,7 +437,7 @@ def _softmax(y: np.ndarray) -> np.ndarray:
 
 
 def _log_target(y, a, counts, theta) -> np.ndarray:
-    """log p(pi | Theta, data) in log-ratio coordinates (Jacobian included), up to a constant."""
+    """Log of p(pi | Theta, data) in log-ratio coordinates (Jacobian included), up to a constant."""
     pi = np.maximum(_softmax(y), _TINY)
     q = np.maximum(np.einsum("cgk,cgkj->cgj", pi, theta), _TINY)
     return (a * np.log(pi)).sum(axis=2) + (counts * np.log(q)).sum(axis=2)
@@ -517,8 +520,6 @@ def _laplace(a, counts, theta) -> tuple[np.ndarray, np.ndarray]:
     does not depend on the current state) and takes damped Newton steps (step halving until the
     target does not decrease).
     """
-    k = a.shape[2]
-    d = k - 1
     y = _start(a, counts, theta)
     f = _log_target(y, a, counts, theta)
     for _ in range(_NEWTON_STEPS):
