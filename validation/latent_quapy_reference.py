@@ -2,7 +2,7 @@
 
 Run (QuaPy 0.2.3 with its Bayesian extras: numpyro 0.22.0, jax 0.10.2, pystan 3.10.0):
 
-    PYTHONPATH=<path with quapy, numpyro, jax> python tests/reference/latent/quapy_bayesiancc.py
+    PYTHONPATH=.:<path with quapy, numpyro, jax> python validation/latent_quapy_reference.py
 
 BayesianCC (Ziegler and Czyz 2024, "Bayesian quantification with black-box estimators", TMLR) is
 the latent-truth model in which the labelled items inform only the confusion matrix ``P(C|Y)``:
@@ -13,19 +13,17 @@ called here directly on counts.  Inputs are passed as jax arrays: with numpy arr
 numpyro/jax pair fails while validating the multinomial's support (TracerArrayConversionError).
 
 Four runs (seeds 0-3) of 2,000 warm-up and 25,000 draws are pooled; the ESS and R-hat of the
-pooled draws (binaryeval.latent.diagnostics, ArviZ's definitions) are stored with the summaries.
+pooled draws (binaryeval.latent.diagnostics, ArviZ's definitions) are stored with the summaries
+in ``tests/reference/latent/quapy_bayesiancc_3class.json``.
 """
 
 import json
 import platform
 from pathlib import Path
 
-import jax.numpy as jnp
 import numpy as np
-import quapy
-from quapy.method._bayesian import sample_posterior_bayesianCC
 
-from binaryeval.latent import diagnostics
+ROOT = Path(__file__).resolve().parents[1]
 
 DESIGNS = {
     "K3_clear": {"labeled": [[70, 20, 10], [15, 60, 25], [10, 20, 70]],
@@ -36,6 +34,9 @@ DESIGNS = {
 
 
 def run(labeled, unlabeled, seed):
+    import jax.numpy as jnp
+    from quapy.method._bayesian import sample_posterior_bayesianCC
+
     out = sample_posterior_bayesianCC(jnp.asarray(unlabeled, dtype=jnp.float32),
                                       jnp.asarray(labeled, dtype=jnp.float32),
                                       num_warmup=2000, num_samples=25000,
@@ -46,6 +47,9 @@ def run(labeled, unlabeled, seed):
 def main():
     import jax
     import numpyro
+    import quapy
+
+    from binaryeval.latent import diagnostics
 
     results = []
     for name, design in DESIGNS.items():
@@ -62,11 +66,11 @@ def main():
     meta = {"source": "QuaPy BayesianCC (quapy.method._bayesian.sample_posterior_bayesianCC)",
             "quapy": quapy.__version__, "numpyro": numpyro.__version__,
             "jax": jax.__version__, "python": platform.python_version(),
-            "script": "tests/reference/latent/quapy_bayesiancc.py",
+            "script": "validation/latent_quapy_reference.py",
             "layout": "labeled[true class][predicted class]; unlabeled[predicted class]; "
                       "summaries per true class of the prevalence pi",
             "results": results}
-    path = Path(__file__).with_name("quapy_bayesiancc_3class.json")
+    path = ROOT / "tests" / "reference" / "latent" / "quapy_bayesiancc_3class.json"
     path.write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(meta, indent=1))
 
