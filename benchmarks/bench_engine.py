@@ -36,7 +36,7 @@ SCALING = {
 
 def _summary(post):
     lo, hi = post.interval(0.95)
-    return post.mean, post.std, lo, hi
+    return post.mean(), post.std(), lo, hi
 
 
 def main(argv=None) -> None:
@@ -63,7 +63,7 @@ def main(argv=None) -> None:
         for _ in range(5):
             t0 = time.perf_counter()
             post = alpha_posterior(*c)
-            _ = (post.mean, post.std)
+            _ = (post.mean(), post.std())
             t1 = time.perf_counter()
             post.interval(0.95)
             t2 = time.perf_counter()

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import CountsError, InputTypeError, ParameterError
+from .errors import CountsError, DataError, InputTypeError, ParameterError
 
 __all__ = [
     "MAX_COUNT",
@@ -38,6 +38,7 @@ __all__ = [
     "renamed",
     "seed",
     "size",
+    "unique_columns",
 ]
 
 #: The largest count the exact engine accepts for one group (10^12 ratings).
@@ -189,7 +190,7 @@ def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
                              f"numbers of ratings, e.g. {name}=12")
     v = float(value)
     if not math.isfinite(v) or v < 0 or v != math.floor(v):
-        raise CountsError(f"{name}={value!r}: counts must be whole numbers >= 0")
+        raise CountsError(f"{name}={value!r}: counts must be non-negative whole numbers")
     if maximum is not None and v > maximum:
         raise CountsError(f"{name}={int(v):,} exceeds the largest supported count {maximum:,}; "
                           "counts this large carry no uncertainty the model can represent")
@@ -291,7 +292,7 @@ def seed(value: Any, name: str = "seed") -> Any:
 
 
 def n_jobs(value: Any) -> int | None:
-    """joblib's ``n_jobs``: None, -1 (all cores) or a positive whole number.
+    """Joblib's ``n_jobs``: None, -1 (all cores) or a positive whole number.
 
     Examples
     --------
@@ -305,3 +306,32 @@ def n_jobs(value: Any) -> int | None:
         return int(value)
     raise InputTypeError(f"n_jobs={value!r}: pass None (sequential), a positive whole number, or "
                          "-1 for all cores")
+
+
+def unique_columns(data: Any, names: Sequence[Any]) -> None:
+    """Refuse a data frame in which a column the call reads appears more than once.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The data.
+    names : sequence
+        The columns the call reads; duplicated names elsewhere in ``data`` are left alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame([[1, 2, 3]], columns=["h", "m", "m"])
+    >>> unique_columns(df, ["h"])
+    >>> unique_columns(df, ["h", "m"])
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: data has 2 columns named 'm'; rename or drop the extra ones (e.g. data.loc[:, ~data.columns.duplicated()]) so that 'm' names one column
+    """
+    duplicated = set(data.columns[data.columns.duplicated()])
+    for name in names:
+        if name in duplicated:
+            n = int((data.columns == name).sum())
+            raise DataError(f"data has {n} columns named {name!r}; rename or drop the extra ones "
+                            "(e.g. data.loc[:, ~data.columns.duplicated()]) so that "
+                            f"{name!r} names one column")

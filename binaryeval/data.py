@@ -1,4 +1,9 @@
-"""Validation and 0/1 coding of rating columns, with an account of every row left out."""
+"""The model frame's data: coding rating columns as 0/1, counting them per group, row accounting.
+
+Everything here is vectorised: a column of a million ratings is checked and coded with a few
+numpy operations (no Python call per value), so the same code serves a pandas frame in memory and
+each partition of a Dask frame.
+"""
 
 from __future__ import annotations
 
@@ -8,95 +13,288 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, InputTypeError
+from .errors import CountsError, DataError, InputTypeError
 
-__all__ = ["as_binary", "is_binary", "RowAccount"]
+__all__ = ["COUNT_COLUMNS", "RowAccount", "as_binary", "count_binary", "is_binary"]
+
+#: The sufficient statistics of the binary model, per group.
+COUNT_COLUMNS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
 
 
 def _show(value) -> str:
-    """repr of a value as a user typed it (numpy scalars as plain Python numbers)."""
+    """Repr of a value as a user typed it (numpy scalars as plain Python numbers)."""
     if isinstance(value, np.generic):
         value = value.item()
     return repr(value)
 
 
-def _non_missing(values: pd.Series) -> pd.Series:
-    return values[values.notna()]
+def _row_label(values: pd.Series, mask: np.ndarray) -> str:
+    return _show(values.index[np.flatnonzero(mask)[0]])
+
+
+def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
+    """The values as float with NaN for missing, or None when some value is not a number.
+
+    Returns ``(numbers, missing)``.  Booleans count as numbers (True = 1).
+    """
+    missing = values.isna().to_numpy()
+    dtype = values.dtype
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+        arr = values.to_numpy(dtype=float, na_value=np.nan)
+        return arr, missing
+    if dtype is np.dtype(object):
+        # mixed objects: booleans and numbers are fine, anything else is not
+        present = values[~missing]
+        kinds = present.map(type).unique() if len(present) else []
+        if all(issubclass(k, (bool, np.bool_, int, float, np.integer, np.floating)) for k in kinds):
+            arr = np.full(len(values), np.nan)
+            arr[~missing] = present.astype(float).to_numpy()
+            return arr, missing
+    return None, missing
 
 
 def is_binary(values: pd.Series) -> bool:
-    """True when every non-missing value is 0/1 or a boolean."""
-    present = _non_missing(values)
-    if present.empty:
-        return True
-    if present.dtype == bool or present.map(lambda v: isinstance(v, (bool, np.bool_))).all():
-        return True
-    try:
-        numeric = pd.to_numeric(present, errors="raise")
-    except (TypeError, ValueError):
+    """True when every non-missing value is 0, 1, True or False.
+
+    Parameters
+    ----------
+    values : Series
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_binary(pd.Series([0, 1, None])), is_binary(pd.Series([0.2, 1.0]))
+    (True, False)
+    """
+    arr, missing = _numeric(values)
+    if arr is None:
         return False
-    return bool(np.isin(numeric.astype(float), [0.0, 1.0]).all())
+    present = arr[~missing]
+    return bool(np.all((present == 0.0) | (present == 1.0)))
 
 
 def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.Series:
     """Code a rating column as float 0/1 with NaN for "not rated".
 
-    Raises a clear error (naming the column and an offending value) for strings, infinities
-    and numbers other than 0 and 1.
+    Parameters
+    ----------
+    values : Series
+        Booleans, 0/1 numbers, or missing values.
+    column : str
+        The column's name (for error messages).
+    role : str
+        What the column is (for error messages), e.g. ``"metric rating"``.
+
+    Returns
+    -------
+    Series
+        Float values 0.0, 1.0 or NaN, same index.
+
+    Raises
+    ------
+    InputTypeError
+        For strings and other non-numbers.
+    DataError
+        For infinities and numbers other than 0 and 1 (the message suggests how to binarise).
+
+    Examples
+    --------
+    >>> as_binary(pd.Series([True, False, None]), "ok").tolist()
+    [1.0, 0.0, nan]
     """
-    present = _non_missing(values)
-    if present.empty:
+    arr, missing = _numeric(values)
+    if missing.all():
         raise DataError(f"column {column!r} ({role}) is missing (NaN) in every row; "
                         "there is nothing to fit")
-    if present.dtype == bool or present.map(lambda v: isinstance(v, (bool, np.bool_))).all():
-        return values.map(lambda v: np.nan if pd.isna(v) else float(bool(v))).astype(float)
-    numeric = pd.to_numeric(present, errors="coerce")
-    bad_type = numeric.isna()
-    if bad_type.any():
-        example = present[bad_type].iloc[0]
+    if arr is None:
+        present = values[~missing]
+        bad = ~present.map(lambda v: isinstance(v, (bool, np.bool_, int, float, np.integer,
+                                                    np.floating))).to_numpy()
+        example = present[bad].iloc[0]
         raise InputTypeError(
             f"column {column!r} ({role}) holds a non-numeric value {_show(example)} "
-            f"(row {_show(present[bad_type].index[0])}); code it as 0/1 or booleans, "
+            f"(row {_show(present.index[np.flatnonzero(bad)[0]])}); code it as 0/1 or booleans, "
             f"e.g. I({column} == 'yes')")
-    arr = numeric.astype(float)
-    if not np.isfinite(arr).all():
-        example = arr[~np.isfinite(arr)].iloc[0]
-        raise DataError(f"column {column!r} ({role}) holds {_show(example)} "
-                        f"(row {_show(arr[~np.isfinite(arr)].index[0])}); ratings must be 0/1 "
+    infinite = np.isinf(arr)
+    if infinite.any():
+        raise DataError(f"column {column!r} ({role}) holds {_show(arr[infinite][0])} "
+                        f"(row {_row_label(values, infinite)}); ratings must be 0/1 "
                         "or NaN for 'not rated'")
-    bad = ~np.isin(arr, [0.0, 1.0])
+    bad = ~missing & (arr != 0.0) & (arr != 1.0)
     if bad.any():
-        example = arr[bad].iloc[0]
         raise DataError(
-            f"column {column!r} ({role}) must be binary (0/1 or bool) but holds {_show(example)} "
-            f"(row {_show(arr[bad].index[0])}); binarise it in the formula, e.g. I({column} == 0) "
-            "or I(score > 0.5)")
-    # positional fill: the index may repeat (e.g. rows expanded with df.loc[df.index.repeat(n)])
-    out = np.full(len(values), np.nan)
-    out[values.notna().to_numpy()] = arr.to_numpy()
-    return pd.Series(out, index=values.index, dtype=float)
+            f"column {column!r} ({role}) must be binary (0/1 or bool) but holds "
+            f"{_show(arr[bad][0])} (row {_row_label(values, bad)}); binarise it in the formula, "
+            f"e.g. I({column} == 0) or I(score > 0.5)")
+    return pd.Series(arr, index=values.index, dtype=float)
+
+
+def count_binary(human: np.ndarray, metric: np.ndarray, group: np.ndarray,
+                 order: list[str] | None = None) -> pd.DataFrame:
+    """Sufficient statistics per group from coded ratings (0.0/1.0/NaN arrays).
+
+    Parameters
+    ----------
+    human, metric : ndarray
+        Coded ratings of each row (NaN = not rated).
+    group : ndarray
+        Group label of each row (strings).
+    order : list of str, optional
+        Groups in the order of the output's index (default: sorted labels).
+
+    Returns
+    -------
+    DataFrame
+        One row per group, the columns of :data:`COUNT_COLUMNS` (int64). Rows with a human rating
+        only count in ``human_*``, rows with a metric rating only in ``metric_*``, rows with both
+        in ``tp``/``fn``/``tn``/``fp`` (human 1 / metric 1, 1/0, 0/0, 0/1).
+
+    Examples
+    --------
+    >>> h = np.array([1.0, 0.0, np.nan, 1.0])
+    >>> m = np.array([1.0, np.nan, 1.0, 0.0])
+    >>> count_binary(h, m, np.array(["A", "A", "A", "B"])).loc["A"].tolist()
+    [0, 1, 1, 1, 1, 0, 0, 0]
+    """
+    h_known, m_known = ~np.isnan(human), ~np.isnan(metric)
+    both, only_h, only_m = h_known & m_known, h_known & ~m_known, ~h_known & m_known
+    hp, mp = human == 1.0, metric == 1.0
+    # one code per row: 0..7 for the eight cells, 8 for "neither" (excluded before this point)
+    codes = np.select(
+        [only_h & hp, only_h & ~hp, only_m & mp, only_m & ~mp,
+         both & hp & mp, both & hp & ~mp, both & ~hp & ~mp, both & ~hp & mp],
+        np.arange(8), 8)
+    labels, inverse = np.unique(group, return_inverse=True)
+    table = np.zeros((labels.size, 9), dtype=np.int64)
+    np.add.at(table, (inverse, codes), 1)
+    cells = table[:, :8]
+    counts = pd.DataFrame({
+        "human_pos": cells[:, 0], "human_total": cells[:, 0] + cells[:, 1],
+        "metric_pos": cells[:, 2], "metric_total": cells[:, 2] + cells[:, 3],
+        "tp": cells[:, 4], "fn": cells[:, 5], "tn": cells[:, 6], "fp": cells[:, 7]},
+        index=pd.Index(labels.astype(str), name="group"))
+    if order is not None:
+        counts = counts.reindex(order, fill_value=0)
+    return counts
+
+
+def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Validate a counts table (columns of :data:`COUNT_COLUMNS`) and return it as int64.
+
+    NaN, None, booleans, negative or fractional values, duplicated group labels, and positives
+    that outnumber their totals are refused with the group and column named.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per group.
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> check_counts(pd.DataFrame({"human_pos": [3], "human_total": [5]}, index=["A"]))["human_total"].tolist()
+    [5]
+    """
+    from . import _validate
+
+    if frame.index.has_duplicates:
+        dup = frame.index[frame.index.duplicated()][0]
+        raise CountsError(f"group {dup!r} appears more than once in the counts; sum its rows "
+                          "first (counts.groupby(level=0).sum()) or give each group one row")
+    unknown = [c for c in frame.columns if c not in COUNT_COLUMNS]
+    if unknown:
+        raise CountsError(f"counts has unknown column {unknown[0]!r}; the columns are "
+                          f"{list(COUNT_COLUMNS)}")
+    out = pd.DataFrame(index=frame.index)
+    for col in COUNT_COLUMNS:
+        if col not in frame.columns:
+            out[col] = np.zeros(len(frame), dtype=np.int64)
+            continue
+        values = []
+        for g, v in zip(frame.index, frame[col], strict=True):
+            if v is None or (isinstance(v, float) and np.isnan(v)):
+                raise CountsError(f"counts[{col!r}] for group {g!r} is missing ({_show(v)}); "
+                                  "give a count (0 if there are none)")
+            try:
+                values.append(_validate.count(v, f"counts[{col!r}] for group {g!r}"))
+            except InputTypeError as exc:
+                raise CountsError(str(exc)) from None
+        out[col] = np.asarray(values, dtype=np.int64)
+    for pos, tot in (("human_pos", "human_total"), ("metric_pos", "metric_total")):
+        bad = out[pos] > out[tot]
+        if bad.any():
+            g = out.index[bad.to_numpy()][0]
+            raise CountsError(f"group {g!r}: {pos}={out.loc[g, pos]} exceeds {tot}="
+                              f"{out.loc[g, tot]}; positives cannot outnumber ratings")
+    return out
 
 
 @dataclass
 class RowAccount:
-    """How many rows a model used and why the others were left out."""
+    """How many rows a model used and why the others were left out.
+
+    Examples
+    --------
+    >>> acc = RowAccount(10)
+    >>> acc.exclude("missing group", 2)
+    >>> acc.n_used, acc.describe()
+    (8, '2 missing group')
+    """
 
     n_rows: int = 0
     excluded: Counter = field(default_factory=Counter)
 
     @property
     def n_excluded(self) -> int:
+        """Rows left out, over all reasons."""
         return int(sum(self.excluded.values()))
 
     @property
     def n_used(self) -> int:
+        """Rows the model used."""
         return self.n_rows - self.n_excluded
 
     def exclude(self, reason: str, count: int) -> None:
+        """Record ``count`` rows left out for ``reason``.
+
+        Examples
+        --------
+        >>> acc = RowAccount(5)
+        >>> acc.exclude("no rating", 1)
+        >>> dict(acc.excluded)
+        {'no rating': 1}
+        """
         if count:
             self.excluded[reason] += int(count)
 
+    def merge(self, other: RowAccount) -> RowAccount:
+        """The account of two disjoint sets of rows (e.g. two partitions of a Dask frame).
+
+        Examples
+        --------
+        >>> a, b = RowAccount(3), RowAccount(4)
+        >>> b.exclude("missing group", 1)
+        >>> a.merge(b).n_used
+        6
+        """
+        out = RowAccount(self.n_rows + other.n_rows, Counter(self.excluded))
+        out.excluded.update(other.excluded)
+        return out
+
     def describe(self) -> str:
+        """The excluded rows as text, e.g. ``"2 missing group; 1 no rating"``.
+
+        Examples
+        --------
+        >>> RowAccount(3).describe()
+        'none'
+        """
         if not self.excluded:
             return "none"
         return "; ".join(f"{n} {reason}" for reason, n in self.excluded.items())

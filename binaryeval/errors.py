@@ -27,23 +27,70 @@ __all__ = [
 
 
 class BinaryEvalError(Exception):
-    """Base class of every error raised by binaryeval."""
+    """Base class of every error raised by binaryeval.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> try:
+    ...     be.alpha_posterior(human_pos=5, human_total=3)
+    ... except be.BinaryEvalError as err:
+    ...     print(type(err).__name__)
+    CountsError
+    """
 
 
 class DataError(BinaryEvalError, ValueError):
-    """A data frame, column or value cannot be used as given."""
+    """A data frame, column or value cannot be used as given.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> be.fit("h ~ m", pd.DataFrame({"h": [1, 2], "m": [1, 0]}))
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'h' (human rating) must be binary (0/1 or bool) but holds 2.0 (row 1); binarise it in the formula, e.g. I(h == 0) or I(score > 0.5)
+    """
 
 
 class InputTypeError(BinaryEvalError, TypeError):
-    """An argument has the wrong type (e.g. a string where a number is needed)."""
+    """An argument has the wrong type (e.g. a string where a number is needed).
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> be.alpha_posterior(human_pos="6", human_total=10)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: human_pos='6' is a str; counts are whole numbers of ratings, e.g. human_pos=12
+    """
 
 
 class ParameterError(BinaryEvalError, ValueError):
-    """A scalar parameter (probability, level, size, option) is out of range or unknown."""
+    """A scalar parameter (probability, level, size, option) is out of range or unknown.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> be.alpha_posterior(human_pos=6, human_total=10).interval(95)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: level=95 must lie strictly between 0 and 1; for a 95% interval pass level=0.95
+    """
 
 
 class CountsError(BinaryEvalError, ValueError):
-    """Sufficient statistics are negative, non-integer or inconsistent."""
+    """Sufficient statistics are negative, non-integer or inconsistent.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> be.fit_counts({"human_pos": 5, "human_total": 3})
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.CountsError: group 'all': human_pos=5 exceeds human_total=3; positives cannot outnumber ratings
+    """
 
 
 class FormulaError(BinaryEvalError, ValueError):
@@ -57,6 +104,17 @@ class FormulaError(BinaryEvalError, ValueError):
         The formula text; shown with a caret under the offending part.
     position : int or tuple of (start, end), optional
         Character offset(s) of the offending part in ``formula``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> be.fit("h ~ metirc", pd.DataFrame({"h": [1, 0], "metric": [1, 0]}))
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.FormulaError: unknown name 'metirc' in the formula (not a column of data); did you mean 'metric'?
+        h ~ metirc
+            ^^^^^^
     """
 
     def __init__(self, message: str, formula: str | None = None,
@@ -75,34 +133,114 @@ class FormulaError(BinaryEvalError, ValueError):
 
 
 class BinaryEvalWarning(UserWarning):
-    """Base class of the package's warnings."""
+    """Base class of the package's warnings.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import binaryeval as be
+    >>> issubclass(be.IdentifiabilityWarning, be.BinaryEvalWarning)
+    True
+    >>> warnings.simplefilter("error", be.BinaryEvalWarning)  # turn them into errors
+    >>> warnings.resetwarnings()
+    """
 
 
 class IdentifiabilityWarning(BinaryEvalWarning):
-    """The metric's rates leave the quantity of interest (nearly) unidentified (rho + eta <= 1)."""
+    """The metric's rates leave alpha (nearly) unidentified: P(rho + eta <= 1) is high.
+
+    One warning per fit lists the groups concerned, with advice that fits the case.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import binaryeval as be
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = be.fit_counts({"metric_pos": 500, "metric_total": 1000, "tp": 20, "fn": 30,
+    ...                          "tn": 20, "fp": 30})
+    >>> caught[0].category.__name__, len(caught)
+    ('IdentifiabilityWarning', 1)
+    """
 
 
 class DirectionWarning(BinaryEvalWarning):
-    """Human and metric scores point in opposite directions (a lower-is-better score read as
-    higher-is-better); the message names the likely fix, ``lower_is_better=[...]``."""
+    """Human and metric scores point in opposite directions.
+
+    A lower-is-better score was probably read as higher-is-better; the message names the likely
+    fix, ``lower_is_better=[...]``.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.DirectionWarning, be.BinaryEvalWarning)
+    True
+    """
 
 
 class FaviUndefinedWarning(BinaryEvalWarning):
-    """The Favi-Score is undefined (NaN): the metric never disagrees with the humans (E = 0)."""
+    """The Favi-Score is undefined (NaN): the metric never disagrees with the humans (E = 0).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import binaryeval as be
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     score = be.favi_score([[5, 0, 0], [0, 3, 0], [0, 0, 4]])
+    >>> score, caught[0].category.__name__
+    (nan, 'FaviUndefinedWarning')
+    """
 
 
 class UnpairedItemsWarning(BinaryEvalWarning):
-    """Some items are rated for only one system of a pair; they are skipped and counted."""
+    """Some items are rated for only one system of a pair; they are skipped and counted.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> df = pd.DataFrame({"seg": [1, 1, 2], "system": ["a", "b", "a"], "h": [2, 1, 3],
+    ...                    "m": [0.5, 0.1, 0.9]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = be.favi("h ~ m | system", df, item="seg")
+    >>> caught[0].category.__name__, int(res.n_skipped[0])
+    ('UnpairedItemsWarning', 1)
+    """
 
 
 class SmallSampleWarning(BinaryEvalWarning):
-    """Too few observations for the requested method to keep its stated coverage; the message
-    names the count and the method used instead."""
+    """Too few observations for the requested method to keep its stated coverage.
+
+    The message names the count and the method used instead.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.SmallSampleWarning, be.BinaryEvalWarning)
+    True
+    """
 
 
 class ConvergenceWarning(BinaryEvalWarning):
-    """A sampler's diagnostics (R-hat, effective sample size) say its draws are not yet reliable."""
+    """A sampler's diagnostics (R-hat, effective sample size) say its draws are not yet reliable.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.ConvergenceWarning, be.BinaryEvalWarning)
+    True
+    """
 
 
 class RenderError(BinaryEvalError, RuntimeError):
-    """A document could not be rendered (a chunk raised, or the header or an option is invalid)."""
+    """A document could not be rendered (a chunk raised, or the header or an option is invalid).
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.RenderError, RuntimeError)
+    True
+    """

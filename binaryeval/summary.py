@@ -8,6 +8,7 @@ text form, notebooks show the HTML form and ``as_latex()`` gives a ``tabular`` p
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,8 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     out = frame.copy()
     for col in out.columns:
         out[col] = [_format_value(v, digits) for v in out[col]]
-    out.index = [" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in out.index]
+    out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
+                          for i in out.index], name=frame.index.name)
     return out
 
 
@@ -79,18 +81,64 @@ class Summary:
     digits: int = 4
 
     def add_table(self, title: str, frame: pd.DataFrame) -> Summary:
-        """Append a titled table and return ``self``."""
+        """Append a titled table and return ``self``.
+
+        Parameters
+        ----------
+        title : str
+            Heading of the table (may be empty).
+        frame : DataFrame
+            The table; its index is shown as the first column.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> s = Summary("Example").add_table("rates", pd.DataFrame({"rho": [0.8]}))
+        >>> s.tables[0][0]
+        'rates'
+        """
         self.tables.append((title, frame))
         return self
 
     def add_note(self, note: str) -> Summary:
-        """Append a note and return ``self``."""
+        """Append a note and return ``self``.
+
+        Parameters
+        ----------
+        note : str
+            A free-text remark, printed after the tables.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> Summary("Example").add_note("ties dropped").notes
+        ['ties dropped']
+        """
         self.notes.append(note)
         return self
 
     # -- text -----------------------------------------------------------------------------
     def as_text(self) -> str:
-        """Plain-text rendering (what ``print`` shows)."""
+        """Plain-text rendering (what ``print`` shows).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> print(Summary("Example", {"n": 3}).as_text())
+        Example
+        ========================================
+        n: 3
+        ========================================
+        """
         blocks: list[str] = []
         table_texts = [(t, _format_frame(f, self.digits).to_string()) for t, f in self.tables]
         width = max([len(self.title)] + [len(line) for _, txt in table_texts
@@ -109,13 +157,25 @@ class Summary:
             blocks.append(txt)
         if self.notes:
             blocks.append("-" * width)
-            blocks.extend(f"Note: {n}" for n in self.notes)
+            for note in self.notes:
+                blocks.extend(textwrap.wrap(f"Note: {note}", width=max(width, 100),
+                                            subsequent_indent="      "))
         blocks.append("=" * width)
         return "\n".join(blocks)
 
     # -- html -----------------------------------------------------------------------------
     def as_html(self) -> str:
-        """HTML rendering (what notebooks and rendered reports show)."""
+        """HTML rendering (what notebooks and rendered reports show).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> Summary("Example").as_html().splitlines()[0]
+        '<div class="binaryeval-summary"><h4>Example</h4>'
+        """
         parts = [f'<div class="binaryeval-summary"><h4>{html.escape(self.title)}</h4>']
         if self.info:
             parts.append('<table class="binaryeval-info">')
@@ -134,7 +194,17 @@ class Summary:
 
     # -- latex ----------------------------------------------------------------------------
     def as_latex(self) -> str:
-        """LaTeX rendering: an itemised fact list and one ``tabular`` per table."""
+        """LaTeX rendering: a fact list and one ``tabular`` per table.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> print(Summary("Example", {"n": 3}).as_latex().splitlines()[0])
+        \\textbf{Example}\\\\
+        """
         out = [f"\\textbf{{{_latex_escape(self.title)}}}\\\\"]
         if self.info:
             out.append("\\begin{tabular}{ll}")

@@ -87,6 +87,36 @@ CASES = [
     ("favi duplicated item", lambda: be.favi("h ~ m | s", D({"h": [1, 2, 1], "m": [1, 2, 3],
                                                              "s": ["a", "a", "b"], "i": [1, 1, 1]}),
                                              item="i"), ["item 1", "system 'a'", "one row per"]),
+    ("favi infinite human score", lambda: be.favi("h ~ m | s", D({"h": [1, np.inf, 2, 3], "m": [1, 2, 3, 4],
+                                                                 "s": ["a", "b"] * 2, "i": [1, 1, 2, 2]},
+                                                                index=[10, 11, 12, 13]), item="i"),
+     ["human column 'h'", "inf", "row 11", "finite"]),
+    ("favi infinite metric score", lambda: be.favi("h ~ m | s", D({"h": [1, 2, 2, 3], "m": [1, 2, -np.inf, 4],
+                                                                  "s": ["a", "b"] * 2, "i": [1, 1, 2, 2]}),
+                                                   item="i"), ["metric column 'm'", "-inf", "row 2"]),
+    ("favi counts beyond int64", lambda: be.favi_score([[0, 0, 0], [0, 0, 0], [2**62, 0, 0]]),
+     ["2**61", "overflow", "int64"]),
+    ("favi confusion beyond int64", lambda: be.PreferenceConfusion.from_counts(
+        [[2**60, 0, 0], [0, 2**60, 0], [0, 0, 2**60]]), ["counts", "2**61"]),
+    ("favi duplicated column", lambda: be.favi("h ~ m | s", pd.DataFrame(
+        [[1, 2, 3, "a", 1]], columns=["h", "m", "m", "s", "i"]), item="i"),
+     ["2 columns named 'm'", "rename or drop"]),
+    ("favi duplicated item column", lambda: be.favi("h ~ m | s", pd.DataFrame(
+        [[1, 2, "a", 1, 1]], columns=["h", "m", "s", "i", "i"]), item="i"), ["columns named 'i'"]),
+    ("favi lower_is_better unknown term", lambda: be.favi(
+        "h ~ m | s", D({"h": [1, 2], "m": [1, 2], "s": ["a", "b"], "i": [1, 1]}), item="i",
+        lower_is_better=["mqm"]), ["'mqm'", "not a term", "['h', 'm']"]),
+    ("favi old direction argument", lambda: be.favi(
+        "h ~ m | s", D({"h": [1, 2], "m": [1, 2], "s": ["a", "b"], "i": [1, 1]}), item="i",
+        human_higher_is_better=False), ["human_higher_is_better", "lower_is_better"]),
+    ("favi alpha is sig_level", lambda: be.favi(
+        "h ~ m | s", D({"h": [1, 2], "m": [1, 2], "s": ["a", "b"], "i": [1, 1]}), item="i", alpha=0.01),
+     ["'alpha'", "sig_level=0.01"]),
+    ("favi draws is n_resamples", lambda: be.PreferenceConfusion.from_counts(np.eye(3) * 5).interval(
+        draws=100), ["'draws'", "n_resamples=100"]),
+    ("favi lower_is_better on preferences", lambda: be.favi(
+        "h ~ m | a + b", D({"h": ["+"], "m": ["-"], "a": ["x"], "b": ["y"], "i": [1]}), item="i",
+        lower_is_better="h"), ["lower_is_better=['h']", "no direction"]),
     # -- correlation ------------------------------------------------------------------------------------
     ("williams n too small", lambda: be.williams_test(0.5, 0.4, 0.3, 3), ["n = 3", "n >= 4"]),
     ("fisher r out of range", lambda: be.fisher_ci(1.2, 10), ["r = 1.2", "<= 1"]),
@@ -98,6 +128,63 @@ CASES = [
     ("correlate unknown column", lambda: be.correlate(
         "h ~ a + zz", D({"h": [1, 2, 3, 4, 5], "a": [1, 2, 1, 1, 1]})), ["'zz'"]),
     ("fisher level", lambda: be.fisher_ci(0.5, 10, level=1.5), ["level", "1.5"]),
+    ("correlate infinite metric", lambda: be.correlate(
+        "h ~ a + b", D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, np.inf, 4], "b": [2, 1, 4, 3, 5.0]})),
+     ["'a'", "inf", "row 3", "NaN"]),
+    ("correlate infinite human", lambda: be.correlate(
+        "h ~ a", D({"h": [1, -np.inf, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0]})),
+     ["'h'", "-inf", "row 1", "finite"]),
+    ("correlate duplicated column names", lambda: be.correlate(
+        "h ~ a", pd.concat([D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0]}),
+                            D({"a": [0, 1, 0, 1, 0.0]})], axis=1)),
+     ["duplicated column names ['a']", "rename or drop"]),
+    ("correlate lower_is_better unknown term", lambda: be.correlate(
+        "h ~ a", D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0]}), lower_is_better=["mqm"]),
+     ["lower_is_better", "'mqm'", "['h', 'a']"]),
+    ("correlate several rows with aggregate=None", lambda: be.correlate(
+        "h ~ a | s", D({"h": range(10), "a": [1, 3, 2, 5, 4] * 2, "s": list("abcde") * 2}),
+        aggregate=None), ["system 'a'", "2 rows", "aggregate='mean'"]),
+    ("correlate unknown aggregate", lambda: be.correlate(
+        "h ~ a | s", D({"h": range(10), "a": [1, 3, 2, 5, 4] * 2, "s": list("abcde") * 2}),
+        aggregate="sum"), ["aggregate='sum'", "'mean', 'median'"]),
+    ("correlate text score", lambda: be.correlate(
+        "h ~ a", D({"h": [1, 2, 3, 4, 5.0], "a": ["1", "3", "x", "5", "4"]})),
+     ["'a'", "not numeric", "row 2", "'x'"]),
+    ("pairwise alpha", lambda: be.correlate(
+        "h ~ a + b", D({"h": [1, 2, 3, 4, 5.0], "a": [1, 3, 2, 5, 4.0], "b": [2, 1, 4, 3, 5.0]}))
+     .pairwise(alpha=0.01), ["'alpha'", "sig_level=0.01"]),
+    ("williams confidence_level", lambda: be.williams_test(0.9, 0.8, 0.7, 20)
+     .confidence_interval(confidence_level=0.9), ["'confidence_level'", "level=0.9"]),
+    ("hybrid duplicated column names", lambda: be.hybrid_supersample(
+        D([[1, 1, 1, 1, 1]], columns=["s", "i", "h", "m", "m"]), system="s", item="i", human="h",
+        metrics=["m"]), ["duplicated column names ['m']"]),
+    # -- plan ----------------------------------------------------------------------------------------
+    ("plan without the model", lambda: be.plan.required_sample_size(0.03),
+     ["alpha and rho", "alpha=", "rho=", "fit"]),
+    ("plan old rates spelling", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
+                                                                      rates="estimated"),
+     ["rates='estimated'", "'estimate'"]),
+    ("plan pooled rates", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
+                                                                rates="pooled"),
+     ["rates='pooled'", "n_paired", "'known'"]),
+    ("plan rates as a mapping", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"rho": 0.8, "eta": 0.8}), ["rho=", "eta=", "rates='known'"]),
+    ("plan old significance name", lambda: be.plan.detectable_difference(0.6, 0.8, gamma=0.1),
+     ["'gamma'", "sig_level=0.1"]),
+    ("plan old resample name", lambda: be.plan.simulate(0.6, 0.8, n_human=10, reps=5),
+     ["'reps'", "n_resamples=5"]),
+    ("plan unidentified metric", lambda: be.plan.detectable_difference(0.6, 0.5, 0.4),
+     ["rho + eta", "0.9", "swap"]),
+    ("plan paired set without psi", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=10, n_paired=50), ["n_paired (50)", "n_human (10)", "psi"]),
+    ("plan size as text", lambda: be.plan.detectable_difference(0.6, 0.8, n_human="100"),
+     ["n_human='100'", "whole number"]),
+    ("plan target out of range", lambda: be.plan.required_sample_size(2, alpha=0.6, rho=0.8),
+     ["epsilon=2", "(0, 1]"]),
+    ("plan paired sizes with known rates", lambda: be.plan.required_sample_size(
+        0.05, "n_paired", alpha=0.6, rho=0.8, rates="known"), ["vary='n_paired'", "rates='known'"]),
+    ("plan budget negative", lambda: be.plan.optimal_allocation(-5, 1.0, 0.1, 0.6, 0.8),
+     ["budget=-5", "positive"]),
     ("hybrid duplicated rows", lambda: be.hybrid_supersample(
         D({"s": ["a", "a", "b", "b"], "i": [1, 1, 1, 2], "h": [1, 2, 3, 4], "m": [1, 2, 3, 4]}),
         system="s", item="i", human="h", metrics=["m"], n_systems=10, seed=1),

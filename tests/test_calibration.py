@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE, need
+from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,8 +41,8 @@ SEED = 20251122
 # --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def synthetic():
-    ref = json.loads(need(REFERENCE / "ppi_quapy_synthetic.json").read_text())
-    counts = json.loads(need(REFERENCE / "synthetic_binary_counts.json").read_text())
+    ref = json.loads((REFERENCE / "ppi_quapy_synthetic.json").read_text())
+    counts = json.loads((REFERENCE / "synthetic_binary_counts.json").read_text())
     return ref, counts
 
 
@@ -54,8 +54,8 @@ def _synthetic_counts(counts):
 
 def test_counts_match_dataset():
     # synthetic_binary_counts.json summarises synthetic_binary_dataset.csv (reference README)
-    df = pd.read_csv(need(REFERENCE / "synthetic_binary_dataset.csv"))
-    counts = json.loads(need(REFERENCE / "synthetic_binary_counts.json").read_text())
+    df = pd.read_csv(REFERENCE / "synthetic_binary_dataset.csv")
+    counts = json.loads((REFERENCE / "synthetic_binary_counts.json").read_text())
     lab = df[df.split == "labeled"]
     assert int(((lab.human == 1) & (lab.metric == 1)).sum()) == counts["labeled_TP"]
     assert int(((lab.human == 0) & (lab.metric == 1)).sum()) == counts["labeled_FP"]
@@ -123,7 +123,7 @@ def test_acc_matches_quapy_reference(synthetic):
 def test_wilson_and_clopper_pearson_match_r(x, n):
     # R: binom.test(x, n)$conf.int and prop.test(x, n, correct=FALSE)$conf.int
     # (proportion_ci_R.csv)
-    ref = pd.read_csv(need(REFERENCE / "proportion_ci_R.csv"))
+    ref = pd.read_csv(REFERENCE / "proportion_ci_R.csv")
     row = ref[(ref.x == x) & (ref.n == n)].iloc[0]
     _, lo, hi = classical_interval(x, n, 0.95, method="clopper_pearson")
     assert (lo, hi) == pytest.approx((row.R_clopper_lo, row.R_clopper_hi), abs=1e-10)
@@ -132,12 +132,19 @@ def test_wilson_and_clopper_pearson_match_r(x, n):
 
 
 def test_ppi_matches_ppi_py_on_random_data():
-    # ppi_py itself (optional test dependency) on seeded random binary data, levels set explicitly
-    ppi_py = pytest.importorskip("ppi_py", reason="ppi-python is not installed (optional: "
-                                                  "pip install ppi-python)")
+    # ppi_py 0.2.3 on seeded random binary data, levels set explicitly: its numbers are stored in
+    # ppi_py_random_cases.json (made by tests/reference/ppi_py_random_cases.py from the same draws);
+    # when ppi_py (optional test dependency) is installed it is called here as well
+    try:
+        import ppi_py
+    except ImportError:
+        ppi_py = None
+    ref = json.loads((REFERENCE / "ppi_py_random_cases.json").read_text())
+    assert ref["seed"] == SEED
     rng = np.random.default_rng(SEED)
-    for n, N, a, rho, eta in [(50, 500, 0.3, 0.8, 0.7), (200, 5000, 0.6, 0.9, 0.9),
-                              (30, 100, 0.8, 0.6, 0.95)]:
+    cases = [(50, 500, 0.3, 0.8, 0.7), (200, 5000, 0.6, 0.9, 0.9), (30, 100, 0.8, 0.6, 0.95)]
+    assert [(r["n"], r["N"], r["alpha"], r["rho"], r["eta"]) for r in ref["cases"]] == cases
+    for (n, N, a, rho, eta), r in zip(cases, ref["cases"], strict=True):
         y = (rng.random(n) < a).astype(float)
         yhat = np.where(y == 1, rng.random(n) < rho, rng.random(n) > eta).astype(float)
         truth_u = rng.random(N) < a
@@ -145,16 +152,24 @@ def test_ppi_matches_ppi_py_on_random_data():
         c = dict(tp=int(((y == 1) & (yhat == 1)).sum()), fn=int(((y == 1) & (yhat == 0)).sum()),
                  tn=int(((y == 0) & (yhat == 0)).sum()), fp=int(((y == 0) & (yhat == 1)).sum()),
                  metric_pos=int(yhat_u.sum()), metric_total=N)
-        for lam in (None, 1.0):
+        # the stored ppi_py numbers belong to these very data
+        assert c == r["counts"]
+        for lam, key in ((None, "lam_None"), (1.0, "lam_1")):
             ours = ppi_interval(**c, level=0.95, lam=lam)
-            lo, hi = ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=lam)
-            est = ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)
-            assert ours.estimate == pytest.approx(float(np.squeeze(est)), abs=1e-12)
-            assert (ours.lower, ours.upper) == pytest.approx(
-                (float(np.squeeze(lo)), float(np.squeeze(hi))), abs=1e-12)
-        lo, hi = ppi_py.classical_mean_ci(y, alpha=0.05)
+            assert ours.estimate == pytest.approx(r[f"ppi_mean_pointestimate_{key}"], abs=1e-12)
+            assert (ours.lower, ours.upper) == pytest.approx(r[f"ppi_mean_ci_alpha0.05_{key}"],
+                                                             abs=1e-12)
+            if ppi_py is not None:
+                lo, hi = ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=lam)
+                est = ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)
+                assert ours.estimate == pytest.approx(float(np.squeeze(est)), abs=1e-12)
+                assert (ours.lower, ours.upper) == pytest.approx(
+                    (float(np.squeeze(lo)), float(np.squeeze(hi))), abs=1e-12)
         _, low, high = classical_interval(int(y.sum()), n, 0.95)
-        assert (low, high) == pytest.approx((float(lo), float(hi)), abs=1e-12)
+        assert (low, high) == pytest.approx(r["classical_mean_ci_alpha0.05"], abs=1e-12)
+        if ppi_py is not None:
+            lo, hi = ppi_py.classical_mean_ci(y, alpha=0.05)
+            assert (low, high) == pytest.approx((float(lo), float(hi)), abs=1e-12)
 
 
 def test_acc_interval_reduces_to_wald_for_a_perfect_metric():
@@ -275,7 +290,7 @@ def test_sbc_detects_a_wrong_prior():
         c = draw_counts(rng, alpha, rho, eta, s.n_human, s.n_metric)
         post = alpha_posterior(c["human_pos"], s.n_human, c["metric_pos"], s.n_metric,
                                c["tp"], c["fn"], c["tn"], c["fp"], rate_prior=(1.0, 1.0))
-        ranks.append(int(np.sum(post.sample(99, seed=rng) < alpha)))
+        ranks.append(int(np.sum(post.rvs(size=99, random_state=rng) < alpha)))
     _, p = rank_histogram(ranks)
     assert p < 0.001
 

@@ -4,6 +4,7 @@ fit, favi, correlate."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -106,7 +107,7 @@ def test_python_dash_m():
 
 def test_registry_makes_a_new_subcommand_short(tmp_path, capsys, monkeypatch):
     # a stand-in for fit/plan/...: a formula-free command built from the shared helpers
-    monkeypatch.setattr(cli, "SUBCOMMANDS", list(cli.SUBCOMMANDS))
+    monkeypatch.setattr(cli._common, "SUBCOMMANDS", list(cli.SUBCOMMANDS))
 
     @cli.subcommand
     def add_mean_parser(subparsers):
@@ -181,8 +182,8 @@ def _api(func, *args, **kwargs):
 
 @pytest.mark.parametrize("command, options", [
     ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
-    ("favi", ["--item", "--pairs", "--tolerance", "--metric-lower-is-better", "--ties"]),
-    ("correlate", ["--method", "--lower-is-better", "--absolute", "--pairwise"]),
+    ("favi", ["--item", "--pairs", "--tolerance", "--lower-is-better", "--ties", "--sig-level"]),
+    ("correlate", ["--method", "--lower-is-better", "--aggregate", "--absolute", "--pairwise"]),
     ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
 ])
 def test_new_subcommands_help(command, options, capsys):
@@ -203,7 +204,7 @@ def test_fit_prints_the_api_summary(tmp_path, capsys, suffix):
     captured = capsys.readouterr()
     expected = _api(be.fit, formula, table, threshold="balanced")
     assert captured.out == expected.summary().as_text() + "\n"
-    assert "threshold:" in captured.out and "(balanced rule)" in captured.out
+    assert "threshold:" in captured.out and "(balanced rule;" in captured.out
     assert "rows used:        180" in captured.out
 
 
@@ -217,7 +218,8 @@ def test_fit_options_reach_the_api(tmp_path, capsys):
                     prior=(2, 3), level=0.9)
     out = capsys.readouterr().out
     assert out == expected.summary().as_text() + "\n"
-    assert "Beta(2, 3)" in out and "90% lower" in out and "rates:         known" in out
+    assert "Beta(2, 3)" in out and "90% equal-tailed" in out
+    assert re.search(r"^rates: +known$", out, re.M)
     # pooled rates and the pairwise comparison (its summary replaces the fit's)
     assert main(["fit", "human ~ I(score > 0.5) | system", "--data", path, "--rates", "pooled",
                  "--compare", "--adjust", "holm"]) == 0
@@ -232,8 +234,10 @@ def test_fit_human_only_matches_the_beta_closed_form(tmp_path, capsys):
     out_csv = tmp_path / "fit.csv"
     assert main(["fit", "human ~ 1 | system", "--data", path, "-o", str(out_csv)]) == 0
     assert capsys.readouterr().out == ""
-    back = pd.read_csv(out_csv)
-    assert back["group"].tolist() == ["A", "B", "C"]
+    # one row per system, named after the grouping column, ordered by estimate
+    back = pd.read_csv(out_csv).sort_values("system")
+    assert back["system"].tolist() == ["A", "B", "C"]
+    assert pd.read_csv(out_csv)["estimate"].is_monotonic_decreasing
     rated = table.dropna(subset=["human"]).groupby("system")["human"].agg(["sum", "count"])
     k, n = rated["sum"].to_numpy(), rated["count"].to_numpy()
     assert back["estimate"].to_numpy() == pytest.approx((k + 1) / (n + 2), rel=1e-9)
@@ -255,7 +259,7 @@ def test_fit_output_formats_follow_the_extension(tmp_path, capsys):
     assert list(back.columns) == list(frame.columns)
     np.testing.assert_allclose(back["estimate"], frame["estimate"], rtol=1e-12)
     records = json.loads((tmp_path / "fit.json").read_text())
-    assert [r["group"] for r in records] == ["A", "B", "C"]
+    assert [r["system"] for r in records] == frame["system"].tolist()
     assert records[1]["upper"] == pytest.approx(frame.loc[1, "upper"], rel=1e-12)
     page = (tmp_path / "fit.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and expected.summary().as_html() in page
@@ -264,7 +268,7 @@ def test_fit_output_formats_follow_the_extension(tmp_path, capsys):
     # an explicit --format wins over the extension
     assert main(["fit", formula, "--data", path, "--threshold", "0.55", "--format", "csv",
                  "-o", str(tmp_path / "table.out")]) == 0
-    assert pd.read_csv(tmp_path / "table.out")["group"].tolist() == ["A", "B", "C"]
+    assert pd.read_csv(tmp_path / "table.out")["system"].tolist() == frame["system"].tolist()
 
 
 def test_output_format_rule():
@@ -301,16 +305,15 @@ def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
     want = expected.to_frame()
     assert back[["system_1", "system_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
     np.testing.assert_allclose(back["favi"], want["favi"], rtol=1e-12)
-    assert back["E"].tolist() == want["E"].tolist()
+    assert back["n_disagreements"].tolist() == want["n_disagreements"].tolist()
 
 
 def test_favi_direction_flags(tmp_path, capsys):
     table = _rating_table(4)
     path = _write(table, tmp_path / "s.csv")
     assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg",
-                 "--human-lower-is-better", "--metric-lower-is-better"]) == 0
-    expected = _api(be.favi, "mqm ~ score | system", table, item="seg", human_higher_is_better=False,
-                    metric_higher_is_better=False)
+                 "--lower-is-better", "mqm", "score"]) == 0
+    expected = _api(be.favi, "mqm ~ score | system", table, item="seg", lower_is_better=["mqm", "score"])
     assert capsys.readouterr().out == expected.summary().as_text() + "\n"
 
 
@@ -323,7 +326,7 @@ def test_correlate_prints_the_api_summary(tmp_path, capsys, suffix):
     expected = be.correlate(formula, table, lower_is_better=["ter"])
     out = capsys.readouterr().out
     assert out == expected.summary().as_text() + "\n"
-    assert "flipped (negated) metrics: ter" in out
+    assert "lower is better (negated): ter" in out
     assert main(["correlate", formula, "--data", path, "--method", "spearman", "--absolute",
                  "--level", "0.9"]) == 0
     expected = be.correlate(formula, table, method="spearman", absolute=True, level=0.9)
@@ -337,7 +340,7 @@ def test_correlate_tables(tmp_path, capsys):
     res = be.correlate(formula, table)
     assert main(["correlate", formula, "--data", path, "--format", "csv"]) == 0
     back = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
-    np.testing.assert_allclose(back["r"], res.to_frame()["r"], rtol=1e-12)
+    np.testing.assert_allclose(back["estimate"], res.to_frame()["estimate"], rtol=1e-12)
     assert main(["correlate", formula, "--data", path, "--pairwise", "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
     want = res.pairwise()
@@ -453,7 +456,7 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
                  "--n-metric", "0,1000", "--rates", "known"]) == 0
     table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000], rates="known")
     assert capsys.readouterr().out == table.summary().as_text() + "\n"
-    assert table.to_frame().round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
+    assert table.table.round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
     assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
                  "--rates", "known"]) == 0
     size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")

@@ -1,9 +1,11 @@
 """Tests of binaryeval.correlation: Fisher intervals, Williams test, Zou intervals, correlate(),
 hybrid super-sampling.
 
-Expected numbers come from /work/shared/reference (R psych 2.2.9 ``r.test``, cocor 1.1-4,
-R ``cor.test``, mt-metrics-eval ``WilliamsTest``; see the README there), from the WMT20 metrics-task
-release (its reported Kendall and Pearson correlations), from scipy, or from closed forms.
+Expected numbers come from tests/reference (R psych 2.2.9 ``r.test``, cocor 1.1-4, R ``cor.test``,
+mt-metrics-eval ``WilliamsTest``; see the README there), from the WMT20 metrics-task release (its
+reported Kendall and Pearson correlations, tests/reference/wmt20_reported_correlations.csv), from
+scipy, or from closed forms.  The WMT15, WMT20 and WMT21 en-ru data are the datasets shipped in
+binaryeval.datasets; the WMT19 de-en system scores are tests/reference/wmt19_deen_system_level.csv.
 """
 
 from __future__ import annotations
@@ -11,15 +13,15 @@ from __future__ import annotations
 import itertools
 import math
 
-import _correlation_loaders as L
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, need
+from conftest import REFERENCE, build_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
+from binaryeval import datasets
 from binaryeval.correlation import (
     CorrelationResult,
     WilliamsResult,
@@ -39,17 +41,17 @@ TOL = 1e-9
 # ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def dep_R() -> pd.DataFrame:
-    return pd.read_csv(need(REFERENCE / "dependent_correlations_R.csv"))
+    return pd.read_csv(REFERENCE / "dependent_correlations_R.csv")
 
 
 @pytest.fixture(scope="module")
 def dep_mtme() -> pd.DataFrame:
-    return pd.read_csv(need(REFERENCE / "dependent_correlations_mtme.csv"))
+    return pd.read_csv(REFERENCE / "dependent_correlations_mtme.csv")
 
 
 @pytest.fixture(scope="module")
 def edge_R() -> pd.DataFrame:
-    return pd.read_csv(need(REFERENCE / "dependent_correlations_edge_R.csv"))
+    return pd.read_csv(REFERENCE / "dependent_correlations_edge_R.csv")
 
 
 def test_williams_matches_psych_and_cocor(dep_R):
@@ -184,17 +186,17 @@ def test_abs_r_above_one_rejected(args):
 def test_bad_arguments():
     with pytest.raises(ParameterError, match="is not a correlation"):
         fisher_ci(1.5, 10)
-    with pytest.raises(InputTypeError, match="r12 must be a real number"):
+    with pytest.raises(InputTypeError, match="r12='0.9' is a str"):
         williams_test("0.9", 0.8, 0.7, 10)
-    with pytest.raises(ParameterError, match="alternative must be one of"):
+    with pytest.raises(ParameterError, match="alternative='bigger': use one of"):
         williams_test(0.9, 0.8, 0.7, 10, alternative="bigger")
-    with pytest.raises(ParameterError, match="level must be in"):
+    with pytest.raises(ParameterError, match="level=95 must lie strictly between 0 and 1"):
         zou_ci(0.9, 0.8, 0.7, 10, level=95)
     with pytest.raises(ParameterError, match="whole number"):
         fisher_ci(0.5, 10.5)
     with pytest.raises(ParameterError, match="n >= 5"):
         fisher_ci(0.5, 4, method="kendall")
-    with pytest.raises(ParameterError, match="method must be one of"):
+    with pytest.raises(ParameterError, match="method='cosine': use one of"):
         fisher_ci(0.5, 10, method="cosine")
     with pytest.raises(ParameterError, match="finite"):
         fisher_ci(float("nan"), 10)
@@ -268,26 +270,32 @@ def test_rank_correlation_intervals():
 # ---------------------------------------------------------------------------------------------
 # Fisher intervals on WMT15 (R cor.test and scipy)
 # ---------------------------------------------------------------------------------------------
-def test_wmt15_single_r_intervals_match_R():
-    # R: cor.test(SCORE, HUMAN)$conf.int per (lp, metric) on the Graham & Liu WMT15 inputs;
-    # 190 (lp, metric) cases in 10 language pairs
-    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_R.csv"))
-    need(DATA / L.WMT15)
+@pytest.fixture(scope="module")
+def column():
+    """Shipped-dataset column of a metric named as in the WMT files (``chrF++`` -> ``chrf_pp``)."""
+    return build_module().snake
+
+
+def test_wmt15_single_r_intervals_match_R(column):
+    # R: cor.test(SCORE, HUMAN)$conf.int per (lp, metric) on the Graham & Liu WMT15 inputs
+    # (shipped as binaryeval.datasets.load_wmt15); 190 (lp, metric) cases in 10 language pairs
+    ref = pd.read_csv(REFERENCE / "wmt15_single_r_ci_R.csv")
+    assert len(ref) == 190 and ref["lp"].nunique() == 10
     worst = 0.0
     for lp, block in ref.groupby("lp"):
-        data = L.wmt15_system_level(DATA, lp)
-        metrics = list(block["metric"])
-        res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), data)
+        data = datasets.load_wmt15(lp)
+        metrics = [column(m) for m in block["metric"]]
+        res = correlate("human ~ " + " + ".join(metrics), data)
         got = res.to_frame().set_index("metric").loc[metrics]
         assert list(res.metrics) == metrics and (got["n"] == block["n"].to_numpy()).all()
-        for col, rcol in (("r", "r"), ("lower", "cortest_ci_lo"), ("upper", "cortest_ci_hi")):
+        for col, rcol in (("estimate", "r"), ("lower", "cortest_ci_lo"), ("upper", "cortest_ci_hi")):
             worst = max(worst, np.max(np.abs(got[col].to_numpy() - block[rcol].to_numpy())))
     assert worst < TOL
 
 
 def test_fisher_ci_matches_scipy_column():
     # scipy: pearsonr(...).confidence_interval() as stored beside R's numbers
-    ref = pd.read_csv(need(REFERENCE / "wmt15_single_r_ci_scipy_vs_R.csv"))
+    ref = pd.read_csv(REFERENCE / "wmt15_single_r_ci_scipy_vs_R.csv")
     got = np.array([fisher_ci(r.scipy_r, int(r.n)) for r in ref.itertuples()])
     np.testing.assert_allclose(got[:, 0], ref["scipy_ci_lo"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(got[:, 1], ref["scipy_ci_hi"], rtol=0, atol=1e-12)
@@ -313,15 +321,15 @@ def test_correlate_matches_scalar_functions(toy):
     res = correlate("human ~ bleu + chrf + ter", toy)
     assert isinstance(res, CorrelationResult)
     fr = res.to_frame()
-    assert list(fr.columns) == ["metric", "r", "lower", "upper", "n"]
+    assert list(fr.columns) == ["metric", "estimate", "lower", "upper", "n"]
     assert fr.attrs["level"] == 0.95 and fr.attrs["method"] == "pearson"
     for row in fr.itertuples():
         ref = stats.pearsonr(toy[row.metric], toy["human"])
         ci = ref.confidence_interval(0.95)
-        assert (row.r, row.lower, row.upper) == pytest.approx((ref.statistic, ci.low, ci.high), abs=1e-12)
+        assert (row.estimate, row.lower, row.upper) == pytest.approx((ref.statistic, ci.low, ci.high), abs=1e-12)
     pw = res.pairwise()
     assert len(pw) == 6
-    assert list(pw.columns) == ["metric_1", "metric_2", "r_1", "r_2", "r_23", "diff", "lower", "upper",
+    assert list(pw.columns) == ["metric_1", "metric_2", "r_1", "r_2", "r_23", "estimate", "lower", "upper",
                                 "statistic", "df", "p_value", "significant"]
     assert pw.attrs["alternative"] == "greater"
     for row in pw.itertuples():
@@ -361,12 +369,16 @@ def test_segment_aggregation_counts_rows():
     seg.loc[[0, 5, 50], "mqm"] = np.nan
     seg.loc[[7], "bleu"] = np.nan
     res = correlate("mqm ~ comet + bleu | sys", seg)
-    assert res.aggregated and res.rows_used == 116 and res.rows_dropped == 4 and res.n == 6
+    assert res.aggregated and res.n_used == 116 and res.n_excluded == 4 and res.n == 6
+    assert res.n_rows == 120 and dict(res.excluded) == {"missing score": 4}
     means = seg.dropna().groupby("sys")[["mqm", "comet", "bleu"]].mean()
     assert res.r["comet"] == pytest.approx(stats.pearsonr(means["comet"], means["mqm"]).statistic, abs=1e-13)
     pd.testing.assert_frame_equal(res.scores, means, check_names=False)
     text = str(res)
-    assert "rows used" in text and "116" in text and "rows dropped" in text
+    assert "116 of 120" in text and "missing score (4)" in text
+    # s0 lost rows 0, 5 and 7, s2 row 50
+    assert "mean of 17 to 20 segment scores per system" in text
+    assert res.rows_per_system.tolist() == [17, 20, 19, 20, 20, 20]
 
 
 def test_spearman_and_kendall(toy):
@@ -376,8 +388,8 @@ def test_spearman_and_kendall(toy):
         fr = res.to_frame()
         assert fr.attrs["method"] == method
         for row in fr.itertuples():
-            assert row.r == pytest.approx(fun(toy[row.metric], toy["human"]).statistic, abs=1e-13)
-            assert (row.lower, row.upper) == pytest.approx(fisher_ci(row.r, 9, method=method), abs=1e-14)
+            assert row.estimate == pytest.approx(fun(toy[row.metric], toy["human"]).statistic, abs=1e-13)
+            assert (row.lower, row.upper) == pytest.approx(fisher_ci(row.estimate, 9, method=method), abs=1e-14)
         r23 = fun(toy["bleu"], toy["chrf"]).statistic
         assert res.correlation_matrix.loc["bleu", "chrf"] == pytest.approx(r23, abs=1e-13)
         assert "approximations" in str(res)
@@ -410,6 +422,15 @@ def test_result_is_immutable(toy):
     assert res.scores.iloc[0, 0] != 99.0
 
 
+def test_result_pickles(toy):
+    import pickle
+
+    res = correlate("human ~ bleu + chrf", toy.assign(bleu=toy["bleu"].where(toy.index != 3)))
+    back = pickle.loads(pickle.dumps(res))
+    assert back.excluded == res.excluded == {"missing score": 1} and back.n_excluded == 1
+    pd.testing.assert_frame_equal(back.pairwise(), res.pairwise())
+
+
 def test_significance_matrix_and_plots(toy):
     # p(i beats j) + p(j beats i) = 1 for the one-sided Williams test; order by decreasing r
     res = correlate("human ~ bleu + chrf + I(-ter)", toy)
@@ -424,7 +445,7 @@ def test_significance_matrix_and_plots(toy):
     for kind in ("heatmap", "forest"):
         ax = res.plot(kind=kind)
         assert isinstance(ax, matplotlib.axes.Axes)
-    assert len(res.plot("forest").get_yticklabels()) == 3
+    assert len(res.plot(kind="forest").get_yticklabels()) == 3
     with pytest.raises(ParameterError):
         res.plot(kind="pie")
 
@@ -466,8 +487,8 @@ def test_permutation_exact_enumeration():
         count_rev += -diff >= -obs - 1e-12
     assert got.loc[("a", "b"), "p_value"] == pytest.approx(count / 64, abs=1e-12)
     assert got.loc[("b", "a"), "p_value"] == pytest.approx(count_rev / 64, abs=1e-12)
-    assert got.loc[("a", "b"), "diff"] == pytest.approx(obs, abs=1e-12)
-    assert got.loc[("b", "a"), "diff"] == pytest.approx(-obs, abs=1e-12)
+    assert got.loc[("a", "b"), "estimate"] == pytest.approx(obs, abs=1e-12)
+    assert got.loc[("b", "a"), "estimate"] == pytest.approx(-obs, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -477,18 +498,43 @@ WMT20_LPS = ["csen", "deen", "encs", "ende", "eniu_full", "eniu_news", "enja", "
              "enzh", "iuen", "jaen", "kmen", "plen", "psen", "ruen", "taen", "zhen"]
 
 
+def _wmt20(lp: str, *, exclude_human: bool = True, exclude_outliers: bool = False) -> pd.DataFrame:
+    """WMT20 newstest2020 system-level scores; ``lp`` named as in the WMT20 files (``"ende"``)."""
+    code, _, variant = lp.partition("_")
+    frame = datasets.load_wmt20(f"{code[:2]}-{code[2:]}")
+    if code == "eniu":
+        # en-iu was scored on two test sets, "full" and "news" (DA-newstest2020-eniu_{full,news}-
+        # sys-scores.csv); the shipped dataset keeps both under lp "en-iu", each system's "full" row
+        # first (data-raw/build_datasets.py reads the files in sorted order and sorts stably).
+        # Which is which is confirmed by the reported correlations below.
+        assert (frame.groupby("system").size() == 2).all()
+        frame = frame[frame.groupby("system").cumcount() == ("full", "news").index(variant)]
+    if exclude_human:
+        frame = frame[~frame["is_human"]]
+    if exclude_outliers:
+        frame = frame[~frame["outlier"]]
+    return frame.reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def wmt20_reported() -> pd.DataFrame:
+    return pd.read_csv(REFERENCE / "wmt20_reported_correlations.csv")
+
+
 @pytest.mark.parametrize("lp", WMT20_LPS)
-def test_wmt20_reported_correlations(lp):
+def test_wmt20_reported_correlations(lp, wmt20_reported, column):
     # WMT20 metrics-task release: DA-<lp>-cor.csv holds the signed Kendall tau over MT systems
-    # (Human-* excluded); DA-<lp>-cor-excloutl.csv the Pearson r with outliers also excluded.
-    need(DATA / L.WMT20)
+    # (Human-* excluded); DA-<lp>-cor-excloutl.csv the Pearson r with outliers also excluded
+    # (both copied to wmt20_reported_correlations.csv).
     for outliers, method, col in ((False, "kendall", "Kendall"), (True, "pearson", "Pearson")):
-        data = L.wmt20_system_level(DATA, lp, exclude_outliers=outliers)
-        reported = L.wmt20_reported(DATA, lp, outliers_excluded=outliers)
+        data = _wmt20(lp, exclude_outliers=outliers)
+        reported = wmt20_reported[(wmt20_reported["lp"] == lp)
+                                  & (wmt20_reported["outliers_excluded"] == outliers)]
+        assert len(reported) > 0
         for n_sys, block in reported.groupby("N"):
-            metrics = list(block.index)
+            metrics = [column(m) for m in block["metric"]]
             sub = data.dropna(subset=metrics)
-            res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), sub, method=method)
+            res = correlate("human ~ " + " + ".join(metrics), sub, method=method)
             assert res.n == n_sys
             np.testing.assert_allclose(res.r[metrics], block[col], rtol=0, atol=1e-12)
 
@@ -497,36 +543,34 @@ def test_wmt20_human_systems_are_excluded():
     # WMT20 en-de file: 17 rows, 3 of them Human-*; Human-A (the reference) has NaN for
     # reference-based metrics, Human-B and Human-P are scored against it.  Listwise deletion alone
     # would keep those two as "systems" (16 rows): they must be filtered explicitly, as WMT does.
-    need(DATA / L.WMT20)
-    with_h = L.wmt20_system_level(DATA, "ende", exclude_human=False)
-    without = L.wmt20_system_level(DATA, "ende")
+    with_h = _wmt20("ende", exclude_human=False)
+    without = _wmt20("ende")
     assert len(with_h) == 17 and len(without) == 14
-    kept = correlate("HUMAN ~ BLEU", with_h)
-    assert kept.n == 16 and kept.rows_dropped == 1
-    res = correlate("HUMAN ~ BLEU", without)
-    assert res.n == 14 and res.rows_dropped == 0
+    kept = correlate("human ~ bleu", with_h)
+    assert kept.n == 16 and kept.n_excluded == 1
+    res = correlate("human ~ bleu", without)
+    assert res.n == 14 and res.n_excluded == 0
 
 
 def test_wmt20_pairwise_heatmap_ende():
     # Graham & Liu Fig. 3 style matrix for WMT20 en-de (14 MT systems, a few metrics)
-    need(DATA / L.WMT20)
-    data = L.wmt20_system_level(DATA, "ende")
-    res = correlate('HUMAN ~ BLEU + chrF + COMET + Q("YiSi-1") + prism + esim', data)
+    data = _wmt20("ende")
+    res = correlate("human ~ bleu + chrf + comet + yisi_1 + prism + esim", data)
     mat = res.significance_matrix()
     assert mat.shape == (6, 6) and res.n == 14
     # every entry agrees with the scalar Williams test on the same numbers
     cm = res.correlation_matrix
     for a, b in itertools.permutations(res.metrics, 2):
-        w = williams_test(cm.loc["HUMAN", a], cm.loc["HUMAN", b], cm.loc[a, b], 14)
+        w = williams_test(cm.loc["human", a], cm.loc["human", b], cm.loc[a, b], 14)
         assert mat.loc[a, b] == pytest.approx(w.p_value, abs=1e-12)
-    ax = res.plot("heatmap")
+    ax = res.plot(kind="heatmap")
     assert ax.get_title().startswith("Williams p")
 
 
 def test_wmt19_system_level():
     # WMT19 de-en, 16 systems: r and intervals equal scipy's pearsonr for every metric
-    need(DATA / L.WMT19)
-    data = L.wmt19_system_level(DATA, "de-en")
+    # (wmt19_deen_system_level.csv: DA z-score and every metric that scores all 16 systems)
+    data = pd.read_csv(REFERENCE / "wmt19_deen_system_level.csv")
     metrics = [c for c in data.columns if c not in ("SYSTEM", "HUMAN")]
     res = correlate("HUMAN ~ " + " + ".join(f'Q("{m}")' for m in metrics), data)
     assert res.n == 16 and len(res.metrics) == len(metrics) >= 20
@@ -534,7 +578,7 @@ def test_wmt19_system_level():
     for m in metrics:
         ref = stats.pearsonr(data[m], data["HUMAN"])
         ci = ref.confidence_interval()
-        assert (fr.loc[m, "r"], fr.loc[m, "lower"], fr.loc[m, "upper"]) == pytest.approx(
+        assert (fr.loc[m, "estimate"], fr.loc[m, "lower"], fr.loc[m, "upper"]) == pytest.approx(
             (ref.statistic, ci.low, ci.high), abs=1e-12)
     assert len(res.pairwise()) == len(metrics) * (len(metrics) - 1)
     # WMT's |r| convention: absolute=True negates exactly the metrics with r < 0 (in de-en the
@@ -624,18 +668,21 @@ def test_hybrid_errors():
 
 @pytest.fixture(scope="module")
 def enru() -> pd.DataFrame:
-    need(DATA / L.ENRU)
-    return L.wmt21_enru_segments(DATA)
+    # the 14 systems with metric scores (9 MT systems and metricsystem1-5; refA and refB have none)
+    df = datasets.load_wmt21_enru()
+    return df[df.groupby("system")["bleurt20"].transform("count") > 0].reset_index(drop=True)
 
 
 def test_hybrid_wmt21_enru_intervals_shrink(enru):
-    # WMT21 en-ru, 14 MT systems, MQM on the 527 annotated segments (data README section 2)
-    real = correlate("mqm ~ bleurt + comet + chrf + bleu | system", enru)
-    assert real.n == 14 and real.rows_used == 14 * 527
-    hyb = hybrid_supersample(enru, system="system", item="item", human="mqm",
-                             metrics=["bleurt", "comet", "chrf", "bleu"], n_systems=10000, seed=2016)
+    # WMT21 en-ru, 14 MT systems, MQM on the 527 annotated segments (data README section 2);
+    # BLEURT-20, COMET-MQM_2021 (reference A), chrF2 and BLEU
+    real = correlate("mqm ~ bleurt20 + comet_mqm + chrf2 + bleu | system", enru)
+    assert real.n == 14 and real.n_used == 14 * 527
+    hyb = hybrid_supersample(enru, system="system", item="seg_id", human="mqm",
+                             metrics=["bleurt20", "comet_mqm", "chrf2", "bleu"], n_systems=10000,
+                             seed=2016)
     assert hyb.attrs["n_items"] == 527 and hyb.attrs["items_dropped"] == 1002 - 527
-    big = correlate("mqm ~ bleurt + comet + chrf + bleu", hyb)
+    big = correlate("mqm ~ bleurt20 + comet_mqm + chrf2 + bleu", hyb)
     assert big.n == 10000
     w_real = real.to_frame().eval("upper - lower")
     w_big = big.to_frame().eval("upper - lower")
@@ -647,6 +694,7 @@ def test_hybrid_wmt21_enru_intervals_shrink(enru):
     assert abs(hyb["mqm"].mean() - sys_means) < 5 * se
 
 
+@pytest.mark.filterwarnings("ignore::binaryeval.errors.DirectionWarning")  # random, unrelated scores
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(5, 40))
 def test_kendall_with_ties_matches_scipy(seed, n):
@@ -670,7 +718,9 @@ def test_interval_and_williams_result_protocol(toy):
     assert tuple(iv.loc["bleu"]) == pytest.approx(fisher_ci(res.r["bleu"], 9, 0.9), abs=1e-15)
     w = williams_test(0.9, 0.8, 0.7, 10)
     assert w.confidence_interval(0.9) == zou_ci(0.9, 0.8, 0.7, 10, level=0.9)
-    assert repr(w).startswith("Williams test") and "<table" in w._repr_html_()
+    assert repr(w) == (f"WilliamsResult(statistic={w.statistic:.6g}, p_value={w.p_value:.6g}, "
+                       "df=7, alternative='greater')")
+    assert str(w).startswith("Williams test") and "<table" in w._repr_html_()
     stat, p = w
     assert (stat, p) == (w.statistic, w.p_value) and w.df == 7 and w.alternative == "greater"
 
@@ -682,3 +732,198 @@ def test_hybrid_drops_items_with_missing_scores():
     h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
                            n_systems=20, seed=0)
     assert h.attrs["n_items"] == 3 and h.attrs["items_dropped"] == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# directions: lower_is_better on either side, and the sign check
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ende() -> pd.DataFrame:
+    # shipped WMT21 en-de: mqm is minus the MQM penalty (higher is better); chrF/BLEU/TER for the
+    # 8 MT systems with released text (human translations left out, as WMT does), 527
+    # MQM-annotated segments each
+    from binaryeval.datasets import load_wmt21_ende
+
+    data = load_wmt21_ende(annotated_only=True).dropna(subset=["chrf"])
+    return data[~data["system"].str.startswith("ref-")]
+
+
+def test_human_lower_is_better_equals_the_negated_column(ende):
+    # raw MQM penalties (lower is better) declared as such give exactly the numbers of the
+    # shipped, negated column; metric-metric correlations are untouched
+    raw = ende.assign(mqm=-ende["mqm"])
+    shipped = correlate("mqm ~ chrf + bleu | system", ende)
+    declared = correlate("mqm ~ chrf + bleu | system", raw, lower_is_better=["mqm"])
+    as_string = correlate("mqm ~ chrf + bleu | system", raw, lower_is_better="mqm")
+    assert shipped.n == 8 and (shipped.r > 0).all()
+    np.testing.assert_allclose(declared.correlation_matrix, shipped.correlation_matrix,
+                               rtol=0, atol=1e-14)
+    pd.testing.assert_frame_equal(declared.pairwise(), shipped.pairwise(), atol=1e-12)
+    pd.testing.assert_frame_equal(as_string.to_frame(), declared.to_frame())
+    assert declared.lower_is_better == ("mqm",) and declared.flipped == ("mqm",)
+    attrs = declared.to_frame().attrs
+    assert attrs["lower_is_better"] == ["mqm"]
+    assert attrs["direction"] == {"mqm": "lower is better (negated)", "chrf": "higher is better",
+                                  "bleu": "higher is better"}
+    assert "lower is better (negated): mqm" in str(declared)
+    assert "higher is better: chrf, bleu" in str(declared)
+    # both sides at once: TER (lower is better) on the metric side
+    both = correlate("mqm ~ chrf + ter | system", raw, lower_is_better=["mqm", "ter"])
+    ter = correlate("mqm ~ I(-ter) | system", ende).r["I(-ter)"]
+    assert both.r["ter"] == pytest.approx(ter, abs=1e-14) and ter > 0
+    assert both.to_frame().attrs["direction"]["ter"] == "lower is better (negated)"
+
+
+def test_sign_check_warns_once_at_the_users_line(ende):
+    import warnings
+
+    from binaryeval.errors import DirectionWarning
+
+    raw = ende.assign(mqm=-ende["mqm"])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        res = correlate("mqm ~ chrf + bleu | system", raw)
+    hits = [x for x in w if issubclass(x.category, DirectionWarning)]
+    assert len(hits) == 1 and len(w) == 1
+    assert hits[0].filename == __file__
+    message = str(hits[0].message)
+    assert "lower_is_better=['mqm']" in message and "every metric correlates negatively" in message
+    assert (res.r < 0).all()
+    # declared, or the |r| convention asked for: no warning; one positive metric: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        correlate("mqm ~ chrf + bleu | system", raw, lower_is_better=["mqm"])
+        correlate("mqm ~ chrf + bleu | system", raw, absolute=True)
+        correlate("mqm ~ chrf + ter | system", raw)
+
+
+def test_sign_check_through_the_package_layers_points_at_the_caller():
+    # a metric-only mistake (TER not declared) with one metric also warns, naming the terms
+    import warnings
+
+    from binaryeval.errors import DirectionWarning
+
+    d = pd.DataFrame({"human": [1.0, 2, 3, 4, 5], "ter": [0.9, 0.7, 0.8, 0.5, 0.4]})
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        correlate("human ~ ter", d)
+    assert len(w) == 1 and w[0].category is DirectionWarning and w[0].filename == __file__
+    assert "the metric 'ter' correlates negatively" in str(w[0].message)
+
+
+def test_lower_is_better_names_are_checked(toy):
+    with pytest.raises(ParameterError, match="lower_is_better names 'TER'.*'human', 'bleu', 'ter'"):
+        correlate("human ~ bleu + ter", toy, lower_is_better=["TER"])
+    # Q("...") terms are named by their column, or by the term as written
+    d = toy.rename(columns={"ter": "TER-1"})
+    a = correlate('human ~ Q("TER-1")', d, lower_is_better=["TER-1"])
+    b = correlate('human ~ Q("TER-1")', d, lower_is_better=['Q("TER-1")'])
+    assert a.flipped == b.flipped == ("TER-1",) and a.r["TER-1"] > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# aggregation: segment rows -> system scores, or ready system-level rows
+# ---------------------------------------------------------------------------------------------
+def test_segment_means_equal_a_ready_system_frame(ende):
+    # WMT21 en-de shipped data: "| system" averaging 527 segment scores per system gives the same
+    # results as a frame with one row per system holding those means (with or without "| system")
+    formula = "mqm ~ chrf + bleu + I(-ter)"
+    seg = correlate(formula + " | system", ende)
+    means = ende.groupby("system")[["mqm", "chrf", "bleu", "ter"]].mean().reset_index()
+    ready = correlate(formula + " | system", means)
+    plain = correlate(formula, means)
+    for other in (ready, plain):
+        np.testing.assert_array_equal(other.correlation_matrix, seg.correlation_matrix)
+        pd.testing.assert_frame_equal(other.to_frame(), seg.to_frame(), check_like=False,
+                                      check_exact=True, check_flags=False)
+        pd.testing.assert_frame_equal(other.pairwise(), seg.pairwise(), check_exact=True)
+    assert seg.n == ready.n == plain.n == 8
+    assert seg.aggregate == "mean" and seg.aggregated and seg.n_used == 8 * 527
+    assert seg.system_scores == "mean of 527 segment scores per system"
+    assert "system scores: mean of 527 segment scores per system" in " ".join(str(seg).split())
+    assert "not the mean of its sentence scores" in " ".join(seg.summary().notes)
+    assert "not the mean of its sentence scores" not in " ".join(ready.summary().notes)
+    assert ready.aggregate is None and not ready.aggregated
+    assert ready.system_scores == "one row per system, used as given (no aggregation)"
+    assert plain.system_scores == "one row per system, used as given"
+    assert seg.to_frame().attrs["system_scores"] == seg.system_scores
+    assert ready.to_frame().attrs["aggregate"] is None
+
+
+def test_median_aggregation(ende):
+    # the median MQM of every MT system is 0 (most segments have no error): refused as constant
+    with pytest.raises(DataError, match="'mqm' is constant over the 8 systems"):
+        correlate("mqm ~ chrf | system", ende, aggregate="median")
+    rng = np.random.default_rng(5)
+    seg = pd.DataFrame({"sys": np.repeat(list("ABCDEF"), 31), "h": rng.normal(size=186),
+                        "m": rng.normal(size=186)})
+    seg["h"] += np.repeat(np.arange(6), 31) * 0.5
+    seg["m"] += seg["h"]
+    res = correlate("h ~ m | sys", seg, aggregate="median")
+    med = seg.groupby("sys")[["h", "m"]].median()
+    pd.testing.assert_frame_equal(res.scores, med, check_names=False)
+    assert res.r["m"] == pytest.approx(stats.pearsonr(med["m"], med["h"]).statistic, abs=1e-13)
+    assert res.system_scores == "median of 31 segment scores per system"
+
+
+def test_aggregate_none_insists_on_one_row_per_system(ende):
+    with pytest.raises(DataError, match="has 527 rows, but aggregate=None"):
+        correlate("mqm ~ chrf | system", ende, aggregate=None)
+    means = ende.groupby("system")[["mqm", "chrf"]].mean().reset_index()
+    assert correlate("mqm ~ chrf | system", means, aggregate=None).n == 8
+    with pytest.raises(ParameterError, match="aggregate='sum'"):
+        correlate("mqm ~ chrf | system", ende, aggregate="sum")
+
+
+# ---------------------------------------------------------------------------------------------
+# misuse refused: infinite scores, duplicated column names; renamed arguments
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("column", ["human", "bleu"])
+def test_infinite_scores_are_refused_naming_column_and_row(toy, column):
+    # without the check, r would be NaN with a numpy warning
+    bad = toy.copy()
+    bad.loc[4, column] = np.inf
+    with pytest.raises(DataError, match=rf"column '{column}' holds inf in row 4"):
+        correlate("human ~ bleu + chrf", bad)
+    # segment rows and expressions: the term is named, the first infinite row and the count given
+    bad.loc[2, column] = -np.inf
+    with pytest.raises(DataError, match=r"column 'I\(bleu \* 2\)' holds -inf in row 2 \(2 infinite"):
+        correlate("chrf ~ I(bleu * 2) | system", bad.assign(bleu=bad[column]))
+
+
+def test_duplicated_column_names_are_refused(toy):
+    dup = pd.concat([toy, toy[["bleu"]]], axis=1)
+    with pytest.raises(DataError, match=r"duplicated column names \['bleu'\]"):
+        correlate("human ~ bleu + chrf", dup)
+    with pytest.raises(DataError, match=r"duplicated column names \['bleu'\]"):
+        hybrid_supersample(dup, system="system", item="system", human="human", metrics=["chrf"])
+
+
+def test_old_spellings_raise_naming_the_new_ones(toy):
+    res = correlate("human ~ bleu + chrf", toy)
+    with pytest.raises(InputTypeError, match="'alpha', which is now 'sig_level'"):
+        res.pairwise(alpha=0.01)
+    with pytest.raises(InputTypeError, match="'alpha', which is now 'sig_level'"):
+        res.plot(alpha=0.01)
+    with pytest.raises(InputTypeError, match="'confidence_level', which is now 'level'"):
+        williams_test(0.9, 0.8, 0.7, 10).confidence_interval(confidence_level=0.9)
+    pw = res.pairwise(sig_level=0.5)
+    assert pw.attrs["sig_level"] == 0.5 and (pw["significant"] == (pw["p_value"] < 0.5)).all()
+    with pytest.raises(ParameterError, match="sig_level"):
+        res.pairwise(sig_level=5)
+    with pytest.raises(ParameterError, match="n_resamples"):
+        res.bootstrap(n_resamples=0)
+
+
+def test_williams_result_frame_matches_the_functions():
+    # one row: the three correlations, r12 - r13 with Zou's interval, and the test
+    w = williams_test(0.95, 0.90, 0.90, 12)
+    fr = w.to_frame(level=0.9)
+    row = fr.iloc[0]
+    assert (row.r12, row.r13, row.r23, row.n, row.df) == (0.95, 0.90, 0.90, 12, 9)
+    assert row.estimate == pytest.approx(0.05, abs=1e-15)
+    assert (row.lower, row.upper) == zou_ci(0.95, 0.90, 0.90, 12, level=0.9)
+    assert (row.statistic, row.p_value) == (w.statistic, w.p_value)
+    assert fr.attrs["level"] == 0.9 and fr.attrs["alternative"] == "greater"
+    # R reference README: t = 1.126297 for this triple
+    assert "1.1263" in str(w)

@@ -1,4 +1,4 @@
-"""Tests of binaryeval.favi: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
+"""Tests of binaryeval.favoritism: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
 
 import itertools
 import json
@@ -9,28 +9,38 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, need
+from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from binaryeval.datasets import load_summeval, load_wmt21_ende, load_wmt21_enru
 from binaryeval.errors import (
     BinaryEvalWarning,
     CountsError,
     DataError,
+    DirectionWarning,
+    FaviUndefinedWarning,
     FormulaError,
     ParameterError,
-)
-from binaryeval.favi import (
-    FAVI_WEIGHTS,
-    FaviUndefinedWarning,
-    PreferenceConfusion,
+    SmallSampleWarning,
     UnpairedItemsWarning,
+)
+from binaryeval.favoritism import (
+    FAVI_WEIGHTS,
+    PreferenceConfusion,
     favi,
     favi_score,
     preference_confusion,
     preferences,
     sign_test,
+)
+from binaryeval.favoritism.intervals import (
+    WEIGHT_VALUES,
+    _monte_carlo,
+    restricted_mle,
+    score_interval,
+    score_statistic,
 )
 
 LABELS = ["+", "=", "-"]
@@ -41,7 +51,7 @@ def _diag100():
 
 
 # ---------------------------------------------------------------------------------------------
-# published worked examples (von Däniken et al. 2024; ../shared/reference/paper_tables.md)
+# published worked examples (von Däniken et al. 2024; tests/reference/paper_tables.md)
 # ---------------------------------------------------------------------------------------------
 
 def _paper_case(name):
@@ -73,14 +83,11 @@ def test_paper_worked_examples(name, expected):
 # ---------------------------------------------------------------------------------------------
 
 def _derived():
-    return json.loads(need(REFERENCE / "favi_score_DERIVED.json").read_text())
+    return json.loads((REFERENCE / "favi_score_DERIVED.json").read_text())
 
 
 def _derived_cases():
-    path = REFERENCE / "favi_score_DERIVED.json"
-    if not path.exists():
-        return ["missing"]
-    return [k for k, v in json.loads(path.read_text()).items() if "confusion" in v]
+    return [k for k, v in _derived().items() if "confusion" in v]
 
 
 @pytest.mark.parametrize("case", _derived_cases())
@@ -173,7 +180,7 @@ def test_symbols_and_numbers_give_the_same_matrix():
 
 def test_sign_test_matches_R_binom_test():
     # expected: sign_test_R.csv, R binom.test(n_pos, n_pos + n_neg) two-sided and "greater"
-    ref = pd.read_csv(need(REFERENCE / "sign_test_R.csv"))
+    ref = pd.read_csv(REFERENCE / "sign_test_R.csv")
     for row in ref.itertuples():
         r = sign_test(row.n_pos, row.n_neg, row.n_ties)
         assert r.p_value == pytest.approx(row.R_binomtest_drop_ties_p_two, rel=1e-12)
@@ -189,7 +196,7 @@ def test_sign_test_matches_R_binom_test():
 
 def test_sign_test_matches_statsmodels_and_scipy():
     # expected: sign_test.csv, statsmodels sign_test p and scipy binomtest p (two-sided)
-    ref = pd.read_csv(need(REFERENCE / "sign_test.csv"))
+    ref = pd.read_csv(REFERENCE / "sign_test.csv")
     for row in ref.itertuples():
         p = sign_test(row.n_pos, row.n_neg, row.n_ties).p_value
         assert p == pytest.approx(row.sm_sign_test_p, rel=1e-12)
@@ -221,7 +228,7 @@ def test_preferences_tolerance_and_direction():
     assert preferences([3, 2, 2], [1, 2, 5]).tolist() == [1, 0, -1]
     assert preferences([0.50, 0.50, 0.50], [0.45, 0.56, 0.60], tolerance=0.05).tolist() == [0, -1, -1]
     # TER: lower is better
-    assert preferences([10, 30], [20, 20], higher_is_better=False).tolist() == [1, -1]
+    assert preferences([10, 30], [20, 20], lower_is_better=True).tolist() == [1, -1]
     with pytest.raises(DataError, match="same length"):
         preferences([1, 2], [1])
 
@@ -269,7 +276,7 @@ def test_result_frames_are_consistent():
     res = favi("human ~ metric | system", _toy_long(), item="seg")
     fr = res.to_frame()
     # the column contract of to_frame()
-    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "E", "favi", "mar_human",
+    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "n_disagreements", "favi", "mar_human",
                                 "mar_metric", "sample_accuracy", "sign_agreement", "p_value_human",
                                 "p_value_metric"]
     m = res.matrix()
@@ -286,7 +293,7 @@ def test_result_frames_are_consistent():
     assert res.sample_accuracy == pytest.approx((fr.sample_accuracy * fr.n).sum() / fr.n.sum())
     assert res.mean_abs_favi == pytest.approx(fr.favi.abs().mean())
     assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
-    np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.E)
+    np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.n_disagreements)
     for row in fr.itertuples():
         c = res.confusion(row.system_1, row.system_2)
         assert row.p_value_human == pytest.approx(c.sign_test("human").p_value, rel=1e-12)
@@ -296,7 +303,7 @@ def test_result_frames_are_consistent():
     assert "<table" in res._repr_html_()
     assert "tabular" in res.summary().as_latex()
     # favoured(): Wilcoxon signed-rank p of each system's one-vs-all Favi values (expected: scipy)
-    fav = res.favoured(alpha=0.05)
+    fav = res.favoured(sig_level=0.05)
     a_vals = long.loc[long.system == "A", "favi"].to_numpy()
     assert fav.loc["A", "p_value"] == pytest.approx(stats.wilcoxon(a_vals).pvalue)
     assert fav.loc["A", "significant"] == (fav.loc["A", "p_value"] < 0.05)
@@ -307,9 +314,9 @@ def test_lower_is_better_equals_negated_scores():
     # a metric where lower is better gives the same result as the negated metric
     df = _toy_long().assign(ter=lambda d: -d.metric)
     a = favi("human ~ metric | system", df, item="seg")
-    b = favi("human ~ ter | system", df, item="seg", metric_higher_is_better=False)
+    b = favi("human ~ ter | system", df, item="seg", lower_is_better="ter")
     np.testing.assert_array_equal(a.counts, b.counts)
-    c = favi("I(-human) ~ metric | system", df, item="seg", human_higher_is_better=False)
+    c = favi("I(-human) ~ metric | system", df, item="seg", lower_is_better=["I(-human)"])
     np.testing.assert_array_equal(a.counts, c.counts)
 
 
@@ -391,7 +398,7 @@ def test_items_rated_for_one_system_are_skipped_and_counted():
     assert fr.loc[("A", "D"), "n_skipped"] == 0 and fr.loc[("A", "D"), "n"] == 40
     # no item is missing for both systems of a pair, so rated + skipped = all 40 items
     assert (fr.n + fr.n_skipped == 40).all()
-    assert res.rows_excluded == 2
+    assert res.n_excluded == 2
     assert "skipped" in str(res)
     with pytest.raises(DataError, match="only one system"):
         favi("human ~ metric | system", df, item="seg", unpaired="raise")
@@ -420,7 +427,7 @@ def test_undefined_favi_is_nan_in_results():
     # metric and humans agree on every item of the pair -> E = 0 -> NaN (not 0), noted in the summary
     df = pd.DataFrame({"seg": [1, 1, 2, 2], "system": ["a", "b"] * 2, "h": [2, 1, 1, 3], "m": [5, 4, 0, 9]})
     res = favi("h ~ m | system", df, item="seg")
-    assert res.to_frame().E[0] == 0 and np.isnan(res.to_frame().favi[0])
+    assert res.to_frame().n_disagreements[0] == 0 and np.isnan(res.to_frame().favi[0])
     assert "undefined" in str(res)
     with pytest.warns(FaviUndefinedWarning):
         assert np.isnan(res.confusion("a", "b").favi)
@@ -449,7 +456,7 @@ def test_interval_coverage_by_simulation():
     res = favi("h ~ m | a + b", data, item="seg")
     lo_b, hi_b = stats.binom.ppf(0.001, 200, 0.95), stats.binom.isf(0.001, 200, 0.95)
     for method in ("dirichlet", "bootstrap"):
-        ci = res.interval(method=method, draws=1000, seed=5)
+        ci = res.interval(method=method, n_resamples=1000, seed=5)
         covered = int(((ci.lower <= truth) & (truth <= ci.upper)).sum())
         assert lo_b <= covered <= hi_b, (method, covered)
         assert ci.attrs["method"] == method and ci.attrs["seed"] == 5 and ci.attrs["level"] == 0.95
@@ -465,14 +472,14 @@ def test_dirichlet_interval_is_what_it_says():
     # Dirichlet sampler (independent draws, Monte Carlo tolerance)
     c = np.array([[53, 3, 3], [25, 52, 5], [9, 4, 46]])
     pc = PreferenceConfusion.from_counts(c)
-    ci = pc.interval(level=0.9, draws=40_000, seed=11)
+    ci = pc.interval(level=0.9, n_resamples=40_000, seed=11)
     p = np.random.default_rng(99).dirichlet(c.ravel() + 0.5, size=40_000).reshape(-1, 3, 3)
     f = (p * FAVI_WEIGHTS).sum(axis=(1, 2)) / p[:, ~np.eye(3, dtype=bool)].sum(axis=1)
     assert ci.lower[0] == pytest.approx(np.quantile(f, 0.05), abs=0.01)
     assert ci.upper[0] == pytest.approx(np.quantile(f, 0.95), abs=0.01)
     assert ci.attrs["prior"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
     # reproducible with the recorded seed; a missing seed is drawn and recorded
-    again = pc.interval(level=0.9, draws=40_000, seed=ci.attrs["seed"])
+    again = pc.interval(level=0.9, n_resamples=40_000, seed=ci.attrs["seed"])
     pd.testing.assert_frame_equal(ci, again)
     free = pc.interval()
     assert isinstance(free.attrs["seed"], int)
@@ -485,7 +492,7 @@ def test_bootstrap_interval_matches_item_resampling():
     # the multinomial shortcut has the distribution of resampling the items: compare quantiles
     # with an explicit item bootstrap (Monte Carlo tolerance)
     c = np.array([[40, 5, 6], [10, 30, 4], [12, 3, 50]])
-    ci = PreferenceConfusion.from_counts(c).interval(method="bootstrap", draws=20_000, seed=3)
+    ci = PreferenceConfusion.from_counts(c).interval(method="bootstrap", n_resamples=20_000, seed=3)
     items = np.repeat(np.arange(9), c.ravel())
     rng = np.random.default_rng(8)
     boot = rng.choice(items, size=(20_000, items.size))
@@ -542,23 +549,23 @@ def test_plots_return_axes(kind):
     import matplotlib.pyplot as plt
 
     res = favi("human ~ metric | system", _toy_long(), item="seg")
-    ax = res.plot(kind)
+    ax = res.plot(kind=kind)
     assert isinstance(ax, matplotlib.axes.Axes)
     assert PreferenceConfusion.from_counts(_diag100()).plot() is not None
     plt.close("all")
 
 
 # ---------------------------------------------------------------------------------------------
-# real data (../shared/data; read by tests/favi_data.py). No published per-pair numbers exist, so
+# real data (the datasets shipped in binaryeval.datasets). No published per-pair numbers exist, so
 # these tests check invariants and recount the pairs with plain pandas.
 # ---------------------------------------------------------------------------------------------
 
 def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, recount_pairs=None):
     fr = res.to_frame()
     # matrix form = margin form (Lemma 1) for every pair with E > 0
-    ok = fr.E > 0
+    ok = fr.n_disagreements > 0
     num = np.einsum("kij,ij->k", res.counts, FAVI_WEIGHTS)
-    np.testing.assert_allclose(num[ok] / fr.E[ok], (fr.mar_metric - fr.mar_human)[ok] / fr.E[ok], rtol=1e-14)
+    np.testing.assert_allclose(num[ok] / fr.n_disagreements[ok], (fr.mar_metric - fr.mar_human)[ok] / fr.n_disagreements[ok], rtol=1e-14)
     # every pair counts exactly the items both systems share
     assert (res.counts.sum(axis=(1, 2)) == n_shared).all() and (fr.n_skipped == 0).all()
     # sign-test p-values agree with scipy's binomtest (ties dropped)
@@ -591,41 +598,38 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
 @pytest.mark.parametrize("human", ["relevance", "coherence", "consistency", "fluency"])
 @pytest.mark.parametrize("metric", ["bertscore_f1", "rouge_l_f1", "s3_pyr", "moverscore"])
 def test_summeval(human, metric):
-    from favi_data import summeval
-
-    need(DATA / "summeval" / "stat-analysis-experiments_fabbri2020")
-    df = summeval(DATA)
-    res = favi(f"{human} ~ {metric} | system", df, item="doc_id")
+    # human: the mean of the 3 expert ratings of the dimension (expert_<dim> in the shipped data)
+    df = load_summeval()
+    res = favi(f"expert_{human} ~ {metric} | system", df, item="doc_id")
     assert len(res.systems) == 16 and res.n_pairs == 120 and res.n_items == 100
     recount = None if (human, metric) == ("relevance", "bertscore_f1") else [("M0", "M1"), ("M22", "M23")]
-    fr = _check_real(res, df, human, metric, "doc_id", 100, recount_pairs=recount)
+    fr = _check_real(res, df, f"expert_{human}", metric, "doc_id", 100, recount_pairs=recount)
     assert fr.favi.notna().all()
     assert res.by_system().groupby("system").size().eq(15).all()
 
 
-@pytest.mark.parametrize("metric, higher", [("chrF", True), ("sentBLEU", True), ("TER", False)])
+@pytest.mark.parametrize("metric, higher", [("chrf", True), ("bleu", True), ("ter", False)])
 def test_wmt21_ende(metric, higher):
-    from favi_data import wmt21_ende
-
-    need(DATA / "wmt21_ende_mqm")
-    df = wmt21_ende(DATA)
-    res = favi(f"mqm ~ {metric} | system", df, item="seg_id", metric_higher_is_better=higher)
+    # sentence chrF, BLEU and TER against ref-C exist for 10 of the 17 MQM-rated systems
+    df = load_wmt21_ende()
+    df = df[df.groupby("system")["chrf"].transform("count") > 0]
+    res = favi(f"mqm ~ {metric} | system", df, item="seg_id",
+               lower_is_better=[] if higher else [metric])
     # 10 systems with sentence scores (8 MT + ref-A + ref-D); 527 MQM-rated segments shared by all
     # (data README); 475 unrated segments per system are excluded rows
     assert len(res.systems) == 10 and res.n_pairs == 45
-    assert res.rows_excluded == 475 * 10 and res.rows_used == 527 * 10
+    assert res.n_excluded == 475 * 10 and res.n_used == 527 * 10
     _check_real(res, df, "mqm", metric, "seg_id", 527, metric_higher=higher)
 
 
-@pytest.mark.parametrize("metric", ["bleurt", "comet"])
+@pytest.mark.parametrize("metric", ["bleurt20", "comet_mqm"])
 def test_wmt21_enru(metric):
-    from favi_data import wmt21_enru
-
-    need(DATA / "wmt21_enru_mqm_khaidanova")
-    df = wmt21_enru(DATA)
+    # BLEURT-20 and COMET-MQM_2021 against reference A exist for 14 of the 16 MQM-rated systems
+    df = load_wmt21_enru()
+    df = df[df.groupby("system")["bleurt20"].transform("count") > 0]
     res = favi(f"mqm ~ {metric} | system", df, item="seg_id")
     # 14 MT systems with BLEURT-20 / COMET scores, 527 MQM-annotated segments each (data README)
-    assert len(res.systems) == 14 and res.n_pairs == 91 and res.rows_used == 14 * 527
+    assert len(res.systems) == 14 and res.n_pairs == 91 and res.n_used == 14 * 527
     _check_real(res, df, "mqm", metric, "seg_id", 527)
     # the human margins do not depend on the metric
     other = favi(f"mqm ~ I(-{metric}) | system", df, item="seg_id")
@@ -646,3 +650,206 @@ def test_summary_labels_pairs_readably():
     np.testing.assert_array_equal(pairs["favi"].to_numpy(), res.to_frame()["favi"].to_numpy())
     text = str(res)
     assert "a vs b" in text and "('a', 'b')" not in text
+
+
+# ---------------------------------------------------------------------------------------------
+# directions: lower_is_better and the sign check (shipped WMT21 en-de data)
+# ---------------------------------------------------------------------------------------------
+
+def _caught(category, call):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = call()
+    return out, [x for x in w if issubclass(x.category, category)]
+
+
+def _bare(frame):
+    out = frame.copy()
+    out.attrs = {}
+    return out
+
+
+def test_raw_mqm_penalties_warn_and_lower_is_better_restores_the_shipped_result():
+    from binaryeval import datasets
+
+    shipped = datasets.load_wmt21_ende()           # MQM negated: higher is better
+    raw = shipped.assign(mqm=-shipped.mqm)         # raw MQM penalty points: lower is better
+    ref, hits = _caught(DirectionWarning, lambda: favi("mqm ~ chrf | system", shipped, item="seg_id"))
+    assert hits == []
+    wrong, hits = _caught(DirectionWarning, lambda: favi("mqm ~ chrf | system", raw, item="seg_id"))
+    # one warning, at this line, naming the fix with the actual term name
+    assert len(hits) == 1 and hits[0].filename == __file__
+    message = str(hits[0].message)
+    assert "lower_is_better=['mqm']" in message and "lower_is_better=['chrf']" in message
+    # the share it quotes, recounted: opposite preferences among comparisons both decide
+    c = wrong.counts.sum(axis=0)
+    share = (c[0, 2] + c[2, 0]) / (c[0, 0] + c[0, 2] + c[2, 0] + c[2, 2])
+    assert share > 0.5 and f"{share:.0%} of the {c[0, 0] + c[0, 2] + c[2, 0] + c[2, 2]:,}" in message
+    # read the wrong way, every human preference flips
+    np.testing.assert_array_equal(wrong.to_frame().mar_human, -ref.to_frame().mar_human)
+    fixed, hits = _caught(DirectionWarning, lambda: favi("mqm ~ chrf | system", raw, item="seg_id",
+                                                         lower_is_better=["mqm"]))
+    assert hits == []
+    np.testing.assert_array_equal(fixed.counts, ref.counts)
+    pd.testing.assert_frame_equal(_bare(fixed.to_frame()), _bare(ref.to_frame()))
+    assert fixed.system_sign_accuracy == ref.system_sign_accuracy
+    # the direction used for each term is stated in attrs and in the summary
+    assert fixed.to_frame().attrs["directions"] == {"mqm": "lower is better", "chrf": "higher is better"}
+    assert fixed.to_frame().attrs["lower_is_better"] == ["mqm"]
+    assert ref.to_frame().attrs["directions"] == {"mqm": "higher is better", "chrf": "higher is better"}
+    assert fixed.summary().info["direction of mqm"] == "lower is better"
+    assert fixed.summary().info["direction of chrf"] == "higher is better"
+
+
+def test_lower_is_better_on_the_metric_side():
+    from binaryeval import datasets
+
+    ende = datasets.load_wmt21_ende()
+    wrong, hits = _caught(DirectionWarning, lambda: favi("mqm ~ ter | system", ende, item="seg_id"))
+    assert len(hits) == 1 and "lower_is_better=['ter'] if lower ter is better" in str(hits[0].message)
+    right, hits = _caught(DirectionWarning, lambda: favi("mqm ~ ter | system", ende, item="seg_id",
+                                                         lower_is_better="ter"))
+    assert hits == [] and right.directions["ter"] == "lower is better"
+    # the same counts as the negated metric
+    negated = favi("mqm ~ I(-ter) | system", ende, item="seg_id")
+    np.testing.assert_array_equal(right.counts, negated.counts)
+    with pytest.raises(TypeError, match="lower_is_better"):
+        favi("mqm ~ ter | system", ende, item="seg_id", lower_is_better=1)
+
+
+def test_sign_check_on_preference_data():
+    # metric ratings coded the other way round ('+' = the second system better)
+    df = _dominance_data()
+    df["m"] = df["h"].map({"+": "-", "-": "+"})
+    _, hits = _caught(DirectionWarning, lambda: favi("h ~ m | a + b", df, item="seg"))
+    assert len(hits) == 1 and "'+' (or 1) means the first system" in str(hits[0].message)
+    assert hits[0].filename == __file__
+
+
+def test_warnings_point_at_the_callers_line():
+    df = _toy_long()
+    df = df[~((df.system == "B") & (df.seg < 5))]
+    _, hits = _caught(UnpairedItemsWarning, lambda: favi("human ~ metric | system", df, item="seg"))
+    assert len(hits) == 1 and hits[0].filename == __file__
+    _, hits = _caught(FaviUndefinedWarning, lambda: PreferenceConfusion.from_counts(_diag100()).favi)
+    assert len(hits) == 1 and hits[0].filename == __file__
+    res = favi("h ~ m | a + b", _dominance_data(cycle=True), item="seg")
+    _, hits = _caught(BinaryEvalWarning, lambda: res.ranking("human"))
+    assert len(hits) == 1 and hits[0].filename == __file__
+
+
+def test_counts_near_the_int64_limit_keep_their_sign():
+    # 2 * 2**61 = 2**62 stays inside int64: the score is exact, and its sign right
+    assert favi_score([[0, 0, 0], [0, 0, 0], [2**61, 0, 0]]) == 2.0
+    assert favi_score([[0, 0, 2**61], [0, 0, 0], [0, 0, 0]]) == -2.0
+    with pytest.raises(CountsError, match=r"2\*\*61"):
+        favi_score([[0, 0, 0], [0, 0, 0], [2**61, 1024, 0]])
+
+
+# ---------------------------------------------------------------------------------------------
+# the score interval and the small-E rule
+# ---------------------------------------------------------------------------------------------
+
+def _restricted_mle_slsqp(n, mu, values=WEIGHT_VALUES):
+    """Independent restricted MLE: a general constrained optimiser on the probabilities."""
+    from scipy.optimize import minimize
+
+    n = np.asarray(n, float)
+    obs = n > 0
+
+    def nll(r):
+        return -(n[obs] * np.log(np.clip(r[obs], 1e-300, None))).sum()
+
+    cons = [{"type": "eq", "fun": lambda r: r.sum() - 1}, {"type": "eq", "fun": lambda r: r @ values - mu}]
+    best = None
+    for start in np.random.default_rng(0).dirichlet(np.ones(values.size), size=6):
+        fit = minimize(nll, start, method="SLSQP", bounds=[(1e-12, 1)] * values.size, constraints=cons,
+                       options={"ftol": 1e-14, "maxiter": 1000})
+        if fit.success and (best is None or fit.fun < best.fun):
+            best = fit
+    return best.x, -best.fun
+
+
+@pytest.mark.parametrize("n", [[0, 0, 5, 0], [1, 1, 2, 1], [2, 3, 5, 8], [0, 4, 0, 0], [7, 0, 0, 1],
+                               [0, 0, 0, 3], [30, 2, 1, 40]])
+def test_score_interval_solves_its_equation(n):
+    z2 = stats.norm.ppf(0.975) ** 2
+    n = np.array([n], float)
+    lo, hi = (v[0] for v in score_interval(n, 0.95))
+    xbar = float(n[0] @ WEIGHT_VALUES / n.sum())
+    assert -2 <= lo <= xbar <= hi <= 2
+    for end in (lo, hi):
+        if abs(end) == 2:       # the sample sits at an end of the range
+            assert end == xbar
+            continue
+        # the restricted MLE agrees with a general optimiser, and the statistic is z^2 at the end
+        r, loglik = _restricted_mle_slsqp(n[0], end)
+        mine = restricted_mle(n, np.array([end]))[0]
+        assert (n[0][n[0] > 0] * np.log(mine[n[0] > 0])).sum() >= loglik - 1e-8
+        np.testing.assert_allclose(mine, r, atol=2e-5)
+        var = r @ WEIGHT_VALUES**2 - end**2
+        assert n.sum() * (xbar - end) ** 2 / var == pytest.approx(z2, rel=1e-4)
+    # inside the interval the statistic is below z^2, outside above: it is one interval
+    grid = np.linspace(-2, 2, 161)[1:-1]
+    stat = score_statistic(np.repeat(n, grid.size, axis=0), grid)
+    inside = (grid >= lo) & (grid <= hi)
+    assert (stat[inside] <= z2 + 1e-9).all() and (stat[~inside] > z2 - 1e-9).all()
+
+
+def test_score_interval_with_two_support_points_is_wilson():
+    # expected: statsmodels proportion_confint(method="wilson")
+    from statsmodels.stats.proportion import proportion_confint
+
+    k = np.array([[3, 7], [0, 5], [5, 0], [10, 90], [250, 750]])
+    lo, hi = score_interval(k, 0.9, values=np.array([0.0, 1.0]))
+    for (fail, success), a, b in zip(k, lo, hi, strict=True):
+        ref = proportion_confint(success, fail + success, alpha=0.1, method="wilson")
+        assert a == pytest.approx(ref[0], abs=1e-12) and b == pytest.approx(ref[1], abs=1e-12)
+
+
+def _small_e_pairs(shape, e_share, n_items=100, reps=200, seed=20241123):
+    """One pair per replicate: N items with about e_share * N disagreements of the given shape."""
+    p = np.zeros((3, 3))
+    p[np.diag_indices(3)] = np.array([0.35, 0.30, 0.35]) * (1 - e_share)
+    p[~np.eye(3, dtype=bool)] = np.asarray(shape) / np.sum(shape) * e_share
+    truth = float((FAVI_WEIGHTS * p).sum() / p[~np.eye(3, dtype=bool)].sum())
+    counts = np.random.default_rng(seed).multinomial(n_items, p.ravel(), size=reps).reshape(reps, 3, 3)
+    rows = [{"seg": i, "a": f"s1_{r}", "b": f"s2_{r}", "h": h, "m": m}
+            for r, c in enumerate(counts) for i, (h, m) in enumerate(_expand(c))]
+    return favi("h ~ m | a + b", pd.DataFrame(rows), item="seg"), truth
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("P_TRUE's disagreements", P_TRUE[~np.eye(3, dtype=bool)]),
+    # the metric's disagreements mostly favour system 1 (true Favi 1.25, near the end of the range)
+    ("favouring system 1", [0.01, 0.01, 0.3, 0.01, 0.3, 0.3]),
+])
+def test_small_e_intervals_keep_coverage(name, shape):
+    # 200 pairs of 100 items with about 4.5 disagreements each.  The package warns once, names the
+    # smallest E and uses the score interval; its coverage count must not fall below the central
+    # 99.8% range of Binomial(200, 0.95) ([181, 197]), where the intervals it replaces fall.
+    res, truth = _small_e_pairs(shape, 0.045)
+    e = res.to_frame().n_disagreements
+    assert 3.5 < e.mean() < 5.5 and e.max() < 20
+    ci, hits = _caught(SmallSampleWarning, lambda: res.interval(seed=5))
+    assert len(hits) == 1 and hits[0].filename == __file__
+    assert "200 of 200 pair(s) have fewer than 20 disagreements" in str(hits[0].message)
+    assert f"E = {int(e.min())} (" in str(hits[0].message)
+    assert (ci.method == "score").all() and ci.attrs["n_switched"] == 200 and ci.p_undefined.isna().all()
+    lo_b, hi_b = stats.binom.ppf(0.001, 200, 0.95), stats.binom.isf(0.001, 200, 0.95)
+    covered = int(((ci.lower <= truth) & (truth <= ci.upper)).sum())
+    assert covered >= lo_b, (name, covered)
+    if name.startswith("P_TRUE"):
+        assert covered <= hi_b, (name, covered)
+    # what the package no longer gives at this E (same pairs, 1,000 draws each)
+    missed = {}
+    for method, prior in (("dirichlet", 0.5), ("bootstrap", 0.0)):
+        lo, hi, _ = _monte_carlo(res.counts, 0.95, method, 1000, prior, np.random.default_rng(5))
+        missed[method] = int(((lo <= truth) & (truth <= hi)).sum())
+    assert missed["bootstrap"] < lo_b
+    if name.startswith("favouring"):
+        assert missed["dirichlet"] < lo_b
+    # asking for the score interval directly: same numbers, no warning
+    direct, hits = _caught(SmallSampleWarning, lambda: res.interval(method="score"))
+    assert hits == [] and direct.attrs["n_switched"] == 0
+    np.testing.assert_array_equal(direct.lower, ci.lower)

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE, need
+from conftest import REFERENCE
 from scipy import stats
 
 import binaryeval as be
@@ -20,7 +20,7 @@ from binaryeval.errors import (
     ParameterError,
 )
 
-# thesis Table 5.1 / paper showcase (reference/paper_tables.md): modes n+/n of the human-only
+# thesis Table 5.1 / paper showcase (tests/reference/paper_tables.md): modes n+/n of the human-only
 # posteriors on WMT21 en-de, adequate iff MQM == 0, 527 rated segments per system
 PUBLISHED_MODES = {"Facebook-AI": [0.67], "VolcTrans-GLAT": [0.64, 0.65], "Online-W": [0.64],
                    "Nemo": [0.64], "VolcTrans-AT": [0.61], "UEdin": [0.59], "HuaweiTSC": [0.58],
@@ -110,7 +110,7 @@ def test_fit_counts_equals_fit():
 def test_fit_counts_reproduces_authors_synthetic():
     # bayes_authors_nuts_synthetic.json S1: human [113, 200] (the labelled set), rho [92, 113],
     # eta [64, 87], metric [5575, 10000]; NUTS mean 0.5559, sd 0.0295 (MC tolerance)
-    path = need(REFERENCE / "bayes_authors_nuts_synthetic.json")
+    path = REFERENCE / "bayes_authors_nuts_synthetic.json"
     s1 = json.loads(path.read_text())["results"][0]
     res = be.fit_counts({"human_pos": 0, "human_total": 0, "metric_pos": 5575,
                          "metric_total": 10000, "tp": 92, "fn": 21, "tn": 64, "fp": 23})
@@ -122,7 +122,7 @@ def test_fit_counts_reproduces_authors_synthetic():
 
 def test_synthetic_dataset_end_to_end():
     # synthetic_binary_dataset.csv: 200 labelled + 10000 metric-only rows; counts in the json
-    path = need(REFERENCE / "synthetic_binary_dataset.csv")
+    path = REFERENCE / "synthetic_binary_dataset.csv"
     df = pd.read_csv(path)
     counts = json.loads((REFERENCE / "synthetic_binary_counts.json").read_text())
     res = be.fit("human ~ metric", df)
@@ -141,7 +141,9 @@ def test_interval_labels_match_computation():
     assert iv.attrs == {"level": 0.9, "kind": "eti"}
     assert iv.loc["a", "lower"] == pytest.approx(stats.beta(31, 21).ppf(0.05), abs=1e-12)
     text = res.summary().as_text()
-    assert "90% lower" in text and "90% equal-tailed" in text
+    # the summary's labels are to_frame()'s names; the level and kind are stated once
+    assert "lower, upper: 90% equal-tailed credible interval" in text
+    assert list(res.summary().tables[0][1].columns[-2:]) == ["lower", "upper"]
     hdi = res.interval(0.5, kind="hdi")
     assert hdi.attrs["kind"] == "hdi"
     post = res.posterior("a")
@@ -161,7 +163,7 @@ def test_compare_bayes_and_z():
     exact, _ = integrate.quad(lambda x: a.pdf(x) * b.cdf(x), 0, 1, epsabs=1e-13, points=[0.6])
     assert row["prob_greater"] == pytest.approx(exact, abs=1e-9)
     z = (a.mean() - b.mean()) / math.sqrt(a.var() + b.var())
-    assert row["z"] == pytest.approx(z, rel=1e-12)
+    assert row["statistic"] == pytest.approx(z, rel=1e-12)
     zt = res.compare(method="z").to_frame().set_index(["group_1", "group_2"])
     assert zt.loc[("A", "B"), "p_value"] == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
     m = cmp.matrix()
@@ -199,7 +201,7 @@ def test_fit_accepts_repeated_index():
     assert not rows.index.is_unique
     res = be.fit("judged ~ 1 | g", rows)
     for g, n, k in zip(counts["g"], counts["n"], counts["k"], strict=True):
-        assert res.posterior(g).mean == pytest.approx((1 + k) / (2 + n), rel=1e-12)
+        assert res.posterior(g).mean() == pytest.approx((1 + k) / (2 + n), rel=1e-12)
     # a paired metric with a repeated index: the same counts as on a fresh index
     rep = be.fit("judged ~ m | g", rows).counts
     fresh = be.fit("judged ~ m | g", rows.reset_index(drop=True)).counts
@@ -216,20 +218,20 @@ def test_summary_of_human_only_fit_omits_metric_parts():
     s = res.summary()
     assert s.info["rates"] == "not used (human ratings only)"
     assert "prior (rho, eta)" not in s.info
-    assert list(s.tables[0][1].columns[-2:]) == ["95% lower", "95% upper"]
+    assert list(s.tables[0][1].columns[-2:]) == ["lower", "upper"]
     assert not any("naive" in n for n in s.notes)
     assert res.to_frame()[["naive", "rho", "eta"]].isna().all().all()
     # with a metric the header and note stay
     mixed = be.fit_counts({"a": {"human_pos": 10, "human_total": 20, "metric_pos": 50,
                                  "metric_total": 100, "tp": 8, "fn": 2, "tn": 7, "fp": 3}})
-    assert mixed.summary().info["rates"] == "estimated per group from paired rows"
+    assert mixed.summary().info["rates"] == "estimated per group from its paired rows"
     assert "naive" in mixed.summary().tables[0][1].columns
 
 
 def test_roc_against_sklearn_reference():
     # roc_threshold_sklearn.json: sklearn roc_curve(drop_intermediate=False) and the threshold
     # minimising |TPR - TNR|
-    path = need(REFERENCE / "roc_threshold_data.csv")
+    path = REFERENCE / "roc_threshold_data.csv"
     df = pd.read_csv(path)
     ref = json.loads((REFERENCE / "roc_threshold_sklearn.json").read_text())
     res = be.roc("human ~ score", df)
@@ -249,21 +251,24 @@ def test_roc_against_sklearn_reference():
 
 
 def test_threshold_balanced_uses_roc_rule():
-    path = need(REFERENCE / "roc_threshold_data.csv")
+    path = REFERENCE / "roc_threshold_data.csv"
     df = pd.read_csv(path)
     res = be.fit("human ~ score", df, threshold="balanced")
     c = res.counts.iloc[0]
     assert (c["tp"], c["fn"], c["tn"], c["fp"]) == (209, 79, 154, 58)
-    assert res.threshold.startswith("0.6 ")
+    # a number (not a string), with the rule beside it, and a column of to_frame()
+    assert res.threshold == 0.6 and res.threshold_rule == "balanced"
+    assert res.to_frame()["threshold"].iloc[0] == 0.6
 
 
 def test_identifiability_warning_and_flip():
     counts = {"human_pos": 0, "human_total": 0, "metric_pos": 500, "metric_total": 1000,
               "tp": 20, "fn": 30, "tn": 20, "fp": 30}
-    with pytest.warns(IdentifiabilityWarning, match="rho \\+ eta <= 1 is 0.9"):
+    with pytest.warns(IdentifiabilityWarning, match=r"rho \+ eta <= 1 is high: all \(0\.9") as w:
         res = be.fit_counts(counts)
+    assert len(w) == 1 and "flip it" in str(w[0].message)
     assert res.unidentified["all"] > 0.9
-    with pytest.warns(IdentifiabilityWarning, match="worse than chance"):
+    with pytest.warns(IdentifiabilityWarning, match="no information about alpha"):
         be.fit_counts({"human_pos": 1, "human_total": 2, "metric_pos": 3, "metric_total": 9},
                       rates={"rho": 0.3, "eta": 0.4})
 
@@ -286,7 +291,7 @@ def test_known_and_pooled_rates():
                         + 50 * math.log1p(-a) + 740)
     z, _ = integrate.quad(dens, 0, 1, points=[0.67], epsrel=1e-12, limit=200)
     m, _ = integrate.quad(lambda a: a * dens(a), 0, 1, points=[0.67], epsrel=1e-12, limit=200)
-    assert known.posterior("x").mean == pytest.approx(m / z, abs=1e-10)
+    assert known.posterior("x").mean() == pytest.approx(m / z, abs=1e-10)
 
 
 @pytest.mark.parametrize("frame, formula, kwargs, error, match", [
@@ -305,7 +310,7 @@ def test_known_and_pooled_rates():
      ParameterError, "threshold='median'"),
     (pd.DataFrame({"h": [1, 0], "m": [1, 0]}), "h ~ m", {"level": 1.5}, ParameterError, "level=1.5"),
     (pd.DataFrame({"h": [1, 0], "m": [1, np.inf]}), "h ~ m", {"threshold": 0.5}, DataError,
-     "infinite"),
+     "infinite value inf .*finite score"),
 ])
 def test_fit_input_errors(frame, formula, kwargs, error, match):
     with pytest.raises(error, match=match):
@@ -334,7 +339,9 @@ def test_result_protocol_and_plots():
     assert "<table" in res._repr_html_() and "tabular" in res.summary().as_latex()
     frame = res.to_frame()
     assert list(frame.columns) == ["n_human", "n_paired", "n_metric", "estimate", "std_error",
-                                   "mode", "lower", "upper", "naive", "rho", "eta"]
+                                   "mode", "lower", "upper", "naive", "rho", "rho_lower",
+                                   "rho_upper", "eta", "eta_lower", "eta_upper", "n_eff",
+                                   "metric_worth"]
     assert frame.loc["A", "n_human"] == 100 and frame.loc["A", "n_paired"] == 50
     for kind in ("posterior", "interval", "rates"):
         ax = res.plot(kind=kind)

@@ -64,8 +64,8 @@ def _mcse(x: np.ndarray, exact, p_pdf):
 def _assert_matches(x: np.ndarray, exact, label: str):
     flat = x.ravel()
     se_mean, se_sd, se_q = _mcse(x, exact, exact.pdf)
-    assert abs(flat.mean() - exact.mean) < TOL * se_mean, (label, flat.mean(), exact.mean)
-    assert abs(flat.std() - exact.std) < TOL * se_sd, (label, flat.std(), exact.std)
+    assert abs(flat.mean() - exact.mean()) < TOL * se_mean, (label, flat.mean(), exact.mean())
+    assert abs(flat.std() - exact.std()) < TOL * se_sd, (label, flat.std(), exact.std())
     for p, se in zip((0.025, 0.975), se_q, strict=True):
         got, want = np.quantile(flat, p), exact.ppf(p)
         assert abs(got - want) < TOL * se, (label, p, got, want)

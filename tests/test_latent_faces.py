@@ -53,15 +53,15 @@ def test_duplicated_metric_joint_equals_the_metric_alone(duplicated):
                                tp, fn, tn, fp)
     ess = diagnostics.ess_bulk(x)
     se = x.std() / np.sqrt(ess)
-    assert abs(x.mean() - exact.mean) < 5 * se
-    assert abs(x.std() - exact.std) < 5 * x.std() / np.sqrt(2 * ess)
+    assert abs(x.mean() - exact.mean()) < 5 * se
+    assert abs(x.std() - exact.std()) < 5 * x.std() / np.sqrt(2 * ess)
     for p in (0.025, 0.975):
         se_q = np.sqrt(p * (1 - p) / diagnostics.ess_tail(x)) / exact.pdf(exact.ppf(p))
         assert abs(np.quantile(x, p) - exact.ppf(p)) < 5 * se_q
     check = res.dependence()
     assert check.attrs["log10_bf"] > 10
     assert check.attrs["verdict"].startswith("conditional dependence")
-    assert "conditional dependence" in str(res)
+    assert "conditional dependence" in " ".join(str(res).split())  # notes wrap
 
 
 def test_duplicated_metric_independent_over_tightens(duplicated):
@@ -99,7 +99,8 @@ def test_bins_are_the_paired_rows_quantiles_and_are_reported():
     want = np.quantile(score[:400], [0.25, 0.5, 0.75])
     np.testing.assert_allclose(res.bin_edges["score"], want)
     assert res.to_frame().attrs["bins"]["score"] == pytest.approx(want.tolist())
-    assert "bins of score" in str(res) and "quantiles of the paired rows" in str(res)
+    text = " ".join(str(res).split())
+    assert "bins of score" in text and "quantiles of the paired rows" in text
     # the paired rows fall evenly into the four bins
     assert res.posterior.paired.sum(axis=(0, 1)).tolist() == [100, 100, 100, 100]
     with pytest.raises(DataError, match="bins=5"):
@@ -116,7 +117,7 @@ def test_one_binary_metric_is_the_binary_model():
     res = fit_latent("human ~ metric | system", df, draws=1000, seed=3)
     exact = be.fit("human ~ metric | system", df).posterior("s")
     x = res.alpha_draws("s")
-    assert abs(x.mean() - exact.mean) < 5 * x.std() / np.sqrt(diagnostics.ess_bulk(x))
+    assert abs(x.mean() - exact.mean()) < 5 * x.std() / np.sqrt(diagnostics.ess_bulk(x))
     row = res.to_frame().iloc[0]
     assert (row.n_human, row.n_paired, row.n_metric) == (250, 250, 2750)
 
@@ -280,7 +281,7 @@ def test_rows_are_accounted_for():
     res = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", draws=50, seed=0)
     assert res.n_rows == len(df) and res.n_excluded == 2
     assert res.excluded == {"missing system": 1, "no rating (every term missing)": 1}
-    assert "1 missing system" in str(res)
+    assert "1 missing system" in " ".join(str(res).split())
 
 
 def test_bad_input_gets_clear_errors():

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, need
+from conftest import REFERENCE
 from scipy import stats
 
 from binaryeval import plan
@@ -20,7 +20,7 @@ from binaryeval.plan import (
 )
 
 # Paper (von Däniken et al. 2022) Table 1: rho = eta = 0.70 known, alpha = 0.6
-# (transcribed in /work/shared/reference/paper_tables.md).
+# (transcribed in tests/reference/paper_tables.md).
 T1_HUMAN = [0, 10, 100, 1000, 2500, 5000]
 T1_METRIC = [0, 1000, 5000, 10000, 50000]
 TABLE_1 = [
@@ -61,7 +61,7 @@ def table_1():
 
 def test_table_1_cell_by_cell(table_1):
     # Expected: paper Table 1 (3 decimals), exact engine, expected counts rounded half up.
-    got = table_1.to_frame().round(3)
+    got = table_1.table.round(3)
     assert list(got.index) == T1_HUMAN and list(got.columns) == T1_METRIC
     for i, h in enumerate(T1_HUMAN):
         for j, m in enumerate(T1_METRIC):
@@ -89,21 +89,21 @@ def test_table_1_with_the_papers_grid():
     # Expected: paper Table 1 again, with the paper's grid (N_alpha = 2000; known rates = one point).
     t = detectable_difference_table(0.6, 0.7, n_human=[10, 1000, 5000], n_metric=[1000, 50000],
                                     rates="known", method="grid")
-    np.testing.assert_allclose(t.to_frame().round(3).to_numpy(),
+    np.testing.assert_allclose(t.table.round(3).to_numpy(),
                                [[0.106, 0.015], [0.040, 0.015], [0.019, 0.012]], atol=1e-9)
 
 
 def test_table_12_cell_by_cell_rows_with_human_ratings():
     # Expected: paper Table 12 rows n_human >= 100 (3 decimals), exact engine, half-up rounding.
     t = detectable_difference_table(0.6, 0.9, n_human=T12_HUMAN[1:], n_metric=T12_METRIC)
-    np.testing.assert_allclose(t.to_frame().round(3).to_numpy(), TABLE_12[1:], atol=1e-9)
+    np.testing.assert_allclose(t.table.round(3).to_numpy(), TABLE_12[1:], atol=1e-9)
 
 
 def test_table_12_row_without_human_ratings():
     # Expected: paper Table 12 row n_human = 0 (no paired ratings: rho, eta ~ Beta(1, 1)), exact
     # engine for every cell; the paper shows 1.000 where there are no ratings at all.
     exact = detectable_difference_table(0.6, 0.9, n_human=[0], n_metric=T12_METRIC)
-    np.testing.assert_allclose(exact.to_frame().round(3).to_numpy()[0], TABLE_12[0], atol=1e-9)
+    np.testing.assert_allclose(exact.table.round(3).to_numpy()[0], TABLE_12[0], atol=1e-9)
     # the midpoint grid (500 x 400 x 400) agrees on a large cell
     eps = detectable_difference(0.6, 0.9, n_human=0, n_metric=100000, method="grid",
                                 grid=(500, 400, 400))
@@ -112,7 +112,7 @@ def test_table_12_row_without_human_ratings():
 
 @pytest.fixture(scope="module")
 def authors_eps():
-    return json.loads(need(REFERENCE / "bayes_authors_nuts_epsilon.json").read_text())["results"]
+    return json.loads((REFERENCE / "bayes_authors_nuts_epsilon.json").read_text())["results"]
 
 
 def _authors_kwargs(r):
@@ -173,13 +173,13 @@ def test_no_ratings_and_human_only_closed_form():
     want = math.sqrt(2 * stats.beta(61, 41).var()) * stats.norm.ppf(0.975)
     assert detectable_difference(0.6, 0.9, n_human=100) == pytest.approx(want, rel=1e-10)
     want90 = math.sqrt(2 * stats.beta(61, 41).var()) * stats.norm.ppf(0.95)
-    assert detectable_difference(0.6, 0.9, n_human=100, gamma=0.1) == pytest.approx(want90, rel=1e-10)
+    assert detectable_difference(0.6, 0.9, n_human=100, sig_level=0.1) == pytest.approx(want90, rel=1e-10)
 
 
 def test_sample_mode_human_only_bias_is_the_closed_form():
     # Human ratings only: the posterior mean (h + 1) / (n + 2) has bias (1 - 2 alpha) / (n + 2)
     # exactly; the simulated mean bias must lie within 4 standard errors of it.
-    res = simulate(0.8, 0.9, n_human=[20, 80], n_metric=0, reps=400, seed=11)
+    res = simulate(0.8, 0.9, n_human=[20, 80], n_metric=0, n_resamples=400, seed=11)
     df = res.to_frame().set_index("n_human")
     for n in (20, 80):
         assert abs(df.loc[n, "bias"] - (1 - 1.6) / (n + 2)) < 4 * df.loc[n, "bias_se"]
@@ -189,16 +189,17 @@ def test_sample_mode_human_only_bias_is_the_closed_form():
 
 def test_sample_mode_is_reproducible_and_independent_of_n_jobs():
     # Invariant: child seeds per cell, so n_jobs and repeated calls give identical tables.
-    kw = dict(n_human=[50, 100], n_metric=[0, 500], simulate="sample", reps=5, seed=3)
-    a = detectable_difference_table(0.6, 0.8, **kw, n_jobs=1).to_frame()
-    b = detectable_difference_table(0.6, 0.8, **kw, n_jobs=2).to_frame()
-    c = detectable_difference_table(0.6, 0.8, **kw).to_frame()
+    kw = dict(n_human=[50, 100], n_metric=[0, 500], simulate="sample", n_resamples=5, seed=3)
+    a = detectable_difference_table(0.6, 0.8, **kw, n_jobs=1).table
+    b = detectable_difference_table(0.6, 0.8, **kw, n_jobs=2).table
+    c = detectable_difference_table(0.6, 0.8, **kw).table
     np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
     np.testing.assert_array_equal(a.to_numpy(), c.to_numpy())
-    d = detectable_difference_table(0.6, 0.8, **{**kw, "seed": 4}).to_frame()
+    d = detectable_difference_table(0.6, 0.8, **{**kw, "seed": 4}).table
     assert not np.array_equal(a.to_numpy(), d.to_numpy())
     # A single sampled cell equals its expected-counts value only approximately.
-    single = detectable_difference(0.6, 0.8, n_human=100, simulate="sample", reps=30, seed=1)
+    single = detectable_difference(0.6, 0.8, n_human=100, simulate="sample", n_resamples=30,
+                                   seed=1)
     assert single == pytest.approx(detectable_difference(0.6, 0.8, n_human=100), rel=0.1)
 
 
@@ -208,22 +209,23 @@ def test_table_on_a_dask_cluster():
     distributed = pytest.importorskip("distributed")
     from joblib import parallel_config
 
-    kw = dict(n_human=[50, 100], n_metric=[0, 300], simulate="sample", reps=3, seed=5)
-    local = detectable_difference_table(0.6, 0.8, **kw).to_frame()
+    kw = dict(n_human=[50, 100], n_metric=[0, 300], simulate="sample", n_resamples=3, seed=5)
+    local = detectable_difference_table(0.6, 0.8, **kw).table
+    plan.cells.cache_clear()   # so that the cluster computes the posteriors again
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         with distributed.get_task_stream(client) as ts, parallel_config(backend="dask"):
-            remote = detectable_difference_table(0.6, 0.8, **kw).to_frame()
+            remote = detectable_difference_table(0.6, 0.8, **kw).table
     np.testing.assert_array_equal(local.to_numpy(), remote.to_numpy())
     assert len(ts.data) > 0
 
 
 def test_table_result_protocol(table_1):
-    df = table_1.to_frame()
+    df = table_1.table
     assert df.index.name == "n_human" and df.columns.name == "n_metric"
-    assert df.attrs["rates"] == "known"
-    tidy = table_1.tidy()
+    assert df.attrs["rates"] == "known" and df.attrs["sig_level"] == 0.05
+    tidy = table_1.to_frame()
     assert len(tidy) == len(T1_HUMAN) * len(T1_METRIC)
     assert set(["n_human", "n_metric", "epsilon"]) <= set(tidy.columns)
     assert "Minimal detectable difference" in str(table_1)
@@ -311,15 +313,15 @@ def test_grid_and_exact_engines_agree():
     (dict(n_metric=-1), ParameterError, "n_metric"),
     (dict(n_human=10.5), ParameterError, "n_human"),
     (dict(n_human="10"), InputTypeError, "n_human"),
-    (dict(gamma=0.0), ParameterError, "gamma"),
-    (dict(gamma=1.0), ParameterError, "gamma"),
+    (dict(sig_level=0.0), ParameterError, "sig_level"),
+    (dict(sig_level=1.0), ParameterError, "sig_level"),
     (dict(n_human=10, n_paired=20), ParameterError, "psi"),
     (dict(psi=1.5, n_human=10), ParameterError, "psi"),
     (dict(rates="unknown"), ParameterError, "rates"),
     (dict(simulate="draw"), ParameterError, "simulate"),
     (dict(rounding="up"), ParameterError, "rounding"),
     (dict(method="mcmc"), ParameterError, "method"),
-    (dict(simulate="sample", reps=0), ParameterError, "reps"),
+    (dict(simulate="sample", n_resamples=0), ParameterError, "n_resamples"),
 ])
 def test_impossible_inputs(kwargs, error, text):
     args = {"alpha": 0.6, "rho": 0.8, **kwargs}
@@ -340,3 +342,153 @@ def test_impossible_inputs_elsewhere():
         detectable_difference_table(0.6, 0.8, n_metric=[0, -3])
     assert set(plan.__all__) >= {"detectable_difference", "detectable_difference_table",
                                  "required_sample_size", "optimal_allocation", "simulate"}
+
+
+# -- the model is required; the vocabulary --------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda: required_sample_size(0.03),
+    lambda: required_sample_size(0.03, alpha=0.6),
+    lambda: detectable_difference(n_human=100),
+    lambda: detectable_difference_table(0.6),
+    lambda: simulate(n_human=100, n_resamples=2),
+    lambda: optimal_allocation(100, 1.0, 0.1),
+    lambda: expected_counts(rho=0.8, n_human=10),
+], ids=["size", "size-no-rho", "difference", "table-no-rho", "simulate", "allocation", "counts"])
+def test_the_model_has_no_defaults(call):
+    # Without alpha and rho a plan would answer for a made-up system and metric: the error names
+    # what is missing and where the values come from.
+    with pytest.raises(InputTypeError, match="needs the model's") as info:
+        call()
+    message = str(info.value)
+    assert "alpha=" in message and "rho=" in message and "fit" in message
+
+
+def test_required_sample_size_takes_the_model_by_name():
+    # vary stays the second positional argument; the model is named.
+    by_name = required_sample_size(0.05, "n_human", alpha=0.6, rho=0.7, rates="known")
+    assert by_name.size == required_sample_size(0.05, alpha=0.6, rho=0.7, rates="known").size
+    with pytest.raises(TypeError):
+        required_sample_size(0.05, "n_human", 0.6, 0.7)
+
+
+@pytest.mark.parametrize("func, kwargs", [
+    (detectable_difference, {}),
+    (detectable_difference_table, dict(n_human=[10], n_metric=[0])),
+    (simulate, dict(n_human=10, n_resamples=2)),
+])
+def test_old_spellings_raise_naming_the_new_ones(func, kwargs):
+    with pytest.raises(TypeError, match="'sig_level'; call .*sig_level=0.1"):
+        func(0.6, 0.8, gamma=0.1, **kwargs)
+    with pytest.raises(TypeError, match="'n_resamples'"):
+        func(0.6, 0.8, reps=10, **kwargs)
+    with pytest.raises(ParameterError, match="rates='estimated' is now spelled 'estimate'"):
+        func(0.6, 0.8, rates="estimated", **kwargs)
+
+
+def test_old_spellings_elsewhere():
+    with pytest.raises(TypeError, match="sig_level"):
+        required_sample_size(0.05, alpha=0.6, rho=0.8, gamma=0.1)
+    with pytest.raises(TypeError, match="sig_level"):
+        optimal_allocation(100, 1.0, 0.1, 0.6, 0.8, gamma=0.1)
+    with pytest.raises(ParameterError, match="'estimate'"):
+        required_sample_size(0.05, alpha=0.6, rho=0.8, rates="estimated")
+
+
+def test_pooled_rates_are_explained():
+    # rates="pooled" is meaningful in a fit (several systems), not in a one-system plan.
+    with pytest.raises(ParameterError, match="no meaning in a plan") as info:
+        detectable_difference(0.6, 0.8, n_human=100, rates="pooled")
+    assert "n_paired" in str(info.value) and "psi" in str(info.value)
+
+
+def test_results_speak_the_vocabulary():
+    kw = dict(n_human=[20], n_metric=[0, 100], n_resamples=3, seed=2)
+    sim = simulate(0.6, 0.8, **kw)
+    table = detectable_difference_table(0.6, 0.8, simulate="sample", **kw)
+    for frame in (sim.to_frame(), table.to_frame(), table.table,
+                  required_sample_size(0.2, alpha=0.6, rho=0.8).to_frame(),
+                  optimal_allocation(50, 1.0, 0.1, 0.6, 0.8, n_points=3).to_frame()):
+        assert "sig_level" in frame.attrs and "gamma" not in frame.attrs
+        assert frame.attrs["rates"] == "estimate"
+        assert "reps" not in frame.columns and "reps" not in frame.attrs
+    assert sim.to_frame()["n_resamples"].tolist() == [3, 3]
+    assert sim.settings["n_resamples"] == 3 and table.settings["n_resamples"] == 3
+    assert list(sim.draws.columns) == ["n_human", "n_metric", "resample", "estimate", "std_error"]
+
+
+# -- the cells: caching and deduplication change no number --------------------------------------
+@pytest.mark.parametrize("rates", ["estimate", "known"])
+def test_cells_equal_the_engine_cell_by_cell(rates):
+    # Each cell equals sqrt(2) z sd of alpha_posterior on its expected counts, computed directly
+    # (no plan code in between), to the last bit: the cache keys, which drop the paired counts
+    # for known rates and everything but the human counts without metric ratings, lose nothing.
+    from binaryeval.binary.engine import alpha_posterior
+
+    plan.cells.cache_clear()
+    hs, ms = [0, 40, 300], [0, 700]
+    t = detectable_difference_table(0.6, 0.85, 0.75, n_human=hs, n_metric=ms, rates=rates)
+    z = stats.norm.ppf(0.975)
+    for h in hs:
+        for m in ms:
+            if h == m == 0:
+                assert t.loc[h, m] == 1.0
+                continue
+            c = expected_counts(0.6, 0.85, 0.75, n_human=h, n_metric=m)
+            known = dict(rho=0.85, eta=0.75) if rates == "known" else {}
+            post = alpha_posterior(**c, **known)
+            var = post.var() if callable(post.var) else post.var
+            assert t.loc[h, m] == math.sqrt(2.0) * math.sqrt(var) * z, (h, m)
+
+
+def test_identical_posteriors_are_computed_once(monkeypatch):
+    # Known rates: the paired counts drop out; no metric ratings: only the human counts matter.
+    # 3 x 2 cells with n_paired varying per row share 4 distinct posteriors; a second call needs none.
+    calls = []
+    real = plan.cells.posterior_moments
+
+    def counting(key):
+        calls.append(key)
+        return real(key)
+
+    monkeypatch.setattr(plan.cells, "posterior_moments", counting)
+    plan.cells.cache_clear()
+    kw = dict(n_human=[100, 200], n_metric=[0, 1000], rates="known")
+    first = detectable_difference_table(0.6, 0.8, **kw)
+    assert len(calls) == 4
+    again = detectable_difference_table(0.6, 0.8, **kw, n_paired=50)
+    assert len(calls) == 4
+    np.testing.assert_array_equal(first.table.to_numpy(), again.table.to_numpy())
+    # simulated human-only experiments repeat their counts: one posterior per distinct count
+    simulate(0.6, 0.8, n_human=10, n_metric=0, n_resamples=200, seed=0)
+    assert len(calls) - 4 <= 11
+
+
+def test_a_seed_of_none_is_reported_and_reproduces():
+    res = simulate(0.6, 0.8, n_human=[30], n_metric=[200], n_resamples=4)
+    seed = res.settings["seed"]
+    assert isinstance(seed, int)
+    again = simulate(0.6, 0.8, n_human=[30], n_metric=[200], n_resamples=4, seed=seed)
+    np.testing.assert_array_equal(res.draws["std_error"], again.draws["std_error"])
+    gen = simulate(0.6, 0.8, n_human=[30], n_metric=[200], n_resamples=4,
+                   seed=np.random.default_rng(5))
+    assert len(gen.draws) == 4
+
+
+def test_repeated_sizes_count_once():
+    t = detectable_difference_table(0.6, 0.8, n_human=[100, 100], n_metric=[0, 0, 500])
+    assert t.table.shape == (1, 2) and len(t.to_frame()) == 2
+
+
+def test_plot_kinds():
+    import matplotlib.pyplot as plt
+
+    t = detectable_difference_table(0.6, 0.8, n_human=[50, 100], n_metric=[0, 1000, 5000])
+    ax = t.plot(kind="heatmap")
+    assert [x.get_text() for x in ax.get_xticklabels()] == ["0", "1000", "5000"]
+    assert len(ax.texts) == 6
+    with pytest.raises(ParameterError, match="kind"):
+        t.plot(kind="bars")
+    sim = simulate(0.6, 0.8, n_human=[50, 100], n_metric=[0], n_resamples=3, seed=1)
+    assert sim.plot(kind="sd").get_ylabel() == "mean posterior sd"
+    assert sim.plot().get_ylabel() == "bias of the posterior mean"
+    plt.close("all")

@@ -65,6 +65,8 @@ def _latent_example(module):
 CASES = {
     "AlphaPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, metric_pos=60,
                                                  metric_total=100, tp=8, fn=2, tn=8, fp=2),
+    "GridPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, method="grid",
+                                                grid=(200, 1, 1)),
     "BinaryFit": _binary_fit,
     "Comparison": lambda: _binary_fit().compare(),
     "RocResult": _roc,
@@ -81,6 +83,8 @@ CASES = {
                                                    draws=300, seed=1),
     "PreferenceFit": lambda: _latent_example("preferences"),
     "LatentFit": lambda: _latent_example("multi"),
+    "SimulationResult": lambda: be.plan.simulate(0.6, 0.8, n_human=[20, 50], n_metric=[0, 200],
+                                                 n_resamples=4, seed=1),
 }
 
 
@@ -129,8 +133,8 @@ PLOTTABLE = sorted(n for n in CASES if hasattr(_CLASSES.get(n), "plot"))
 
 def test_results_that_draw():
     # the results without a plot: a posterior has pdf/cdf, a single test has nothing to draw
-    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "SignTestResult", "WilliamsResult",
-                                           "SampleSizeResult"}
+    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "GridPosterior", "SignTestResult",
+                                           "WilliamsResult", "SampleSizeResult"}
 
 
 @pytest.mark.parametrize("name", PLOTTABLE)

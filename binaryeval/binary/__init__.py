@@ -1,8 +1,12 @@
 """The binary evaluation model: exact posterior engine, fit, comparisons and ROC."""
 
-from .engine import AlphaPosterior, alpha_posterior
-from .fit import BinaryFit, Comparison, fit, fit_counts
+from .compare import Comparison
+from .engine import alpha_posterior
+from .fit import fit, fit_counts
+from .grid import GridPosterior
+from .posterior import AlphaPosterior
+from .result import BinaryFit
 from .roc import RocResult, choose_threshold, roc, roc_table
 
-__all__ = ["AlphaPosterior", "BinaryFit", "Comparison", "RocResult", "alpha_posterior",
-           "choose_threshold", "fit", "fit_counts", "roc", "roc_table"]
+__all__ = ["AlphaPosterior", "BinaryFit", "Comparison", "GridPosterior", "RocResult",
+           "alpha_posterior", "choose_threshold", "fit", "fit_counts", "roc", "roc_table"]

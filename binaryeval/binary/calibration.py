@@ -179,7 +179,7 @@ def fixed_replicate(setting: Setting, rng: np.random.Generator) -> dict[str, np.
     k, M = own["metric_pos"], s.n_metric
     nan = np.full(1 + 2 * len(LEVELS), math.nan)
     out: dict[str, np.ndarray] = {"cdf": np.array([post.cdf(s.alpha)])}
-    out["posterior"] = np.array([post.mean] + [v for lv in LEVELS for v in post.interval(lv)])
+    out["posterior"] = np.array([post.mean()] + [v for lv in LEVELS for v in post.interval(lv)])
     for m in ("wald", "wilson", "clopper_pearson"):
         ivs = [classical_interval(own["human_pos"], s.n_human, lv, method=m) for lv in LEVELS]
         out[m] = np.array([ivs[0][0]] + [v for iv in ivs for v in iv[1:]])
@@ -218,7 +218,7 @@ def sbc_replicate(setting: Setting, rng: np.random.Generator,
         conf = {key: own[key] for key in ("tp", "fn", "tn", "fp")}
     post = alpha_posterior(own["human_pos"], s.n_human, own["metric_pos"], s.n_metric, **conf,
                            prior=(1.0, 1.0), rate_prior=(ar, br))
-    draws = post.sample(n_draws, seed=rng)
+    draws = post.rvs(size=n_draws, random_state=rng)
     return float(post.cdf(alpha)), int(np.sum(draws < alpha))
 
 
@@ -247,7 +247,7 @@ def misspecification_replicate(rng: np.random.Generator, systems, n_human: int, 
         for j, conf in enumerate((pooled, own)):
             post = alpha_posterior(c["human_pos"], n_human, c["metric_pos"], n_metric, **conf)
             u = post.cdf(a)
-            out[i, j] = (post.mean, float((1 - level) / 2 <= u <= (1 + level) / 2))
+            out[i, j] = (post.mean(), float((1 - level) / 2 <= u <= (1 + level) / 2))
     return out
 
 

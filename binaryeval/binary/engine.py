@@ -43,15 +43,16 @@ stated bound is 1e-9 on the CDF.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
-from ..errors import CountsError, InputTypeError, ParameterError
+from .. import _validate
+from ..errors import CountsError, ParameterError
+from .posterior import AlphaPosterior
 
-__all__ = ["AlphaPosterior", "alpha_posterior", "RateDistribution"]
+__all__ = ["alpha_posterior", "RateDistribution"]
 
 TAIL_LOG = 46.0
 _FULL_SUM = 600  # sums over at most this many terms are done term by term
@@ -82,7 +83,7 @@ class RateDistribution:
     known: float | None = None
 
     def logpmf(self, x, n):
-        """log P(count = x | n trials), vectorised, continuous in x (analytic continuation)."""
+        """Log P(count = x | n trials), vectorised, continuous in x (analytic continuation)."""
         x = np.asarray(x, dtype=float)
         n = np.asarray(n, dtype=float)
         if self.known is None:
@@ -154,7 +155,7 @@ class _MetricLikelihood:
         return (prow[T] + pfirst[x] + psecond[T - x]) + (nrow[n] + nfirst[y] + nsecond[n - y])
 
     def _row_sums(self, T: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """log of the sum over x = lo..hi for each (integer) T, one contiguous row at a time."""
+        """Log of the sum over x = lo..hi for each (integer) T, one contiguous row at a time."""
         (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
         k, M = self.k, self.M
         out = np.empty(T.size)
@@ -319,7 +320,8 @@ def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
 def _locate(logw, M: int) -> tuple[int, int, float]:
     """Window [t_lo, t_hi] of 0..M outside which the unimodal ``logw`` is below its peak by more
     than TAIL_LOG, and the peak value (coarse-to-fine scans; the window may err on the wide
-    side, never the narrow one)."""
+    side, never the narrow one).
+    """
     pts = np.unique(np.round(np.linspace(0, M, 65)).astype(np.int64))
     vals = logw(pts)
     for _ in range(3):
@@ -421,305 +423,16 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
 
 
 def _validate_counts(**counts) -> dict[str, int]:
-    out = {}
-    for name, value in counts.items():
-        if isinstance(value, (bool, np.bool_)) or not isinstance(
-                value, (int, np.integer, float, np.floating)):
-            raise InputTypeError(f"{name}={value!r} ({type(value).__name__}): counts must be "
-                                 "non-negative whole numbers; pass an int")
-        fv = float(value)
-        if not np.isfinite(fv) or fv < 0 or fv != int(fv):
-            raise CountsError(f"{name}={value!r}: counts must be finite non-negative integers; "
-                              "pass whole numbers of ratings")
-        out[name] = int(fv)
-    if out["human_pos"] > out["human_total"]:
-        raise CountsError(f"human_pos={out['human_pos']} exceeds human_total={out['human_total']}: "
-                          "positives cannot outnumber ratings")
-    if out["metric_pos"] > out["metric_total"]:
-        raise CountsError(f"metric_pos={out['metric_pos']} exceeds metric_total="
-                          f"{out['metric_total']}: positives cannot outnumber ratings")
+    out = {name: _validate.count(value, name) for name, value in counts.items()}
+    for pos, tot in (("human_pos", "human_total"), ("metric_pos", "metric_total")):
+        if pos in out and out[pos] > out[tot]:
+            raise CountsError(f"{pos}={out[pos]} exceeds {tot}={out[tot]}: positives cannot "
+                              "outnumber ratings")
     return out
 
 
-def _check_beta_params(name: str, pair) -> tuple[float, float]:
-    try:
-        a, b = (float(v) for v in pair)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"{name}={pair!r}: give a pair (a, b) of positive numbers, "
-                             "e.g. (1, 1) for a uniform prior") from None
-    if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
-        raise ParameterError(f"{name}={pair!r}: Beta parameters must be positive and finite")
-    return a, b
-
-
 def _check_rate(name: str, value) -> float | None:
-    if value is None:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"{name}={value!r}: a known rate must be a number in [0, 1], or "
-                             "None to estimate it from the paired counts") from None
-    if not (0.0 <= v <= 1.0):
-        raise ParameterError(f"{name}={value!r} is outside [0, 1]; a rate is a probability")
-    return v
-
-
-@dataclass(frozen=True, eq=False)
-class AlphaPosterior:
-    """Posterior of ``alpha`` as a finite mixture of Beta distributions.
-
-    ``weights[i]`` is the probability of component ``Beta(a[i], b[i])``; all components share
-    ``a[i] + b[i]``.  Create it with :func:`alpha_posterior`.
-
-    Examples
-    --------
-    >>> post = alpha_posterior(human_pos=60, human_total=100)
-    >>> round(post.mean, 6) == round(61 / 102, 6)
-    True
-    >>> low, high = post.interval(0.95)
-    """
-
-    a: np.ndarray
-    b: np.ndarray
-    weights: np.ndarray
-    counts: dict = field(default_factory=dict)
-    method: str = "exact"
-
-    # -- moments ---------------------------------------------------------------------------
-    @cached_property
-    def _total(self) -> float:
-        return float(self.a[0] + self.b[0])
-
-    @cached_property
-    def mean(self) -> float:
-        """Posterior mean."""
-        return float(_dot(self.weights, self.a) / self._total)
-
-    @cached_property
-    def var(self) -> float:
-        """Posterior variance."""
-        n = self._total
-        second = float(_dot(self.weights, self.a * (self.a + 1.0)) / (n * (n + 1.0)))
-        return max(second - self.mean ** 2, 0.0)
-
-    @property
-    def std(self) -> float:
-        """Posterior standard deviation."""
-        return math.sqrt(self.var)
-
-    @cached_property
-    def mode(self) -> float:
-        """Posterior mode (maximum of the density)."""
-        from scipy.optimize import minimize_scalar
-
-        lo, hi = self.ppf(1e-9), self.ppf(1 - 1e-9)
-        if lo == hi:
-            return lo
-        # start from the densest of a few points to stay in the right basin
-        grid = np.linspace(lo, hi, 201)
-        dens = self.pdf(grid)
-        i = int(np.argmax(dens))
-        if i == 0 and self.pdf(0.0) >= dens[0]:
-            return 0.0
-        if i == grid.size - 1 and self.pdf(1.0) >= dens[-1]:
-            return 1.0
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-        res = minimize_scalar(lambda x: -self.pdf(x), bounds=(a, b), method="bounded",
-                              options={"xatol": 1e-12})
-        return float(res.x)
-
-    @property
-    def n_components(self) -> int:
-        return int(self.weights.size)
-
-    # -- distribution functions -----------------------------------------------------------
-    @cached_property
-    def _cumulative(self) -> np.ndarray:
-        # C[j] = sum_{i <= j} w_i
-        return np.cumsum(self.weights)
-
-    def _window(self, x: float, pad: float = 13.0) -> tuple[int, int]:
-        """Component indices whose telescoping terms matter at x."""
-        n = self._total - 1.0
-        centre = x * n - self.a[0]
-        spread = pad * math.sqrt(max(n * x * (1 - x), 1.0)) + 50.0
-        K = self.weights.size
-        lo = int(max(0, math.floor(centre - spread)))
-        hi = int(min(K - 1, math.ceil(centre + spread)))
-        return lo, hi
-
-    def _cdf_scalar(self, x: float) -> float:
-        if x <= 0.0:
-            return 0.0
-        if x >= 1.0:
-            return 1.0
-        K = self.weights.size
-        if K == 1:
-            return float(special.betainc(self.a[0], self.b[0], x))
-        lo, hi = self._window(x)
-        lo = min(lo, K - 1)
-        top = min(hi + 1, K - 1)
-        # Telescoping down from component ``top``:
-        #   I_x(a_i, b_i) = I_x(a_top, b_top) + sum_{i <= j < top} d_j(x),
-        # d_j(x) = Γ(a_j + b_j) / (Γ(a_j + 1) Γ(b_j)) x^a_j (1 - x)^(b_j - 1) (all a_j + b_j equal),
-        # so  CDF = I_x(a_top, b_top) + sum_{j < top} d_j(x) C_j  with C_j = sum_{i <= j} w_i.
-        # d_j is a binomial-type probability in j, negligible below ``lo``; I_x(a_top, b_top) is a
-        # binomial tail, below exp(-72) when a_top lies 12 sd above x (a + b - 1): then it is 0.
-        n = self._total - 1.0
-        z = (self.a[top] - x * n) / math.sqrt(max(n * x * (1.0 - x), 1e-300))
-        base = 0.0 if z > 12.0 else float(special.betainc(self.a[top], self.b[top], x))
-        if top <= lo:
-            return float(np.clip(base if top == K - 1 else base, 0.0, 1.0))
-        a0, b0 = self.a[lo], self.b[lo]
-        # log d_j by its ratio recursion: d_{j+1} / d_j = (b_j - 1) x / ((a_j + 1) (1 - x))
-        logd0 = (special.gammaln(self._total) - special.gammaln(a0 + 1.0) - special.gammaln(b0)
-                 + a0 * math.log(x) + (b0 - 1.0) * math.log1p(-x))
-        j = np.arange(lo, top)
-        aj, bj = self.a[j[:-1]], self.b[j[:-1]]
-        ratios = np.log((bj - 1.0) / (aj + 1.0)) + (math.log(x) - math.log1p(-x))
-        logd = logd0 + np.r_[0.0, np.cumsum(ratios)]
-        tail = float(_dot(np.exp(logd), self._cumulative[j]))
-        return float(np.clip(base + tail, 0.0, 1.0))
-
-    def cdf(self, x):
-        """Posterior CDF at x (scalar or array)."""
-        xs = np.asarray(x, dtype=float)
-        if self.weights.size == 1:
-            # a single Beta (e.g. human ratings only): one vectorised call
-            out = special.betainc(self.a[0], self.b[0], np.clip(xs, 0.0, 1.0))
-        else:
-            out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
-        return float(out) if out.ndim == 0 else out
-
-    def pdf(self, x):
-        """Posterior density at x (scalar or array)."""
-        xs = np.atleast_1d(np.asarray(x, dtype=float))
-        if self.weights.size == 1:
-            # a single Beta: one vectorised call (zero outside [0, 1])
-            with np.errstate(divide="ignore"):
-                out = np.where((xs < 0) | (xs > 1), 0.0,
-                               stats.beta.pdf(xs, self.a[0], self.b[0]) * self.weights[0])
-            return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
-        out = np.array([self._pdf_scalar(float(v)) for v in xs.ravel()]).reshape(xs.shape)
-        return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
-
-    def _pdf_scalar(self, x: float) -> float:
-        if x < 0.0 or x > 1.0:
-            return 0.0
-        if x in (0.0, 1.0):
-            with np.errstate(divide="ignore"):
-                return float(_dot(self.weights, stats.beta.pdf(x, self.a, self.b)))
-        K = self.weights.size
-        lo, hi = self._window(x)
-        lo, hi = min(lo, K - 1), min(hi + 1, K - 1)
-        # Beta(x; a_j, b_j) with a_j + b_j fixed, by its ratio recursion in j:
-        # pdf_{j+1} / pdf_j = (b_j - 1) x / (a_j (1 - x))
-        a0, b0 = self.a[lo], self.b[lo]
-        logp0 = (special.gammaln(self._total) - special.gammaln(a0) - special.gammaln(b0)
-                 + (a0 - 1.0) * math.log(x) + (b0 - 1.0) * math.log1p(-x))
-        aj, bj = self.a[lo:hi], self.b[lo:hi]
-        ratios = np.log((bj - 1.0) / aj) + (math.log(x) - math.log1p(-x))
-        logp = logp0 + np.r_[0.0, np.cumsum(ratios)]
-        return float(_dot(self.weights[lo:hi + 1], np.exp(logp)))
-
-    def ppf(self, q):
-        """Posterior quantile function (scalar or array)."""
-        qs = np.asarray(q, dtype=float)
-        out = np.vectorize(self._ppf_scalar, otypes=[float])(qs)
-        return float(out) if out.ndim == 0 else out
-
-    def _ppf_scalar(self, q: float) -> float:
-        if not 0.0 <= q <= 1.0:
-            raise ParameterError(f"q={q!r}: a quantile level must lie in [0, 1]")
-        if q == 0.0:
-            return 0.0
-        if q == 1.0:
-            return 1.0
-        if self.weights.size == 1:
-            return float(special.betaincinv(self.a[0], self.b[0], q))
-        # bracket with component quantiles, then Brent on the exact CDF
-        from scipy.optimize import brentq
-
-        idx = np.searchsorted(np.cumsum(self.weights), q)
-        idx = min(idx, self.weights.size - 1)
-        guess = float(special.betaincinv(self.a[idx], self.b[idx], q))
-        sd = self.std if self.std > 0 else 1e-3
-        lo, hi = max(guess - 2 * sd, 0.0), min(guess + 2 * sd, 1.0)
-        f = lambda t: self._cdf_scalar(t) - q  # noqa: E731
-        while lo > 0.0 and f(lo) > 0:
-            lo = max(lo - 4 * sd, 0.0)
-        while hi < 1.0 and f(hi) < 0:
-            hi = min(hi + 4 * sd, 1.0)
-        if f(lo) >= 0:
-            return lo
-        if f(hi) <= 0:
-            return hi
-        return float(brentq(f, lo, hi, xtol=1e-14, rtol=1e-13, maxiter=200))
-
-    def interval(self, level: float = 0.95, kind: str = "eti") -> tuple[float, float]:
-        """Credible interval.
-
-        Parameters
-        ----------
-        level : float
-            Posterior probability inside the interval.
-        kind : {"eti", "hdi"}
-            Equal-tailed interval or highest-density interval (the shortest interval with that
-            probability; the posterior is unimodal).
-        """
-        if not 0.0 < level < 1.0:
-            raise ParameterError(f"level={level!r}: must lie strictly between 0 and 1, e.g. 0.95")
-        if kind == "eti":
-            tail = (1.0 - level) / 2.0
-            return (self.ppf(tail), self.ppf(1.0 - tail))
-        if kind == "hdi":
-            from scipy.optimize import minimize_scalar
-
-            width = lambda p: self.ppf(p + level) - self.ppf(p)  # noqa: E731
-            res = minimize_scalar(width, bounds=(0.0, 1.0 - level), method="bounded",
-                                  options={"xatol": 1e-10})
-            p = float(res.x)
-            # the boundary solutions (mode at 0 or 1) are not interior minima
-            cands = [(width(p), p), (width(0.0), 0.0), (width(1.0 - level), 1.0 - level)]
-            _, p = min(cands)
-            return (self.ppf(p), self.ppf(p + level))
-        raise ParameterError(f"kind={kind!r}: use 'eti' (equal-tailed) or 'hdi' (highest density)")
-
-    def sample(self, n: int, seed=None) -> np.ndarray:
-        """Draw ``n`` values from the posterior (exact: component, then Beta draw)."""
-        rng = np.random.default_rng(seed)
-        comp = rng.choice(self.weights.size, size=int(n), p=self.weights / self.weights.sum())
-        return rng.beta(self.a[comp], self.b[comp])
-
-    def prob_greater(self, other: AlphaPosterior) -> float:
-        """P(alpha_self > alpha_other) for independent posteriors, exact.
-
-        Computed as ``E_other[1 - F_self(alpha)]`` by Gauss-Legendre quadrature of the other's
-        density over its support in panels; the integrand is smooth, so the error is far below
-        1e-10 (tested against closed forms for two Betas).
-        """
-        return _prob_greater(self, other)
-
-    def __repr__(self) -> str:
-        return (f"AlphaPosterior(mean={self.mean:.6f}, std={self.std:.6f}, "
-                f"components={self.n_components}, method={self.method!r})")
-
-
-def _prob_greater(p1: AlphaPosterior, p2: AlphaPosterior) -> float:
-    # integrate F_2(x) dF_1(x) = P(alpha_2 < alpha_1) over the support of p1 by panels
-    lo = p1.ppf(1e-15)
-    hi = p1.ppf(1 - 1e-15)
-    if hi <= lo:
-        return float(1.0 - p2.cdf(lo))
-    edges = np.linspace(lo, hi, 13)
-    total = 0.0
-    nodes, wts = np.polynomial.legendre.leggauss(16)
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
-        x = 0.5 * (a + b) + 0.5 * (b - a) * nodes
-        total += 0.5 * (b - a) * float(_dot(wts, p1.pdf(x) * p2.cdf(x)))
-    # mass of p1 outside [lo, hi] is at most 2e-15
-    return float(np.clip(total, 0.0, 1.0))
+    return None if value is None else _validate.probability(value, name)
 
 
 def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
@@ -787,13 +500,13 @@ def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 
     --------
     >>> post = alpha_posterior(human_pos=60, human_total=100, metric_pos=5600,
     ...                        metric_total=10000, tp=96, fn=24, tn=64, fp=16)
-    >>> round(post.mean, 2)
+    >>> round(post.mean(), 2)
     0.6
     """
     c = _validate_counts(human_pos=human_pos, human_total=human_total, metric_pos=metric_pos,
                          metric_total=metric_total, tp=tp, fn=fn, tn=tn, fp=fp)
-    a, b = _check_beta_params("prior", prior)
-    ar, br = _check_beta_params("rate_prior", rate_prior)
+    a, b = _validate.beta_pair(prior, "prior")
+    ar, br = _validate.beta_pair(rate_prior, "rate_prior")
     rho = _check_rate("rho", rho)
     eta = _check_rate("eta", eta)
     if method == "grid":

@@ -31,13 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 from scipy.special import logsumexp
 
-from ..errors import InputTypeError, ParameterError
-from ..summary import Summary
-from .engine import _check_beta_params, _check_rate, _validate_counts
+from .. import _validate
+from ..errors import CountsError, InputTypeError, ParameterError
+from .posterior import PosteriorDistribution
 
 __all__ = ["GridPosterior", "grid_posterior"]
 
@@ -67,7 +66,7 @@ def _rate_cells(known: float | None, pos: int, neg: int, prior: tuple[float, flo
 
 def _metric_loglik(a: np.ndarray, r: np.ndarray, lr: np.ndarray, e: np.ndarray, le: np.ndarray,
                    mp: int, mn: int) -> np.ndarray:
-    """log sum_{j,k} m(rho_j) m(eta_k) p^mp (1 - p)^mn for every alpha, chunked over alpha."""
+    """Log sum_{j,k} m(rho_j) m(eta_k) p^mp (1 - p)^mn for every alpha, chunked over alpha."""
     s = (r[:, None] + e[None, :] - 1.0).ravel()          # p = alpha * s + (1 - eta)
     c = np.broadcast_to(1.0 - e[None, :], (r.size, e.size)).ravel()
     ce = np.broadcast_to(e[None, :], (r.size, e.size)).ravel()
@@ -102,9 +101,13 @@ def _metric_loglik(a: np.ndarray, r: np.ndarray, lr: np.ndarray, e: np.ndarray, 
     return like
 
 
-@dataclass(frozen=True)
-class GridPosterior:
+@dataclass(frozen=True, eq=False, repr=False)
+class GridPosterior(PosteriorDistribution):
     """Posterior of ``alpha`` on a midpoint grid (see :func:`grid_posterior`).
+
+    The density is constant within each cell, so the CDF is piecewise linear; methods follow
+    ``scipy.stats`` frozen distributions as :class:`~binaryeval.binary.posterior.AlphaPosterior`
+    does.
 
     Attributes
     ----------
@@ -118,6 +121,12 @@ class GridPosterior:
         ``(N_alpha, N_rho, N_eta)``.
     method : str
         ``"grid"``.
+
+    Examples
+    --------
+    >>> post = grid_posterior(human_pos=60, human_total=100, grid=(1000, 1, 1))
+    >>> post
+    GridPosterior(mean=0.598039, std=0.0483101, method='grid')
     """
 
     alpha: np.ndarray = field(repr=False)
@@ -129,25 +138,35 @@ class GridPosterior:
     method: str = "grid"
 
     # -- moments ---------------------------------------------------------------------------------
-    @property
     def mean(self) -> float:
-        """Posterior mean (cell midpoints weighted by cell masses)."""
+        """Posterior mean (cell midpoints weighted by cell masses).
+
+        Examples
+        --------
+        >>> round(grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).mean(), 6)
+        0.583333
+        """
         return float(np.dot(self.weights, self.alpha))
 
-    @property
     def var(self) -> float:
-        """Posterior variance (cell midpoints weighted by cell masses)."""
-        m = self.mean
+        """Posterior variance (cell midpoints weighted by cell masses).
+
+        Examples
+        --------
+        >>> round(grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).var(), 5)
+        0.0187
+        """
+        m = self.mean()
         return float(np.dot(self.weights, (self.alpha - m) ** 2))
 
-    @property
-    def std(self) -> float:
-        """Posterior standard deviation."""
-        return float(np.sqrt(self.var))
-
-    @property
     def mode(self) -> float:
-        """Midpoint of the cell with the largest mass."""
+        """Midpoint of the cell with the largest mass.
+
+        Examples
+        --------
+        >>> grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).mode()
+        0.59975
+        """
         return float(self.alpha[int(np.argmax(self.weights))])
 
     # -- distribution functions ----------------------------------------------------------------------
@@ -161,30 +180,81 @@ class GridPosterior:
         return c / c[-1]
 
     def pdf(self, x) -> np.ndarray | float:
-        """Density, constant within each cell (mass times ``N_alpha``); zero outside [0, 1]."""
+        """Density, constant within each cell (mass times ``N_alpha``); zero outside [0, 1].
+
+        Examples
+        --------
+        >>> float(grid_posterior(grid=(10, 1, 1)).pdf(0.5))
+        1.0
+        """
         x = np.asarray(x, dtype=float)
         n = self.alpha.size
-        idx = np.clip(np.floor(x * n).astype(int), 0, n - 1)
-        out = np.where((x >= 0) & (x <= 1), self.weights[idx] * n, 0.0)
+        with np.errstate(invalid="ignore"):
+            idx = np.clip(np.floor(np.nan_to_num(x) * n).astype(int), 0, n - 1)
+            out = np.where((x >= 0) & (x <= 1), self.weights[idx] * n, 0.0)
+        out = np.where(np.isnan(x), np.nan, out)
         return float(out) if out.ndim == 0 else out
 
+    def logpdf(self, x) -> np.ndarray | float:
+        """Logarithm of :meth:`pdf`.
+
+        Examples
+        --------
+        >>> float(grid_posterior(grid=(10, 1, 1)).logpdf(0.5))
+        0.0
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.pdf(x))
+
     def cdf(self, x) -> np.ndarray | float:
-        """Distribution function, linear within each cell."""
+        """Distribution function, linear within each cell.
+
+        Examples
+        --------
+        >>> round(float(grid_posterior(grid=(10, 1, 1)).cdf(0.25)), 12)
+        0.25
+        """
         out = np.interp(np.asarray(x, dtype=float), self._edges, self._cum)
         return float(out) if np.ndim(out) == 0 else out
 
+    def sf(self, x) -> np.ndarray | float:
+        """Survival function ``1 - cdf``.
+
+        Examples
+        --------
+        >>> round(float(grid_posterior(grid=(10, 1, 1)).sf(0.25)), 12)
+        0.75
+        """
+        return 1.0 - self.cdf(x)
+
     def ppf(self, q) -> np.ndarray | float:
-        """Quantile function, the inverse of the piecewise linear :meth:`cdf`."""
+        """Quantile function, the inverse of the piecewise linear :meth:`cdf` (NaN outside [0, 1]).
+
+        Examples
+        --------
+        >>> round(float(grid_posterior(grid=(10, 1, 1)).ppf(0.3)), 12)
+        0.3
+        """
         q = np.asarray(q, dtype=float)
-        if np.any((q < 0) | (q > 1)):
-            raise ParameterError(f"q must lie in [0, 1], got {q!r}.")
         cum, edges = self._cum, self._edges
+        qc = np.clip(np.nan_to_num(q), 0.0, 1.0)
         # Right-continuous inverse: for each q the first edge where the CDF reaches q.
-        i = np.clip(np.searchsorted(cum, q, side="left"), 1, cum.size - 1)
+        i = np.clip(np.searchsorted(cum, qc, side="left"), 1, cum.size - 1)
         lo, hi = cum[i - 1], cum[i]
-        frac = np.where(hi > lo, (q - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0)
+        frac = np.where(hi > lo, (qc - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0)
         out = edges[i - 1] + frac * (edges[i] - edges[i - 1])
+        out = np.where((q >= 0) & (q <= 1), out, np.nan)
         return float(out) if out.ndim == 0 else out
+
+    def isf(self, q) -> np.ndarray | float:
+        """Inverse survival function, ``ppf(1 - q)``.
+
+        Examples
+        --------
+        >>> round(float(grid_posterior(grid=(10, 1, 1)).isf(0.3)), 12)
+        0.7
+        """
+        return self.ppf(1.0 - np.asarray(q, dtype=float))
 
     def interval(self, level: float = 0.95, kind: str = "eti") -> tuple[float, float]:
         """Credible interval of ``alpha``.
@@ -196,51 +266,33 @@ class GridPosterior:
         kind : {"eti", "hdi"}
             Equal-tailed interval or highest-density interval (the shortest interval holding
             ``level`` of the mass; with a piecewise constant density it is found to within one cell).
+
+        Returns
+        -------
+        (float, float)
+
+        Examples
+        --------
+        >>> [round(v, 3) for v in grid_posterior(grid=(1000, 1, 1)).interval(0.5)]
+        [0.25, 0.75]
         """
-        if not 0 < level < 1:
-            raise ParameterError(f"level must lie in (0, 1), got {level!r}; e.g. level=0.95.")
+        level = _validate.level(level)
+        kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         if kind == "eti":
             lo, hi = self.ppf([(1 - level) / 2, (1 + level) / 2])
             return float(lo), float(hi)
-        if kind == "hdi":
-            starts = np.linspace(0.0, 1.0 - level, 2001)
-            lo = self.ppf(starts)
-            hi = self.ppf(starts + level)
-            k = int(np.argmin(hi - lo))
-            return float(lo[k]), float(hi[k])
-        raise ParameterError(f"kind must be 'eti' or 'hdi', got {kind!r}.")
+        starts = np.linspace(0.0, 1.0 - level, 2001)
+        lo = self.ppf(starts)
+        hi = self.ppf(starts + level)
+        k = int(np.argmin(hi - lo))
+        return float(lo[k]), float(hi[k])
 
-    def sample(self, n: int, seed=None) -> np.ndarray:
-        """Draw ``n`` values: a cell by its mass, then a uniform point inside it."""
-        rng = np.random.default_rng(seed)
-        cells = rng.choice(self.alpha.size, size=int(n), p=self.weights)
-        return (cells + rng.random(int(n))) / self.alpha.size
-
-    # -- result protocol ---------------------------------------------------------------------------
-    def to_frame(self, level: float = 0.95) -> pd.DataFrame:
-        """One row: mean, std, mode and the equal-tailed interval at ``level``."""
-        lo, hi = self.interval(level)
-        df = pd.DataFrame({"estimate": [self.mean], "std_error": [self.std], "mode": [self.mode],
-                           "lower": [lo], "upper": [hi]}, index=["alpha"])
-        df.attrs.update(level=level, method=self.method, interval="eti")
-        return df
-
-    def summary(self, level: float = 0.95) -> Summary:
-        info = {"method": f"midpoint grid {self.grid[0]} x {self.grid[1]} x {self.grid[2]}",
-                "prior": f"Beta{self.prior}", "rate prior": f"Beta{self.rate_prior}"}
-        info.update(self.counts)
-        return Summary("Posterior of alpha (share of positives)", info,
-                       [(f"{level:.0%} equal-tailed interval", self.to_frame(level))])
-
-    def __str__(self) -> str:
-        return self.summary().as_text()
-
-    def __repr__(self) -> str:
-        return (f"GridPosterior(mean={self.mean:.6g}, std={self.std:.6g}, grid={self.grid}, "
-                f"counts={self.counts})")
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
+    def _draw(self, rng, size):
+        """A cell by its mass, then a uniform point inside it."""
+        shape = (size,) if np.isscalar(size) else tuple(size)
+        n = int(np.prod(shape))
+        cells = rng.choice(self.alpha.size, size=n, p=self.weights)
+        return ((cells + rng.random(n)) / self.alpha.size).reshape(shape)
 
 
 def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0,
@@ -275,15 +327,21 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
     Examples
     --------
     >>> post = grid_posterior(human_pos=60, human_total=100, grid=(1000, 1, 1))
-    >>> round(post.mean, 4)   # Beta(61, 41) has mean 61/102
+    >>> round(post.mean(), 4)   # Beta(61, 41) has mean 61/102
     0.598
     """
-    c = _validate_counts(human_pos=human_pos, human_total=human_total, metric_pos=metric_pos,
-                         metric_total=metric_total, tp=tp, fn=fn, tn=tn, fp=fp)
+    c = {name: _validate.count(value, name) for name, value in dict(
+        human_pos=human_pos, human_total=human_total, metric_pos=metric_pos,
+        metric_total=metric_total, tp=tp, fn=fn, tn=tn, fp=fp).items()}
+    for pos, tot in (("human_pos", "human_total"), ("metric_pos", "metric_total")):
+        if c[pos] > c[tot]:
+            raise CountsError(f"{pos}={c[pos]} exceeds {tot}={c[tot]}: positives cannot "
+                              "outnumber ratings")
     hp, ht, mp, mt = c["human_pos"], c["human_total"], c["metric_pos"], c["metric_total"]
     tp, fn, tn, fp = c["tp"], c["fn"], c["tn"], c["fp"]
-    rho, eta = _check_rate("rho", rho), _check_rate("eta", eta)
-    prior, rate_prior = _check_beta_params("prior", prior), _check_beta_params("rate_prior", rate_prior)
+    rho = None if rho is None else _validate.probability(rho, "rho")
+    eta = None if eta is None else _validate.probability(eta, "eta")
+    prior, rate_prior = _validate.beta_pair(prior, "prior"), _validate.beta_pair(rate_prior, "rate_prior")
     try:
         na, nr, ne = (int(g) for g in grid)
     except (TypeError, ValueError):

@@ -12,16 +12,20 @@ is a candidate threshold.  Rules:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from .. import _validate
+from .._results import Result
 from ..errors import DataError, ParameterError
 from ..formula import parse_formula
 from ..summary import Summary
 
-__all__ = ["roc", "RocResult", "roc_table", "choose_threshold", "THRESHOLD_RULES"]
+__all__ = ["roc", "RocResult", "roc_table", "choose_threshold", "apply_threshold",
+           "THRESHOLD_RULES", "Thresholded"]
 
 THRESHOLD_RULES = ("balanced", "youden")
 
@@ -101,18 +105,40 @@ def _pick(table: pd.DataFrame, rule: str) -> int:
 def choose_threshold(human, score, rule: str = "balanced") -> float:
     """The threshold a rule picks on paired rows (``score >= threshold`` is positive).
 
+    Parameters
+    ----------
+    human : array-like of 0/1
+        Human ratings of the paired rows.
+    score : array-like of float
+        Metric scores of the same rows.
+    rule : {"balanced", "youden"}
+        ``"balanced"`` minimises ``|rho - eta|`` (the papers' rule), ``"youden"`` maximises
+        ``rho + eta - 1``.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> choose_threshold([1, 1, 0, 0], [0.9, 0.4, 0.5, 0.1], "balanced")
-    0.9
+    0.5
     """
     table = roc_table(human, score)
     return float(table.loc[_pick(table, rule), "threshold"])
 
 
-@dataclass(frozen=True, eq=False)
-class RocResult:
-    """ROC curves per group and pooled, from :func:`roc`."""
+@dataclass(frozen=True, eq=False, repr=False)
+class RocResult(Result):
+    """ROC curves per group and pooled, from :func:`roc`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "s": [.9, .2, .7, .6, .4, .1]})
+    >>> roc("h ~ s", df)
+    RocResult(formula='h ~ s', curves=1, n_used=6)
+    """
 
     formula: str
     curves: dict[str, pd.DataFrame]
@@ -121,12 +147,41 @@ class RocResult:
     group_name: str | None = None
     excluded: dict = field(default_factory=dict)
 
+    @property
+    def n_rows(self) -> int:
+        """Rows in the data (used and excluded)."""
+        return self.n_used + self.n_excluded
+
     def auc(self) -> pd.Series:
-        """Area under each curve (ties count one half, as in the Mann-Whitney statistic)."""
+        """Area under each curve (ties count one half, as in the Mann-Whitney statistic).
+
+        Returns
+        -------
+        Series
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
+        >>> float(roc("h ~ s", df).auc()["pooled"])
+        0.75
+        """
         return pd.Series({g: _auc(t) for g, t in self.curves.items()}, name="auc")
 
     def thresholds(self) -> pd.DataFrame:
-        """The threshold each rule picks, with its rho and eta, per curve."""
+        """The threshold each rule picks, with its rho and eta, per curve.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 1, 0, 0], "s": [.9, .4, .5, .1]})
+        >>> roc("h ~ s", df).thresholds()[["rule", "threshold"]].values.tolist()
+        [['balanced', 0.5], ['youden', 0.9]]
+        """
         rows = []
         for g, t in self.curves.items():
             for rule in THRESHOLD_RULES:
@@ -138,10 +193,38 @@ class RocResult:
         return pd.DataFrame(rows)
 
     def to_frame(self) -> pd.DataFrame:
-        """All ROC points, one row per (group, threshold)."""
+        """All ROC points, one row per (group, threshold).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0], "s": [.9, .2]})
+        >>> list(roc("h ~ s", df).to_frame().columns)
+        ['threshold', 'tp', 'fp', 'fn', 'tn', 'rho', 'eta', 'fpr', 'group']
+        """
         return pd.concat([t.assign(group=g) for g, t in self.curves.items()], ignore_index=True)
 
+    def _repr_fields(self):
+        return {"formula": self.formula, "curves": len(self.curves), "n_used": self.n_used}
+
     def summary(self) -> Summary:
+        """AUC and the rules' thresholds per curve.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
+        >>> print(roc("h ~ s", df).summary().as_text().splitlines()[0])
+        ROC of a scalar metric against binary human ratings
+        """
         auc = self.auc()
         th = self.thresholds().pivot(index="group", columns="rule", values="threshold")
         table = pd.DataFrame({"auc": auc, "n_paired": {g: int(t[["tp", "fn", "tn", "fp"]].iloc[0].sum())
@@ -152,18 +235,36 @@ class RocResult:
         return Summary("ROC of a scalar metric against binary human ratings", info,
                        [("per group (and pooled)", table)])
 
-    def __str__(self) -> str:
-        return self.summary().as_text()
+    def plot(self, ax=None, *, kind: str = "roc", groups=None, mark: str | None = "balanced",
+             **kw):
+        """ROC curves (TPR rho against FPR 1 - eta), the chosen thresholds marked.
 
-    __repr__ = __str__
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when None).
+        kind : {"roc"}
+            The only kind.
+        groups : list of str, optional
+            Curves to draw (default: all).
+        mark : {"balanced", "youden"} or None
+            Mark the threshold this rule picks on each curve.
+        **kw
+            Passed to ``Axes.plot``.
 
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
+        Returns
+        -------
+        matplotlib Axes
 
-    def plot(self, ax=None, groups=None, mark: str | None = "balanced", **kw):
-        """ROC curves (TPR rho against FPR 1 - eta), the chosen thresholds marked."""
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
+        >>> ax = roc("h ~ s", df).plot()
+        """
         import matplotlib.pyplot as plt
 
+        _validate.choice(kind, "kind", ("roc",))
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5))
         names = list(self.curves) if groups is None else list(groups)
@@ -232,3 +333,134 @@ def roc(formula: str, data: pd.DataFrame, *, pooled: bool = True, eval_env: int 
     return RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
                      None if frame.group is None else str(frame.group.name),
                      {"missing rating or group": int((~ok).sum())})
+
+
+@dataclass(frozen=True)
+class Thresholded:
+    """A scalar metric turned into 0/1 ratings by :func:`apply_threshold`.
+
+    Attributes
+    ----------
+    metric : ndarray
+        0.0/1.0 per row, NaN where the score is missing.
+    thresholds : dict
+        ``group -> threshold`` (in the score's units).
+    rule : str
+        ``"balanced"``, ``"youden"`` or ``"given"``.
+    per_group : bool
+        Whether each group has its own threshold.
+    lower_is_better : bool
+        Whether a rating is positive at ``score <= threshold`` (else ``score >= threshold``).
+    auc : float
+        Area under the ROC curve of the paired rows (all groups), NaN without both classes.
+    rho, eta : float
+        Rates of the paired rows (all groups) at the thresholds, NaN without both classes.
+    """
+
+    metric: np.ndarray
+    thresholds: dict
+    rule: str
+    per_group: bool
+    lower_is_better: bool
+    auc: float
+    rho: float
+    eta: float
+
+
+def _check_threshold_value(value, column: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        raise ParameterError(f"threshold={value!r} for {column!r}: give a number, 'balanced' or "
+                             "'youden'")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ParameterError(f"threshold={value!r} for {column!r} is not finite; give a number "
+                             "inside the observed scores, 'balanced' or 'youden'")
+    return v
+
+
+def apply_threshold(human: np.ndarray, score: np.ndarray, group: np.ndarray, threshold, *,
+                    lower_is_better: bool = False, column: str = "metric") -> Thresholded:
+    """Turn scalar scores into 0/1 metric ratings with a number or a rule.
+
+    Parameters
+    ----------
+    human : ndarray
+        Coded human ratings (0.0/1.0/NaN) of the same rows; the rules use the paired rows.
+    score : ndarray
+        Finite scores, NaN for "not rated".
+    group : ndarray
+        Group label of each row.
+    threshold : float, "balanced", "youden" or mapping
+        A number or rule for all groups (a rule is applied to the paired rows of all groups, as
+        in the papers), or ``{group: number or rule}`` (a rule then uses that group's rows).
+    lower_is_better : bool
+        Positive when ``score <= threshold`` instead of ``score >= threshold``.
+    column : str
+        The metric's name, for messages.
+
+    Returns
+    -------
+    Thresholded
+
+    Examples
+    --------
+    >>> h = np.array([1.0, 1.0, 0.0, 0.0, np.nan])
+    >>> s = np.array([0.9, 0.4, 0.5, 0.1, 0.7])
+    >>> t = apply_threshold(h, s, np.array(["A"] * 5), "balanced")
+    >>> t.thresholds, t.metric.tolist()
+    ({'A': 0.5}, [1.0, 0.0, 1.0, 0.0, 1.0])
+    """
+    sign = -1.0 if lower_is_better else 1.0
+    oriented = sign * score
+    paired = ~np.isnan(human) & ~np.isnan(score)
+    labels = list(dict.fromkeys(group.tolist()))
+    per_group = isinstance(threshold, Mapping)
+    if per_group:
+        missing = [g for g in labels if g not in threshold and str(g) not in threshold]
+        if missing:
+            raise ParameterError(f"threshold has no entry for group {missing[0]!r}; give one per "
+                                 "group or a single number or rule")
+    specs = {g: (threshold.get(g, threshold.get(str(g))) if per_group else threshold)
+             for g in labels}
+    rule = "given"
+    cuts: dict = {}
+    pooled_cut = None
+    for g, spec in specs.items():
+        if isinstance(spec, str):
+            if spec not in THRESHOLD_RULES:
+                raise ParameterError(f"threshold={spec!r}: use a number or one of "
+                                     f"{THRESHOLD_RULES}")
+            rule = spec
+            sel = paired & (group == g) if per_group else paired
+            if not sel.any():
+                where = f" in group {g!r}" if per_group else ""
+                raise DataError(f"threshold rule {spec!r} needs paired rows (human and metric "
+                                f"rating){where}; there are none")
+            if per_group or pooled_cut is None:
+                cut = sign * choose_threshold(human[sel], oriented[sel], spec)
+                pooled_cut = cut if not per_group else pooled_cut
+            cuts[g] = cut if per_group else pooled_cut
+        else:
+            cuts[g] = _check_threshold_value(spec, column)
+    known = ~np.isnan(score)
+    lo, hi = float(np.nanmin(score)), float(np.nanmax(score))
+    for g, cut in cuts.items():
+        if (lower_is_better and (cut < lo or cut >= hi)) or (not lower_is_better
+                                                            and (cut <= lo or cut > hi)):
+            raise ParameterError(
+                f"threshold {cut:g} for {column!r}{'' if not per_group else f' (group {g!r})'} "
+                f"puts every rating in one class (scores run from {lo:g} to {hi:g}); choose a "
+                "threshold inside that range, or 'balanced'")
+    cut_rows = np.array([cuts[g] for g in group.tolist()], dtype=float) if per_group else \
+        np.full(score.size, next(iter(cuts.values())))
+    metric = np.where(known, (oriented >= sign * cut_rows).astype(float), np.nan)
+    auc = rho = eta = np.nan
+    hp = paired & (human == 1.0)
+    hn = paired & (human == 0.0)
+    if hp.any() and hn.any():
+        auc = _auc(roc_table(human[paired], oriented[paired]))
+        rho = float(metric[hp].mean())
+        eta = float(1.0 - metric[hn].mean())
+    return Thresholded(metric, {g: float(c) for g, c in cuts.items()}, rule, per_group,
+                       bool(lower_is_better), auc, rho, eta)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._warnings import warn
 from ..errors import ConvergenceWarning, InputTypeError, ParameterError
 from . import diagnostics
 from .engine import Draws, Model, sample
@@ -19,20 +17,6 @@ from .engine import Draws, Model, sample
 RATES = ("estimate", "pooled")
 RHAT_MAX = 1.01
 ESS_MIN = 400.0
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` that makes a warning point at the first frame outside the package."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None:
-        name = os.path.abspath(frame.f_code.co_filename)
-        if not name.startswith(_PACKAGE_DIR + os.sep):
-            return level
-        frame = frame.f_back
-        level += 1
-    return level
 
 
 def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any) -> tuple[int, int, int, Any]:
@@ -170,12 +154,11 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
     idx = np.flatnonzero(bad)
     worst = idx[np.argmin(np.fmin(eb[idx], et[idx]) / np.maximum(r[idx], 1.0))]
     more = f" (and {idx.size - 1} more)" if idx.size > 1 else ""
-    warnings.warn(
+    warn(
         f"the sampler's draws of {quantity} for {labels[worst]}{more} are not yet reliable: "
         f"R-hat {r[worst]:.3f} (want <= {RHAT_MAX}), bulk ESS {eb[worst]:.0f}, tail ESS "
         f"{et[worst]:.0f} (want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
-        f"(or chains={chains + 2}), and check again",
-        ConvergenceWarning, stacklevel=user_stacklevel())
+        f"(or chains={chains + 2}), and check again", ConvergenceWarning)
 
 
 def label_pair(a: Any, b: Any) -> str:

@@ -7,8 +7,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _common
-
 
 def plot_dag(g: Any, ax: Any, **kwargs: Any):
     import networkx as nx
@@ -34,10 +32,9 @@ def plot_dag(g: Any, ax: Any, **kwargs: Any):
 
 def ranking_graph(prob: pd.DataFrame, threshold: float) -> Any:
     """DAG of wins with ``P(row preferred over column) >= threshold``, transitive edges removed."""
-    import warnings
-
     import networkx as nx
 
+    from .._warnings import warn
     from ..errors import BinaryEvalWarning
 
     g = nx.DiGraph(threshold=threshold)
@@ -53,8 +50,8 @@ def ranking_graph(prob: pd.DataFrame, threshold: float) -> Any:
         g.nodes[name]["wins"] = g.out_degree(name)
         g.nodes[name]["losses"] = g.in_degree(name)
     if not nx.is_directed_acyclic_graph(g):
-        warnings.warn("the confident wins contain a cycle; the graph is returned without "
-                      "transitive reduction", BinaryEvalWarning, stacklevel=_common.user_stacklevel())
+        warn("the confident wins contain a cycle; the graph is returned without transitive "
+             "reduction", BinaryEvalWarning)
         g.graph["reduced"] = False
         return g
     tr = nx.transitive_reduction(g)

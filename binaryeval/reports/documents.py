@@ -36,7 +36,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from .errors import ParameterError, RenderError
+from ..errors import ParameterError, RenderError
 
 __all__ = ["RenderError", "render", "render_document", "read_qmd", "find_documents"]
 

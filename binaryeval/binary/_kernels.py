@@ -1,0 +1,165 @@
+"""Accurate log-probabilities of binomial type for large, real-valued arguments.
+
+``log C(n, k) + k log p + (n - k) log(1 - p)`` computed from log-gamma functions loses about
+``n log n`` units in the last place (each term is of that size and they cancel to a number of
+order one): at ``n = 10^7`` that is a relative error of about 2e-8 in the probability.  Loader's
+saddle-point form (C. Loader, *Fast and accurate computation of binomial probabilities*, 2000)
+writes the same quantity as Stirling-series corrections plus deviance terms ``bd0`` that are
+small where the probability is large, so the result is accurate to a few units in the last place
+for every ``n``.  Both functions accept real ``k`` and ``n`` (the mixture components of the exact
+engine have real Beta parameters when the prior is not an integer).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+__all__ = ["bd0", "log_beta_pdf", "log_dbinom", "stirlerr"]
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)
+
+
+def stirlerr(n: np.ndarray) -> np.ndarray:
+    """``log Γ(n + 1) - (n + 1/2) log n + n - log sqrt(2 pi)`` for real ``n > 0``.
+
+    Examples
+    --------
+    >>> abs(float(stirlerr(np.array(1e6))) - 1 / 12e6) < 1e-18
+    True
+    """
+    n = np.asarray(n, dtype=float)
+    out = np.empty(n.shape)
+    small = n <= 15.0
+    if small.any():
+        m = n[small]
+        out[small] = special.gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - _LOG_SQRT_2PI
+    big = ~small
+    if big.any():
+        m = n[big]
+        nn = m * m
+        s0, s1, s2, s3, s4 = _S
+        out[big] = np.where(
+            m > 500, (s0 - s1 / nn) / m,
+            np.where(m > 80, (s0 - (s1 - s2 / nn) / nn) / m,
+                     np.where(m > 35, (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / m,
+                              (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / m)))
+    return out
+
+
+def bd0(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """The deviance term ``x log(x / mu) + mu - x``, accurate when ``x`` is close to ``mu``.
+
+    Examples
+    --------
+    >>> float(bd0(np.array(10.0), np.array(10.0)))
+    0.0
+    """
+    x = np.asarray(x, dtype=float)
+    mu = np.asarray(mu, dtype=float)
+    x, mu = np.broadcast_arrays(x, mu)
+    out = np.empty(x.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.abs(x - mu) < 0.1 * (x + mu)
+        far = ~near
+        out[far] = x[far] * np.log(x[far] / mu[far]) + mu[far] - x[far]
+        if near.any():
+            xn, mn = x[near], mu[near]
+            v = (xn - mn) / (xn + mn)
+            s = (xn - mn) * v
+            ej = 2.0 * xn * v
+            v2 = v * v
+            # |v| < 1/21: each term is below the previous by a factor 0.0023 or more
+            for j in range(1, 12):
+                ej = ej * v2
+                s = s + ej / (2 * j + 1)
+            out[near] = s
+    return out
+
+
+def log_dbinom(k, n, p):
+    """``log[Γ(n + 1) / (Γ(k + 1) Γ(n - k + 1)) p^k (1 - p)^(n - k)]`` for real ``0 <= k <= n``.
+
+    Accurate to a few units in the last place of the probability for any ``n`` (Loader 2000);
+    ``k`` and ``n`` may be non-integer.  Broadcasts over its arguments.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> bool(np.isclose(log_dbinom(3.0, 10.0, 0.4), stats.binom.logpmf(3, 10, 0.4), rtol=1e-14))
+    True
+    """
+    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
+                                  np.asarray(p, dtype=float))
+    out = np.empty(k.shape)
+    q = 1.0 - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = k < 1.0
+        hi = (n - k) < 1.0
+        mid = ~(lo | hi)
+        if mid.any():
+            kk, nn, pp, qq = k[mid], n[mid], p[mid], q[mid]
+            lc = (stirlerr(nn) - stirlerr(kk) - stirlerr(nn - kk)
+                  - bd0(kk, nn * pp) - bd0(nn - kk, nn * qq))
+            lf = math.log(2.0 * math.pi) + np.log(kk) + np.log1p(-kk / nn)
+            out[mid] = lc - 0.5 * lf
+        edge = ~mid
+        if edge.any():
+            # one of the two counts is below 1: the log-gamma terms of the other side nearly
+            # cancel, so use log Γ(n + 1) - log Γ(n - k + 1) by its own accurate route
+            kk, nn, pp = k[edge], n[edge], p[edge]
+            swap = (n[edge] - k[edge]) < 1.0
+            small = np.where(swap, nn - kk, kk)  # the count below 1
+            prob = np.where(swap, 1.0 - pp, pp)
+            big = nn - small
+            out[edge] = (_log_rising(big + 1.0, small) - special.gammaln(small + 1.0)
+                         + special.xlogy(small, prob) + special.xlog1py(big, -prob))
+    return out
+
+
+def _log_rising(z: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``log Γ(z + m) - log Γ(z)`` for ``z >= 1`` and ``0 <= m < 1`` without cancellation."""
+    z = np.asarray(z, dtype=float)
+    m = np.asarray(m, dtype=float)
+    out = special.gammaln(z + m) - special.gammaln(z)
+    large = z > 50.0
+    if np.any(large):
+        u, mm = z[large] - 1.0, m[large]
+        # log Γ(u + 1) = (u + 1/2) log u - u + log sqrt(2 pi) + stirlerr(u), differenced in closed
+        # form: no term is larger than a few times m
+        out[large] = ((u + mm + 0.5) * np.log1p(mm / u) + mm * np.log(u) - mm
+                      + stirlerr(u + mm) - stirlerr(u))
+    return out
+
+
+def log_beta_pdf(x, a, b):
+    """``log Beta(x; a, b)`` accurate for large ``a + b`` (any ``a, b > 0``, ``0 < x < 1``).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> bool(np.isclose(log_beta_pdf(0.3, 2.5, 4.0), stats.beta.logpdf(0.3, 2.5, 4.0), rtol=1e-14))
+    True
+    """
+    x, a, b = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(a, dtype=float),
+                                  np.asarray(b, dtype=float))
+    out = np.empty(x.shape)
+    regular = (a >= 1.0) & (b >= 1.0)
+    if regular.any():
+        aa, bb = a[regular], b[regular]
+        # Beta(x; a, b) = (a + b - 1) * dbinom(a - 1; a + b - 2, x)
+        out[regular] = np.log(aa + bb - 1.0) + log_dbinom(aa - 1.0, aa + bb - 2.0, x[regular])
+    other = ~regular
+    if other.any():
+        xx, aa, bb = x[other], a[other], b[other]
+        small, large = np.minimum(aa, bb), np.maximum(aa, bb)
+        # log B(a, b) = log Γ(small) - [log Γ(large + small) - log Γ(large)]
+        lbeta = np.where(large >= 1.0,
+                         special.gammaln(small) - _log_rising(np.maximum(large, 1.0), small),
+                         special.betaln(aa, bb))
+        with np.errstate(divide="ignore"):
+            out[other] = special.xlogy(aa - 1.0, xx) + special.xlog1py(bb - 1.0, -xx) - lbeta
+    return out

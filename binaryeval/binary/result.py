@@ -1,0 +1,485 @@
+"""The result of fitting the binary evaluation model: one posterior of ``alpha`` per group."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .. import _validate
+from .._results import Result
+from ..errors import ParameterError
+from ..summary import Summary
+from .posterior import AlphaPosterior
+
+__all__ = ["BinaryFit"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BinaryFit(Result):
+    """Result of :func:`~binaryeval.fit` / :func:`~binaryeval.fit_counts`.
+
+    Groups are listed by posterior mean, highest first (``order=`` of the fit changes that).
+
+    Attributes
+    ----------
+    counts : DataFrame
+        Sufficient statistics per group (``human_*`` count rows with a human rating only;
+        ``fit_counts(res.counts, paired_informs_alpha=res.paired_informs_alpha)`` reproduces
+        the fit).  The index is named after the grouping column(s).
+    posteriors : dict
+        ``group -> AlphaPosterior``.
+    threshold : float, Series or None
+        The threshold that made a scalar metric binary (a Series when each group has its own);
+        the rule that chose it is ``threshold_rule``.
+    n_rows, n_used, n_excluded, excluded
+        Rows in the data, used, left out, and why (``reason -> count``).
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+    ...                      "B": {"human_pos": 55, "human_total": 100}})
+    >>> res
+    BinaryFit(groups=2, n_human=200, n_metric=0, level=0.95)
+    >>> res.to_frame()[["estimate", "lower", "upper"]].round(3)
+           estimate  lower  upper
+    group
+    A         0.696  0.604  0.781
+    B         0.549  0.452  0.644
+    """
+
+    counts: pd.DataFrame
+    posteriors: dict[str, AlphaPosterior]
+    formula: str | None = None
+    prior: tuple[float, float] = (1.0, 1.0)
+    rate_prior: tuple[float, float] = (1.0, 1.0)
+    rates_mode: str = "estimate"
+    known_rates: dict = field(default_factory=dict)
+    threshold: Any = None
+    threshold_rule: str | None = None
+    lower_is_better: tuple[str, ...] = ()
+    level: float = 0.95
+    method: str = "exact"
+    n_rows: int | None = None
+    excluded: dict = field(default_factory=dict)
+    unidentified: dict = field(default_factory=dict)
+    paired_informs_alpha: bool = True
+    group_name: str = "group"
+    order: tuple[str, ...] = ()
+    diagnostics: dict = field(default_factory=dict)
+    call: dict = field(default_factory=dict)
+
+    # -- access ----------------------------------------------------------------------------
+    @property
+    def groups(self) -> list[str]:
+        """Group labels in display order (by posterior mean unless the fit chose another)."""
+        return list(self.order) if self.order else list(self.posteriors)
+
+    @property
+    def n_used(self) -> int | None:
+        """Rows the fit used (None for a fit from counts)."""
+        return None if self.n_rows is None else self.n_rows - self.n_excluded
+
+    @property
+    def n_excluded(self) -> int:
+        """Rows left out, over all reasons (see ``excluded``)."""
+        return int(sum(self.excluded.values()))
+
+    def posterior(self, group: str | None = None) -> AlphaPosterior:
+        """Posterior of ``alpha`` for one group (the only one when there is a single group).
+
+        Parameters
+        ----------
+        group : str, optional
+            A group label; may be omitted when the fit has one group.
+
+        Returns
+        -------
+        AlphaPosterior
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"human_pos": 6, "human_total": 10})
+        >>> round(res.posterior().mean(), 4)
+        0.5833
+        """
+        if group is None:
+            if len(self.posteriors) != 1:
+                raise ParameterError(f"name a group: one of {self.groups}")
+            return next(iter(self.posteriors.values()))
+        if str(group) not in self.posteriors:
+            raise ParameterError(f"group {group!r} is not in the fit; groups are {self.groups}")
+        return self.posteriors[str(group)]
+
+    def _index(self) -> pd.Index:
+        return pd.Index(self.groups, name=self.group_name)
+
+    # -- tables ----------------------------------------------------------------------------
+    def interval(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """Credible intervals of ``alpha`` per group: columns ``lower``, ``upper``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Posterior probability inside the interval (default: the fit's level).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density interval; level and kind are in ``attrs``.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"human_pos": 6, "human_total": 10})
+        >>> res.interval(0.9).round(4).values.tolist()
+        [[0.3498, 0.8004]]
+        """
+        level = self.level if level is None else _validate.level(level)
+        rows = [self.posteriors[g].interval(level, kind) for g in self.groups]
+        out = pd.DataFrame(rows, columns=["lower", "upper"], index=self._index())
+        out.attrs.update(level=level, kind=kind)
+        return out
+
+    def naive(self, level: float | None = None) -> pd.DataFrame:
+        """Uncorrected classify-and-count: the share of positive metric ratings per group.
+
+        Every metric-rated row (paired and metric-only) counts as if the metric were a human;
+        ``estimate`` is the share, with a Beta(1, 1)-posterior interval.  This is the estimate
+        the corrected model improves on (thesis Tables 5.1/5.2).
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the interval (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"metric_pos": 30, "metric_total": 50, "tp": 8, "fn": 2,
+        ...                      "tn": 7, "fp": 3})
+        >>> float(res.naive()["estimate"].iloc[0])
+        0.5857142857142857
+        """
+        level = self.level if level is None else _validate.level(level)
+        c = self.counts.loc[self.groups]
+        pos = c["metric_pos"] + c["tp"] + c["fp"]
+        tot = c["metric_total"] + c["tp"] + c["fp"] + c["tn"] + c["fn"]
+        tail = (1 - level) / 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = pos / tot
+        out = pd.DataFrame({
+            "n_metric": tot.astype(int), "metric_pos": pos.astype(int), "estimate": est,
+            "std_error": np.sqrt(est * (1 - est) / tot),
+            "lower": stats.beta.ppf(tail, pos + 1, tot - pos + 1),
+            "upper": stats.beta.ppf(1 - tail, pos + 1, tot - pos + 1)}, index=self._index())
+        out.attrs.update(level=level, method="classify and count (uncorrected)")
+        return out
+
+    def rates(self, level: float | None = None) -> pd.DataFrame:
+        """The metric's rates per group: posterior mean and interval of ``rho`` and ``eta``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+            ``rho``, ``rho_std``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
+            counts and ``p_unidentified`` = P(rho + eta <= 1).
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"metric_pos": 30, "metric_total": 50, "tp": 8, "fn": 2,
+        ...                      "tn": 7, "fp": 3})
+        >>> res.rates()[["rho", "eta"]].round(4).values.tolist()
+        [[0.75, 0.6667]]
+        """
+        level = self.level if level is None else _validate.level(level)
+        tail = (1 - level) / 2
+        ar, br = self.rate_prior
+        rows = []
+        for g in self.groups:
+            c = self.counts.loc[g]
+            known = self.known_rates.get(g, (None, None))
+            row: dict[str, Any] = {}
+            for name, (pos, neg), kn in (("rho", ("tp", "fn"), known[0]),
+                                         ("eta", ("tn", "fp"), known[1])):
+                if kn is not None:
+                    row.update({name: kn, f"{name}_std": 0.0, f"{name}_lower": kn,
+                                f"{name}_upper": kn})
+                    continue
+                if self.rates_mode == "pooled":
+                    a, b = self.counts[pos].sum() + ar, self.counts[neg].sum() + br
+                else:
+                    a, b = c[pos] + ar, c[neg] + br
+                if c["metric_total"] == 0:
+                    # no metric-only rating in this group: the rate takes no part in its fit
+                    row.update({name: np.nan, f"{name}_std": np.nan, f"{name}_lower": np.nan,
+                                f"{name}_upper": np.nan})
+                    continue
+                d = stats.beta(a, b)
+                row.update({name: d.mean(), f"{name}_std": d.std(),
+                            f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
+            row.update({k: int(c[k]) for k in ("tp", "fn", "tn", "fp")})
+            row["p_unidentified"] = self.unidentified.get(g, np.nan)
+            rows.append(row)
+        out = pd.DataFrame(rows, index=self._index())
+        out.attrs.update(level=level, rates=self.rates_mode)
+        return out
+
+    def n_eff(self) -> pd.Series:
+        """Human ratings alone that would give each group's posterior variance of ``alpha``.
+
+        ``n_eff = m (1 - m) / v - 1 - (a + b)`` for posterior mean ``m``, variance ``v`` and prior
+        ``Beta(a, b)``: exactly the number of human ratings for a fit without metric ratings
+        (the posterior is then ``Beta(a + h+, b + h-)``); the excess over ``n_human`` is what the
+        metric ratings were worth.
+
+        Returns
+        -------
+        Series
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"human_pos": 60, "human_total": 100})
+        >>> round(float(res.n_eff().iloc[0]), 9)
+        100.0
+        """
+        a, b = self.prior
+        vals = []
+        for g in self.groups:
+            p = self.posteriors[g]
+            m, v = p.mean(), p.var()
+            vals.append(m * (1.0 - m) / v - 1.0 - (a + b) if v > 0 else np.inf)
+        return pd.Series(vals, index=self._index(), name="n_eff")
+
+    def _n_human(self) -> pd.Series:
+        c = self.counts.loc[self.groups]
+        paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
+        return (c["human_total"] + (paired if self.paired_informs_alpha else 0)).astype(int)
+
+    def to_frame(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """Tidy table, one row per group (index named after the grouping column).
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level; in ``attrs``).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density intervals.
+
+        Returns
+        -------
+        DataFrame
+            ``n_human`` (human ratings, paired included), ``n_paired``, ``n_metric``
+            (metric-only), ``estimate`` (posterior mean), ``std_error`` (posterior sd),
+            ``mode``, ``lower``, ``upper``, ``naive`` (share of positive metric ratings),
+            ``rho``, ``rho_lower``, ``rho_upper``, ``eta``, ``eta_lower``, ``eta_upper``,
+            ``threshold`` (with a thresholded scalar metric), ``n_eff`` and ``metric_worth`` =
+            ``n_eff - n_human``.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"human_pos": 60, "human_total": 100})
+        >>> list(res.to_frame().columns[:6])
+        ['n_human', 'n_paired', 'n_metric', 'estimate', 'std_error', 'mode']
+        """
+        level = self.level if level is None else _validate.level(level)
+        c = self.counts.loc[self.groups]
+        iv = self.interval(level, kind)
+        rates = self.rates(level)
+        n_human = self._n_human()
+        n_eff = self.n_eff()
+        post = [self.posteriors[g] for g in self.groups]
+        out = pd.DataFrame({
+            "n_human": n_human,
+            "n_paired": (c["tp"] + c["fn"] + c["tn"] + c["fp"]).astype(int),
+            "n_metric": c["metric_total"].astype(int),
+            "estimate": [p.mean() for p in post], "std_error": [p.std() for p in post],
+            "mode": [p.mode() for p in post], "lower": iv["lower"], "upper": iv["upper"],
+            "naive": self.naive(level)["estimate"]}, index=self._index())
+        for name in ("rho", "eta"):
+            for suffix in ("", "_lower", "_upper"):
+                out[name + suffix] = rates[name + suffix]
+        if self.threshold is not None:
+            out["threshold"] = (self.threshold.reindex(self.groups).to_numpy()
+                                if isinstance(self.threshold, pd.Series) else self.threshold)
+        out["n_eff"] = n_eff
+        out["metric_worth"] = n_eff - n_human
+        out.attrs.update(level=level, kind=kind, method=self.method, rates=self.rates_mode,
+                         threshold_rule=self.threshold_rule,
+                         lower_is_better=list(self.lower_is_better))
+        return out
+
+    def _repr_fields(self) -> Mapping[str, Any]:
+        n_human = int(self._n_human().sum())
+        return {"groups": len(self.posteriors), "n_human": n_human,
+                "n_metric": int(self.counts["metric_total"].sum()), "level": self.level}
+
+    # -- display ---------------------------------------------------------------------------
+    def summary(self, level: float | None = None) -> Summary:
+        """R-style summary: the call, the rows used, the priors and one row per group.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level).
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"human_pos": 60, "human_total": 100})
+        >>> print(res.summary().as_text().splitlines()[0])
+        Binary evaluation model: rate of adequate outputs (alpha)
+        """
+        from ._describe import summary_of_fit
+
+        return summary_of_fit(self, self.level if level is None else _validate.level(level))
+
+    def plot(self, ax=None, *, kind: str = "interval", level: float | None = None, **kw):
+        """Plot the fit.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when None).
+        kind : {"interval", "posterior", "rates"}
+            A forest plot of posterior means and credible intervals beside the naive estimate
+            (ordered as the summary); the posterior densities; or the rates' intervals.
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+        **kw
+            Passed to the matplotlib call that draws the estimates.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> ax = res.plot(kind="interval")
+        """
+        from ._describe import plot_fit
+
+        kind = _validate.choice(kind, "kind", ("interval", "posterior", "rates"))
+        return plot_fit(self, ax, kind, self.level if level is None else _validate.level(level),
+                        **kw)
+
+    # -- comparisons and planning -----------------------------------------------------------
+    def compare(self, method: str = "bayes", *, sig_level: float | None = None,
+                adjust: str | None = None, order: str | Sequence[str] | None = None):
+        """Compare every pair of groups.
+
+        Parameters
+        ----------
+        method : {"bayes", "z"}
+            ``"bayes"``: ``P(alpha_1 > alpha_2)`` from the two posteriors; a pair differs when it
+            is below ``sig_level / 2`` or above ``1 - sig_level / 2``, and ``p_value`` is the
+            two-sided posterior tail ``2 min(P, 1 - P)``.  ``"z"``: the z-test on normal
+            approximations of the two posteriors (paper eq. 6),
+            ``statistic = (mean_1 - mean_2) / sqrt(var_1 + var_2)``.
+        sig_level : float, optional
+            Significance threshold (default ``1 - level`` of the fit, i.e. 0.05).
+        adjust : str, optional
+            A statsmodels ``multipletests`` method (``"holm"``, ``"bonferroni"``,
+            ``"fdr_bh"``...) applied to ``p_value`` over all pairs.
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in the matrix and heatmap (default: the fit's order).
+
+        Returns
+        -------
+        Comparison
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> round(float(res.compare().matrix().loc["A", "B"]), 4)
+        0.9855
+        """
+        from .compare import compare_posteriors
+
+        sig = 1.0 - self.level if sig_level is None else _validate.probability(
+            sig_level, "sig_level", open=True)
+        groups = self.groups if order is None else _resolve_order(self, order)
+        return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
+                                  sig_level=sig, adjust=adjust, group_name=self.group_name)
+
+
+def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
+                 sig_level: float | None = None, max_human: int = 100_000):
+    """How many more human ratings, at the fitted values, would tell systems apart.
+
+    Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
+    ratings it has: ``k`` more human ratings per system go first to outputs that have a metric
+    rating only (see :mod:`binaryeval.binary.planning`).  The answer says when no ``k`` up to
+    ``max_human`` is enough, and why.
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        Difference to detect; by default each pair's estimated difference.
+    pairs : {"neighbours", "all"} or None
+        Neighbouring groups in the fit's order (default), every pair, or each group on its own
+        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
+    sig_level : float, optional
+        Significance level (default ``1 - level`` of the fit).
+    max_human : int
+        Largest number of additional human ratings per system tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+    ...                      "B": {"human_pos": 62, "human_total": 100}})
+    >>> int(res.plan().to_frame()["more_human"].iloc[0])
+    177
+    """
+    from .planning import plan_fit
+
+    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
+
+
+BinaryFit.plan = _plan_method  # type: ignore[attr-defined]
+
+
+def _resolve_order(fit: BinaryFit, order) -> list[str]:
+    if isinstance(order, str):
+        _validate.choice(order, "order", ("estimate", "input"))
+        if order == "input":
+            return list(fit.posteriors)
+        return sorted(fit.posteriors, key=lambda g: -fit.posteriors[g].mean())
+    labels = [str(g) for g in order]
+    if sorted(labels) != sorted(fit.posteriors):
+        raise ParameterError(f"order={list(order)!r} must list every group once: "
+                             f"{sorted(fit.posteriors)}")
+    return labels

@@ -1,0 +1,123 @@
+"""The ``binaryeval`` command.
+
+``binaryeval <subcommand> [options]``; ``python -m binaryeval`` is the same.  Exit codes: 0 success,
+1 the command failed (a :class:`~binaryeval.errors.BinaryEvalError`; the message is printed on
+stderr), 2 bad command-line usage (argparse).  Warnings raised while a command runs are printed on
+stderr, one line each (``binaryeval fit: warning: ...``).
+
+Subcommands
+-----------
+``render``     render ``.qmd`` documents to HTML (:mod:`binaryeval.reports`)
+``datasets``   list or export the shipped datasets
+``fit``        :func:`binaryeval.fit`; ``--compare`` for ``result.compare()``
+``favi``       :func:`binaryeval.favi`
+``correlate``  :func:`binaryeval.correlate`; ``--pairwise`` for the Williams tests
+``plan``       detectable differences and sample sizes (:mod:`binaryeval.plan`)
+``report``     an HTML report of :func:`binaryeval.fit` on the user's data, rendered from
+               ``binaryeval/templates/report.qmd``
+
+``fit``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, exactly as the Python API
+does; ``--output FILE`` writes the summary as text (``.txt``), HTML (``.html``) or LaTeX (``.tex``),
+or the tidy table ``to_frame()`` as CSV (``.csv``) or JSON records (``.json``).  Input tables are
+read by extension: CSV, TSV, Parquet, JSON.
+
+Adding a subcommand
+-------------------
+Add a module ``binaryeval/cli/<name>.py`` with a function that adds a parser to the sub-parsers
+and sets ``func`` (the code that runs it, returning an exit code), decorate it with
+:func:`subcommand`, and import the module in ``binaryeval/cli/__init__.py``.  Import the package's heavy modules
+inside ``run`` so ``binaryeval --help`` stays fast.  The helpers :func:`add_data_arguments`,
+:func:`read_data`, :func:`add_output_arguments` and :func:`write_result` cover the usual "formula
+on a table" command::
+
+    @subcommand
+    def add_fit_parser(subparsers):
+        p = subparsers.add_parser("fit", help="fit the binary evaluation model",
+                                  description="Fit FORMULA on the table in DATA.")
+        p.add_argument("formula", help='e.g. "I(mqm == 0) ~ I(chrf > 50) | system"')
+        add_data_arguments(p)
+        add_output_arguments(p)
+        p.add_argument("--level", type=float, default=0.95)
+
+        def run(args):
+            from binaryeval import fit
+            result = fit(args.formula, read_data(args), level=args.level)
+            return write_result(result, args)
+
+        p.set_defaults(func=run)
+
+Examples
+--------
+>>> from binaryeval.cli import main
+>>> main(["datasets"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Sequence
+
+from ..errors import BinaryEvalError
+from . import _common, correlate, datasets, favi, fit, plan, render, report  # noqa: F401  (registers them)
+from ._common import (
+    PROG,
+    SUBCOMMANDS,
+    add_data_arguments,
+    add_output_arguments,
+    output_format,
+    read_data,
+    read_table,
+    subcommand,
+    write_result,
+)
+
+__all__ = ["main", "build_parser", "subcommand", "add_data_arguments", "read_data", "read_table",
+           "add_output_arguments", "output_format", "write_result", "PROG", "SUBCOMMANDS"]
+
+
+def build_parser():
+    """The ``binaryeval`` parser with every registered subcommand."""
+    import argparse
+
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Evaluating the evaluation of text-generation systems.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in _common.SUBCOMMANDS:
+        add(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``binaryeval`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code.
+
+    Examples
+    --------
+    >>> main(["datasets", "wmt15", "--stdout"])  # doctest: +SKIP
+    lp,system,human,beer,...
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(None if argv is None else list(argv))
+    except SystemExit as exc:  # --help, --version, usage errors
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            code = int(args.func(args) or 0)
+        except BinaryEvalError as exc:
+            code = 1
+            message = f"{PROG} {args.command}: error: {exc}"
+        else:
+            message = None
+    # warnings (identifiability, unpaired items, ...) go to stderr as one line each
+    for w in caught:
+        print(f"{PROG} {args.command}: warning: {w.message}", file=sys.stderr)
+    if message:
+        print(message, file=sys.stderr)
+    return code

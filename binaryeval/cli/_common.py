@@ -1,0 +1,297 @@
+"""What the subcommands share: the registry, reading data, writing results, option values."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParameterError
+
+PROG = "binaryeval"
+
+#: functions ``add_<name>_parser(subparsers)``, in the order they appear in ``--help``
+SUBCOMMANDS: list[Callable[[Any], None]] = []
+
+
+def subcommand(add_parser: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Register ``add_parser(subparsers)`` as a subcommand of ``binaryeval``.
+
+    Parameters
+    ----------
+    add_parser : callable
+        ``add_parser(subparsers)`` adds the subcommand's parser and sets its ``func``.
+
+    Returns
+    -------
+    callable
+        ``add_parser`` itself (a decorator).
+
+    Examples
+    --------
+    >>> from binaryeval.cli import SUBCOMMANDS
+    >>> len(SUBCOMMANDS) >= 7
+    True
+    """
+    SUBCOMMANDS.append(add_parser)
+    return add_parser
+
+
+def add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--data`` (a table file or a shipped dataset name) and ``--query`` (a row filter)."""
+    parser.add_argument("--data", "-d", required=True, metavar="FILE|NAME",
+                        help="table: .csv, .tsv, .csv.gz, .parquet or .json file, or the name of a shipped "
+                             "dataset (see `binaryeval datasets`)")
+    parser.add_argument("--query", "-q", default=None, metavar="EXPR",
+                        help="keep the rows matching this pandas query, e.g. \"lp == 'de-en'\"")
+
+
+def read_table(source: str | Path, query: str | None = None, *, option: str = "--data"):
+    """Read a table file (by extension) or a shipped dataset by name, optionally filtered.
+
+    Parameters
+    ----------
+    source : str or Path
+        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl``, or the
+        name of a shipped dataset (``binaryeval.datasets.names()``).
+    query : str, optional
+        A pandas ``DataFrame.query`` expression selecting the rows to keep.
+    option : str
+        The command-line option named in error messages.
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> read_table("wmt15", "lp == 'de-en'").shape  # doctest: +SKIP
+    (13, 15)
+    """
+    import pandas as pd
+
+    from .. import datasets
+
+    source = str(source)
+    path = Path(source)
+    if path.is_file():
+        name = path.name.lower()
+        try:
+            if name.endswith((".parquet", ".pq")):
+                df = pd.read_parquet(path)
+            elif name.endswith((".json", ".jsonl")):
+                df = pd.read_json(path, lines=name.endswith(".jsonl"))
+            elif name.endswith((".tsv", ".tsv.gz", ".tab")):
+                df = pd.read_csv(path, sep="\t")
+            else:
+                df = pd.read_csv(path)
+        except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
+            raise ParameterError(f"{option} {source!r} could not be read as a table "
+                                 f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
+                                 "or .json file") from None
+    elif source in datasets.names():
+        df = datasets.load(source)
+    else:
+        raise ParameterError(f"{option} {source!r} is neither a file nor a shipped dataset; "
+                             "pass a table file or one of the names listed by `binaryeval datasets`")
+    if query:
+        try:
+            df = df.query(query).reset_index(drop=True)
+        except Exception as exc:  # pandas raises many types here
+            raise ParameterError(f"--query {query!r} failed: {exc}") from None
+    return df
+
+
+def read_data(args: argparse.Namespace):
+    """Read the table named by ``--data`` and apply ``--query``; returns a DataFrame."""
+    return read_table(args.data, getattr(args, "query", None))
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--format`` (text, csv, json, html, latex) and ``--output`` (file; default stdout)."""
+    parser.add_argument("--format", "-f", choices=list(FORMATS), default=None,
+                        help="text: the summary; csv/json: the tidy table (to_frame()); html/latex: "
+                             "the summary. Default: from the --output extension (.csv, .json, .html, "
+                             ".tex), else text")
+    parser.add_argument("--output", "-o", default=None, metavar="FILE",
+                        help="write here instead of stdout (the format follows the extension)")
+
+
+#: output formats of :func:`write_result` and the file extensions that select them
+FORMATS = {"text": (".txt",), "csv": (".csv",), "json": (".json",), "html": (".html", ".htm"),
+           "latex": (".tex",)}
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """``--format`` if given, else the format named by the ``--output`` extension, else text."""
+    fmt = getattr(args, "format", None)
+    if fmt:
+        return fmt
+    output = getattr(args, "output", None)
+    if output not in (None, "-"):
+        suffix = Path(output).suffix.lower()
+        for name, suffixes in FORMATS.items():
+            if suffix in suffixes:
+                return name
+    return "text"
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output in (None, "-"):
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+def _html_page(body: str, title: str) -> str:
+    import html
+
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n"
+            "<style>body { font-family: system-ui, sans-serif; margin: 2rem; } "
+            "table { border-collapse: collapse; margin: 0.5rem 0; } "
+            "th, td { padding: 0.15rem 0.6rem; text-align: right; } "
+            "table.binaryeval-info th, table.binaryeval-info td { text-align: left; }</style>\n"
+            f"</head>\n<body>\n{body}\n</body>\n</html>")
+
+
+def _tidy(frame):
+    """A result table with its row labels as columns (``to_csv(index=False)`` keeps them)."""
+    import pandas as pd
+
+    if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
+        return frame
+    return frame.reset_index()
+
+
+def write_result(result: Any, args: argparse.Namespace) -> int:
+    """Print or save a result (anything with ``summary()``/``to_frame()``, or a DataFrame).
+
+    The format is ``--format``, or else the ``--output`` extension (:func:`output_format`): the
+    summary as text, HTML (a page of its own when written to a file) or LaTeX, or the tidy table
+    ``to_frame()`` as CSV or JSON records (row labels such as ``group`` become columns).
+    """
+    import pandas as pd
+
+    fmt = output_format(args)
+    output = getattr(args, "output", None)
+    frame = result if isinstance(result, pd.DataFrame) else None
+    if fmt in ("csv", "json"):
+        if frame is None:
+            if not hasattr(result, "to_frame"):
+                raise ParameterError(f"--format {fmt}: this result has no table; use --format text")
+            frame = result.to_frame()
+        frame = _tidy(frame)
+        text = frame.to_csv(index=False) if fmt == "csv" else json.dumps(
+            json.loads(frame.to_json(orient="records", double_precision=15)), indent=2)
+    elif frame is not None:
+        text = {"text": lambda: frame.to_string(index=False), "html": frame.to_html,
+                "latex": frame.to_latex}[fmt]()
+    else:
+        summary = result.summary() if hasattr(result, "summary") else None
+        if summary is None:
+            text = str(result)
+        else:
+            text = {"text": summary.as_text, "html": summary.as_html, "latex": summary.as_latex}[fmt]()
+            if fmt == "html" and output not in (None, "-"):
+                text = _html_page(text, summary.title)
+    _emit(text, output)
+    return 0
+
+
+def _number_pair(option: str) -> Callable[[str], tuple[float, float]]:
+    def parse(text: str) -> tuple[float, float]:
+        parts = [t.strip() for t in text.split(",")]
+        try:
+            values = tuple(float(t) for t in parts)
+        except ValueError:
+            values = ()
+        if len(values) != 2:
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: give two numbers 'a,b', e.g. 1,1")
+        return values  # type: ignore[return-value]
+    return parse
+
+
+def _threshold(text: str) -> float | str:
+    """A number, or a rule name passed on to :func:`binaryeval.fit` (which checks it)."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _key_values(text: str, option: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{option} {text!r}: expected key=number pairs separated by commas, "
+                "e.g. rho=0.7,eta=0.8") from None
+    return out
+
+
+def _rates(text: str) -> str | dict:
+    """``estimate``, ``pooled``, ``rho=..,eta=..`` or a JSON mapping (per group)."""
+    if text in ("estimate", "pooled"):
+        return text
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise argparse.ArgumentTypeError(f"--rates: invalid JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise argparse.ArgumentTypeError("--rates: the JSON must be an object")
+        return value
+    if "=" in text:
+        return _key_values(text, "--rates")
+    raise argparse.ArgumentTypeError(
+        f"--rates {text!r}: use estimate, pooled, known rates rho=0.7,eta=0.8, or a JSON object "
+        "per group '{\"sysA\": {\"rho\": 0.7, \"eta\": 0.8}, ...}'")
+
+
+def _tolerance(text: str) -> float | dict[str, float]:
+    try:
+        return float(text)
+    except ValueError:
+        return _key_values(text, "--tolerance")
+
+
+def _pairs(text: str) -> str | list[tuple[str, str]]:
+    if text == "all":
+        return text
+    pairs = []
+    for part in text.split(","):
+        a, sep, b = part.partition(":")
+        if not sep or not a.strip() or not b.strip():
+            raise argparse.ArgumentTypeError(
+                f"--pairs {text!r}: give 'all' or SYSTEM1:SYSTEM2 pairs separated by commas")
+        pairs.append((a.strip(), b.strip()))
+    return pairs
+
+
+def _add_fit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threshold", "-t", type=_threshold, default=None, metavar="NUMBER|RULE",
+                   help="for a scalar metric: positive when score >= NUMBER, or a rule: balanced "
+                        "(|rho - eta| smallest, the papers' rule) or youden (rho + eta largest)")
+    p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
+                   help="estimate (rho, eta per group; default), pooled (one pair for all groups), "
+                        "known values rho=0.7,eta=0.8, or a JSON object with known values per group")
+    p.add_argument("--prior", type=_number_pair("--prior"), default=(1.0, 1.0), metavar="A,B",
+                   help="Beta prior of alpha (default: 1,1)")
+    p.add_argument("--rate-prior", type=_number_pair("--rate-prior"), default=(1.0, 1.0),
+                   metavar="A,B", help="Beta prior of rho and eta (default: 1,1)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="credible level of intervals and comparisons (default: 0.95)")
+
+
+def _fit_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {"threshold": args.threshold, "rates": args.rates, "prior": args.prior,
+            "rate_prior": args.rate_prior, "level": args.level}

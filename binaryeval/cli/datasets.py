@@ -1,0 +1,51 @@
+"""``binaryeval datasets``: list or export the shipped datasets."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import ParameterError
+from ._common import subcommand
+
+
+@subcommand
+def add_datasets_parser(subparsers) -> None:
+    """Add the ``datasets`` subcommand to ``subparsers`` (see ``binaryeval datasets --help``)."""
+    p = subparsers.add_parser(
+        "datasets", help="list the shipped datasets or export them to CSV",
+        description="Without NAME: list the shipped datasets (rows, columns, licence). With NAME(s): "
+                    "write each as NAME.csv into --output-dir, or to stdout with --stdout.")
+    p.add_argument("names", nargs="*", metavar="NAME", help="datasets to export; 'all' for every one")
+    p.add_argument("--output-dir", default=".", metavar="DIR", help="folder for NAME.csv (default: .)")
+    p.add_argument("--stdout", action="store_true", help="print the CSV of one dataset instead")
+
+    def run(args: argparse.Namespace) -> int:
+        from .. import datasets
+
+        if not args.names:
+            if args.stdout:
+                raise ParameterError("--stdout needs a dataset NAME")
+            shown = datasets.describe()[["name", "rows", "columns", "licence", "title"]]
+            print(shown.to_string(index=False))
+            return 0
+        available = datasets.names()
+        names = available if args.names == ["all"] else args.names
+        unknown = [n for n in names if n not in available]
+        if unknown:
+            raise ParameterError(f"unknown dataset(s) {unknown}; use one of {available} or 'all'")
+        if args.stdout:
+            if len(names) != 1:
+                raise ParameterError(f"--stdout prints one dataset, got {len(names)}: {names}")
+            sys.stdout.write(datasets.load(names[0]).to_csv(index=False))
+            return 0
+        out = Path(args.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            target = out / f"{name}.csv"
+            datasets.load(name).to_csv(target, index=False)
+            print(target)
+        return 0
+
+    p.set_defaults(func=run)

@@ -1,0 +1,121 @@
+"""``binaryeval plan``: detectable differences and sample sizes."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import ParameterError
+from ._common import _number_pair, add_output_arguments, subcommand, write_result
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        values = [int(t) for t in text.replace(",", " ").split()]
+    except ValueError:
+        values = []
+    if not values:
+        raise argparse.ArgumentTypeError(f"{text!r}: give whole numbers, e.g. 0,100,1000")
+    return values
+
+
+@subcommand
+def add_plan_parser(subparsers) -> None:
+    """Add the ``plan`` subcommand to ``subparsers`` (see ``binaryeval plan --help``)."""
+    p = subparsers.add_parser(
+        "plan", help="plan an evaluation: detectable differences and sample sizes",
+        description="Planning with the binary evaluation model (binaryeval.plan). "
+                    "'difference': the minimal difference in alpha two systems must have to be told "
+                    "apart with the given ratings (detectable_difference); 'table': the same over "
+                    "every combination of --n-human and --n-metric (detectable_difference_table; "
+                    "default sizes: the paper's Table 12); 'size': the smallest number of ratings "
+                    "of one kind (--vary) reaching --epsilon (required_sample_size).",
+        epilog="example: binaryeval plan difference --alpha 0.6 --rho 0.7 --n-human 1000 "
+               "--rates known")
+    p.add_argument("what", choices=["difference", "table", "size"],
+                   help="difference, table or size (see above)")
+    p.add_argument("--alpha", type=float, required=True, help="share of positive outputs")
+    p.add_argument("--rho", type=float, required=True, help="the metric's true-positive rate")
+    p.add_argument("--eta", type=float, default=None,
+                   help="the metric's true-negative rate (default: rho)")
+    p.add_argument("--n-human", type=_sizes, default=None, metavar="N[,N...]",
+                   help="human ratings informing alpha (several for 'table'; default 0, or the "
+                        "paper's sizes for 'table')")
+    p.add_argument("--n-metric", type=_sizes, default=None, metavar="N[,N...]",
+                   help="metric-only ratings (several for 'table'; default 0, or the paper's sizes "
+                        "for 'table')")
+    p.add_argument("--n-paired", type=int, default=None, metavar="N",
+                   help="items rated by both (default: the human-rated items)")
+    p.add_argument("--psi", type=float, default=None,
+                   help="share of positives in a separate paired set (n_paired > n_human)")
+    p.add_argument("--sig-level", type=float, default=0.05,
+                   help="significance level of the comparison (default: 0.05)")
+    p.add_argument("--rates", choices=["estimate", "known"], default="estimate",
+                   help="rho and eta estimated from the paired ratings (default) or known exactly")
+    p.add_argument("--simulate", choices=["expected", "sample"], default="expected",
+                   help="expected counts (the paper; default) or binomial draws (difference, table)")
+    p.add_argument("--n-resamples", type=int, default=50,
+                   help="simulated experiments with --simulate sample (default: 50)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the draws")
+    p.add_argument("--rounding", choices=["half_up", "half_even"], default="half_up",
+                   help="rounding of expected counts (default: half_up, the paper's)")
+    p.add_argument("--method", choices=["exact", "grid"], default="exact",
+                   help="posterior engine (default: exact)")
+    p.add_argument("--prior", type=_number_pair("--prior"), default=(1.0, 1.0), metavar="A,B",
+                   help="Beta prior of alpha (default: 1,1)")
+    p.add_argument("--rate-prior", type=_number_pair("--rate-prior"), default=(1.0, 1.0),
+                   metavar="A,B", help="Beta prior of rho and eta (default: 1,1)")
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="size: the target detectable difference")
+    p.add_argument("--vary", choices=["n_human", "n_metric", "n_paired"], default="n_human",
+                   help="size: the number of ratings to choose (default: n_human)")
+    p.add_argument("--max-size", type=int, default=10_000_000,
+                   help="size: largest size tried (default: 10000000)")
+    p.add_argument("--n-jobs", type=int, default=None, help="table: parallel jobs (joblib)")
+    add_output_arguments(p)
+
+    def one(values: list[int] | None, option: str, what: str) -> int:
+        if values is None:
+            return 0
+        if len(values) != 1:
+            raise ParameterError(f"{option} {','.join(map(str, values))}: '{what}' takes one "
+                                 f"number; several sizes are for 'binaryeval plan table'")
+        return values[0]
+
+    def run(a: argparse.Namespace) -> int:
+        import pandas as pd
+
+        from .. import plan
+
+        common = {"eta": a.eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
+                  "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
+                  "rate_prior": a.rate_prior}
+        if a.what == "size":
+            if a.epsilon is None:
+                raise ParameterError("plan size needs --epsilon, the target detectable difference, "
+                                     "e.g. --epsilon 0.05")
+            result = plan.required_sample_size(
+                a.epsilon, vary=a.vary, alpha=a.alpha, rho=a.rho, n_human=one(a.n_human, "--n-human", a.what),
+                n_metric=one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
+        elif a.what == "table":
+            sizes = {}
+            if a.n_human is not None:
+                sizes["n_human"] = a.n_human
+            if a.n_metric is not None:
+                sizes["n_metric"] = a.n_metric
+            result = plan.detectable_difference_table(
+                a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed, n_jobs=a.n_jobs,
+                progress=False, **sizes, **common)
+        else:
+            n_human = one(a.n_human, "--n-human", a.what)
+            n_metric = one(a.n_metric, "--n-metric", a.what)
+            eps = plan.detectable_difference(a.alpha, a.rho, n_human=n_human, n_metric=n_metric,
+                                             simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
+                                             **common)
+            result = pd.DataFrame([{
+                "alpha": a.alpha, "rho": a.rho, "eta": a.rho if a.eta is None else a.eta,
+                "n_human": n_human, "n_metric": n_metric,
+                "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
+                "rates": a.rates, "epsilon": eps}])
+        return write_result(result, a)
+
+    p.set_defaults(func=run)

@@ -1,0 +1,37 @@
+"""``binaryeval render``: render .qmd documents (the showcase site) to HTML."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import subcommand
+
+
+@subcommand
+def add_render_parser(subparsers) -> None:
+    """Add the ``render`` subcommand to ``subparsers`` (see ``binaryeval render --help``)."""
+    p = subparsers.add_parser(
+        "render", help="render Quarto (.qmd) documents to HTML",
+        description="Render .qmd documents to self-contained HTML files plus an index.html. Uses "
+                    "`quarto render` when Quarto is installed (--engine auto), otherwise executes the "
+                    "chunks with Jupyter (jupytext, nbclient, nbconvert).")
+    p.add_argument("paths", nargs="*", default=["vignettes"], metavar="PATH",
+                   help=".qmd files or folders holding them (default: vignettes)")
+    p.add_argument("--output-dir", default=None, metavar="DIR",
+                   help="output folder (default: output-dir of _quarto.yml, else reports)")
+    p.add_argument("--engine", choices=["auto", "quarto", "jupyter"], default="auto",
+                   help="auto: Quarto when on the PATH, else Jupyter (default: auto)")
+    p.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
+                   help="time allowed per chunk, Jupyter engine (default: 600)")
+    p.add_argument("--no-index", action="store_true", help="do not write index.html")
+
+    def run(args: argparse.Namespace) -> int:
+        from ..reports import render
+
+        written = render(args.paths, output_dir=args.output_dir, engine=args.engine,
+                         timeout=args.timeout, index=not args.no_index)
+        for path in written:
+            print(path)
+        return 0
+
+    p.set_defaults(func=run)

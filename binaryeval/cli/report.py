@@ -1,0 +1,67 @@
+"""``binaryeval report``: an HTML report of a fit on the user's own data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+
+from ._common import _add_fit_options, _fit_kwargs, subcommand
+
+
+def _report_command(args: argparse.Namespace) -> str:
+    """The ``binaryeval report`` command line that makes this report (shown in the report)."""
+    words = ["binaryeval", "report", str(args.data), "--formula", args.formula]
+    if args.query:
+        words += ["--query", args.query]
+    if args.threshold is not None:
+        words += ["--threshold", f"{args.threshold:g}" if isinstance(args.threshold, float)
+                  else str(args.threshold)]
+    if args.rates != "estimate":
+        words += ["--rates", args.rates if isinstance(args.rates, str) else json.dumps(args.rates)]
+    for option, value in (("--prior", args.prior), ("--rate-prior", args.rate_prior)):
+        if tuple(value) != (1.0, 1.0):
+            words += [option, ",".join(f"{v:g}" for v in value)]
+    if args.level != 0.95:
+        words += ["--level", f"{args.level:g}"]
+    return shlex.join(words)
+
+
+@subcommand
+def add_report_parser(subparsers) -> None:
+    """Add the ``report`` subcommand to ``subparsers`` (see ``binaryeval report --help``)."""
+    p = subparsers.add_parser(
+        "report", help="an HTML report of the binary evaluation model on your data",
+        description="Fit the binary evaluation model to DATA and write a self-contained HTML report: "
+                    "the data and the rows used, the fit's summary, posterior and interval plots, "
+                    "the pairwise comparison heatmap, the metric's ROC curve (with --threshold) "
+                    "and how many more human ratings would separate neighbouring systems. The "
+                    "report template (binaryeval/reports/templates/report.qmd) is filled with these "
+                    "options and rendered with Jupyter (or Quarto, --engine quarto).",
+        epilog='example: binaryeval report wmt21.csv --formula "I(mqm == 0) ~ chrf | system" '
+               '--threshold balanced -o report.html')
+    p.add_argument("data", metavar="DATA",
+                   help="table: .csv, .tsv, .parquet or .json file, or a shipped dataset name")
+    p.add_argument("--formula", required=True,
+                   help='"human ~ metric | system", e.g. "I(mqm == 0) ~ chrf | system"')
+    p.add_argument("--query", "-q", default=None, metavar="EXPR",
+                   help="keep the rows matching this pandas query, e.g. \"lp == 'en-de'\"")
+    _add_fit_options(p)
+    p.add_argument("--title", default=None, help="report title (default: from DATA)")
+    p.add_argument("--output", "-o", default=None, metavar="FILE.html",
+                   help="the HTML file to write (default: DATA's name + '-report.html')")
+    p.add_argument("--engine", choices=["jupyter", "quarto", "auto"], default="jupyter",
+                   help="renderer (default: jupyter; auto uses Quarto when installed)")
+    p.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
+                   help="time allowed per report chunk (default: 600)")
+
+    def run(args: argparse.Namespace) -> int:
+        from ..reports import make_report
+
+        path = make_report(args.data, args.formula, query=args.query, title=args.title,
+                           output=args.output, engine=args.engine, timeout=args.timeout,
+                           command=_report_command(args), **_fit_kwargs(args))
+        print(path)
+        return 0
+
+    p.set_defaults(func=run)

@@ -1,0 +1,202 @@
+"""The formula entry point: ``correlate("human ~ bleu + chrf | system", data)``.
+
+formula -> system scores (:mod:`.frame`) -> directions -> correlation matrix ->
+:class:`~binaryeval.correlation.result.CorrelationResult`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate
+from ..errors import DirectionWarning, ParameterError
+from ._args import method_arg
+from ._matrices import corr_matrix
+from .frame import AGGREGATES, system_scores
+from .result import CorrelationResult
+
+__all__ = ["correlate"]
+
+
+def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", level: float = 0.95,
+              lower_is_better: str | Sequence[str] | None = None, aggregate: str | None = "mean",
+              absolute: bool = False) -> CorrelationResult:
+    """Correlate metrics with a human score over systems: ``"human ~ bleu + chrf + comet"``.
+
+    Parameters
+    ----------
+    formula : str
+        ``human ~ metric_1 + metric_2 + ...`` on system-level data (one row per system), or
+        ``human ~ metrics | system`` when the rows are segments (or ratings) of systems: the rows
+        of each system are then combined with ``aggregate``.  Terms may be expressions
+        (``I(-TER)``, ``Q("chrF++")``).
+    data : DataFrame
+        The scores.
+    method : {"pearson", "spearman", "kendall"}
+        Correlation coefficient.  Intervals: Fisher z (Pearson), with the Bonett & Wright (2000)
+        variance for Spearman and the Fieller, Hartley & Pearson (1957) variance for Kendall.
+    level : float
+        Default confidence level.
+    lower_is_better : str or list of str, optional
+        Terms of either side of the formula where a lower score is better, negated before
+        correlating: the human score given as error penalties (raw MQM, ``"mqm"``) or an error
+        metric (``"ter"``).  The summary and ``to_frame().attrs["direction"]`` state the
+        direction used for every term.
+    aggregate : {"mean", "median"} or None
+        With ``| system``: how the segment scores of a system become its system score, the
+        ``"mean"`` (default) or the ``"median"`` of its rows.  Data with one row per system are
+        used as given whatever ``aggregate`` says (the summary says so); ``None`` insists on
+        that and refuses several rows per system.  Without ``| system`` every row is a system.
+    absolute : bool
+        Negate every metric whose correlation with the human score is negative (the WMT ``|r|``
+        convention, applied consistently to the metric-metric correlations).
+
+    Returns
+    -------
+    CorrelationResult
+
+    Raises
+    ------
+    FormulaError
+        Unknown columns, missing ``~``.
+    DataError
+        Fewer than 4 systems, constant columns, non-numeric or infinite scores (the column and
+        the row are named), duplicated column names, several rows per system with
+        ``aggregate=None``.
+    ParameterError
+        A ``lower_is_better`` name that is not a term of the formula; unknown ``method`` or
+        ``aggregate``.
+
+    Warns
+    -----
+    DirectionWarning
+        Every metric correlates negatively with the human score (and ``absolute`` is False):
+        the human score is probably lower-is-better (e.g. MQM penalties); the message names the
+        fix, ``lower_is_better=["<human term>"]``.
+
+    Notes
+    -----
+    Rows with a missing value in any used column are left out (listwise, so every correlation
+    uses the same systems, as the Williams test requires) and counted in ``n_excluded`` with the
+    reason in ``excluded``.  With ``| system`` the system scores are computed over the rows kept.
+
+    A *corpus-level* metric (BLEU, chrF computed on a system's whole output) is not the mean of
+    its sentence scores: compute it per system (e.g. with sacrebleu's ``corpus_score``) and pass
+    one row per system, with the human score averaged per system beside it.  Averaging
+    sentence-level BLEU or chrF with ``| system`` gives a different metric.
+
+    Examples
+    --------
+    System-level scores, the usual case (e.g. corpus BLEU and chrF per system, and TER, where
+    lower is better):
+
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"human": [1, 2, 3, 4, 5.5], "bleu": [10, 12, 11, 15, 16.0],
+    ...                   "ter": [0.9, 0.8, 0.85, 0.6, 0.5]})
+    >>> res = correlate("human ~ bleu + ter", d, lower_is_better=["ter"])
+    >>> res.to_frame()[["metric", "estimate"]].round(3).values.tolist()
+    [['bleu', 0.918], ['ter', 0.929]]
+    >>> res.to_frame().attrs["direction"]
+    {'human': 'higher is better', 'bleu': 'higher is better', 'ter': 'lower is better (negated)'}
+
+    Segment scores with raw MQM penalties (lower is better), averaged per system:
+
+    >>> seg = pd.DataFrame({"system": list("AABBCCDDEE"),
+    ...                     "mqm": [0, 2, 1, 5, 9, 7, 3, 3, 0, 1.0],
+    ...                     "chrf": [60, 58, 55, 52, 40, 44, 50, 51, 62, 59.0]})
+    >>> res = correlate("mqm ~ chrf | system", seg, lower_is_better="mqm")
+    >>> round(float(res.r["chrf"]), 4), res.system_scores
+    (0.9757, 'mean of 2 segment scores per system')
+    """
+    method = method_arg(method)
+    level = _validate.level(level)
+    absolute = _validate.flag(absolute, "absolute")
+    if aggregate is not None:
+        aggregate = _validate.choice(aggregate, "aggregate", AGGREGATES)
+    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=1)
+    lower = _lower_is_better_arg(lower_is_better, scores.human, scores.metrics, scores.codes)
+    table = scores.table.copy()
+    for term in lower:
+        table[term] = -table[term]
+    corr = corr_matrix(table.to_numpy(), method)
+    if not absolute:
+        _sign_check(corr[0, 1:], scores.human, scores.metrics, lower)
+    flipped = list(lower)
+    if absolute:
+        neg = [m for a, m in enumerate(scores.metrics) if corr[0, 1 + a] < 0]
+        for m in neg:
+            table[m] = -table[m]
+        flipped = [m for m in flipped if m not in neg] + [m for m in neg if m not in flipped]
+        sign = np.array([1.0] + [-1.0 if m in neg else 1.0 for m in scores.metrics])
+        corr = corr * np.outer(sign, sign)
+    corr.setflags(write=False)
+    account = scores.account
+    return CorrelationResult(
+        formula=formula, method=method, level=level, human=scores.human, metrics=scores.metrics,
+        n=len(table), n_rows=account.n_rows, n_used=account.n_used,
+        _excluded=tuple(account.excluded.items()), aggregate=scores.aggregate,
+        system_scores=scores.describe(), lower_is_better=lower, flipped=tuple(flipped),
+        absolute=absolute, _scores=table, _corr=corr, _rows_per_system=scores.rows_per_system)
+
+
+def _lower_is_better_arg(value, human: str, metrics: tuple[str, ...],
+                         codes: dict[str, str]) -> tuple[str, ...]:
+    """The terms named in ``lower_is_better`` as column labels, in the order given."""
+    if value is None:
+        return ()
+    names = [value] if isinstance(value, str) else value
+    terms = [human, *metrics]
+    if not isinstance(names, (Sequence, pd.Index, np.ndarray, set)):
+        raise ParameterError(f"lower_is_better={value!r}: give a term name or a list of them, "
+                             f"from {terms}")
+    out = []
+    for name in names:
+        term = codes.get(name, name) if isinstance(name, str) else name
+        if term not in terms:
+            raise ParameterError(f"lower_is_better names {name!r}, which is not a term of the "
+                                 f"formula; the terms are {terms}")
+        out.append(term)
+    return tuple(dict.fromkeys(out))
+
+
+def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
+                lower: tuple[str, ...]) -> None:
+    """Warn once when every metric correlates negatively with the human score."""
+    if not (r < 0).all():
+        return
+    what = (f"the metric {metrics[0]!r} correlates" if len(metrics) == 1 else
+            "every metric correlates")
+    span = f"r = {r[0]:.3f}" if len(r) == 1 else f"r from {r.min():.3f} to {r.max():.3f}"
+    if human in lower:
+        fix = (f"lower_is_better names {human!r}: check that lower {human} really is better "
+               f"(if not, drop it from lower_is_better)")
+    else:
+        fix = (f"if lower {human} is better (e.g. raw MQM error penalties), pass "
+               f"lower_is_better=[{human!r}]")
+    warnings.warn(f"{what} negatively with {human!r} ({span}): the human score and the metrics "
+                  "seem to point in opposite directions, so the comparisons of metrics would run "
+                  f"the wrong way; {fix}, or, if the metrics are the lower-is-better scores (e.g. "
+                  "TER), name them in lower_is_better=[...]. (Human translations among the "
+                  "systems, scored by metrics against another reference, can also turn the "
+                  "correlations round: filter them out first.)", DirectionWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """Give the ``stacklevel`` that points a warning at the user's line.
+
+    For a warning raised by this function's caller: the first frame outside the binaryeval
+    package (robust to helpers and decorators in between).
+    """
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame = sys._getframe(2)  # the caller of the function that calls warnings.warn
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -1,0 +1,153 @@
+"""From a formula and a data frame to the table of system scores that is correlated.
+
+``human ~ m1 + m2`` reads one row per system; ``human ~ m1 + m2 | system`` reads several rows per
+system (segments, ratings) and combines them per system with ``aggregate`` (mean or median), or
+takes them as they are when every system has one row.  Every row left out is counted with its
+reason, and values that cannot be scores (text, infinities) are refused with the column and row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data import RowAccount, _show
+from ..errors import DataError, FormulaError
+from ..formula import parse_formula
+
+AGGREGATES = ("mean", "median")
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """The scores to correlate, one row per system, and how they were obtained."""
+
+    table: pd.DataFrame  # columns: human, *metrics
+    human: str
+    metrics: tuple[str, ...]
+    codes: dict[str, str]  # term code as written in the formula -> column label
+    account: RowAccount
+    rows_per_system: pd.Series | None  # rows combined into each system score (None: no "| g")
+    aggregate: str | None  # the rule applied, None when no system had more than one row
+
+    def describe(self) -> str:
+        """How the rows became system scores, in words."""
+        if self.rows_per_system is None:
+            return "one row per system, used as given"
+        if self.aggregate is None:
+            return "one row per system, used as given (no aggregation)"
+        low, high = int(self.rows_per_system.min()), int(self.rows_per_system.max())
+        count = f"{low}" if low == high else f"{low} to {high}"
+        return f"{self.aggregate} of {count} segment scores per system"
+
+
+def label(code: str) -> str:
+    """``Q("chrF++")`` -> ``chrF++``; other terms keep their text."""
+    m = re.fullmatch(r"""Q\(\s*(['"])(.*)\1\s*\)""", code.strip())
+    return m.group(2) if m else code
+
+
+def _check_columns(data: object) -> None:
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; "
+                        "wrap it with pd.DataFrame(...)")
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup:
+        raise DataError(f"data has duplicated column names {dup}: a formula term cannot tell "
+                        f"them apart; rename or drop the copies, e.g. "
+                        "data.loc[:, ~data.columns.duplicated()]")
+
+
+def _numeric(table: pd.DataFrame) -> pd.DataFrame:
+    """Every column as float; text, and infinities, refused naming the column and the row."""
+    for col in table.columns:
+        series = table[col]
+        if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+            coerced = pd.to_numeric(series, errors="coerce")
+            bad = coerced.isna() & series.notna()
+            if bad.any():
+                row = bad.idxmax()
+                raise DataError(f"column {col!r} is not numeric: row {_show(row)} holds "
+                                f"{_show(series[row])}; pass numeric scores")
+            table[col] = coerced
+    table = table.astype(float)
+    for col in table.columns:
+        inf = np.isinf(table[col].to_numpy())
+        if inf.any():
+            row = table.index[int(np.argmax(inf))]
+            raise DataError(f"column {col!r} holds {table[col][row]} in row {_show(row)} "
+                            f"({int(inf.sum())} infinite value(s) in all); scores must be finite "
+                            "numbers: fix the value, or make it NaN to leave the row out")
+    return table
+
+
+def _combine(table: pd.DataFrame, group: pd.Series, aggregate: str | None
+             ) -> tuple[pd.DataFrame, pd.Series, str | None]:
+    """System scores from the rows of each system (``group`` aligned with ``table``)."""
+    sizes = group.value_counts(sort=False).sort_index()
+    if (sizes == 1).all():
+        out = table.set_axis(group.to_numpy()).sort_index()
+        rule = None
+    elif aggregate is None:
+        system = sizes.idxmax()
+        raise DataError(f"system {_show(system)} has {int(sizes.max())} rows, but aggregate=None "
+                        "asks for one row per system; pass aggregate='mean' (or 'median') to "
+                        "combine segment scores, or give one row per system")
+    else:
+        out = table.groupby(group.to_numpy(), sort=True).agg(aggregate)
+        rule = aggregate
+    out.index.name = group.name
+    return out, sizes.rename("rows"), rule
+
+
+def _check_systems(table: pd.DataFrame, method: str, account: RowAccount) -> None:
+    n = len(table)
+    if n < 4:
+        raise DataError(f"only {n} systems with complete scores (rows used {account.n_used} of "
+                        f"{account.n_rows}); correlation intervals and tests need at least 4 systems")
+    if method == "kendall" and n < 5:
+        raise DataError(f"only {n} systems: Kendall intervals need at least 5 systems")
+    for col in table.columns:
+        if np.ptp(table[col].to_numpy()) == 0:
+            raise DataError(f"column {col!r} is constant over the {n} systems (value "
+                            f"{_show(table[col].iloc[0])}); its correlation is undefined: drop it")
+
+
+def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
+                  eval_env: int) -> SystemScores:
+    """Evaluate ``formula`` on ``data`` and build the system-level table.
+
+    ``eval_env`` is the stack depth, counted from this function's caller, of the frame whose
+    variables the formula's expressions may use (as in patsy).
+    """
+    _check_columns(data)
+    parsed = parse_formula(formula, allow_groups=True, allow_multiple_rhs=True,
+                           allow_intercept_rhs=False)
+    if len(parsed.lhs) != 1:
+        raise FormulaError(f"the left side must be one human score, got {parsed.lhs_names}", formula)
+    frame = parsed.evaluate(data, eval_env=eval_env + 1)
+    human = label(parsed.lhs_names[0])
+    names = [label(c) for c in parsed.rhs_names]
+    if len(set(names)) != len(names) or human in names:
+        raise DataError(f"metric names must be distinct and differ from the human score; got "
+                        f"{human!r} ~ {names}")
+    table = pd.concat([frame.lhs, frame.rhs], axis=1)
+    table.columns = [human, *names]
+    table = _numeric(table)
+    account = RowAccount(n_rows=len(table))
+    complete = table.notna().all(axis=1)
+    account.exclude("missing score", int((~complete).sum()))
+    keep = complete
+    if frame.group is not None:
+        keep = complete & frame.group.notna()
+        account.exclude("missing system", int((complete & frame.group.isna()).sum()))
+    table = table[keep]
+    sizes, rule = None, None
+    if frame.group is not None:
+        table, sizes, rule = _combine(table, frame.group[keep], aggregate)
+    _check_systems(table, method, account)
+    codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
+    return SystemScores(table, human, tuple(names), codes, account, sizes, rule)

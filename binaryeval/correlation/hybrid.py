@@ -1,0 +1,181 @@
+"""Hybrid super-sampling (Graham & Liu 2016): many artificial systems from a few real ones."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate
+from ..data import _show
+from ..errors import DataError, ParameterError
+
+__all__ = ["hybrid_supersample"]
+
+
+def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str,
+                       metrics: Sequence[str], n_systems: int = 10000, seed: int | None = None,
+                       rater: str | None = None, chunk_size: int = 500) -> pd.DataFrame:
+    """Hybrid super-sampling of systems (Graham & Liu 2016).
+
+    Each hybrid system takes a random pair of distinct real systems ``(a, b)`` and, for every
+    segment, the output of ``a`` or of ``b`` with probability 1/2.  Its human and metric scores
+    are the means over segments of the chosen outputs' segment scores (for corpus-level metrics
+    such as BLEU, supply segment-level scores: the hybrid's score is their mean).
+
+    Parameters
+    ----------
+    data : DataFrame
+        Segment-level scores, one row per (system, item) (or per rating when ``rater`` is given).
+    system, item : str
+        Columns naming the system and the segment.
+    human : str
+        Column of the human score.
+    metrics : sequence of str
+        Metric columns.
+    n_systems : int
+        Number of hybrid systems.
+    seed : int, optional
+        Seed of :func:`numpy.random.default_rng`; the output does not depend on ``chunk_size``.
+    rater : str, optional
+        Column naming the rater: human scores are then standardised (z-scores) per rater and the
+        ratings of one (system, item) averaged.  Without it the human scores are used as given.
+    chunk_size : int
+        Hybrids built per block (working memory about ``chunk_size x items`` floats).
+
+    Returns
+    -------
+    DataFrame
+        One row per hybrid: ``system`` ("hybrid_00001", ...), ``system_a``, ``system_b``, the human
+        column and the metric columns, ready for :func:`~binaryeval.correlation.correlate`.
+        attrs: ``seed``, ``n_items``, ``items_dropped`` (items with a missing value for some
+        system), ``n_real_systems``.
+
+    Raises
+    ------
+    DataError
+        Missing or duplicated columns, duplicated (system, item) rows without ``rater``, fewer
+        than 2 systems, or systems that do not share the same items ("mismatched systems").
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> d = pd.DataFrame({"sys": np.repeat(list("ABCD"), 50), "seg": np.tile(range(50), 4)})
+    >>> d["mqm"] = rng.normal(size=200); d["comet"] = d["mqm"] + rng.normal(size=200)
+    >>> h = hybrid_supersample(d, system="sys", item="seg", human="mqm", metrics=["comet"],
+    ...                        n_systems=100, seed=1)
+    >>> h.shape
+    (100, 5)
+    """
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    n_systems = _validate.size(n_systems, "n_systems")
+    chunk_size = _validate.size(chunk_size, "chunk_size")
+    seed = _validate.seed(seed)
+    values = [human, *metrics]
+    cube, systems, complete = _segment_cube(data, system, item, values, rater)
+    out, a, b = _draw_hybrids(cube, n_systems, seed, chunk_size)
+    width = len(str(n_systems))
+    result = pd.DataFrame(out, columns=values)
+    result.insert(0, "system_b", np.asarray(systems)[b])
+    result.insert(0, "system_a", np.asarray(systems)[a])
+    result.insert(0, "system", [f"hybrid_{i + 1:0{width}d}" for i in range(n_systems)])
+    result.attrs.update(seed=seed, n_items=cube.shape[1], items_dropped=int((~complete).sum()),
+                        n_real_systems=len(systems),
+                        method="hybrid super-sampling (Graham & Liu 2016)")
+    return result
+
+
+def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str],
+                    rater: str | None) -> pd.DataFrame:
+    """Checked numeric scores, one row per (system, item) (ratings averaged with ``rater``)."""
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if len(values) < 2:
+        raise ParameterError("metrics must name at least one metric column")
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup:
+        raise DataError(f"data has duplicated column names {dup}; rename or drop the copies")
+    cols = [system, item, *values] + ([rater] if rater is not None else [])
+    missing = [c for c in cols if c not in data.columns]
+    if missing:
+        raise DataError(f"columns {missing} are not in data; the columns are {list(data.columns)[:12]}")
+    if len(set(values)) != len(values):
+        raise DataError(f"human and metric columns must be distinct, got {values[0]!r} and "
+                        f"{values[1:]}")
+    frame = data[cols].copy()
+    for c in values:
+        try:
+            frame[c] = pd.to_numeric(frame[c]).astype(float)
+        except (TypeError, ValueError):
+            raise DataError(f"column {c!r} is not numeric; pass numeric scores") from None
+    human = values[0]
+    if rater is not None:
+        g = frame.groupby(rater)[human]
+        sd = g.transform("std")
+        if (sd.fillna(0) == 0).any():
+            bad = frame.loc[sd.fillna(0) == 0, rater].unique()[:5].tolist()
+            raise DataError(f"raters {bad} give a single or constant score: they cannot be "
+                            "standardised; drop them or pass rater=None")
+        frame[human] = (frame[human] - g.transform("mean")) / sd
+        frame = frame.groupby([system, item], sort=True)[values].mean().reset_index()
+    elif frame.duplicated([system, item]).any():
+        dup = frame.loc[frame.duplicated([system, item]), [system, item]].iloc[0].tolist()
+        raise DataError(f"(system, item) = ({', '.join(_show(v) for v in dup)}) occurs more than "
+                        "once; pass rater=... to average several ratings, or remove duplicates")
+    return frame
+
+
+def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
+                  rater: str | None) -> tuple[np.ndarray, pd.Index, np.ndarray]:
+    """Scores as a (systems, complete items, values) array, the systems, and the complete mask."""
+    frame = _segment_scores(data, system, item, values, rater)
+    systems = pd.Index(pd.unique(frame[system]))
+    items = pd.Index(pd.unique(frame[item]))
+    if len(systems) < 2:
+        raise DataError(f"hybrids need at least 2 systems, got {len(systems)}")
+    counts = frame.groupby(system)[item].nunique()
+    if counts.nunique() != 1 or len(frame) != len(systems) * len(items):
+        short = counts[counts < len(items)].index[:5].tolist()
+        raise DataError(f"mismatched systems: systems {short} lack rows for some of the {len(items)} "
+                        "items; every system must be scored on the same items (give missing scores "
+                        "as NaN rows, which are dropped per item)")
+    frame = frame.set_index([system, item])
+    cube = np.stack([frame[v].unstack(item).reindex(index=systems, columns=items).to_numpy(float)
+                     for v in values], axis=-1)  # (systems, items, vars)
+    complete = np.isfinite(cube).all(axis=(0, 2))
+    if not complete.any():
+        raise DataError("no item has complete scores for every system and column")
+    return np.ascontiguousarray(cube[:, complete, :]), systems, complete
+
+
+def _draw_hybrids(cube: np.ndarray, n_systems: int, seed, chunk_size: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean scores of ``n_systems`` hybrids and the indices of their two parent systems."""
+    s, n_items, n_values = cube.shape
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, s, size=n_systems)
+    b = rng.integers(0, s - 1, size=n_systems)
+    b = b + (b >= a)  # distinct second system, uniform over the others
+    words = -(-n_items // 64)  # 64 coin flips per raw draw of the bit generator
+    bitgen = rng.bit_generator
+    out = np.empty((n_systems, n_values))
+    for start in range(0, n_systems, chunk_size):
+        stop = min(start + chunk_size, n_systems)
+        # raw 64-bit draws are consumed row by row, so the result does not depend on chunk_size
+        raw = bitgen.random_raw((stop - start) * words).astype("<u8", copy=False)
+        bits = np.unpackbits(raw.view(np.uint8).reshape(stop - start, words * 8), axis=1,
+                             bitorder="little")[:, :n_items]
+        take_a = bits.astype(float)
+        acc = np.zeros((stop - start, n_values))
+        ca, cb = a[start:stop], b[start:stop]
+        for k in range(s):
+            rows = np.flatnonzero(ca == k)
+            if rows.size:
+                acc[rows] += take_a[rows] @ cube[k]
+            rows = np.flatnonzero(cb == k)
+            if rows.size:
+                acc[rows] += (1.0 - take_a[rows]) @ cube[k]
+        out[start:stop] = acc / n_items
+    return out, a, b

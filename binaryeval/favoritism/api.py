@@ -1,0 +1,122 @@
+"""The entry point :func:`favi`: formula -> model frame -> pair counts -> :class:`FaviResult`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .._validate import choice, probability, renamed
+from ..errors import DataError, UnpairedItemsWarning
+from ._warn import warn_user
+from .counting import count_pairs
+from .direction import check_agreement
+from .frame import favi_frame
+from .ratings import tolerances
+from .result import FaviResult
+from .sign import TIES
+
+
+def _report_unpaired(skipped: np.ndarray, unpaired: str) -> None:
+    if not skipped.any():
+        return
+    msg = (f"{int(skipped.sum())} item-pair combinations are rated for only one system of the pair "
+           f"(in {int((skipped > 0).sum())} of {skipped.size} pairs); they are skipped and counted in "
+           "to_frame()['n_skipped']")
+    if unpaired == "raise":
+        raise DataError(msg + "; drop those items or pass unpaired='warn'")
+    if unpaired == "warn":
+        warn_user(msg, UnpairedItemsWarning)
+
+
+@renamed(human_higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
+         alpha="sig_level")
+def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
+         tolerance: float | tuple[float, float] | dict[str, float] = 0.0,
+         lower_is_better: str | list[str] | None = None,
+         sign_test_ties: Literal["drop", "split"] = "drop", sig_level: float = 0.05,
+         unpaired: Literal["warn", "raise", "count"] = "warn") -> FaviResult:
+    """Favi-Scores of a metric against human ratings for every pair of systems.
+
+    Parameters
+    ----------
+    formula : str
+        ``"human ~ metric | system"`` for data with one row per (item, system) holding scalar or
+        ordinal scores, e.g. ``"mqm ~ bleurt | system"``.  ``"human ~ metric | system_a + system_b"``
+        for data that already hold preference ratings (``+/=/-`` or ``1/0/-1``) per
+        (item, system_a, system_b); pairs given in either order are oriented consistently.
+    data : DataFrame
+        The data.
+    item : str
+        Column naming the input (segment, document) shared by the systems.
+    pairs : "all" or list of (str, str)
+        The system pairs (oriented as given).  ``"all"`` takes every unordered pair, system 1
+        first in sorted order.
+    tolerance : float, (float, float) or dict
+        Score differences ``<= tolerance`` count as ``=``; a pair or ``{"human": .., "metric": ..}``
+        sets the two sides separately (their scales differ).
+    lower_is_better : str or list of str, optional
+        The terms, as written in the formula (human or metric side), whose lower scores are
+        better: MQM error penalties, TER.  The default treats higher scores as better on both
+        sides.  The result states the direction used for each term.
+    sign_test_ties : {"drop", "split"}
+        Tie rule of the per-pair sign tests (see :func:`sign_test`).
+    sig_level : float
+        Significance threshold of the sign tests used by :meth:`FaviResult.ranking`.
+    unpaired : {"warn", "raise", "count"}
+        What to do with items rated for only one system of a pair: they are always skipped and
+        counted (``n_skipped``); ``"warn"`` also warns, ``"raise"`` raises :class:`DataError`.
+
+    Returns
+    -------
+    FaviResult
+
+    Raises
+    ------
+    DataError
+        Infinite scores, duplicated column names, repeated (item, system) rows.
+
+    Warns
+    -----
+    DirectionWarning
+        When human and metric prefer opposite systems on more than half of the item comparisons
+        where both prefer one: a lower-is-better score was probably read as higher-is-better.
+        The message names the likely ``lower_is_better=[...]``.
+    UnpairedItemsWarning
+        When items are rated for only one system of a pair (``unpaired="warn"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3], "system": list("ababab"),
+    ...                    "human": [3, 2, 1, 1, 4, 5], "metric": [0.9, 0.2, 0.6, 0.5, 0.4, 0.3]})
+    >>> r = favi("human ~ metric | system", df, item="seg")
+    >>> r.to_frame()[["system_1", "system_2", "n", "n_disagreements", "favi"]].to_dict("records")
+    [{'system_1': 'a', 'system_2': 'b', 'n': 3, 'n_disagreements': 2, 'favi': 1.5}]
+
+    MQM error penalties (lower is better) against chrF:
+
+    >>> import binaryeval as be
+    >>> ende = be.datasets.load_wmt21_ende().assign(penalty=lambda d: -d.mqm)
+    >>> res = be.favi("penalty ~ chrf | system", ende, item="seg_id", lower_is_better="penalty")
+    >>> res.directions
+    {'penalty': 'lower is better', 'chrf': 'higher is better'}
+    """
+    choice(unpaired, "unpaired", ("warn", "raise", "count"))
+    choice(sign_test_ties, "sign_test_ties", TIES)
+    sig_level = probability(sig_level, "sig_level", open=True)
+    tol = tolerances(tolerance)
+    frame = favi_frame(formula, data, item=item, lower_is_better=lower_is_better)
+    counted = count_pairs(frame, pairs, tol)
+    _report_unpaired(counted.n_skipped, unpaired)
+    check_agreement(counted.counts, frame.human_term, frame.metric_term, frame.lower_is_better, frame.mode)
+    call = {"formula": formula, "item": item, "pairs": pairs, "tolerance": tolerance,
+            "lower_is_better": lower_is_better, "sign_test_ties": sign_test_ties,
+            "sig_level": sig_level, "unpaired": unpaired}
+    return FaviResult(formula=formula, item=item, systems=counted.systems, pair_index=counted.pair_index,
+                      counts=counted.counts, n_skipped=counted.n_skipped, mode=frame.mode,
+                      n_rows=frame.account.n_rows, excluded=dict(frame.account.excluded),
+                      n_items=counted.n_items, tolerance=tol, human_term=frame.human_term,
+                      metric_term=frame.metric_term, lower_is_better=frame.lower_is_better,
+                      sign_test_ties=sign_test_ties, sig_level=sig_level, call=call)

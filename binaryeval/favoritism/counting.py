@@ -1,0 +1,147 @@
+"""Confusion counts of every requested system pair, from scores or from preference ratings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data import _show
+from ..errors import DataError, ParameterError
+from .frame import FaviFrame
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """The counts of :func:`count_pairs`: one 3 x 3 matrix per pair, oriented as the pair."""
+
+    systems: tuple[str, ...]
+    pair_index: np.ndarray       # (n_pairs, 2) indices into systems: system 1, system 2
+    counts: np.ndarray           # (n_pairs, 3, 3)
+    n_skipped: np.ndarray        # items rated for one system of the pair only
+    n_items: int
+
+
+def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of system 1 and system 2 of each requested pair (``"all"``: sorted order)."""
+    if isinstance(pairs, str):
+        if pairs != "all":
+            raise ParameterError(f"pairs must be 'all' or a list of (system_1, system_2), got {pairs!r}")
+        ia, ib = np.triu_indices(len(systems), 1)
+        return ia.astype(np.intp), ib.astype(np.intp)
+    idx = {s: i for i, s in enumerate(systems)}
+    ia, ib = [], []
+    for p in pairs:
+        if not isinstance(p, (tuple, list)) or len(p) != 2:
+            raise ParameterError(f"each entry of pairs must be (system_1, system_2), got {p!r}")
+        a, b = p
+        for s in (a, b):
+            if s not in idx:
+                raise ParameterError(f"system {s!r} in pairs is not in the data; systems are {list(systems)}")
+        if a == b:
+            raise ParameterError(f"pair {p!r} compares a system with itself; give two different systems")
+        ia.append(idx[a])
+        ib.append(idx[b])
+    if not ia:
+        raise ParameterError("pairs is empty; give 'all' or at least one (system_1, system_2)")
+    return np.asarray(ia, dtype=np.intp), np.asarray(ib, dtype=np.intp)
+
+
+def count_from_scores(hs: np.ndarray, ms: np.ndarray, ia: np.ndarray, ib: np.ndarray,
+                      tol_h: float, tol_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """Confusion counts for system pairs from (n_systems, n_items) score arrays with NaN = missing.
+
+    Scores are already turned so that higher is better.  Returns counts (n_pairs, 3, 3) and the
+    number of items rated for only one system of each pair.
+    """
+    n_sys, n_items = hs.shape
+    present = ~np.isnan(hs)
+    complete = bool(present.all())
+    n_pairs = ia.size
+    counts = np.zeros((n_pairs, 9), dtype=np.int64)
+    skipped = np.zeros(n_pairs, dtype=np.int64)
+    # small chunks keep the temporaries in cache; int8 codes keep the passes cheap
+    chunk = max(1, min(n_pairs, 500_000 // max(n_items, 1)))
+    for start in range(0, n_pairs, chunk):
+        a = ia[start:start + chunk]
+        b = ib[start:start + chunk]
+        dh = hs[a] - hs[b]
+        dm = ms[a] - ms[b]
+        code_h = (dh > tol_h).view(np.int8) - (dh < -tol_h).view(np.int8)
+        code_m = (dm > tol_m).view(np.int8) - (dm < -tol_m).view(np.int8)
+        # cell index (row human, column metric) = 3 * (1 - h) + (1 - m) with h, m in {1, 0, -1}
+        cell = (4 - 3 * code_h - code_m).view(np.uint8)
+        if not complete:
+            pa = present[a]
+            pb = present[b]
+            cell[~(pa & pb)] = 9
+            skipped[start:start + a.size] = (pa ^ pb).sum(axis=1)
+        for r in range(a.size):
+            counts[start + r] = np.bincount(cell[r], minlength=10)[:9]
+    return counts.reshape(n_pairs, 3, 3), skipped
+
+
+def _from_scores(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> PairCounts:
+    sys_col = frame.systems[0]
+    if sys_col.dtype.kind not in "OUST" and not isinstance(sys_col.dtype, pd.StringDtype):
+        sys_col = sys_col.astype(str)
+    s_codes, systems_arr = pd.factorize(sys_col, sort=True)
+    i_codes, items_arr = pd.factorize(frame.items, sort=False)
+    n_sys = len(systems_arr)
+    seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
+    if seen.max() > 1:
+        j = int(np.argmax(seen))
+        raise DataError(f"item {_show(items_arr[j // n_sys])} has more than one row for system "
+                        f"{systems_arr[j % n_sys]!r}; data need one row per (item, system): "
+                        "average repeated ratings first")
+    systems = tuple(str(s) for s in systems_arr)
+    if len(systems) < 2:
+        raise DataError(f"the system column has one system ({systems}); Favi compares pairs of systems")
+    hs = np.full((len(systems), len(items_arr)), np.nan)
+    ms = np.full_like(hs, np.nan)
+    hs[s_codes, i_codes] = frame.human
+    ms[s_codes, i_codes] = frame.metric
+    ia, ib = resolve_pairs(pairs, systems)
+    counts, skipped = count_from_scores(hs, ms, ia, ib, tol[0], tol[1])
+    return PairCounts(systems, np.column_stack([ia, ib]), counts, skipped, len(items_arr))
+
+
+def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
+    sa = frame.systems[0].to_numpy().astype(str)
+    sb = frame.systems[1].to_numpy().astype(str)
+    same = sa == sb
+    if same.any():
+        j = int(np.flatnonzero(same)[0])
+        raise DataError(f"row {j} compares system {sa[j]!r} with itself; each row needs two systems")
+    systems = tuple(sorted(set(sa) | set(sb)))
+    idx = {s: i for i, s in enumerate(systems)}
+    a = np.fromiter((idx[s] for s in sa), dtype=np.intp, count=sa.size)
+    b = np.fromiter((idx[s] for s in sb), dtype=np.intp, count=sb.size)
+    # orient every row as (lower index, higher index): swapping the systems reverses both ratings
+    flip = a > b
+    ha = np.where(flip, -frame.human, frame.human)
+    ma = np.where(flip, -frame.metric, frame.metric)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    k = len(systems)
+    if isinstance(pairs, str):
+        resolve_pairs(pairs, systems)
+        present = np.unique(lo * k + hi)
+        ia, ib = present // k, present % k
+    else:
+        ia, ib = resolve_pairs(pairs, systems)
+    cell = (1 - ha.astype(np.int64)) * 3 + (1 - ma.astype(np.int64))
+    table = np.bincount((lo * k + hi) * 9 + cell, minlength=k * k * 9).reshape(k * k, 3, 3)
+    counts = table[np.minimum(ia, ib) * k + np.maximum(ia, ib)].copy()
+    swap = ia > ib
+    counts[swap] = counts[swap][:, ::-1, ::-1]
+    n_items = int(pd.unique(frame.items.to_numpy()).size)
+    return PairCounts(systems, np.column_stack([ia, ib]), counts, np.zeros(ia.size, dtype=np.int64), n_items)
+
+
+def count_pairs(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> PairCounts:
+    """The confusion matrix of every requested pair of systems."""
+    if frame.mode == "scores":
+        return _from_scores(frame, pairs, tol)
+    return _from_preferences(frame, pairs)

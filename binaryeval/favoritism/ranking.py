@@ -1,0 +1,65 @@
+"""Rankings from pairwise sign tests: significant wins as a DAG, transitive edges removed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validate import choice, probability
+from ..errors import BinaryEvalWarning, ParameterError
+from ._warn import warn_user
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .result import FaviResult
+
+
+def _adjusted(p: np.ndarray, sig_level: float, p_adjust: str | None) -> np.ndarray:
+    if p_adjust is None:
+        return p
+    from statsmodels.stats.multitest import multipletests
+
+    ok = np.isfinite(p)
+    adjusted = np.full_like(p, np.nan)
+    try:
+        if ok.any():
+            adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=p_adjust)[1]
+    except ValueError:
+        raise ParameterError(f"p_adjust {p_adjust!r} is not a multipletests method; use e.g. "
+                             "'holm', 'bonferroni' or 'fdr_bh'") from None
+    return adjusted
+
+
+def ranking_graph(result: FaviResult, source: str, sig_level: float | None, p_adjust: str | None) -> Any:
+    """The graph of :meth:`FaviResult.ranking`."""
+    import networkx as nx
+
+    choice(source, "source", ("human", "metric"))
+    sig_level = result.sig_level if sig_level is None else probability(sig_level, "sig_level", open=True)
+    s = result._pair_stats()
+    p = _adjusted(s[f"p_{source}"], sig_level, p_adjust)
+    mar = s[f"mar_{source}"]
+    g = nx.DiGraph(source=source, sig_level=sig_level, ties=result.sign_test_ties, p_adjust=p_adjust)
+    fmean = result.by_system().attrs["summary"]["mean"]
+    for name in result.systems:
+        g.add_node(name, favi_mean=float(fmean.get(name, np.nan)))
+    for (a, b), pv, mg, n in zip(result.pair_index, p, mar, s["n"], strict=True):
+        if np.isfinite(pv) and pv < sig_level and mg != 0:
+            win, lose = (a, b) if mg > 0 else (b, a)
+            g.add_edge(result.systems[win], result.systems[lose], p_value=float(pv), margin=int(abs(mg)),
+                       n=int(n))
+    for name in result.systems:
+        g.nodes[name]["wins"] = g.out_degree(name)
+        g.nodes[name]["losses"] = g.in_degree(name)
+    if not nx.is_directed_acyclic_graph(g):
+        warn_user(f"the significant {source} wins contain a cycle; the graph is returned without "
+                  "transitive reduction", BinaryEvalWarning)
+        g.graph["reduced"] = False
+        return g
+    tr = nx.transitive_reduction(g)
+    tr.graph.update(g.graph)
+    tr.graph["reduced"] = True
+    tr.add_nodes_from(g.nodes(data=True))
+    for u, v in tr.edges:
+        tr.edges[u, v].update(g.edges[u, v])
+    return tr

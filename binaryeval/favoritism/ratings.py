@@ -1,0 +1,75 @@
+"""Preference ratings: ``+/=/-`` symbols (or ``1/0/-1``) as codes, and score tolerances."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, InputTypeError, ParameterError
+
+#: Rating symbols and their codes (``1``: the first system is better).
+SYMBOLS: dict[Any, int] = {"+": 1, "=": 0, "-": -1, ">": 1, "<": -1}
+
+_HINT = "use '+', '=', '-' or 1, 0, -1 (drop missing ratings first)"
+
+
+def codes(values: Any, name: str) -> np.ndarray:
+    """Map a sequence of ``+/=/-`` (or ``1/0/-1``) ratings to int8 codes ``1/0/-1``."""
+    if isinstance(values, (str, bytes)):
+        raise InputTypeError(f"{name} must be a sequence of ratings, got a single string {values!r}; "
+                             "pass e.g. list('++=-') or ['+', '+', '=', '-']")
+    arr = values.ravel() if isinstance(values, np.ndarray) else np.asarray(values, dtype=object).ravel()
+    if arr.dtype.kind == "b":
+        raise DataError(f"{name} holds True/False values; preference ratings are '+', '=', '-' or 1, 0, -1")
+    if arr.dtype.kind in "iuf":
+        ok = np.isin(arr, (-1, 0, 1))
+        if not ok.all():
+            i = int(np.argmax(~ok))
+            raise DataError(f"{name} has unknown rating {arr[i].item()!r} at position {i}; {_HINT}")
+        return arr.astype(np.int8)
+    # object or string values: map each distinct value once
+    series = pd.Series(arr, dtype=object)
+    mapping: dict[Any, int] = {}
+    for value in pd.unique(series):
+        code = symbol_code(value)
+        if code is None:
+            hit = series.isna() if pd.isna(value) else series == value
+            raise DataError(f"{name} has unknown rating {value!r} at position "
+                            f"{int(np.flatnonzero(hit.to_numpy())[0])}; {_HINT}")
+        mapping[value] = code
+    return series.map(mapping).to_numpy(dtype=np.int8)
+
+
+def symbol_code(value: Any) -> int | None:
+    """The code of one rating, or None when it is not a rating."""
+    if isinstance(value, str):
+        return SYMBOLS.get(value.strip())
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, float, np.integer, np.floating)) and value in (-1, 0, 1):
+        return int(value)
+    return None
+
+
+def tolerances(tolerance: Any) -> tuple[float, float]:
+    """``(human, metric)`` tolerances from a number, a pair or ``{"human": .., "metric": ..}``."""
+    if isinstance(tolerance, dict):
+        unknown = set(tolerance) - {"human", "metric"}
+        if unknown:
+            raise ParameterError(f"tolerance dict keys must be 'human' and/or 'metric', got {sorted(unknown)}")
+        pair = (tolerance.get("human", 0.0), tolerance.get("metric", 0.0))
+    elif isinstance(tolerance, (tuple, list)):
+        if len(tolerance) != 2:
+            raise ParameterError(f"tolerance as a sequence must be (human, metric), got {tolerance!r}")
+        pair = tuple(tolerance)
+    else:
+        pair = (tolerance, tolerance)
+    out = []
+    for side, t in zip(("human", "metric"), pair, strict=True):
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(t) or t < 0:
+            raise ParameterError(f"tolerance for the {side} scores must be a finite number >= 0, got {t!r}")
+        out.append(float(t))
+    return out[0], out[1]

@@ -1,0 +1,539 @@
+"""The result of :func:`~binaryeval.favi`: every system pair's confusion matrix and what follows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .._results import Result
+from .._validate import choice, probability, renamed
+from ..errors import ParameterError
+from ..summary import Summary
+from .confusion import PreferenceConfusion
+from .direction import describe
+from .intervals import favi_intervals
+from .score import favi_from_counts, ratio
+from .sign import apply_ties, sign_pvalues
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FaviResult(Result):
+    """Favi-Scores, agreement and sign tests for pairs of systems (returned by :func:`favi`).
+
+    Attributes
+    ----------
+    systems : tuple of str
+        System names in their canonical order.
+    pair_index : ndarray (n_pairs, 2)
+        Indices into ``systems`` of system 1 and system 2 of each pair.
+    counts : ndarray (n_pairs, 3, 3)
+        Confusion matrices (rows human, columns metric, order ``+, =, -``).
+    n_skipped : ndarray (n_pairs,)
+        Items rated for only one system of the pair (skipped).
+    n_rows, excluded : int, dict
+        Rows of the data and, per reason, the rows left out (``n_used``, ``n_excluded``).
+    human_term, metric_term : str
+        The formula's two terms; ``lower_is_better`` lists those whose lower scores are better.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> ende = be.datasets.load_wmt21_ende()
+    >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+    >>> res
+    FaviResult(formula='mqm ~ chrf | system', systems=10, pairs=45, n_used=5270, mean_abs_favi=0.32903)
+    >>> res.n_rows, res.n_excluded
+    (17034, 11764)
+    """
+
+    formula: str
+    item: str
+    systems: tuple[str, ...]
+    pair_index: np.ndarray
+    counts: np.ndarray
+    n_skipped: np.ndarray
+    mode: str
+    n_rows: int
+    excluded: dict[str, int]
+    n_items: int
+    tolerance: tuple[float, float]
+    human_term: str
+    metric_term: str
+    lower_is_better: tuple[str, ...] = ()
+    sign_test_ties: str = "drop"
+    sig_level: float = 0.05
+    call: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("pair_index", "counts", "n_skipped"):
+            arr = np.array(getattr(self, name), copy=True)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "excluded", dict(self.excluded))
+
+    # -- rows and pairs -----------------------------------------------------------------------
+    @property
+    def n_excluded(self) -> int:
+        """Rows left out (missing item, system, human or metric score); reasons in ``excluded``."""
+        return int(sum(self.excluded.values()))
+
+    @property
+    def n_used(self) -> int:
+        """Rows used: ``n_rows - n_excluded``."""
+        return self.n_rows - self.n_excluded
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of system pairs."""
+        return int(self.pair_index.shape[0])
+
+    @property
+    def directions(self) -> dict[str, str]:
+        """The direction used for each term: ``{term: "higher is better" | "lower is better"}``."""
+        return describe(self.human_term, self.metric_term, self.lower_is_better)
+
+    def _pair_stats(self) -> dict[str, np.ndarray]:
+        c = self.counts
+        n = c.sum(axis=(1, 2))
+        num, e = favi_from_counts(c)
+        mar_h = c[:, 0, :].sum(axis=1) - c[:, 2, :].sum(axis=1)
+        mar_m = c[:, :, 0].sum(axis=1) - c[:, :, 2].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc = np.where(n > 0, np.trace(c, axis1=1, axis2=2) / np.where(n > 0, n, 1), np.nan)
+        ph = sign_pvalues(*apply_ties(c[:, 0, :].sum(1), c[:, 2, :].sum(1), c[:, 1, :].sum(1),
+                                      self.sign_test_ties), "two-sided")
+        pm = sign_pvalues(*apply_ties(c[:, :, 0].sum(1), c[:, :, 2].sum(1), c[:, :, 1].sum(1),
+                                      self.sign_test_ties), "two-sided")
+        return {"n": n, "e": e, "favi": ratio(num, e), "mar_human": mar_h, "mar_metric": mar_m,
+                "accuracy": acc, "sign_agreement": np.sign(mar_h) == np.sign(mar_m), "p_human": ph,
+                "p_metric": pm}
+
+    def _labels(self) -> list[str]:
+        return [f"{self.systems[a]!r} vs {self.systems[b]!r}" for a, b in self.pair_index]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system pair.
+
+        Columns: ``system_1, system_2, n`` (items rated for both), ``n_skipped`` (rated for only
+        one), ``n_disagreements`` (``E``), ``favi``, ``mar_human``, ``mar_metric``,
+        ``sample_accuracy``, ``sign_agreement`` (``sign(mar_human) == sign(mar_metric)``),
+        ``p_value_human`` and ``p_value_metric`` (two-sided sign tests with the result's tie rule).
+        ``attrs`` hold the ``method``, ``formula``, ``sig_level``, the direction of each term
+        (``directions``, ``lower_is_better``) and the row account.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> frame = res.to_frame()
+        >>> frame.loc[0, ["system_1", "system_2", "n", "n_disagreements"]].to_dict()
+        {'system_1': 'Facebook-AI', 'system_2': 'HuaweiTSC', 'n': 527, 'n_disagreements': 370}
+        >>> frame.attrs["directions"]
+        {'mqm': 'higher is better', 'chrf': 'higher is better'}
+        """
+        s = self._pair_stats()
+        names = np.array(self.systems, dtype=object)
+        df = pd.DataFrame({
+            "system_1": names[self.pair_index[:, 0]], "system_2": names[self.pair_index[:, 1]],
+            "n": s["n"], "n_skipped": self.n_skipped, "n_disagreements": s["e"], "favi": s["favi"],
+            "mar_human": s["mar_human"], "mar_metric": s["mar_metric"], "sample_accuracy": s["accuracy"],
+            "sign_agreement": s["sign_agreement"], "p_value_human": s["p_human"],
+            "p_value_metric": s["p_metric"]})
+        df.attrs.update({"method": "Favi-Score per system pair; exact sign tests "
+                         + ("with ties dropped" if self.sign_test_ties == "drop" else "with ties split"),
+                         "formula": self.formula, "sig_level": self.sig_level,
+                         "directions": self.directions, "lower_is_better": list(self.lower_is_better),
+                         "n_rows": self.n_rows, "n_used": self.n_used, "n_excluded": self.n_excluded,
+                         "excluded": dict(self.excluded)})
+        return df
+
+    def confusion(self, system_1: str, system_2: str) -> PreferenceConfusion:
+        """The confusion matrix of one pair, oriented as asked (swapping systems reverses both axes).
+
+        Parameters
+        ----------
+        system_1, system_2 : str
+            The pair; ``system_1`` is the first system (``+`` means it is better).
+
+        Returns
+        -------
+        PreferenceConfusion
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> res.confusion("ref-A", "Online-W").favi == -res.confusion("Online-W", "ref-A").favi
+        True
+        """
+        i = self._pair_position(system_1, system_2)
+        if i is None:
+            j = self._pair_position(system_2, system_1)
+            if j is None:
+                raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in this result; "
+                                     f"systems are {list(self.systems)}")
+            return PreferenceConfusion(self.counts[j][::-1, ::-1])
+        return PreferenceConfusion(self.counts[i])
+
+    def _pair_position(self, a: str, b: str) -> int | None:
+        idx = {s: k for k, s in enumerate(self.systems)}
+        if a not in idx or b not in idx:
+            return None
+        hits = np.flatnonzero((self.pair_index[:, 0] == idx[a]) & (self.pair_index[:, 1] == idx[b]))
+        return int(hits[0]) if hits.size else None
+
+    def matrix(self) -> pd.DataFrame:
+        """System x system Favi-Scores: entry (row a, column b) is Favi with a as system 1.
+
+        The matrix is antisymmetric (swapping the systems flips the sign); pairs not evaluated
+        and pairs with ``E = 0`` are NaN.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> m = res.matrix()
+        >>> bool(m.loc["ref-A", "Nemo"] == -m.loc["Nemo", "ref-A"])
+        True
+        """
+        k = len(self.systems)
+        m = np.full((k, k), np.nan)
+        fv = self._pair_stats()["favi"]
+        a, b = self.pair_index[:, 0], self.pair_index[:, 1]
+        m[a, b] = fv
+        m[b, a] = -fv
+        return pd.DataFrame(m, index=pd.Index(self.systems, name="system_1"),
+                            columns=pd.Index(self.systems, name="system_2"))
+
+    def by_system(self) -> pd.DataFrame:
+        """One-vs-all distributions (the paper's Fig. 6): Favi of each system against every other.
+
+        Returns
+        -------
+        DataFrame
+            Long, with ``system``, ``opponent`` and ``favi`` (the system as system 1, so positive
+            values mean the metric favours ``system``); ``attrs["summary"]`` holds per system
+            ``mean``, ``median``, ``sd``, ``min``, ``max`` and ``n_pairs`` (defined scores only)
+            and ``pooled``: the Favi of the summed confusion matrices of all the system's pairs
+            (each oriented with the system first), i.e. one score weighting pairs by their
+            disagreements.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> summ = res.by_system().attrs["summary"]
+        >>> summ.index[-1], int(summ.loc["ref-A", "n_pairs"])
+        ('ref-A', 9)
+        """
+        m = self.matrix()
+        long = m.stack(future_stack=True).rename("favi").reset_index()
+        long.columns = ["system", "opponent", "favi"]
+        long = long[long.system != long.opponent]
+        evaluated = ~np.isnan(m.to_numpy())
+        keep = [evaluated[self.systems.index(s), self.systems.index(o)] for s, o in
+                zip(long.system, long.opponent, strict=True)]
+        long = long[keep].reset_index(drop=True)
+        g = long.groupby("system", sort=False)["favi"]
+        summ = pd.DataFrame({"mean": g.mean(), "median": g.median(), "sd": g.std(), "min": g.min(),
+                             "max": g.max(), "n_pairs": g.count()})
+        pooled = np.zeros((len(self.systems), 3, 3), dtype=self.counts.dtype)
+        np.add.at(pooled, self.pair_index[:, 0], self.counts)
+        np.add.at(pooled, self.pair_index[:, 1], self.counts[:, ::-1, ::-1])
+        summ["pooled"] = pd.Series(ratio(*favi_from_counts(pooled)), index=list(self.systems))
+        long.attrs["summary"] = summ.sort_values("mean", ascending=False)
+        return long
+
+    # -- aggregates ---------------------------------------------------------------------------
+    @property
+    def sample_accuracy(self) -> float:
+        """Sample-level sign accuracy pooled over pairs: sum of traces / sum of N."""
+        n = self.counts.sum()
+        return float(np.trace(self.counts, axis1=1, axis2=2).sum() / n) if n > 0 else float("nan")
+
+    @property
+    def system_sign_accuracy(self) -> float:
+        """Share of pairs with ``sign(mar_human) == sign(mar_metric)``; a tie on both sides agrees."""
+        s = self._pair_stats()
+        ok = s["n"] > 0
+        return float(s["sign_agreement"][ok].mean()) if ok.any() else float("nan")
+
+    @property
+    def mean_abs_favi(self) -> float:
+        """Mean |Favi| over pairs with a defined score."""
+        fv = self._pair_stats()["favi"]
+        return float(np.nanmean(np.abs(fv))) if np.isfinite(fv).any() else float("nan")
+
+    @property
+    def sd_abs_favi(self) -> float:
+        """Sample standard deviation of |Favi| over pairs with a defined score."""
+        fv = np.abs(self._pair_stats()["favi"])
+        fv = fv[np.isfinite(fv)]
+        return float(np.std(fv, ddof=1)) if fv.size > 1 else float("nan")
+
+    @renamed(alpha="sig_level")
+    def favoured(self, sig_level: float | None = None) -> pd.DataFrame:
+        """Systems the metric favours or disfavours: the :meth:`by_system` summary per system.
+
+        Parameters
+        ----------
+        sig_level : float, optional
+            When given, a ``significant`` column marks systems whose one-vs-all Favi values
+            differ from 0 by a two-sided Wilcoxon signed-rank test at this threshold (a
+            descriptive screen: the pairs share systems and are not independent), beside its
+            ``p_value``.
+
+        Returns
+        -------
+        DataFrame
+            One row per system, most favoured first.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> fav = res.favoured(sig_level=0.05)
+        >>> fav.index[-1], bool(fav.loc["ref-A", "significant"])
+        ('ref-A', True)
+        """
+        summ = self.by_system().attrs["summary"].copy()
+        if sig_level is not None:
+            from scipy import stats
+
+            sig_level = probability(sig_level, "sig_level", open=True)
+            long = self.by_system()
+            p = {}
+            for s, grp in long.groupby("system"):
+                v = grp.favi.dropna().to_numpy()
+                p[s] = stats.wilcoxon(v).pvalue if v.size > 1 and np.any(v != 0) else np.nan
+            summ["p_value"] = pd.Series(p)
+            summ["significant"] = summ["p_value"] < sig_level
+        return summ
+
+    # -- uncertainty --------------------------------------------------------------------------
+    @renamed(draws="n_resamples")
+    def interval(self, level: float = 0.95, *,
+                 method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
+                 n_resamples: int = 4000, prior: float | None = None, seed: Any = None) -> pd.DataFrame:
+        """Per-pair intervals for the Favi-Score.
+
+        Parameters
+        ----------
+        level : float
+            Probability content of each interval.
+        method : {"dirichlet", "bootstrap", "score"}
+            ``"dirichlet"`` (default): equal-tailed interval of Favi under the posterior
+            ``Dirichlet(C + prior)`` of each pair's 9 cell probabilities; ``"bootstrap"``:
+            percentile bootstrap over each pair's items; ``"score"``: the score (Wilson-type)
+            interval for the mean disagreement weight, without random draws.  Pairs with fewer
+            than 20 disagreements get the score interval whatever is asked (see Notes).
+        n_resamples : int
+            Monte Carlo draws per pair (posterior draws or bootstrap resamples).
+        prior : float, optional
+            Dirichlet concentration added to every cell (default 0.5, Jeffreys).
+        seed : int, optional
+            Seed of ``numpy.random.default_rng``; drawn at random and recorded when omitted.
+
+        Returns
+        -------
+        DataFrame
+            ``system_1, system_2, estimate, n_disagreements, lower, upper, p_undefined`` (share of
+            draws with ``E = 0``; NaN for the score interval) and ``method`` (the interval used
+            for the pair); ``attrs`` hold ``level``, ``method``, ``seed``, ``prior``,
+            ``n_resamples``, ``small_e`` and ``n_switched``.
+
+        Warns
+        -----
+        SmallSampleWarning
+            When some pairs have ``E < 20`` and ``method`` is not ``"score"``, naming their ``E``.
+
+        Notes
+        -----
+        Given ``E``, a pair's Favi is the mean of ``E`` multinomial weights in
+        ``{-2, -1, 1, 2}``.  With fewer than 20 disagreements the bootstrap interval collapses
+        onto the observed cells and the Dirichlet interval is pulled towards 0 by its prior:
+        both then miss the true Favi far more often than ``1 - level`` (at about 4.5
+        disagreements, the bootstrap covered 68% of the time at 95%).  The score interval keeps
+        its coverage there (the simulations are summarised in
+        :mod:`binaryeval.favoritism.intervals`), so the package switches to it.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> ci = res.interval(seed=1)
+        >>> ci.attrs["method"], ci.attrs["seed"], int(ci.n_disagreements.min())
+        ('dirichlet', 1, 327)
+        >>> row = ci.iloc[0]
+        >>> bool(row.lower < row.estimate < row.upper)
+        True
+        """
+        stats = self._pair_stats()
+        columns, meta = favi_intervals(self.counts, self._labels(), level=level, method=method,
+                                       n_resamples=n_resamples, prior=prior, seed=seed)
+        df = self.to_frame()[["system_1", "system_2", "favi"]].rename(columns={"favi": "estimate"})
+        df["n_disagreements"] = stats["e"]
+        for name, values in columns.items():
+            df[name] = values
+        df.attrs.update(meta)
+        return df
+
+    # -- rankings -----------------------------------------------------------------------------
+    @renamed(alpha="sig_level")
+    def ranking(self, source: Literal["human", "metric"] = "human", *, sig_level: float | None = None,
+                p_adjust: str | None = None) -> Any:
+        """Significant pairwise wins as a DAG (networkx DiGraph), transitive edges removed.
+
+        An edge ``a -> b`` means ``a`` beats ``b``: the two-sided sign test of the ``source``
+        ratings has ``p < sig_level`` and more ratings prefer ``a``.  Node attributes: ``wins``
+        and ``losses`` (significant, before the reduction) and ``favi_mean`` (mean one-vs-all
+        Favi); edge attributes: ``p_value`` (adjusted when asked), ``margin`` and ``n``.  When the
+        wins contain a cycle no reduction is possible; the full graph is returned with
+        ``graph["reduced"] = False``.
+
+        Parameters
+        ----------
+        source : {"human", "metric"}
+            Whose preference ratings decide the wins.
+        sig_level : float, optional
+            Significance threshold (default: the result's ``sig_level``, 0.05 unless set in
+            :func:`favi`).
+        p_adjust : str, optional
+            Multiple-testing adjustment over the pairs, a method name of
+            ``statsmodels.stats.multitest.multipletests`` (``"holm"``, ``"fdr_bh"``, ...).  The
+            default (None) tests each pair at ``sig_level``, as the paper does.
+
+        Returns
+        -------
+        networkx.DiGraph
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> g = res.ranking("human")
+        >>> g.graph["reduced"], g.nodes["ref-A"]["losses"]
+        (True, 0)
+        """
+        from .ranking import ranking_graph
+
+        return ranking_graph(self, source, sig_level, p_adjust)
+
+    # -- display ------------------------------------------------------------------------------
+    def _repr_fields(self) -> Mapping[str, Any]:
+        return {"formula": self.formula, "systems": len(self.systems), "pairs": self.n_pairs,
+                "n_used": self.n_used, "mean_abs_favi": self.mean_abs_favi}
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "formula": self.formula, "item column": self.item,
+            "input": "scores per (item, system)" if self.mode == "scores" else
+            "preferences per (item, system_1, system_2)",
+            "systems": len(self.systems), "pairs": self.n_pairs, "items": self.n_items,
+            "n_rows": self.n_rows, "n_used": self.n_used,
+            "n_excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "0"}
+        if self.mode == "scores":
+            info.update({f"direction of {t}": d for t, d in self.directions.items()})
+            info["tolerance (human, metric)"] = self.tolerance
+        info.update({"items skipped (rated for one system of a pair)": int(self.n_skipped.sum()),
+                     "mean |Favi|": self.mean_abs_favi, "sd |Favi|": self.sd_abs_favi,
+                     "sample-level sign accuracy": self.sample_accuracy,
+                     "system-level sign accuracy": self.system_sign_accuracy})
+        return info
+
+    def summary(self) -> Summary:
+        """Facts, the pairs table (the columns of :meth:`to_frame`) and the one-vs-all table.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> res.summary().info["direction of mqm"]
+        'higher is better'
+        """
+        frame = self.to_frame()
+        n_undef = int(frame.favi.isna().sum())
+        show = frame.drop(columns=["n_skipped"]) if not self.n_skipped.any() else frame
+        # one readable label per pair: the Summary renderer would print a MultiIndex as tuples
+        show = show.set_index(pd.Index(show["system_1"] + " vs " + show["system_2"], name="pair")
+                              ).drop(columns=["system_1", "system_2"])
+        tables = [("pairs", show),
+                  ("one-vs-all Favi per system (positive: favoured by the metric)",
+                   self.by_system().attrs["summary"])]
+        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1 (the first system of "
+                 "'system_1 vs system_2')",
+                 "system-level sign agreement counts a pair where humans and metric both tie as agreeing",
+                 "sign tests: exact binomial, "
+                 + ("ties dropped (conditional test)" if self.sign_test_ties == "drop"
+                    else "ties split equally (odd tie dropped)")]
+        if n_undef:
+            notes.append(f"{n_undef} pair(s) with E = 0: the metric never disagrees, Favi undefined (NaN)")
+        if self.n_skipped.any():
+            notes.append(f"{int(self.n_skipped.sum())} item-pair combinations skipped because only one "
+                         "system of the pair was rated")
+        return Summary("Favi-Score: metric favouritism across system pairs", self._info(), tables, notes)
+
+    def plot(self, ax: Any = None, *, kind: Literal["box", "dag", "heatmap"] = "box",
+             source: Literal["human", "metric"] = "human", **kwargs: Any) -> Any:
+        """Plot the result; returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure when omitted.
+        kind : {"box", "heatmap", "dag"}
+            ``"box"``: one-vs-all Favi per system (paper Fig. 6), systems ordered by median;
+            ``"heatmap"``: the system x system matrix; ``"dag"``: the ranking of ``source`` in
+            layers (winners on top).
+        source : {"human", "metric"}
+            Whose ranking ``kind="dag"`` draws.
+        **kwargs
+            Passed to seaborn (box, heat map) or ``networkx.draw_networkx`` (DAG); ``figsize``
+            for a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> ende = be.datasets.load_wmt21_ende()
+        >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
+        >>> ax = res.plot(kind="heatmap")
+        >>> ax.get_title()
+        'Favi (row system as system 1)'
+        """
+        import matplotlib.pyplot as plt
+
+        from . import plots
+
+        plots.check_ax(ax)
+        choice(kind, "kind", ("box", "dag", "heatmap"))
+        if ax is None:
+            _, ax = plt.subplots(figsize=kwargs.pop("figsize", (7, 4)))
+        if kind == "box":
+            return plots.box(self, ax, **kwargs)
+        if kind == "heatmap":
+            return plots.heatmap(self, ax, **kwargs)
+        return plots.dag(self, ax, source, **kwargs)

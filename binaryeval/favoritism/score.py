@@ -1,0 +1,157 @@
+"""The Favi-Score of a 3 x 3 preference confusion matrix, and preference ratings from scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validate import flag, renamed
+from ..errors import CountsError, DataError, FaviUndefinedWarning, InputTypeError
+from ._warn import warn_user
+from .ratings import tolerances
+
+#: The weight matrix W of the Favi-Score (rows human, columns metric, order +, =, -).
+FAVI_WEIGHTS = np.array([[0, -1, -2], [1, 0, -1], [2, 1, 0]], dtype=np.int64)
+FAVI_WEIGHTS.setflags(write=False)
+
+#: Rating labels in the order of the matrix rows and columns.
+LABELS = ("+", "=", "-")
+
+#: Mask of the off-diagonal cells (the disagreements).
+OFFDIAG = ~np.eye(3, dtype=bool)
+
+#: The largest total count of a confusion matrix: ``sum(W * C)`` lies in ``[-2N, 2N]``, so
+#: totals up to ``2**61`` keep every sum well inside the int64 range.
+MAX_TOTAL = 2**61
+
+UNDEFINED_MESSAGE = ("the Favi-Score is undefined (NaN): the metric agrees with the humans on every item "
+                     "(E = 0 off-diagonal counts), so there is no disagreement that could favour a system")
+
+
+def favi_from_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Numerator ``sum(W * C)`` and ``E`` over a stack of matrices ``(..., 3, 3)``."""
+    num = np.einsum("...ij,ij->...", counts, FAVI_WEIGHTS.astype(counts.dtype))
+    e = counts[..., OFFDIAG].sum(axis=-1)
+    return num, e
+
+
+def ratio(num: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """``num / e`` with NaN where ``e = 0`` (the score is undefined there)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(e > 0, num / np.where(e > 0, e, 1), np.nan)
+
+
+def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
+    """A checked 3 x 3 count matrix (int64 when every entry is whole, float otherwise)."""
+    from .confusion import PreferenceConfusion
+
+    if isinstance(confusion, PreferenceConfusion):
+        return confusion.counts
+    if isinstance(confusion, pd.DataFrame):
+        confusion = confusion.to_numpy()
+    try:
+        arr = np.asarray(confusion, dtype=float)
+    except (TypeError, ValueError):
+        raise InputTypeError(f"{name} must be a 3 x 3 array of counts, got {type(confusion).__name__}; "
+                             "pass e.g. [[n_pp, n_pe, n_pm], [n_ep, n_ee, n_em], [n_mp, n_me, n_mm]]") from None
+    if arr.shape != (3, 3):
+        raise CountsError(f"{name} must be 3 x 3 (rows human, columns metric, order +, =, -), "
+                          f"got shape {arr.shape}; pass the full matrix including empty cells as 0")
+    if not np.all(np.isfinite(arr)):
+        raise CountsError(f"{name} has non-finite entries {arr.tolist()}; counts must be finite numbers >= 0")
+    if np.any(arr < 0):
+        bad = ", ".join(f"human {LABELS[i]!r} / metric {LABELS[j]!r}: {arr[i, j]:g}"
+                        for i, j in zip(*np.nonzero(arr < 0), strict=True))
+        raise CountsError(f"{name} has negative counts ({bad}); counts must be >= 0")
+    if arr.sum() > MAX_TOTAL:
+        raise CountsError(f"{name} holds {arr.sum():.4g} ratings in all, more than the largest supported "
+                          f"total 2**61 = {MAX_TOTAL:.4g}: beyond it the integer sums of the score would "
+                          "overflow int64; divide the counts by a common factor (the score depends only "
+                          "on their proportions)")
+    if np.all(arr == np.round(arr)):
+        return arr.astype(np.int64)
+    return arr
+
+
+def favi_score(confusion: Any) -> float:
+    """The Favi-Score of a 3 x 3 preference confusion matrix.
+
+    Parameters
+    ----------
+    confusion : array-like of shape (3, 3) or PreferenceConfusion
+        Counts with rows = human rating and columns = metric rating, both in the order
+        ``+, =, -`` (``+``: the first system is better).  Non-integer non-negative values
+        (e.g. cell probabilities) are accepted.
+
+    Returns
+    -------
+    float
+        ``sum(W * C) / E`` in ``[-2, 2]``; positive when the metric's disagreements with the
+        humans favour the first system.  NaN, with a :class:`FaviUndefinedWarning`, when the
+        metric never disagrees (``E = 0``): the score is undefined, not 0.
+
+    Raises
+    ------
+    CountsError
+        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**61``
+        ratings in all (beyond it the int64 sums could overflow).
+
+    Examples
+    --------
+    >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
+    >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
+    2.0
+    """
+    counts = as_confusion(confusion)
+    num, e = favi_from_counts(counts)
+    if e == 0:
+        warn_user(UNDEFINED_MESSAGE, FaviUndefinedWarning)
+        return float("nan")
+    return float(num / e)
+
+
+@renamed(higher_is_better="lower_is_better")
+def preferences(first: Any, second: Any, *, tolerance: float = 0.0,
+                lower_is_better: bool = False) -> np.ndarray:
+    """Preference ratings from the scores of two systems on the same items.
+
+    ``+1`` when the first score is better by more than ``tolerance``, ``-1`` when the second is,
+    ``0`` otherwise (paper Def. 13 with ``tolerance = 0``).
+
+    Parameters
+    ----------
+    first, second : array-like of float
+        Scores of system 1 and system 2, aligned by item.
+    tolerance : float
+        Differences with ``|s1 - s2| <= tolerance`` count as equal.
+    lower_is_better : bool
+        True for scores where lower is better (TER, MQM penalty points).
+
+    Returns
+    -------
+    ndarray of int8
+        ``1``, ``0`` or ``-1`` per item.
+
+    Examples
+    --------
+    >>> preferences([0.9, 0.5, 0.3], [0.4, 0.5, 0.35], tolerance=0.1).tolist()
+    [1, 0, 0]
+    >>> preferences([10, 30], [20, 20], lower_is_better=True).tolist()  # TER
+    [1, -1]
+    """
+    a = np.asarray(first, dtype=float).ravel()
+    b = np.asarray(second, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise DataError(f"first and second must have the same length, got {a.size} and {b.size}; "
+                        "align the two systems' scores by item")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise DataError("first/second contain missing scores (NaN); drop those items first")
+    if np.isinf(a).any() or np.isinf(b).any():
+        side, arr = ("first", a) if np.isinf(a).any() else ("second", b)
+        i = int(np.flatnonzero(np.isinf(arr))[0])
+        raise DataError(f"{side} holds {arr[i]} at position {i}; scores must be finite")
+    tol, _ = tolerances(tolerance)
+    d = (b - a) if flag(lower_is_better, "lower_is_better") else (a - b)
+    return (d > tol).astype(np.int8) - (d < -tol).astype(np.int8)

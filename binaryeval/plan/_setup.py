@@ -1,0 +1,205 @@
+"""What every planning function shares: the model, the options and their checks.
+
+A planning call is checked once, into a :class:`Setup` (the model ``alpha``, ``rho``, ``eta`` and
+the options that apply to every cell); the cells of a table or a search then carry only their sizes.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+from scipy import special
+
+from .. import _validate as check
+from ..errors import InputTypeError, ParameterError
+
+PAPER_N_HUMAN = (0, 100, 250, 500, 1000, 2500, 5000, 10000)
+PAPER_N_METRIC = (0, 1000, 2500, 5000, 10000, 50000, 100000)
+DEFAULT_GRID = (2000, 1000, 1000)
+
+RATES = ("estimate", "known")
+SIMULATE = ("expected", "sample")
+ROUNDING = ("half_up", "half_even")
+METHODS = ("exact", "grid")
+
+#: What a call that leaves out the model is told.
+MODEL_HINT = ("pass alpha= (the share of adequate outputs), rho= (the metric's true-positive "
+              "rate) and, when it differs from rho, eta= (its true-negative rate; default rho), "
+              "e.g. alpha=0.6, rho=0.8; from a fit, read them off fit.to_frame(), columns "
+              "'estimate', 'rho' and 'eta'")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def requires_model(func: F) -> F:
+    """Decorator: a call without ``alpha`` or ``rho`` raises an error saying what to pass.
+
+    The model's parameters have no defaults (a plan for a made-up metric is a wrong plan), so
+    leaving them out is the caller's most likely slip; the error names them and where they come
+    from instead of Python's bare "missing argument".
+    """
+    params = list(inspect.signature(func).parameters.values())
+    where = {p.name: (i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else None)
+             for i, p in enumerate(params) if p.name in ("alpha", "rho")}
+
+    @functools.wraps(func)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        missing = [name for name, pos in where.items()
+                   if name not in kwargs and (pos is None or pos >= len(args))]
+        if missing:
+            names = " and ".join(missing)
+            raise InputTypeError(f"{func.__name__}() needs the model's {names}: a plan has no "
+                                 f"default metric or system; {MODEL_HINT}")
+        return func(*args, **kwargs)
+
+    return inner  # type: ignore[return-value]
+
+
+def model(alpha: Any, rho: Any, eta: Any) -> tuple[float, float, float]:
+    """The checked model: ``alpha``, ``rho`` and ``eta`` (``eta=None`` means ``rho``)."""
+    alpha = check.probability(alpha, "alpha")
+    rho = check.probability(rho, "rho")
+    eta = rho if eta is None else check.probability(eta, "eta")
+    if rho + eta <= 1.0:
+        raise ParameterError(f"rho + eta must exceed 1 (got rho={rho!r}, eta={eta!r}, sum "
+                             f"{rho + eta:.6g}): a metric with rho + eta <= 1 carries no information "
+                             f"about alpha (the model is unidentified); swap the metric's labels if "
+                             f"it is worse than chance.")
+    return alpha, rho, eta
+
+
+def check_rates(value: Any) -> str:
+    """``"estimate"`` or ``"known"``; the old ``"estimated"`` and ``"pooled"`` are explained."""
+    if isinstance(value, str) and value == "pooled":
+        # A fit pools the paired ratings of several systems into one rho and eta; a plan describes
+        # one system's posterior (both systems of a comparison alike), so there is nothing to pool.
+        raise ParameterError("rates='pooled' has no meaning in a plan: a plan describes the "
+                             "posterior of one system (both systems of the comparison alike), "
+                             "so there are no other systems' paired ratings to pool; use "
+                             "rates='estimate' with n_paired= (and psi=) set to the size of the "
+                             "shared paired set, or rates='known'")
+    if isinstance(value, Mapping):
+        # a fit's spelling of known rates; a plan has rho and eta as arguments already
+        raise ParameterError(f"rates={value!r}: in a plan the rates are the arguments rho= and "
+                             f"eta=; pass them there with rates='known'")
+    return check.choice(value, "rates", RATES, renamed_values={"estimated": "estimate"})
+
+
+def size(value: Any, name: str) -> int:
+    """A number of ratings: a whole number >= 0."""
+    return check.size(value, name, minimum=0)
+
+
+def sizes(values: Any, name: str) -> list[int]:
+    """One size or a sequence of sizes (at least one)."""
+    if isinstance(values, (int, float, np.integer, np.floating)) and not isinstance(
+            values, (bool, np.bool_)):
+        values = [values]
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InputTypeError(f"{name}={values!r}: pass a number of ratings or a sequence of them, "
+                             f"e.g. {name}=[100, 1000]")
+    out = [size(v, name) for v in values]
+    if not out:
+        raise ParameterError(f"{name}: an empty sequence; give at least one size, e.g. "
+                             f"{name}=[100, 1000]")
+    return out
+
+
+def paired(n_human: int, n_paired: Any, psi: Any) -> tuple[int, float | None]:
+    """The paired set: its size (default ``n_human``) and the share of positives ``psi``."""
+    n_paired = n_human if n_paired is None else size(n_paired, "n_paired")
+    if psi is not None:
+        psi = check.probability(psi, "psi")
+    elif n_paired > n_human:
+        raise ParameterError(
+            f"n_paired ({n_paired}) exceeds n_human ({n_human}): such a paired set cannot be a subset "
+            f"of the human-rated items, so its share of positives is not implied; pass psi (e.g. "
+            f"psi=alpha for a random calibration sample, as the authors' tool assumes), or add the "
+            f"paired items to n_human if their human ratings should also inform alpha.")
+    return n_paired, psi
+
+
+def simulation(simulate: Any, n_resamples: Any) -> tuple[str, int]:
+    """The counts' mode (``"expected"`` or ``"sample"``) and the number of simulated experiments."""
+    return (check.choice(simulate, "simulate", SIMULATE),
+            check.size(n_resamples, "n_resamples", minimum=1))
+
+
+def progress(value: Any) -> bool | None:
+    """``None`` (a bar on a terminal for long sweeps), True or False."""
+    return None if value is None else check.flag(value, "progress")
+
+
+def _grid(value: Any) -> tuple[int, int, int] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) \
+            or len(value) != 3:
+        raise InputTypeError(f"grid={value!r}: give three grid sizes (N_alpha, N_rho, N_eta), "
+                             f"e.g. grid={DEFAULT_GRID}")
+    n_alpha, n_rho, n_eta = (check.size(g, "grid", minimum=2) for g in value)
+    return n_alpha, n_rho, n_eta
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The checked settings of one planning call, shared by all of its cells.
+
+    Parameters
+    ----------
+    alpha, rho, eta : float
+        The model: share of adequate outputs, the metric's true-positive and true-negative rates.
+    sig_level : float
+        Significance level of the comparison.
+    rates : {"estimate", "known"}
+        Whether the rates are estimated from the paired counts or known.
+    rounding : {"half_up", "half_even"}
+        Rounding of expected counts.
+    method : {"exact", "grid"}
+        Posterior engine.
+    prior, rate_prior : (float, float)
+        Beta priors of alpha and of each rate.
+    grid : (int, int, int) or None
+        Grid of ``method="grid"``.
+    """
+
+    alpha: float
+    rho: float
+    eta: float
+    sig_level: float = 0.05
+    rates: str = "estimate"
+    rounding: str = "half_up"
+    method: str = "exact"
+    prior: tuple[float, float] = (1.0, 1.0)
+    rate_prior: tuple[float, float] = (1.0, 1.0)
+    grid: tuple[int, int, int] | None = None
+
+    @classmethod
+    def check(cls, alpha: Any, rho: Any, eta: Any, *, sig_level: Any = 0.05,
+              rates: Any = "estimate", rounding: Any = "half_up", method: Any = "exact",
+              prior: Any = (1, 1), rate_prior: Any = (1, 1), grid: Any = None) -> Setup:
+        """Check every argument once and return the settings."""
+        alpha, rho, eta = model(alpha, rho, eta)
+        return cls(alpha, rho, eta,
+                   sig_level=check.probability(sig_level, "sig_level", open=True),
+                   rates=check_rates(rates),
+                   rounding=check.choice(rounding, "rounding", ROUNDING),
+                   method=check.choice(method, "method", METHODS),
+                   prior=check.beta_pair(prior, "prior"),
+                   rate_prior=check.beta_pair(rate_prior, "rate_prior"),
+                   grid=_grid(grid))
+
+    def epsilon(self, sd: float) -> float:
+        """``eps = sqrt(2) sd z_{1 - sig_level/2}`` for a posterior standard deviation ``sd``."""
+        return float(math.sqrt(2.0) * sd * special.ndtri(1.0 - self.sig_level / 2.0))
+
+    def facts(self) -> dict[str, Any]:
+        """The settings as a result reports them (``attrs`` of its frames, facts of its summary)."""
+        return dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
+                    rates=self.rates, rounding=self.rounding, method=self.method)

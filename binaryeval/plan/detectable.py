@@ -1,0 +1,327 @@
+"""The minimal detectable difference of two systems, for one design or a table of designs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate as check
+from .._results import Result
+from .._validate import renamed
+from ..summary import Summary
+from ._setup import (
+    PAPER_N_HUMAN,
+    PAPER_N_METRIC,
+    Setup,
+    requires_model,
+    simulation,
+    size,
+    sizes,
+)
+from ._setup import (
+    progress as check_progress,
+)
+from .cells import child_seeds, epsilon, evaluate, frame, make_cell
+
+__all__ = ["DetectableDifferenceTable", "detectable_difference", "detectable_difference_table"]
+
+_PLOT_KINDS = ("lines", "heatmap")
+
+
+@renamed(gamma="sig_level", reps="n_resamples")
+@requires_model
+def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_human: int = 0,
+                          n_metric: int = 0, n_paired: int | None = None, sig_level: float = 0.05,
+                          rates: str = "estimate", simulate: str = "expected",
+                          rounding: str = "half_up", n_resamples: int = 50, seed: Any = None, *,
+                          psi: float | None = None, method: str = "exact",
+                          prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
+                          grid: Sequence[int] | None = None) -> float:
+    """Minimal difference in ``alpha`` two systems must have to be told apart.
+
+    ``eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}`` for the posterior of ``alpha`` of one planned
+    experiment (both systems are assumed to have the same posterior variance).
+
+    Parameters
+    ----------
+    alpha : float
+        Share of adequate (positive) outputs of the system.
+    rho, eta : float
+        The metric's true-positive and true-negative rates (``eta=None`` means ``eta = rho``);
+        ``rho + eta`` must exceed 1.  Neither ``alpha`` nor ``rho`` has a default: take them from
+        a pilot fit or from the literature.
+    n_human : int
+        Human ratings that inform ``alpha``.
+    n_metric : int
+        Metric ratings of items without a human rating.
+    n_paired : int, optional
+        Items rated by both (default ``n_human``: the human-rated items are also metric-rated).
+        See the package notes on the paired set.
+    sig_level : float
+        Significance level of the comparison, in (0, 1).
+    rates : {"estimate", "known"}
+        Estimate ``rho``/``eta`` from the paired counts (paper Table 12) or treat them as known
+        exactly (paper Table 1).  There is no ``"pooled"``: a plan describes one system's
+        posterior, so there are no other systems' paired ratings to pool.
+    simulate : {"expected", "sample"}
+        Expected counts (the paper) or ``n_resamples`` binomial draws (thesis Algorithm 2); with
+        ``"sample"`` the result is ``sqrt(2) z`` times the mean posterior sd over the draws.
+    rounding : {"half_up", "half_even"}
+        Rounding of the expected counts: ``floor(x + 1/2)`` (paper) or Python's ``round``
+        (the authors' tool).
+    n_resamples : int
+        Number of simulated experiments (``simulate="sample"``).
+    seed : int, numpy SeedSequence or Generator, optional
+        Seed of the simulated draws.
+    psi : float, optional
+        Share of positives in the paired set; needed when ``n_paired > n_human`` (then the paired
+        set is a separate calibration set that informs only the rates).
+    method : {"exact", "grid"}
+        Posterior engine.
+    prior, rate_prior : (a, b)
+        Beta priors of ``alpha`` and of each rate.
+    grid : (N_alpha, N_rho, N_eta), optional
+        Grid of ``method="grid"`` (default (2000, 1000, 1000)).
+
+    Returns
+    -------
+    float
+        ``eps``; 1.0 when ``n_human = n_metric = 0``.
+
+    Examples
+    --------
+    >>> round(detectable_difference(0.6, 0.7, n_human=1000, rates="known"), 3)  # paper Table 1
+    0.043
+    """
+    s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
+                    method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+    simulate, n_resamples = simulation(simulate, n_resamples)
+    cell = make_cell(size(n_human, "n_human"), size(n_metric, "n_metric"), n_paired, psi,
+                     check.seed(seed))
+    (moments,) = evaluate(s, [cell], simulate=simulate, n_resamples=n_resamples)
+    return epsilon(s, moments)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DetectableDifferenceTable(Result):
+    """Minimal detectable differences over a grid of sample sizes (paper Tables 1 and 12).
+
+    ``to_frame()`` has one row per cell (``n_human``, ``n_metric``, ``n_paired``, ``epsilon`` and,
+    with ``simulate="sample"``, the spread over the simulated experiments); ``table`` is the
+    paper's layout (index ``n_human``, columns ``n_metric``) and ``loc`` reads its cells;
+    ``plot()`` draws eps against the number of metric ratings, one line per number of human
+    ratings (paper Figs. 1-3).
+
+    Attributes
+    ----------
+    cells : DataFrame
+        One row per cell, in the order of the sizes given.
+    settings : dict
+        The model and options (also the ``attrs`` of every frame).
+
+    Examples
+    --------
+    >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
+    ...                                 rates="known")
+    >>> t
+    DetectableDifferenceTable(alpha=0.6, rho=0.7, eta=0.7, rates='known', simulate='expected', n_human=[0, 100], n_metric=[0, 1000])
+    >>> round(float(t.loc[100, 1000]), 3)   # paper Table 1
+    0.085
+    """
+
+    cells: pd.DataFrame
+    settings: dict = field(default_factory=dict)
+
+    def _repr_fields(self) -> Mapping[str, Any]:
+        keys = ("alpha", "rho", "eta", "rates", "simulate")
+        return {**{k: self.settings.get(k) for k in keys},
+                "n_human": list(dict.fromkeys(self.cells["n_human"].tolist())),
+                "n_metric": list(dict.fromkeys(self.cells["n_metric"].tolist()))}
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """``eps`` as the paper prints it: index ``n_human``, columns ``n_metric`` (a copy)."""
+        t = self.cells.pivot(index="n_human", columns="n_metric", values="epsilon")
+        t = t.loc[list(dict.fromkeys(self.cells["n_human"])),
+                  list(dict.fromkeys(self.cells["n_metric"]))]
+        t.attrs.update(self.settings)
+        return t
+
+    @property
+    def loc(self) -> Any:
+        """Label-based access to :attr:`table`: ``result.loc[n_human, n_metric]``."""
+        return self.table.loc
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per cell, the settings in ``attrs``.
+
+        Returns
+        -------
+        DataFrame
+            ``n_human``, ``n_metric``, ``n_paired``, ``epsilon``, ``sd_mean`` (mean posterior
+            sd), ``sd_sd``, ``bias``, ``bias_se``, ``empirical_sd``, ``rmse`` (the last five
+            from ``simulate="sample"``, NaN otherwise) and ``n_resamples``.
+
+        Examples
+        --------
+        >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
+        ...                                 rates="known")
+        >>> t.to_frame()[["n_human", "n_metric", "epsilon"]].round(3)
+           n_human  n_metric  epsilon
+        0        0         0    1.000
+        1        0      1000    0.109
+        2      100         0    0.134
+        3      100      1000    0.085
+        """
+        df = self.cells.copy()
+        df.attrs.update(self.settings)
+        return df
+
+    def summary(self) -> Summary:
+        """The table in the paper's layout, with the settings.
+
+        Examples
+        --------
+        >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
+        ...                                 rates="known")
+        >>> t.summary().title
+        'Minimal detectable difference'
+        """
+        notes = ["eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}; 1.0 where no rating informs alpha."]
+        if self.settings.get("simulate") == "sample":
+            notes.append(f"Each cell averages the posterior sd over "
+                         f"{self.settings.get('n_resamples')} simulated experiments; see "
+                         f"to_frame() for their spread and the bias.")
+        return Summary("Minimal detectable difference", dict(self.settings),
+                       [("eps (rows n_human, columns n_metric)", self.table)], notes, digits=3)
+
+    def plot(self, ax: Any = None, *, kind: str = "lines", x: str = "n_metric",
+             **kwargs: Any) -> Any:
+        """Draw eps against one size, one line per value of the other, or as a heatmap.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (default: a new figure).
+        kind : {"lines", "heatmap"}
+            ``"lines"``: eps against ``x`` (paper Figs. 1-3); ``"heatmap"``: the table, ``x`` on
+            the horizontal axis, cells annotated.
+        x : {"n_metric", "n_human"}
+            The size on the horizontal axis.
+        **kwargs
+            Passed to ``Axes.plot`` (lines) or ``Axes.imshow`` (heatmap).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> t = detectable_difference_table(0.6, 0.7, n_human=[100, 1000], n_metric=[0, 1000],
+        ...                                 rates="known")
+        >>> len(t.plot().get_lines())
+        2
+        """
+        import matplotlib.pyplot as plt
+
+        check.choice(kind, "kind", _PLOT_KINDS)
+        check.choice(x, "x", ("n_metric", "n_human"))
+        if ax is None:
+            _, ax = plt.subplots()
+        tab = self.table if x == "n_metric" else self.table.T
+        other = "n_human" if x == "n_metric" else "n_metric"
+        sig = self.settings.get("sig_level", 0.05)
+        if kind == "heatmap":
+            return _heatmap(ax, tab, x, other, sig, **kwargs)
+        for label, row in tab.iterrows():
+            ax.plot(row.index.to_numpy(dtype=float), row.to_numpy(dtype=float), marker="o",
+                    label=f"{other} = {label}", **kwargs)
+        positive = [v for v in tab.columns if v > 0]
+        ax.set_xscale("symlog", linthresh=max(1.0, float(np.min(positive or [1]))))
+        ax.set_xlabel(f"number of ratings ({x})")
+        ax.set_ylabel(f"minimal detectable difference (sig_level = {sig})")
+        ax.legend(fontsize="small")
+        return ax
+
+
+def _heatmap(ax: Any, tab: pd.DataFrame, x: str, other: str, sig: float, **kwargs: Any) -> Any:
+    values = tab.to_numpy(dtype=float)
+    image = ax.imshow(values, aspect="auto", cmap=kwargs.pop("cmap", "viridis_r"), **kwargs)
+    ax.set_xticks(range(tab.shape[1]), [str(c) for c in tab.columns])
+    ax.set_yticks(range(tab.shape[0]), [str(i) for i in tab.index])
+    ax.set_xlabel(x)
+    ax.set_ylabel(other)
+    middle = np.nanmean(values)
+    for i in range(tab.shape[0]):
+        for j in range(tab.shape[1]):
+            ax.text(j, i, f"{values[i, j]:.3f}", ha="center", va="center", fontsize="small",
+                    color="white" if values[i, j] < middle else "black")
+    ax.figure.colorbar(image, ax=ax, label=f"minimal detectable difference (sig_level = {sig})")
+    return ax
+
+
+@renamed(gamma="sig_level", reps="n_resamples")
+@requires_model
+def detectable_difference_table(alpha: float, rho: float, eta: float | None = None,
+                                n_human: Sequence[int] = PAPER_N_HUMAN,
+                                n_metric: Sequence[int] = PAPER_N_METRIC,
+                                n_paired: int | None = None, sig_level: float = 0.05,
+                                rates: str = "estimate", simulate: str = "expected",
+                                rounding: str = "half_up", n_resamples: int = 50,
+                                seed: Any = None, *, psi: float | None = None,
+                                method: str = "exact", prior: Sequence[float] = (1, 1),
+                                rate_prior: Sequence[float] = (1, 1),
+                                grid: Sequence[int] | None = None, n_jobs: int | None = None,
+                                progress: bool | None = None) -> DetectableDifferenceTable:
+    """Minimal detectable difference for every combination of ``n_human`` and ``n_metric``.
+
+    Parameters
+    ----------
+    alpha : float
+        Share of adequate (positive) outputs of the system.
+    rho, eta, n_paired, sig_level, rates, simulate, rounding, n_resamples, seed, psi, method, prior, rate_prior, grid
+        As in :func:`detectable_difference`; ``n_paired=None`` pairs each row's human-rated
+        items with metric ratings (``n_paired = n_human`` per row), an integer fixes it.  With
+        ``simulate="sample"`` every cell draws from its own child seed of ``seed``.
+    n_human, n_metric : int or sequence of int
+        The sizes (defaults: those of the paper's Table 12); repeated sizes count once.
+    n_jobs : int, optional
+        Passed to :class:`joblib.Parallel` (``None``: sequential unless a
+        ``joblib.parallel_config`` is in force, which also runs the table on Dask or Ray).
+    progress : bool, optional
+        Show a tqdm bar (default: on a terminal, for sweeps of 500 posteriors or more).
+
+    Returns
+    -------
+    DetectableDifferenceTable
+        ``table`` in the paper's layout, ``to_frame()`` one row per cell.
+
+    Examples
+    --------
+    >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
+    ...                                 rates="known")
+    >>> t.table.round(3).values.tolist()   # paper Table 1
+    [[1.0, 0.109], [0.134, 0.085]]
+    """
+    s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
+                    method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+    simulate, n_resamples = simulation(simulate, n_resamples)
+    n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
+    hs = list(dict.fromkeys(sizes(n_human, "n_human")))
+    ms = list(dict.fromkeys(sizes(n_metric, "n_metric")))
+    pairs = [(h, m) for h in hs for m in ms]
+    reported, seeds = (child_seeds(check.seed(seed), len(pairs)) if simulate == "sample"
+                       else (None, [None] * len(pairs)))
+    cells = [make_cell(h, m, n_paired, psi, sd) for (h, m), sd in zip(pairs, seeds, strict=True)]
+    results = evaluate(s, cells, simulate=simulate, n_resamples=n_resamples, n_jobs=n_jobs,
+                       progress=progress, desc="detectable difference")
+    settings = dict(s.facts(), simulate=simulate,
+                    n_paired="n_human" if n_paired is None else cells[0].n_paired,
+                    psi="alpha" if psi is None else psi)
+    if simulate == "sample":
+        settings.update(n_resamples=n_resamples, seed=reported)
+    return DetectableDifferenceTable(cells=frame(s, results), settings=settings)
