@@ -275,7 +275,8 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         lower_is_better: str | Sequence[str] | None = None, level: float = 0.95,
         order: str | Sequence[str] = "estimate", method: str = "exact",
         rate_prior: tuple[float, float] = (1, 1), grid: tuple[int, int, int] = (2000, 1000, 1000),
-        eval_env: int | dict = 0) -> BinaryFit:
+        eval_env: int | dict = 0, dependence: str | None = None, bins: Any = None,
+        seed: Any = None, draws: int = 1000, chains: int = 4):
     """Fit the binary evaluation model with a formula.
 
     Parameters
@@ -315,10 +316,22 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         Grid sizes for ``method="grid"``.
     eval_env : int or dict
         Names for the formula's expressions: a mapping, or a stack depth as in patsy.
+    dependence : {"joint", "independent"}, optional
+        With several metric terms (``"human ~ m1 + m2 | system"``) the latent-truth model of
+        :func:`binaryeval.latent.fit_latent` is fitted: ``"joint"`` (default) models the metrics'
+        joint outputs given the truth, ``"independent"`` their product.
+    bins : int or mapping, optional
+        Enter a scalar metric binned into this many classes (edges from the paired rows'
+        quantiles) through the latent-truth model, instead of thresholding it.
+    seed, draws, chains
+        Sampler settings of the latent-truth model (several metrics or ``bins``); the exact engine
+        of one binary metric needs none.
 
     Returns
     -------
-    BinaryFit
+    BinaryFit or LatentFit
+        A :class:`BinaryFit` for one (thresholded) metric or none; a
+        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.
 
     Examples
     --------
@@ -334,8 +347,13 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     >>> round(float(res.to_frame()["estimate"].iloc[0]), 2)
     0.53
     """
+    parsed = parse_formula(formula)
+    if len(parsed.rhs) > 1 or bins is not None or dependence is not None:
+        return _fit_latent(formula, data, parsed, dependence=dependence, bins=bins, rates=rates,
+                           prior=prior, level=level, seed=seed, draws=draws, chains=chains,
+                           unsupported={"threshold": threshold, "lower_is_better": lower_is_better,
+                                        "method": None if method == "exact" else method})
     opts = _options(level, prior, rate_prior, rates, method, grid)
-    parsed = parse_formula(formula, allow_multiple_rhs=False)
     lower = _directions(lower_is_better, parsed)
     env = eval_env + 1 if isinstance(eval_env, int) else eval_env
     hname, mname = _terms(parsed, formula)
@@ -352,6 +370,22 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
                       thresholded=thresholded, lower=lower, call={"rates": rates,
                                                                   "threshold": threshold,
                                                                   "order": order})
+
+
+def _fit_latent(formula, data, parsed, *, unsupported, **options):
+    """Several metric terms or binned scores: the latent-truth model (binaryeval.latent)."""
+    from ..latent import fit_latent
+
+    for name, value in unsupported.items():
+        if value is not None:
+            raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric; "
+                                 "with several metric terms or bins= the latent-truth model takes "
+                                 "the scores as they are (use bins= for a scalar metric)")
+    if options["dependence"] is None:
+        options["dependence"] = "joint"
+    if len(parsed.rhs) < 1:
+        raise FormulaError("dependence= and bins= need a metric on the right of '~'", formula)
+    return fit_latent(formula, data, **options)
 
 
 def _group_name(parsed: ParsedFormula) -> str:
