@@ -24,8 +24,9 @@ CASES = [
     ("fit syntax error", _fit("h ~ m + (", D({"h": [1], "m": [1]})), ["unclosed '('"]),
     ("fit two bars", _fit("h ~ m | a | b", D({"h": [1], "m": [1], "a": [1], "b": [1]})),
      ["more than one top-level '|'"]),
-    ("fit two metrics", _fit("h ~ m + n", D({"h": [1], "m": [1], "n": [1]})),
-     ["one metric"]),
+    ("fit two metrics with a threshold", _fit("h ~ m + n", D({"h": [1, 0], "m": [.2, .7],
+                                                              "n": [1, 0]}), threshold=0.5),
+     ["threshold=0.5", "several metric terms", "bins="]),
     # -- fit: data -----------------------------------------------------------------------------
     ("fit empty frame", _fit("h ~ m", D({"h": [], "m": []})), ["no rows"]),
     ("fit not a frame", lambda: be.fit("h ~ m", {"h": [1], "m": [1]}), ["DataFrame"]),
