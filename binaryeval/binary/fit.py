@@ -276,6 +276,8 @@ def _names_read(parsed: ParsedFormula) -> list[str]:
                          *re.findall(r"[\"']([^\"']+)[\"']", code))]
 
 
+@_validate.renamed(higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
+                   confidence="level", confidence_level="level", conf_level="level")
 def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1),
         rates: str | Mapping = "estimate", threshold: Any = None,
         lower_is_better: str | Sequence[str] | None = None, level: float = 0.95,
@@ -417,6 +419,7 @@ def _counts_frame(counts) -> pd.DataFrame:
     return out
 
 
+@_validate.renamed(confidence="level", confidence_level="level", conf_level="level")
 def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapping = "estimate",
                level: float = 0.95, order: str | Sequence[str] = "estimate",
                method: str = "exact", rate_prior: tuple[float, float] = (1, 1),
