@@ -71,7 +71,7 @@ CASES = [
                                               rates={"b": {"rho": 0.9, "eta": 0.8}}),
      ["no entry for group 'a'"]),
     ("fit level as text", _fit("h ~ 1", D({"h": [1, 0]}), level="0.95"),
-     ["level='0.95'", "is a str", "number"]),
+     ["level='0.95'", "is a str", "e.g. level=0.95"]),
     ("fit order unknown", _fit("h ~ 1 | g", D({"h": [1, 0], "g": ["a", "b"]}), order="alphabetical"),
      ["order='alphabetical'", "'estimate', 'input'"]),
     ("fit order incomplete", _fit("h ~ 1 | g", D({"h": [1, 0], "g": ["a", "b"]}), order=["a"]),
