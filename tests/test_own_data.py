@@ -194,6 +194,24 @@ def test_cli_fit_on_the_readme_example_prints_at_most_one_warning(raw, tmp_path,
     assert captured.out.startswith("Pairwise comparison of groups")
 
 
+def test_cli_fit_names_and_takes_the_direction(mt, tmp_path, capsys):
+    path = tmp_path / "mt.csv"
+    mt.to_csv(path, index=False)
+    argv = ["fit", "I(mqm == 0) ~ ter | system", "--data", str(path), "--threshold", "balanced"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("binaryeval fit: warning: Higher 'ter' scores go with inadequate")
+    assert main([*argv, "--lower-is-better", "ter", "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    assert "Higher 'ter'" not in captured.err
+    table = pd.read_csv(pd.io.common.StringIO(captured.out), index_col="system")
+    api = _quiet(lambda: be.fit("I(mqm == 0) ~ ter | system", mt, threshold="balanced",
+                                lower_is_better=["ter"])).to_frame()
+    np.testing.assert_allclose(table.loc[api.index, "estimate"], api["estimate"], rtol=1e-12)
+    np.testing.assert_allclose(table["threshold"], api["threshold"].iloc[0], rtol=1e-12)
+
+
 # ---------------------------------------------------------------------------------------------
 # 4. the threshold is a number, in the table and in the exports
 # ---------------------------------------------------------------------------------------------
