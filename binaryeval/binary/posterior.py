@@ -58,6 +58,7 @@ from .._results import Result
 from ..errors import ParameterError
 from ..summary import Summary
 from ._kernels import log_beta_pdf, log_dbinom
+from ._piecewise import interpolate
 
 __all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater"]
 
@@ -278,6 +279,14 @@ class PosteriorDistribution(Result):
     def _draw(self, rng, size):  # pragma: no cover - every subclass implements it
         raise TypeError(f"{type(self).__name__} cannot draw samples")
 
+    def _support(self) -> tuple[float, float]:
+        """Where all but 1e-15 of each tail's mass lies (cached by subclasses)."""
+        return float(self.ppf(1e-15)), float(self.isf(1e-15))
+
+    def _fast(self):
+        """``(cdf, sf, pdf)`` for many points at once; exact here, interpolated by mixtures."""
+        return self.cdf, self.sf, self.pdf
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class AlphaPosterior(PosteriorDistribution):
@@ -484,7 +493,43 @@ class AlphaPosterior(PosteriorDistribution):
         out = np.array([self._quantile(float(p), upper=True) for p in pts])
         return _shape(out, q, scalar)
 
-    def _quantile(self, q: float, upper: bool) -> float:
+    @cached_property
+    def _support_cached(self) -> tuple[float, float]:
+        if self.weights.size == 1:
+            a, b = float(self.a[0]), float(self.b[0])
+            return (float(special.betaincinv(a, b, 1e-15)), float(special.betainccinv(a, b, 1e-15)))
+        return (self._quantile(1e-15, upper=False, exact=True),
+                self._quantile(1e-15, upper=True, exact=True))
+
+    def _support(self) -> tuple[float, float]:
+        return self._support_cached
+
+    @cached_property
+    def _interpolants(self):
+        """Piecewise Chebyshev interpolants of cdf and pdf on the support (errors below 1e-13
+        and 1e-12 of the density's peak, checked at points between the nodes).
+
+        The mean is a panel edge: the cdf is computed from the lower tail below it and from the
+        upper tail above it, and the two agree only to rounding.
+        """
+        lo, hi = self._support_cached
+        m, sd = self.mean(), self.std()
+        pts = np.clip(m + sd * np.array([-12.0, -8, -5, -3, -1.5, 0, 1.5, 3, 5, 8, 12]), lo, hi)
+        edges = np.unique(np.r_[lo, pts, hi])
+        cdf = interpolate(lambda x: self._split(x, upper=False), edges, 1e-13, left=0.0, right=1.0)
+        grid = np.linspace(lo, hi, 257)
+        peak = float(np.max(np.exp(self._lower.logpdf(np.r_[grid, m]))))
+        pdf = interpolate(lambda x: np.exp(self._lower.logpdf(x)), edges, 1e-12 * max(peak, 1.0),
+                          left=0.0, right=0.0)
+        return cdf, pdf
+
+    def _fast(self):
+        if self.weights.size == 1:
+            return self.cdf, self.sf, self.pdf
+        cdf, pdf = self._interpolants
+        return cdf, (lambda x: 1.0 - cdf(x)), pdf
+
+    def _quantile(self, q: float, upper: bool, exact: bool = False) -> float:
         if not 0.0 <= q <= 1.0:  # NaN included
             return math.nan
         if upper:
@@ -500,6 +545,8 @@ class AlphaPosterior(PosteriorDistribution):
             if upper:
                 return float(special.betainccinv(a, b, q))
             return float(special.betaincinv(a, b, q))
+        if not exact and 1e-9 < q < 1.0 - 1e-9:
+            return self._polished_quantile(q if not upper else 1.0 - q)
         # solve on the side where the function is accurate: cdf below the median, sf above
         use_sf = (not upper and q > 0.5) or (upper and q < 0.5)
         if use_sf:
@@ -513,6 +560,26 @@ class AlphaPosterior(PosteriorDistribution):
             def f(t: float) -> float:
                 return float(self._lower.cdf(np.array([t]))[0]) - tail
         return _solve_increasing(f, self._bracket(q_low))
+
+    def _polished_quantile(self, p: float) -> float:
+        """The p-quantile: a root of the cdf interpolant, then Newton steps on the exact cdf."""
+        from scipy.optimize import brentq
+
+        cdf, pdf = self._interpolants
+        lo, hi = self._support_cached
+        x = float(brentq(lambda t: float(cdf(np.array([t]))[0]) - p, lo, hi, xtol=1e-15,
+                         rtol=1e-15))
+        for _ in range(3):
+            fx = float(self._split(np.array([x]), upper=p > 0.5)[0])
+            resid = (fx - p) if p <= 0.5 else (1.0 - p) - fx
+            dens = float(np.exp(self._lower.logpdf(np.array([x]))[0]))
+            if not dens > 0 or abs(resid) <= 1e-16:
+                break
+            step = resid / dens if p <= 0.5 else -resid / dens
+            x = min(max(x - step, lo), hi)
+            if abs(step) <= 4e-16 * max(abs(x), 1e-300):
+                break
+        return x
 
     def _bracket(self, q: float) -> tuple[float, float]:
         idx = int(min(np.searchsorted(self._lower.cum, q), self.weights.size - 1))
@@ -718,12 +785,12 @@ def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) ->
     narrow, wide = (second, first) if swap else (first, second)
     # P(first > second) = int f_first F_second  (narrow = first)
     #                   = int f_second S_first  (narrow = second)
-    lo, hi = float(narrow.ppf(1e-15)), float(narrow.isf(1e-15))
+    lo, hi = narrow._support()
     if not hi > lo:
         point = lo
         return float(wide.sf(point)) if swap else float(wide.cdf(point))
     edges = _panel_edges(narrow, wide, lo, hi)
-    j_cdf, j_sf = _adaptive(narrow, wide, edges)
+    j_cdf, j_sf = _adaptive(narrow._fast()[2], wide._fast(), edges)
     good, bad = (j_sf, j_cdf) if swap else (j_cdf, j_sf)
     total = good + bad
     return float(min(max(good / total, 0.0), 1.0))
@@ -738,8 +805,9 @@ def _panel_edges(narrow, wide, lo: float, hi: float) -> np.ndarray:
     return pts
 
 
-def _adaptive(narrow, wide, edges: np.ndarray, tol: float = 1e-14) -> tuple[float, float]:
+def _adaptive(density, wide_fns, edges: np.ndarray, tol: float = 1e-14) -> tuple[float, float]:
     """``(int f_n F_w, int f_n S_w)`` by panel bisection until 8- and 16-point rules agree."""
+    wide_cdf, wide_sf, _ = wide_fns
     x8, w8 = _GL8
     x16, w16 = _GL16
     todo = [(float(a), float(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
@@ -752,9 +820,9 @@ def _adaptive(narrow, wide, edges: np.ndarray, tol: float = 1e-14) -> tuple[floa
         rads = np.array([0.5 * (b - a) for a, b in todo])
         nodes = np.concatenate([(mids[:, None] + rads[:, None] * x8[None, :]).ravel(),
                                 (mids[:, None] + rads[:, None] * x16[None, :]).ravel()])
-        dens = narrow.pdf(nodes)
-        cdfw = wide.cdf(nodes)
-        sfw = wide.sf(nodes)
+        dens = density(nodes)
+        cdfw = wide_cdf(nodes)
+        sfw = wide_sf(nodes)
         n8 = len(todo) * 8
         parts = []
         for vals in (dens * cdfw, dens * sfw):
