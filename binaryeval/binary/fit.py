@@ -8,6 +8,7 @@ do not fit in memory (each partition is coded and counted, the counts are added)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,16 +30,14 @@ from ..data import (
 )
 from ..errors import (
     DataError,
-    DirectionWarning,
     FormulaError,
-    IdentifiabilityWarning,
     ParameterError,
 )
 from ..formula import ParsedFormula, parse_formula
-from ._describe import identifiability_message
+from ._describe import fit_warning
 from .engine import alpha_posterior
 from .result import BinaryFit, _resolve_order
-from .roc import Thresholded, apply_threshold
+from .roc import apply_threshold
 
 __all__ = ["fit", "fit_counts", "COUNT_COLUMNS"]
 
@@ -76,6 +75,11 @@ def _check_known_rates(rates: Mapping) -> None:
     keys = set(map(str, rates))
     if keys & {"rho", "eta"}:
         entries = {"(all groups)": rates}
+    elif rates and not any(isinstance(v, Mapping) for v in rates.values()):
+        # numbers under keys that are neither rate: a misspelt pair, not groups
+        raise ParameterError(f"rates={dict(rates)!r} has unknown keys {sorted(keys)}; known rates "
+                             "are given as {'rho': .., 'eta': ..} (or per group "
+                             "{'sys1': {'rho': .., 'eta': ..}, ...})")
     else:
         entries = {str(g): v for g, v in rates.items()}
     for g, entry in entries.items():
@@ -163,9 +167,9 @@ def _fit(counts: pd.DataFrame, opts: _Options, *, order, paired_informs_alpha: b
                     **fields)
     display = _resolve_order(res, order)
     res = _with_order(res, display)
-    message = identifiability_message(res)
-    if message:
-        warn(message, IdentifiabilityWarning)
+    warning = fit_warning(res)
+    if warning:
+        warn(*warning)
     return res
 
 
@@ -244,7 +248,7 @@ def _scores(raw: pd.Series, name: str) -> np.ndarray:
     return arr
 
 
-def _directions(lower_is_better, parsed: ParsedFormula) -> tuple[str, ...]:
+def _directions(lower_is_better, parsed: ParsedFormula, thresholded: bool) -> tuple[str, ...]:
     if lower_is_better is None:
         return ()
     names = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better)
@@ -257,19 +261,23 @@ def _directions(lower_is_better, parsed: ParsedFormula) -> tuple[str, ...]:
             raise ParameterError(f"lower_is_better={name!r}: the human rating is binary (1 = "
                                  "adequate); turn penalties into a rating in the formula, e.g. "
                                  f"I({name} == 0)")
+        if not thresholded:
+            raise ParameterError(f"lower_is_better={name!r} applies to a scalar metric with "
+                                 "threshold=; a binary metric has no direction to turn: if its "
+                                 f"1 means inadequate, flip it in the formula, e.g. I(1 - {name})")
     return tuple(names)
 
 
-def _check_direction(t: Thresholded, name: str) -> None:
-    """Warn when a thresholded metric runs against the human ratings (AUC below one half)."""
-    if np.isfinite(t.auc) and t.auc < 0.5 and t.rho + t.eta < 1.0:
-        fix = (f"lower_is_better=[{name!r}]" if not t.lower_is_better
-               else "dropping lower_is_better")
-        warn(f"higher {name!r} scores go with inadequate outputs on the paired rows (AUC "
-             f"{t.auc:.2f}; at the threshold rho + eta = {t.rho + t.eta:.2f} < 1): if lower "
-             f"scores are better, fit with {fix}", DirectionWarning)
+def _names_read(parsed: ParsedFormula) -> list[str]:
+    """The column names the formula's terms may read (identifiers and quoted names)."""
+    codes = [t.code for t in (*parsed.lhs, *parsed.rhs, *parsed.groups)]
+    return [name for code in codes
+            for name in (*re.findall(r"[A-Za-z_]\w*", code),
+                         *re.findall(r"[\"']([^\"']+)[\"']", code))]
 
 
+@_validate.renamed(higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
+                   confidence="level", confidence_level="level", conf_level="level")
 def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1),
         rates: str | Mapping = "estimate", threshold: Any = None,
         lower_is_better: str | Sequence[str] | None = None, level: float = 0.95,
@@ -354,7 +362,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
                            unsupported={"threshold": threshold, "lower_is_better": lower_is_better,
                                         "method": None if method == "exact" else method})
     opts = _options(level, prior, rate_prior, rates, method, grid)
-    lower = _directions(lower_is_better, parsed)
+    lower = _directions(lower_is_better, parsed, threshold is not None)
+    if hasattr(data, "columns"):
+        _validate.unique_columns(data, _names_read(parsed))
     env = eval_env + 1 if isinstance(eval_env, int) else eval_env
     hname, mname = _terms(parsed, formula)
     if mname is None and threshold is not None:
@@ -365,7 +375,6 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         thresholded = apply_threshold(coded.human, coded.metric, coded.group, threshold,
                                       lower_is_better=mname in lower, column=mname)
         coded.metric = thresholded.metric
-        _check_direction(thresholded, mname)
     return _fit_coded(coded, opts, formula=formula, order=order, group_name=_group_name(parsed),
                       thresholded=thresholded, lower=lower, call={"rates": rates,
                                                                   "threshold": threshold,
@@ -444,6 +453,7 @@ def _counts_frame(counts) -> pd.DataFrame:
     return out
 
 
+@_validate.renamed(confidence="level", confidence_level="level", conf_level="level")
 def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapping = "estimate",
                level: float = 0.95, order: str | Sequence[str] = "estimate",
                method: str = "exact", rate_prior: tuple[float, float] = (1, 1),
