@@ -77,6 +77,22 @@ def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
         return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
 
 
+def _trigamma(x):
+    """psi'(x), by its asymptotic series from 10 on (relative error below 1e-10; it only steers
+    the mode search and the window widths) and by scipy's Hurwitz zeta below."""
+    x = np.asarray(x, dtype=float)
+    big = x >= 10.0
+    if np.all(big):
+        inv = 1.0 / x
+        inv2 = inv * inv
+        return inv + inv2 * (0.5 + inv * (1.0 / 6.0 - inv2 * (1.0 / 30.0 - inv2 * (1.0 / 42.0
+                                                                                   - inv2 / 30.0))))
+    out = special.zeta(2.0, x)
+    if np.any(big):
+        out = np.where(big, _trigamma(np.where(big, x, 10.0)), out)
+    return out
+
+
 def _lchoose(n, k):
     return special.gammaln(n + 1.0) - special.gammaln(k + 1.0) - special.gammaln(n - k + 1.0)
 
@@ -111,9 +127,9 @@ class RateDistribution:
         return base + math.log(self.known) - math.log1p(-self.known)
 
     def d2logpmf(self, x, n):
-        base = -special.zeta(2.0, x + 1.0) - special.zeta(2.0, n - x + 1.0)
+        base = -_trigamma(x + 1.0) - _trigamma(n - x + 1.0)
         if self.known is None:
-            return base + special.zeta(2.0, x + self.a) + special.zeta(2.0, n - x + self.b)
+            return base + _trigamma(x + self.a) + _trigamma(n - x + self.b)
         return base
 
     @property
@@ -343,6 +359,25 @@ class _MetricLikelihood:
         return ref + np.log(total)
 
 
+def _material_kinks(lik: _MetricLikelihood, lo: int, hi: int) -> tuple[float, ...]:
+    """The points T = k and T = M - k where log L(T) changes its analytic form, when they matter.
+
+    At T = k the sum over x gains its top term x = T (every adequate output accepted), at
+    T = M - k its bottom term (every inadequate output accepted).  Where that end term is below
+    the sum by TAIL_LOG it cannot bend log L: the kink is immaterial and no panel edge is needed.
+    """
+    out = []
+    k, M = lik.k, lik.M
+    for t, x in ((float(k), float(k)), (float(M - k), 0.0)):
+        if not lo < t < hi + 1:
+            continue
+        end = lik.summand(np.array([x]), np.array([t]))[0]
+        total = lik(np.array([t]))[0]
+        if not (end < total - TAIL_LOG):
+            out.append(t)
+    return tuple(out)
+
+
 def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
     def logw(T):
         T = np.asarray(T, dtype=float)
@@ -393,7 +428,7 @@ def _locate(logw, M: int) -> tuple[int, int, float]:
     return t_lo, t_hi, peak
 
 
-_SMOOTH_FROM = 4000  # windows of more components use the smooth representation
+_SMOOTH_FROM = 30000  # windows of more components use the smooth representation
 _CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
 _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
@@ -532,13 +567,14 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     else:
         t_lo, t_hi, peak = _locate(logw, M)
         if t_hi - t_lo + 1 > _SMOOTH_FROM:
-            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak, (k, M - k))
+            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak,
+                                     _material_kinks(lik, t_lo, t_hi))
             if smooth is not None:
                 return smooth
         T = np.arange(t_lo, t_hi + 1, dtype=float)
         logL = _chebyshev_fill(lik, t_lo, t_hi,
                                lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak,
-                               kink_points=(k, M - k))
+                               kink_points=_material_kinks(lik, t_lo, t_hi))
         # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
         steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
         base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
