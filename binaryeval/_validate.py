@@ -41,8 +41,10 @@ __all__ = [
     "unique_columns",
 ]
 
-#: The largest count the exact engine accepts for one group (10^12 ratings).
-MAX_COUNT = 10**12
+#: The largest count the exact engine accepts for one group (10^10 ratings): its accuracy is
+#: checked up to there (benchmarks/bench_accuracy.py); at 10^12 double precision no longer
+#: resolves the binomial kernels of the posterior's components.
+MAX_COUNT = 10**10
 
 #: Argument names that an earlier version used, and the name that replaced each.
 RENAMED: dict[str, str] = {
@@ -144,6 +146,9 @@ def level(value: Any, name: str = "level") -> float:
     ...
     binaryeval.errors.ParameterError: level=95 must lie strictly between 0 and 1; for a 95% interval pass level=0.95
     """
+    if not _is_number(value):
+        raise InputTypeError(f"{name}={value!r} is a {type(value).__name__}; pass a number, "
+                             f"e.g. {name}=0.95")
     v = real(value, name, finite=False)
     if not 0.0 < v < 1.0:
         example = f"; for a {v:g}% interval pass {name}={v / 100:g}" if 1 < v < 100 else \
@@ -193,7 +198,8 @@ def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
         raise CountsError(f"{name}={value!r}: counts must be non-negative whole numbers")
     if maximum is not None and v > maximum:
         raise CountsError(f"{name}={int(v):,} exceeds the largest supported count {maximum:,}; "
-                          "counts this large carry no uncertainty the model can represent")
+                          "the engine's accuracy is checked up to there (beyond, the posterior no "
+                          "longer changes with more ratings: fit a random sample of them)")
     return int(value) if isinstance(value, (int, np.integer)) else int(v)
 
 
