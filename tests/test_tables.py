@@ -264,3 +264,11 @@ def test_missing_values_are_dashes():
 ])
 def test_matches_printed(value, printed, expected):
     assert matches_printed(value, printed) is expected
+
+
+def test_index_levels_take_decimals_and_kinds():
+    df = pd.DataFrame({"t": [1.126297, 0.5]}, index=pd.Index([0.9, 0.95], name="r23"))
+    t = format_table(df, decimals={"r23": 2, "t": 3})
+    assert t.cells["r23"].tolist() == ["0.90", "0.95"] and t.kinds["r23"] == "number"
+    t = format_table(pd.DataFrame({"x": [0.5]}, index=pd.Index([2500], name="n_human")))
+    assert t.cells["n_human"].tolist() == ["2,500"] and t.kinds["n_human"] == "count"
