@@ -141,7 +141,9 @@ def read_api_sections(config: dict[str, Any], directory: str | None = None,
                                                   f"{folder}/{name}.{member}.html", _kind(sub),
                                                   _first_line(sub)))
             entries.append(entry)
-        sections.append(ApiSection(str(sec.get("title", "")), str(sec.get("desc", "") or ""), entries))
+        if entries:  # a section whose modules are all missing is left out
+            sections.append(ApiSection(str(sec.get("title", "")), str(sec.get("desc", "") or ""),
+                                       entries))
     return sections
 
 
@@ -483,6 +485,11 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
     True
     """
     docs = _Docs(package)
+    for sec in sections:
+        for entry in sec.entries:
+            for e in [entry, *entry.members]:
+                if e.kind == "attribute" and not e.summary:
+                    e.summary = _attribute_doc(docs.get(e.path)).split("\n\n")[0]
     pages = {index_page: (title, _index_body(sections, index_page, title))}
     for sec in sections:
         for entry in sec.entries:

@@ -25,8 +25,9 @@ def set_theme() -> None:
     Examples
     --------
     >>> import matplotlib
-    >>> set_theme()
-    >>> matplotlib.rcParams["figure.dpi"]
+    >>> with matplotlib.rc_context():
+    ...     set_theme()
+    ...     print(matplotlib.rcParams["figure.dpi"])
     120.0
     """
     import matplotlib as mpl
