@@ -384,6 +384,7 @@ def _object_body(docs: _Docs, entry: ApiEntry) -> str:
         parts.append(_markdown(_attribute_doc(obj), module))
         return "\n".join(parts)
     if kind == "module":
+        parts.append(f'<pre class="api-signature"><code>import {html.escape(display)}</code></pre>')
         parts.append(_markdown(obj.docstring.value if obj.docstring else "", module))
         if entry.members:
             parts.append('<h2 id="members">Members</h2>')

@@ -365,8 +365,10 @@ def export_cells(nb, path: Path) -> str:
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
+    # images of markdown cells are embedded afterwards (pages.finish_body): nbconvert's own
+    # embedding re-parses every raw HTML block alone, which closes a fenced div's <div> at once
     exporter = HTMLExporter(template_name="binaryeval", extra_template_basedirs=[str(_TEMPLATES)],
-                            embed_images=True, exclude_input_prompt=True,
+                            embed_images=False, exclude_input_prompt=True,
                             exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
                                    remove_all_outputs_tags={"remove_output"}, enabled=True)
@@ -430,7 +432,7 @@ def render_document(path: str | Path, output_dir: str | Path = "reports", *, tim
 
     path = Path(path)
     nb, cells = execute_document(path, timeout=timeout, kernel_name=kernel_name)
-    body, headings = finish_body(cells, where=str(path))
+    body, headings = finish_body(cells, where=str(path), base=path.parent)
     header = nb.metadata["quarto"]
     show_toc = header.get("toc", True) is not False
     page = layout(title=str(header.get("title") or path.stem), body=body,

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
+from pathlib import Path
 from posixpath import relpath
 from urllib.parse import unquote, urlsplit
 
@@ -96,7 +97,8 @@ def _heading_text(tag) -> str:
 
 def finish_body(fragment: str, *, where: str,
                 resolve_page: Callable[[str], str | None] | None = None,
-                api_link: Callable[[str], str | None] | None = None) -> tuple[str, list[Heading]]:
+                api_link: Callable[[str], str | None] | None = None,
+                base: Path | None = None) -> tuple[str, list[Heading]]:
     """Post-process a document's HTML fragment (see the module's docstring).
 
     Parameters
@@ -114,6 +116,9 @@ def finish_body(fragment: str, *, where: str,
         Maps a Python name (``binaryeval.fit``) to the ``href`` of its reference page, or None
         when there is no page (the name is then shown as code, unlinked).  Without it, names
         are shown as code.
+    base : Path, optional
+        The document's folder: a markdown image with a relative path is read from there and
+        embedded as a data URI.
 
     Returns
     -------
@@ -129,6 +134,7 @@ def finish_body(fragment: str, *, where: str,
     [(2, 'a', 'A')]
     """
     soup = _soup(fragment)
+    _pandoc_ids(soup)
     for link in soup.find_all("a", href=True):
         href = unquote(link["href"])
         inter = _INTERLINK.match(href)
@@ -149,6 +155,10 @@ def finish_body(fragment: str, *, where: str,
                     raise RenderError(f"{where}: the link to {href!r} points at no page of the "
                                       "site; fix the file name or add the document to the site")
             link["href"] = target + (f"#{fragment_id}" if fragment_id else "")
+    for img in soup.find_all("img", src=True):
+        src = unquote(img["src"])
+        if base is not None and not _EXTERNAL.match(src) and not src.startswith("data:"):
+            img["src"] = _data_uri(base / src, where)
     for table in soup.find_all("table"):
         parent = table.parent
         if parent is not None and "table-wrap" in (parent.get("class") or []):
@@ -169,6 +179,56 @@ def finish_body(fragment: str, *, where: str,
         elif item.level == 2:
             headings.append(item)
     return str(soup), headings
+
+
+def _data_uri(file: Path, where: str) -> str:
+    import base64
+    import mimetypes
+
+    if not file.is_file():
+        raise RenderError(f"{where}: the image {file} does not exist")
+    kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+    return f"data:{kind};base64," + base64.b64encode(file.read_bytes()).decode()
+
+
+def pandoc_id(text: str) -> str:
+    """The identifier Pandoc (and so Quarto) gives a heading with this text.
+
+    Non-alphanumeric characters other than ``_``, ``-`` and ``.`` are dropped, spaces become
+    hyphens, letters lower case, and everything before the first letter goes.
+
+    Examples
+    --------
+    >>> pandoc_id("2. The fit: what it means!")
+    'the-fit-what-it-means'
+    """
+    text = "".join(c for c in text if c.isalnum() or c in "_-. \n\t")
+    text = re.sub(r"\s+", "-", text.strip()).lower()
+    text = re.sub(r"^[^a-z]+", "", text) if re.search(r"[a-z]", text) else ""
+    return text or "section"
+
+
+def _pandoc_ids(soup) -> None:
+    """Give markdown headings Pandoc's identifiers, so that ``page.qmd#the-fit`` links work
+    with Quarto and here alike; links to the old identifiers follow."""
+    renamed, seen = {}, set()
+    for tag in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
+        anchor = tag.find("a", class_="anchor-link")
+        if anchor is None or not tag.get("id"):
+            continue
+        text = _heading_text(_soup(str(tag)).find(tag.name))
+        new, n = pandoc_id(text), 0
+        while new in seen:
+            n += 1
+            new = f"{pandoc_id(text)}-{n}"
+        seen.add(new)
+        renamed[tag["id"]] = new
+        tag["id"] = new
+        anchor["href"] = f"#{new}"
+    if renamed:
+        for link in soup.find_all("a", href=True):
+            if link["href"].startswith("#") and link["href"][1:] in renamed:
+                link["href"] = "#" + renamed[link["href"][1:]]
 
 
 def _interlink(soup, link, name: str, *, short: bool, where: str, api_link) -> None:

@@ -491,7 +491,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
     for out, page in site.pages.items():
         where = str(page.source or f"API reference page {out}")
         body, headings = finish_body(page.fragment, where=where, resolve_page=site.resolver(page),
-                                     api_link=lambda name, _p=out: site.api_link(name, _p))
+                                     api_link=lambda name, _p=out: site.api_link(name, _p),
+                                     base=page.source.parent if page.source else None)
         if page.source is not None and page.source.stem == "index":
             ident, cards = _listing(site, page)
             if ident:
