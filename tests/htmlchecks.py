@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -85,7 +85,7 @@ def local_links(page: str) -> list[str]:
     return [u for u in links if not _REMOTE.match(u) and not re.match(r"^[a-z]+:", u, re.I)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ids(path: Path) -> frozenset:
     return frozenset(el.get("id") for el in soup(path.read_text(encoding="utf-8")).find_all(id=True))
 

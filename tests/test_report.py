@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
-from binaryeval import cli, reports
+from binaryeval import reports
 from binaryeval.cli import main
 
 

@@ -391,3 +391,30 @@ def test_render_checks_a_site_link_with_its_own_message(tmp_path):
     (tmp_path / "v" / "p.qmd").write_text("---\ntitle: P\n---\n\nSee [q](q.qmd).\n")
     with pytest.raises(RenderError, match=re.escape("p.qmd: the link to 'q.qmd' points at no page")):
         render([tmp_path / "v"], output_dir=tmp_path / "out", engine="jupyter", timeout=60)
+
+
+FAKE_QUARTO = """#!/usr/bin/env python3
+import sys
+from pathlib import Path
+args = sys.argv[1:]
+assert args[:2] == ["render", "--output-dir"], args
+out = Path(args[2])
+(out / "vignettes").mkdir(parents=True, exist_ok=True)
+(out / "index.html").write_text("<html>site from " + str(Path.cwd()) + "</html>")
+(out / "vignettes" / "p.html").write_text("<html>p</html>")
+"""
+
+
+def test_quarto_renders_the_whole_project(tmp_path, monkeypatch):
+    # with Quarto on the PATH, a website is rendered by `quarto render` in the project's folder
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "quarto").write_text(FAKE_QUARTO)
+    (bindir / "quarto").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{__import__('os').environ['PATH']}")
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: website\n")
+    (tmp_path / "vignettes").mkdir()
+    (tmp_path / "vignettes" / "p.qmd").write_text("---\ntitle: P\n---\n")
+    written = render([tmp_path / "vignettes"], output_dir=tmp_path / "out")
+    assert written == [tmp_path / "out" / "index.html", tmp_path / "out" / "vignettes" / "p.html"]
+    assert (tmp_path / "out" / "index.html").read_text() == f"<html>site from {tmp_path}</html>"

@@ -15,5 +15,5 @@ from .theme import set_theme
 from .user_report import REPORT_PARAMS, make_report, report_template
 
 __all__ = ["REPORT_PARAMS", "RenderError", "build_site", "find_documents", "find_site_config",
-           "make_report", "read_qmd", "read_site_config", "render", "render_document",
+           "make_report", "project_output_dir", "read_qmd", "read_site_config", "render", "render_document",
            "report_template", "set_theme"]

@@ -204,7 +204,7 @@ _MATH = re.compile(r":math:`([^`]+)`")
 
 
 def _markdown(text: str, module: str) -> str:
-    """numpydoc prose (reST roles and literals) as HTML, API names as interlinks."""
+    """The prose of a numpydoc docstring (reST roles and literals) as HTML, names as interlinks."""
     import mistune
 
     def role(m: re.Match) -> str:

@@ -1,27 +1,39 @@
-"""Render Quarto documents (``.qmd``) to self-contained HTML.
+"""Render Quarto documents (``.qmd``) to HTML that loads nothing from the network.
 
 With the ``quarto`` command on the PATH, :func:`render` hands the files to ``quarto render``.
 Without it, the documents are rendered here with the Jupyter stack:
 
-1. the YAML header is read (``title``, ``subtitle``, ``author``, ``date``, ``execute``);
+1. the YAML header is read (``title``, ``subtitle``, ``author``, ``date``, ``execute``, ``toc``,
+   ``description``);
 2. the body is read as R Markdown with jupytext (``fmt="Rmd"``; jupytext's own ``qmd`` reader calls
-   the quarto binary); every ```` ```{python} ```` chunk becomes a code cell;
+   the quarto binary); every ```` ```{python} ```` chunk becomes a code cell; Quarto's fenced divs
+   (``::: {.callout-note}`` ... ``:::``) become ``<div>`` blocks;
 3. the Quarto chunk options written as ``#| key: value`` lines are taken out of the code and mapped
    to cell tags: ``include: false`` removes the cell, ``echo: false`` its code, ``output: false`` its
    output, ``eval: false`` leaves it unexecuted, ``warning: false`` drops its stderr stream (where
    Python warnings go), ``error: true`` lets it fail, ``fig-cap`` adds a caption under its output,
-   ``label`` names the chunk in error messages; document-level ``execute:`` options are defaults;
+   ``fig-alt`` is the alt text of its figures (default: the caption), ``label`` names the chunk in
+   error messages; document-level ``execute:`` options are defaults;
 4. the notebook is executed with nbclient in a ``python3`` kernel whose matplotlib backend is the
    inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
-   an error in a chunk stops the rendering with a :class:`RenderError` naming file and chunk;
-5. nbconvert's ``HTMLExporter(embed_images=True)`` with a ``TagRemovePreprocessor`` writes one
-   HTML file per document, and an ``index.html`` links them.
+   before the first chunk the kernel runs :func:`binaryeval.reports.set_theme`, the one figure
+   theme of every page; an error in a chunk stops the rendering with a :class:`RenderError`
+   naming file and chunk;
+5. nbconvert's ``HTMLExporter`` with the template ``templates/nbconvert/binaryeval`` (cells only:
+   no require.js, MathJax or mermaid from a CDN) and a ``TagRemovePreprocessor`` writes the cells;
+   :mod:`binaryeval.reports.pages` puts the page around them (stylesheet, table of contents, tables
+   that scroll in their own box, ``.qmd`` links made ``.html``, API links).
+
+A folder inside a website project (a ``_quarto.yml`` with ``project: type: website``) becomes that
+website (:mod:`binaryeval.reports.site`, which also explains how to link pages and the API
+reference); single files each become one self-contained page, the stylesheet inlined.  Math is not
+typeset (no MathJax): write formulas as code, e.g. ``rho + eta <= 1``.
 
 Examples
 --------
 >>> from binaryeval.reports import render
 >>> render(["vignettes"], output_dir="reports")  # doctest: +SKIP
-[PosixPath('reports/datasets.html')]
+[PosixPath('reports/correlations.html'), ...]
 """
 
 from __future__ import annotations
@@ -100,7 +112,7 @@ def _truthy(value: Any, key: str, where: str) -> bool:
 
 
 def read_qmd(path: str | Path, text: str | None = None):
-    """Read a ``.qmd`` file into an nbformat notebook ready to execute.
+    r"""Read a ``.qmd`` file into an nbformat notebook ready to execute.
 
     Code cells carry their chunk options in ``cell.metadata["quarto"]`` and the tags
     ``remove_cell`` (include: false), ``remove_input`` (echo: false), ``remove_output``
@@ -120,7 +132,7 @@ def read_qmd(path: str | Path, text: str | None = None):
 
     Examples
     --------
-    >>> nb = read_qmd("x.qmd", text="---\\ntitle: T\\n---\\n\\n```{python}\\n#| echo: false\\n1 + 1\\n```\\n")
+    >>> nb = read_qmd("x.qmd", text="---\ntitle: T\n---\n\n```{python}\n#| echo: false\n1 + 1\n```\n")
     >>> nb.cells[-1].source, nb.cells[-1].metadata["tags"]
     ('1 + 1', ['remove_input'])
     """

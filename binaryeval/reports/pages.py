@@ -209,8 +209,10 @@ def pandoc_id(text: str) -> str:
 
 
 def _pandoc_ids(soup) -> None:
-    """Give markdown headings Pandoc's identifiers, so that ``page.qmd#the-fit`` links work
-    with Quarto and here alike; links to the old identifiers follow."""
+    """Give markdown headings Pandoc's identifiers; links to the old identifiers follow.
+
+    So ``page.qmd#the-fit`` links the same heading with Quarto and here.
+    """
     renamed, seen = {}, set()
     for tag in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
         anchor = tag.find("a", class_="anchor-link")
