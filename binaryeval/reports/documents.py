@@ -485,7 +485,23 @@ def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
 
 
 def project_output_dir(start: str | Path = ".") -> Path | None:
-    """``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any."""
+    """``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any.
+
+    Parameters
+    ----------
+    start : str or Path, default "."
+        The folder to start looking in.
+
+    Returns
+    -------
+    Path or None
+        The output folder, or None without a ``_quarto.yml`` or an ``output-dir`` in it.
+
+    Examples
+    --------
+    >>> project_output_dir("vignettes")  # doctest: +SKIP
+    PosixPath('/path/to/binaryeval/reports')
+    """
     start = Path(start).resolve()
     for folder in [start, *start.parents]:
         cfg = folder / "_quarto.yml"
