@@ -157,7 +157,14 @@ class _Site:
         from .documents import _split_header
 
         self.config = config
-        self.notice = notice
+        said: set[str] = set()
+
+        def once(message: str) -> None:  # a page missing from navbar and sidebar is said once
+            if message not in said:
+                said.add(message)
+                notice(message)
+
+        self.notice = once
         self.pages: dict[str, _Page] = {}
         self.by_source: dict[Path, str] = {}
         for doc in docs:
