@@ -604,7 +604,8 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
     kernel_name : str, default "python3"
         Jupyter kernel (Jupyter engine).
     index : bool, default True
-        Also write ``index.html``: the landing page of a website, a list of separate documents.
+        Also write ``index.html``: the landing page of a website; for separate documents a list
+        of them (unless one of them is ``index.qmd``).
     site : bool or path, optional
         ``None``: a website when a folder among ``paths`` is in a website project; ``True``:
         always (the ``_quarto.yml`` is looked up from ``paths``); ``False``: never; a path: that
@@ -657,7 +658,7 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         written = _render_quarto(docs, out_dir)
     else:
         written = [render_document(doc, out_dir, timeout=timeout, kernel_name=kernel_name) for doc in docs]
-    if index:
+    if index and not any(doc.stem == "index" for doc in docs):  # an index.qmd is the index
         titles = []
         for doc in docs:
             header, _ = _split_header(doc.read_text(encoding="utf-8"), str(doc))
