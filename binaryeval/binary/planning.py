@@ -115,8 +115,9 @@ class _Planner:
         return self._sd[key]
 
     def threshold(self, gs: tuple[str, ...], k: int) -> float:
-        """Smallest difference separated at ``k``: ``z sqrt(sum sd^2)`` (one group: twice its
-        variance, the papers' eps).
+        """Smallest difference separated at ``k``: ``z sqrt(sum sd^2)``.
+
+        For one group its variance counts twice (the papers' eps: two systems like this one).
         """
         if len(gs) == 1:
             return self.z * math.sqrt(2.0) * self.sd(gs[0], k)
@@ -124,8 +125,9 @@ class _Planner:
 
 
 def _smallest(f, target: float, cap: int) -> tuple[int | None, float]:
-    """Smallest ``k`` in [0, cap] with ``f(k) <= target`` (``f`` decreasing), by doubling and
-    bisection; ``(None, f(cap))`` when even ``cap`` misses.
+    """Smallest ``k`` in [0, cap] with ``f(k) <= target`` (``f`` decreasing).
+
+    Doubling and bisection; ``(None, f(cap))`` when even ``cap`` misses.
     """
     f0 = f(0)
     if f0 <= target:
