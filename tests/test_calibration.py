@@ -18,6 +18,8 @@ from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from binaryeval.binary.engine import alpha_posterior
+from binaryeval.errors import CountsError, ParameterError
 from binaryeval.validation.calibration import (
     LEVELS,
     Setting,
@@ -29,9 +31,7 @@ from binaryeval.validation.calibration import (
     replicate_seed,
     sbc_replicate,
 )
-from binaryeval.binary.engine import alpha_posterior
 from binaryeval.validation.peers import acc_interval, classical_interval, ppi_interval, ppi_lambda
-from binaryeval.errors import CountsError, ParameterError
 
 SEED = 20251122
 

@@ -352,7 +352,9 @@ def test_api_reference_covers_the_public_names(config):
             mod = importlib.import_module(f"binaryeval.{module}")
         except ImportError:
             continue
-        public |= {f"binaryeval.{module}.{n}" for n in mod.__all__}
+        # a name the package also exports at the top documents it there (the same object)
+        public |= {f"binaryeval.{n}" if n in be.__all__ else f"binaryeval.{module}.{n}"
+                   for n in mod.__all__}
     assert public - documented == set()
 
 

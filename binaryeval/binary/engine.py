@@ -96,8 +96,11 @@ def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
 
 
 def _trigamma(x):
-    """psi'(x), by its asymptotic series from 10 on (relative error below 1e-10; it only steers
-    the mode search and the window widths) and by scipy's Hurwitz zeta below."""
+    """psi'(x), by its asymptotic series from 10 on and scipy's Hurwitz zeta below.
+
+    The series' relative error is below 1e-10; the value only steers the mode search and the
+    window widths.
+    """
     x = np.asarray(x, dtype=float)
     big = x >= 10.0
     if np.all(big):
@@ -145,6 +148,7 @@ class RateDistribution:
         return base + math.log(self.known) - math.log1p(-self.known)
 
     def d2logpmf(self, x, n):
+        """Second derivative of :meth:`logpmf` in x."""
         base = -_trigamma(x + 1.0) - _trigamma(n - x + 1.0)
         if self.known is None:
             return base + _trigamma(x + self.a) + _trigamma(n - x + self.b)
@@ -152,10 +156,12 @@ class RateDistribution:
 
     @property
     def degenerate(self) -> bool:
+        """Whether the rate is known to be exactly 0 or 1 (one count is then fixed)."""
         return self.known is not None and self.known in (0.0, 1.0)
 
     @property
     def mean(self) -> float:
+        """The rate's mean (or its known value)."""
         return self.known if self.known is not None else self.a / (self.a + self.b)
 
 
@@ -404,9 +410,11 @@ def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
 
 
 def _locate(logw, M: int) -> tuple[int, int, float]:
-    """Window [t_lo, t_hi] of 0..M outside which the unimodal ``logw`` is below its peak by more
-    than TAIL_LOG, and the peak value (coarse-to-fine scans; the window may err on the wide
-    side, never the narrow one).
+    """The window of components that matter, and the peak log weight.
+
+    Returns ``(t_lo, t_hi, peak)``: outside ``[t_lo, t_hi]`` of ``0..M`` the unimodal ``logw`` is
+    below its peak by more than TAIL_LOG.  Coarse-to-fine scans; the window may err on the wide
+    side, never the narrow one.
     """
     pts = np.unique(np.round(np.linspace(0, M, 65)).astype(np.int64))
     vals = logw(pts)

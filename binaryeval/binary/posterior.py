@@ -500,8 +500,10 @@ class AlphaPosterior(PosteriorDistribution):
         return _shape(self._split(pts, upper=True), x, scalar)
 
     def _split(self, x: np.ndarray, upper: bool) -> np.ndarray:
-        """Cdf (or sf) from the side where it is small: the telescoping sum is accurate relative
-        to its value there, and ``1 - value`` keeps the other side monotone to rounding.
+        """Cdf (or sf) computed from the side where it is small.
+
+        The telescoping sum is accurate relative to its value there, and ``1 - value`` keeps the
+        other side monotone to rounding.
         """
         out = np.full(x.shape, np.nan)
         low = x <= self.mean()
@@ -587,11 +589,10 @@ class AlphaPosterior(PosteriorDistribution):
 
     @cached_property
     def _interpolants(self):
-        """Piecewise Chebyshev interpolants of cdf and pdf on the support (errors below 1e-13
-        and 1e-12 of the density's peak, checked at points between the nodes).
+        """Piecewise Chebyshev interpolants of cdf and pdf on the support.
 
-        The mean is a panel edge: the cdf is computed from the lower tail below it and from the
-        upper tail above it, and the two agree only to rounding.
+        The density's interpolant is checked to 1e-13 of its peak at points between the nodes;
+        the cdf is its exact integral.
         """
         lo, hi = self._support_cached
         m, sd = self.mean(), self.std()

@@ -35,8 +35,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..errors import CountsError, ParameterError
 from ..binary.engine import alpha_posterior
+from ..errors import CountsError, ParameterError
 from .peers import acc_interval, classical_interval, ppi_interval
 
 __all__ = [
