@@ -552,7 +552,7 @@ def _styler_html(plain: pd.DataFrame, kinds: dict, marks: dict, letters: dict, r
     styles = [
         {"selector": "", "props": "border-collapse: collapse; margin: 0.5em 0; "
                                   "font-variant-numeric: tabular-nums; width: auto;"},
-        {"selector": "th, td", "props": "padding: 0.25em 0.7em; vertical-align: top; "
+        {"selector": "th, td", "props": "padding: 0.25em 0.5em; vertical-align: top; "
                                         "text-align: right;"},
         {"selector": "thead th", "props": "border-bottom: 1px solid #999; font-weight: 600;"},
         {"selector": "thead th[colspan]", "props": "text-align: center; "
