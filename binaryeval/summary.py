@@ -21,6 +21,8 @@ __all__ = ["Summary"]
 
 
 def _format_value(value: Any, digits: int) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (int, np.integer)):
@@ -50,10 +52,23 @@ def _format_probability(value: Any, digits: int) -> str:
     return f"{v:.{digits}f}"
 
 
+def _format_fact(value: Any, digits: int) -> str:
+    """A fact above the tables: a float with at most ``digits`` decimals, trailing zeros dropped
+    (``1000``, ``0.05``), as a person would write it."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and not isinstance(
+            value, bool) and 10 ** -digits <= abs(float(value)) < 1e7:
+        text = f"{float(value):.{digits}f}".rstrip("0").rstrip(".")
+        return text
+    return _format_value(value, digits)
+
+
 def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     out = frame.copy()
+    # a table of probabilities (e.g. a matrix of p-values named after metrics) says so in attrs
+    every = bool(frame.attrs.get("probabilities", False))
     for col in out.columns:
-        fmt = _format_probability if _PROBABILITY.match(str(col)) else _format_value
+        probability = every or _PROBABILITY.match(str(col))
+        fmt = _format_probability if probability else _format_value
         out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
                           for i in out.index], name=frame.index.name)
@@ -166,7 +181,7 @@ class Summary:
         if self.info:
             keyw = max(len(str(k)) for k in self.info)
             for key, value in self.info.items():
-                blocks.append(f"{str(key) + ':':<{keyw + 1}} {_format_value(value, self.digits)}")
+                blocks.append(f"{str(key) + ':':<{keyw + 1}} {_format_fact(value, self.digits)}")
         for title, txt in table_texts:
             blocks.append("-" * width)
             if title:
@@ -198,7 +213,7 @@ class Summary:
             parts.append('<table class="binaryeval-info">')
             for key, value in self.info.items():
                 parts.append(f"<tr><th style=\"text-align:left\">{html.escape(str(key))}</th>"
-                             f"<td>{html.escape(_format_value(value, self.digits))}</td></tr>")
+                             f"<td>{html.escape(_format_fact(value, self.digits))}</td></tr>")
             parts.append("</table>")
         for title, frame in self.tables:
             if title:
@@ -226,7 +241,7 @@ class Summary:
         if self.info:
             out.append("\\begin{tabular}{ll}")
             for key, value in self.info.items():
-                out.append(f"{_latex_escape(key)} & {_latex_escape(_format_value(value, self.digits))} \\\\")
+                out.append(f"{_latex_escape(key)} & {_latex_escape(_format_fact(value, self.digits))} \\\\")
             out.append("\\end{tabular}\\\\")
         for title, frame in self.tables:
             f = _format_frame(frame, self.digits)

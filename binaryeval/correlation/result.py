@@ -473,8 +473,9 @@ class CorrelationResult(Result):
                                                                   kind="stable")
         tables = [(f"Correlation with {self.human} (sorted by estimate)", table)]
         if 2 <= len(self.metrics) <= 12:
-            tables.append(("Williams p-values, row beats column (one-sided)",
-                           self.significance_matrix()))
+            matrix = self.significance_matrix()
+            matrix.attrs["probabilities"] = True
+            tables.append(("Williams p-values, row beats column (one-sided)", matrix))
         notes = ["Correlations keep their sign (no |r|); terms where lower is better, on either "
                  "side of the formula, are named in lower_is_better=[...] (absolute=True applies "
                  "the WMT |r| convention)."]
