@@ -7,6 +7,8 @@ each partition of a Dask frame.
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -19,6 +21,22 @@ __all__ = ["COUNT_COLUMNS", "RowAccount", "as_binary", "count_binary", "is_binar
 
 #: The sufficient statistics of the binary model, per group.
 COUNT_COLUMNS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
+
+
+def natural_order(values) -> list:
+    """Distinct values sorted as a reader expects: ``sys2`` before ``sys10``.
+
+    Runs of digits compare as numbers, the rest as lower-case text; ties fall back to the
+    original spelling, so the order is total and repeatable.
+
+    >>> natural_order(["sys10", "sys2", "Sys1", "sys2"])
+    ['Sys1', 'sys2', 'sys10']
+    """
+    def key(v):
+        text = str(v)
+        parts = re.split(r"(\d+)", text.lower())
+        return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in parts], text
+    return sorted(set(values), key=key)
 
 
 def _show(value) -> str:

@@ -186,7 +186,8 @@ def plot_fit(fit: BinaryFit, ax, kind: str, level: float, **kw):
     elif kind == "posterior":
         import seaborn as sns
 
-        palette = sns.color_palette("husl", n)
+        # qualitative palettes keep neighbouring curves apart; husl only past 20 systems
+        palette = sns.color_palette("tab10" if n <= 10 else "tab20" if n <= 20 else "husl", n)
         for color, g in zip(palette, fit.groups, strict=True):
             p = fit.posteriors[g]
             x = np.linspace(p.ppf(1e-4), p.isf(1e-4), 300)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _show
+from ..data import _show, natural_order
 from ..errors import DataError, ParameterError
 from .frame import FaviFrame
 
@@ -87,7 +87,8 @@ def _from_scores(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> Pair
     sys_col = frame.systems[0]
     if sys_col.dtype.kind not in "OUST" and not isinstance(sys_col.dtype, pd.StringDtype):
         sys_col = sys_col.astype(str)
-    s_codes, systems_arr = pd.factorize(sys_col, sort=True)
+    systems_arr = np.asarray(natural_order(sys_col.unique()), dtype=object)
+    s_codes = pd.Index(systems_arr).get_indexer(sys_col)
     i_codes, items_arr = pd.factorize(frame.items, sort=False)
     n_sys = len(systems_arr)
     seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
@@ -115,7 +116,7 @@ def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     if same.any():
         j = int(np.flatnonzero(same)[0])
         raise DataError(f"row {j} compares system {sa[j]!r} with itself; each row needs two systems")
-    systems = tuple(sorted(set(sa) | set(sb)))
+    systems = tuple(natural_order(set(sa) | set(sb)))
     idx = {s: i for i, s in enumerate(systems)}
     a = np.fromiter((idx[s] for s in sa), dtype=np.intp, count=sa.size)
     b = np.fromiter((idx[s] for s in sb), dtype=np.intp, count=sb.size)
