@@ -213,6 +213,10 @@ def test_log_dbinom_is_accurate_where_log_gamma_differences_are_not():
          tn=320, fp=80),
     dict(human_pos=2, human_total=10, metric_pos=30000, metric_total=100000, tp=30, fn=10,
          tn=30, fp=10),                                                        # mass near 0.1
+    # one group of a 10^7-row fit: the weights' rounding noise is largest at their peak, which
+    # the noise probe once missed (the interpolation then gave up)
+    dict(human_pos=2679, human_total=5089, metric_pos=267856, metric_total=493703, tp=2311,
+         fn=368, tn=1978, fp=432),
 ])
 def test_smooth_representation_equals_the_component_sum(counts, monkeypatch):
     # above _SMOOTH_FROM components the posterior is held through its weight function and its
@@ -225,7 +229,8 @@ def test_smooth_representation_equals_the_component_sum(counts, monkeypatch):
     monkeypatch.setattr(engine, "_SMOOTH_FROM", 10**12)
     full = be.alpha_posterior(**counts)
     assert full.smooth is None
-    assert smooth.mean() == pytest.approx(full.mean(), rel=1e-13, abs=1e-15)
+    # mean = int (1 - F): a CDF within 1e-12 bounds the mean's error by 1e-12 too
+    assert smooth.mean() == pytest.approx(full.mean(), rel=0, abs=1e-12)
     assert smooth.var() == pytest.approx(full.var(), rel=1e-11)
     m, s = full.mean(), full.std()
     x = np.clip(m + s * np.linspace(-7, 7, 15), 1e-9, 1 - 1e-9)

@@ -134,8 +134,9 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
 
     The noise (rounding, or the quadrature error of a function computed by quadrature) is
     estimated from fourth differences of ``fn`` at closely spaced points in the middle of each
-    initial panel, where the smooth part of a fourth difference is negligible; the tolerance is
-    raised to thirty times it.
+    initial panel and around the largest value on a coarse grid (noise that is relative to the
+    value is largest there), where the smooth part of a fourth difference is negligible; the
+    tolerance is raised to thirty times the largest estimate.
 
     Examples
     --------
@@ -148,8 +149,19 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
     edges = np.unique(np.asarray(breakpoints, dtype=float))
     mids = 0.5 * (edges[:-1] + edges[1:])
     widths = edges[1:] - edges[:-1]
-    steps = np.arange(-8.0, 9.0)
-    probe = mids[:, None] + 1e-6 * widths[:, None] * steps[None, :]
+    coarse = np.linspace(edges[0], edges[-1], 257)[1:-1]
+    size = np.abs(fn(coarse))
+    if np.any(np.isfinite(size)):
+        top = coarse[int(np.nanargmax(size))]
+        k = min(int(np.searchsorted(edges, top, side="right")) - 1, widths.size - 1)
+        # keep the probe's points inside one panel
+        top = float(np.clip(top, edges[k] + 2e-5 * widths[k], edges[k + 1] - 2e-5 * widths[k]))
+        mids, widths = np.r_[mids, top], np.r_[widths, widths[k]]
+    # two spacings: rounding noise can be sporadic (an occasional last-place jump of a large
+    # intermediate), and one short run of points may miss it
+    steps = np.arange(-16.0, 17.0)
+    probe = np.concatenate([mids[:, None] + h * widths[:, None] * steps[None, :]
+                            for h in (1e-6, 1.3e-7)])
     vals = fn(probe.ravel()).reshape(probe.shape)
     fourth = np.diff(vals, 4, axis=1)
     noise = float(np.max(np.std(fourth, axis=1))) / np.sqrt(70.0) if np.all(np.isfinite(fourth)) \
