@@ -43,7 +43,7 @@ def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
     if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
         arr = values.to_numpy(dtype=float, na_value=np.nan)
         return arr, missing
-    if dtype is np.dtype(object):
+    if dtype == np.dtype(object):
         # mixed objects: booleans and numbers are fine, anything else is not
         present = values[~missing]
         kinds = present.map(type).unique() if len(present) else []
@@ -123,8 +123,8 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.
         raise all_missing(column, role)
     if arr is None:
         present = values[~missing]
-        bad = ~present.map(lambda v: isinstance(v, (bool, np.bool_, int, float, np.integer,
-                                                    np.floating))).to_numpy()
+        numbers = (bool, np.bool_, int, float, np.integer, np.floating)
+        bad = np.array([not isinstance(v, numbers) for v in present], dtype=bool)
         example = present[bad].iloc[0]
         raise InputTypeError(
             f"column {column!r} ({role}) holds a non-numeric value {_show(example)} "

@@ -33,13 +33,17 @@ from ..data import (
     cells_frame,
     count_cells,
 )
-from ..errors import BinaryEvalError, DataError, FormulaError
+from ..errors import BinaryEvalError, DataError, FormulaError, InputTypeError
 from ..formula import ParsedFormula
 from .roc import Cuts, choose_cuts
 
 SINGLE = "all"
-# where a partition's problem arose, in the order the checks run
-_FORMULA, _HUMAN, _METRIC = 0, 1, 2
+# where a partition's problem arose, in the order a single frame's checks meet them: the
+# formula; the human ratings (not numbers, infinite, not 0/1); the metric (not numbers or not
+# 0/1, infinite)
+_FORMULA = (0, 0)
+_HUMAN_TYPE, _HUMAN_INF, _HUMAN_VALUE = (1, 0), (1, 1), (1, 2)
+_METRIC_VALUE, _METRIC_INF = (2, 0), (2, 1)
 
 
 def terms(parsed: ParsedFormula) -> tuple[str, str | None]:
@@ -60,18 +64,17 @@ class Coded:
     n_rows: int
     n_missing_group: int = 0
     present: np.ndarray | None = None   # rows with a value: each grouping term, human, metric
-    problem: tuple[int, BinaryEvalError] | None = None
+    problem: tuple[tuple[int, int], BinaryEvalError] | None = None
 
 
 def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
     arr, missing = _numeric(raw)
-    ok = arr is not None and bool(np.all((arr[~missing] == 0.0) | (arr[~missing] == 1.0)))
-    if not ok:
-        present = raw[~missing]
-        example = present.iloc[0] if len(present) else raw.iloc[0]
-        raise DataError(f"metric column {name!r} is scalar (e.g. {_show(example)}); give "
-                        "threshold= a number, 'balanced' or 'youden', or binarise it in the "
-                        f"formula, e.g. I({name} > 0.5)")
+    bad = ~missing if arr is None else ~missing & (arr != 0.0) & (arr != 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"metric column {name!r} is scalar (e.g. {_show(raw.iloc[i])} in row "
+                        f"{_show(raw.index[i])}); give threshold= a number, 'balanced' or "
+                        f"'youden', or binarise it in the formula, e.g. I({name} > 0.5)")
     return arr
 
 
@@ -104,19 +107,25 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
     m_raw = rhs[0] if rhs else None
     coded.present = np.array([int(c.notna().sum()) for c in [*groups, h_raw]]
                              + [0 if m_raw is None else int(m_raw.notna().sum())], dtype=np.int64)
+    # a column missing in every row is refused once all partitions are in (see check)
     try:
-        # a column missing in every row is refused once all partitions are in (see check)
         human = (as_binary(h_raw, hname, "human rating").to_numpy() if coded.present[-2]
                  else np.full(n, np.nan))
-    except BinaryEvalError as exc:
-        return replace(coded, problem=(_HUMAN, exc))
+    except InputTypeError as exc:
+        return replace(coded, problem=(_HUMAN_TYPE, exc))
+    except DataError as exc:
+        infinite = np.isinf(_numeric(h_raw)[0]).any()
+        return replace(coded, problem=(_HUMAN_INF if infinite else _HUMAN_VALUE, exc))
     try:
         if m_raw is None or not coded.present[-1]:
             metric = np.full(n, np.nan)
         else:
             metric = _scores(m_raw, mname) if scalar_metric else _binary_metric(m_raw, mname)
-    except BinaryEvalError as exc:
-        return replace(coded, problem=(_METRIC, exc))
+    except DataError as exc:
+        # a thresholded metric's text is reported before its infinities
+        infinite = scalar_metric and not (m_raw.notna()
+                                          & pd.to_numeric(m_raw, errors="coerce").isna()).any()
+        return replace(coded, problem=(_METRIC_INF if infinite else _METRIC_VALUE, exc))
     if groups:
         codes, labels = code_groups(groups)
         keep = np.flatnonzero(codes >= 0)
@@ -143,7 +152,7 @@ class Summary:
     cells: np.ndarray | None = None                  # (groups, 9): the eight counts, neither
     paired: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # human, score, group
     score_range: tuple[float, float] = (np.nan, np.nan)
-    problem: tuple[int, BinaryEvalError] | None = field(default=None)
+    problem: tuple[tuple[int, int], BinaryEvalError] | None = field(default=None)
 
     def merge(self, other: Summary) -> Summary:
         """The summary of these rows followed by ``other``'s."""

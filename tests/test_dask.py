@@ -1,0 +1,226 @@
+"""Dask frames give what pandas frames give: fits, Favi counts, correlations, row accounts, errors.
+
+Every test builds a small pandas frame, splits it into Dask partitions (some of them empty or
+without a value in a column) and compares the two results field by field: the pandas result is
+the independent reference, and the comparison is exact wherever the quantity is a count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval.errors import DataError, FormulaError, InputTypeError, ParameterError
+
+dd = pytest.importorskip("dask.dataframe")
+dask = pytest.importorskip("dask")
+
+
+@pytest.fixture(autouse=True)
+def _synchronous():
+    # one thread: fast and deterministic (the distributed scheduler has its own test below)
+    # and object columns kept as they are (Dask would turn them into strings, numbers included)
+    with dask.config.set({"scheduler": "synchronous", "dataframe.convert-string": False}):
+        yield
+
+
+def ratings(n=3000, seed=0, n_systems=5):
+    """Human 0/1 with NaN, a binary and a scalar metric with NaN, two grouping columns with NaN."""
+    rng = np.random.default_rng(seed)
+    system = rng.choice([f"sys{i}" for i in range(n_systems)], n)
+    lp = rng.choice(["de-en", "en-de", "zh-en"], n)
+    quality = {f"sys{i}": 0.4 + 0.1 * i for i in range(n_systems)}
+    truth = rng.random(n) < np.array([quality[s] for s in system])
+    score = np.where(truth, rng.normal(0.7, 0.15, n), rng.normal(0.3, 0.15, n))
+    human = np.where(rng.random(n) < 0.3, truth.astype(float), np.nan)
+    metric = np.where(rng.random(n) < 0.9, (score > 0.5).astype(float), np.nan)
+    score = np.where(np.isnan(metric), np.nan, score)
+    df = pd.DataFrame({"system": system, "lp": lp, "human": human, "metric": metric,
+                       "score": score, "mqm": np.where(np.isnan(human), np.nan,
+                                                       np.where(human == 1, 0.0, 3.0))})
+    df.loc[rng.random(n) < 0.02, "system"] = None
+    df.loc[rng.random(n) < 0.02, "lp"] = None
+    return df
+
+
+def dask_frame(df, npartitions=7):
+    ddf = dd.from_pandas(df, npartitions=npartitions, sort=False)
+    assert ddf.npartitions > 1
+    return ddf
+
+
+def assert_same_fit(a, b):
+    """Every field of two fits: counts, table, account, thresholds, text."""
+    pd.testing.assert_frame_equal(a.counts, b.counts)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    assert list(a.excluded.items()) == list(b.excluded.items())
+    assert (a.n_rows, a.n_used) == (b.n_rows, b.n_used)
+    assert a.groups == b.groups
+    if isinstance(a.threshold, pd.Series):
+        pd.testing.assert_series_equal(a.threshold, b.threshold)
+    else:
+        assert a.threshold == b.threshold
+    assert a.threshold_rule == b.threshold_rule
+    np.testing.assert_array_equal(pd.Series(a.diagnostics, dtype=float),
+                                  pd.Series(b.diagnostics, dtype=float))
+    assert str(a.summary()) == str(b.summary())
+
+
+FITS = [
+    ("human ~ metric | system", {}),
+    ("human ~ metric | system + lp", {}),
+    ("human ~ metric | system + lp", {"order": "input"}),
+    ("human ~ metric", {"rates": "pooled"}),
+    ("I(mqm == 0) ~ I(score > 0.5) | system", {}),
+    ("human ~ 1 | lp", {}),
+    ("human ~ metric | system", {"rates": {"rho": 0.8, "eta": 0.7}}),
+    ("human ~ score | system", {"threshold": "balanced"}),
+    ("human ~ score | system + lp", {"threshold": "youden", "order": "input"}),
+    ("human ~ score | system", {"threshold": 0.45}),
+    ("human ~ score | system", {"threshold": 0.45, "lower_is_better": "score"}),
+    ("human ~ score | system", {"threshold": {"sys0": "balanced", "sys1": 0.5, "sys2": "youden",
+                                              "sys3": 0.4, "sys4": "balanced"}}),
+]
+
+
+@pytest.mark.parametrize(("formula", "kw"), FITS, ids=[f"{f} {k}" for f, k in FITS])
+def test_fit_on_dask_equals_pandas(formula, kw):
+    df = ratings()
+    with pytest.warns() if kw.get("lower_is_better") else _no_warning_check():
+        expected = be.fit(formula, df, **kw)
+    with pytest.warns() if kw.get("lower_is_better") else _no_warning_check():
+        got = be.fit(formula, dask_frame(df), **kw)
+    assert_same_fit(got, expected)
+    # the counts are those of the rows: an independent count with pandas' groupby
+    if "threshold" not in kw and formula == "human ~ metric | system":
+        used = df.dropna(subset=["system"])
+        both = used.dropna(subset=["human", "metric"])
+        tp = both[(both.human == 1) & (both.metric == 1)].groupby("system").size()
+        assert got.counts["tp"].to_dict() == tp.to_dict()
+
+
+class _no_warning_check:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_group_order_is_first_appearance_across_partitions():
+    df = ratings(n=400)
+    df = df.dropna(subset=["system"])
+    # the first partition holds only sys3, so sys3 must come first, as in pandas
+    df = pd.concat([df[df.system == "sys3"], df[df.system != "sys3"]], ignore_index=True)
+    got = be.fit("human ~ metric | system", dask_frame(df, 4), order="input")
+    assert got.groups == list(dict.fromkeys(df.system))
+    assert got.groups[0] == "sys3"
+    assert_same_fit(got, be.fit("human ~ metric | system", df, order="input"))
+
+
+def test_empty_partitions_and_partitions_without_ratings():
+    df = ratings(n=2000)
+    ddf = dask_frame(df, 8)
+    # a filter that empties some partitions and leaves others with no human rating at all
+    keep = ddf.map_partitions(lambda p: p[(p.index < 500) | (p.index >= 1500)])
+    assert (keep.map_partitions(len).compute() == 0).any()
+    pandas_keep = df[(df.index < 500) | (df.index >= 1500)]
+    assert_same_fit(be.fit("human ~ metric | system + lp", keep),
+                    be.fit("human ~ metric | system + lp", pandas_keep))
+
+
+def test_arrow_strings_categoricals_and_numbers_as_groups():
+    df = ratings(n=1500)
+    df["system"] = df["system"].astype("category")
+    df["year"] = np.where(df.index % 3 == 0, 2021.0, 2022.0)
+    df.loc[df.index % 17 == 0, "year"] = np.nan
+    for formula in ("human ~ metric | system + year", "human ~ metric | year"):
+        assert_same_fit(be.fit(formula, dask_frame(df)), be.fit(formula, df))
+
+
+def test_names_from_the_callers_frame():
+    df = ratings(n=800)
+    cut = 0.55
+    expected = be.fit("human ~ I(score > cut) | system", df)
+    assert expected.counts["tp"].sum() == int(((df.human == 1) & (df.score > cut)
+                                               & df.system.notna()).sum())
+    assert_same_fit(be.fit("human ~ I(score > cut) | system", dask_frame(df)), expected)
+
+
+def _error(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value), str(info.value)
+
+
+def _bad(df, column, rows, value):
+    df = df.copy()
+    if df[column].dtype != object:
+        df[column] = df[column].astype(object)
+    for r in rows:
+        df.at[r, column] = value
+    return df
+
+
+BAD = [
+    # (what, data maker, formula, keywords, error class)
+    ("text among human ratings, late partition", lambda d: _bad(d, "human", [2500], "yes"),
+     "human ~ metric | system", {}, InputTypeError),
+    ("human 2 in one partition, text in a later one",
+     lambda d: _bad(_bad(d, "human", [2900], "x"), "human", [100], 2.0),
+     "human ~ metric | system", {}, InputTypeError),
+    ("metric problem early, human problem late",
+     lambda d: _bad(_bad(d, "metric", [5], 0.5), "human", [2800], 7.0),
+     "human ~ metric | system", {}, DataError),
+    ("no human rating anywhere", lambda d: d.assign(human=np.nan),
+     "human ~ metric | system", {}, DataError),
+    ("grouping column missing everywhere", lambda d: d.assign(lp=None),
+     "human ~ metric | system + lp", {}, DataError),
+    ("a group without ratings",
+     lambda d: pd.concat([d, pd.DataFrame({"system": ["lonely"], "human": [np.nan]})],
+                         ignore_index=True),
+     "human ~ metric | system", {}, DataError),
+    ("unknown column", lambda d: d, "human ~ metirc | system", {}, FormulaError),
+    ("scalar metric without threshold", lambda d: d, "human ~ score | system", {}, DataError),
+    ("rule without paired rows", lambda d: d.assign(human=np.nan, mqm=1.0),
+     "I(mqm == 0) ~ score | system", {"threshold": "balanced"}, DataError),
+    ("threshold outside the scores", lambda d: d, "human ~ score | system",
+     {"threshold": 5.0}, ParameterError),
+    ("threshold mapping without a group", lambda d: d, "human ~ score | system",
+     {"threshold": {"sys0": 0.5}}, ParameterError),
+]
+
+
+@pytest.mark.parametrize(("what", "make", "formula", "kw", "cls"), BAD, ids=[b[0] for b in BAD])
+def test_errors_are_those_of_pandas(what, make, formula, kw, cls):
+    df = make(ratings())
+    expected = _error(lambda: be.fit(formula, df, **kw))
+    assert expected[0] is cls
+    assert _error(lambda: be.fit(formula, dask_frame(df), **kw)) == expected
+
+
+def test_no_rows():
+    df = ratings(n=50).iloc[:0]
+    ddf = dd.from_pandas(df, npartitions=1)
+    assert _error(lambda: be.fit("human ~ metric", ddf)) == (DataError,
+                                                             "data has no rows: nothing to fit")
+
+
+def test_fit_on_a_distributed_cluster():
+    # worker processes: summaries and errors travel between processes (pickled)
+    distributed = pytest.importorskip("distributed")
+    df = ratings(n=2000)
+    expected = be.fit("human ~ score | system + lp", df, threshold="balanced")
+    bad = _bad(df, "human", [1900], "yes")
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts:
+            got = be.fit("human ~ score | system + lp", dask_frame(df), threshold="balanced")
+        error = _error(lambda: be.fit("human ~ metric | system", dask_frame(bad)))
+    assert_same_fit(got, expected)
+    assert len(ts.data) > 0
+    assert error == _error(lambda: be.fit("human ~ metric | system", bad))
