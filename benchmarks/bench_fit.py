@@ -33,7 +33,9 @@ import numpy as np
 import pandas as pd
 
 import binaryeval
-import binaryeval.binary.fit as fit_module
+
+# the module (``binaryeval.binary.fit`` as an attribute is the function of that name)
+fit_module = importlib.import_module("binaryeval.binary.fit")
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 1.0
