@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from functools import reduce
 from typing import Any
 
-__all__ = ["is_dask_frame", "map_reduce", "needed_columns"]
+__all__ = ["is_dask_frame", "map_reduce", "needed_columns", "tree_reduce"]
 
 #: summaries merged by one task of the tree
 FAN_IN = 8
@@ -76,6 +76,18 @@ def _merge_all(*summaries):
     return reduce(lambda a, b: a.merge(b), summaries)
 
 
+def tree_reduce(ddf, summarise: Callable[..., Any], *args: Any, columns: list | None = None):
+    """The task (a ``dask.delayed``) whose result :func:`map_reduce` computes."""
+    import dask
+
+    frame = ddf if columns is None else ddf[columns]
+    tasks = [dask.delayed(summarise, pure=True)(part, *args) for part in frame.to_delayed()]
+    while len(tasks) > 1:
+        tasks = [dask.delayed(_merge_all, pure=True)(*tasks[i:i + FAN_IN])
+                 for i in range(0, len(tasks), FAN_IN)]
+    return tasks[0]
+
+
 def map_reduce(ddf, summarise: Callable[..., Any], *args: Any, columns: list | None = None):
     """``summarise(partition, *args)`` on every partition, merged in partition order.
 
@@ -107,10 +119,5 @@ def map_reduce(ddf, summarise: Callable[..., Any], *args: Any, columns: list | N
     """
     import dask
 
-    frame = ddf if columns is None else ddf[columns]
-    tasks = [dask.delayed(summarise, pure=True)(part, *args) for part in frame.to_delayed()]
-    while len(tasks) > 1:
-        tasks = [dask.delayed(_merge_all, pure=True)(*tasks[i:i + FAN_IN])
-                 for i in range(0, len(tasks), FAN_IN)]
-    (merged,) = dask.compute(tasks[0])
+    (merged,) = dask.compute(tree_reduce(ddf, summarise, *args, columns=columns))
     return merged

@@ -224,3 +224,86 @@ def test_fit_on_a_distributed_cluster():
     assert_same_fit(got, expected)
     assert len(ts.data) > 0
     assert error == _error(lambda: be.fit("human ~ metric | system", bad))
+
+
+# -- favi --------------------------------------------------------------------------------------
+def segment_scores(n_items=300, n_systems=6, seed=3):
+    """One row per (item, system): a human and a metric score, some missing, some unpaired."""
+    rng = np.random.default_rng(seed)
+    items = np.repeat(np.arange(n_items), n_systems)
+    system = np.tile([f"s{i}" for i in range(n_systems)], n_items)
+    quality = np.tile(np.linspace(0, 1, n_systems), n_items)
+    human = np.round(quality + rng.normal(0, 0.6, items.size), 1)
+    metric = np.round(quality + rng.normal(0, 0.6, items.size), 1)
+    df = pd.DataFrame({"item": [f"seg{i}" for i in items], "system": system,
+                       "mqm": -np.abs(human), "human": human, "metric": metric})
+    df.loc[rng.random(len(df)) < 0.05, "human"] = np.nan
+    df.loc[rng.random(len(df)) < 0.01, "item"] = None
+    # shuffled, so that an item's rows lie in several partitions
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def preference_rows(n=2000, seed=4):
+    rng = np.random.default_rng(seed)
+    names = np.array(["a", "b", "c", "d"])
+    pick = np.array([rng.choice(4, 2, replace=False) for _ in range(n)])
+    return pd.DataFrame({"item": rng.integers(0, 500, n), "sys_a": names[pick[:, 0]],
+                         "sys_b": names[pick[:, 1]],
+                         "human": rng.choice(["+", "=", "-", None], n, p=[.4, .2, .35, .05]),
+                         "metric": rng.choice([1, 0, -1], n)})
+
+
+def assert_same_favi(a, b):
+    assert a.systems == b.systems
+    np.testing.assert_array_equal(a.pair_index, b.pair_index)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_array_equal(a.n_skipped, b.n_skipped)
+    assert (a.n_items, a.n_rows, list(a.excluded.items())) == (b.n_items, b.n_rows,
+                                                              list(b.excluded.items()))
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+FAVIS = [
+    ("human ~ metric | system", {}),
+    ("mqm ~ I(metric * 2) | system", {"lower_is_better": "mqm", "tolerance": (0.1, 0.2)}),
+    ("human ~ metric | system", {"pairs": [("s3", "s1"), ("s0", "s5")]}),
+]
+
+
+@pytest.mark.parametrize(("formula", "kw"), FAVIS, ids=[f"{f} {k}" for f, k in FAVIS])
+def test_favi_on_dask_equals_pandas(formula, kw):
+    df = segment_scores()
+    with pytest.warns(be.errors.UnpairedItemsWarning):
+        expected = be.favi(formula, df, item="item", **kw)
+    with pytest.warns(be.errors.UnpairedItemsWarning):
+        got = be.favi(formula, dask_frame(df), item="item", **kw)
+    assert_same_favi(got, expected)
+    assert got.counts.sum() > 500
+
+
+def test_favi_preferences_on_dask_equal_pandas():
+    df = preference_rows()
+    expected = be.favi("human ~ metric | sys_a + sys_b", df, item="item")
+    assert_same_favi(be.favi("human ~ metric | sys_a + sys_b", dask_frame(df), item="item"),
+                     expected)
+    bad = df.copy()
+    bad.loc[1500, "sys_b"] = bad.loc[1500, "sys_a"]
+    bad.loc[1700, "human"] = "?"
+    for data in (bad, bad.drop(index=1700)):
+        expected = _error(lambda: be.favi("human ~ metric | sys_a + sys_b", data, item="item"))
+        got = _error(lambda: be.favi("human ~ metric | sys_a + sys_b", dask_frame(data),
+                                     item="item"))
+        assert got == expected
+    assert "position" in expected[1] or "row" in expected[1]
+
+
+def test_favi_errors_are_those_of_pandas():
+    df = segment_scores()
+    dup = pd.concat([df, df.iloc[[10]]], ignore_index=True)
+    inf = df.assign(metric=np.where(df.index == 1234, np.inf, df.metric))
+    for data in (dup, inf, df.assign(system=None)):
+        expected = _error(lambda: be.favi("human ~ metric | system", data, item="item",
+                                          unpaired="count"))
+        assert expected[0] is DataError
+        assert _error(lambda: be.favi("human ~ metric | system", dask_frame(data), item="item",
+                                      unpaired="count")) == expected
