@@ -307,3 +307,65 @@ def test_favi_errors_are_those_of_pandas():
         assert expected[0] is DataError
         assert _error(lambda: be.favi("human ~ metric | system", dask_frame(data), item="item",
                                       unpaired="count")) == expected
+
+
+# -- correlate -----------------------------------------------------------------------------------
+def segment_metrics(n=4000, n_systems=8, seed=5):
+    rng = np.random.default_rng(seed)
+    system = rng.choice([f"sys{i}" for i in range(n_systems)], n)
+    quality = np.array([int(s[3:]) for s in system]) / n_systems
+    df = pd.DataFrame({"system": system, "lp": rng.choice(["de-en", "en-de"], n),
+                       "mqm": -np.abs(rng.normal(5 * (1 - quality), 2)),
+                       "chrf": 40 + 20 * quality + rng.normal(0, 5, n),
+                       "ter": 0.8 - 0.4 * quality + rng.normal(0, 0.1, n)})
+    df.loc[rng.random(n) < 0.03, "chrf"] = np.nan
+    df.loc[rng.random(n) < 0.02, "system"] = None
+    return df
+
+
+def assert_same_correlation(a, b, rtol=1e-12):
+    ta, tb = a.to_frame(), b.to_frame()
+    pd.testing.assert_frame_equal(ta, tb, rtol=rtol, atol=0)
+    pd.testing.assert_frame_equal(a._scores, b._scores, rtol=rtol, atol=0)
+    assert (a.n, a.n_rows, a.n_used, a._excluded) == (b.n, b.n_rows, b.n_used, b._excluded)
+    assert a.system_scores == b.system_scores
+    if a._rows_per_system is not None:
+        pd.testing.assert_series_equal(a._rows_per_system, b._rows_per_system)
+
+
+CORRELATIONS = [
+    ("mqm ~ chrf + I(-ter) | system", {}),
+    ("mqm ~ chrf + ter | system", {"aggregate": "median", "lower_is_better": "ter",
+                                   "method": "kendall"}),
+    ("mqm ~ chrf + ter | system + lp", {"method": "spearman"}),
+]
+
+
+@pytest.mark.parametrize(("formula", "kw"), CORRELATIONS, ids=[f"{f} {k}" for f, k in CORRELATIONS])
+def test_correlate_on_dask_equals_pandas(formula, kw):
+    df = segment_metrics()
+    expected = be.correlate(formula, df, **kw)
+    got = be.correlate(formula, dask_frame(df), **kw)
+    # means are sums of partial sums: equal to pandas' up to rounding; medians exactly
+    assert_same_correlation(got, expected, rtol=0 if kw.get("aggregate") == "median" else 1e-12)
+    # the system scores themselves, independently: pandas groupby on the complete rows
+    complete = df.dropna(subset=["mqm", "chrf", "ter"])
+    if formula.endswith("| system") and not kw:
+        means = complete.dropna(subset=["system"]).groupby("system")["chrf"].mean()
+        np.testing.assert_allclose(got._scores["chrf"], means.to_numpy(), rtol=1e-12)
+
+
+def test_correlate_system_rows_and_errors():
+    systems = segment_metrics().groupby("system")[["mqm", "chrf", "ter"]].mean().reset_index()
+    assert_same_correlation(be.correlate("mqm ~ chrf + ter", dask_frame(systems, 3)),
+                            be.correlate("mqm ~ chrf + ter", systems))
+    df = segment_metrics()
+    text = df.assign(ter=df.ter.astype(object))
+    text.loc[3900, "ter"] = "n/a"
+    inf = df.assign(chrf=np.where(df.index == 100, np.inf, df.chrf))
+    for data, kw in ((text, {}), (inf, {}), (df, {"aggregate": None}),
+                     (df.assign(system=None), {})):
+        expected = _error(lambda: be.correlate("mqm ~ chrf + ter | system", data, **kw))
+        assert expected[0] is DataError
+        assert _error(lambda: be.correlate("mqm ~ chrf + ter | system", dask_frame(data),
+                                           **kw)) == expected
