@@ -50,6 +50,14 @@ from .favoritism import (
     preferences,
     sign_test,
 )
+from .latent import (
+    LatentFit,
+    LatentPosterior,
+    PreferenceFit,
+    fit_latent,
+    fit_preferences,
+    latent_posterior,
+)
 from .summary import Summary
 
 __version__ = "0.1.0"
@@ -91,6 +99,12 @@ __all__ = [
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
+    "LatentFit",
+    "LatentPosterior",
+    "PreferenceFit",
+    "fit_latent",
+    "fit_preferences",
+    "latent_posterior",
     "ParameterError",
     "RenderError",
     "SmallSampleWarning",

@@ -13,6 +13,8 @@ several; a row missing any grouping value has no group.  They are found per dist
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -38,17 +40,30 @@ def referenced_names(parsed: ParsedFormula) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def formula_env(parsed: ParsedFormula, eval_env: int | dict, depth: int = 0) -> dict[str, Any]:
+def _caller_namespace(depth: int) -> dict[str, Any]:
+    """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    for _ in range(depth):
+        frame = frame.f_back if frame is not None else None
+    if frame is None:
+        return {}
+    names = {**frame.f_globals, **frame.f_locals}
+    return {k: v for k, v in names.items() if not k.startswith("__")}
+
+
+def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
     """The names the formula's expressions may use, restricted to those it mentions.
 
     Parameters
     ----------
     parsed : ParsedFormula
     eval_env : int or dict
-        A mapping of names, or a stack depth as in patsy (0: the frame that called the function
-        calling this one).
-    depth : int
-        Further frames between that function and this one.
+        A mapping of names, or a stack depth as in patsy: 0 is the frame that called into
+        binaryeval (the user's code, however many of the package's functions lie in between),
+        1 the frame that called that one, and so on.
 
     Returns
     -------
@@ -64,7 +79,8 @@ def formula_env(parsed: ParsedFormula, eval_env: int | dict, depth: int = 0) -> 
     >>> sorted(k for k in env if k in ("cut", "other"))
     ['cut']
     """
-    full = _environment(eval_env if isinstance(eval_env, dict) else eval_env + depth + 1)
+    names = eval_env if isinstance(eval_env, dict) else _caller_namespace(eval_env)
+    full = _environment(names)
     wanted = set(referenced_names(parsed))
     return {k: v for k, v in full.items() if k in wanted}
 

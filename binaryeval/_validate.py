@@ -144,6 +144,9 @@ def level(value: Any, name: str = "level") -> float:
     ...
     binaryeval.errors.ParameterError: level=95 must lie strictly between 0 and 1; for a 95% interval pass level=0.95
     """
+    if not _is_number(value):
+        raise InputTypeError(f"{name}={value!r} is a {type(value).__name__}; pass a number, "
+                             f"e.g. {name}=0.95")
     v = real(value, name, finite=False)
     if not 0.0 < v < 1.0:
         example = f"; for a {v:g}% interval pass {name}={v / 100:g}" if 1 < v < 100 else \

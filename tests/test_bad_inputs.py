@@ -6,9 +6,15 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
+from binaryeval._validate import MAX_COUNT
 from binaryeval.errors import BinaryEvalError
 
 D = pd.DataFrame
+
+#: paired binary ratings and one metric-only row
+PAIRED = D({"h": [1, 0, 1, 0, np.nan], "m": [1, 0, 1, 0, 1]})
+#: paired ratings of a scalar metric, scores from 0.1 to 0.9
+SCORES = D({"h": [1, 0, 1, 0, np.nan], "m": [0.9, 0.1, 0.8, 0.3, 0.5]})
 
 
 def _fit(formula, frame, **kw):
@@ -24,8 +30,9 @@ CASES = [
     ("fit syntax error", _fit("h ~ m + (", D({"h": [1], "m": [1]})), ["unclosed '('"]),
     ("fit two bars", _fit("h ~ m | a | b", D({"h": [1], "m": [1], "a": [1], "b": [1]})),
      ["more than one top-level '|'"]),
-    ("fit two metrics", _fit("h ~ m + n", D({"h": [1], "m": [1], "n": [1]})),
-     ["one metric"]),
+    ("fit two metrics with a threshold", _fit("h ~ m + n", D({"h": [1, 0], "m": [.2, .7],
+                                                              "n": [1, 0]}), threshold=0.5),
+     ["threshold=0.5", "several metric terms", "bins="]),
     # -- fit: data -----------------------------------------------------------------------------
     ("fit empty frame", _fit("h ~ m", D({"h": [], "m": []})), ["no rows"]),
     ("fit not a frame", lambda: be.fit("h ~ m", {"h": [1], "m": [1]}), ["DataFrame"]),
@@ -53,6 +60,65 @@ CASES = [
                                          rates={"rho": 1.4, "eta": 0.8}), ["rho=1.4", "[0, 1]"]),
     ("fit level out of range", _fit("h ~ 1", D({"h": [1, 0]}), level=95), ["level=95"]),
     ("fit bad prior", _fit("h ~ 1", D({"h": [1, 0]}), prior=(0, 1)), ["prior=(0, 1)", "positive"]),
+    ("fit known rates typo", _fit("h ~ m", PAIRED, rates={"rh0": 0.9, "eta": 0.8}),
+     ["unknown key 'rh0'", "{'rho': .., 'eta': ..}"]),
+    ("fit known rates both misspelt", _fit("h ~ m", PAIRED, rates={"Rho": 0.9, "Eta": 0.8}),
+     ["unknown keys ['Eta', 'Rho']", "{'rho': .., 'eta': ..}"]),
+    ("fit known rate as text", _fit("h ~ m", PAIRED, rates={"rho": "0.9", "eta": 0.8}),
+     ["rho='0.9'", "is a str", "number"]),
+    ("fit rates as a pair", _fit("h ~ m", PAIRED, rates=(0.9, 0.8)),
+     ["rates=(0.9, 0.8)", "{'rho': .7, 'eta': .7}"]),
+    ("fit known rates without the group", _fit("h ~ m | g", PAIRED.assign(g="a"),
+                                              rates={"b": {"rho": 0.9, "eta": 0.8}}),
+     ["no entry for group 'a'"]),
+    ("fit level as text", _fit("h ~ 1", D({"h": [1, 0]}), level="0.95"),
+     ["level='0.95'", "is a str", "e.g. level=0.95"]),
+    ("fit order unknown", _fit("h ~ 1 | g", D({"h": [1, 0], "g": ["a", "b"]}), order="alphabetical"),
+     ["order='alphabetical'", "'estimate', 'input'"]),
+    ("fit order incomplete", _fit("h ~ 1 | g", D({"h": [1, 0], "g": ["a", "b"]}), order=["a"]),
+     ["order=['a']", "every group once"]),
+    ("fit threshold NaN", _fit("h ~ m", SCORES, threshold=float("nan")),
+     ["threshold=nan", "'m'", "not finite", "'balanced'"]),
+    ("fit threshold infinite", _fit("h ~ m", SCORES, threshold=np.inf),
+     ["threshold=inf", "not finite"]),
+    ("fit threshold minus infinity", _fit("h ~ m", SCORES, threshold=-np.inf),
+     ["threshold=-inf", "not finite"]),
+    ("fit threshold boolean", _fit("h ~ m", SCORES, threshold=True),
+     ["threshold=True", "'m'", "give a number, 'balanced' or 'youden'"]),
+    ("fit threshold as text", _fit("h ~ m", SCORES, threshold="0.5"),
+     ["threshold='0.5'", "number", "'balanced'"]),
+    ("fit threshold above every score", _fit("h ~ m", SCORES, threshold=5.0),
+     ["threshold 5", "'m'", "every rating in one class", "from 0.1 to 0.9", "'balanced'"]),
+    ("fit threshold below every score", _fit("h ~ m", SCORES, threshold=-3),
+     ["threshold -3", "every rating in one class", "from 0.1 to 0.9"]),
+    ("fit threshold at the lowest score", _fit("h ~ m", SCORES, threshold=0.1),
+     ["threshold 0.1", "every rating in one class"]),
+    ("fit threshold per group NaN", _fit("h ~ m | g", SCORES.assign(g="a"), threshold={"a": np.nan}),
+     ["threshold=nan", "not finite"]),
+    ("fit threshold per group missing", _fit("h ~ m | g", SCORES.assign(g=list("aaabb")),
+                                             threshold={"a": 0.5}), ["no entry for group 'b'"]),
+    ("fit threshold without a metric", _fit("h ~ 1", D({"h": [1, 0]}), threshold=0.5),
+     ["threshold given", "no metric"]),
+    ("fit lower_is_better on the human side", _fit("h ~ m", SCORES, threshold=0.5,
+                                                   lower_is_better=["h"]),
+     ["lower_is_better='h'", "I(h == 0)"]),
+    ("fit lower_is_better unknown term", _fit("h ~ m", SCORES, threshold=0.5,
+                                              lower_is_better=["mqm"]),
+     ["'mqm'", "not a term", "['h', 'm']"]),
+    ("fit lower_is_better on a binary metric", _fit("h ~ m", PAIRED, lower_is_better="m"),
+     ["lower_is_better='m'", "threshold=", "I(1 - m)"]),
+    ("fit old direction argument", _fit("h ~ m", SCORES, threshold=0.5, higher_is_better=False),
+     ["'higher_is_better'", "now 'lower_is_better'"]),
+    ("fit old level name", _fit("h ~ 1", D({"h": [1, 0]}), confidence_level=0.9),
+     ["'confidence_level'", "level=0.9"]),
+    ("fit duplicated metric column", _fit("h ~ m", pd.concat([PAIRED, D({"m": [0, 1, 0, 1, 0]})],
+                                                            axis=1)),
+     ["2 columns named 'm'", "rename or drop", "duplicated()"]),
+    ("fit duplicated human column in an expression", _fit(
+        "I(h == 1) ~ m", pd.concat([PAIRED, D({"h": [0, 1, 0, 1, 0]})], axis=1)),
+     ["2 columns named 'h'"]),
+    ("fit duplicated group column", _fit("h ~ m | g", pd.concat(
+        [PAIRED.assign(g="a"), D({"g": ["a"] * 5})], axis=1)), ["2 columns named 'g'"]),
     # -- fit_counts --------------------------------------------------------------------------------
     ("counts negative", lambda: be.fit_counts({"human_pos": -2, "human_total": 5}),
      ["human_pos", "-2", "non-negative"]),
@@ -64,6 +130,26 @@ CASES = [
     ("counts unknown column", lambda: be.fit_counts({"positives": 3}),
      ["'positives'", "human_pos"]),
     ("counts wrong type", lambda: be.fit_counts([1, 2, 3]), ["DataFrame or a mapping", "list"]),
+    ("counts NaN", lambda: be.fit_counts(D({"human_pos": [1, np.nan], "human_total": [3, 3]},
+                                           index=["A", "B"])),
+     ["counts['human_pos']", "group 'B'", "missing (nan)", "0 if there are none"]),
+    ("counts None", lambda: be.fit_counts({"A": {"human_pos": None, "human_total": 3}}),
+     ["counts['human_pos']", "group 'A'", "missing (None)"]),
+    ("counts boolean", lambda: be.fit_counts(D({"tp": [True], "fn": [False]}, index=["A"])),
+     ["counts['tp']", "group 'A'", "True is a bool", "whole numbers"]),
+    ("counts as text", lambda: be.fit_counts({"human_pos": "3", "human_total": 5}),
+     ["counts['human_pos']", "'3' is a str", "whole numbers"]),
+    ("counts duplicated group", lambda: be.fit_counts(
+        D({"group": ["A", "B", "A"], "human_pos": [1, 2, 3], "human_total": [5, 5, 5]})),
+     ["group 'A'", "more than once", "groupby(level=0).sum()"]),
+    ("counts beyond the limit", lambda: be.fit_counts(
+        {"metric_pos": 6 * 10**14, "metric_total": 10**15, "tp": 80, "fn": 20, "tn": 80, "fp": 20}),
+     ["counts['metric_pos']", "600,000,000,000,000", f"largest supported count {MAX_COUNT:,}"]),
+    ("engine counts beyond the limit", lambda: be.alpha_posterior(
+        metric_pos=6 * 10**14, metric_total=10**15, tp=80, fn=20, tn=80, fp=20),
+     ["metric_pos=600,000,000,000,000", f"{MAX_COUNT:,}"]),
+    ("counts level as text", lambda: be.fit_counts({"human_pos": 3, "human_total": 5}, level="0.95"),
+     ["level='0.95'", "is a str", "number"]),
     # -- results -----------------------------------------------------------------------------------
     ("compare one group", lambda: be.fit("h ~ 1", D({"h": [1, 0]})).compare(),
      ["two groups", "| system"]),
@@ -204,4 +290,5 @@ def test_bad_input_raises_package_error(name, call, fragments):
 
 
 def test_catalogue_is_large_enough():
-    assert len(CASES) >= 30
+    assert len(CASES) > 60
+    assert len({c[0] for c in CASES}) == len(CASES)

@@ -20,15 +20,18 @@ from binaryeval.binary._kernels import log_beta_pdf, log_dbinom
 
 
 def _mixture_cdf(p, x):
-    return float(np.dot(p.weights, special.betainc(p.a, p.b, x)))
+    a, b, w = p.components()
+    return float(np.dot(w, special.betainc(a, b, x)))
 
 
 def _mixture_sf(p, x):
-    return float(np.dot(p.weights, special.betaincc(p.a, p.b, x)))
+    a, b, w = p.components()
+    return float(np.dot(w, special.betaincc(a, b, x)))
 
 
 def _mixture_pdf(p, x):
-    return float(np.dot(p.weights, stats.beta.pdf(x, p.a, p.b)))
+    a, b, w = p.components()
+    return float(np.dot(w, stats.beta.pdf(x, a, b)))
 
 
 def _quad_prob_greater(p1, p2):
@@ -201,3 +204,40 @@ def test_log_dbinom_is_accurate_where_log_gamma_differences_are_not():
     for x, a, b in [(0.3, 2.5, 4.0), (0.56, 5.6e6 + 0.5, 4.4e6 + 0.5), (0.2, 0.5, 3e6)]:
         ref = float((a - 1) * mp.log(x) + (b - 1) * mp.log(1 - mp.mpf(x)) - mp.log(mp.beta(a, b)))
         assert float(log_beta_pdf(x, a, b)) == pytest.approx(ref, abs=2e-12, rel=1e-15)
+
+
+# -- the smooth representation of very many components --------------------------------------------
+@pytest.mark.parametrize("counts", [
+    dict(metric_pos=56000, metric_total=100000, tp=20, fn=5, tn=15, fp=5),     # few paired rows
+    dict(human_pos=600, human_total=1000, metric_pos=560000, metric_total=10**6, tp=480, fn=120,
+         tn=320, fp=80),
+    dict(human_pos=2, human_total=10, metric_pos=30000, metric_total=100000, tp=30, fn=10,
+         tn=30, fp=10),                                                        # mass near 0.1
+])
+def test_smooth_representation_equals_the_component_sum(counts, monkeypatch):
+    # above _SMOOTH_FROM components the posterior is held through its weight function and its
+    # sums become integrals (Poisson summation with tapered ends); the same posterior with every
+    # component materialised is the reference
+    from binaryeval.binary import engine
+
+    smooth = be.alpha_posterior(**counts)
+    assert smooth.smooth is not None
+    monkeypatch.setattr(engine, "_SMOOTH_FROM", 10**12)
+    full = be.alpha_posterior(**counts)
+    assert full.smooth is None
+    assert smooth.mean() == pytest.approx(full.mean(), rel=1e-13, abs=1e-15)
+    assert smooth.var() == pytest.approx(full.var(), rel=1e-11)
+    m, s = full.mean(), full.std()
+    x = np.clip(m + s * np.linspace(-7, 7, 15), 1e-9, 1 - 1e-9)
+    np.testing.assert_allclose(smooth.cdf(x), full.cdf(x), atol=1e-12, rtol=0)
+    np.testing.assert_allclose(smooth.sf(x), full.sf(x), atol=1e-12, rtol=0)
+    dens = full.pdf(x)
+    np.testing.assert_allclose(smooth.pdf(x), dens, atol=1e-11 * dens.max(), rtol=0)
+    np.testing.assert_allclose(smooth.interval(0.95), full.interval(0.95), atol=1e-10)
+    # the weights at the components both hold (the smooth window may keep a few more, each below
+    # 1e-20 of the largest)
+    a_s, _, w_s = smooth.components()
+    a_f, _, w_f = full.components()
+    common = np.intersect1d(a_s, a_f)
+    np.testing.assert_allclose(w_s[np.isin(a_s, common)], w_f[np.isin(a_f, common)], atol=1e-14,
+                               rtol=0)

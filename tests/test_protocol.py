@@ -56,6 +56,12 @@ def _roc():
     return be.roc("human ~ score", pd.DataFrame({"human": h, "score": h + rng.normal(0, 1, 200)}))
 
 
+def _latent_example(module):
+    import importlib
+
+    return importlib.import_module(f"binaryeval.latent.{module}")._example()
+
+
 CASES = {
     "AlphaPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, metric_pos=60,
                                                  metric_total=100, tp=8, fn=2, tn=8, fp=2),
@@ -73,6 +79,10 @@ CASES = {
         0.6, 0.8, n_human=[0, 100], n_metric=[0, 1000]),
     "SampleSizeResult": lambda: be.plan.required_sample_size(0.1, alpha=0.6, rho=0.8),
     "AllocationResult": lambda: be.plan.optimal_allocation(1000, 1.0, 0.01, alpha=0.6, rho=0.8),
+    "LatentPosterior": lambda: be.latent_posterior([[40, 10], [5, 45]], metric=[300, 700],
+                                                   draws=300, seed=1),
+    "PreferenceFit": lambda: _latent_example("preferences"),
+    "LatentFit": lambda: _latent_example("multi"),
     "SimulationResult": lambda: be.plan.simulate(0.6, 0.8, n_human=[20, 50], n_metric=[0, 200],
                                                  n_resamples=4, seed=1),
 }

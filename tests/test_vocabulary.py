@@ -64,6 +64,8 @@ def test_argument_names(name, func):
     for p in params:
         if (name.rsplit(".", 1)[-1], p) in SCIPY_NAMES:
             continue
+        if p == "draws" and "chains" in params:
+            continue  # an MCMC sampler's draws per chain (the vocabulary: draws, chains)
         assert p not in RENAMED, f"{name}({p}=...): the vocabulary's name is {RENAMED[p]!r}"
         if p == "alpha":
             doc = inspect.getdoc(func) or ""

@@ -14,36 +14,94 @@ if TYPE_CHECKING:  # pragma: no cover
 #: P(rho + eta <= 1) above which a group's alpha counts as poorly identified.
 UNIDENTIFIED_AT = 0.05
 
+#: AUC below which a thresholded metric "barely separates" the classes (0.5-0.7 is poor
+#: discrimination in the usual reading of ROC areas; above it, few paired rows are the cause).
+WEAK_AUC = 0.7
+
+
+def _metric_name(fit: BinaryFit) -> str:
+    if fit.formula:
+        from ..formula import parse_formula
+
+        rhs = parse_formula(fit.formula, allow_multiple_rhs=False).rhs_names
+        if rhs:
+            return rhs[0]
+    return "metric"
+
+
+def _runs_backwards(fit: BinaryFit) -> bool:
+    """A thresholded metric whose scores run against the human ratings on the paired rows."""
+    d = fit.diagnostics
+    auc, rho, eta = d.get("auc", np.nan), d.get("rho", np.nan), d.get("eta", np.nan)
+    return fit.threshold is not None and bool(np.isfinite(auc) and auc < 0.5
+                                              and rho + eta < 1.0)
+
+
+def _direction_advice(fit: BinaryFit) -> str:
+    d = fit.diagnostics
+    name = _metric_name(fit)
+    fix = (f"lower_is_better=[{name!r}]" if name not in fit.lower_is_better
+           else "dropping lower_is_better")
+    return (f"Higher {name!r} scores go with inadequate outputs on the paired rows (AUC "
+            f"{d['auc']:.2f}; at the threshold rho + eta = {d['rho'] + d['eta']:.2f} < 1): if "
+            f"lower scores are better, fit with {fix}.")
+
+
+def _flagged(fit: BinaryFit) -> dict[str, float]:
+    return {g: p for g, p in fit.unidentified.items() if p > UNIDENTIFIED_AT}
+
+
+def _listing(fit: BinaryFit, flagged: dict[str, float]) -> str:
+    listed = ", ".join(f"{g} ({p:.3f})" for g, p in sorted(flagged.items(), key=lambda t: -t[1]))
+    return (f"alpha is poorly identified in {len(flagged)} of {len(fit.posteriors)} groups, "
+            f"where the posterior probability that rho + eta <= 1 is high: {listed}.")
+
 
 def identifiability_message(fit: BinaryFit) -> str | None:
     """One message for every poorly identified group, with advice that fits the case.
 
     Returns None when every group is identified (``P(rho + eta <= 1) <= 0.05``).
     """
-    flagged = {g: p for g, p in fit.unidentified.items() if p > UNIDENTIFIED_AT}
+    flagged = _flagged(fit)
     if not flagged:
         return None
-    listed = ", ".join(f"{g} ({p:.3f})" for g, p in sorted(flagged.items(), key=lambda t: -t[1]))
+    head = _listing(fit, flagged) + " "
     known = all(fit.known_rates.get(g, (None, None))[0] is not None for g in flagged)
-    head = (f"alpha is poorly identified in {len(flagged)} of {len(fit.posteriors)} groups, "
-            f"where the posterior probability that rho + eta <= 1 is high: {listed}. ")
     if known:
         return head + ("With known rates rho + eta <= 1 the metric carries no information about "
                        "alpha (or reads it the wrong way round); check the known rates.")
-    diag = fit.diagnostics
-    if fit.threshold is not None:
-        auc = diag.get("auc", np.nan)
+    if _runs_backwards(fit):
+        return head + _direction_advice(fit)
+    auc = fit.diagnostics.get("auc", np.nan)
+    if fit.threshold is not None and not auc >= WEAK_AUC:
         return head + (f"The thresholded metric has AUC {auc:.2f} on the paired rows: it barely "
                        "separates adequate from inadequate outputs, so its ratings say little "
                        "about alpha and these groups' posteriors rest on their human ratings. "
                        "More paired ratings, rates='pooled' or a stronger metric would help.")
     worse = [g for g in flagged if flagged[g] > 0.5]
-    if worse:
+    if worse and fit.threshold is None:
         return head + (f"In {', '.join(map(str, worse))} the metric disagrees with the humans more "
                        "often than chance: if its labels are reversed, flip it in the formula "
                        "(e.g. I(1 - metric)).")
     return head + ("Too few paired rows pin down the metric's rates there; add paired ratings or "
                    "use rates='pooled'.")
+
+
+def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:
+    """The one warning a fit gives, with its class, or None.
+
+    A thresholded metric that runs against the human ratings gets a
+    :class:`~binaryeval.errors.DirectionWarning` (which also lists the poorly identified groups);
+    otherwise poorly identified groups get an :class:`~binaryeval.errors.IdentifiabilityWarning`.
+    """
+    from ..errors import DirectionWarning, IdentifiabilityWarning
+
+    if _runs_backwards(fit):
+        flagged = _flagged(fit)
+        tail = f" As fitted, {_listing(fit, flagged)}" if flagged else ""
+        return _direction_advice(fit) + tail, DirectionWarning
+    message = identifiability_message(fit)
+    return (message, IdentifiabilityWarning) if message else None
 
 
 def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
@@ -98,6 +156,11 @@ def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
         s.add_note("naive = share of positive metric ratings (uncorrected classify and count); "
                    "n_eff = human ratings alone that would give the same posterior variance "
                    "(the excess over n_human is what the metric ratings were worth)")
+        below = table.index[table["metric_worth"] < -1e-9].tolist()
+        if below:
+            s.add_note(f"n_eff < n_human in {', '.join(map(str, below))}: there the metric "
+                       "ratings, read through rates that the paired rows pin down poorly, widen "
+                       "the posterior of alpha instead of narrowing it")
     return s
 
 

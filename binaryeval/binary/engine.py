@@ -50,6 +50,9 @@ from scipy import special
 
 from .. import _validate
 from ..errors import CountsError, ParameterError
+from ._kernels import log_gamma_ratio_change
+from ._piecewise import PiecewiseChebyshev
+from ._smooth import SmoothMixture
 from .posterior import AlphaPosterior
 
 __all__ = ["alpha_posterior", "RateDistribution"]
@@ -64,6 +67,14 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 def _dot(u: np.ndarray, v: np.ndarray) -> float:
     """Inner product without BLAS: small vectors, and no thread start-up on a busy machine."""
     return float(np.add.reduce(np.multiply(u, v)))
+
+
+def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
+    """log(sum(exp(v), axis=1)) for a 2-D array (scipy's logsumexp carries more overhead)."""
+    m = np.max(v, axis=1)
+    safe = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(under="ignore", divide="ignore"):
+        return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
 
 
 def _lchoose(n, k):
@@ -240,7 +251,7 @@ class _MetricLikelihood:
             valid = (lo[sl, None] + offs[None, :]) <= hi[sl, None]
             vals = self._summand_int(x, T[sl, None]) if integer else self.summand(x, T[sl, None])
             terms = np.where(valid, vals, -np.inf)
-            out[sl] = special.logsumexp(terms, axis=1)
+            out[sl] = _logsumexp_rows(terms)
         return out
 
     def _d2summand(self, x, T):
@@ -303,11 +314,33 @@ class _MetricLikelihood:
             rad = 0.5 * (whi[i] - wlo[i])
             x = mid[:, None] + rad[:, None] * _GL_NODES[None, :]
             vals = self.summand(x, T[i, None])
-            out[i] = special.logsumexp(vals + np.log(_GL_WEIGHTS)[None, :], axis=1) + np.log(rad)
-        rest = ~interior
+            out[i] = _logsumexp_rows(vals + np.log(_GL_WEIGHTS)[None, :]) + np.log(rad)
+        # a very smooth summand cut off by the range of x (not negligible at that end): quadrature
+        # with the Euler-Maclaurin end corrections f/2 -+ f'/12; the next term is below
+        # f / (720 sigma^3), under 1e-12 of the sum for sigma >= 200
+        small_lo = (self.summand(wlo, T) < level) | (wlo == lo)
+        small_hi = (self.summand(whi, T) < level) | (whi == hi)
+        cut = ~interior & (sigma >= 200.0) & small_lo & small_hi
+        if cut.any():
+            out[cut] = self._euler_maclaurin(T[cut], wlo[cut], whi[cut])
+        rest = ~(interior | cut)
         if rest.any():
             out[rest] = self._full_sum(T[rest], wlo[rest], whi[rest])
         return out
+
+    def _euler_maclaurin(self, T, a, b):
+        """Log of sum_{x=a..b} f(x) = int_a^b f + (f(a) + f(b))/2 + (f'(b) - f'(a))/12 (+ tiny)."""
+        mid, rad = 0.5 * (a + b), 0.5 * (b - a)
+        x = mid[:, None] + rad[:, None] * _GL_NODES[None, :]
+        vals = self.summand(x, T[:, None])
+        quad = _logsumexp_rows(vals + np.log(_GL_WEIGHTS)[None, :]) + np.log(rad)
+        fa, fb = self.summand(a, T), self.summand(b, T)
+        da, db = self._dsummand(a, T), self._dsummand(b, T)
+        ref = np.maximum(quad, np.maximum(fa, fb))
+        with np.errstate(under="ignore"):
+            total = (np.exp(quad - ref) + np.exp(fa - ref) * (0.5 - da / 12.0)
+                     + np.exp(fb - ref) * (0.5 + db / 12.0))
+        return ref + np.log(total)
 
 
 def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
@@ -360,37 +393,37 @@ def _locate(logw, M: int) -> tuple[int, int, float]:
     return t_lo, t_hi, peak
 
 
+_SMOOTH_FROM = 4000  # windows of more components use the smooth representation
 _CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
 _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
 _CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
 
 
-def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
-                    kink_points=None) -> np.ndarray:
-    """``fn`` at every integer in [lo, hi], from adaptive piecewise Chebyshev interpolation.
+def _chebyshev_panels(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
+                      kink_points=None) -> list[tuple[float, float, object]]:
+    """Adaptive piecewise Chebyshev interpolation of ``fn`` (log L) on the integers of [lo, hi].
 
     ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
     degree-24 interpolants are halved until, at check points inside each panel, the weights
     ``exp(log w - peak)`` from the interpolant and from direct evaluation differ by less than
-    ``tol``; narrow panels are evaluated directly at every integer.
+    ``tol``; panels narrower than ``_PANEL_MIN`` are left to direct evaluation.  Returns
+    ``(a, b, cheb)`` per panel, ``cheb`` a numpy Chebyshev series in ``(T - mid) / rad`` or None
+    for a directly evaluated panel; the panels cover ``[lo, hi + 1)``.
     """
-    ints = np.arange(lo, hi + 1, dtype=float)
-    if hi - lo < _FULL_T:
-        return fn(ints)
     # rounding noise of log L (sums of large log-gamma terms) sets the attainable tolerance:
     # estimate it from fourth differences at consecutive integers, where the smooth part is nil
     probe = fn(np.round(0.5 * (lo + hi)) + np.arange(-8.0, 9.0))
     fourth = np.diff(probe, 4) if np.all(np.isfinite(probe)) else np.zeros(1)
     noise = float(np.std(fourth)) / math.sqrt(70.0)
     tol = max(tol, 30.0 * noise)
-    out = np.empty(ints.size)
     edges = np.linspace(lo, hi + 1, int(np.clip((hi - lo) // 4000, 1, 8)) + 1)
     # log L(T) has kinks where the summation range changes shape (T = k and T = M - k): make them
     # panel edges so that every panel holds an analytic piece
     kinks = [float(t) for t in (kink_points or ()) if lo + _PANEL_MIN < t < hi + 1 - _PANEL_MIN]
     edges = np.unique(np.concatenate([edges, kinks]))
     todo = list(zip(edges[:-1], edges[1:], strict=True))
+    panels: list[tuple[float, float, object]] = []
     while todo:
         mids = np.array([0.5 * (a + b) for a, b in todo])
         rads = np.array([0.5 * (b - a) for a, b in todo])
@@ -403,10 +436,8 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
         bc = base(xc.ravel()).reshape(len(todo), -1)
         nxt = []
         for i, (a, b) in enumerate(todo):
-            # ints are lo, lo + 1, ...: the panel [a, b) is a slice of them
-            sel = slice(max(int(math.ceil(a)) - lo, 0), max(int(math.ceil(b)) - lo, 0))
             if b - a <= _PANEL_MIN:
-                out[sel] = fn(ints[sel])
+                panels.append((a, b, None))
                 continue
             u = (xn[i] - mids[i]) / rads[i]
             cheb = np.polynomial.chebyshev.Chebyshev.fit(u, vn[i], _CHEB_DEG, domain=[-1, 1])
@@ -414,12 +445,67 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
             with np.errstate(invalid="ignore"):
                 err = np.abs(np.exp(bc[i] + approx - peak) - np.exp(bc[i] + vc[i] - peak))
             if np.all(np.isfinite(vn[i])) and np.nanmax(err) < tol:
-                out[sel] = cheb((ints[sel] - mids[i]) / rads[i])
+                panels.append((a, b, cheb))
             else:
                 m = 0.5 * (a + b)
                 nxt.extend([(a, m), (m, b)])
         todo = nxt
+    panels.sort(key=lambda p: p[0])
+    return panels
+
+
+def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
+                    kink_points=None) -> np.ndarray:
+    """``fn`` at every integer in [lo, hi], from :func:`_chebyshev_panels`."""
+    ints = np.arange(lo, hi + 1, dtype=float)
+    if hi - lo < _FULL_T:
+        return fn(ints)
+    out = np.empty(ints.size)
+    for a, b, cheb in _chebyshev_panels(fn, lo, hi, base, peak, tol, kink_points):
+        # ints are lo, lo + 1, ...: the panel [a, b) is a slice of them
+        sel = slice(max(int(math.ceil(a)) - lo, 0), max(int(math.ceil(b)) - lo, 0))
+        if cheb is None:
+            out[sel] = fn(ints[sel])
+        else:
+            mid, rad = 0.5 * (a + b), 0.5 * (b - a)
+            out[sel] = cheb((ints[sel] - mid) / rad)
     return out
+
+
+def _smooth_mixture(A: float, B: float, M: int, lik, t_lo: int, t_hi: int, peak: float,
+                    kinks) -> SmoothMixture | None:
+    """The mixture through its smooth weight function, or None where it is not smooth enough.
+
+    ``log w(t) = log C(M, t) + log B(A + t, B + M - t) + log L(t)``: the first two terms in
+    closed form for real ``t`` (differences of log-gamma functions with fixed offsets, accurate
+    to a few units in the last place of the weights), ``log L`` from its piecewise Chebyshev
+    panels.  Used when the window holds more than ``_SMOOTH_FROM`` components.
+    """
+    base_int = lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t)  # noqa: E731
+    panels = _chebyshev_panels(lik, t_lo, t_hi, base_int, peak, kink_points=kinks)
+    if any(cheb is None for _, _, cheb in panels):
+        return None
+    edges = np.array([a for a, _, _ in panels] + [panels[-1][1]])
+    rad = 0.5 * (edges[1:] - edges[:-1])
+    # each panel's series is in (T - mid) / rad: exactly the local variable of PiecewiseChebyshev
+    log_l = PiecewiseChebyshev(edges, np.stack([cheb.coef for _, _, cheb in panels]))
+    t_ref = float(round(0.5 * (t_lo + t_hi)))
+
+    def log_base(t: np.ndarray) -> np.ndarray:
+        # relative to t_ref, so that many human ratings (large A, B) add no rounding noise
+        return (log_gamma_ratio_change(t + 1.0, t_ref + 1.0, A - 1.0)
+                + log_gamma_ratio_change(M - t + 1.0, M - t_ref + 1.0, B - 1.0))
+
+    grid = np.linspace(t_lo, t_hi, 257)
+    ref = float(np.max(log_base(grid) + log_l(grid)))
+    U = t_hi - t_lo
+
+    def weight(u: np.ndarray) -> np.ndarray:
+        t = t_lo + np.clip(u, 0.0, U)
+        return np.exp(log_base(t) + log_l(t) - ref)
+
+    assert rad.min() > 0
+    return SmoothMixture(A + t_lo, A + B + M, U, weight, edges - t_lo)
 
 
 def _validate_counts(**counts) -> dict[str, int]:
@@ -436,7 +522,8 @@ def _check_rate(name: str, value) -> float | None:
 
 
 def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
-             neg: RateDistribution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             neg: RateDistribution):
+    """The posterior's components: ``(a, b, weights)`` arrays, or a :class:`SmoothMixture`."""
     lik = _MetricLikelihood(k, M, pos, neg)
     logw = _log_weight_fn(A, B, M, lik)
     if M + 1 <= _FULL_T:
@@ -444,6 +531,10 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         lw = logw(T)
     else:
         t_lo, t_hi, peak = _locate(logw, M)
+        if t_hi - t_lo + 1 > _SMOOTH_FROM:
+            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak, (k, M - k))
+            if smooth is not None:
+                return smooth
         T = np.arange(t_lo, t_hi + 1, dtype=float)
         logL = _chebyshev_fill(lik, t_lo, t_hi,
                                lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak,
@@ -528,6 +619,10 @@ def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 
         # rho + eta == 1: the metric carries no information about alpha
         aa, bb, w = np.array([A]), np.array([B]), np.array([1.0])
     else:
-        aa, bb, w = _mixture(A, B, k, M, pos, neg)
+        mix = _mixture(A, B, k, M, pos, neg)
+        if isinstance(mix, SmoothMixture):
+            return AlphaPosterior.from_smooth(mix, counts=dict(c, rho=rho, eta=eta, prior=(a, b),
+                                                               rate_prior=(ar, br)))
+        aa, bb, w = mix
     return AlphaPosterior(aa, bb, w, counts=dict(c, rho=rho, eta=eta, prior=(a, b),
                                                  rate_prior=(ar, br)), method="exact")

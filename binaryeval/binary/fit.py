@@ -8,6 +8,7 @@ do not fit in memory (each partition is coded and counted, the counts are added)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,16 +24,14 @@ from .._warnings import warn
 from ..data import COUNT_COLUMNS, check_counts
 from ..errors import (
     DataError,
-    DirectionWarning,
-    IdentifiabilityWarning,
+    FormulaError,
     ParameterError,
 )
 from ..formula import ParsedFormula, parse_formula
 from . import _frame
-from ._describe import identifiability_message
+from ._describe import fit_warning
 from .engine import alpha_posterior
 from .result import BinaryFit, _resolve_order
-from .roc import Cuts
 
 __all__ = ["fit", "fit_counts", "COUNT_COLUMNS"]
 
@@ -70,6 +69,11 @@ def _check_known_rates(rates: Mapping) -> None:
     keys = set(map(str, rates))
     if keys & {"rho", "eta"}:
         entries = {"(all groups)": rates}
+    elif rates and not any(isinstance(v, Mapping) for v in rates.values()):
+        # numbers under keys that are neither rate: a misspelt pair, not groups
+        raise ParameterError(f"rates={dict(rates)!r} has unknown keys {sorted(keys)}; known rates "
+                             "are given as {'rho': .., 'eta': ..} (or per group "
+                             "{'sys1': {'rho': .., 'eta': ..}, ...})")
     else:
         entries = {str(g): v for g, v in rates.items()}
     for g, entry in entries.items():
@@ -195,9 +199,9 @@ def _fit(counts: pd.DataFrame, opts: _Options, *, order, paired_informs_alpha: b
                     **fields)
     display = _resolve_order(res, order)
     res = _with_order(res, display)
-    message = identifiability_message(res)
-    if message:
-        warn(message, IdentifiabilityWarning)
+    warning = fit_warning(res)
+    if warning:
+        warn(*warning)
     return res
 
 
@@ -208,7 +212,7 @@ def _with_order(res: BinaryFit, order: list[str]) -> BinaryFit:
 
 
 # -- the model frame (see _frame) ------------------------------------------------------------
-def _directions(lower_is_better, parsed: ParsedFormula) -> tuple[str, ...]:
+def _directions(lower_is_better, parsed: ParsedFormula, thresholded: bool) -> tuple[str, ...]:
     if lower_is_better is None:
         return ()
     names = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better)
@@ -221,25 +225,30 @@ def _directions(lower_is_better, parsed: ParsedFormula) -> tuple[str, ...]:
             raise ParameterError(f"lower_is_better={name!r}: the human rating is binary (1 = "
                                  "adequate); turn penalties into a rating in the formula, e.g. "
                                  f"I({name} == 0)")
+        if not thresholded:
+            raise ParameterError(f"lower_is_better={name!r} applies to a scalar metric with "
+                                 "threshold=; a binary metric has no direction to turn: if its "
+                                 f"1 means inadequate, flip it in the formula, e.g. I(1 - {name})")
     return tuple(names)
 
 
-def _check_direction(t: Cuts, name: str) -> None:
-    """Warn when a thresholded metric runs against the human ratings (AUC below one half)."""
-    if np.isfinite(t.auc) and t.auc < 0.5 and t.rho + t.eta < 1.0:
-        fix = (f"lower_is_better=[{name!r}]" if not t.lower_is_better
-               else "dropping lower_is_better")
-        warn(f"higher {name!r} scores go with inadequate outputs on the paired rows (AUC "
-             f"{t.auc:.2f}; at the threshold rho + eta = {t.rho + t.eta:.2f} < 1): if lower "
-             f"scores are better, fit with {fix}", DirectionWarning)
+def _names_read(parsed: ParsedFormula) -> list[str]:
+    """The column names the formula's terms may read (identifiers and quoted names)."""
+    codes = [t.code for t in (*parsed.lhs, *parsed.rhs, *parsed.groups)]
+    return [name for code in codes
+            for name in (*re.findall(r"[A-Za-z_]\w*", code),
+                         *re.findall(r"[\"']([^\"']+)[\"']", code))]
 
 
+@_validate.renamed(higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
+                   confidence="level", confidence_level="level", conf_level="level")
 def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1),
         rates: str | Mapping = "estimate", threshold: Any = None,
         lower_is_better: str | Sequence[str] | None = None, level: float = 0.95,
         order: str | Sequence[str] = "estimate", method: str = "exact",
         rate_prior: tuple[float, float] = (1, 1), grid: tuple[int, int, int] = (2000, 1000, 1000),
-        eval_env: int | dict = 0) -> BinaryFit:
+        eval_env: int | dict = 0, dependence: str | None = None, bins: Any = None,
+        seed: Any = None, draws: int = 1000, chains: int = 4):
     """Fit the binary evaluation model with a formula.
 
     Parameters
@@ -251,7 +260,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         a patsy expression, e.g. ``"I(mqm == 0) ~ I(bleurt > 0.3) | system"``; a missing value
         in a column a term uses makes the term missing, never ``False``.
     data : DataFrame
-        One row per output.
+        One row per output: a pandas frame, or a Dask frame for data larger than memory (read
+        partition by partition and counted, with a threshold rule chosen from the paired rows;
+        the same result).
     prior : (float, float)
         Beta prior of ``alpha``.
     rates : "estimate", "pooled" or mapping
@@ -279,10 +290,22 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         Grid sizes for ``method="grid"``.
     eval_env : int or dict
         Names for the formula's expressions: a mapping, or a stack depth as in patsy.
+    dependence : {"joint", "independent"}, optional
+        With several metric terms (``"human ~ m1 + m2 | system"``) the latent-truth model of
+        :func:`binaryeval.latent.fit_latent` is fitted: ``"joint"`` (default) models the metrics'
+        joint outputs given the truth, ``"independent"`` their product.
+    bins : int or mapping, optional
+        Enter a scalar metric binned into this many classes (edges from the paired rows'
+        quantiles) through the latent-truth model, instead of thresholding it.
+    seed, draws, chains
+        Sampler settings of the latent-truth model (several metrics or ``bins``); the exact engine
+        of one binary metric needs none.
 
     Returns
     -------
-    BinaryFit
+    BinaryFit or LatentFit
+        A :class:`BinaryFit` for one (thresholded) metric or none; a
+        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.
 
     Examples
     --------
@@ -298,20 +321,24 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     >>> round(float(res.to_frame()["estimate"].iloc[0]), 2)
     0.53
     """
+    parsed = parse_formula(formula)
+    if len(parsed.rhs) > 1 or bins is not None or dependence is not None:
+        return _fit_latent(formula, data, parsed, dependence=dependence, bins=bins, rates=rates,
+                           prior=prior, level=level, seed=seed, draws=draws, chains=chains,
+                           unsupported={"threshold": threshold, "lower_is_better": lower_is_better,
+                                        "method": None if method == "exact" else method})
     opts = _options(level, prior, rate_prior, rates, method, grid)
-    parsed = parse_formula(formula, allow_multiple_rhs=False)
-    lower = _directions(lower_is_better, parsed)
-    hname, mname = _frame.terms(parsed)
-    if mname is None and threshold is not None:
-        raise ParameterError("threshold given but the formula has no metric (right side 1)")
+    lower = _directions(lower_is_better, parsed, threshold is not None)
     if not (isinstance(data, pd.DataFrame) or is_dask_frame(data)):
         raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; "
                         "wrap it with pd.DataFrame(...)")
+    _validate.unique_columns(data, _names_read(parsed))
+    hname, mname = _frame.terms(parsed)
+    if mname is None and threshold is not None:
+        raise ParameterError("threshold given but the formula has no metric (right side 1)")
     env = formula_env(parsed, eval_env)
     summary, cuts = _frame.summarise_data(parsed, data, env, threshold=threshold,
                                           lower_is_better=mname in lower)
-    if cuts is not None:
-        _check_direction(cuts, mname)
     group_name = _group_name(parsed)
     counts, account = _frame.model_counts(summary, group_name)
     threshold_value = rule = None
@@ -326,6 +353,22 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
                 n_rows=account.n_rows, excluded=dict(account.excluded), group_name=group_name,
                 diagnostics=diagnostics, call={"rates": rates, "threshold": threshold,
                                                "order": order})
+
+
+def _fit_latent(formula, data, parsed, *, unsupported, **options):
+    """Several metric terms or binned scores: the latent-truth model (binaryeval.latent)."""
+    from ..latent import fit_latent
+
+    for name, value in unsupported.items():
+        if value is not None:
+            raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric; "
+                                 "with several metric terms or bins= the latent-truth model takes "
+                                 "the scores as they are (use bins= for a scalar metric)")
+    if options["dependence"] is None:
+        options["dependence"] = "joint"
+    if len(parsed.rhs) < 1:
+        raise FormulaError("dependence= and bins= need a metric on the right of '~'", formula)
+    return fit_latent(formula, data, **options)
 
 
 def _group_name(parsed: ParsedFormula) -> str:
@@ -355,6 +398,7 @@ def _counts_frame(counts) -> pd.DataFrame:
     return out
 
 
+@_validate.renamed(confidence="level", confidence_level="level", conf_level="level")
 def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapping = "estimate",
                level: float = 0.95, order: str | Sequence[str] = "estimate",
                method: str = "exact", rate_prior: tuple[float, float] = (1, 1),

@@ -116,7 +116,8 @@ class _Planner:
 
     def threshold(self, gs: tuple[str, ...], k: int) -> float:
         """Smallest difference separated at ``k``: ``z sqrt(sum sd^2)`` (one group: twice its
-        variance, the papers' eps)."""
+        variance, the papers' eps).
+        """
         if len(gs) == 1:
             return self.z * math.sqrt(2.0) * self.sd(gs[0], k)
         return self.z * math.sqrt(sum(self.sd(g, k) ** 2 for g in gs))
@@ -124,7 +125,8 @@ class _Planner:
 
 def _smallest(f, target: float, cap: int) -> tuple[int | None, float]:
     """Smallest ``k`` in [0, cap] with ``f(k) <= target`` (``f`` decreasing), by doubling and
-    bisection; ``(None, f(cap))`` when even ``cap`` misses."""
+    bisection; ``(None, f(cap))`` when even ``cap`` misses.
+    """
     f0 = f(0)
     if f0 <= target:
         return 0, f0

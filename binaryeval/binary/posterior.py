@@ -58,7 +58,13 @@ from .._results import Result
 from ..errors import ParameterError
 from ..summary import Summary
 from ._kernels import log_beta_pdf, log_dbinom
-from ._piecewise import interpolate
+from ._piecewise import interpolate_noisy
+from ._smooth import SmoothMixture
+
+
+def _dot(u, v) -> float:
+    """Inner product without BLAS (no thread start-up for these short vectors)."""
+    return float(np.add.reduce(np.multiply(u, v)))
 
 __all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater"]
 
@@ -308,26 +314,81 @@ class AlphaPosterior(PosteriorDistribution):
     (0.5076, 0.5993)
     """
 
-    a: np.ndarray
-    b: np.ndarray
-    weights: np.ndarray
+    a: np.ndarray | None
+    b: np.ndarray | None
+    weights: np.ndarray | None
     counts: dict = field(default_factory=dict)
     method: str = "exact"
+    smooth: SmoothMixture | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_smooth(cls, smooth: SmoothMixture, counts: dict | None = None) -> AlphaPosterior:
+        """A posterior whose many components are held through their smooth weight function.
+
+        ``a``, ``b`` and ``weights`` are then None; :meth:`components` builds the arrays.
+
+        Parameters
+        ----------
+        smooth : SmoothMixture
+            The components (see :mod:`binaryeval.binary._smooth`).
+        counts : dict, optional
+            The counts the posterior was computed from.
+
+        Returns
+        -------
+        AlphaPosterior
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> post = alpha_posterior(metric_pos=560000, metric_total=10**6, tp=20, fn=5, tn=15, fp=5)
+        >>> post.smooth is not None, post.n_components > 10**5
+        (True, True)
+        """
+        return cls(None, None, None, counts=dict(counts or {}), method="exact", smooth=smooth)
+
+    def components(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The mixture's components as arrays ``(a, b, weights)``.
+
+        Returns
+        -------
+        (ndarray, ndarray, ndarray)
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> a, b, w = alpha_posterior(human_pos=6, human_total=10).components()
+        >>> a.tolist(), b.tolist(), w.tolist()
+        ([7.0], [5.0], [1.0])
+        """
+        if self.smooth is None:
+            return self.a, self.b, self.weights
+        j = np.arange(self.smooth.U + 1, dtype=float)
+        a = self.smooth.a0 + j
+        return a, self.smooth.N - a, self.smooth.weights()
+
+    @property
+    def _is_beta(self) -> bool:
+        return self.smooth is None and self.weights.size == 1
 
     # -- moments ---------------------------------------------------------------------------
     @cached_property
     def _total(self) -> float:
+        if self.smooth is not None:
+            return self.smooth.N
         return float(self.a[0] + self.b[0])
 
     @cached_property
     def _moments(self) -> tuple[float, float]:
+        if self.smooth is not None:
+            return self.smooth.mean(), self.smooth.var()
         n = self._total
         w = self.weights
-        mean = float(np.dot(w, self.a) / n)
+        mean = float(_dot(w, self.a) / n)
         # variance as E[Var | j] + Var[E | j], both sums of non-negative terms (no cancellation)
         m_j = self.a / n
-        within = float(np.dot(w, m_j * (1.0 - m_j)) / (n + 1.0))
-        between = float(np.dot(w, (m_j - mean) ** 2))
+        within = float(_dot(w, m_j * (1.0 - m_j)) / (n + 1.0))
+        between = float(_dot(w, (m_j - mean) ** 2))
         return mean, within + between
 
     def mean(self) -> float:
@@ -356,12 +417,16 @@ class AlphaPosterior(PosteriorDistribution):
     def _mode(self) -> float:
         from scipy.optimize import minimize_scalar
 
-        if self.weights.size == 1:
+        if self._is_beta:
             a, b = float(self.a[0]), float(self.b[0])
             if a > 1 and b > 1:
                 return (a - 1.0) / (a + b - 2.0)
             return 0.0 if a <= b else 1.0
-        lo, hi = float(self.ppf(1e-9)), float(self.isf(1e-9))
+        if self.smooth is not None:
+            sd = self.std()
+            lo, hi = max(self.mean() - 8 * sd, 0.0), min(self.mean() + 8 * sd, 1.0)
+        else:
+            lo, hi = float(self.ppf(1e-9)), float(self.isf(1e-9))
         if lo == hi:
             return lo
         # start from the densest of a few points to stay in the right basin
@@ -391,16 +456,22 @@ class AlphaPosterior(PosteriorDistribution):
     @property
     def n_components(self) -> int:
         """Number of Beta components kept in the mixture."""
+        if self.smooth is not None:
+            return self.smooth.U + 1
         return int(self.weights.size)
 
     # -- the kernels -----------------------------------------------------------------------
     @cached_property
-    def _lower(self) -> _Telescope:
+    def _lower(self):
+        if self.smooth is not None:
+            return _SmoothEval(self.smooth.lower)
         return _Telescope(self.a, self.b, self.weights)
 
     @cached_property
-    def _upper(self) -> _Telescope:
+    def _upper(self):
         # the mirrored mixture: 1 - alpha has components Beta(b_j, a_j) in reverse order
+        if self.smooth is not None:
+            return _SmoothEval(self.smooth.upper)
         return _Telescope(self.b[::-1].copy(), self.a[::-1].copy(), self.weights[::-1].copy())
 
     def cdf(self, x):
@@ -429,8 +500,9 @@ class AlphaPosterior(PosteriorDistribution):
         return _shape(self._split(pts, upper=True), x, scalar)
 
     def _split(self, x: np.ndarray, upper: bool) -> np.ndarray:
-        """cdf (or sf) from the side where it is small: the telescoping sum is accurate relative
-        to its value there, and ``1 - value`` keeps the other side monotone to rounding."""
+        """Cdf (or sf) from the side where it is small: the telescoping sum is accurate relative
+        to its value there, and ``1 - value`` keeps the other side monotone to rounding.
+        """
         out = np.full(x.shape, np.nan)
         low = x <= self.mean()
         high = x > self.mean()
@@ -495,6 +567,8 @@ class AlphaPosterior(PosteriorDistribution):
 
     @cached_property
     def _support_cached(self) -> tuple[float, float]:
+        if self.smooth is not None:
+            return self.smooth.support(1e-16)
         if self.weights.size == 1:
             a, b = float(self.a[0]), float(self.b[0])
             return (float(special.betaincinv(a, b, 1e-15)), float(special.betainccinv(a, b, 1e-15)))
@@ -516,15 +590,16 @@ class AlphaPosterior(PosteriorDistribution):
         m, sd = self.mean(), self.std()
         pts = np.clip(m + sd * np.array([-12.0, -8, -5, -3, -1.5, 0, 1.5, 3, 5, 8, 12]), lo, hi)
         edges = np.unique(np.r_[lo, pts, hi])
-        cdf = interpolate(lambda x: self._split(x, upper=False), edges, 1e-13, left=0.0, right=1.0)
+        cdf = interpolate_noisy(lambda x: self._split(x, upper=False), edges, 1e-13, left=0.0,
+                                right=1.0)
         grid = np.linspace(lo, hi, 257)
         peak = float(np.max(np.exp(self._lower.logpdf(np.r_[grid, m]))))
-        pdf = interpolate(lambda x: np.exp(self._lower.logpdf(x)), edges, 1e-12 * max(peak, 1.0),
-                          left=0.0, right=0.0)
+        pdf = interpolate_noisy(lambda x: np.exp(self._lower.logpdf(x)), edges,
+                                1e-12 * max(peak, 1.0), left=0.0, right=0.0)
         return cdf, pdf
 
     def _fast(self):
-        if self.weights.size == 1:
+        if self._is_beta:
             return self.cdf, self.sf, self.pdf
         cdf, pdf = self._interpolants
         return cdf, (lambda x: 1.0 - cdf(x)), pdf
@@ -540,12 +615,13 @@ class AlphaPosterior(PosteriorDistribution):
             return 0.0
         if q_low == 1.0:
             return 1.0
-        if self.weights.size == 1:
+        if self._is_beta:
             a, b = float(self.a[0]), float(self.b[0])
             if upper:
                 return float(special.betainccinv(a, b, q))
             return float(special.betaincinv(a, b, q))
-        if not exact and 1e-9 < q < 1.0 - 1e-9:
+        if not exact and 1e-9 < q < 1.0 - 1e-9 and "_interpolants" in self.__dict__:
+            # a posterior already compared with others has its interpolants: use them
             return self._polished_quantile(q if not upper else 1.0 - q)
         # solve on the side where the function is accurate: cdf below the median, sf above
         use_sf = (not upper and q > 0.5) or (upper and q < 0.5)
@@ -582,16 +658,20 @@ class AlphaPosterior(PosteriorDistribution):
         return x
 
     def _bracket(self, q: float) -> tuple[float, float]:
+        sd = max(self.std(), 1e-12)
+        if self.smooth is not None:
+            guess = self.mean() + sd * float(special.ndtri(q))
+            return max(guess - 2.0 * sd, 0.0), min(guess + 2.0 * sd, 1.0)
         idx = int(min(np.searchsorted(self._lower.cum, q), self.weights.size - 1))
         guess = float(special.betaincinv(self.a[idx], self.b[idx], q))
-        sd = max(self.std(), 1e-12)
         return max(guess - 2.0 * sd, 0.0), min(guess + 2.0 * sd, 1.0)
 
     def _draw(self, rng, size):
         shape = (size,) if np.isscalar(size) else tuple(size)
         n = int(np.prod(shape))
-        comp = rng.choice(self.weights.size, size=n, p=self.weights / self.weights.sum())
-        return rng.beta(self.a[comp], self.b[comp]).reshape(shape)
+        a, b, w = self.components()
+        comp = rng.choice(w.size, size=n, p=w / w.sum())
+        return rng.beta(a[comp], b[comp]).reshape(shape)
 
 
 def _solve_increasing(f, bracket: tuple[float, float]) -> float:
@@ -611,6 +691,33 @@ def _solve_increasing(f, bracket: tuple[float, float]) -> float:
     if fhi <= 0:
         return hi
     return float(brentq(f, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=300))
+
+
+class _SmoothEval:
+    """The distribution functions of one side of a :class:`SmoothMixture` on all of [0, 1]."""
+
+    def __init__(self, side):
+        self.side = side
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        out = np.full(x.shape, np.nan)
+        out[x <= 0.0] = 0.0
+        out[x >= 1.0] = 1.0
+        inner = (x > 0.0) & (x < 1.0)
+        if inner.any():
+            out[inner] = self.side.cdf(x[inner])
+        return out
+
+    def logpdf(self, x: np.ndarray) -> np.ndarray:
+        out = np.full(x.shape, np.nan)
+        out[(x < 0.0) | (x > 1.0)] = -np.inf
+        edge = (x == 0.0) | (x == 1.0)
+        # the end components are far from 0 and 1 when there are this many
+        out[edge] = -np.inf
+        inner = (x > 0.0) & (x < 1.0)
+        if inner.any():
+            out[inner] = self.side.logpdf(x[inner])
+        return out
 
 
 class _Telescope:
@@ -826,8 +933,8 @@ def _adaptive(density, wide_fns, edges: np.ndarray, tol: float = 1e-14) -> tuple
         n8 = len(todo) * 8
         parts = []
         for vals in (dens * cdfw, dens * sfw):
-            lo8 = (vals[:n8].reshape(-1, 8) @ w8) * rads
-            hi16 = (vals[n8:].reshape(-1, 16) @ w16) * rads
+            lo8 = (vals[:n8].reshape(-1, 8) * w8).sum(axis=1) * rads
+            hi16 = (vals[n8:].reshape(-1, 16) * w16).sum(axis=1) * rads
             parts.append((lo8, hi16))
         err = np.maximum(np.abs(parts[0][1] - parts[0][0]), np.abs(parts[1][1] - parts[1][0]))
         allowed = np.maximum(tol * (2.0 * rads) / span, 1e-17)

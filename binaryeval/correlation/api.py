@@ -119,7 +119,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     absolute = _validate.flag(absolute, "absolute")
     if aggregate is not None:
         aggregate = _validate.choice(aggregate, "aggregate", AGGREGATES)
-    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=1)
+    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=0)
     lower = _lower_is_better_arg(lower_is_better, scores.human, scores.metrics, scores.codes)
     table = scores.table.copy()
     for term in lower:

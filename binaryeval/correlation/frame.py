@@ -219,8 +219,8 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
                   eval_env: int) -> SystemScores:
     """Evaluate ``formula`` on ``data`` and build the system-level table.
 
-    ``eval_env`` is the stack depth, counted from this function's caller, of the frame whose
-    variables the formula's expressions may use (as in patsy).  A Dask frame is read partition
+    ``eval_env`` is the stack depth of the frame whose variables the formula's expressions may
+    use, as in patsy, 0 being the user's code that called into binaryeval.  A Dask frame is read partition
     by partition (see :mod:`._partitions`).
     """
     _check_columns(data)

@@ -1,0 +1,165 @@
+"""Shared pieces of the latent-truth faces: option checks, sampling runs, summaries, warnings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate as v
+from .._warnings import warn
+from ..errors import ConvergenceWarning, InputTypeError, ParameterError
+from . import diagnostics
+from .engine import Draws, Model, sample
+
+RATES = ("estimate", "pooled")
+RHAT_MAX = 1.01
+ESS_MIN = 400.0
+
+
+def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any) -> tuple[int, int, int, Any]:
+    """Checked ``draws``, ``chains``, ``warmup`` (default ``draws // 4``, at least 100), ``seed``."""
+    draws = v.size(draws, "draws", minimum=4)
+    chains = v.size(chains, "chains", minimum=1)
+    warmup = max(100, draws // 4) if warmup is None else v.size(warmup, "warmup", minimum=0)
+    seed = v.seed(seed)
+    if isinstance(seed, np.random.Generator):
+        seed = np.random.SeedSequence(int(seed.integers(2**63)))
+    return draws, chains, warmup, seed
+
+
+def concentration(value: Any, name: str, shape: tuple[int, ...], *, what: str) -> np.ndarray:
+    """A Dirichlet concentration: a positive number (every cell) or an array of ``shape``."""
+    if isinstance(value, (str, bytes)) or isinstance(value, Mapping):
+        raise InputTypeError(f"{name}={value!r}: give a positive number (the same for every "
+                             f"cell) or an array of shape {shape} ({what})")
+    arr = np.asarray(value.to_numpy() if isinstance(value, pd.DataFrame) else value)
+    if arr.dtype.kind not in "iuf" or arr.dtype == bool:
+        raise InputTypeError(f"{name}={value!r}: Dirichlet concentrations are positive numbers, "
+                             f"e.g. {name}=1 (uniform)")
+    arr = arr.astype(float)
+    if arr.ndim == 0:
+        arr = np.full(shape, float(arr))
+    if arr.shape != shape:
+        raise ParameterError(f"{name} has shape {arr.shape}; give one number or an array of "
+                             f"shape {shape} ({what})")
+    if not (np.all(np.isfinite(arr)) and np.all(arr > 0)):
+        raise ParameterError(f"{name}={arr.tolist()!r}: Dirichlet concentrations must be "
+                             "positive and finite")
+    return arr
+
+
+def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
+                classes: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
+    """Known ``Theta``: one K x J matrix for every group, or a mapping ``group -> matrix``."""
+    def one(value: Any, where: str) -> np.ndarray:
+        if isinstance(value, pd.DataFrame):
+            value = value.to_numpy()
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise InputTypeError(f"rates{where}={value!r}: give a {k} x {j} matrix of "
+                                 "probabilities P(metric output | human class)") from None
+        if arr.shape != (k, j):
+            raise ParameterError(f"rates{where} has shape {arr.shape}; known rates are a {k} x "
+                                 f"{j} matrix (rows: human classes {list(classes)}, columns: "
+                                 f"metric outputs {list(outputs)})")
+        if not (np.all(np.isfinite(arr)) and np.all(arr >= 0)
+                and np.allclose(arr.sum(axis=1), 1.0, atol=1e-9)):
+            raise ParameterError(f"rates{where}: every row must be probabilities summing to 1, "
+                                 f"got row sums {np.round(arr.sum(axis=1), 6).tolist()}")
+        return arr
+
+    if isinstance(rates, Mapping) and not ({"rho", "eta"} & set(rates)):
+        missing = [g for g in groups if g not in rates and str(g) not in rates]
+        if missing:
+            raise ParameterError(f"rates has no entry for group {missing[0]!r}; give a matrix "
+                                 "for every group or one matrix for all")
+        return np.stack([one(rates[g] if g in rates else rates[str(g)], f"[{g!r}]")
+                         for g in groups])
+    if isinstance(rates, Mapping):
+        if k != 2 or j != 2:
+            raise ParameterError("rates={'rho': .., 'eta': ..} describes one binary metric; "
+                                 f"this model has {k} classes and {j} metric outputs: give a "
+                                 f"{k} x {j} matrix")
+        rho = v.probability(rates.get("rho"), "rates['rho']")
+        eta = v.probability(rates.get("eta"), "rates['eta']")
+        return np.array([[[eta, 1.0 - eta], [1.0 - rho, rho]]])
+    return one(rates, "")[None]
+
+
+def rates_mode(rates: Any) -> str:
+    """``"estimate"``, ``"pooled"`` or ``"known"`` (old spellings get an error naming the new)."""
+    if isinstance(rates, str):
+        return v.choice(rates, "rates", RATES, renamed_values={"estimated": "estimate",
+                                                                "pool": "pooled"})
+    return "known"
+
+
+def run(model: Model, draws: int, chains: int, warmup: int, seed: Any) -> Draws:
+    """Run the sampler (numpy errors on impossible data stay silent; draws carry NaN then)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return sample(model, draws=draws, chains=chains, warmup=warmup, seed=seed)
+
+
+def summarise(draws: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """Posterior mean, sd, equal-tailed interval and diagnostics of (chains, draws, Q) draws."""
+    flat = draws.reshape(-1, draws.shape[2])
+    tail = (1.0 - level) / 2.0
+    lower, upper = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+    return {"estimate": flat.mean(axis=0), "std_error": flat.std(axis=0, ddof=1),
+            "lower": lower, "upper": upper, "rhat": diagnostics.rhat(draws),
+            "ess_bulk": diagnostics.ess_bulk(draws), "ess_tail": diagnostics.ess_tail(draws)}
+
+
+def hdi(flat: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Shortest intervals holding ``level`` of the draws, per column of (n, Q) draws."""
+    n = flat.shape[0]
+    s = np.sort(flat, axis=0)
+    width = max(1, int(np.ceil(level * n)))
+    if width >= n:
+        return s[0], s[-1]
+    spans = s[width:] - s[:n - width]
+    best = np.argmin(spans, axis=0)
+    cols = np.arange(flat.shape[1])
+    return s[best, cols], s[best + width, cols]
+
+
+def interval_frame(draws: np.ndarray, level: float, kind: str, index: pd.Index) -> pd.DataFrame:
+    """``lower``/``upper`` of (chains, draws, Q) draws, equal-tailed or highest-density."""
+    level = v.level(level)
+    kind = v.choice(kind, "kind", ("eti", "hdi"))
+    flat = draws.reshape(-1, draws.shape[2])
+    if kind == "eti":
+        tail = (1.0 - level) / 2.0
+        lower, upper = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+    else:
+        lower, upper = hdi(flat, level)
+    out = pd.DataFrame({"lower": lower, "upper": upper}, index=index)
+    out.attrs.update(level=level, kind=kind)
+    return out
+
+
+def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
+                     draws: int, chains: int) -> None:
+    """One :class:`ConvergenceWarning` at the user's line when R-hat or ESS fail."""
+    r = frame["rhat"].to_numpy(dtype=float)
+    eb = frame["ess_bulk"].to_numpy(dtype=float)
+    et = frame["ess_tail"].to_numpy(dtype=float)
+    bad = (r > RHAT_MAX) | (eb < ESS_MIN) | (et < ESS_MIN)
+    if not bad.any():
+        return
+    idx = np.flatnonzero(bad)
+    worst = idx[np.argmin(np.fmin(eb[idx], et[idx]) / np.maximum(r[idx], 1.0))]
+    more = f" (and {idx.size - 1} more)" if idx.size > 1 else ""
+    warn(
+        f"the sampler's draws of {quantity} for {labels[worst]}{more} are not yet reliable: "
+        f"R-hat {r[worst]:.3f} (want <= {RHAT_MAX}), bulk ESS {eb[worst]:.0f}, tail ESS "
+        f"{et[worst]:.0f} (want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
+        f"(or chains={chains + 2}), and check again", ConvergenceWarning)
+
+
+def label_pair(a: Any, b: Any) -> str:
+    return f"{a} vs {b}"

@@ -1,0 +1,207 @@
+"""From data frames to the counts of the latent-truth model (preferences, several metrics, bins)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate as v
+from ..errors import DataError, FormulaError, InputTypeError, ParameterError
+
+#: Preference classes and metric outputs, in the Favi-Score's order (+, =, -).
+PREFERENCE_LABELS = ("first", "tie", "second")
+_SYMBOLS = {"first": 1, "tie": 0, "second": -1, "+": 1, "=": 0, "-": -1, "1": 1, "0": 0,
+            "-1": -1}
+
+
+@dataclass
+class Counts:
+    """Counts per group: paired (G, K, J), human-only (G, K), metric-only (G, J)."""
+
+    paired: np.ndarray
+    human: np.ndarray
+    metric: np.ndarray
+    naive: np.ndarray  # (G, L_1): the first metric's outputs over every metric-rated item
+    n_rows: int
+    excluded: Counter = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+
+
+def show(value: Any) -> str:
+    """``repr`` of a value as a user typed it (numpy scalars as plain Python values)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+def column(data: pd.DataFrame, name: Any, what: str) -> pd.Series:
+    """A column of ``data`` by name, with an error naming the argument when it is absent."""
+    if not isinstance(name, str):
+        raise InputTypeError(f"{what}={name!r}: give the name of a column of data")
+    if name not in data.columns:
+        import difflib
+
+        close = difflib.get_close_matches(name, [str(c) for c in data.columns], n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise DataError(f"{what}={name!r} is not a column of data{hint}")
+    return data[name]
+
+
+def term_list(value: Any, name: str, terms: Sequence[str]) -> list[str]:
+    """``lower_is_better``-style argument: None, a term or a list of terms of the formula."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    for item in items:
+        if item not in terms:
+            raise ParameterError(f"{name}={value!r}: {item!r} is not a term of the formula; the "
+                                 f"terms are {list(terms)}")
+    return items
+
+
+def tolerances(value: Any, terms: Sequence[str]) -> dict[str, float]:
+    """``tolerance``: one number for every term, or a mapping ``term -> number`` (others 0)."""
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in terms]
+        if unknown:
+            raise ParameterError(f"tolerance names {unknown[0]!r}, which is not a term of the "
+                                 f"formula; the terms are {list(terms)}")
+        out = {t: 0.0 for t in terms}
+        out.update({k: v.real(x, f"tolerance[{k!r}]") for k, x in value.items()})
+    else:
+        t = v.real(value, "tolerance")
+        out = {term: t for term in terms}
+    for k, t in out.items():
+        if t < 0:
+            raise ParameterError(f"tolerance for {k!r} is {t!r}; differences up to the tolerance "
+                                 "count as ties, so it must be >= 0")
+    return out
+
+
+def numeric(values: pd.Series, term: str) -> np.ndarray:
+    """Scores as floats with NaN for "not rated"; a clear error for text."""
+    out = pd.to_numeric(values, errors="coerce")
+    bad = values.notna() & out.isna()
+    if bad.any():
+        raise DataError(f"term {term!r} holds a non-numeric value {show(values[bad].iloc[0])}; "
+                        "scores must be numbers (NaN for not rated)")
+    arr = out.to_numpy(dtype=float)
+    if np.isinf(arr).any():
+        raise DataError(f"term {term!r} holds an infinite value; use NaN for not rated")
+    return arr
+
+
+def _symbol(x: Any) -> float:
+    if isinstance(x, (bool, np.bool_)):
+        return np.nan
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return float(x) if float(x) in (-1.0, 0.0, 1.0) else np.nan
+    code = _SYMBOLS.get(str(x).strip().lower())
+    return np.nan if code is None else float(code)
+
+
+def preference_codes(values: pd.Series, term: str) -> np.ndarray:
+    """Preference ratings as 1 (first better), 0 (tie), -1 (second better), NaN missing."""
+    out = np.full(len(values), np.nan)
+    present = values.notna().to_numpy()
+    raw = values[present]
+    codes = raw.map(_symbol)
+    bad = codes.isna()
+    if bad.any():
+        raise DataError(f"term {term!r} holds {show(raw[bad].iloc[0])}; preference ratings are -1, 0, "
+                        "1 or 'first', 'tie', 'second' (second / tie / first better), NaN missing")
+    out[present] = codes.to_numpy(dtype=float)
+    return out
+
+
+def classes_from_codes(code: np.ndarray) -> np.ndarray:
+    """1/0/-1 codes to class indices 0/1/2 (first, tie, second); -1 where missing."""
+    out = np.where(np.isnan(code), -1, 1 - np.nan_to_num(code)).astype(np.int64)
+    return out
+
+
+def sign_codes(diff: np.ndarray, tol: float) -> np.ndarray:
+    """1/0/-1 from score differences (ties within ``tol``), NaN where a score is missing."""
+    out = (diff > tol).astype(float) - (diff < -tol).astype(float)
+    out[np.isnan(diff)] = np.nan
+    return out
+
+
+def joint_index(parts: list[np.ndarray], levels: Sequence[int]) -> np.ndarray:
+    """Row-major joint pattern of per-metric indices; -1 when any part is missing."""
+    missing = np.zeros(parts[0].shape, dtype=bool)
+    out = np.zeros(parts[0].shape, dtype=np.int64)
+    for part, lvl in zip(parts, levels, strict=True):
+        missing |= part < 0
+        out = out * lvl + np.maximum(part, 0)
+    out[missing] = -1
+    return out
+
+
+def tally(group: np.ndarray, cls: np.ndarray, out: np.ndarray, first: np.ndarray,
+          n_groups: int, k: int, j: int, l1: int) -> tuple[np.ndarray, ...]:
+    """Count paired, human-only, metric-only items and the first metric's outputs per group.
+
+    ``cls`` (human class), ``out`` (joint metric pattern) and ``first`` (first metric's output)
+    are -1 where missing.
+    """
+    paired = (cls >= 0) & (out >= 0)
+    human = (cls >= 0) & (out < 0)
+    metric = (cls < 0) & (out >= 0)
+    n = np.bincount(group[paired] * k * j + cls[paired] * j + out[paired],
+                    minlength=n_groups * k * j).reshape(n_groups, k, j)
+    h = np.bincount(group[human] * k + cls[human], minlength=n_groups * k).reshape(n_groups, k)
+    m = np.bincount(group[metric] * j + out[metric], minlength=n_groups * j).reshape(n_groups, j)
+    rated = first >= 0
+    naive = np.bincount(group[rated] * l1 + first[rated],
+                        minlength=n_groups * l1).reshape(n_groups, l1)
+    return n, h, m, naive
+
+
+def check_formula_sides(parsed, formula: str, *, groups: tuple[int, ...]) -> None:
+    """One human term on the left, at least one metric on the right, the grouping terms."""
+    if len(parsed.lhs) != 1:
+        raise FormulaError("give one human rating term left of '~'", formula,
+                           (parsed.lhs[1].start, parsed.lhs[-1].end))
+    if not parsed.rhs:
+        raise FormulaError("name at least one metric right of '~'", formula)
+    if len(parsed.groups) not in groups:
+        want = "no '| ...' part" if groups == (0,) else "one grouping term after '|'"
+        raise FormulaError(f"this model takes {want}", formula)
+    names = [*parsed.lhs_names, *parsed.rhs_names]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise FormulaError(f"the term {dup!r} appears twice; give each metric once (copy a "
+                           "column under a new name to model a duplicate)", formula)
+
+
+def bin_edges(scores: np.ndarray, paired: np.ndarray, bins: int, term: str) -> np.ndarray:
+    """Interior bin edges: quantiles ``1/bins, ..., (bins-1)/bins`` of the paired rows' scores."""
+    ref = scores[paired & ~np.isnan(scores)]
+    if ref.size < bins:
+        raise DataError(f"term {term!r} has {ref.size} paired rows; {bins} bins need at least "
+                        f"{bins} (edges come from the paired rows' quantiles)")
+    edges = np.unique(np.quantile(ref, np.arange(1, bins) / bins))
+    if edges.size < bins - 1:
+        raise DataError(f"term {term!r}: the paired rows' scores have too many ties for {bins} "
+                        f"bins (only {edges.size + 1} distinct quantile bins); use fewer bins")
+    return edges
+
+
+def bins_for(value: Any, terms: Sequence[str]) -> dict[str, int]:
+    """``bins``: None, one count for every metric term, or a mapping ``term -> count``."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in terms]
+        if unknown:
+            raise ParameterError(f"bins names {unknown[0]!r}, which is not a metric term; the "
+                                 f"metric terms are {list(terms)}")
+        return {k: v.size(x, f"bins[{k!r}]", minimum=2) for k, x in value.items()}
+    n = v.size(value, "bins", minimum=2)
+    return {t: n for t in terms}

@@ -1,0 +1,727 @@
+"""Preference ratings with an error-prone metric: :func:`fit_preferences` and :class:`PreferenceFit`.
+
+For a pair of systems each item gets a human preference (first better, tie, second better) and
+one from each metric.  The human preference is the latent truth (K = 3 classes with shares
+``win_1``, ``tie``, ``win_2``); a metric's preference is its error-prone reading, with a 3 x 3
+confusion matrix ``Theta`` per pair in the place of the binary model's ``rho`` and ``eta``
+(Deriu, von Däniken, Tuggener and Cieliebak 2023, "Correction of Errors in Preference Ratings
+from Automated Metrics for Text Generation", Findings of ACL).  Several metrics enter through
+the joint pattern of their preferences (J = 3^R).  The answer per pair is the posterior of
+``diff = win_1 - win_2`` and ``P(win_1 > win_2)``; the ranking of systems follows from the
+pairwise posteriors, and the Favi-Score of the expected confusion matrix ``pi_c Theta[c, j]``
+says whether the metric's errors favour one system (von Däniken et al. 2024).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate as v
+from .._results import Result
+from ..errors import DataError, ParameterError
+from ..summary import Summary
+from . import _common, _data, dependence
+from ._ranking import plot_dag, ranking_graph
+from .posterior import LatentPosterior, build_model
+
+__all__ = ["PreferenceFit", "fit_preferences"]
+
+_K = 3
+
+
+# ----------------------------------------------------------------------------------------------
+# data -> counts
+# ----------------------------------------------------------------------------------------------
+
+def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better: Any,
+                   tolerance: Any) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
+    """Counts per system pair from scores per (item, system)."""
+    terms = [*parsed.lhs_names, *parsed.rhs_names]
+    lower = _data.term_list(lower_is_better, "lower_is_better", terms)
+    tol = _data.tolerances(tolerance, terms)
+    items = _data.column(data, item, "item")
+    system = frame.group
+    excluded: Counter = Counter()
+    miss_sys, miss_item = system.isna().to_numpy(), items.isna().to_numpy()
+    excluded["missing system"] = int(miss_sys.sum())
+    excluded["missing item"] = int((miss_item & ~miss_sys).sum())
+    values = {t: _data.numeric(frame.lhs[t] if t in frame.lhs else frame.rhs[t], t)
+              * (-1.0 if t in lower else 1.0) for t in terms}
+    unrated = np.all([np.isnan(x) for x in values.values()], axis=0)
+    keep = ~miss_sys & ~miss_item
+    excluded["no rating (every term missing)"] = int((unrated & keep).sum())
+    keep &= ~unrated
+    if not keep.any():
+        raise DataError("no row has a system, an item and at least one rating")
+    s_codes, systems = pd.factorize(system[keep].astype(str), sort=True)
+    i_codes, _ = pd.factorize(items[keep], sort=False)
+    n_sys, n_items = len(systems), int(i_codes.max()) + 1
+    cell = i_codes.astype(np.int64) * n_sys + s_codes
+    seen = np.bincount(cell, minlength=n_sys * n_items)
+    if seen.max() > 1:
+        j = int(np.argmax(seen))
+        raise DataError(f"item {_data.show(pd.unique(items[keep])[j // n_sys])} has more than one row for "
+                        f"system {systems[j % n_sys]!r}; give one row per (item, system)")
+    if n_sys < 2:
+        raise DataError(f"the system column has one system ({list(systems)}); preferences "
+                        "compare pairs of systems")
+    grid = {}
+    for t in terms:
+        arr = np.full((n_sys, n_items), np.nan)
+        arr[s_codes, i_codes] = values[t][keep]
+        grid[t] = arr
+    ia, ib = np.triu_indices(n_sys, k=1)
+    cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia] - grid[terms[0]][ib],
+                                                    tol[terms[0]]))
+    parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
+             for t in terms[1:]]
+    counts = _pair_counts(np.repeat(np.arange(ia.size), n_items), cls.ravel(),
+                          [p.ravel() for p in parts], ia.size, len(data), excluded)
+    return tuple(str(s) for s in systems), np.column_stack([ia, ib]), counts
+
+
+def _pair_counts(group, cls, parts, n_pairs, n_rows, excluded) -> _data.Counts:
+    levels = (_K,) * len(parts)
+    out = _data.joint_index(parts, levels)
+    n, h, m, naive = _data.tally(group, cls, out, parts[0], n_pairs, _K, _K ** len(parts), _K)
+    partial = int(((np.stack(parts) >= 0).any(axis=0) & (out < 0)).sum()) if len(parts) > 1 else 0
+    counts = _data.Counts(n, h, m, naive, n_rows, Counter({k: c for k, c in excluded.items()
+                                                           if c}))
+    if partial:
+        counts.notes.append(f"{partial} item-pair combinations rated by some metrics only: their "
+                            "metric ratings are not used")
+    return counts
+
+
+def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: str
+                       ) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
+    """Counts per system pair from ready preferences with the two systems named per row."""
+    sa = _data.column(data, first, "first")
+    sb = _data.column(data, second, "second")
+    excluded: Counter = Counter()
+    miss = (sa.isna() | sb.isna()).to_numpy()
+    excluded["missing system"] = int(miss.sum())
+    codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])]
+    codes += [_data.preference_codes(frame.rhs[t], t) for t in parsed.rhs_names]
+    unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
+    excluded["no rating (every term missing)"] = int(unrated.sum())
+    keep = ~miss & ~unrated
+    if not keep.any():
+        raise DataError("no row has both systems and at least one rating")
+    a = sa[keep].astype(str).to_numpy()
+    b = sb[keep].astype(str).to_numpy()
+    same = a == b
+    if same.any():
+        raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
+                        f"needs two different systems in {first!r} and {second!r}")
+    systems = tuple(sorted(set(a) | set(b)))
+    idx = {s: i for i, s in enumerate(systems)}
+    ia = np.fromiter((idx[s] for s in a), dtype=np.int64, count=a.size)
+    ib = np.fromiter((idx[s] for s in b), dtype=np.int64, count=b.size)
+    flip = np.where(ia > ib, -1.0, 1.0)
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    key = lo * len(systems) + hi
+    present, group = np.unique(key, return_inverse=True)
+    cls = _data.classes_from_codes(codes[0][keep] * flip)
+    parts = [_data.classes_from_codes(c[keep] * flip) for c in codes[1:]]
+    counts = _pair_counts(group, cls, parts, present.size, len(data), excluded)
+    pairs = np.column_stack([present // len(systems), present % len(systems)])
+    return systems, pairs, counts
+
+
+# ----------------------------------------------------------------------------------------------
+# the result
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PreferenceFit(Result):
+    """Corrected preference rates per system pair (returned by :func:`fit_preferences`).
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The systems, sorted.
+    pair_index : ndarray (pairs, 2)
+        Indices into ``systems`` of ``group_1`` and ``group_2`` of every pair.
+    posterior : LatentPosterior
+        The draws; classes ``first``, ``tie``, ``second`` (first system better, tie, second
+        better), metric outputs the (joint) metric preferences.
+    naive_counts : ndarray (pairs, 3)
+        The first metric's preferences over every item it rated.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> quality = {"A": 0.3, "B": 0.0, "C": -0.3}
+    >>> rows = [{"item": i, "system": s, "human": q + rng.normal(),
+    ...          "metric": q + rng.normal()} for i in range(300) for s, q in quality.items()]
+    >>> df = pd.DataFrame(rows)
+    >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rate the first 60 items only
+    >>> res = fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+    >>> res
+    PreferenceFit(systems=3, pairs=3, metrics=1, n_rows=900, chains=4, draws=300)
+    >>> row = res.to_frame().iloc[0]
+    >>> row["group_1"], row["group_2"], int(row["n_paired"]), int(row["n_metric"])
+    ('A', 'B', 60, 240)
+    """
+
+    formula: str
+    systems: tuple[str, ...]
+    pair_index: np.ndarray
+    posterior: LatentPosterior
+    human_term: str
+    metric_terms: tuple[str, ...]
+    naive_counts: np.ndarray
+    input: str = "scores"
+    level: float = 0.95
+    n_rows: int = 0
+    excluded: dict = field(default_factory=dict)
+    tolerance: dict = field(default_factory=dict)
+    lower_is_better: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    call: dict = field(default_factory=dict)
+
+    # -- access -----------------------------------------------------------------------------------
+    @property
+    def n_pairs(self) -> int:
+        """Number of system pairs."""
+        return int(self.pair_index.shape[0])
+
+    @property
+    def n_used(self) -> int:
+        """Rows used (``n_rows - n_excluded``)."""
+        return self.n_rows - self.n_excluded
+
+    @property
+    def n_excluded(self) -> int:
+        """Rows left out (reasons in ``excluded``)."""
+        return int(sum(self.excluded.values()))
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The pairs as ``(group_1, group_2)`` names."""
+        return [(self.systems[a], self.systems[b]) for a, b in self.pair_index]
+
+    def _labels(self) -> list[str]:
+        return [_common.label_pair(a, b) for a, b in self.pairs]
+
+    def _diff_draws(self) -> np.ndarray:
+        pi = self.posterior.draws.pi
+        return pi[..., 0] - pi[..., 2]
+
+    def _position(self, system_1: str, system_2: str) -> tuple[int, float]:
+        for i, (a, b) in enumerate(self.pairs):
+            if (a, b) == (system_1, system_2):
+                return i, 1.0
+            if (b, a) == (system_1, system_2):
+                return i, -1.0
+        raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in the fit; systems "
+                             f"are {list(self.systems)}")
+
+    def pair_draws(self, system_1: str, system_2: str) -> pd.DataFrame:
+        """Posterior draws of one pair, oriented as asked: ``win_1``, ``tie``, ``win_2``, ``diff``.
+
+        Parameters
+        ----------
+        system_1, system_2 : str
+            The pair; swapping them swaps ``win_1`` and ``win_2``.
+
+        Returns
+        -------
+        DataFrame
+            One row per draw (chains stacked), with a ``chain`` column.
+
+        Examples
+        --------
+        >>> res = _example()
+        >>> d = res.pair_draws("B", "A")
+        >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
+        True
+        """
+        i, sign = self._position(system_1, system_2)
+        pi = self.posterior.draws.pi[:, :, i]
+        c, n, _ = pi.shape
+        first, second = (pi[..., 0], pi[..., 2]) if sign > 0 else (pi[..., 2], pi[..., 0])
+        return pd.DataFrame({"chain": np.repeat(np.arange(c), n), "win_1": first.ravel(),
+                             "tie": pi[..., 1].ravel(), "win_2": second.ravel(),
+                             "diff": (first - second).ravel()})
+
+    # -- tables -----------------------------------------------------------------------------------
+    def interval(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """Credible intervals of ``diff = win_1 - win_2`` per pair: columns ``lower``, ``upper``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Coverage (default: the fit's ``level``).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density interval.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by (group_1, group_2); ``attrs`` hold ``level`` and ``kind``.
+
+        Examples
+        --------
+        >>> _example().interval(0.5).shape
+        (3, 2)
+        """
+        level = self.level if level is None else level
+        index = pd.MultiIndex.from_tuples(self.pairs, names=["group_1", "group_2"])
+        return _common.interval_frame(self._diff_draws(), level, kind, index)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system pair.
+
+        Columns: ``group_1``, ``group_2``; ``n_human`` (human ratings informing the shares,
+        paired included), ``n_paired``, ``n_metric`` (metric-only); the posterior means
+        ``win_1``, ``tie``, ``win_2``; ``diff`` (mean of ``win_1 - win_2``), ``std_error``
+        (its posterior sd), ``lower``/``upper`` (equal-tailed interval at ``level``),
+        ``prob_1_better`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
+        first-better minus second-better over every item it rated); with one metric ``favi``,
+        ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``); and the
+        sampler diagnostics of ``diff``: ``rhat``, ``ess_bulk``, ``ess_tail``.
+
+        Examples
+        --------
+        >>> list(_example().to_frame().columns)[:8]
+        ['group_1', 'group_2', 'n_human', 'n_paired', 'n_metric', 'win_1', 'tie', 'win_2']
+        """
+        post = self.posterior
+        pi = post.draws.pi.reshape(-1, self.n_pairs, _K).mean(axis=0)
+        diff = self._diff_draws()
+        s = _common.summarise(diff, self.level)
+        n_paired = post.paired.sum(axis=(1, 2))
+        n_human = post.human.sum(axis=1) + (n_paired if post.paired_informs_pi else 0)
+        naive = self.naive_counts
+        with np.errstate(invalid="ignore", divide="ignore"):
+            naive_diff = (naive[:, 0] - naive[:, 2]) / naive.sum(axis=1)
+        out = pd.DataFrame({
+            "group_1": [a for a, _ in self.pairs], "group_2": [b for _, b in self.pairs],
+            "n_human": n_human.astype(int), "n_paired": n_paired.astype(int),
+            "n_metric": post.metric.sum(axis=1).astype(int),
+            "win_1": pi[:, 0], "tie": pi[:, 1], "win_2": pi[:, 2],
+            "diff": s["estimate"], "std_error": s["std_error"], "lower": s["lower"],
+            "upper": s["upper"], "prob_1_better": (diff > 0).mean(axis=(0, 1)),
+            "naive_diff": naive_diff})
+        if len(self.metric_terms) == 1 and post.draws.theta is not None:
+            fv = self.favi()
+            out["favi"] = fv["estimate"].to_numpy()
+            out["favi_lower"] = fv["lower"].to_numpy()
+            out["favi_upper"] = fv["upper"].to_numpy()
+        out["rhat"] = s["rhat"]
+        out["ess_bulk"] = s["ess_bulk"]
+        out["ess_tail"] = s["ess_tail"]
+        out.attrs.update(level=self.level, kind="eti", method=post.method,
+                         naive=f"metric {self.metric_terms[0]!r}, every item it rated")
+        return out
+
+    def favi(self, term: str | None = None, level: float | None = None) -> pd.DataFrame:
+        """The Favi-Score implied by the model per pair, with its posterior interval.
+
+        The expected confusion matrix of the metric ``term`` against the human preferences is
+        ``C[c, j] = pi_c Theta_term[c, j]`` (``Theta_term`` the margin of ``Theta`` over the
+        other metrics); its Favi-Score ``sum(W * C) / sum(off-diagonal C)`` (``W`` =
+        :data:`binaryeval.FAVI_WEIGHTS`) is positive when the metric's disagreements favour
+        ``group_1``.
+
+        Parameters
+        ----------
+        term : str, optional
+            The metric (default: the first metric term).
+        level : float, optional
+            Coverage of the interval (default: the fit's ``level``).
+
+        Returns
+        -------
+        DataFrame
+            ``estimate`` (posterior mean), ``std_error``, ``lower``, ``upper`` per pair.
+
+        Examples
+        --------
+        >>> fv = _example().favi()
+        >>> bool(fv["lower"].le(fv["estimate"]).all())
+        True
+        """
+        level = self.level if level is None else v.level(level)
+        score = self._favi_draws(term)
+        s = _common.summarise(score, level)
+        out = pd.DataFrame({k: s[k] for k in ("estimate", "std_error", "lower", "upper")},
+                           index=pd.MultiIndex.from_tuples(self.pairs,
+                                                           names=["group_1", "group_2"]))
+        out.attrs.update(level=level, kind="eti", term=term or self.metric_terms[0])
+        return out
+
+    def _favi_draws(self, term: str | None = None) -> np.ndarray:
+        """Favi-Score of ``pi_c Theta_term[c, j]`` for every draw: (chains, draws, pairs)."""
+        import binaryeval as be
+
+        term = self.metric_terms[0] if term is None else term
+        if term not in self.metric_terms:
+            raise ParameterError(f"term={term!r} is not a metric of the fit; the metrics are "
+                                 f"{list(self.metric_terms)}")
+        theta = self.posterior.draws.theta
+        if theta is None:
+            raise ParameterError("known rates: the Favi-Score of the known matrices has no "
+                                 "posterior; compute it with binaryeval.favi_score")
+        r = self.metric_terms.index(term)
+        lv = (_K,) * len(self.metric_terms)
+        full = theta.astype(float).reshape(*theta.shape[:-1], *lv)
+        other = tuple(full.ndim - len(lv) + s for s in range(len(lv)) if s != r)
+        marg = full.sum(axis=other) if other else full
+        if marg.shape[2] != self.n_pairs:  # pooled rates: one matrix for every pair
+            marg = np.broadcast_to(marg, (*marg.shape[:2], self.n_pairs, _K, _K))
+        conf = self.posterior.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
+        weights = np.asarray(be.FAVI_WEIGHTS, dtype=float)
+        num = np.einsum("cdpij,ij->cdp", conf, weights)
+        off = conf.sum(axis=(3, 4)) - np.trace(conf, axis1=3, axis2=4)
+        return num / off
+
+    def compare(self) -> pd.DataFrame:
+        """System x system matrix of ``P(row system preferred over column system)``.
+
+        ``P(win_row > win_column)`` from the pair's posterior; the diagonal and pairs without
+        data are NaN.  ``attrs["order"]`` lists the systems by their mean ``diff`` against the
+        others (best first).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> m = _example().compare()
+        >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
+        1.0
+        """
+        n = len(self.systems)
+        prob = np.full((n, n), np.nan)
+        mean = np.full((n, n), np.nan)
+        diff = self._diff_draws()
+        p1 = (diff > 0).mean(axis=(0, 1))
+        p2 = (diff < 0).mean(axis=(0, 1))
+        d = diff.mean(axis=(0, 1))
+        for (a, b), pa, pb, da in zip(self.pair_index, p1, p2, d, strict=True):
+            prob[a, b], prob[b, a] = pa, pb
+            mean[a, b], mean[b, a] = da, -da
+        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="system"),
+                           columns=list(self.systems))
+        score = pd.Series(np.nanmean(mean, axis=1), index=self.systems)
+        out.attrs.update(order=list(score.sort_values(ascending=False).index),
+                         mean_diff=score.to_dict(), quantity="P(row preferred over column)")
+        return out
+
+    def ranking(self, threshold: float = 0.95) -> Any:
+        """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
+
+        An edge ``a -> b`` means ``P(a preferred over b) >= threshold``; transitive edges are
+        removed (as in :meth:`binaryeval.FaviResult.ranking`).  Node attributes: ``wins``,
+        ``losses`` (before the reduction) and ``mean_diff`` (mean ``diff`` against the others);
+        edge attributes ``prob`` and ``diff``.  When the confident wins contain a cycle the full
+        graph is returned with ``graph["reduced"] = False``.
+
+        Parameters
+        ----------
+        threshold : float
+            Posterior probability a win needs (0.5 < threshold < 1).
+
+        Returns
+        -------
+        networkx.DiGraph
+
+        Examples
+        --------
+        >>> g = _example().ranking(0.9)
+        >>> sorted(g.nodes)
+        ['A', 'B', 'C']
+        """
+        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+
+    def dependence(self) -> pd.DataFrame:
+        """Check of conditional dependence of the metrics on the paired items (several metrics).
+
+        Returns
+        -------
+        DataFrame
+            ``n_paired`` and ``log10_bf`` (joint over independent) per pair; ``attrs`` hold
+            the overall ``log10_bf`` and the ``verdict``.  See
+            :mod:`binaryeval.latent.dependence`.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> df = pd.DataFrame({"a": ["x"] * 40, "b": ["y"] * 40,
+        ...                    "h": np.tile([1, 0, -1, 1], 10), "m": np.tile([1, 0, -1, 0], 10)})
+        >>> df["m2"] = df["m"]
+        >>> res = fit_preferences("h ~ m + m2", df, first="a", second="b", draws=200, seed=0)
+        >>> res.dependence().attrs["verdict"]
+        'conditional dependence: use dependence="joint"'
+        """
+        if len(self.metric_terms) < 2:
+            raise ParameterError("the dependence check compares metrics: the fit has one")
+        post = self.posterior
+        return dependence.check(post.paired, (_K,) * len(self.metric_terms), self._labels(),
+                                pooled=post.rates == "pooled")
+
+    # -- display ----------------------------------------------------------------------------------
+    def _repr_fields(self) -> dict[str, Any]:
+        return {"systems": len(self.systems), "pairs": self.n_pairs,
+                "metrics": len(self.metric_terms), "n_rows": self.n_rows,
+                "chains": self.posterior.n_chains, "draws": self.posterior.n_draws}
+
+    def summary(self) -> Summary:
+        """Facts of the fit and the table of pairs.
+
+        Examples
+        --------
+        >>> print(_example().summary().title)
+        Preference ratings corrected for metric errors
+        """
+        frame = self.to_frame()
+        pct = f"{100 * self.level:g}%"
+        show = frame.set_index(pd.Index(self._labels(), name="pair")).drop(
+            columns=["group_1", "group_2", "win_1", "tie", "win_2"])
+        show[["ess_bulk", "ess_tail"]] = show[["ess_bulk", "ess_tail"]].round().astype("Int64")
+        post = self.posterior
+        info: dict[str, Any] = {
+            "formula": self.formula,
+            "input": ("scores per (item, system)" if self.input == "scores"
+                      else "preferences per row (two system columns)"),
+            "systems": len(self.systems), "pairs": self.n_pairs,
+            "rows": self.n_rows, "rows used": self.n_used,
+            "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
+            "metrics": ", ".join(self.metric_terms)}
+        if self.input == "scores":
+            info["tolerance"] = ", ".join(f"{k}: {t:g}" for k, t in self.tolerance.items())
+            info["lower is better"] = ", ".join(self.lower_is_better) or "none"
+        info["rates"] = (post.rates if post.rates != "estimate" else "estimated per pair") + (
+            "" if len(self.metric_terms) == 1 else f"; dependence: {post.dependence}")
+        info["interval"] = f"{pct} equal-tailed credible interval of diff = win_1 - win_2"
+        info["sampler"] = post.method
+        info["seed"] = post.seed
+        s = Summary("Preference ratings corrected for metric errors", info, [("pairs", show)])
+        if len(self.metric_terms) > 1:
+            dep = self.dependence()
+            s.add_note(f"dependence check on the paired items: log10 BF (joint vs independent) "
+                       f"= {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+        s.add_note("diff = win_1 - win_2: the share of items humans prefer from group_1 minus "
+                   "from group_2; prob_1_better = P(win_1 > win_2)")
+        s.add_note(f"naive_diff: the same from metric {self.metric_terms[0]!r} alone, uncorrected")
+        for note in self.notes:
+            s.add_note(note)
+        return s
+
+    def plot(self, ax: Any = None, *, kind: str = "diff", threshold: float = 0.95,
+             **kwargs: Any) -> Any:
+        """Draw the pairs, the preference matrix or the ranking.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure when None.
+        kind : {"diff", "matrix", "ranking"}
+            ``"diff"``: corrected ``diff`` with its interval per pair, the naive metric answer
+            beside it; ``"matrix"``: heat map of ``P(row preferred over column)``;
+            ``"ranking"``: the DAG of :meth:`ranking` in layers (winners on top).
+        threshold : float
+            Posterior probability of a win in ``kind="ranking"``.
+        **kwargs
+            Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> ax = _example().plot(kind="matrix")
+        """
+        import matplotlib.pyplot as plt
+
+        kind = v.choice(kind, "kind", ("diff", "matrix", "ranking"))
+        if ax is None:
+            height = 0.3 * self.n_pairs + 2.0 if kind == "diff" else 5.0
+            _, ax = plt.subplots(figsize=(7, min(height, 14.0)))
+        if kind == "diff":
+            return _plot_diff(self.to_frame(), self._labels(), self.level, ax, **kwargs)
+        if kind == "matrix":
+            import seaborn as sns
+
+            kwargs.setdefault("cmap", "RdBu_r")
+            kwargs.setdefault("vmin", 0.0)
+            kwargs.setdefault("vmax", 1.0)
+            kwargs.setdefault("center", 0.5)
+            m = self.compare()
+            order = m.attrs["order"]
+            sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
+            ax.set_title("P(row preferred over column)")
+            return ax
+        return plot_dag(self.ranking(threshold), ax, **kwargs)
+
+
+def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **kwargs: Any):
+    y = np.arange(len(frame))
+    ax.errorbar(frame["diff"], y, xerr=[frame["diff"] - frame["lower"],
+                                        frame["upper"] - frame["diff"]],
+                fmt="o", capsize=2, color="C0", label=f"corrected, {level:.0%} interval",
+                **kwargs)
+    ax.plot(frame["naive_diff"], y, "x", color="C3", label="naive (metric only)")
+    ax.axvline(0.0, color="0.5", lw=0.8, ls="--")
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("diff = win_1 - win_2")
+    ax.legend(fontsize=8)
+    return ax
+
+
+# ----------------------------------------------------------------------------------------------
+# the entry point
+# ----------------------------------------------------------------------------------------------
+
+@v.renamed(higher_is_better="lower_is_better", human_higher_is_better="lower_is_better",
+           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed")
+def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None,
+                    first: str | None = None, second: str | None = None,
+                    lower_is_better: str | Sequence[str] | None = None,
+                    tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
+                    rates: Any = "estimate", prior: Any = 1.0, rate_prior: Any = 1.0,
+                    paired_informs_pi: bool = True, level: float = 0.95,
+                    seed: Any = None, draws: int = 1000, chains: int = 4,
+                    warmup: int | None = None) -> PreferenceFit:
+    """Preference rates per system pair, corrected for the errors of automated metrics.
+
+    Parameters
+    ----------
+    formula : str
+        ``"human ~ metric | system"`` for scores per (item, system) (with ``item=``), turned
+        into preferences for every pair of systems; or ``"human ~ metric"`` for ready
+        preferences per row (with ``first=`` and ``second=``).  Several metrics:
+        ``"human ~ m1 + m2 | system"`` (their joint preference pattern enters the model).
+    data : DataFrame
+        One row per (item, system) with scores, or one row per compared pair of outputs.
+    item : str, optional
+        Column naming the input (segment) that the systems' outputs share (scores input).
+    first, second : str, optional
+        Columns naming the two systems of each row (preference input).  Ratings are -1, 0, 1
+        or ``"second"``, ``"tie"``, ``"first"`` (``"-"``, ``"="``, ``"+"``); rows for (a, b)
+        and (b, a) are merged with the sign flipped; NaN means not rated.
+    lower_is_better : str or list of str, optional
+        Terms whose lower scores are better (TER, MQM penalty points), scores input.
+    tolerance : float or dict
+        Score differences up to the tolerance are ties: one number for every term or
+        ``{term: tolerance}`` (others 0).  Scores input.
+    dependence : {"joint", "independent"}
+        Several metrics: their joint pattern (``"joint"``, valid whatever their dependence) or
+        a product of one confusion matrix per metric (``"independent"``; narrower but wrong
+        when they err together: see :meth:`PreferenceFit.dependence`).
+    rates : "estimate", "pooled" or array-like
+        The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
+        first/tie/second better by the humans).
+    prior : float or array-like of shape (3,)
+        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``.
+    rate_prior : float or array-like of shape (3, J)
+        Dirichlet concentration of each row of the confusion matrix.
+    paired_informs_pi : bool
+        Whether the paired items' human preferences count for the shares (True; False when
+        they are a separate calibration sample).
+    level : float
+        Coverage of the credible intervals.
+    seed : int, optional
+        Seed of the sampler (each chain gets its own stream).
+    draws, chains, warmup : int
+        Draws kept per chain, chains, warm-up iterations (default ``max(100, draws // 4)``).
+
+    Returns
+    -------
+    PreferenceFit
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``diff`` of some pair has R-hat above 1.01 or bulk/tail ESS below 400.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"sys_a": ["x", "y", "x", "x"] * 30, "sys_b": ["y", "x", "y", "y"] * 30,
+    ...                    "human": [1, -1, 0, None] * 30, "metric": [1, -1, 1, 1] * 30})
+    >>> res = fit_preferences("human ~ metric", df, first="sys_a", second="sys_b",
+    ...                       draws=300, seed=2)
+    >>> row = res.to_frame().iloc[0]
+    >>> row["group_1"], row["group_2"], int(row["n_paired"]), int(row["n_metric"])
+    ('x', 'y', 90, 30)
+    """
+    from ..formula import parse_formula
+
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    level = v.level(level)
+    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    parsed = parse_formula(formula)
+    ready = first is not None or second is not None
+    _data.check_formula_sides(parsed, formula, groups=(0,) if ready else (1,))
+    frame = parsed.evaluate(data, eval_env={})
+    if ready:
+        if first is None or second is None or item is not None:
+            raise ParameterError("ready preferences need first= and second= (the two system "
+                                 "columns) and no item=; scores need item= and '| system'")
+        if lower_is_better is not None or tolerance not in (0, 0.0):
+            raise ParameterError("lower_is_better and tolerance turn scores into preferences; "
+                                 "the data already hold preferences")
+        systems, pairs, counts = _preference_counts(parsed, frame, data, first, second)
+    else:
+        if item is None:
+            raise ParameterError("scores per (item, system) need item=, the column naming the "
+                                 "shared input (segment); for ready preferences give first= "
+                                 "and second=")
+        systems, pairs, counts = _scores_counts(parsed, frame, data, item, lower_is_better,
+                                                tolerance)
+    terms = parsed.rhs_names
+    labels = [_common.label_pair(systems[a], systems[b]) for a, b in pairs]
+    names = _data.PREFERENCE_LABELS
+    outputs = ["/".join(names[int(i)] for i in pattern) for pattern in
+               np.ndindex(*(_K,) * len(terms))]
+    model = build_model(counts.paired, counts.human, counts.metric, labels, names, outputs,
+                        levels=(_K,) * len(terms), dependence=dependence, rates=rates,
+                        prior=prior, rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+    out = _common.run(model, draws, chains, warmup, seed_used)
+    post = LatentPosterior(tuple(labels), names, tuple(outputs), counts.paired, counts.human,
+                           counts.metric, out, level=level, prior=model.prior[0],
+                           rate_prior=model.rate_prior, rates=model.rates, known=model.known,
+                           dependence=model.dependence, levels=model.levels,
+                           paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
+    res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
+                        counts.naive, input="preferences" if ready else "scores", level=level,
+                        n_rows=counts.n_rows, excluded=dict(counts.excluded),
+                        tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
+                        if not ready else {},
+                        lower_is_better=tuple(_data.term_list(
+                            lower_is_better, "lower_is_better", [*parsed.lhs_names, *terms])),
+                        notes=tuple(counts.notes),
+                        call={"formula": formula, "item": item, "first": first,
+                              "second": second, "rates": rates, "dependence": dependence,
+                              "draws": draws, "chains": chains, "seed": seed})
+    s = _common.summarise(res._diff_draws(), level)
+    _common.warn_convergence(pd.DataFrame(s), "diff", labels, draws, chains)
+    return res
+
+
+@functools.lru_cache(maxsize=1)
+def _example() -> PreferenceFit:
+    """A small fit for the examples (three systems, 60 of 300 items rated by humans)."""
+    rng = np.random.default_rng(0)
+    quality = {"A": 0.3, "B": 0.0, "C": -0.3}
+    rows = [{"item": i, "system": s, "human": q + rng.normal(), "metric": q + rng.normal()}
+            for i in range(300) for s, q in quality.items()]
+    df = pd.DataFrame(rows)
+    df.loc[df["item"] >= 60, "human"] = np.nan
+    return fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)

@@ -1,0 +1,126 @@
+"""A report of a fit on the user's own data, rendered from a Quarto template.
+
+:func:`make_report` fits the binary evaluation model (so that a bad formula or option is reported as
+such, not as a failed chunk), writes the template ``templates/report.qmd`` with the options in a
+parameter file beside it, and renders it to one self-contained HTML file.  ``binaryeval report`` on
+the command line is this function.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+__all__ = ["REPORT_PARAMS", "make_report", "report_template"]
+
+#: name of the parameter file the report template reads from its own folder
+REPORT_PARAMS = "report-params.json"
+
+
+def report_template() -> str:
+    """The text of the report template shipped in ``binaryeval/reports/templates/report.qmd``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> report_template().startswith("---")
+    True
+    """
+    return (files("binaryeval.reports") / "templates" / "report.qmd").read_text(encoding="utf-8")
+
+
+def _report_document(template: str, title: str, subtitle: str) -> str:
+    """The template with ``title`` and ``subtitle`` set in its YAML header."""
+    import yaml
+
+    from .documents import _split_header
+
+    header, body = _split_header(template, "report template")
+    header.update(title=title, subtitle=subtitle)
+    return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + body
+
+
+
+def make_report(data: Any, formula: str, *, name: str | None = None, query: str | None = None,
+                threshold: Any = None, rates: str | Mapping = "estimate",
+                prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
+                level: float = 0.95, title: str | None = None,
+                output: str | Path | None = None, engine: str = "jupyter",
+                timeout: int = 600, command: str | None = None) -> Path:
+    """Fit the model on ``data`` and write an HTML report of it.
+
+    Parameters
+    ----------
+    data : str or Path
+        A table file (CSV, TSV, Parquet, JSON) or the name of a shipped dataset.
+    formula : str
+        ``"human ~ metric | system"`` as for :func:`binaryeval.fit`.
+    name : str, optional
+        How the data are named in the report (default: the file's name).
+    query : str, optional
+        A pandas query selecting the rows to use.
+    threshold, rates, prior, rate_prior, level
+        As for :func:`binaryeval.fit`.
+    title : str, optional
+        The report's title.
+    output : str or Path, optional
+        The HTML file to write (default: the data's name + ``-report.html``).
+    engine : {"jupyter", "quarto", "auto"}
+        The renderer.
+    timeout : int
+        Seconds allowed per chunk.
+    command : str, optional
+        The command line shown in the report's "Reproduce" section.
+
+    Returns
+    -------
+    Path
+        The written HTML file.
+
+    Examples
+    --------
+    >>> make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system",
+    ...             threshold="balanced")  # doctest: +SKIP
+    PosixPath('wmt21_ende-report.html')
+    """
+    from ..binary import fit
+    from ..cli._common import read_table
+    from . import render  # looked up at call time (the package's function)
+
+    table = read_table(data, query, option="DATA")
+    options = {"threshold": threshold, "rates": rates, "prior": tuple(prior),
+               "rate_prior": tuple(rate_prior), "level": level}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit(formula, table, **options)
+    source = Path(str(data))
+    is_file = source.is_file()
+    name = name or (source.name if is_file else str(data))
+    stem = source.name.split(".")[0] if is_file else str(data)
+    target = Path(output) if output else Path(f"{stem}-report.html")
+    params = {"data": str(source.resolve()) if is_file else str(data), "name": name,
+              "query": query, "formula": formula, **options,
+              "prior": list(prior), "rate_prior": list(rate_prior),
+              "command": command or f"make_report({str(data)!r}, {formula!r})"}
+    title = title or f"Binary evaluation report: {name}"
+    subtitle = formula + (f" (rows where {query})" if query else "")
+    with tempfile.TemporaryDirectory(prefix="binaryeval-report-") as tmp:
+        folder = Path(tmp)
+        doc = folder / "report.qmd"
+        doc.write_text(_report_document(report_template(), title, subtitle), encoding="utf-8")
+        (folder / REPORT_PARAMS).write_text(json.dumps(params, indent=2), encoding="utf-8")
+        written = render([doc], output_dir=folder / "html", engine=engine, timeout=timeout,
+                         index=False)
+        if target.parent != Path(""):
+            target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(written[0], target)
+    return target

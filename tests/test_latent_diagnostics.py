@@ -1,0 +1,67 @@
+"""R-hat and ESS (Vehtari et al. 2021) in numpy, against ArviZ and against closed forms."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import binaryeval as be
+from binaryeval.latent import diagnostics as d
+
+
+def _ar1(rng, phi, chains, n, q=1):
+    x = np.zeros((chains, n, q))
+    e = rng.normal(size=(chains, n, q))
+    x[:, 0] = e[:, 0] / np.sqrt(1 - phi ** 2)
+    for t in range(1, n):
+        x[:, t] = phi * x[:, t - 1] + e[:, t]
+    return x
+
+
+def test_agrees_with_arviz():
+    az = pytest.importorskip("arviz")  # optional: the definitions' reference implementation
+    rng = np.random.default_rng(0)
+    for n in (4, 5, 7, 10, 101, 1000):
+        for chains, phi, shift in ((4, 0.0, 0.0), (1, 0.9, 0.0), (2, 0.99, 0.3), (4, -0.5, 0.6)):
+            x = _ar1(rng, phi, chains, n, q=3)
+            if chains > 1:
+                x[1] += shift
+            x[:, :, 2] = np.round(x[:, :, 2])  # ties in the ranks
+            got = np.stack([d.rhat(x), d.ess_bulk(x), d.ess_tail(x)])
+            for i in range(3):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    want = [az.rhat(x[:, :, i]) if chains > 1 else np.nan,
+                            az.ess(x[:, :, i], method="bulk"),
+                            az.ess(x[:, :, i], method="tail")]
+                np.testing.assert_allclose(got[:, i], want, rtol=1e-10, equal_nan=True)
+
+
+def test_ess_of_an_ar1_process_matches_its_closed_form():
+    # the integrated autocorrelation time of AR(1) is (1 + phi) / (1 - phi)
+    rng = np.random.default_rng(1)
+    for phi in (0.0, 0.5, 0.9):
+        x = _ar1(rng, phi, 4, 20000, q=1)[..., 0]
+        want = x.size * (1 - phi) / (1 + phi)
+        assert d.ess_bulk(x) == pytest.approx(want, rel=0.1)
+        assert d.rhat(x) < 1.005
+
+
+def test_rhat_flags_chains_that_disagree_and_shapes_are_kept():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(4, 500, 2, 3))
+    x[0, :, 1, 2] += 2.0
+    r = d.rhat(x)
+    assert r.shape == (2, 3)
+    assert r[1, 2] > 1.2 and np.all(np.delete(r.ravel(), 5) < 1.02)
+    assert d.ess_bulk(x).shape == (2, 3) and d.ess_tail(x).shape == (2, 3)
+    assert isinstance(d.rhat(x[..., 0, 0]), float)
+    with pytest.raises(be.errors.ParameterError, match="chains, draws"):
+        d.rhat(np.zeros(10))
+
+
+def test_constant_draws_have_full_ess():
+    x = np.ones((4, 100))
+    assert d.ess_bulk(x) == 400.0
