@@ -369,3 +369,79 @@ def test_correlate_system_rows_and_errors():
         assert expected[0] is DataError
         assert _error(lambda: be.correlate("mqm ~ chrf + ter | system", dask_frame(data),
                                            **kw)) == expected
+
+
+def test_latent_model_asks_for_a_pandas_frame():
+    df = ratings(n=200)
+    with pytest.raises(DataError, match="latent-truth model.*pandas frame"):
+        be.fit("human ~ metric + score | system", dask_frame(df))
+
+
+# -- the command line ----------------------------------------------------------------------------
+def test_cli_reads_a_parquet_folder_with_dask(tmp_path, capsys):
+    from binaryeval.cli import main
+
+    df = ratings(n=3000).drop(columns=["lp"])
+    folder = tmp_path / "ratings"
+    folder.mkdir()
+    for i in range(4):
+        df.iloc[i * 750:(i + 1) * 750].to_parquet(folder / f"part-{i}.parquet")
+    outputs = {}
+    for name, extra in (("pandas", []), ("dask", ["--dask"])):
+        out = tmp_path / f"{name}.csv"
+        assert main(["fit", "human ~ score | system", "--data", str(folder), "--threshold",
+                     "balanced", "-o", str(out), *extra]) == 0
+        outputs[name] = pd.read_csv(out)
+    pd.testing.assert_frame_equal(outputs["dask"], outputs["pandas"])
+    expected = be.fit("human ~ score | system", df, threshold="balanced").to_frame()
+    np.testing.assert_array_equal(outputs["pandas"]["n_paired"], expected["n_paired"])
+    assert main(["fit", "human ~ score", "--data", str(tmp_path / "nothing"), "--dask"]) == 1
+    assert "neither a file nor a shipped dataset" in capsys.readouterr().err
+
+
+def test_cli_on_a_running_scheduler(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from binaryeval.cli import main
+
+    df = segment_metrics(n=1500)
+    path = tmp_path / "segments.parquet"
+    df.to_parquet(path)
+    out_pandas, out_dask = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert main(["correlate", "mqm ~ chrf + ter | system", "--data", str(path), "-o",
+                 str(out_pandas)]) == 0
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster:
+        assert main(["correlate", "mqm ~ chrf + ter | system", "--data", str(path),
+                     "--scheduler", cluster.scheduler_address, "-o", str(out_dask)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out_dask), pd.read_csv(out_pandas), rtol=1e-12)
+
+
+# -- joblib's Dask backend -----------------------------------------------------------------------
+def test_calibration_study_on_a_dask_cluster(tmp_path):
+    # The study's chunks (validation/calibration.py, run through joblib) on a LocalCluster give
+    # the replicates a local run gives, seed for seed, and the cluster did the work.
+    distributed = pytest.importorskip("distributed")
+    import importlib.util
+    from pathlib import Path
+
+    from joblib import Parallel, delayed, parallel_config
+
+    path = Path(__file__).resolve().parents[1] / "validation" / "calibration.py"
+    spec = importlib.util.spec_from_file_location("calibration_study", path)
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    setting = study._setting("T1", 0.6, 0.85, 0.8, 30, 300)
+    tasks = study._task_list([setting], {"T1": 3}, 2)
+    assert {key for key, *_ in tasks} == {("T1", "fixed"), ("T1", "sbc"), ("misspec", "fixed")}
+    local = [fn(*fargs) for _, _, fn, fargs in tasks]
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts, parallel_config(backend="dask"):
+            remote = Parallel(n_jobs=2)(delayed(study._cached)(tmp_path, key, i, fn, fargs)
+                                        for key, i, fn, fargs in tasks)
+    assert len(ts.data) > 0
+    np.testing.assert_equal([res for res, _seconds in remote], local)
+    assert len(list(tmp_path.glob("*.pkl"))) == len(tasks)

@@ -364,6 +364,10 @@ def _fit_latent(formula, data, parsed, *, unsupported, **options):
             raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric; "
                                  "with several metric terms or bins= the latent-truth model takes "
                                  "the scores as they are (use bins= for a scalar metric)")
+    if is_dask_frame(data):
+        raise DataError("several metric terms or bins= fit the latent-truth model, which needs "
+                        "the rows in memory: pass a pandas frame (ddf.compute(), after selecting "
+                        "the rows and columns the formula uses)")
     if options["dependence"] is None:
         options["dependence"] = "joint"
     if len(parsed.rhs) < 1:
