@@ -149,9 +149,9 @@ def test_names_from_the_callers_frame():
     assert_same_fit(be.fit("human ~ I(score > cut) | system", dask_frame(df)), expected)
 
 
-def _error(call):
+def _error(function, *args, **kwargs):
     with pytest.raises(Exception) as info:
-        call()
+        function(*args, **kwargs)
     return type(info.value), str(info.value)
 
 
@@ -196,15 +196,15 @@ BAD = [
 @pytest.mark.parametrize(("what", "make", "formula", "kw", "cls"), BAD, ids=[b[0] for b in BAD])
 def test_errors_are_those_of_pandas(what, make, formula, kw, cls):
     df = make(ratings())
-    expected = _error(lambda: be.fit(formula, df, **kw))
+    expected = _error(be.fit, formula, df, **kw)
     assert expected[0] is cls
-    assert _error(lambda: be.fit(formula, dask_frame(df), **kw)) == expected
+    assert _error(be.fit, formula, dask_frame(df), **kw) == expected
 
 
 def test_no_rows():
     df = ratings(n=50).iloc[:0]
     ddf = dd.from_pandas(df, npartitions=1)
-    assert _error(lambda: be.fit("human ~ metric", ddf)) == (DataError,
+    assert _error(be.fit, "human ~ metric", ddf) == (DataError,
                                                              "data has no rows: nothing to fit")
 
 
@@ -220,10 +220,10 @@ def test_fit_on_a_distributed_cluster():
             distributed.Client(cluster) as client:
         with distributed.get_task_stream(client) as ts:
             got = be.fit("human ~ score | system + lp", dask_frame(df), threshold="balanced")
-        error = _error(lambda: be.fit("human ~ metric | system", dask_frame(bad)))
+        error = _error(be.fit, "human ~ metric | system", dask_frame(bad))
     assert_same_fit(got, expected)
     assert len(ts.data) > 0
-    assert error == _error(lambda: be.fit("human ~ metric | system", bad))
+    assert error == _error(be.fit, "human ~ metric | system", bad)
 
 
 # -- favi --------------------------------------------------------------------------------------
@@ -290,9 +290,9 @@ def test_favi_preferences_on_dask_equal_pandas():
     bad.loc[1500, "sys_b"] = bad.loc[1500, "sys_a"]
     bad.loc[1700, "human"] = "?"
     for data in (bad, bad.drop(index=1700)):
-        expected = _error(lambda: be.favi("human ~ metric | sys_a + sys_b", data, item="item"))
-        got = _error(lambda: be.favi("human ~ metric | sys_a + sys_b", dask_frame(data),
-                                     item="item"))
+        expected = _error(be.favi, "human ~ metric | sys_a + sys_b", data, item="item")
+        got = _error(be.favi, "human ~ metric | sys_a + sys_b", dask_frame(data),
+                                     item="item")
         assert got == expected
     assert "position" in expected[1] or "row" in expected[1]
 
@@ -302,11 +302,11 @@ def test_favi_errors_are_those_of_pandas():
     dup = pd.concat([df, df.iloc[[10]]], ignore_index=True)
     inf = df.assign(metric=np.where(df.index == 1234, np.inf, df.metric))
     for data in (dup, inf, df.assign(system=None)):
-        expected = _error(lambda: be.favi("human ~ metric | system", data, item="item",
-                                          unpaired="count"))
+        expected = _error(be.favi, "human ~ metric | system", data, item="item",
+                                          unpaired="count")
         assert expected[0] is DataError
-        assert _error(lambda: be.favi("human ~ metric | system", dask_frame(data), item="item",
-                                      unpaired="count")) == expected
+        assert _error(be.favi, "human ~ metric | system", dask_frame(data), item="item",
+                                      unpaired="count") == expected
 
 
 # -- correlate -----------------------------------------------------------------------------------
@@ -365,10 +365,10 @@ def test_correlate_system_rows_and_errors():
     inf = df.assign(chrf=np.where(df.index == 100, np.inf, df.chrf))
     for data, kw in ((text, {}), (inf, {}), (df, {"aggregate": None}),
                      (df.assign(system=None), {})):
-        expected = _error(lambda: be.correlate("mqm ~ chrf + ter | system", data, **kw))
+        expected = _error(be.correlate, "mqm ~ chrf + ter | system", data, **kw)
         assert expected[0] is DataError
-        assert _error(lambda: be.correlate("mqm ~ chrf + ter | system", dask_frame(data),
-                                           **kw)) == expected
+        assert _error(be.correlate, "mqm ~ chrf + ter | system", dask_frame(data),
+                                           **kw) == expected
 
 
 def test_latent_model_asks_for_a_pandas_frame():
