@@ -182,8 +182,9 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
         return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counted.counts,
                                          counted.skipped, counted.n_items)
     items = frame.map_partitions(kept_items, spec, meta=ddf._meta[item])
+    # one computation for both (an expression and a delayed task; mixing them warns)
     table, n_items = dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
-                                  items.nunique())
+                                  items.nunique().to_delayed())
     ia, ib, counts = preference_pairs(table.counts, pairs, systems)
     return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counts,
                                      np.zeros(ia.size, dtype=np.int64), int(n_items))
