@@ -1,76 +1,181 @@
-"""Speed and accuracy of the exact posterior engine against the paper's midpoint grid.
+"""Speed of the exact posterior engine: against its goals, the previous engine and the paper's grid.
 
-Run: ``python benchmarks/bench_engine.py [--full-grid]``.
+Run: ``python benchmarks/bench_engine.py [--rounds 5] [--skip-grid] [--full-grid]``.
 
-For each case the default engine (``method="exact"``) and the grid (``method="grid"``) are run in
-the same process; the script prints both times, their ratio and the differences of mean, sd and
-the 2.5 %/97.5 % quantiles.  By default the grid uses (N_alpha, N_rho, N_eta) = (500, 250, 250)
-to keep the run short; ``--full-grid`` uses the paper's (2000, 1000, 1000) (minutes per case).
-A second table times the exact engine alone up to 10^4 human and 10^6 metric ratings
-(goal: 10 ms per posterior; the mean of five runs is shown).
+Rows (``now / goal``: below 1 meets the goal; the previous engine -- ``binaryeval/binary/engine.py``
+as it was before the smooth representation, read from git history and imported under another
+name -- runs in the same process, alternating with the current one, and ``previous / now`` is the
+speed-up):
+
+1. one posterior (build, mean and sd) with 10^3 and with 10^5 metric ratings: goal 10 ms each;
+2. one posterior with 10^6 metric ratings, without and with 10^4 human ratings: goal 20 ms;
+3. one posterior with few paired rows (20/5/15/5) and 10^6 / 10^7 metric ratings: goal 20 ms;
+4. ``compare()`` on a mixed fit of 20 systems (190 pairs; 100 human and 400 metric-only ratings
+   per system, the WMT21 design): goal 0.5 s.
+
+Times are the median over ``--rounds`` runs (wall clock; the machine should be quiet).  The 95 %
+interval of each posterior is timed too, for information.  Then the paper's midpoint grid against
+the exact engine on the authors' cases (agreement of mean, sd and quantiles).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
+import numpy as np
+
+import binaryeval as be
 from binaryeval.binary.engine import alpha_posterior
 
-CASES = {
-    # name: (human_pos, human_total, metric_pos, metric_total, tp, fn, tn, fp)
+ROOT = Path(__file__).resolve().parents[1]
+PREVIOUS = "5007fa2"  # the engine before this benchmark's rows were worked on
+
+POSTERIORS = {
+    # name: (counts, goal in seconds)
+    "10^3 metric": ((60, 100, 560, 1000, 48, 12, 32, 8), 0.010),
+    "10^5 metric": ((120, 200, 56000, 100000, 96, 24, 64, 16), 0.010),
+    "10^6 metric": ((0, 0, 560000, 1000000, 480, 120, 320, 80), 0.020),
+    "10^4 human + 10^6 metric": ((6000, 10000, 560000, 1000000, 4800, 1200, 3200, 800), 0.020),
+    "few paired + 10^6 metric": ((0, 0, 560000, 1000000, 20, 5, 15, 5), 0.020),
+    "few paired + 10^7 metric": ((0, 0, 5600000, 10000000, 20, 5, 15, 5), 0.020),
+}
+GRID_CASES = {
     "E1 metric only": (0, 0, 5200, 10000, 80, 20, 80, 20),
     "E2 mixed": (60, 100, 5600, 10000, 96, 24, 64, 16),
     "E4 weak metric": (0, 0, 5200, 10000, 180, 120, 120, 80),
     "S1 synthetic": (113, 200, 5575, 10000, 92, 21, 64, 23),
 }
 
-SCALING = {
-    "10^2 human": (60, 100, 0, 0, 0, 0, 0, 0),
-    "10^3 metric": (60, 100, 560, 1000, 48, 12, 32, 8),
-    "10^5 metric": (120, 200, 56000, 100000, 96, 24, 64, 16),
-    "10^4 human + 10^6 metric": (6000, 10000, 560000, 1000000, 4800, 1200, 3200, 800),
-    "10^6 metric only": (0, 0, 560000, 1000000, 480, 120, 320, 80),
-}
+
+def previous_engine():
+    """The previous engine module, from git history, or None when git or the commit is absent."""
+    try:
+        src = subprocess.run(["git", "-C", str(ROOT), "show",
+                              f"{PREVIOUS}:binaryeval/binary/engine.py"],
+                             capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    path = Path(tempfile.mkdtemp()) / "_engine_previous.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("binaryeval.binary._engine_previous", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def _summary(post):
-    lo, hi = post.interval(0.95)
-    return post.mean(), post.std(), lo, hi
+def _moments(post):
+    m = post.mean() if callable(post.mean) else post.mean
+    s = post.std() if callable(post.std) else post.std
+    return m, s
+
+
+def _time(fn, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def posterior_rows(old, rounds: int) -> None:
+    print(f"{'posterior':<28}{'now ms':>9}{'goal ms':>9}{'now/goal':>9}{'prev ms':>9}"
+          f"{'prev/now':>9}{'interval ms':>12}{'|d mean|':>10}")
+    for name, (c, goal) in POSTERIORS.items():
+        now = _time(lambda c=c: _moments(alpha_posterior(*c)), rounds)
+        post = alpha_posterior(*c)
+        interval = _time(lambda c=c: alpha_posterior(*c).interval(0.95), rounds) - now
+        prev = diff = float("nan")
+        if old is not None and "10^7" not in name:
+            prev = _time(lambda c=c: _moments(old.alpha_posterior(*c)), max(1, rounds // 2))
+            diff = abs(_moments(old.alpha_posterior(*c))[0] - post.mean())
+        elif old is not None:
+            prev = _time(lambda c=c: _moments(old.alpha_posterior(*c)), 1)
+        print(f"{name:<28}{1e3 * now:>9.1f}{1e3 * goal:>9.0f}{now / goal:>9.2f}{1e3 * prev:>9.1f}"
+              f"{prev / now:>9.1f}{1e3 * max(interval, 0.0):>12.1f}{diff:>10.1e}")
+
+
+def compare_row(old, rounds: int) -> None:
+    rng = np.random.default_rng(3)
+    counts = {}
+    for i in range(20):
+        alpha = rng.uniform(0.5, 0.8)
+        rho, eta = 0.7, 0.7
+        tp = int(round(100 * alpha * rho))
+        fn = int(round(100 * alpha)) - tp
+        tn = int(round(100 * (1 - alpha) * eta))
+        fp = 100 - tp - fn - tn
+        q = alpha * rho + (1 - alpha) * (1 - eta)
+        counts[f"s{i:02d}"] = dict(tp=tp, fn=fn, tn=tn, fp=fp, metric_total=400,
+                                   metric_pos=int(round(400 * q)))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = be.fit_counts(counts)
+    # a fresh fit each round: nothing cached from the previous comparison
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            be.fit_counts(counts).compare()
+
+    now = _time(run, max(1, rounds // 2))
+    fit_only = _time(lambda: be.fit_counts(counts), max(1, rounds // 2))
+    now -= fit_only
+    print(f"\ncompare() on a mixed fit, 20 systems, 190 pairs: now {now:.3f} s, goal 0.5 s, "
+          f"now/goal {now / 0.5:.2f}")
+    if old is not None:
+        # the fit counts the paired rows' human ratings for alpha too
+        posts = [old.alpha_posterior(**dict(c, human_pos=c["tp"] + c["fn"], human_total=100))
+                 for c in counts.values()]
+        t = time.perf_counter()
+        p_old = [[a.prob_greater(b) for b in posts[i + 1:]] for i, a in enumerate(posts)]
+        prev = time.perf_counter() - t
+        p_new = res.compare(order="input").to_frame()["prob_greater"].to_numpy()
+        flat = np.array([v for row in p_old for v in row])
+        print(f"previous engine's 190 P(alpha_i > alpha_j): {prev:.3f} s (previous/now "
+              f"{prev / now:.1f}); largest difference {np.max(np.abs(flat - p_new)):.1e}")
+
+
+def grid_rows(full: bool) -> None:
+    grid = (2000, 1000, 1000) if full else (500, 250, 250)
+    print(f"\nexact engine vs midpoint grid {grid}")
+    print(f"{'case':<18}{'exact s':>10}{'grid s':>10}{'ratio':>9}{'|d mean|':>11}{'|d sd|':>10}"
+          f"{'|d q.025|':>11}{'|d q.975|':>11}")
+    for name, c in GRID_CASES.items():
+        t0 = time.perf_counter()
+        ex = alpha_posterior(*c)
+        ex_s = (ex.mean(), ex.std(), *ex.interval(0.95))
+        t1 = time.perf_counter()
+        gr = alpha_posterior(*c, method="grid", grid=grid)
+        gr_s = (gr.mean(), gr.std(), *gr.interval(0.95))
+        t2 = time.perf_counter()
+        diffs = [abs(a - b) for a, b in zip(ex_s, gr_s, strict=True)]
+        print(f"{name:<18}{t1 - t0:>10.4f}{t2 - t1:>10.2f}{(t2 - t1) / (t1 - t0):>9.0f}"
+              + "".join(f"{d:>11.2e}" for d in diffs))
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--full-grid", action="store_true")
     args = parser.parse_args(argv)
-    grid = (2000, 1000, 1000) if args.full_grid else (500, 250, 250)
-    print(f"exact engine vs midpoint grid {grid}")
-    print(f"{'case':<18}{'exact s':>10}{'grid s':>10}{'ratio':>9}{'|d mean|':>11}{'|d sd|':>10}"
-          f"{'|d q.025|':>11}{'|d q.975|':>11}")
-    for name, c in CASES.items():
-        t0 = time.perf_counter()
-        ex = _summary(alpha_posterior(*c))
-        t1 = time.perf_counter()
-        gr = _summary(alpha_posterior(*c, method="grid", grid=grid))
-        t2 = time.perf_counter()
-        diffs = [abs(a - b) for a, b in zip(ex, gr, strict=True)]
-        print(f"{name:<18}{t1 - t0:>10.4f}{t2 - t1:>10.2f}{(t2 - t1) / (t1 - t0):>9.0f}"
-              + "".join(f"{d:>11.2e}" for d in diffs))
-    print()
-    print("exact engine alone (mean of 5 runs: posterior, mean and sd; then the 95 % interval)")
-    for name, c in SCALING.items():
-        times, itimes = [], []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            post = alpha_posterior(*c)
-            _ = (post.mean(), post.std())
-            t1 = time.perf_counter()
-            post.interval(0.95)
-            t2 = time.perf_counter()
-            times.append(t1 - t0)
-            itimes.append(t2 - t1)
-        print(f"{name:<28} posterior {1e3 * sum(times) / 5:8.1f} ms   interval "
-              f"{1e3 * sum(itimes) / 5:8.1f} ms   components {post.n_components}")
+    old = previous_engine()
+    if old is None:
+        print("(previous engine not found in git history: speed-ups not shown)")
+    posterior_rows(old, args.rounds)
+    compare_row(old, args.rounds)
+    if not args.skip_grid:
+        grid_rows(args.full_grid)
 
 
 if __name__ == "__main__":

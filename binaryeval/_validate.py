@@ -41,8 +41,10 @@ __all__ = [
     "unique_columns",
 ]
 
-#: The largest count the exact engine accepts for one group (10^12 ratings).
-MAX_COUNT = 10**12
+#: The largest count the exact engine accepts for one group (10^10 ratings): its accuracy is
+#: checked up to there (benchmarks/bench_accuracy.py); at 10^12 double precision no longer
+#: resolves the binomial kernels of the posterior's components.
+MAX_COUNT = 10**10
 
 #: Argument names that an earlier version used, and the name that replaced each.
 RENAMED: dict[str, str] = {
@@ -196,7 +198,8 @@ def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
         raise CountsError(f"{name}={value!r}: counts must be non-negative whole numbers")
     if maximum is not None and v > maximum:
         raise CountsError(f"{name}={int(v):,} exceeds the largest supported count {maximum:,}; "
-                          "counts this large carry no uncertainty the model can represent")
+                          "the engine's accuracy is checked up to there (beyond, the posterior no "
+                          "longer changes with more ratings: fit a random sample of them)")
     return int(value) if isinstance(value, (int, np.integer)) else int(v)
 
 

@@ -123,14 +123,17 @@ class ParsedFormula:
 
     @property
     def lhs_names(self) -> list[str]:
+        """The left-hand terms as written."""
         return [t.code for t in self.lhs]
 
     @property
     def rhs_names(self) -> list[str]:
+        """The right-hand terms as written (empty for ``1``)."""
         return [t.code for t in self.rhs]
 
     @property
     def group_names(self) -> list[str]:
+        """The grouping terms after ``|``."""
         return [t.code for t in self.groups]
 
     def evaluate(self, data: pd.DataFrame, eval_env: int | dict | None = 0) -> ModelFrame:

@@ -194,7 +194,7 @@ class Summary:
 
     # -- latex ----------------------------------------------------------------------------
     def as_latex(self) -> str:
-        """LaTeX rendering: a fact list and one ``tabular`` per table.
+        r"""LaTeX rendering: a fact list and one ``tabular`` per table.
 
         Returns
         -------
@@ -203,7 +203,7 @@ class Summary:
         Examples
         --------
         >>> print(Summary("Example", {"n": 3}).as_latex().splitlines()[0])
-        \\textbf{Example}\\\\
+        \textbf{Example}\\
         """
         out = [f"\\textbf{{{_latex_escape(self.title)}}}\\\\"]
         if self.info:

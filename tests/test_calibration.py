@@ -18,7 +18,9 @@ from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binaryeval.binary.calibration import (
+from binaryeval.binary.engine import alpha_posterior
+from binaryeval.errors import CountsError, ParameterError
+from binaryeval.validation.calibration import (
     LEVELS,
     Setting,
     coverage_region,
@@ -29,9 +31,7 @@ from binaryeval.binary.calibration import (
     replicate_seed,
     sbc_replicate,
 )
-from binaryeval.binary.engine import alpha_posterior
-from binaryeval.binary.peers import acc_interval, classical_interval, ppi_interval, ppi_lambda
-from binaryeval.errors import CountsError, ParameterError
+from binaryeval.validation.peers import acc_interval, classical_interval, ppi_interval, ppi_lambda
 
 SEED = 20251122
 

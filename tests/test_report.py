@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import warnings
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
-from binaryeval import cli, reports
+from binaryeval import reports
 from binaryeval.cli import main
 
 
@@ -136,11 +137,23 @@ def test_report_on_wmt21(tmp_path, capsys):
     # the fit's summary tables, as the Python API renders them
     assert _text(fit.summary().as_html()) in _text(page)
     assert "<title>Binary evaluation report: wmt21.csv</title>" in page
-    # posterior, interval, comparison heatmap, ROC
-    assert len(_IMG.findall(page)) == 4
-    for caption in ("Figure 1: Posterior densities", "Figure 2: Posterior means", "Figure 3: Posterior probability",
-                    "Figure 4: ROC curve of the metric"):
+    # interval (forest) plot, comparison heatmap, ROC; no density plot for 12 groups (their
+    # curves would overlap)
+    assert len(_IMG.findall(page)) == 3
+    for caption in ("Figure 1: Posterior means", "Figure 2: Posterior probability",
+                    "Figure 3: ROC curve of the metric"):
         assert caption in page
+    assert "Posterior densities" not in page
+    # the identifiability note is explained for the groups the fit flags
+    flagged = [g for g, p in fit.unidentified.items() if p > 0.05]
+    assert flagged and "About the identifiability note" in page
+    assert all(f"{g} ({fit.unidentified[g]:.2f})" in page for g in flagged)
+    # the Reproduce code is a code block; the page loads nothing from elsewhere
+    reproduce = page[page.index("The same fit in Python"):]
+    block = re.search(r"<pre>(.*?)</pre>", reproduce, re.S)
+    assert block and "binaryeval.fit(" in html.unescape(re.sub(r"<[^>]+>", "", block.group(1)))
+    assert not re.search(r"<(?:script|link|img|iframe)[^>]+(?:src|href)=\"(?:https?:)?//", page)
+    assert "<style>" in page and ".navbar" in page  # the site's stylesheet, inlined
     assert "ROC of a scalar metric against binary human ratings" in page
     assert f"rows used</strong>: {fit.n_used:,}" in page
     assert f"rows</strong>: {len(data):,}" in page and "12 by <code>system</code>" in page
@@ -166,13 +179,15 @@ def test_report_one_group_binary_metric_parquet(tmp_path, capsys):
     _assert_clean(page)
     assert "<title>One group</title>" in page
     assert _text(be.fit("human ~ metric", data).summary().as_html()) in _text(page)
-    assert len(_IMG.findall(page)) == 2  # posterior and interval only
+    assert len(_IMG.findall(page)) == 2  # interval and posterior only
     assert "nothing to compare" in page and "no systems to separate" in page
     assert "ROC of a scalar metric" not in page
-    assert "Figure 2: Posterior means" in page and "Figure 3" not in page
+    assert "Figure 1: Posterior means" in page and "Figure 2: Posterior densities" in page
+    assert "Figure 3" not in page
 
 
 STAND_IN_QUARTO = """#!/usr/bin/env python3
+import html
 import json
 import sys
 from pathlib import Path

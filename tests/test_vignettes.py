@@ -1,9 +1,15 @@
-"""Every vignette renders without error output (the README's main job, checked in the tests)."""
+"""Every vignette renders without error output (the README's main job, checked in the tests).
+
+Each vignette is rendered once, as a single self-contained page; the checks on the page are the
+site's: nothing loaded from the network, a table of contents, figures with alt text, and no
+probability in e-notation in a table (``< 0.001`` reads; ``1.410e-16`` does not).
+"""
 
 import re
 from pathlib import Path
 
 import pytest
+from htmlchecks import e_notation_in_probability_columns, external_resources, soup
 
 from binaryeval.reports import read_qmd, render
 
@@ -28,3 +34,9 @@ def test_vignette_renders_cleanly(doc, tmp_path):
     assert "#|" not in page
     if labels:
         assert re.search(r'<img[^>]*src="data:image/png;base64,', page)
+    html = soup(page)
+    assert external_resources(page) == []
+    assert all(img.get("alt") for img in html.find_all("img"))
+    if header.get("toc", True) is not False and len(html.find_all("h2")) >= 2:
+        assert html.find("aside", class_="toc-side") is not None
+    assert e_notation_in_probability_columns(page) == []

@@ -7,7 +7,7 @@ Run from the repository root::
 
 It lives in ``validation/`` rather than ``benchmarks/`` because it measures statistical validity
 (coverage, calibration, bias), not speed.  The building blocks are in
-:mod:`binaryeval.binary.calibration`; ``tests/test_calibration.py`` runs a small version in CI.
+:mod:`binaryeval.validation.calibration`; ``tests/test_calibration.py`` runs a small version in CI.
 
 Outputs (read by ``vignettes/validation.qmd``), in ``vignettes/data/``:
 
@@ -42,7 +42,7 @@ from joblib import Parallel, delayed
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from binaryeval.binary.calibration import (  # noqa: E402
+from binaryeval.validation.calibration import (  # noqa: E402
     LEVELS,
     METHODS,
     SBC_DRAWS,
@@ -64,7 +64,7 @@ def _sbc_prior(rho: float, eta: float) -> tuple[float, float]:
     return (round(10 * m, 3), round(10 * (1 - m), 3))
 
 
-def _setting(name, alpha, rho, eta, n_human, n_metric, rates="per_system", others=()):
+def _setting(name, alpha, rho, eta, n_human, n_metric, rates="estimate", others=()):
     return Setting(name, alpha, rho, eta, n_human, n_metric, rates=rates,
                    other_alphas=tuple(others), rate_prior=_sbc_prior(rho, eta))
 
@@ -163,10 +163,10 @@ def summarise_sbc(setting: Setting, reps: list[tuple[float, int]]):
 
 
 def summarise_misspec(reps: list[np.ndarray]) -> list[dict]:
-    arr = np.stack(reps)  # rep, system, (pooled, per_system), (mean, covered)
+    arr = np.stack(reps)  # rep, system, (pooled, estimate), (mean, covered)
     rows = []
     for i, (a, r, e) in enumerate(MISSPEC_SYSTEMS):
-        for j, rates in enumerate(("pooled", "per_system")):
+        for j, rates in enumerate(("pooled", "estimate")):
             means = arr[:, i, j, 0]
             rows.append(dict(system=i + 1, alpha=a, rho=r, eta=e, rates=rates,
                              n_reps=arr.shape[0], mean_estimate=float(means.mean()),

@@ -74,7 +74,7 @@ def _ppi_interval():
     try:  # the peers' home after the package's restructuring
         from binaryeval.validation import ppi_interval
     except ImportError:
-        from binaryeval.binary.peers import ppi_interval
+        from binaryeval.validation.peers import ppi_interval
     return ppi_interval
 
 

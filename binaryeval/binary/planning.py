@@ -115,35 +115,13 @@ class _Planner:
         return self._sd[key]
 
     def threshold(self, gs: tuple[str, ...], k: int) -> float:
-        """Smallest difference separated at ``k``: ``z sqrt(sum sd^2)`` (one group: twice its
-        variance, the papers' eps).
+        """Smallest difference separated at ``k``: ``z sqrt(sum sd^2)``.
+
+        For one group its variance counts twice (the papers' eps: two systems like this one).
         """
         if len(gs) == 1:
             return self.z * math.sqrt(2.0) * self.sd(gs[0], k)
         return self.z * math.sqrt(sum(self.sd(g, k) ** 2 for g in gs))
-
-
-def _smallest(f, target: float, cap: int) -> tuple[int | None, float]:
-    """Smallest ``k`` in [0, cap] with ``f(k) <= target`` (``f`` decreasing), by doubling and
-    bisection; ``(None, f(cap))`` when even ``cap`` misses.
-    """
-    f0 = f(0)
-    if f0 <= target:
-        return 0, f0
-    f_cap = f(cap)
-    if f_cap > target:
-        return None, f_cap
-    hi = 1
-    while f(hi) > target:
-        hi = min(2 * hi, cap)
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if f(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi, f(hi)
 
 
 def _why(planner: _Planner, gs: tuple[str, ...], cap: int) -> str:
@@ -231,7 +209,9 @@ def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: f
     if not goal > 0:
         k, reached = None, row["separated_now"]
     else:
-        k, reached = _smallest(lambda n: planner.threshold(gs, n), goal, cap)
+        from ..plan.sample_size import smallest_size
+
+        k, reached = smallest_size(lambda n: planner.threshold(gs, n), goal, cap)
     row["more_human"] = k
     for i, g in enumerate(gs, start=1):
         suffix = "" if len(gs) == 1 else f"_{i}"

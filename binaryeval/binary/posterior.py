@@ -58,8 +58,8 @@ from .._results import Result
 from ..errors import ParameterError
 from ..summary import Summary
 from ._kernels import log_beta_pdf, log_dbinom
-from ._piecewise import interpolate_noisy
-from ._smooth import SmoothMixture
+from ._piecewise import PiecewiseChebyshev, interpolate_noisy
+from ._smooth import SmoothMixture, _cumulative
 
 
 def _dot(u, v) -> float:
@@ -500,8 +500,10 @@ class AlphaPosterior(PosteriorDistribution):
         return _shape(self._split(pts, upper=True), x, scalar)
 
     def _split(self, x: np.ndarray, upper: bool) -> np.ndarray:
-        """Cdf (or sf) from the side where it is small: the telescoping sum is accurate relative
-        to its value there, and ``1 - value`` keeps the other side monotone to rounding.
+        """Cdf (or sf) computed from the side where it is small.
+
+        The telescoping sum is accurate relative to its value there, and ``1 - value`` keeps the
+        other side monotone to rounding.
         """
         out = np.full(x.shape, np.nan)
         low = x <= self.mean()
@@ -572,30 +574,38 @@ class AlphaPosterior(PosteriorDistribution):
         if self.weights.size == 1:
             a, b = float(self.a[0]), float(self.b[0])
             return (float(special.betaincinv(a, b, 1e-15)), float(special.betainccinv(a, b, 1e-15)))
-        return (self._quantile(1e-15, upper=False, exact=True),
-                self._quantile(1e-15, upper=True, exact=True))
+        # below the 1e-16 quantile of the first component holding more than 1e-16 of the weight,
+        # the mixture has at most 2e-16 of its mass (components further down hold less than 1e-16
+        # together); the same from the top
+        cum = self._lower.cum
+        first = int(np.searchsorted(cum, 1e-16, side="right"))
+        last = int(np.searchsorted(cum, 1.0 - 1e-16, side="left"))
+        first, last = min(first, cum.size - 1), min(last, cum.size - 1)
+        return (float(special.betaincinv(self.a[first], self.b[first], 1e-16)),
+                float(special.betainccinv(self.a[last], self.b[last], 1e-16)))
 
     def _support(self) -> tuple[float, float]:
         return self._support_cached
 
     @cached_property
     def _interpolants(self):
-        """Piecewise Chebyshev interpolants of cdf and pdf on the support (errors below 1e-13
-        and 1e-12 of the density's peak, checked at points between the nodes).
+        """Piecewise Chebyshev interpolants of cdf and pdf on the support.
 
-        The mean is a panel edge: the cdf is computed from the lower tail below it and from the
-        upper tail above it, and the two agree only to rounding.
+        The density's interpolant is checked to 1e-13 of its peak at points between the nodes;
+        the cdf is its exact integral.
         """
         lo, hi = self._support_cached
         m, sd = self.mean(), self.std()
         pts = np.clip(m + sd * np.array([-12.0, -8, -5, -3, -1.5, 0, 1.5, 3, 5, 8, 12]), lo, hi)
         edges = np.unique(np.r_[lo, pts, hi])
-        cdf = interpolate_noisy(lambda x: self._split(x, upper=False), edges, 1e-13, left=0.0,
-                                right=1.0)
         grid = np.linspace(lo, hi, 257)
         peak = float(np.max(np.exp(self._lower.logpdf(np.r_[grid, m]))))
         pdf = interpolate_noisy(lambda x: np.exp(self._lower.logpdf(x)), edges,
-                                1e-12 * max(peak, 1.0), left=0.0, right=0.0)
+                                1e-13 * max(peak, 1.0), left=0.0, right=0.0)
+        # the cdf is the density's integral: exact for the interpolant, within 1e-13 * peak *
+        # (hi - lo) of the true cdf; anchored at the lower end, where the cdf is below 2e-16
+        _, cdf = _cumulative(pdf)
+        cdf = PiecewiseChebyshev(cdf.edges, cdf.coefs, left=0.0, right=1.0)
         return cdf, pdf
 
     def _fast(self):

@@ -18,19 +18,8 @@ def _sizes(text: str) -> list[int]:
     return values
 
 
-@subcommand
-def add_plan_parser(subparsers) -> None:
-    """Add the ``plan`` subcommand to ``subparsers`` (see ``binaryeval plan --help``)."""
-    p = subparsers.add_parser(
-        "plan", help="plan an evaluation: detectable differences and sample sizes",
-        description="Planning with the binary evaluation model (binaryeval.plan). "
-                    "'difference': the minimal difference in alpha two systems must have to be told "
-                    "apart with the given ratings (detectable_difference); 'table': the same over "
-                    "every combination of --n-human and --n-metric (detectable_difference_table; "
-                    "default sizes: the paper's Table 12); 'size': the smallest number of ratings "
-                    "of one kind (--vary) reaching --epsilon (required_sample_size).",
-        epilog="example: binaryeval plan difference --alpha 0.6 --rho 0.7 --n-human 1000 "
-               "--rates known")
+def _add_plan_options(p: argparse.ArgumentParser) -> None:
+    """The model, sizes and options of ``binaryeval plan`` (one argument each)."""
     p.add_argument("what", choices=["difference", "table", "size"],
                    help="difference, table or size (see above)")
     p.add_argument("--alpha", type=float, required=True, help="share of positive outputs")
@@ -71,51 +60,67 @@ def add_plan_parser(subparsers) -> None:
     p.add_argument("--max-size", type=int, default=10_000_000,
                    help="size: largest size tried (default: 10000000)")
     p.add_argument("--n-jobs", type=int, default=None, help="table: parallel jobs (joblib)")
+
+
+@subcommand
+def add_plan_parser(subparsers) -> None:
+    """Add the ``plan`` subcommand to ``subparsers`` (see ``binaryeval plan --help``)."""
+    p = subparsers.add_parser(
+        "plan", help="plan an evaluation: detectable differences and sample sizes",
+        description="Planning with the binary evaluation model (binaryeval.plan). "
+                    "'difference': the minimal difference in alpha two systems must have to be told "
+                    "apart with the given ratings (detectable_difference); 'table': the same over "
+                    "every combination of --n-human and --n-metric (detectable_difference_table; "
+                    "default sizes: the paper's Table 12); 'size': the smallest number of ratings "
+                    "of one kind (--vary) reaching --epsilon (required_sample_size).",
+        epilog="example: binaryeval plan difference --alpha 0.6 --rho 0.7 --n-human 1000 "
+               "--rates known")
+    _add_plan_options(p)
     add_output_arguments(p)
+    p.set_defaults(func=_run)
 
-    def one(values: list[int] | None, option: str, what: str) -> int:
-        if values is None:
-            return 0
-        if len(values) != 1:
-            raise ParameterError(f"{option} {','.join(map(str, values))}: '{what}' takes one "
-                                 f"number; several sizes are for 'binaryeval plan table'")
-        return values[0]
 
-    def run(a: argparse.Namespace) -> int:
-        import pandas as pd
+def _one(values: list[int] | None, option: str, what: str) -> int:
+    if values is None:
+        return 0
+    if len(values) != 1:
+        raise ParameterError(f"{option} {','.join(map(str, values))}: '{what}' takes one "
+                             f"number; several sizes are for 'binaryeval plan table'")
+    return values[0]
 
-        from .. import plan
+def _run(a: argparse.Namespace) -> int:
+    import pandas as pd
 
-        common = {"eta": a.eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
-                  "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
-                  "rate_prior": a.rate_prior}
-        if a.what == "size":
-            if a.epsilon is None:
-                raise ParameterError("plan size needs --epsilon, the target detectable difference, "
-                                     "e.g. --epsilon 0.05")
-            result = plan.required_sample_size(
-                a.epsilon, vary=a.vary, alpha=a.alpha, rho=a.rho, n_human=one(a.n_human, "--n-human", a.what),
-                n_metric=one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
-        elif a.what == "table":
-            sizes = {}
-            if a.n_human is not None:
-                sizes["n_human"] = a.n_human
-            if a.n_metric is not None:
-                sizes["n_metric"] = a.n_metric
-            result = plan.detectable_difference_table(
-                a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed, n_jobs=a.n_jobs,
-                progress=False, **sizes, **common)
-        else:
-            n_human = one(a.n_human, "--n-human", a.what)
-            n_metric = one(a.n_metric, "--n-metric", a.what)
-            eps = plan.detectable_difference(a.alpha, a.rho, n_human=n_human, n_metric=n_metric,
-                                             simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
-                                             **common)
-            result = pd.DataFrame([{
-                "alpha": a.alpha, "rho": a.rho, "eta": a.rho if a.eta is None else a.eta,
-                "n_human": n_human, "n_metric": n_metric,
-                "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
-                "rates": a.rates, "epsilon": eps}])
-        return write_result(result, a)
+    from .. import plan
 
-    p.set_defaults(func=run)
+    common = {"eta": a.eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
+              "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
+              "rate_prior": a.rate_prior}
+    if a.what == "size":
+        if a.epsilon is None:
+            raise ParameterError("plan size needs --epsilon, the target detectable difference, "
+                                 "e.g. --epsilon 0.05")
+        result = plan.required_sample_size(
+            a.epsilon, vary=a.vary, alpha=a.alpha, rho=a.rho, n_human=_one(a.n_human, "--n-human", a.what),
+            n_metric=_one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
+    elif a.what == "table":
+        sizes = {}
+        if a.n_human is not None:
+            sizes["n_human"] = a.n_human
+        if a.n_metric is not None:
+            sizes["n_metric"] = a.n_metric
+        result = plan.detectable_difference_table(
+            a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed, n_jobs=a.n_jobs,
+            progress=False, **sizes, **common)
+    else:
+        n_human = _one(a.n_human, "--n-human", a.what)
+        n_metric = _one(a.n_metric, "--n-metric", a.what)
+        eps = plan.detectable_difference(a.alpha, a.rho, n_human=n_human, n_metric=n_metric,
+                                         simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
+                                         **common)
+        result = pd.DataFrame([{
+            "alpha": a.alpha, "rho": a.rho, "eta": a.rho if a.eta is None else a.eta,
+            "n_human": n_human, "n_metric": n_metric,
+            "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
+            "rates": a.rates, "epsilon": eps}])
+    return write_result(result, a)

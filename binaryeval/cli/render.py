@@ -12,9 +12,13 @@ def add_render_parser(subparsers) -> None:
     """Add the ``render`` subcommand to ``subparsers`` (see ``binaryeval render --help``)."""
     p = subparsers.add_parser(
         "render", help="render Quarto (.qmd) documents to HTML",
-        description="Render .qmd documents to self-contained HTML files plus an index.html. Uses "
-                    "`quarto render` when Quarto is installed (--engine auto), otherwise executes the "
-                    "chunks with Jupyter (jupytext, nbclient, nbconvert).")
+        description="Render .qmd documents to HTML. A folder inside a Quarto website project "
+                    "(_quarto.yml with project: type: website) becomes that website: navbar, "
+                    "sidebar, tables of contents, the landing page and the API reference; files "
+                    "become self-contained pages plus an index.html. Uses `quarto render` when "
+                    "Quarto is installed (--engine auto), otherwise executes the chunks with "
+                    "Jupyter (jupytext, nbclient, nbconvert). No page loads anything from the "
+                    "network.")
     p.add_argument("paths", nargs="*", default=["vignettes"], metavar="PATH",
                    help=".qmd files or folders holding them (default: vignettes)")
     p.add_argument("--output-dir", default=None, metavar="DIR",

@@ -9,8 +9,8 @@ import pandas as pd
 
 from .._dask import is_dask_frame
 from .._validate import choice, probability, renamed
+from .._warnings import warn
 from ..errors import DataError, UnpairedItemsWarning
-from ._warn import warn_user
 from .counting import count_pairs
 from .direction import check_agreement
 from .frame import favi_frame
@@ -28,7 +28,7 @@ def _report_unpaired(skipped: np.ndarray, unpaired: str) -> None:
     if unpaired == "raise":
         raise DataError(msg + "; drop those items or pass unpaired='warn'")
     if unpaired == "warn":
-        warn_user(msg, UnpairedItemsWarning)
+        warn(msg, UnpairedItemsWarning)
 
 
 @renamed(human_higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._warnings import warn
 from ..errors import DirectionWarning, InputTypeError, ParameterError
-from ._warn import warn_user
 
 
 def resolve_lower_is_better(value: Any, human_term: str, metric_term: str, mode: str) -> tuple[str, ...]:
@@ -59,7 +59,7 @@ def check_agreement(counts: np.ndarray, human_term: str, metric_term: str, lower
     head = (f"the human ({human_term}) and metric ({metric_term}) preferences point to opposite systems on "
             f"{opposite / decided:.0%} of the {decided:,} item comparisons where both prefer a system")
     if mode == "preferences":
-        warn_user(head + ": check that '+' (or 1) means the first system is better in both columns",
+        warn(head + ": check that '+' (or 1) means the first system is better in both columns",
                   DirectionWarning)
         return
     fixes = []
@@ -67,5 +67,5 @@ def check_agreement(counts: np.ndarray, human_term: str, metric_term: str, lower
         toggled = [t for t in (human_term, metric_term) if (t in lower) != (t == term)]
         way = "higher" if term in lower else "lower"
         fixes.append(f"lower_is_better={toggled!r} if {way} {term} is better")
-    warn_user(f"{head}, so one of the scores probably points the other way (now "
+    warn(f"{head}, so one of the scores probably points the other way (now "
               f"lower_is_better={list(lower)!r}); likely fix: " + ", or ".join(fixes), DirectionWarning)

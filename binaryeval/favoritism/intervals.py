@@ -65,8 +65,8 @@ import numpy as np
 from .._validate import choice, real, size
 from .._validate import level as check_level
 from .._validate import seed as check_seed
+from .._warnings import warn
 from ..errors import ParameterError, SmallSampleWarning
-from ._warn import warn_user
 from .score import FAVI_WEIGHTS, OFFDIAG, favi_from_counts, ratio
 
 #: Pairs with fewer disagreements than this get the score interval.
@@ -254,7 +254,7 @@ def favi_intervals(counts: np.ndarray, labels: list[str], *, level: float, metho
     if use_score.any():
         lower[use_score], upper[use_score] = score_interval(weight_counts(counts[use_score]), level)
     if small.any():
-        warn_user(_small_e_message(e, small, labels, method, level), SmallSampleWarning)
+        warn(_small_e_message(e, small, labels, method, level), SmallSampleWarning)
     columns = {"lower": lower, "upper": upper, "p_undefined": undefined,
                "method": np.where(use_score, "score", method)}
     meta = {"level": level, "method": method, "seed": seed if method != "score" else None,

@@ -52,23 +52,8 @@ def heatmap(result: FaviResult, ax: Any, **kwargs: Any) -> Any:
 
 def dag(result: FaviResult, ax: Any, source: str, **kwargs: Any) -> Any:
     """The ranking of ``source`` in layers, winners on top."""
-    import networkx as nx
+    from .._ranking import draw_layers
 
     g = result.ranking(source)
-    if g.graph.get("reduced", False):
-        for layer, nodes in enumerate(nx.topological_generations(g)):
-            for nd in nodes:
-                g.nodes[nd]["layer"] = layer
-    else:
-        for nd in g.nodes:
-            g.nodes[nd]["layer"] = 0
-    pos = nx.multipartite_layout(g, subset_key="layer", align="horizontal")
-    pos = {k: (x, -y) for k, (x, y) in pos.items()}
-    kwargs.setdefault("node_color", "white")
-    kwargs.setdefault("edgecolors", "0.3")
-    kwargs.setdefault("node_size", 900)
-    kwargs.setdefault("font_size", 8)
-    nx.draw_networkx(g, pos=pos, ax=ax, arrows=True, **kwargs)
-    ax.set_title(f"significant {source} wins (sig_level = {g.graph['sig_level']})")
-    ax.set_axis_off()
-    return ax
+    return draw_layers(g, ax, f"significant {source} wins (sig_level = {g.graph['sig_level']})",
+                       **kwargs)

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._ranking import reduced
 from .._validate import choice, probability
-from ..errors import BinaryEvalWarning, ParameterError
-from ._warn import warn_user
+from ..errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import FaviResult
@@ -48,18 +48,4 @@ def ranking_graph(result: FaviResult, source: str, sig_level: float | None, p_ad
             win, lose = (a, b) if mg > 0 else (b, a)
             g.add_edge(result.systems[win], result.systems[lose], p_value=float(pv), margin=int(abs(mg)),
                        n=int(n))
-    for name in result.systems:
-        g.nodes[name]["wins"] = g.out_degree(name)
-        g.nodes[name]["losses"] = g.in_degree(name)
-    if not nx.is_directed_acyclic_graph(g):
-        warn_user(f"the significant {source} wins contain a cycle; the graph is returned without "
-                  "transitive reduction", BinaryEvalWarning)
-        g.graph["reduced"] = False
-        return g
-    tr = nx.transitive_reduction(g)
-    tr.graph.update(g.graph)
-    tr.graph["reduced"] = True
-    tr.add_nodes_from(g.nodes(data=True))
-    for u, v in tr.edges:
-        tr.edges[u, v].update(g.edges[u, v])
-    return tr
+    return reduced(g, f"significant {source} wins")

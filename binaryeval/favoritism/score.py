@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .._validate import flag, renamed
+from .._warnings import warn
 from ..errors import CountsError, DataError, FaviUndefinedWarning, InputTypeError
-from ._warn import warn_user
 from .ratings import tolerances
 
 #: The weight matrix W of the Favi-Score (rows human, columns metric, order +, =, -).
@@ -107,7 +107,7 @@ def favi_score(confusion: Any) -> float:
     counts = as_confusion(confusion)
     num, e = favi_from_counts(counts)
     if e == 0:
-        warn_user(UNDEFINED_MESSAGE, FaviUndefinedWarning)
+        warn(UNDEFINED_MESSAGE, FaviUndefinedWarning)
         return float("nan")
     return float(num / e)
 

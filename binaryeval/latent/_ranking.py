@@ -9,33 +9,17 @@ import pandas as pd
 
 
 def plot_dag(g: Any, ax: Any, **kwargs: Any):
-    import networkx as nx
+    """The DAG of confident wins in layers (see :func:`binaryeval._ranking.draw_layers`)."""
+    from .._ranking import draw_layers
 
-    if g.graph.get("reduced", False):
-        for layer, nodes in enumerate(nx.topological_generations(g)):
-            for nd in nodes:
-                g.nodes[nd]["layer"] = layer
-    else:
-        for nd in g.nodes:
-            g.nodes[nd]["layer"] = 0
-    pos = nx.multipartite_layout(g, subset_key="layer", align="horizontal")
-    pos = {k: (x, -y) for k, (x, y) in pos.items()}
-    kwargs.setdefault("node_color", "white")
-    kwargs.setdefault("edgecolors", "0.3")
-    kwargs.setdefault("node_size", 900)
-    kwargs.setdefault("font_size", 8)
-    nx.draw_networkx(g, pos=pos, ax=ax, arrows=True, **kwargs)
-    ax.set_title(f"confident wins (P >= {g.graph['threshold']:g})")
-    ax.set_axis_off()
-    return ax
+    return draw_layers(g, ax, f"confident wins (P >= {g.graph['threshold']:g})", **kwargs)
 
 
 def ranking_graph(prob: pd.DataFrame, threshold: float) -> Any:
     """DAG of wins with ``P(row preferred over column) >= threshold``, transitive edges removed."""
     import networkx as nx
 
-    from .._warnings import warn
-    from ..errors import BinaryEvalWarning
+    from .._ranking import reduced
 
     g = nx.DiGraph(threshold=threshold)
     mean_diff = prob.attrs.get("mean_diff", {})
@@ -46,21 +30,7 @@ def ranking_graph(prob: pd.DataFrame, threshold: float) -> Any:
         for j, b in enumerate(prob.columns):
             if i != j and np.isfinite(values[i, j]) and values[i, j] >= threshold:
                 g.add_edge(a, b, prob=float(values[i, j]))
-    for name in prob.index:
-        g.nodes[name]["wins"] = g.out_degree(name)
-        g.nodes[name]["losses"] = g.in_degree(name)
-    if not nx.is_directed_acyclic_graph(g):
-        warn("the confident wins contain a cycle; the graph is returned without transitive "
-             "reduction", BinaryEvalWarning)
-        g.graph["reduced"] = False
-        return g
-    tr = nx.transitive_reduction(g)
-    tr.graph.update(g.graph)
-    tr.graph["reduced"] = True
-    tr.add_nodes_from(g.nodes(data=True))
-    for a, b in tr.edges:
-        tr.edges[a, b].update(g.edges[a, b])
-    return tr
+    return reduced(g, "confident wins")
 
 
 def prob_matrix(draws: np.ndarray, names: list[str]) -> pd.DataFrame:

@@ -121,7 +121,7 @@ class _Search:
         return epsilon(s, moments)
 
 
-def _smallest(eps_at: Callable[[int], float], target: float, max_size: int,
+def smallest_size(eps_at: Callable[[int], float], target: float, max_size: int,
               ) -> tuple[int | None, float]:
     """The smallest size with ``eps <= target`` by doubling and bisection, or None and eps(max).
 
@@ -238,7 +238,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     settings = dict(s.facts(), **{k: v for k, v in base.items() if k != vary})
     if settings.get("n_paired", 0) is None:   # the default paired set, as the other results say
         settings["n_paired"] = "n_human"
-    found, achieved = _smallest(search.eps, target, max_size)
+    found, achieved = smallest_size(search.eps, target, max_size)
     if found is not None:
         message = (f"eps = {achieved:.4g} <= {target} already without any {vary}." if found == 0
                    else f"{vary} = {found} gives eps = {achieved:.4g} <= {target}.")

@@ -1,27 +1,39 @@
-"""Render Quarto documents (``.qmd``) to self-contained HTML.
+"""Render Quarto documents (``.qmd``) to HTML that loads nothing from the network.
 
 With the ``quarto`` command on the PATH, :func:`render` hands the files to ``quarto render``.
 Without it, the documents are rendered here with the Jupyter stack:
 
-1. the YAML header is read (``title``, ``subtitle``, ``author``, ``date``, ``execute``);
+1. the YAML header is read (``title``, ``subtitle``, ``author``, ``date``, ``execute``, ``toc``,
+   ``description``);
 2. the body is read as R Markdown with jupytext (``fmt="Rmd"``; jupytext's own ``qmd`` reader calls
-   the quarto binary); every ```` ```{python} ```` chunk becomes a code cell;
+   the quarto binary); every ```` ```{python} ```` chunk becomes a code cell; Quarto's fenced divs
+   (``::: {.callout-note}`` ... ``:::``) become ``<div>`` blocks;
 3. the Quarto chunk options written as ``#| key: value`` lines are taken out of the code and mapped
    to cell tags: ``include: false`` removes the cell, ``echo: false`` its code, ``output: false`` its
    output, ``eval: false`` leaves it unexecuted, ``warning: false`` drops its stderr stream (where
    Python warnings go), ``error: true`` lets it fail, ``fig-cap`` adds a caption under its output,
-   ``label`` names the chunk in error messages; document-level ``execute:`` options are defaults;
+   ``fig-alt`` is the alt text of its figures (default: the caption), ``label`` names the chunk in
+   error messages; document-level ``execute:`` options are defaults;
 4. the notebook is executed with nbclient in a ``python3`` kernel whose matplotlib backend is the
    inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
-   an error in a chunk stops the rendering with a :class:`RenderError` naming file and chunk;
-5. nbconvert's ``HTMLExporter(embed_images=True)`` with a ``TagRemovePreprocessor`` writes one
-   HTML file per document, and an ``index.html`` links them.
+   before the first chunk the kernel runs :func:`binaryeval.reports.set_theme`, the one figure
+   theme of every page; an error in a chunk stops the rendering with a :class:`RenderError`
+   naming file and chunk;
+5. nbconvert's ``HTMLExporter`` with the template ``templates/nbconvert/binaryeval`` (cells only:
+   no require.js, MathJax or mermaid from a CDN) and a ``TagRemovePreprocessor`` writes the cells;
+   :mod:`binaryeval.reports.pages` puts the page around them (stylesheet, table of contents, tables
+   that scroll in their own box, ``.qmd`` links made ``.html``, API links).
+
+A folder inside a website project (a ``_quarto.yml`` with ``project: type: website``) becomes that
+website (:mod:`binaryeval.reports.site`, which also explains how to link pages and the API
+reference); single files each become one self-contained page, the stylesheet inlined.  Math is not
+typeset (no MathJax): write formulas as code, e.g. ``rho + eta <= 1``.
 
 Examples
 --------
 >>> from binaryeval.reports import render
 >>> render(["vignettes"], output_dir="reports")  # doctest: +SKIP
-[PosixPath('reports/datasets.html')]
+[PosixPath('reports/correlations.html'), ...]
 """
 
 from __future__ import annotations
@@ -44,7 +56,7 @@ _HEADER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z
 _OPTION = re.compile(r"^#\|\s?(.*)$")
 _ENGINES = ("auto", "quarto", "jupyter")
 # chunk options understood here; anything else after "#|" is kept in the metadata and ignored
-_KNOWN = {"label", "echo", "include", "output", "eval", "warning", "error", "fig-cap"}
+_KNOWN = {"label", "echo", "include", "output", "eval", "warning", "error", "fig-cap", "fig-alt"}
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
@@ -100,7 +112,7 @@ def _truthy(value: Any, key: str, where: str) -> bool:
 
 
 def read_qmd(path: str | Path, text: str | None = None):
-    """Read a ``.qmd`` file into an nbformat notebook ready to execute.
+    r"""Read a ``.qmd`` file into an nbformat notebook ready to execute.
 
     Code cells carry their chunk options in ``cell.metadata["quarto"]`` and the tags
     ``remove_cell`` (include: false), ``remove_input`` (echo: false), ``remove_output``
@@ -120,7 +132,7 @@ def read_qmd(path: str | Path, text: str | None = None):
 
     Examples
     --------
-    >>> nb = read_qmd("x.qmd", text="---\\ntitle: T\\n---\\n\\n```{python}\\n#| echo: false\\n1 + 1\\n```\\n")
+    >>> nb = read_qmd("x.qmd", text="---\ntitle: T\n---\n\n```{python}\n#| echo: false\n1 + 1\n```\n")
     >>> nb.cells[-1].source, nb.cells[-1].metadata["tags"]
     ('1 + 1', ['remove_input'])
     """
@@ -147,6 +159,8 @@ def read_qmd(path: str | Path, text: str | None = None):
     n_code = 0
     n_fig = 0
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _fenced_divs(cell.source)
         if cell.cell_type != "code":
             continue
         n_code += 1
@@ -175,6 +189,55 @@ def read_qmd(path: str | Path, text: str | None = None):
     return nb
 
 
+_DIV_OPEN = re.compile(r"^(:{3,})\s*(?:\{([^}]*)\}|([\w-]+))\s*$")
+_DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def _div_attributes(spec: str) -> str:
+    """Pandoc's ``{#id .class key="value"}`` as HTML attributes."""
+    ids, classes, attrs = [], [], []
+    for token in re.findall(r'[#.][\w-]+|[\w-]+="[^"]*"|[\w-]+=\S+', spec):
+        if token.startswith("#"):
+            ids.append(token[1:])
+        elif token.startswith("."):
+            classes.append(token[1:])
+        else:
+            key, _, value = token.partition("=")
+            attrs.append(f' {key}="{html.escape(value.strip(chr(34)))}"')
+    out = f' id="{html.escape(ids[0])}"' if ids else ""
+    out += f' class="{html.escape(" ".join(classes))}"' if classes else ""
+    return out + "".join(attrs)
+
+
+def _fenced_divs(text: str) -> str:
+    """Quarto's fenced divs (``::: {.callout-note}`` ... ``:::``) as HTML ``<div>`` blocks.
+
+    The blank lines around the tags keep the markdown between them markdown.
+    """
+    out: list[str] = []
+    depth = 0
+    fence = None
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if m:
+            fence = None if fence and m.group(1).startswith(fence) else (fence or m.group(1))
+        if fence:
+            out.append(line)
+            continue
+        opened = _DIV_OPEN.match(line)
+        if opened:
+            spec = opened.group(2) if opened.group(2) is not None else f".{opened.group(3)}"
+            out += ["", f"<div{_div_attributes(spec)}>", ""]
+            depth += 1
+        elif _DIV_CLOSE.match(line) and depth:
+            out += ["", "</div>", ""]
+            depth -= 1
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def _title_block(header: dict[str, Any]) -> str:
     parts = [f"<h1 class=\"title\">{html.escape(str(header['title']))}</h1>"]
     if header.get("subtitle"):
@@ -199,11 +262,15 @@ def _kernel_env() -> dict[str, str]:
     env = dict(os.environ)
     env["MPLBACKEND"] = _INLINE_BACKEND
     # the kernel imports the same binaryeval as the process that renders
-    here = str(Path(__file__).resolve().parents[1])
-    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    # (the folder holding the package; relative PYTHONPATH entries are made absolute, as the
+    # kernel runs in the document's folder)
+    here = str(Path(__file__).resolve().parents[2])
+    paths = [str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     installed = Path(here).name in ("site-packages", "dist-packages")
     if here not in paths and not installed:
-        env["PYTHONPATH"] = os.pathsep.join([here, *paths])
+        paths.insert(0, here)
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
 
 
@@ -221,6 +288,7 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
             raise RenderError(f"{path}: no Jupyter kernel named {kernel_name!r}; install one with "
                               "`python -m pip install ipykernel && python -m ipykernel install --user`"
                               ) from None
+        _setup_kernel(client, path)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -248,6 +316,31 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
                 _add_caption(cell, meta)
 
 
+# run in the kernel before a document's first chunk: the package's figure theme
+_KERNEL_SETUP = """\
+from binaryeval.reports.theme import set_theme as _binaryeval_set_theme
+_binaryeval_set_theme()
+del _binaryeval_set_theme
+"""
+
+
+def _setup_kernel(client, path: Path) -> None:
+    import nbformat
+    from nbclient.exceptions import CellExecutionError
+
+    # nbclient stores an executed cell at its index in the notebook: the setup cell is appended
+    # for its run and taken out again
+    cell = nbformat.v4.new_code_cell(_KERNEL_SETUP)
+    client.nb.cells.append(cell)
+    try:
+        client.execute_cell(cell, len(client.nb.cells) - 1, store_history=False)
+    except CellExecutionError as exc:
+        raise RenderError(f"{path}: the kernel could not set up the figure theme:\n"
+                          f"{_error_text(cell)}") from exc
+    finally:
+        client.nb.cells.pop()
+
+
 def _error_text(cell) -> str:
     for out in cell.outputs:
         if out.get("output_type") == "error":
@@ -271,34 +364,54 @@ def _add_caption(cell, meta: dict[str, Any]) -> None:
 # exporting
 # ---------------------------------------------------------------------------------------------
 
-_CSS = """
-<style>
-body { max-width: 60rem; margin: 0 auto; padding: 1rem 2rem; }
-header.quarto-title h1.title { margin-bottom: 0.2rem; }
-header.quarto-title p { margin: 0.1rem 0; color: #555; }
-figcaption.figure-caption { font-style: italic; color: #444; text-align: center; margin: 0.3rem 0 1rem; }
-.jp-OutputArea-output img { max-width: 100%; height: auto; }
-</style>
-"""
+_TEMPLATES = Path(__file__).resolve().parent / "templates" / "nbconvert"
 
 
-def _export(nb, path: Path) -> str:
+def export_cells(nb, path: Path) -> str:
+    """The executed notebook's cells as an HTML fragment (no ``<head>``, nothing loaded).
+
+    The nbconvert template ``templates/nbconvert/binaryeval`` extends JupyterLab's cell markup,
+    writes no page frame (so none of nbconvert's require.js, MathJax or mermaid ``<script>``
+    tags) and gives each figure the chunk's ``fig-alt`` (or ``fig-cap``) as alt text.
+    """
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
-    exporter = HTMLExporter(template_name="lab", embed_images=True, exclude_input_prompt=True,
+    # images of markdown cells are embedded afterwards (pages.finish_body): nbconvert's own
+    # embedding re-parses every raw HTML block alone, which closes a fenced div's <div> at once
+    exporter = HTMLExporter(template_name="binaryeval", extra_template_basedirs=[str(_TEMPLATES)],
+                            embed_images=False, exclude_input_prompt=True,
                             exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
                                    remove_all_outputs_tags={"remove_output"}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem,
                                                                        "path": str(path.parent)}})
-    return body.replace("</head>", _CSS + "</head>", 1)
+    return body
+
+
+def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3"):
+    """Read and execute one ``.qmd`` document; returns ``(notebook, HTML fragment of its cells)``.
+
+    Examples
+    --------
+    >>> nb, cells = execute_document("vignettes/datasets.qmd")  # doctest: +SKIP
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ParameterError(f"path={str(path)!r} is not a file; pass an existing .qmd document")
+    nb = read_qmd(path)
+    _execute(nb, path, timeout=timeout, kernel_name=kernel_name)
+    return nb, export_cells(nb, path)
 
 
 def render_document(path: str | Path, output_dir: str | Path = "reports", *, timeout: int = 600,
                     kernel_name: str = "python3") -> Path:
-    """Render one ``.qmd`` file with the Jupyter stack (no Quarto needed).
+    """Render one ``.qmd`` file with the Jupyter stack into a single self-contained HTML page.
+
+    The page has the site's stylesheet inlined, its figures embedded and a table of contents
+    when it has headings; it loads nothing.  Links to other ``.qmd`` files point at the ``.html``
+    file of the same name; API links (``[](`binaryeval.fit`)``) are checked and shown as code.
 
     Parameters
     ----------
@@ -327,15 +440,20 @@ def render_document(path: str | Path, output_dir: str | Path = "reports", *, tim
     >>> render_document("vignettes/datasets.qmd", "reports")  # doctest: +SKIP
     PosixPath('reports/datasets.html')
     """
+    from .pages import finish_body, layout
+
     path = Path(path)
-    if not path.is_file():
-        raise ParameterError(f"path={str(path)!r} is not a file; pass an existing .qmd document")
-    nb = read_qmd(path)
-    _execute(nb, path, timeout=timeout, kernel_name=kernel_name)
+    nb, cells = execute_document(path, timeout=timeout, kernel_name=kernel_name)
+    body, headings = finish_body(cells, where=str(path), base=path.parent)
+    header = nb.metadata["quarto"]
+    show_toc = header.get("toc", True) is not False
+    page = layout(title=str(header.get("title") or path.stem), body=body,
+                  headings=headings if show_toc else [],
+                  description=str(header.get("description") or ""))
     out_dir = Path(output_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{path.stem}.html"
-    target.write_text(_export(nb, path), encoding="utf-8")
+    target.write_text(page, encoding="utf-8")
     return target
 
 
@@ -367,7 +485,23 @@ def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
 
 
 def project_output_dir(start: str | Path = ".") -> Path | None:
-    """``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any."""
+    """``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any.
+
+    Parameters
+    ----------
+    start : str or Path, default "."
+        The folder to start looking in.
+
+    Returns
+    -------
+    Path or None
+        The output folder, or None without a ``_quarto.yml`` or an ``output-dir`` in it.
+
+    Examples
+    --------
+    >>> project_output_dir("vignettes")  # doctest: +SKIP
+    PosixPath('/path/to/binaryeval/reports')
+    """
     start = Path(start).resolve()
     for folder in [start, *start.parents]:
         cfg = folder / "_quarto.yml"
@@ -379,30 +513,16 @@ def project_output_dir(start: str | Path = ".") -> Path | None:
 
 
 def _write_index(docs: Sequence[tuple[Path, Path, str]], out_dir: Path) -> Path:
+    """A plain ``index.html`` listing the documents (documents rendered outside a website)."""
+    from .pages import layout
+
     items = "\n".join(
         f'<li><a href="{html.escape(target.relative_to(out_dir).as_posix())}">{html.escape(title)}</a>'
         f' <span class="src">({html.escape(src.name)})</span></li>'
         for src, target, title in docs)
-    page = f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>binaryeval reports</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 50rem; margin: 2rem auto; padding: 0 1rem; }}
-li {{ margin: 0.4rem 0; }} .src {{ color: #777; font-size: 0.9em; }}
-</style>
-</head>
-<body>
-<h1>binaryeval reports</h1>
-<ul>
-{items}
-</ul>
-</body>
-</html>
-"""
+    body = f"<header class=\"quarto-title\"><h1 class=\"title\">Reports</h1></header>\n<ul>\n{items}\n</ul>"
     index = out_dir / "index.html"
-    index.write_text(page, encoding="utf-8")
+    index.write_text(layout(title="Reports", body=body), encoding="utf-8")
     return index
 
 
@@ -425,10 +545,49 @@ def _render_quarto(docs: Sequence[Path], out_dir: Path) -> list[Path]:
     return written
 
 
+def _render_quarto_site(config_path: Path, out_dir: Path) -> list[Path]:
+    """``quarto render`` of the whole website project (after ``quartodoc build`` if present)."""
+    root = config_path.parent
+    if shutil.which("quartodoc"):
+        proc = subprocess.run(["quartodoc", "build"], cwd=root, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RenderError(f"quartodoc build failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    cmd = ["quarto", "render", "--output-dir", str(out_dir.resolve())]
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RenderError(f"quarto render failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return sorted(out_dir.rglob("*.html"))
+
+
+def _site_config(site: bool | str | Path | None, paths: list[Path]) -> Path | None:
+    """The ``_quarto.yml`` to build a website from, or None for separate documents."""
+    from .site import find_site_config
+
+    if site is False:
+        return None
+    if site is None or site is True:
+        folders = [p for p in paths if p.is_dir()] if site is None else paths
+        found = next((c for c in map(find_site_config, folders) if c is not None), None)
+        if site is True and found is None:
+            raise ParameterError(f"site=True but no _quarto.yml with 'project: type: website' is "
+                                 f"in {[str(p) for p in paths]} or their parents")
+        return found
+    config = Path(site)
+    if not config.is_file():
+        raise ParameterError(f"site={str(site)!r} is not a file; pass the website's _quarto.yml")
+    return config
+
+
 def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: str | Path | None = None,
            engine: str = "auto", *, timeout: int = 600, kernel_name: str = "python3",
-           index: bool = True) -> list[Path]:
-    """Render Quarto documents to self-contained HTML files plus an ``index.html``.
+           index: bool = True, site: bool | str | Path | None = None) -> list[Path]:
+    """Render Quarto documents to HTML: a website when ``_quarto.yml`` describes one.
+
+    Given a folder that sits in a Quarto website project (a ``_quarto.yml`` with
+    ``project: type: website`` in it or above it), the documents become that website: navbar,
+    sidebar, tables of contents, previous/next links, the landing page from ``index.qmd`` and
+    the API reference (:mod:`binaryeval.reports.site`).  Given files (or with ``site=False``),
+    each document becomes one self-contained page and ``index.html`` lists them.
 
     Parameters
     ----------
@@ -445,17 +604,24 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
     kernel_name : str, default "python3"
         Jupyter kernel (Jupyter engine).
     index : bool, default True
-        Also write ``index.html`` linking the documents.
+        Also write ``index.html``: the landing page of a website; for separate documents a list
+        of them (unless one of them is ``index.qmd``).
+    site : bool or path, optional
+        ``None``: a website when a folder among ``paths`` is in a website project; ``True``:
+        always (the ``_quarto.yml`` is looked up from ``paths``); ``False``: never; a path: that
+        ``_quarto.yml``.
 
     Returns
     -------
     list of pathlib.Path
-        The HTML files written, in the order of the documents (``index.html`` not included).
+        The HTML files written: the documents in order (``index.html`` of separate documents not
+        included); for a website, then the API reference pages.
 
     Raises
     ------
     RenderError
-        A chunk failed (the message names the file and the chunk label) or Quarto failed.
+        A chunk failed (the message names the file and the chunk label), a link points at no
+        page, or Quarto failed.
     ParameterError
         Unknown ``engine``, a missing path, or no ``.qmd`` document found.
 
@@ -463,27 +629,36 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
     --------
     >>> from binaryeval.reports import render
     >>> render("vignettes", output_dir="reports", engine="jupyter")  # doctest: +SKIP
-    [PosixPath('reports/datasets.html')]
+    [PosixPath('reports/correlations.html'), ...]
     """
     if engine not in _ENGINES:
         raise ParameterError(f"engine={engine!r} is not one of {_ENGINES}")
     if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
         raise ParameterError(f"timeout={timeout!r} must be a positive number of seconds (int)")
     docs = find_documents(paths)
+    given = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    config = _site_config(site, given)
     if output_dir is None:
         output_dir = project_output_dir() or Path("reports")
     out_dir = Path(output_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     if engine == "auto":
         engine = "quarto" if shutil.which("quarto") else "jupyter"
+    if engine == "quarto" and not shutil.which("quarto"):
+        raise ParameterError("engine='quarto' but the quarto command is not on the PATH; "
+                             "install Quarto or use engine='jupyter'")
+    if config is not None:
+        if engine == "quarto":
+            return _render_quarto_site(config, out_dir)
+        from .site import build_site, read_site_config
+
+        return build_site(read_site_config(config), docs, out_dir, timeout=timeout,
+                          kernel_name=kernel_name, index=index)
     if engine == "quarto":
-        if not shutil.which("quarto"):
-            raise ParameterError("engine='quarto' but the quarto command is not on the PATH; "
-                                 "install Quarto or use engine='jupyter'")
         written = _render_quarto(docs, out_dir)
     else:
         written = [render_document(doc, out_dir, timeout=timeout, kernel_name=kernel_name) for doc in docs]
-    if index:
+    if index and not any(doc.stem == "index" for doc in docs):  # an index.qmd is the index
         titles = []
         for doc in docs:
             header, _ = _split_header(doc.read_text(encoding="utf-8"), str(doc))

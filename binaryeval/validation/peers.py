@@ -50,7 +50,14 @@ __all__ = ["PeerInterval", "acc_interval", "classical_interval", "ppi_interval",
 
 
 class PeerInterval(NamedTuple):
-    """Point estimate and two-sided interval; unpacks to ``(estimate, lower, upper)``."""
+    """Point estimate and two-sided interval; unpacks to ``(estimate, lower, upper)``.
+
+    Examples
+    --------
+    >>> est, lo, hi = PeerInterval(0.5, 0.4, 0.6)
+    >>> round(PeerInterval(0.5, 0.4, 0.6).width, 12)
+    0.2
+    """
 
     estimate: float
     lower: float

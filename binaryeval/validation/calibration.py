@@ -35,8 +35,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
+from ..binary.engine import alpha_posterior
 from ..errors import CountsError, ParameterError
-from .engine import alpha_posterior
 from .peers import acc_interval, classical_interval, ppi_interval
 
 __all__ = [
@@ -75,7 +75,7 @@ class Setting:
         Paired rows (human and metric) of the target system (and of each other system).
     n_metric : int
         Metric-only rows of the target system.
-    rates : {"per_system", "pooled"}
+    rates : {"estimate", "pooled"}
         Whether the metric's rates are estimated from the target's paired rows only or from the
         paired rows of all systems.
     other_alphas : tuple of float
@@ -83,6 +83,11 @@ class Setting:
         design they are drawn from ``Beta(1, 1)``).
     rate_prior : (float, float)
         ``Beta`` prior of ``rho`` and ``eta`` in the SBC design (drawn from and used in the fit).
+
+    Examples
+    --------
+    >>> Setting("S01", alpha=0.6, rho=0.8, eta=0.8, n_human=100, n_metric=1000).rates
+    'estimate'
     """
 
     name: str
@@ -91,14 +96,14 @@ class Setting:
     eta: float
     n_human: int
     n_metric: int
-    rates: str = "per_system"
+    rates: str = "estimate"
     other_alphas: tuple[float, ...] = ()
     rate_prior: tuple[float, float] = (1.0, 1.0)
     other_rates: tuple[tuple[float, float], ...] | None = field(default=None)
 
     def __post_init__(self):
-        if self.rates not in ("per_system", "pooled"):
-            raise ParameterError(f"rates={self.rates!r}: use 'per_system' or 'pooled'")
+        if self.rates not in ("estimate", "pooled"):
+            raise ParameterError(f"rates={self.rates!r}: use 'estimate' or 'pooled'")
         if self.rates == "pooled" and not self.other_alphas:
             raise ParameterError("rates='pooled' needs other_alphas (the systems whose paired "
                                  "rows are pooled)")
@@ -108,7 +113,17 @@ class Setting:
                                  "per system")
 
     def as_dict(self) -> dict:
-        """Plain dict (tuples kept) for records."""
+        """Plain dict (tuples kept) for records.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> Setting("S01", 0.6, 0.8, 0.8, 100, 1000).as_dict()["n_metric"]
+        1000
+        """
         return asdict(self)
 
 
@@ -237,7 +252,7 @@ def misspecification_replicate(rng: np.random.Generator, systems, n_human: int, 
     Returns
     -------
     ndarray, shape (n_systems, 2, 2)
-        ``[system, (pooled, per_system), (posterior mean, covered at level)]``.
+        ``[system, (pooled, estimate), (posterior mean, covered at level)]``.
     """
     counts = [draw_counts(rng, a, r, e, n_human, n_metric) for a, r, e in systems]
     pooled = {key: sum(c[key] for c in counts) for key in ("tp", "fn", "tn", "fp")}
@@ -251,19 +266,32 @@ def misspecification_replicate(rng: np.random.Generator, systems, n_human: int, 
     return out
 
 
-def coverage_region(n: int, level: float, confidence: float = 0.999) -> tuple[int, int]:
+def coverage_region(n: int, level: float, region: float = 0.999) -> tuple[int, int]:
     """Acceptance region for the number of covering intervals among ``n`` replicates.
 
     With ``n`` independent replicates of an interval of exact coverage ``level`` the count is
-    ``Binomial(n, level)``; the region ``[ppf(t), ppf(1 - t)]`` with ``t = (1 - confidence) / 2``
-    holds it with probability at least ``confidence``.
+    ``Binomial(n, level)``; the region ``[ppf(t), ppf(1 - t)]`` with ``t = (1 - region) / 2``
+    holds it with probability at least ``region``.
+
+    Parameters
+    ----------
+    n : int
+        Number of replicates.
+    level : float
+        Coverage of each interval.
+    region : float
+        Probability of the region under exact coverage.
+
+    Returns
+    -------
+    (int, int)
 
     Examples
     --------
     >>> coverage_region(1000, 0.95)
     (926, 971)
     """
-    t = (1.0 - confidence) / 2.0
+    t = (1.0 - region) / 2.0
     return int(stats.binom.ppf(t, n, level)), int(stats.binom.ppf(1.0 - t, n, level))
 
 

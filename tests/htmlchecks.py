@@ -1,0 +1,106 @@
+"""Checks on rendered HTML pages, shared by the site and vignette tests."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from bs4 import BeautifulSoup
+
+# a column holds probabilities when its header is a p-value, a "prob..." name, "P(...)" or says so
+PROBABILITY_HEADER = re.compile(
+    r"^\s*(?:p[ _-]?val(?:ue)?s?|p_\w+|prob\w*|p\s*\(.*\)|.*\bprobability\b.*)\s*$", re.I)
+E_NOTATION = re.compile(r"\d(?:\.\d*)?[eE][+-]?\d")
+_REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)
+# elements and attributes through which a page loads something (navigation links are not loads)
+_LOADS = {"script": "src", "img": "src", "iframe": "src", "source": "src", "video": "src",
+          "audio": "src", "embed": "src", "object": "data", "link": "href", "track": "src"}
+
+
+def soup(page: str) -> BeautifulSoup:
+    return BeautifulSoup(page, "html.parser")
+
+
+def external_resources(page: str) -> list[str]:
+    """URLs of scripts, styles, images, frames and fonts that the page would fetch remotely."""
+    doc = soup(page)
+    found = []
+    for tag, attr in _LOADS.items():
+        for el in doc.find_all(tag):
+            url = el.get(attr)
+            if url and _REMOTE.match(url):
+                found.append(f"<{tag} {attr}={url}>")
+            for src in (el.get("srcset") or "").split(","):
+                if src.strip() and _REMOTE.match(src.strip()):
+                    found.append(f"<{tag} srcset={src.strip()}>")
+    css = " ".join(s.get_text() for s in doc.find_all("style"))
+    css += " ".join(el.get("style", "") for el in doc.find_all(style=True))
+    found += [m for m in re.findall(r"url\(\s*['\"]?([^'\")]+)", css) if _REMOTE.match(m)]
+    found += re.findall(r"@import\s+['\"]((?:[a-z]+:)?//[^'\"]+)", css, re.I)
+    return found
+
+
+def _positions(row) -> list[tuple[int, object]]:
+    """(column position, cell) for each th/td of a table row, honouring colspan."""
+    out, pos = [], 0
+    for cell in row.find_all(["th", "td"], recursive=False):
+        out.append((pos, cell))
+        pos += int(cell.get("colspan", 1) or 1)
+    return out
+
+
+def e_notation_in_probability_columns(page: str) -> list[str]:
+    """Cells of rendered tables, in a column whose header names a probability, written with e+/e-.
+
+    Returns "header: cell" for each offending cell.
+    """
+    bad = []
+    for table in soup(page).find_all("table"):
+        rows = table.find_all("tr")
+        head_rows = table.thead.find_all("tr") if table.thead else rows[:1]
+        columns = {}
+        for row in head_rows:
+            for pos, cell in _positions(row):
+                text = cell.get_text(" ", strip=True)
+                if PROBABILITY_HEADER.match(text):
+                    columns[pos] = text
+        if not columns:
+            continue
+        body = table.tbody.find_all("tr") if table.tbody else rows[len(head_rows):]
+        for row in body:
+            for pos, cell in _positions(row):
+                text = cell.get_text(" ", strip=True)
+                if pos in columns and E_NOTATION.search(text):
+                    bad.append(f"{columns[pos]}: {text}")
+    return bad
+
+
+def local_links(page: str) -> list[str]:
+    """Every relative href/src of a page (anchors within the page included as '#x')."""
+    doc = soup(page)
+    links = [a["href"] for a in doc.find_all(["a", "link"], href=True)]
+    links += [el["src"] for el in doc.find_all(src=True)]
+    return [u for u in links if not _REMOTE.match(u) and not re.match(r"^[a-z]+:", u, re.I)]
+
+
+@cache
+def _ids(path: Path) -> frozenset:
+    return frozenset(el.get("id") for el in soup(path.read_text(encoding="utf-8")).find_all(id=True))
+
+
+def broken_links(path: Path) -> list[str]:
+    """Relative links of the page at ``path`` whose file, or whose #anchor, does not exist."""
+    page = path.read_text(encoding="utf-8")
+    broken = []
+    for link in local_links(page):
+        parts = urlsplit(link)
+        target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+        if not target.is_file():
+            broken.append(link)
+            continue
+        if parts.fragment and target.suffix == ".html":
+            if unquote(parts.fragment) not in _ids(target):
+                broken.append(link)
+    return broken

@@ -1,0 +1,422 @@
+"""The documentation website: a tiny site rendered from its own _quarto.yml, and the real
+configuration checked without executing the vignettes.
+
+The structure expected is Quarto's website (quarto.org, "Websites"): a navbar and sidebar from
+`website:`, a table of contents of the h2/h3 headings (`format: html: toc: true`), previous/next
+page links in sidebar order (`page-navigation: true`), `.qmd` links resolved to the rendered
+pages, and quartodoc's interlinks syntax ``[](`binaryeval.fit`)`` for API links.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+from htmlchecks import (
+    broken_links,
+    e_notation_in_probability_columns,
+    external_resources,
+    soup,
+)
+
+import binaryeval as be
+from binaryeval.errors import RenderError
+from binaryeval.reports import build_site, read_site_config, render
+from binaryeval.reports.apiref import api_pages, read_api_sections
+from binaryeval.reports.documents import _site_config
+from binaryeval.reports.pages import finish_body
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONFIG = """\
+project:
+  type: website
+  output-dir: out
+website:
+  title: Tiny site
+  page-navigation: true
+  navbar:
+    left:
+      - text: Pages
+        menu:
+          - docs/a.qmd
+          - docs/missing.qmd
+      - href: docs/b.qmd
+        text: Bee
+      - text: Reference
+        href: reference/index.qmd
+  sidebar:
+    contents:
+      - docs/index.qmd
+      - section: Both
+        contents: [docs/a.qmd, docs/b.qmd, docs/missing.qmd]
+format:
+  html:
+    toc: true
+quartodoc:
+  package: binaryeval
+  dir: reference
+  sections:
+    - title: Fitting
+      desc: Fit with [](`~binaryeval.fit`).
+      contents: [fit, BinaryFit, FAVI_WEIGHTS]
+    - title: Not there yet
+      contents: [no_such_module]
+"""
+
+INDEX = """\
+---
+title: Tiny home
+jupyter: python3
+listing:
+  id: cards
+  contents: [a.qmd, b.qmd, missing.qmd]
+---
+
+Welcome. Start with [page A](a.qmd).
+
+::: {#cards}
+:::
+"""
+
+PAGE_A = """\
+---
+title: Page A
+description: The first page, with a figure.
+jupyter: python3
+---
+
+## First part
+
+Links: [B's second part](b.qmd#second-part), [](`binaryeval.fit`), [](`~binaryeval.BinaryFit.compare`),
+[fit the model](`binaryeval.fit`).
+
+::: {.callout-note}
+A *note* in a callout.
+:::
+
+### A sub-part
+
+```{python}
+#| label: fig-noise
+#| fig-cap: "Noise"
+#| fig-alt: "A histogram of 100 normal draws"
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.hist(range(10))
+plt.show()
+```
+
+## Second part
+
+Text.
+"""
+
+PAGE_B = """\
+---
+title: Page B
+subtitle: Tables of p-values.
+jupyter: python3
+---
+
+## First part
+
+```{python}
+#| label: tables
+import pandas as pd
+pd.DataFrame({"system": ["a", "b"], "p_value": [1e-16, 0.5], "count": [3, 4]})
+```
+
+## Second part
+
+Back to [the start](index.qmd). ![A tiny picture](pic.png)
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    (root / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
+    (root / "docs").mkdir()
+    for name, text in (("index", INDEX), ("a", PAGE_A), ("b", PAGE_B)):
+        (root / "docs" / f"{name}.qmd").write_text(text, encoding="utf-8")
+    from PIL import Image
+
+    Image.new("RGB", (2, 2), "red").save(root / "docs" / "pic.png")
+    notices: list[str] = []
+    written = build_site(read_site_config(root / "_quarto.yml"),
+                         sorted((root / "docs").glob("*.qmd")), root / "out", timeout=120,
+                         notice=notices.append)
+    return root / "out", written, notices
+
+
+def _page(out: Path, name: str) -> str:
+    return (out / name).read_text(encoding="utf-8")
+
+
+def test_pages_written_and_missing_pages_named(site):
+    out, written, notices = site
+    names = sorted(p.relative_to(out).as_posix() for p in written)
+    assert names == ["a.html", "b.html", "index.html", "reference/BinaryFit.html",
+                     "reference/FAVI_WEIGHTS.html", "reference/fit.html", "reference/index.html"]
+    assert (out / "site.css").is_file()
+    # the page listed in the navbar, the sidebar and the listing, and the module, are named
+    assert sum("docs/missing.qmd is listed in the navigation" in n for n in notices) == 1
+    assert any("listing names missing.qmd" in n for n in notices)
+    assert any("binaryeval.no_such_module cannot be imported" in n for n in notices)
+
+
+def test_navbar_on_every_page_and_every_link_resolves(site):
+    out, written, _ = site
+    for path in written:
+        page = path.read_text(encoding="utf-8")
+        nav = soup(page).find("header", class_="navbar")
+        assert nav is not None, path
+        texts = [a.get_text(strip=True) for a in nav.find_all("a")]
+        assert texts == ["Tiny site", "Page A", "Bee", "Reference"], (path, texts)
+        assert "missing" not in str(nav)
+        assert broken_links(path) == [], path
+
+
+def test_table_of_contents_and_page_navigation(site):
+    out, _, _ = site
+    page = soup(_page(out, "a.html"))
+    toc = page.find("aside", class_="toc-side")
+    assert [a["href"] for a in toc.find_all("a")] == ["#first-part", "#a-sub-part", "#second-part"]
+    # the sub-part nests under its part
+    assert toc.find("li").find("ul").find("a")["href"] == "#a-sub-part"
+    # previous/next follow the sidebar: index, a, b
+    nav = page.find("nav", class_="page-nav")
+    assert nav.find("a", class_="prev")["href"] == "index.html"
+    assert nav.find("a", class_="next")["href"] == "b.html"
+    assert soup(_page(out, "b.html")).find("nav", class_="page-nav").find("a", class_="next") is None
+    # the current page is marked in the sidebar; the landing page has no TOC
+    assert page.find("nav", class_="sidebar").find("li", class_="active").a["href"] == "a.html"
+    assert soup(_page(out, "index.html")).find("aside", class_="toc-side") is None
+
+
+def test_links_between_pages_and_to_the_api(site):
+    out, _, _ = site
+    page = soup(_page(out, "a.html"))
+    hrefs = {a.get_text(strip=True): a["href"] for a in page.find("main").find_all("a")}
+    assert hrefs["B's second part"] == "b.html#second-part"
+    assert hrefs["binaryeval.fit"] == "reference/fit.html"
+    assert hrefs["compare"] == "reference/BinaryFit.html#binaryeval.BinaryFit.compare"
+    assert hrefs["fit the model"] == "reference/fit.html"
+    assert page.find("div", class_="callout-note").em.get_text() == "note"
+    # API pages link back with paths relative to their folder
+    ref = soup(_page(out, "reference/index.html"))
+    assert ref.find("a", class_="brand")["href"] == "../index.html"
+
+
+def test_figure_alt_text_caption_and_cards(site):
+    out, _, _ = site
+    page = soup(_page(out, "a.html"))
+    img = page.find("img")
+    assert img["src"].startswith("data:image/png;base64,")
+    assert img["alt"] == "A histogram of 100 normal draws"
+    assert "Figure 1: Noise" in page.get_text()
+    index = soup(_page(out, "index.html"))
+    cards = index.find("div", id="cards").find_all("a", class_="card")
+    assert [c["href"] for c in cards] == ["a.html", "b.html"]
+    # a card shows the page's title, its description (else subtitle), and its first figure
+    assert [c.find(class_="card-text").get_text() for c in cards] == [
+        "The first page, with a figure.", "Tables of p-values."]
+    assert cards[0].find("img")["src"].startswith("data:image/jpeg;base64,")
+    assert cards[1].find("img") is None
+
+
+def test_nothing_loaded_from_the_network(site):
+    out, written, _ = site
+    for path in written:
+        page = path.read_text(encoding="utf-8")
+        assert external_resources(page) == [], path
+        assert "<script" not in page and "mathjax" not in page.lower()
+        assert soup(page).find("link", rel="stylesheet")["href"].endswith("site.css")
+    assert external_resources(f"<style>{(out / 'site.css').read_text()}</style>") == []
+
+
+def test_tables_scroll_in_their_box_and_e_notation_is_found(site):
+    out, _, _ = site
+    page = _page(out, "b.html")
+    # a markdown image is embedded
+    assert soup(page).find("img", alt="A tiny picture")["src"].startswith("data:image/png;base64,")
+    tables = soup(page).find_all("table")
+    assert tables and all("table-wrap" in t.parent.get("class", []) for t in tables)
+    # the checker used on the vignettes finds the probabilities pandas writes in e-notation
+    assert e_notation_in_probability_columns(page) == ["p_value: 1.000000e-16",
+                                                       "p_value: 5.000000e-01"]
+
+
+def test_external_resource_checker():
+    page = ('<link rel="stylesheet" href="https://cdn.example/x.css"><script src="//cdn/x.js">'
+            '</script><img src="pic.png"><a href="https://doi.org/10.1/x">paper</a>'
+            "<style>@import url('https://fonts.example/css');</style>")
+    assert external_resources(page) == ["<script src=//cdn/x.js>",
+                                        "<link href=https://cdn.example/x.css>",
+                                        "https://fonts.example/css"]
+
+
+def test_e_notation_checker():
+    page = ("<table><thead><tr><th></th><th>estimate</th><th>P(A &gt; B)</th><th>prob_greater"
+            "</th></tr></thead><tbody><tr><th>x</th><td>1e-05</td><td>&lt; 0.001</td>"
+            "<td>2.5E+00</td></tr></tbody></table>")
+    assert e_notation_in_probability_columns(page) == ["prob_greater: 2.5E+00"]
+
+
+def test_broken_links_are_errors():
+    with pytest.raises(RenderError, match=r"doc\.qmd: the link to 'nowhere\.qmd' points at no page"):
+        finish_body('<a href="nowhere.qmd">x</a>', where="doc.qmd", resolve_page=lambda p: None)
+    with pytest.raises(RenderError, match="binaryeval has no attribute 'fitt'"):
+        finish_body('<a href="%60binaryeval.fitt%60"></a>', where="doc.qmd")
+    with pytest.raises(RenderError, match="names no binaryeval object"):
+        finish_body('<a href="%60numpy.mean%60"></a>', where="doc.qmd")
+    # without a site, an API link is shown as code
+    body, _ = finish_body('<a href="%60~binaryeval.fit%60"></a>', where="doc.qmd")
+    assert body == "<code>fit</code>"
+
+
+def test_site_or_separate_documents(tmp_path):
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: website\n")
+    (tmp_path / "docs").mkdir()
+    doc = tmp_path / "docs" / "x.qmd"
+    doc.write_text("---\ntitle: X\n---\n")
+    assert _site_config(None, [tmp_path / "docs"]) == tmp_path / "_quarto.yml"
+    assert _site_config(None, [doc]) is None  # a file alone is rendered as one document
+    assert _site_config(True, [doc]) == tmp_path / "_quarto.yml"
+    assert _site_config(False, [tmp_path / "docs"]) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# the repository's site, without executing its vignettes
+# ---------------------------------------------------------------------------------------------
+
+# pages other branches add; the navigation lists them and the renderer skips them while absent
+PLANNED = {"vignettes/preferences.qmd", "vignettes/your-own-data.qmd"}
+
+
+@pytest.fixture(scope="module")
+def config():
+    return read_site_config(ROOT / "_quarto.yml")
+
+
+def _hrefs(items) -> list[str]:
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            if item.get("href"):
+                out.append(item["href"])
+            out += _hrefs(item.get("menu") or item.get("contents") or [])
+    return out
+
+
+def test_real_configuration(config):
+    assert config.raw["project"]["type"] == "website"
+    assert config.output_dir == ROOT / "reports"
+    assert config.toc and config.page_navigation
+    navbar = config.website["navbar"]["left"]
+    assert [n["text"] for n in navbar] == ["Get started", "Showcases", "Planning", "Validation",
+                                           "Reference"]
+    links = set(_hrefs(navbar)) | set(_hrefs(config.website["sidebar"]["contents"]))
+    existing = {p.relative_to(ROOT).as_posix() for p in (ROOT / "vignettes").glob("*.qmd")}
+    missing = {h for h in links if h.endswith(".qmd") and h not in existing
+               and not h.startswith("reference/")}
+    assert missing <= PLANNED
+    # every vignette is reachable from the navbar (the landing page from the brand)
+    assert existing - {"vignettes/index.qmd"} <= set(_hrefs(navbar))
+    assert "vignettes/vocabulary.qmd" in _hrefs(navbar[-1]["menu"])
+    listing = _yaml_header(ROOT / "vignettes" / "index.qmd")["listing"]["contents"]
+    assert {f"vignettes/{c}" for c in listing} - existing <= PLANNED
+
+
+def _yaml_header(path: Path) -> dict:
+    from binaryeval.reports.documents import _split_header
+
+    return _split_header(path.read_text(encoding="utf-8"), str(path))[0]
+
+
+def test_api_reference_covers_the_public_names(config):
+    sections = read_api_sections(config.api, notice=lambda m: None)
+    documented = set()
+    for sec in sections:
+        for entry in sec.entries:
+            documented.add(entry.path)
+            documented.update(m.path for m in entry.members)
+    public = {f"binaryeval.{n}" for n in be.__all__ if not n.startswith("__")}
+    for module in ("plan", "datasets", "latent"):
+        try:
+            mod = importlib.import_module(f"binaryeval.{module}")
+        except ImportError:
+            continue
+        # a name the package also exports at the top documents it there (the same object)
+        public |= {f"binaryeval.{n}" if n in be.__all__ else f"binaryeval.{module}.{n}"
+                   for n in mod.__all__}
+    assert public - documented == set()
+
+
+def test_api_pages_from_docstrings(config):
+    sections = read_api_sections(config.api, notice=lambda m: None)
+    pages = api_pages(sections)
+    assert len(pages) == 1 + sum(1 + len(e.members) for s in sections for e in s.entries)
+    fit = soup(pages["reference/fit.html"][1])
+    assert fit.find("pre", class_="api-signature").get_text().startswith("binaryeval.fit(")
+    params = [dt.strong.get_text() for dt in fit.find("dl", class_="api-params").find_all("dt")]
+    assert params[:3] == ["formula", "data", "prior"]
+    assert fit.find("h2", id="examples").find_next("div", class_="highlight")
+    bf = soup(pages["reference/BinaryFit.html"][1])
+    assert bf.find("h3", id="binaryeval.BinaryFit.compare") is not None
+    # the index lists every page with its one-line summary
+    index = soup(pages["reference/index.html"][1])
+    rows = {r.find("code").get_text(): r.find_all("td")[1].get_text(" ", strip=True)
+            for r in index.find_all("tr")}
+    assert rows["fit"] == "Fit the binary evaluation model with a formula."
+    assert rows["FAVI_WEIGHTS"].startswith("The weight matrix W of the Favi-Score")
+    assert set(rows) == {Path(p).stem for p in pages} - {"index"}
+    # every function and class page has its summary and signature
+    for page, (_, body) in pages.items():
+        if page.endswith("index.html"):
+            continue
+        doc = soup(body)
+        assert doc.find("h1").get_text(), page
+        assert doc.find("pre", class_="api-signature"), page
+
+
+def test_render_checks_a_site_link_with_its_own_message(tmp_path):
+    # the CLI renders a folder of a website project as the site; a link to a missing page is
+    # an error that names the document and the link
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: website\nwebsite:\n  title: T\n")
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "p.qmd").write_text("---\ntitle: P\n---\n\nSee [q](q.qmd).\n")
+    with pytest.raises(RenderError, match=re.escape("p.qmd: the link to 'q.qmd' points at no page")):
+        render([tmp_path / "v"], output_dir=tmp_path / "out", engine="jupyter", timeout=60)
+
+
+FAKE_QUARTO = """#!/usr/bin/env python3
+import sys
+from pathlib import Path
+args = sys.argv[1:]
+assert args[:2] == ["render", "--output-dir"], args
+out = Path(args[2])
+(out / "vignettes").mkdir(parents=True, exist_ok=True)
+(out / "index.html").write_text("<html>site from " + str(Path.cwd()) + "</html>")
+(out / "vignettes" / "p.html").write_text("<html>p</html>")
+"""
+
+
+def test_quarto_renders_the_whole_project(tmp_path, monkeypatch):
+    # with Quarto on the PATH, a website is rendered by `quarto render` in the project's folder
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "quarto").write_text(FAKE_QUARTO)
+    (bindir / "quarto").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{__import__('os').environ['PATH']}")
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: website\n")
+    (tmp_path / "vignettes").mkdir()
+    (tmp_path / "vignettes" / "p.qmd").write_text("---\ntitle: P\n---\n")
+    written = render([tmp_path / "vignettes"], output_dir=tmp_path / "out")
+    assert written == [tmp_path / "out" / "index.html", tmp_path / "out" / "vignettes" / "p.html"]
+    assert (tmp_path / "out" / "index.html").read_text() == f"<html>site from {tmp_path}</html>"
