@@ -172,6 +172,73 @@ def same_fit(a, b) -> list[str]:
     return out
 
 
+def fit_on_cluster(client, paths: list[Path], parts: list[dict], rows: int, workers: int):
+    """Rows 1 and 2: the whole data on the cluster, its memory, its counts."""
+    import dask.dataframe as dd
+
+    expected, n_rows, excluded = expected_counts(parts)
+    pids = client.run(os.getpid)
+    idle = client.run(_rss)
+    ddf = dd.read_parquet([str(p) for p in paths])
+    with MemorySampler(pids) as sampler:
+        t = time.perf_counter()
+        res = be.fit("human ~ metric | system", ddf, order="input")
+        wall = time.perf_counter() - t
+    high_water = client.run(_max_rss)
+    t = time.perf_counter()
+    be.fit_counts(res.counts, order="input")
+    t_post = time.perf_counter() - t
+    print(f"\n1. be.fit('human ~ metric | system', dask_frame) on {workers} workers: "
+          f"{wall:.1f} s wall (posteriors of the {N_SYSTEMS} systems: {t_post:.1f} s of "
+          f"it; counting {wall - t_post:.1f} s, {rows / (wall - t_post) / 1e6:.0f} M rows/s)")
+    print("   worker   idle RSS   peak RSS (sampled)   ru_maxrss")
+    for name in pids:
+        print(f"   {str(name)[-22:]:<24}{mib(idle[name]):>10}{mib(sampler.peak[name]):>16}"
+              f"{mib(high_water[name]):>15}")
+    grew = max(sampler.peak[name] - idle[name] for name in pids)
+    print(f"   the frame in pandas: {mib(rows * 25)}; a worker's memory grew by at most "
+          f"{mib(grew)} ({grew / (rows * 25):.1%} of the frame)")
+
+    print(f"\n2. counts of the {rows:,} rows against the generator's (numpy bincount):")
+    equal = res.counts.loc[SYSTEMS].equals(expected) and res.n_rows == n_rows and \
+        res.excluded == {k: v for k, v in excluded.items() if v}
+    print(f"   counts, n_rows, excluded: {'identical' if equal else 'DIFFERENT'} "
+          f"(n_rows {res.n_rows:,}, excluded {res.excluded})")
+    if not equal:
+        raise SystemExit("counts differ from the generator's")
+    return res
+
+
+def compare_slice(paths: list[Path], parts: list[dict], n_files: int) -> None:
+    """Row 3: the first files with Dask and with pandas, binary and thresholded metric."""
+    import dask.dataframe as dd
+
+    n = sum(p["rows"] for p in parts[:n_files])
+    print(f"\n3. a {n_files}-file slice ({n:,} rows): Dask fit against pandas fit of the same "
+          "rows")
+    some = [str(p) for p in paths[:n_files]]
+    expected, _, _ = expected_counts(parts[:n_files])
+    for formula, kw in (("human ~ metric | system", {}),
+                        ("human ~ score | system", {"threshold": "balanced"})):
+        t = time.perf_counter()
+        on_dask = be.fit(formula, dd.read_parquet(some), order="input", **kw)
+        t_dask = time.perf_counter() - t
+        t = time.perf_counter()
+        frame = pd.read_parquet(some)
+        in_pandas = be.fit(formula, frame, order="input", **kw)
+        t_pandas = time.perf_counter() - t
+        del frame
+        diff = same_fit(on_dask, in_pandas)
+        generator = "" if kw else (
+            f"; counts = generator's: {on_dask.counts.loc[SYSTEMS].equals(expected)}")
+        print(f"   {formula} {kw or ''}: Dask {t_dask:.1f} s, pandas (read + fit) "
+              f"{t_pandas:.1f} s; {'identical' if not diff else 'DIFFERENT: ' + str(diff)}"
+              f" (counts, every column of to_frame(), row account, threshold){generator}")
+        if diff:
+            raise SystemExit("Dask and pandas fits differ")
+    print(f"   driver process peak RSS: {mib(_max_rss())} (the pandas slice was read here)")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e8)
@@ -185,7 +252,6 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     import dask
-    import dask.dataframe as dd
     import distributed
 
     rows = int(args.rows)
@@ -200,71 +266,15 @@ def main(argv=None) -> None:
         print(f"written in {time.perf_counter() - t:.1f} s: {size / 2**20:,.0f} MiB on disk; in "
               f"pandas (float64 ratings and score, categorical system) the frame would take "
               f"{mib(rows * (8 + 8 + 8 + 1))}")
-        expected, n_rows, excluded = expected_counts(parts)
-
+        # no spilling to disk: the memory measured is what the work needs
         with dask.config.set({"distributed.worker.memory.target": False,
                               "distributed.worker.memory.spill": False}), \
                 distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1,
                                          processes=True, memory_limit="3GiB",
                                          dashboard_address=None) as cluster, \
                 distributed.Client(cluster) as client:
-            pids = client.run(os.getpid)
-            idle = client.run(_rss)
-            ddf = dd.read_parquet([str(p) for p in paths])
-            with MemorySampler(pids) as sampler:
-                t = time.perf_counter()
-                res = be.fit("human ~ metric | system", ddf, order="input")
-                wall = time.perf_counter() - t
-            high_water = client.run(_max_rss)
-            t = time.perf_counter()
-            be.fit_counts(res.counts, order="input")
-            t_post = time.perf_counter() - t
-            print(f"\n1. be.fit('human ~ metric | system', dask_frame) on {args.workers} workers: "
-                  f"{wall:.1f} s wall (posteriors of the {N_SYSTEMS} systems: {t_post:.1f} s of "
-                  f"it; counting {wall - t_post:.1f} s, {rows / (wall - t_post) / 1e6:.0f} M "
-                  "rows/s)")
-            print("   worker   idle RSS   peak RSS (sampled)   ru_maxrss")
-            for name in pids:
-                print(f"   {str(name)[-22:]:<24}{mib(idle[name]):>10}{mib(sampler.peak[name]):>16}"
-                      f"{mib(high_water[name]):>15}")
-            grew = max(sampler.peak[name] - idle[name] for name in pids)
-            print(f"   the frame in pandas: {mib(rows * 25)}; a worker's memory grew by at most "
-                  f"{mib(grew)} ({grew / (rows * 25):.1%} of the frame)")
-
-            print(f"\n2. counts of the {rows:,} rows against the generator's (numpy bincount):")
-            counts = res.counts.loc[SYSTEMS]
-            equal = counts.equals(expected) and res.n_rows == n_rows and \
-                res.excluded == {k: v for k, v in excluded.items() if v}
-            print(f"   counts, n_rows, excluded: {'identical' if equal else 'DIFFERENT'} "
-                  f"(n_rows {res.n_rows:,}, excluded {res.excluded})")
-            if not equal:
-                raise SystemExit("counts differ from the generator's")
-
-            print(f"\n3. a {args.slice_files}-file slice ({args.slice_files * (rows // args.files):,}"
-                  " rows): Dask fit against pandas fit of the same rows")
-            some = [str(p) for p in paths[:args.slice_files]]
-            sl_expected, _, _ = expected_counts(parts[:args.slice_files])
-            for formula, kw in (("human ~ metric | system", {}),
-                                ("human ~ score | system", {"threshold": "balanced"})):
-                t = time.perf_counter()
-                on_dask = be.fit(formula, dd.read_parquet(some), order="input", **kw)
-                t_dask = time.perf_counter() - t
-                t = time.perf_counter()
-                frame = pd.read_parquet(some)
-                in_pandas = be.fit(formula, frame, order="input", **kw)
-                t_pandas = time.perf_counter() - t
-                del frame
-                diff = same_fit(on_dask, in_pandas)
-                generator = "" if kw else (
-                    "; counts = generator's: "
-                    + str(on_dask.counts.loc[SYSTEMS].equals(sl_expected)))
-                print(f"   {formula} {kw or ''}: Dask {t_dask:.1f} s, pandas (read + fit) "
-                      f"{t_pandas:.1f} s; {'identical' if not diff else 'DIFFERENT: ' + str(diff)}"
-                      f" (counts, every column of to_frame(), row account, threshold){generator}")
-                if diff:
-                    raise SystemExit("Dask and pandas fits differ")
-            print(f"   driver process peak RSS: {mib(_max_rss())} (the pandas slice was read "
-                  "here)")
+            res = fit_on_cluster(client, paths, parts, rows, args.workers)
+            compare_slice(paths, parts, args.slice_files)
         print("\n" + res.to_frame()[["n_human", "n_paired", "n_metric", "estimate", "lower",
                                      "upper"]].head(5).round(4).to_string())
     finally:
