@@ -8,6 +8,7 @@ text form, notebooks show the HTML form and ``as_latex()`` gives a ``tabular`` p
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,10 +35,26 @@ def _format_value(value: Any, digits: int) -> str:
     return str(value)
 
 
+# probability columns (p_value, p_adjusted, prob_greater, ...): fixed decimals, never e-notation
+_PROBABILITY = re.compile(r"^(p|p_.*|prob.*)$")
+
+
+def _format_probability(value: Any, digits: int) -> str:
+    if not isinstance(value, (float, np.floating)) or np.isnan(value):
+        return _format_value(value, digits)
+    v, step = float(value), 10.0 ** -digits
+    if v < step:
+        return f"< {step:.{digits}f}"
+    if 1 - step < v < 1:
+        return f"> {1 - step:.{digits}f}"
+    return f"{v:.{digits}f}"
+
+
 def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     out = frame.copy()
     for col in out.columns:
-        out[col] = [_format_value(v, digits) for v in out[col]]
+        fmt = _format_probability if _PROBABILITY.match(str(col)) else _format_value
+        out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
                           for i in out.index], name=frame.index.name)
     return out

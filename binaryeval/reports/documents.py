@@ -31,9 +31,11 @@ typeset (no MathJax): write formulas as code, e.g. ``rho + eta <= 1``.
 
 Examples
 --------
->>> from binaryeval.reports import render
->>> render(["vignettes"], output_dir="reports")  # doctest: +SKIP
-[PosixPath('reports/correlations.html'), ...]
+The showcase site, as ``make reports`` builds it (the functions' own examples render small
+documents and run as doctests)::
+
+    from binaryeval.reports import render
+    render(["vignettes"], output_dir="reports")
 """
 
 from __future__ import annotations
@@ -391,11 +393,16 @@ def export_cells(nb, path: Path) -> str:
 
 
 def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3"):
-    """Read and execute one ``.qmd`` document; returns ``(notebook, HTML fragment of its cells)``.
+    r"""Read and execute one ``.qmd`` document; returns ``(notebook, HTML fragment of its cells)``.
 
     Examples
     --------
-    >>> nb, cells = execute_document("vignettes/datasets.qmd")  # doctest: +SKIP
+    >>> import tempfile
+    >>> doc = Path(tempfile.mkdtemp()) / "calc.qmd"
+    >>> _ = doc.write_text("---\ntitle: Calc\n---\n\n```{python}\n#| label: sum\n1 + 1\n```\n")
+    >>> nb, cells = execute_document(doc)
+    >>> nb.cells[-1].outputs[0]["data"]["text/plain"]
+    '2'
     """
     path = Path(path)
     if not path.is_file():
@@ -407,7 +414,7 @@ def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str =
 
 def render_document(path: str | Path, output_dir: str | Path = "reports", *, timeout: int = 600,
                     kernel_name: str = "python3") -> Path:
-    """Render one ``.qmd`` file with the Jupyter stack into a single self-contained HTML page.
+    r"""Render one ``.qmd`` file with the Jupyter stack into a single self-contained HTML page.
 
     The page has the site's stylesheet inlined, its figures embedded and a table of contents
     when it has headings; it loads nothing.  Links to other ``.qmd`` files point at the ``.html``
@@ -437,8 +444,11 @@ def render_document(path: str | Path, output_dir: str | Path = "reports", *, tim
 
     Examples
     --------
-    >>> render_document("vignettes/datasets.qmd", "reports")  # doctest: +SKIP
-    PosixPath('reports/datasets.html')
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "note.qmd").write_text("---\ntitle: A note\n---\n\nSome text.\n")
+    >>> render_document(folder / "note.qmd", folder / "html").name
+    'note.html'
     """
     from .pages import finish_body, layout
 
@@ -462,12 +472,16 @@ def render_document(path: str | Path, output_dir: str | Path = "reports", *, tim
 # ---------------------------------------------------------------------------------------------
 
 def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
-    """Expand files and folders into the sorted list of ``.qmd`` documents they hold.
+    r"""Expand files and folders into the sorted list of ``.qmd`` documents they hold.
 
     Examples
     --------
-    >>> find_documents("vignettes")  # doctest: +SKIP
-    [PosixPath('vignettes/datasets.qmd')]
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for name in ("b.qmd", "a.qmd", "_draft.qmd"):
+    ...     _ = (folder / name).write_text("---\ntitle: x\n---\n")
+    >>> [p.name for p in find_documents(folder)]
+    ['a.qmd', 'b.qmd']
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -485,7 +499,7 @@ def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
 
 
 def project_output_dir(start: str | Path = ".") -> Path | None:
-    """``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any.
+    r"""``project: output-dir`` from the ``_quarto.yml`` in ``start`` or its parents, if any.
 
     Parameters
     ----------
@@ -499,8 +513,11 @@ def project_output_dir(start: str | Path = ".") -> Path | None:
 
     Examples
     --------
-    >>> project_output_dir("vignettes")  # doctest: +SKIP
-    PosixPath('/path/to/binaryeval/reports')
+    >>> import tempfile
+    >>> project = Path(tempfile.mkdtemp())
+    >>> _ = (project / "_quarto.yml").write_text("project:\n  output-dir: site\n")
+    >>> project_output_dir(project) == project / "site"
+    True
     """
     start = Path(start).resolve()
     for folder in [start, *start.parents]:
@@ -581,7 +598,7 @@ def _site_config(site: bool | str | Path | None, paths: list[Path]) -> Path | No
 def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: str | Path | None = None,
            engine: str = "auto", *, timeout: int = 600, kernel_name: str = "python3",
            index: bool = True, site: bool | str | Path | None = None) -> list[Path]:
-    """Render Quarto documents to HTML: a website when ``_quarto.yml`` describes one.
+    r"""Render Quarto documents to HTML: a website when ``_quarto.yml`` describes one.
 
     Given a folder that sits in a Quarto website project (a ``_quarto.yml`` with
     ``project: type: website`` in it or above it), the documents become that website: navbar,
@@ -627,9 +644,11 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
 
     Examples
     --------
-    >>> from binaryeval.reports import render
-    >>> render("vignettes", output_dir="reports", engine="jupyter")  # doctest: +SKIP
-    [PosixPath('reports/correlations.html'), ...]
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "note.qmd").write_text("---\ntitle: A note\n---\n\nSome text.\n")
+    >>> [p.name for p in render(folder / "note.qmd", output_dir=folder / "html", index=False)]
+    ['note.html']
     """
     if engine not in _ENGINES:
         raise ParameterError(f"engine={engine!r} is not one of {_ENGINES}")

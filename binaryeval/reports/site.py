@@ -101,12 +101,16 @@ class SiteConfig:
 
 
 def find_site_config(start: str | Path) -> Path | None:
-    """The ``_quarto.yml`` of a website project in ``start`` (a folder or file) or its parents.
+    r"""The ``_quarto.yml`` of a website project in ``start`` (a folder or file) or its parents.
 
     Examples
     --------
-    >>> find_site_config("vignettes")  # doctest: +SKIP
-    PosixPath('/path/to/binaryeval/_quarto.yml')
+    >>> import tempfile
+    >>> project = Path(tempfile.mkdtemp())
+    >>> _ = (project / "_quarto.yml").write_text("project:\n  type: website\n")
+    >>> (project / "pages").mkdir()
+    >>> find_site_config(project / "pages") == project / "_quarto.yml"
+    True
     """
     from .documents import _yaml
 
@@ -121,13 +125,16 @@ def find_site_config(start: str | Path) -> Path | None:
 
 
 def read_site_config(path: str | Path) -> SiteConfig:
-    """Read a ``_quarto.yml``.
+    r"""Read a ``_quarto.yml``.
 
     Examples
     --------
-    >>> cfg = read_site_config("_quarto.yml")  # doctest: +SKIP
-    >>> cfg.title  # doctest: +SKIP
-    'binaryeval'
+    >>> import tempfile
+    >>> project = Path(tempfile.mkdtemp())
+    >>> _ = (project / "_quarto.yml").write_text(
+    ...     "project:\n  type: website\nwebsite:\n  title: Demo\n")
+    >>> read_site_config(project / "_quarto.yml").title
+    'Demo'
     """
     from .documents import _yaml
 
@@ -448,7 +455,7 @@ def _notice(message: str) -> None:
 
 def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeout: int = 600,
                kernel_name: str = "python3", index: bool = True, notice=_notice) -> list[Path]:
-    """Render ``docs`` and the API reference as the website ``config`` describes.
+    r"""Render ``docs`` and the API reference as the website ``config`` describes.
 
     Parameters
     ----------
@@ -472,8 +479,16 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
 
     Examples
     --------
-    >>> cfg = read_site_config("_quarto.yml")  # doctest: +SKIP
-    >>> build_site(cfg, [Path("vignettes/index.qmd")], Path("reports"))  # doctest: +SKIP
+    >>> import tempfile
+    >>> project = Path(tempfile.mkdtemp())
+    >>> _ = (project / "_quarto.yml").write_text(
+    ...     "project:\n  type: website\nwebsite:\n  title: Demo\n  navbar:\n    left:\n"
+    ...     "      - href: index.qmd\n        text: Home\n")
+    >>> _ = (project / "index.qmd").write_text("---\ntitle: Home\n---\n\nWelcome.\n")
+    >>> pages = build_site(read_site_config(project / "_quarto.yml"), [project / "index.qmd"],
+    ...                    project / "site")
+    >>> [p.name for p in pages]
+    ['index.html']
     """
     from .documents import execute_document
 

@@ -88,9 +88,16 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
 
     Examples
     --------
-    >>> make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system",
-    ...             threshold="balanced")  # doctest: +SKIP
-    PosixPath('wmt21_ende-report.html')
+    A report of a small table of human ratings (a shipped dataset's name works as ``data`` too,
+    e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system", threshold="balanced")``):
+
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> pd.DataFrame({"system": ["A"] * 20 + ["B"] * 20,
+    ...               "human": [1, 0, 1, 1] * 5 + [0, 1, 0, 0] * 5}).to_csv(folder / "r.csv")
+    >>> make_report(folder / "r.csv", "human ~ 1 | system", output=folder / "r.html").name
+    'r.html'
     """
     from ..binary import fit
     from ..cli._common import read_table
