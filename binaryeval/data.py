@@ -17,7 +17,8 @@ import pandas as pd
 
 from .errors import CountsError, DataError, InputTypeError
 
-__all__ = ["COUNT_COLUMNS", "RowAccount", "as_binary", "count_binary", "is_binary"]
+__all__ = ["COUNT_COLUMNS", "RowAccount", "as_binary", "cell_codes", "cells_frame", "count_binary",
+           "count_cells", "is_binary"]
 
 #: The sufficient statistics of the binary model, per group.
 COUNT_COLUMNS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
@@ -60,7 +61,7 @@ def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
     if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
         arr = values.to_numpy(dtype=float, na_value=np.nan)
         return arr, missing
-    if dtype is np.dtype(object):
+    if dtype == np.dtype(object):
         # mixed objects: booleans and numbers are fine, anything else is not
         present = values[~missing]
         kinds = present.map(type).unique() if len(present) else []
@@ -69,6 +70,18 @@ def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
             arr[~missing] = present.astype(float).to_numpy()
             return arr, missing
     return None, missing
+
+
+def all_missing(column: str, role: str) -> DataError:
+    """The error for a rating column that is missing in every row (raised by the caller).
+
+    Examples
+    --------
+    >>> print(all_missing("mqm", "human rating"))
+    column 'mqm' (human rating) is missing (NaN) in every row; there is nothing to fit
+    """
+    return DataError(f"column {column!r} ({role}) is missing (NaN) in every row; "
+                     "there is nothing to fit")
 
 
 def is_binary(values: pd.Series) -> bool:
@@ -125,12 +138,11 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.
     """
     arr, missing = _numeric(values)
     if missing.all():
-        raise DataError(f"column {column!r} ({role}) is missing (NaN) in every row; "
-                        "there is nothing to fit")
+        raise all_missing(column, role)
     if arr is None:
         present = values[~missing]
-        bad = ~present.map(lambda v: isinstance(v, (bool, np.bool_, int, float, np.integer,
-                                                    np.floating))).to_numpy()
+        numbers = (bool, np.bool_, int, float, np.integer, np.floating)
+        bad = np.array([not isinstance(v, numbers) for v in present], dtype=bool)
         example = present[bad].iloc[0]
         raise InputTypeError(
             f"column {column!r} ({role}) holds a non-numeric value {_show(example)} "
@@ -177,26 +189,81 @@ def count_binary(human: np.ndarray, metric: np.ndarray, group: np.ndarray,
     >>> count_binary(h, m, np.array(["A", "A", "A", "B"])).loc["A"].tolist()
     [0, 1, 1, 1, 1, 0, 0, 0]
     """
-    h_known, m_known = ~np.isnan(human), ~np.isnan(metric)
-    both, only_h, only_m = h_known & m_known, h_known & ~m_known, ~h_known & m_known
-    hp, mp = human == 1.0, metric == 1.0
-    # one code per row: 0..7 for the eight cells, 8 for "neither" (excluded before this point)
-    codes = np.select(
-        [only_h & hp, only_h & ~hp, only_m & mp, only_m & ~mp,
-         both & hp & mp, both & hp & ~mp, both & ~hp & ~mp, both & ~hp & mp],
-        np.arange(8), 8)
-    labels, inverse = np.unique(group, return_inverse=True)
-    table = np.zeros((labels.size, 9), dtype=np.int64)
-    np.add.at(table, (inverse, codes), 1)
-    cells = table[:, :8]
-    counts = pd.DataFrame({
-        "human_pos": cells[:, 0], "human_total": cells[:, 0] + cells[:, 1],
-        "metric_pos": cells[:, 2], "metric_total": cells[:, 2] + cells[:, 3],
-        "tp": cells[:, 4], "fn": cells[:, 5], "tn": cells[:, 6], "fp": cells[:, 7]},
-        index=pd.Index(labels.astype(str), name="group"))
+    codes, labels = pd.factorize(np.asarray(group), sort=True)
+    table = count_cells(cell_codes(human, metric), codes, len(labels))
+    counts = cells_frame(table, [str(g) for g in labels])
     if order is not None:
         counts = counts.reindex(order, fill_value=0)
     return counts
+
+
+#: cell of a row by (human state, metric state), a state being 0 = missing, 1 = rated 0,
+#: 2 = rated 1: 0/1 human only (positive/negative), 2/3 metric only, 4..7 tp, fn, tn, fp, 8 neither
+_CELLS = np.array([8, 3, 2,  1, 6, 7,  0, 5, 4], dtype=np.intp)
+
+
+def cell_codes(human: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """The cell (0..8) of every row from its coded ratings (0.0/1.0/NaN).
+
+    Cells 0/1: human rating only (1/0); 2/3: metric rating only (1/0); 4, 5, 6, 7: both, tp
+    (human 1, metric 1), fn (1/0), tn (0/0), fp (0/1); 8: neither.
+
+    Parameters
+    ----------
+    human, metric : ndarray
+        Coded ratings of the same rows.
+
+    Returns
+    -------
+    ndarray of intp
+
+    Examples
+    --------
+    >>> cell_codes(np.array([1.0, 0.0, np.nan, np.nan]), np.array([1.0, 1.0, 0.0, np.nan])).tolist()
+    [4, 7, 3, 8]
+    """
+    h_state = (human == human).view(np.uint8) + (human == 1.0).view(np.uint8)
+    m_state = (metric == metric).view(np.uint8) + (metric == 1.0).view(np.uint8)
+    return _CELLS[h_state * np.uint8(3) + m_state]
+
+
+def count_cells(cells: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Rows per (group, cell): an ``(n_groups, 9)`` table of int64.
+
+    Parameters
+    ----------
+    cells : ndarray of int
+        :func:`cell_codes` of each row.
+    group : ndarray of int
+        Group of each row, ``0 .. n_groups - 1``.
+    n_groups : int
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> count_cells(np.array([4, 4, 8]), np.array([0, 1, 1]), 2)[:, [4, 8]].tolist()
+    [[1, 0], [1, 1]]
+    """
+    flat = np.bincount(group.astype(np.intp, copy=False) * 9 + cells, minlength=n_groups * 9)
+    return flat.astype(np.int64, copy=False).reshape(n_groups, 9)
+
+
+def cells_frame(table: np.ndarray, labels: list[str]) -> pd.DataFrame:
+    """The counts (:data:`COUNT_COLUMNS`, one row per label) of a :func:`count_cells` table.
+
+    Examples
+    --------
+    >>> cells_frame(np.array([[1, 2, 3, 4, 5, 6, 7, 8, 9]]), ["A"]).loc["A"].tolist()
+    [1, 3, 3, 7, 5, 6, 7, 8]
+    """
+    return pd.DataFrame({
+        "human_pos": table[:, 0], "human_total": table[:, 0] + table[:, 1],
+        "metric_pos": table[:, 2], "metric_total": table[:, 2] + table[:, 3],
+        "tp": table[:, 4], "fn": table[:, 5], "tn": table[:, 6], "fp": table[:, 7]},
+        index=pd.Index(labels, name="group"))
 
 
 def check_counts(frame: pd.DataFrame) -> pd.DataFrame:

@@ -364,3 +364,51 @@ def test_counts_round_trip_through_fit_counts():
     assert again.to_frame()["estimate"].iloc[0] == pytest.approx(res.to_frame()["estimate"].iloc[0],
                                                                  abs=1e-14)
     assert res.to_frame()["n_human"].iloc[0] == 120
+
+
+def _p_unidentified_exact(tp, fn, tn, fp):
+    """P(rho + eta <= 1) with Beta(1, 1) rate priors in exact rational arithmetic.
+
+    rho ~ Beta(a, b), eta ~ Beta(c, d) with whole numbers: P(eta <= 1 - r) is a binomial tail,
+    and averaging it over rho gives sum_j C(n, j) B(a + j, b + n - j) / B(a, b) over j < d,
+    n = c + d - 1 (each Beta function a ratio of factorials).
+    """
+    from fractions import Fraction
+
+    def beta(x, y):
+        return Fraction(math.factorial(x - 1) * math.factorial(y - 1), math.factorial(x + y - 1))
+
+    a, b, c, d = tp + 1, fn + 1, tn + 1, fp + 1
+    n = c + d - 1
+    total = sum(math.comb(n, j) * beta(a + j, b + n - j) for j in range(d))
+    return total / beta(a, b)
+
+
+@pytest.mark.parametrize("counts", [(0, 0, 0, 0), (1, 0, 0, 1), (5, 3, 4, 2), (20, 5, 15, 5),
+                                    (3, 30, 2, 25), (92, 21, 64, 23), (60, 70, 55, 80),
+                                    (150, 40, 10, 160), (0, 40, 0, 35)])
+def test_probability_rates_unidentified_is_exact(counts):
+    # The beta-binomial sum against exact rationals: 1e-15 absolute, 1e-13 relative.
+    from binaryeval.binary.fit import _prob_rates_unidentified
+
+    exact = _p_unidentified_exact(*counts)
+    got = _prob_rates_unidentified(*counts, (1, 1))
+    assert got == pytest.approx(float(exact), rel=1e-13, abs=1e-15)
+
+
+def test_probability_rates_unidentified_other_priors():
+    # Whole-number priors take the sum, others the quadrature; both against the integral of
+    # rho's density times eta's distribution function (scipy's frozen Beta distributions).
+    from scipy import integrate
+
+    from binaryeval.binary.fit import _prob_rates_unidentified
+
+    for prior in ((2, 3), (0.5, 0.5), (1.5, 1)):
+        for tp, fn, tn, fp in ((5, 3, 4, 2), (40, 12, 9, 30), (300, 20, 250, 40)):
+            rho = stats.beta(tp + prior[0], fn + prior[1])
+            eta = stats.beta(tn + prior[0], fp + prior[1])
+            ref, _ = integrate.quad(lambda r, rho=rho, eta=eta: rho.pdf(r) * eta.cdf(1 - r), 0, 1,
+                                    limit=200,
+                                    points=[rho.mean()], epsabs=1e-13)
+            got = _prob_rates_unidentified(tp, fn, tn, fp, prior)
+            assert got == pytest.approx(ref, abs=1e-12)

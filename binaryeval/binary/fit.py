@@ -18,30 +18,24 @@ import pandas as pd
 from scipy import integrate, stats
 
 from .. import _validate
+from .._dask import is_dask_frame
+from .._partition import formula_env
 from .._warnings import warn
-from ..data import (
-    COUNT_COLUMNS,
-    RowAccount,
-    _show,
-    as_binary,
-    check_counts,
-    count_binary,
-    is_binary,
-)
+from ..data import COUNT_COLUMNS, check_counts
 from ..errors import (
     DataError,
     FormulaError,
     ParameterError,
 )
 from ..formula import ParsedFormula, parse_formula
+from . import _frame
 from ._describe import fit_warning
 from .engine import alpha_posterior
 from .result import BinaryFit, _resolve_order
-from .roc import apply_threshold
 
 __all__ = ["fit", "fit_counts", "COUNT_COLUMNS"]
 
-_SINGLE = "all"
+_SINGLE = _frame.SINGLE
 _RATES = ("estimate", "pooled")
 
 
@@ -107,13 +101,51 @@ def _known_rates_for(rates, group: str) -> tuple[float | None, float | None]:
 
 
 def _prob_rates_unidentified(tp, fn, tn, fp, rate_prior) -> float:
-    """P(rho + eta <= 1) under the Beta posteriors of the paired counts."""
+    """P(rho + eta <= 1) under the Beta posteriors of the paired counts.
+
+    With whole-number prior parameters (the default ``(1, 1)``) this is a beta-binomial
+    distribution function (:func:`_beta_binomial_cdf`), summed exactly; otherwise the integral
+    of rho's density times eta's distribution function at ``1 - rho``.
+    """
     ar, br = rate_prior
-    rho = stats.beta(tp + ar, fn + br)
-    eta = stats.beta(tn + ar, fp + br)
+    a1, b1, a2, b2 = tp + ar, fn + br, tn + ar, fp + br
+    if float(ar).is_integer() and float(br).is_integer():
+        # symmetric in rho and eta: expand the one with fewer terms
+        if a2 + b2 > a1 + b1:
+            a1, b1, a2, b2 = a2, b2, a1, b1
+        return _beta_binomial_cdf(int(b2) - 1, int(a2 + b2) - 1, a1, b1)
+    rho = stats.beta(a1, b1)
+    eta = stats.beta(a2, b2)
     val, _ = integrate.quad(lambda r: rho.pdf(r) * eta.cdf(1.0 - r), 0.0, 1.0, limit=200,
                             points=[rho.mean()], epsabs=1e-12)
     return float(min(max(val, 0.0), 1.0))
+
+
+def _beta_binomial_cdf(k: int, n: int, a: float, b: float) -> float:
+    """P(X <= k) for X ~ BetaBinomial(n, a, b) with a, b >= 1, as P(rho + eta <= 1) needs it.
+
+    For whole numbers ``a2, b2``, eta ~ Beta(a2, b2) has P(eta <= x) = P(Binomial(a2 + b2 - 1, x)
+    >= a2); averaging over rho ~ Beta(a, b) at x = 1 - rho gives P(rho + eta <= 1) = P(X <= b2 -
+    1) with n = a2 + b2 - 1.  The terms are built from their ratios outwards from the mode and
+    normalised by their sum, so no Beta function of large arguments is needed and both tails
+    keep a relative accuracy near machine precision (the quadrature it replaces: 1e-12
+    absolute).  Terms beyond 60 standard deviations from the mean are left out: the
+    distribution is log-concave, so together they weigh less than 1e-20.
+    """
+    mean = n * a / (a + b)
+    sd = np.sqrt(n * a * b * (a + b + n) / ((a + b) ** 2 * (a + b + 1.0)))
+    lo = int(max(0, np.floor(mean - 60 * sd - 10)))
+    hi = int(min(n, np.ceil(mean + 60 * sd + 10)))
+    j = np.arange(lo, hi, dtype=float)
+    # log(p(j + 1) / p(j)), j = lo .. hi - 1; positive up to the mode
+    step = np.log((n - j) * (j + a)) - np.log((j + 1.0) * (n - j - 1.0 + b))
+    mode = int(np.count_nonzero(step > 0))
+    log_w = np.zeros(hi - lo + 1)
+    log_w[mode + 1:] = np.cumsum(step[mode:])
+    log_w[:mode] = -np.cumsum(step[:mode][::-1])[::-1]
+    w = np.exp(log_w)
+    below = w[:max(k - lo + 1, 0)].sum()
+    return float(min(below / w.sum(), 1.0))
 
 
 def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: _Options,
@@ -179,75 +211,7 @@ def _with_order(res: BinaryFit, order: list[str]) -> BinaryFit:
     return replace(res, order=tuple(order))
 
 
-# -- the model frame -------------------------------------------------------------------------
-@dataclass
-class _Coded:
-    """Coded ratings of the rows that have a group: human 0/1/NaN, metric 0/1/NaN or scores."""
-
-    human: np.ndarray
-    metric: np.ndarray
-    group: np.ndarray
-    labels: list[str]
-    account: RowAccount
-    scalar: bool
-
-
-def _terms(parsed: ParsedFormula, formula: str) -> tuple[str, str | None]:
-    if len(parsed.lhs) != 1:
-        raise FormulaError("the left side must be one human-rating term", formula)
-    return parsed.lhs_names[0], (parsed.rhs_names[0] if parsed.rhs else None)
-
-
-def _code(parsed: ParsedFormula, data: pd.DataFrame, env, scalar_metric: bool) -> _Coded:
-    """Evaluate the formula on ``data`` and code its columns (one partition of the data)."""
-    hname, mname = _terms(parsed, parsed.text)
-    mf = parsed.evaluate(data, env)
-    account = RowAccount(len(data))
-    human = as_binary(mf.lhs.iloc[:, 0], hname, "human rating").to_numpy()
-    if mf.group is not None:
-        gmiss = mf.group.isna().to_numpy()
-        account.exclude("missing group", int(gmiss.sum()))
-        group = mf.group.astype(str).to_numpy()
-    else:
-        gmiss = np.zeros(len(data), dtype=bool)
-        group = np.full(len(data), _SINGLE, dtype=object)
-    keep = ~gmiss
-    if mname is None:
-        metric = np.full(len(data), np.nan)
-    else:
-        raw = mf.rhs.iloc[:, 0]
-        metric = (_scores(raw, mname) if scalar_metric else
-                  _binary_metric(raw, mname)).astype(float)
-    labels = list(dict.fromkeys(group[keep].tolist()))
-    return _Coded(human[keep], metric[keep], group[keep], labels, account, scalar_metric)
-
-
-def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
-    if not is_binary(raw):
-        present = raw[raw.notna()]
-        example = present.iloc[0] if len(present) else raw.iloc[0]
-        raise DataError(f"metric column {name!r} is scalar (e.g. {_show(example)}); give "
-                        "threshold= a number, 'balanced' or 'youden', or binarise it in the "
-                        f"formula, e.g. I({name} > 0.5)")
-    return as_binary(raw, name, "metric rating").to_numpy()
-
-
-def _scores(raw: pd.Series, name: str) -> np.ndarray:
-    score = pd.to_numeric(raw, errors="coerce")
-    bad = raw.notna() & score.isna()
-    if bad.any():
-        raise DataError(f"metric column {name!r} holds a non-numeric value "
-                        f"{_show(raw[bad].iloc[0])} (row {_show(raw.index[bad.to_numpy()][0])}); "
-                        "a thresholded metric must be numeric")
-    arr = score.to_numpy(dtype=float, na_value=np.nan)
-    inf = np.isinf(arr)
-    if inf.any():
-        raise DataError(f"metric column {name!r} holds an infinite value {arr[inf][0]} (row "
-                        f"{_show(raw.index[np.flatnonzero(inf)[0]])}); replace it with NaN (not "
-                        "rated) or a finite score")
-    return arr
-
-
+# -- the model frame (see _frame) ------------------------------------------------------------
 def _directions(lower_is_better, parsed: ParsedFormula, thresholded: bool) -> tuple[str, ...]:
     if lower_is_better is None:
         return ()
@@ -296,7 +260,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         a patsy expression, e.g. ``"I(mqm == 0) ~ I(bleurt > 0.3) | system"``; a missing value
         in a column a term uses makes the term missing, never ``False``.
     data : DataFrame
-        One row per output.
+        One row per output: a pandas frame, or a Dask frame for data larger than memory (read
+        partition by partition and counted, with a threshold rule chosen from the paired rows;
+        the same result).
     prior : (float, float)
         Beta prior of ``alpha``.
     rates : "estimate", "pooled" or mapping
@@ -363,22 +329,30 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
                                         "method": None if method == "exact" else method})
     opts = _options(level, prior, rate_prior, rates, method, grid)
     lower = _directions(lower_is_better, parsed, threshold is not None)
-    if hasattr(data, "columns"):
-        _validate.unique_columns(data, _names_read(parsed))
-    env = eval_env + 1 if isinstance(eval_env, int) else eval_env
-    hname, mname = _terms(parsed, formula)
+    if not (isinstance(data, pd.DataFrame) or is_dask_frame(data)):
+        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; "
+                        "wrap it with pd.DataFrame(...)")
+    _validate.unique_columns(data, _names_read(parsed))
+    hname, mname = _frame.terms(parsed)
     if mname is None and threshold is not None:
         raise ParameterError("threshold given but the formula has no metric (right side 1)")
-    coded = _code(parsed, data, env, scalar_metric=threshold is not None)
-    thresholded = None
-    if threshold is not None:
-        thresholded = apply_threshold(coded.human, coded.metric, coded.group, threshold,
-                                      lower_is_better=mname in lower, column=mname)
-        coded.metric = thresholded.metric
-    return _fit_coded(coded, opts, formula=formula, order=order, group_name=_group_name(parsed),
-                      thresholded=thresholded, lower=lower, call={"rates": rates,
-                                                                  "threshold": threshold,
-                                                                  "order": order})
+    env = formula_env(parsed, eval_env)
+    summary, cuts = _frame.summarise_data(parsed, data, env, threshold=threshold,
+                                          lower_is_better=mname in lower)
+    group_name = _group_name(parsed)
+    counts, account = _frame.model_counts(summary, group_name)
+    threshold_value = rule = None
+    diagnostics: dict[str, Any] = {}
+    if cuts is not None:
+        per_group = pd.Series(cuts.thresholds).reindex(counts.index)
+        threshold_value = per_group if cuts.per_group else float(per_group.iloc[0])
+        rule = cuts.rule
+        diagnostics = {"auc": cuts.auc, "rho": cuts.rho, "eta": cuts.eta}
+    return _fit(counts, opts, order=order, paired_informs_alpha=True, formula=formula,
+                threshold=threshold_value, threshold_rule=rule, lower_is_better=lower,
+                n_rows=account.n_rows, excluded=dict(account.excluded), group_name=group_name,
+                diagnostics=diagnostics, call={"rates": rates, "threshold": threshold,
+                                               "order": order})
 
 
 def _fit_latent(formula, data, parsed, *, unsupported, **options):
@@ -390,6 +364,10 @@ def _fit_latent(formula, data, parsed, *, unsupported, **options):
             raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric; "
                                  "with several metric terms or bins= the latent-truth model takes "
                                  "the scores as they are (use bins= for a scalar metric)")
+    if is_dask_frame(data):
+        raise DataError("several metric terms or bins= fit the latent-truth model, which needs "
+                        "the rows in memory: pass a pandas frame (ddf.compute(), after selecting "
+                        "the rows and columns the formula uses)")
     if options["dependence"] is None:
         options["dependence"] = "joint"
     if len(parsed.rhs) < 1:
@@ -399,35 +377,6 @@ def _fit_latent(formula, data, parsed, *, unsupported, **options):
 
 def _group_name(parsed: ParsedFormula) -> str:
     return ":".join(parsed.group_names) if parsed.groups else "group"
-
-
-def _fit_coded(coded: _Coded, opts: _Options, *, formula, order, group_name, thresholded,
-               lower, call) -> BinaryFit:
-    """Counts from the coded rows, then the fit (the last step of :func:`fit`)."""
-    account = coded.account
-    neither = np.isnan(coded.human) & np.isnan(coded.metric)
-    account.exclude("no rating (human and metric missing)", int(neither.sum()))
-    if neither.all():
-        raise DataError("no row has a rating; check the columns in the formula")
-    present = set(coded.group[~neither].tolist())
-    empty = [g for g in coded.labels if g not in present]
-    if empty:
-        raise DataError(f"group {empty[0]!r} has no rated rows (every human and metric rating "
-                        "missing); drop it from the data")
-    counts = count_binary(coded.human[~neither], coded.metric[~neither], coded.group[~neither],
-                          order=coded.labels)
-    counts.index.name = group_name
-    threshold = rule = None
-    diagnostics: dict[str, Any] = {}
-    if thresholded is not None:
-        cuts = pd.Series(thresholded.thresholds).reindex(counts.index)
-        threshold = cuts if thresholded.per_group else float(cuts.iloc[0])
-        rule = thresholded.rule
-        diagnostics = {"auc": thresholded.auc, "rho": thresholded.rho, "eta": thresholded.eta}
-    return _fit(counts, opts, order=order, paired_informs_alpha=True, formula=formula,
-                threshold=threshold, threshold_rule=rule, lower_is_better=lower,
-                n_rows=account.n_rows, excluded=dict(account.excluded), group_name=group_name,
-                diagnostics=diagnostics, call=dict(call))
 
 
 def _counts_frame(counts) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from ..formula import parse_formula
 from ..summary import Summary
 
 __all__ = ["roc", "RocResult", "roc_table", "choose_threshold", "apply_threshold",
-           "THRESHOLD_RULES", "Thresholded"]
+           "choose_cuts", "Cuts", "THRESHOLD_RULES", "Thresholded"]
 
 THRESHOLD_RULES = ("balanced", "youden")
 
@@ -411,10 +411,101 @@ def apply_threshold(human: np.ndarray, score: np.ndarray, group: np.ndarray, thr
     >>> t.thresholds, t.metric.tolist()
     ({'A': 0.5}, [1.0, 0.0, 1.0, 0.0, 1.0])
     """
+    paired = ~np.isnan(human) & ~np.isnan(score)
+    labels = list(dict.fromkeys(group.tolist()))
+    score_range = (float(np.nanmin(score)), float(np.nanmax(score)))
+    cuts = choose_cuts(human[paired], score[paired], group[paired], labels, threshold,
+                       lower_is_better=lower_is_better, column=column, score_range=score_range)
+    metric = cuts.apply(score, pd.Index(labels).get_indexer(group), labels)
+    return Thresholded(metric, cuts.thresholds, cuts.rule, cuts.per_group, cuts.lower_is_better,
+                       cuts.auc, cuts.rho, cuts.eta)
+
+
+@dataclass(frozen=True)
+class Cuts:
+    """The thresholds :func:`choose_cuts` found, and what the paired rows say about them.
+
+    Attributes
+    ----------
+    thresholds : dict
+        ``group -> threshold``, in the order of the groups.
+    rule, per_group, lower_is_better, auc, rho, eta
+        As in :class:`Thresholded`.
+    """
+
+    thresholds: dict
+    rule: str
+    per_group: bool
+    lower_is_better: bool
+    auc: float
+    rho: float
+    eta: float
+
+    def apply(self, score: np.ndarray, codes: np.ndarray, labels: list) -> np.ndarray:
+        """0/1 ratings of scores (NaN stays NaN); row ``i`` is in group ``labels[codes[i]]``.
+
+        Parameters
+        ----------
+        score : ndarray
+            Scores, NaN for "not rated".
+        codes : ndarray of int
+            Group of each row, as positions in ``labels``.
+        labels : list
+            Group labels (keys of :attr:`thresholds`).
+
+        Returns
+        -------
+        ndarray
+
+        Examples
+        --------
+        >>> c = Cuts({"A": 0.5, "B": 0.8}, "given", True, False, np.nan, np.nan, np.nan)
+        >>> c.apply(np.array([0.6, 0.6, np.nan]), np.array([0, 1, 1]), ["A", "B"]).tolist()
+        [1.0, 0.0, nan]
+        """
+        sign = -1.0 if self.lower_is_better else 1.0
+        per_label = np.array([self.thresholds[g] for g in labels], dtype=float)
+        cut_rows = per_label[codes] if per_label.size else np.full(score.size, np.nan)
+        return np.where(np.isnan(score), np.nan, (sign * score >= sign * cut_rows).astype(float))
+
+
+def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels: list,
+                threshold, *, lower_is_better: bool = False, column: str = "metric",
+                score_range: tuple[float, float]) -> Cuts:
+    """The thresholds a number or rule gives each group, found from the paired rows.
+
+    The rules need only the rows with both ratings, so this is all that has to be gathered
+    from data too large for memory; :meth:`Cuts.apply` then rates every row.
+
+    Parameters
+    ----------
+    human, score, group : ndarray
+        Coded human ratings, scores and group labels of the rows (those missing either rating
+        are ignored: pass just the paired rows).
+    labels : list
+        Every group, in order (also groups without paired rows).
+    threshold : float, "balanced", "youden" or mapping
+        As in :func:`apply_threshold`.
+    lower_is_better : bool
+        Positive when ``score <= threshold``.
+    column : str
+        The metric's name, for messages.
+    score_range : (float, float)
+        Smallest and largest score of all rows (a given threshold must lie inside).
+
+    Returns
+    -------
+    Cuts
+
+    Examples
+    --------
+    >>> h, s = np.array([1.0, 1.0, 0.0, 0.0]), np.array([0.9, 0.4, 0.5, 0.1])
+    >>> choose_cuts(h, s, np.array(["A"] * 4), ["A"], "balanced", score_range=(0.1, 0.9)).thresholds
+    {'A': 0.5}
+    """
     sign = -1.0 if lower_is_better else 1.0
     oriented = sign * score
     paired = ~np.isnan(human) & ~np.isnan(score)
-    labels = list(dict.fromkeys(group.tolist()))
     per_group = isinstance(threshold, Mapping)
     if per_group:
         missing = [g for g in labels if g not in threshold and str(g) not in threshold]
@@ -443,8 +534,7 @@ def apply_threshold(human: np.ndarray, score: np.ndarray, group: np.ndarray, thr
             cuts[g] = cut if per_group else pooled_cut
         else:
             cuts[g] = _check_threshold_value(spec, column)
-    known = ~np.isnan(score)
-    lo, hi = float(np.nanmin(score)), float(np.nanmax(score))
+    lo, hi = score_range
     for g, cut in cuts.items():
         if (lower_is_better and (cut < lo or cut >= hi)) or (not lower_is_better
                                                             and (cut <= lo or cut > hi)):
@@ -452,9 +542,10 @@ def apply_threshold(human: np.ndarray, score: np.ndarray, group: np.ndarray, thr
                 f"threshold {cut:g} for {column!r}{'' if not per_group else f' (group {g!r})'} "
                 f"puts every rating in one class (scores run from {lo:g} to {hi:g}); choose a "
                 "threshold inside that range, or 'balanced'")
-    cut_rows = np.array([cuts[g] for g in group.tolist()], dtype=float) if per_group else \
-        np.full(score.size, next(iter(cuts.values())))
-    metric = np.where(known, (oriented >= sign * cut_rows).astype(float), np.nan)
+    chosen = Cuts({g: float(c) for g, c in cuts.items()}, rule, per_group, bool(lower_is_better),
+                  np.nan, np.nan, np.nan)
+    codes = pd.Index(labels).get_indexer(group)
+    metric = chosen.apply(score, codes, labels)
     auc = rho = eta = np.nan
     hp = paired & (human == 1.0)
     hn = paired & (human == 0.0)
@@ -462,5 +553,4 @@ def apply_threshold(human: np.ndarray, score: np.ndarray, group: np.ndarray, thr
         auc = _auc(roc_table(human[paired], oriented[paired]))
         rho = float(metric[hp].mean())
         eta = float(1.0 - metric[hn].mean())
-    return Thresholded(metric, {g: float(c) for g, c in cuts.items()}, rule, per_group,
-                       bool(lower_is_better), auc, rho, eta)
+    return Cuts(chosen.thresholds, rule, per_group, bool(lower_is_better), auc, rho, eta)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,31 +42,99 @@ def subcommand(add_parser: Callable[[Any], None]) -> Callable[[Any], None]:
     return add_parser
 
 
-def add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--data`` (a table file or a shipped dataset name) and ``--query`` (a row filter)."""
-    parser.add_argument("--data", "-d", required=True, metavar="FILE|NAME",
-                        help="table: .csv, .tsv, .csv.gz, .parquet or .json file, or the name of a shipped "
-                             "dataset (see `binaryeval datasets`)")
+def add_data_arguments(parser: argparse.ArgumentParser, *, dask: bool = False) -> None:
+    """Add ``--data`` (a table, a Parquet folder or a dataset name) and ``--query`` (a filter).
+
+    With ``dask``, also ``--dask`` and ``--scheduler ADDRESS`` (see :func:`dask_session`).
+    """
+    parser.add_argument("--data", "-d", required=True, metavar="FILE|DIR|NAME",
+                        help="table: .csv, .tsv, .csv.gz, .parquet or .json file, a folder of "
+                             ".parquet files, or the name of a shipped dataset (see "
+                             "`binaryeval datasets`)")
     parser.add_argument("--query", "-q", default=None, metavar="EXPR",
                         help="keep the rows matching this pandas query, e.g. \"lp == 'de-en'\"")
+    if dask:
+        group = parser.add_argument_group(
+            "data larger than memory",
+            "read --data with Dask, partition by partition (a folder of Parquet files: one "
+            "partition per file), and compute on a Dask cluster; the result is the same")
+        where = group.add_mutually_exclusive_group()
+        where.add_argument("--dask", action="store_true",
+                           help="start a local Dask cluster (one worker process per core)")
+        where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="use the running Dask cluster at ADDRESS, e.g. "
+                                "tcp://10.0.0.5:8786")
 
 
-def read_table(source: str | Path, query: str | None = None, *, option: str = "--data"):
-    """Read a table file (by extension) or a shipped dataset by name, optionally filtered.
+def _use_dask(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "dask", False) or getattr(args, "scheduler", None))
+
+
+@contextmanager
+def dask_session(args: argparse.Namespace) -> Iterator[None]:
+    """A Dask client for ``--dask`` or ``--scheduler ADDRESS``, closed at the end.
+
+    ``--dask`` starts a local cluster (worker processes, no dashboard, quiet logs);
+    ``--scheduler`` connects to a running one.  Without either nothing happens.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> with dask_session(argparse.Namespace()):
+    ...     pass
+    """
+    if not _use_dask(args):
+        yield
+        return
+    try:
+        import distributed
+    except ImportError:
+        raise ParameterError("--dask and --scheduler need Dask: pip install "
+                             "'dask[distributed]'") from None
+    if args.scheduler:
+        try:
+            client = distributed.Client(args.scheduler, timeout="20s")
+        except OSError as exc:
+            raise ParameterError(f"--scheduler {args.scheduler!r}: no Dask scheduler answered "
+                                 f"({exc})") from None
+        with client:
+            yield
+        return
+    with distributed.LocalCluster(processes=True, dashboard_address=None,
+                                  silence_logs=logging.WARNING) as cluster, \
+            distributed.Client(cluster):
+        yield
+
+
+def read_table(source: str | Path, query: str | None = None, *, option: str = "--data",
+               dask: bool = False):
+    """Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
 
     Parameters
     ----------
     source : str or Path
-        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl``, or the
-        name of a shipped dataset (``binaryeval.datasets.names()``).
+        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl`` (by
+        extension), a folder of Parquet files, or the name of a shipped dataset
+        (``binaryeval.datasets.names()``).
     query : str, optional
         A pandas ``DataFrame.query`` expression selecting the rows to keep.
     option : str
         The command-line option named in error messages.
+    dask : bool
+        Return a Dask frame (Parquet and CSV are read lazily, partition by partition).
 
     Returns
     -------
     DataFrame
+        A pandas frame, or a Dask frame with ``dask``.
 
     Examples
     --------
@@ -77,37 +147,63 @@ def read_table(source: str | Path, query: str | None = None, *, option: str = "-
 
     source = str(source)
     path = Path(source)
-    if path.is_file():
-        name = path.name.lower()
-        try:
-            if name.endswith((".parquet", ".pq")):
-                df = pd.read_parquet(path)
-            elif name.endswith((".json", ".jsonl")):
-                df = pd.read_json(path, lines=name.endswith(".jsonl"))
-            elif name.endswith((".tsv", ".tsv.gz", ".tab")):
-                df = pd.read_csv(path, sep="\t")
-            else:
-                df = pd.read_csv(path)
-        except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
-            raise ParameterError(f"{option} {source!r} could not be read as a table "
-                                 f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
-                                 "or .json file") from None
+    name = path.name.lower()
+    if path.is_dir():
+        if not any(path.glob("*.parquet")) and not any(path.glob("*.pq")):
+            raise ParameterError(f"{option} {source!r} is a folder without .parquet files; pass a "
+                                 "folder of Parquet files or a table file")
+        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
+    elif path.is_file() and name.endswith((".parquet", ".pq")):
+        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
+    elif path.is_file() and name.endswith((".json", ".jsonl")):
+        df = _read(lambda: pd.read_json(path, lines=name.endswith(".jsonl")), option, source)
+    elif path.is_file() and name.endswith((".tsv", ".tsv.gz", ".tab")):
+        df = _read(lambda: _reader(dask).read_csv(path, sep="\t"), option, source)
+    elif path.is_file():
+        df = _read(lambda: _reader(dask).read_csv(path), option, source)
     elif source in datasets.names():
         df = datasets.load(source)
     else:
         raise ParameterError(f"{option} {source!r} is neither a file nor a shipped dataset; "
                              "pass a table file or one of the names listed by `binaryeval datasets`")
+    if dask and isinstance(df, pd.DataFrame):
+        import dask.dataframe as dd
+
+        df = dd.from_pandas(df, npartitions=1)
     if query:
         try:
-            df = df.query(query).reset_index(drop=True)
+            df = df.query(query) if dask else df.query(query).reset_index(drop=True)
         except Exception as exc:  # pandas raises many types here
             raise ParameterError(f"--query {query!r} failed: {exc}") from None
     return df
 
 
+def _reader(dask: bool):
+    """The module whose ``read_parquet``/``read_csv`` read the data: pandas or Dask's."""
+    if dask:
+        import dask.dataframe as dd
+
+        return dd
+    import pandas as pd
+
+    return pd
+
+
+def _read(read: Callable[[], Any], option: str, source: str):
+    try:
+        return read()
+    except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
+        raise ParameterError(f"{option} {source!r} could not be read as a table "
+                             f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
+                             "or .json file, or a folder of .parquet files") from None
+
+
 def read_data(args: argparse.Namespace):
-    """Read the table named by ``--data`` and apply ``--query``; returns a DataFrame."""
-    return read_table(args.data, getattr(args, "query", None))
+    """Read the table named by ``--data`` and apply ``--query``.
+
+    A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.
+    """
+    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args))
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_data_arguments, add_output_arguments, read_data, subcommand, write_result
+from ._common import (
+    add_data_arguments,
+    add_output_arguments,
+    dask_session,
+    read_data,
+    subcommand,
+    write_result,
+)
 
 
 @subcommand
@@ -19,7 +26,7 @@ def add_correlate_parser(subparsers) -> None:
         epilog='example: binaryeval correlate "mqm ~ chrf + bleu + I(-ter) | system" --data wmt21.csv')
     p.add_argument("formula", help='"human ~ metric_1 + metric_2 + ..." (one row per system) or '
                                    '"human ~ metrics | system" (segment rows)')
-    add_data_arguments(p)
+    add_data_arguments(p, dask=True)
     p.add_argument("--method", choices=["pearson", "spearman", "kendall"], default="pearson",
                    help="correlation coefficient (default: pearson)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
@@ -37,9 +44,10 @@ def add_correlate_parser(subparsers) -> None:
     def run(args: argparse.Namespace) -> int:
         from ..correlation import correlate
 
-        result = correlate(args.formula, read_data(args), method=args.method, level=args.level,
-                           lower_is_better=args.lower_is_better, aggregate=args.aggregate,
-                           absolute=args.absolute)
+        with dask_session(args):
+            result = correlate(args.formula, read_data(args), method=args.method,
+                               level=args.level, lower_is_better=args.lower_is_better,
+                               aggregate=args.aggregate, absolute=args.absolute)
         return write_result(result.pairwise() if args.pairwise else result, args)
 
     p.set_defaults(func=run)

@@ -9,6 +9,7 @@ from ._common import (
     _tolerance,
     add_data_arguments,
     add_output_arguments,
+    dask_session,
     read_data,
     subcommand,
     write_result,
@@ -27,7 +28,7 @@ def add_favi_parser(subparsers) -> None:
         epilog='example: binaryeval favi "mqm ~ chrf | system" --data wmt21.csv --item seg_id')
     p.add_argument("formula", help='"human ~ metric | system" (scores) or '
                                    '"human ~ metric | system_a + system_b" (preferences)')
-    add_data_arguments(p)
+    add_data_arguments(p, dask=True)
     p.add_argument("--item", required=True, metavar="COLUMN",
                    help="column naming the input (segment, document) shared by the systems")
     p.add_argument("--pairs", type=_pairs, default="all", metavar="A:B,...",
@@ -50,10 +51,11 @@ def add_favi_parser(subparsers) -> None:
     def run(args: argparse.Namespace) -> int:
         from ..favoritism import favi
 
-        result = favi(args.formula, read_data(args), item=args.item, pairs=args.pairs,
-                      tolerance=args.tolerance,
-                      lower_is_better=args.lower_is_better, sign_test_ties=args.ties,
-                      sig_level=args.sig_level, unpaired=args.unpaired)
+        with dask_session(args):
+            result = favi(args.formula, read_data(args), item=args.item, pairs=args.pairs,
+                          tolerance=args.tolerance,
+                          lower_is_better=args.lower_is_better, sign_test_ties=args.ties,
+                          sig_level=args.sig_level, unpaired=args.unpaired)
         return write_result(result, args)
 
     p.set_defaults(func=run)

@@ -9,6 +9,7 @@ from ._common import (
     _fit_kwargs,
     add_data_arguments,
     add_output_arguments,
+    dask_session,
     read_data,
     subcommand,
     write_result,
@@ -24,10 +25,11 @@ def add_fit_parser(subparsers) -> None:
                     "(the same as binaryeval.fit(FORMULA, data, ...).summary()). Human ratings are "
                     "0/1 (empty = not rated); the metric is 0/1 or a score with --threshold.",
         epilog='example: binaryeval fit "I(mqm == 0) ~ chrf | system" --data wmt21.csv '
-               '--threshold balanced -o fit.csv')
+               '--threshold balanced -o fit.csv; a folder of Parquet files larger than memory: '
+               'binaryeval fit "human ~ judge | system" --data ratings/ --dask')
     p.add_argument("formula", help='"human ~ metric | system", e.g. "I(mqm == 0) ~ chrf | system"; '
                                    '"human ~ 1 | system" for human ratings only')
-    add_data_arguments(p)
+    add_data_arguments(p, dask=True)
     _add_fit_options(p)
     p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
                    help="metric terms whose lower scores are better (with --threshold a rating "
@@ -45,8 +47,9 @@ def add_fit_parser(subparsers) -> None:
     def run(args: argparse.Namespace) -> int:
         from ..binary import fit
 
-        result = fit(args.formula, read_data(args), method=args.method,
-                     lower_is_better=args.lower_is_better or None, **_fit_kwargs(args))
+        with dask_session(args):
+            result = fit(args.formula, read_data(args), method=args.method,
+                         lower_is_better=args.lower_is_better or None, **_fit_kwargs(args))
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
         return write_result(result, args)

@@ -37,7 +37,8 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
         of each system are then combined with ``aggregate``.  Terms may be expressions
         (``I(-TER)``, ``Q("chrF++")``).
     data : DataFrame
-        The scores.
+        The scores: a pandas frame, or a Dask frame (segment rows combined per system
+        partition by partition; the same table, means up to rounding).
     method : {"pearson", "spearman", "kendall"}
         Correlation coefficient.  Intervals: Fisher z (Pearson), with the Bonett & Wright (2000)
         variance for Spearman and the Fieller, Hartley & Pearson (1957) variance for Kendall.
@@ -119,7 +120,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     absolute = _validate.flag(absolute, "absolute")
     if aggregate is not None:
         aggregate = _validate.choice(aggregate, "aggregate", AGGREGATES)
-    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=1)
+    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=0)
     lower = _lower_is_better_arg(lower_is_better, scores.human, scores.metrics, scores.codes)
     table = scores.table.copy()
     for term in lower:

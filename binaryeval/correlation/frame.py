@@ -14,9 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._dask import is_dask_frame
+from .._partition import code_groups, evaluate_terms, formula_env
 from ..data import RowAccount, _show
-from ..errors import DataError, FormulaError
-from ..formula import parse_formula
+from ..errors import BinaryEvalError, DataError, FormulaError
+from ..formula import ParsedFormula, parse_formula
 
 AGGREGATES = ("mean", "median")
 
@@ -51,7 +53,7 @@ def label(code: str) -> str:
 
 
 def _check_columns(data: object) -> None:
-    if not isinstance(data, pd.DataFrame):
+    if not (isinstance(data, pd.DataFrame) or is_dask_frame(data)):
         raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; "
                         "wrap it with pd.DataFrame(...)")
     dup = data.columns[data.columns.duplicated()].unique().tolist()
@@ -62,25 +64,33 @@ def _check_columns(data: object) -> None:
 
 
 def _numeric(table: pd.DataFrame) -> pd.DataFrame:
-    """Every column as float; text, and infinities, refused naming the column and the row."""
-    for col in table.columns:
+    """Every column as float; text, and infinities, refused naming the column and the row.
+
+    The error carries ``order = (check, column)``: text is looked for in every column before
+    infinities, so that partitions of one frame report what the whole frame would.
+    """
+    for i, col in enumerate(table.columns):
         series = table[col]
         if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             coerced = pd.to_numeric(series, errors="coerce")
             bad = coerced.isna() & series.notna()
             if bad.any():
                 row = bad.idxmax()
-                raise DataError(f"column {col!r} is not numeric: row {_show(row)} holds "
+                exc = DataError(f"column {col!r} is not numeric: row {_show(row)} holds "
                                 f"{_show(series[row])}; pass numeric scores")
+                exc.order = (1, i)
+                raise exc
             table[col] = coerced
     table = table.astype(float)
-    for col in table.columns:
+    for i, col in enumerate(table.columns):
         inf = np.isinf(table[col].to_numpy())
         if inf.any():
             row = table.index[int(np.argmax(inf))]
-            raise DataError(f"column {col!r} holds {table[col][row]} in row {_show(row)} "
+            exc = DataError(f"column {col!r} holds {table[col][row]} in row {_show(row)} "
                             f"({int(inf.sum())} infinite value(s) in all); scores must be finite "
                             "numbers: fix the value, or make it NaN to leave the row out")
+            exc.order = (2, i)
+            raise exc
     return table
 
 
@@ -116,38 +126,118 @@ def _check_systems(table: pd.DataFrame, method: str, account: RowAccount) -> Non
                             f"{_show(table[col].iloc[0])}); its correlation is undefined: drop it")
 
 
-def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
-                  eval_env: int) -> SystemScores:
-    """Evaluate ``formula`` on ``data`` and build the system-level table.
+@dataclass
+class Rows:
+    """The complete rows of one partition, their systems, and the rows left out (by reason)."""
 
-    ``eval_env`` is the stack depth, counted from this function's caller, of the frame whose
-    variables the formula's expressions may use (as in patsy).
-    """
-    _check_columns(data)
+    table: pd.DataFrame | None
+    group: pd.Series | None
+    n_rows: int
+    missing_score: int = 0
+    missing_system: int = 0
+    present: np.ndarray | None = None   # rows with a value in each grouping term
+    problem: tuple[tuple[int, int], Exception] | None = None
+
+
+def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index) -> pd.Series | None:
+    """The group of each row as :meth:`ParsedFormula.evaluate` gives it (NaN: none)."""
+    if not groups:
+        return None
+    if len(groups) == 1:
+        return groups[0].rename(names[0])
+    codes, labels = code_groups(groups)
+    values = np.asarray(labels + [np.nan], dtype=object)[codes]
+    return pd.Series(values, index=index, name=":".join(names))
+
+
+def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: str,
+                   names: list[str]) -> Rows:
+    """Evaluate the formula on one partition and keep its complete rows; problems are kept."""
+    out = Rows(None, None, len(data))
+    try:
+        lhs, rhs, groups = evaluate_terms(parsed, data, env)
+    except BinaryEvalError as exc:
+        out.problem = ((0, 0), exc)
+        return out
+    out.present = np.array([int(g.notna().sum()) for g in groups], dtype=np.int64)
+    table = pd.concat([*lhs, *rhs], axis=1) if len(data) else pd.DataFrame(
+        {c: pd.Series([], dtype=float) for c in [human, *names]})
+    table.columns = [human, *names]
+    try:
+        table = _numeric(table)
+    except DataError as exc:
+        out.problem = (exc.order, exc)
+        return out
+    group = _group_values(groups, parsed.group_names, data.index)
+    complete = table.notna().all(axis=1)
+    out.missing_score = int((~complete).sum())
+    keep = complete
+    if group is not None:
+        keep = complete & group.notna()
+        out.missing_system = int((complete & group.isna()).sum())
+        out.group = group[keep]
+    out.table = table[keep]
+    return out
+
+
+def check_rows(parsed: ParsedFormula, n_rows: int, present: np.ndarray | None,
+               problem: tuple[tuple[int, int], Exception] | None) -> None:
+    """Raise the data's first problem in the order one pandas frame meets them."""
+    if n_rows == 0:
+        raise DataError("data has no rows: nothing to fit")
+    if problem is not None and problem[0][0] == 0:
+        raise problem[1]
+    for t, n in zip(parsed.groups, present, strict=True):
+        if n == 0:
+            raise DataError(f"grouping column {t.code!r} is missing (NaN) in every row; "
+                            "fill it or drop it from the formula")
+    if problem is not None:
+        raise problem[1]
+
+
+def _account(n_rows: int, missing_score: int, missing_system: int) -> RowAccount:
+    account = RowAccount(n_rows=n_rows)
+    account.exclude("missing score", missing_score)
+    account.exclude("missing system", missing_system)
+    return account
+
+
+def _terms(formula: str) -> tuple[ParsedFormula, str, list[str]]:
     parsed = parse_formula(formula, allow_groups=True, allow_multiple_rhs=True,
                            allow_intercept_rhs=False)
     if len(parsed.lhs) != 1:
         raise FormulaError(f"the left side must be one human score, got {parsed.lhs_names}", formula)
-    frame = parsed.evaluate(data, eval_env=eval_env + 1)
     human = label(parsed.lhs_names[0])
     names = [label(c) for c in parsed.rhs_names]
     if len(set(names)) != len(names) or human in names:
         raise DataError(f"metric names must be distinct and differ from the human score; got "
                         f"{human!r} ~ {names}")
-    table = pd.concat([frame.lhs, frame.rhs], axis=1)
-    table.columns = [human, *names]
-    table = _numeric(table)
-    account = RowAccount(n_rows=len(table))
-    complete = table.notna().all(axis=1)
-    account.exclude("missing score", int((~complete).sum()))
-    keep = complete
-    if frame.group is not None:
-        keep = complete & frame.group.notna()
-        account.exclude("missing system", int((complete & frame.group.isna()).sum()))
-    table = table[keep]
-    sizes, rule = None, None
-    if frame.group is not None:
-        table, sizes, rule = _combine(table, frame.group[keep], aggregate)
+    return parsed, human, names
+
+
+def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
+                  eval_env: int) -> SystemScores:
+    """Evaluate ``formula`` on ``data`` and build the system-level table.
+
+    ``eval_env`` is the stack depth of the frame whose variables the formula's expressions may
+    use, as in patsy, 0 being the user's code that called into binaryeval.  A Dask frame is read partition
+    by partition (see :mod:`._partitions`).
+    """
+    _check_columns(data)
+    parsed, human, names = _terms(formula)
+    env = formula_env(parsed, eval_env)
+    if is_dask_frame(data):
+        from ._partitions import dask_system_scores
+
+        table, account, sizes, rule = dask_system_scores(parsed, data, env, human, names,
+                                                         aggregate)
+    else:
+        rows = partition_rows(parsed, data, env, human, names)
+        check_rows(parsed, rows.n_rows, rows.present, rows.problem)
+        account = _account(rows.n_rows, rows.missing_score, rows.missing_system)
+        table, sizes, rule = rows.table, None, None
+        if rows.group is not None:
+            table, sizes, rule = _combine(table, rows.group, aggregate)
     _check_systems(table, method, account)
     codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
     return SystemScores(table, human, tuple(names), codes, account, sizes, rule)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._dask import is_dask_frame
 from .._validate import choice, probability, renamed
 from .._warnings import warn
 from ..errors import DataError, UnpairedItemsWarning
@@ -47,12 +48,13 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
         for data that already hold preference ratings (``+/=/-`` or ``1/0/-1``) per
         (item, system_a, system_b); pairs given in either order are oriented consistently.
     data : DataFrame
-        The data.
+        The data: a pandas frame, or a Dask frame (counted partition by partition, the same
+        counts; scores data are shuffled so that each item's rows meet in one partition).
     item : str
         Column naming the input (segment, document) shared by the systems.
     pairs : "all" or list of (str, str)
         The system pairs (oriented as given).  ``"all"`` takes every unordered pair, system 1
-        first in sorted order.
+        first in natural order (``sys2`` before ``sys10``).
     tolerance : float, (float, float) or dict
         Score differences ``<= tolerance`` count as ``=``; a pair or ``{"human": .., "metric": ..}``
         sets the two sides separately (their scales differ).
@@ -107,16 +109,24 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
     choice(sign_test_ties, "sign_test_ties", TIES)
     sig_level = probability(sig_level, "sig_level", open=True)
     tol = tolerances(tolerance)
-    frame = favi_frame(formula, data, item=item, lower_is_better=lower_is_better)
-    counted = count_pairs(frame, pairs, tol)
+    if is_dask_frame(data):
+        from ._partitions import favi_counts
+
+        spec, account, counted = favi_counts(formula, data, item=item,
+                                             lower_is_better=lower_is_better, pairs=pairs, tol=tol)
+    else:
+        frame = favi_frame(formula, data, item=item, lower_is_better=lower_is_better)
+        counted = count_pairs(frame, pairs, tol)
+        spec, account = frame, frame.account
     _report_unpaired(counted.n_skipped, unpaired)
-    check_agreement(counted.counts, frame.human_term, frame.metric_term, frame.lower_is_better, frame.mode)
+    check_agreement(counted.counts, spec.human_term, spec.metric_term, spec.lower_is_better,
+                    spec.mode)
     call = {"formula": formula, "item": item, "pairs": pairs, "tolerance": tolerance,
             "lower_is_better": lower_is_better, "sign_test_ties": sign_test_ties,
             "sig_level": sig_level, "unpaired": unpaired}
     return FaviResult(formula=formula, item=item, systems=counted.systems, pair_index=counted.pair_index,
-                      counts=counted.counts, n_skipped=counted.n_skipped, mode=frame.mode,
-                      n_rows=frame.account.n_rows, excluded=dict(frame.account.excluded),
-                      n_items=counted.n_items, tolerance=tol, human_term=frame.human_term,
-                      metric_term=frame.metric_term, lower_is_better=frame.lower_is_better,
+                      counts=counted.counts, n_skipped=counted.n_skipped, mode=spec.mode,
+                      n_rows=account.n_rows, excluded=dict(account.excluded),
+                      n_items=counted.n_items, tolerance=tol, human_term=spec.human_term,
+                      metric_term=spec.metric_term, lower_is_better=spec.lower_is_better,
                       sign_test_ties=sign_test_ties, sig_level=sig_level, call=call)

@@ -25,7 +25,7 @@ class PairCounts:
 
 
 def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of system 1 and system 2 of each requested pair (``"all"``: sorted order)."""
+    """Indices of system 1 and system 2 of each requested pair (``"all"``: natural order, ``sys2`` before ``sys10``)."""
     if isinstance(pairs, str):
         if pairs != "all":
             raise ParameterError(f"pairs must be 'all' or a list of (system_1, system_2), got {pairs!r}")
@@ -83,60 +83,111 @@ def count_from_scores(hs: np.ndarray, ms: np.ndarray, ia: np.ndarray, ib: np.nda
     return counts.reshape(n_pairs, 3, 3), skipped
 
 
-def _from_scores(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> PairCounts:
-    sys_col = frame.systems[0]
-    if sys_col.dtype.kind not in "OUST" and not isinstance(sys_col.dtype, pd.StringDtype):
-        sys_col = sys_col.astype(str)
-    systems_arr = np.asarray(natural_order(sys_col.unique()), dtype=object)
-    s_codes = pd.Index(systems_arr).get_indexer(sys_col)
-    i_codes, items_arr = pd.factorize(frame.items, sort=False)
-    n_sys = len(systems_arr)
+def system_labels(column: pd.Series) -> pd.Series:
+    """System names as text (numbers and other values by their ``str``)."""
+    if column.dtype.kind not in "OUST" and not isinstance(column.dtype, pd.StringDtype):
+        return column.astype(str)
+    return column
+
+
+def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metric: np.ndarray,
+                   systems: tuple[str, ...] | None = None
+                   ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, int]:
+    """(n_systems, n_items) arrays of the human and metric scores, NaN where a system has none.
+
+    ``systems`` fixes the rows (all systems of the data, when these are some of its items);
+    by default the systems present, in natural order.  Returns the systems, the two arrays and the number
+    of items.  An item with two rows for one system is refused.
+    """
+    sys_col = system_labels(sys_col)
+    if systems is None:
+        systems = tuple(str(s) for s in natural_order(sys_col.unique()))
+    s_codes = pd.Index(systems).get_indexer(sys_col)
+    i_codes, items_arr = pd.factorize(items, sort=False)
+    n_sys = len(systems)
     seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
-    if seen.max() > 1:
+    if seen.size and seen.max() > 1:
         j = int(np.argmax(seen))
         raise DataError(f"item {_show(items_arr[j // n_sys])} has more than one row for system "
-                        f"{systems_arr[j % n_sys]!r}; data need one row per (item, system): "
+                        f"{systems[j % n_sys]!r}; data need one row per (item, system): "
                         "average repeated ratings first")
-    systems = tuple(str(s) for s in systems_arr)
+    hs = np.full((n_sys, len(items_arr)), np.nan)
+    ms = np.full_like(hs, np.nan)
+    hs[s_codes, i_codes] = human
+    ms[s_codes, i_codes] = metric
+    return systems, hs, ms, len(items_arr)
+
+
+def check_systems(systems: tuple[str, ...]) -> None:
+    """Favi compares pairs: refuse data with fewer than two systems."""
     if len(systems) < 2:
         raise DataError(f"the system column has one system ({systems}); Favi compares pairs of systems")
-    hs = np.full((len(systems), len(items_arr)), np.nan)
-    ms = np.full_like(hs, np.nan)
-    hs[s_codes, i_codes] = frame.human
-    ms[s_codes, i_codes] = frame.metric
+
+
+def _from_scores(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> PairCounts:
+    systems, hs, ms, n_items = score_matrices(frame.systems[0], frame.items, frame.human,
+                                              frame.metric)
+    check_systems(systems)
     ia, ib = resolve_pairs(pairs, systems)
     counts, skipped = count_from_scores(hs, ms, ia, ib, tol[0], tol[1])
-    return PairCounts(systems, np.column_stack([ia, ib]), counts, skipped, len(items_arr))
+    return PairCounts(systems, np.column_stack([ia, ib]), counts, skipped, n_items)
+
+
+def self_comparison(sa: np.ndarray, sb: np.ndarray) -> int | None:
+    """Position of the first row that compares a system with itself (None: no such row)."""
+    same = sa == sb
+    return int(np.flatnonzero(same)[0]) if same.any() else None
+
+
+def self_comparison_error(j: int, system: str) -> DataError:
+    """The error for row ``j`` (position among the rows used) comparing ``system`` with itself."""
+    return DataError(f"row {j} compares system {system!r} with itself; each row needs two systems")
+
+
+def preference_table(sa: np.ndarray, sb: np.ndarray, human: np.ndarray, metric: np.ndarray,
+                     systems: tuple[str, ...]) -> np.ndarray:
+    """Ratings per (lower system, higher system) and cell: a (k * k, 3, 3) table.
+
+    Every row is oriented as (lower index, higher index): swapping the systems reverses both
+    ratings.
+    """
+    idx = {s: i for i, s in enumerate(systems)}
+    a = np.fromiter((idx[s] for s in sa), dtype=np.intp, count=sa.size)
+    b = np.fromiter((idx[s] for s in sb), dtype=np.intp, count=sb.size)
+    flip = a > b
+    ha = np.where(flip, -human, human)
+    ma = np.where(flip, -metric, metric)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    k = len(systems)
+    cell = (1 - ha.astype(np.int64)) * 3 + (1 - ma.astype(np.int64))
+    return np.bincount((lo * k + hi) * 9 + cell, minlength=k * k * 9).reshape(k * k, 3, 3)
+
+
+def preference_pairs(table: np.ndarray, pairs: Any, systems: tuple[str, ...]
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The requested pairs' indices and confusion matrices from a :func:`preference_table`."""
+    k = len(systems)
+    if isinstance(pairs, str):
+        resolve_pairs(pairs, systems)
+        present = np.flatnonzero(table.reshape(k * k, 9).sum(axis=1))
+        ia, ib = present // k, present % k
+    else:
+        ia, ib = resolve_pairs(pairs, systems)
+    counts = table[np.minimum(ia, ib) * k + np.maximum(ia, ib)].copy()
+    swap = ia > ib
+    counts[swap] = counts[swap][:, ::-1, ::-1]
+    return ia, ib, counts
 
 
 def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     sa = frame.systems[0].to_numpy().astype(str)
     sb = frame.systems[1].to_numpy().astype(str)
-    same = sa == sb
-    if same.any():
-        j = int(np.flatnonzero(same)[0])
-        raise DataError(f"row {j} compares system {sa[j]!r} with itself; each row needs two systems")
+    j = self_comparison(sa, sb)
+    if j is not None:
+        raise self_comparison_error(j, sa[j])
     systems = tuple(natural_order(set(sa) | set(sb)))
-    idx = {s: i for i, s in enumerate(systems)}
-    a = np.fromiter((idx[s] for s in sa), dtype=np.intp, count=sa.size)
-    b = np.fromiter((idx[s] for s in sb), dtype=np.intp, count=sb.size)
-    # orient every row as (lower index, higher index): swapping the systems reverses both ratings
-    flip = a > b
-    ha = np.where(flip, -frame.human, frame.human)
-    ma = np.where(flip, -frame.metric, frame.metric)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    k = len(systems)
-    if isinstance(pairs, str):
-        resolve_pairs(pairs, systems)
-        present = np.unique(lo * k + hi)
-        ia, ib = present // k, present % k
-    else:
-        ia, ib = resolve_pairs(pairs, systems)
-    cell = (1 - ha.astype(np.int64)) * 3 + (1 - ma.astype(np.int64))
-    table = np.bincount((lo * k + hi) * 9 + cell, minlength=k * k * 9).reshape(k * k, 3, 3)
-    counts = table[np.minimum(ia, ib) * k + np.maximum(ia, ib)].copy()
-    swap = ia > ib
-    counts[swap] = counts[swap][:, ::-1, ::-1]
+    table = preference_table(sa, sb, frame.human, frame.metric, systems)
+    ia, ib, counts = preference_pairs(table, pairs, systems)
     n_items = int(pd.unique(frame.items.to_numpy()).size)
     return PairCounts(systems, np.column_stack([ia, ib]), counts, np.zeros(ia.size, dtype=np.int64), n_items)
 

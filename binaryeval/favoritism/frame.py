@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._partition import evaluate_terms
 from .._validate import unique_columns
 from ..data import RowAccount, _show
-from ..errors import DataError, FormulaError
+from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
 from .direction import resolve_lower_is_better
 from .ratings import codes
@@ -73,13 +74,16 @@ def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.nda
     return keep
 
 
-def _finite_scores(values: pd.Series, side: str, term: str) -> np.ndarray:
+def _as_float(values: pd.Series, side: str, term: str) -> np.ndarray:
     try:
-        out = values.to_numpy().astype(float)
+        return values.to_numpy().astype(float)
     except (TypeError, ValueError):
         raise DataError(f"{side} column {term!r} must hold numbers (scalar or ordinal scores) when data have "
                         "one row per (item, system); for preference symbols use "
                         "'| system_a + system_b'") from None
+
+
+def _check_finite(out: np.ndarray, values: pd.Series, side: str, term: str) -> np.ndarray:
     bad = np.isinf(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -89,33 +93,141 @@ def _finite_scores(values: pd.Series, side: str, term: str) -> np.ndarray:
     return out
 
 
+def _finite_scores(values: pd.Series, side: str, term: str) -> np.ndarray:
+    return _check_finite(_as_float(values, side, term), values, side, term)
+
+
+@dataclass(frozen=True)
+class FaviSpec:
+    """What the formula and the columns say, before a row is read (pandas or Dask data)."""
+
+    parsed: ParsedFormula
+    item: str
+    mode: str
+    human_term: str
+    metric_term: str
+    lower_is_better: tuple[str, ...]
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why a row is left out, in the order the checks run (the first missing value)."""
+        return (f"missing item ({self.item})",
+                *(f"missing system ({t.code})" for t in self.parsed.groups),
+                f"missing human score ({self.human_term})",
+                f"missing metric score ({self.metric_term})")
+
+
+def favi_spec(formula: str, data, *, item: str, lower_is_better: object) -> FaviSpec:
+    """Parse ``formula`` and check it against the columns of ``data`` (a pandas or Dask frame)."""
+    parsed = _parse(formula)
+    unique_columns(data, _names_read(formula, item))
+    _column(data, item, "item")
+    for t in parsed.groups:
+        _column(data, t.code, "system", formula)
+    mode = "scores" if len(parsed.groups) == 1 else "preferences"
+    h_term, m_term = parsed.lhs[0].code, parsed.rhs[0].code
+    lower = resolve_lower_is_better(lower_is_better, h_term, m_term, mode)
+    return FaviSpec(parsed, item, mode, h_term, m_term, lower)
+
+
+# where a partition's problem arose: the formula, then the human and the metric scores
+FORMULA, HUMAN, METRIC = 0, 1, 2
+
+
+@dataclass
+class FaviRows:
+    """The complete rows of one partition, directed; how many rows each reason left out."""
+
+    n_rows: int
+    excluded: np.ndarray                 # rows per reason of FaviSpec.reasons
+    present: np.ndarray                  # rows with a value in each grouping term
+    human: np.ndarray | None = None
+    metric: np.ndarray | None = None
+    items: pd.Series | None = None
+    systems: tuple[pd.Series, ...] = ()
+    problem: tuple[tuple[int, int], BinaryEvalError] | None = None
+
+    @property
+    def n_kept(self) -> int:
+        """Rows with every value present."""
+        return self.n_rows - int(self.excluded.sum())
+
+
+def favi_rows(spec: FaviSpec, data: pd.DataFrame) -> FaviRows:
+    """Evaluate the terms on one partition, keep the complete rows; a problem is kept, not raised."""
+    n_reasons = len(spec.reasons)
+    out = FaviRows(len(data), np.zeros(n_reasons, dtype=np.int64),
+                   np.zeros(len(spec.parsed.groups), dtype=np.int64))
+    try:
+        lhs, rhs, groups = evaluate_terms(spec.parsed, data, {})
+    except BinaryEvalError as exc:
+        out.problem = ((FORMULA, 0), exc)
+        return out
+    out.present = np.array([int(g.notna().sum()) for g in groups], dtype=np.int64)
+    human, metric = lhs[0], rhs[0]
+    item_col = data[spec.item]
+    group_cols = [data[t.code] for t in spec.parsed.groups]
+    account = RowAccount(len(data))
+    keep = _keep_complete(account, dict(zip(spec.reasons, [item_col, *group_cols, human, metric],
+                                            strict=True)))
+    out.excluded = np.array([account.excluded.get(r, 0) for r in spec.reasons], dtype=np.int64)
+    # the checks in the order a single frame meets them: each column's type, then its values
+    stage = (HUMAN, 0)
+    try:
+        if spec.mode == "scores":
+            sign = {t: -1.0 if t in spec.lower_is_better else 1.0
+                    for t in (spec.human_term, spec.metric_term)}
+            h_kept, m_kept = human[keep], metric[keep]
+            h = _as_float(h_kept, "human", spec.human_term)
+            stage = (HUMAN, 1)
+            h = _check_finite(h, h_kept, "human", spec.human_term) * sign[spec.human_term]
+            stage = (METRIC, 0)
+            m = _as_float(m_kept, "metric", spec.metric_term)
+            stage = (METRIC, 1)
+            m = _check_finite(m, m_kept, "metric", spec.metric_term) * sign[spec.metric_term]
+        else:
+            h = codes(human.to_numpy()[keep], f"human column {spec.human_term!r}")
+            stage = (METRIC, 0)
+            m = codes(metric.to_numpy()[keep], f"metric column {spec.metric_term!r}")
+    except BinaryEvalError as exc:
+        out.problem = (stage, exc)
+        return out
+    out.human, out.metric = h, m
+    out.items = item_col[keep]
+    out.systems = tuple(g[keep] for g in group_cols)
+    return out
+
+
+def check_rows(spec: FaviSpec, n_rows: int, excluded: np.ndarray, present: np.ndarray,
+               problem: tuple[tuple[int, int], BinaryEvalError] | None) -> RowAccount:
+    """Raise the data's first problem in the order one pandas frame meets them; the account."""
+    if n_rows == 0:
+        raise DataError("data has no rows: nothing to fit")
+    if problem is not None and problem[0][0] == FORMULA:
+        raise problem[1]
+    for t, n in zip(spec.parsed.groups, present, strict=True):
+        if n == 0:
+            raise DataError(f"grouping column {t.code!r} is missing (NaN) in every row; "
+                            "fill it or drop it from the formula")
+    account = RowAccount(n_rows)
+    for reason, n in zip(spec.reasons, excluded, strict=True):
+        account.exclude(reason, int(n))
+    if account.n_used == 0:
+        raise DataError("no row has human score, metric score, item and system all present; "
+                        f"excluded: {account.describe()}")
+    if problem is not None:
+        raise problem[1]
+    return account
+
+
 def favi_frame(formula: str, data: pd.DataFrame, *, item: str, lower_is_better: object) -> FaviFrame:
     """Parse ``formula``, check the columns, evaluate the terms and keep the complete rows."""
     if not isinstance(data, pd.DataFrame):
         raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    parsed = _parse(formula)
-    unique_columns(data, _names_read(formula, item))
-    item_col = _column(data, item, "item")
-    group_cols = [_column(data, t.code, "system", formula) for t in parsed.groups]
-    mode = "scores" if len(group_cols) == 1 else "preferences"
-    h_term, m_term = parsed.lhs[0].code, parsed.rhs[0].code
-    lower = resolve_lower_is_better(lower_is_better, h_term, m_term, mode)
-    evaluated = parsed.evaluate(data, eval_env={})
-    human, metric = evaluated.lhs.iloc[:, 0], evaluated.rhs.iloc[:, 0]
-    account = RowAccount(len(data))
-    keep = _keep_complete(account, {
-        f"missing item ({item})": item_col,
-        **{f"missing system ({t.code})": g for t, g in zip(parsed.groups, group_cols, strict=True)},
-        f"missing human score ({h_term})": human, f"missing metric score ({m_term})": metric})
-    if not keep.any():
-        raise DataError("no row has human score, metric score, item and system all present; "
-                        f"excluded: {account.describe()}")
-    systems = tuple(g[keep] for g in group_cols)
-    if mode == "scores":
-        h = _finite_scores(human[keep], "human", h_term) * (-1.0 if h_term in lower else 1.0)
-        m = _finite_scores(metric[keep], "metric", m_term) * (-1.0 if m_term in lower else 1.0)
-    else:
-        h = codes(human.to_numpy()[keep], f"human column {h_term!r}")
-        m = codes(metric.to_numpy()[keep], f"metric column {m_term!r}")
-    return FaviFrame(mode=mode, human=h, metric=m, items=item_col[keep], systems=systems,
-                     human_term=h_term, metric_term=m_term, lower_is_better=lower, account=account)
+    spec = favi_spec(formula, data, item=item, lower_is_better=lower_is_better)
+    rows = favi_rows(spec, data)
+    account = check_rows(spec, rows.n_rows, rows.excluded, rows.present, rows.problem)
+    return FaviFrame(mode=spec.mode, human=rows.human, metric=rows.metric, items=rows.items,
+                     systems=rows.systems, human_term=spec.human_term,
+                     metric_term=spec.metric_term, lower_is_better=spec.lower_is_better,
+                     account=account)

@@ -1,0 +1,207 @@
+"""A formula on one partition of the data: its terms evaluated, its group labels coded.
+
+The models need only counts (or sums) per group, so a data frame is read partition by
+partition: a pandas frame is one partition, a Dask frame many.  The functions here are what each
+partition runs, the same for both; what needs every row (a column missing everywhere, the order
+of the groups) is decided after the partitions are summarised and merged.
+
+Group labels are those :class:`~binaryeval.formula.ParsedFormula.evaluate` gives: the text of
+the value for one grouping column (``Series.astype(str)``), the values joined by ``":"`` for
+several; a row missing any grouping value has no group.  They are found per distinct value
+(``pandas.factorize``), not per row.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .formula import ParsedFormula, _environment, _eval_term, _names_in, _quoted_columns
+
+__all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
+
+
+def referenced_names(parsed: ParsedFormula) -> list[str]:
+    """Every name the formula's terms use: columns, functions, variables, ``Q("...")`` columns.
+
+    Examples
+    --------
+    >>> from binaryeval.formula import parse_formula
+    >>> referenced_names(parse_formula("I(h == 1) ~ np.log(x) | g"))
+    ['I', 'h', 'np', 'x', 'g']
+    """
+    names: list[str] = []
+    for term in [*parsed.lhs, *parsed.rhs, *parsed.groups]:
+        names += [name for name, _ in _names_in(term.code)] + _quoted_columns(term.code)
+    return list(dict.fromkeys(names))
+
+
+def _caller_namespace(depth: int) -> dict[str, Any]:
+    """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    for _ in range(depth):
+        frame = frame.f_back if frame is not None else None
+    if frame is None:
+        return {}
+    names = {**frame.f_globals, **frame.f_locals}
+    return {k: v for k, v in names.items() if not k.startswith("__")}
+
+
+def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
+    """The names the formula's expressions may use, restricted to those it mentions.
+
+    Parameters
+    ----------
+    parsed : ParsedFormula
+    eval_env : int or dict
+        A mapping of names, or a stack depth as in patsy: 0 is the frame that called into
+        binaryeval (the user's code, however many of the package's functions lie in between),
+        1 the frame that called that one, and so on.
+
+    Returns
+    -------
+    dict
+        Small enough to send with every partition's task (a frame's other variables, such as
+        the data themselves, are left behind).
+
+    Examples
+    --------
+    >>> from binaryeval.formula import parse_formula
+    >>> cut = 0.5
+    >>> env = formula_env(parse_formula("h ~ I(s > cut)"), {"cut": cut, "other": 1})
+    >>> sorted(k for k in env if k in ("cut", "other"))
+    ['cut']
+    """
+    names = eval_env if isinstance(eval_env, dict) else _caller_namespace(eval_env)
+    full = _environment(names)
+    wanted = set(referenced_names(parsed))
+    return {k: v for k, v in full.items() if k in wanted}
+
+
+def evaluate_terms(parsed: ParsedFormula, data: pd.DataFrame, env: dict[str, Any]
+                   ) -> tuple[list[pd.Series], list[pd.Series], list[pd.Series]]:
+    """The left, right and grouping terms evaluated on ``data`` (one Series per term).
+
+    Parameters
+    ----------
+    parsed : ParsedFormula
+    data : DataFrame
+        One partition (it may have no rows).
+    env : dict
+        Names for the expressions (from :func:`formula_env`).
+
+    Returns
+    -------
+    (list of Series, list of Series, list of Series)
+
+    Raises
+    ------
+    FormulaError
+        Unknown names, expressions that fail.
+
+    Examples
+    --------
+    >>> from binaryeval.formula import parse_formula
+    >>> df = pd.DataFrame({"h": [1, 0], "s": [0.2, 0.8], "g": ["a", "b"]})
+    >>> lhs, rhs, groups = evaluate_terms(parse_formula("h ~ I(s > 0.5) | g"), df, {})
+    >>> rhs[0].tolist(), groups[0].tolist()
+    ([False, True], ['a', 'b'])
+    """
+    full = _environment(env)
+
+    def side(terms):
+        return [_eval_term(t, data, full, parsed.text) for t in terms]
+
+    return side(parsed.lhs), side(parsed.rhs), side(parsed.groups)
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """Codes (-1 for missing) and distinct values in order of first appearance.
+
+    Mixed Python objects are compared by their text, so that ``1`` and ``True`` (equal as
+    numbers) stay two groups, as their labels do.
+    """
+    if values.dtype == object:
+        text = values.astype(str).mask(values.isna().to_numpy())
+        codes, uniques = pd.factorize(text)
+    else:
+        codes, uniques = pd.factorize(values)
+    return codes.astype(np.intp, copy=False), pd.Series(uniques)
+
+
+def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
+    """Group code of every row (-1: a grouping value is missing) and the labels.
+
+    Labels come in order of first appearance.
+
+    Parameters
+    ----------
+    columns : list of Series
+        The evaluated grouping terms (at least one), aligned.
+
+    Returns
+    -------
+    (ndarray of intp, list of str)
+        ``labels[codes[i]]`` is row ``i``'s label: ``str`` of the value for one column, the
+        values' ``str`` joined by ``":"`` for several (as :meth:`ParsedFormula.evaluate`).
+        Distinct values with the same text share a label.
+
+    Examples
+    --------
+    >>> g = pd.Series(["b", "a", None, "b"])
+    >>> code_groups([g])
+    (array([ 0,  1, -1,  0]), ['b', 'a'])
+    >>> code_groups([g, pd.Series([1, 1, 2, 2])])
+    (array([ 0,  1, -1,  2]), ['b:1', 'a:1', 'b:2'])
+    """
+    factors = [_factorize(c) for c in columns]
+    if len(factors) == 1:
+        codes, uniques = factors[0]
+        labels = uniques.astype(str).tolist() if len(uniques) else []
+    else:
+        missing = np.zeros(len(columns[0]), dtype=bool)
+        combined = np.zeros(len(columns[0]), dtype=np.int64)
+        for c, u in factors:
+            missing |= c < 0
+            # re-coded after each column, so the combined code stays below the number of rows
+            combined = pd.factorize(combined * max(len(u), 1) + np.maximum(c, 0))[0]
+        rows = np.flatnonzero(~missing)
+        sub, _ = pd.factorize(combined[rows])
+        codes = np.full(len(combined), -1, dtype=np.intp)
+        codes[rows] = sub
+        first = rows[np.unique(sub, return_index=True)[1]]  # the first row of each group
+        texts = [[str(v) for v in u.iloc[c[first]]] for c, u in factors]
+        labels = [":".join(parts) for parts in zip(*texts, strict=True)]
+    codes = codes.astype(np.intp, copy=False)
+    # distinct values with the same text (1 and 1.0 in different columns' joins) share a label
+    if len(set(labels)) < len(labels):
+        relabel, distinct = pd.factorize(np.asarray(labels, dtype=object))
+        codes = np.where(codes >= 0, relabel[np.maximum(codes, 0)], -1)
+        labels = [str(v) for v in distinct]
+    return codes, labels
+
+
+def merge_labels(first: list[str], second: list[str]) -> tuple[list[str], np.ndarray]:
+    """The labels of two partitions in order of first appearance, and where ``second``'s go.
+
+    Examples
+    --------
+    >>> merge_labels(["b", "a"], ["c", "b"])
+    (['b', 'a', 'c'], array([2, 0]))
+    """
+    position = {g: i for i, g in enumerate(first)}
+    labels = list(first)
+    where = np.empty(len(second), dtype=np.intp)
+    for j, g in enumerate(second):
+        if g not in position:
+            position[g] = len(labels)
+            labels.append(g)
+        where[j] = position[g]
+    return labels, where

@@ -1,0 +1,447 @@
+"""Dask frames give what pandas frames give: fits, Favi counts, correlations, row accounts, errors.
+
+Every test builds a small pandas frame, splits it into Dask partitions (some of them empty or
+without a value in a column) and compares the two results field by field: the pandas result is
+the independent reference, and the comparison is exact wherever the quantity is a count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval.errors import DataError, FormulaError, InputTypeError, ParameterError
+
+dd = pytest.importorskip("dask.dataframe")
+dask = pytest.importorskip("dask")
+
+
+@pytest.fixture(autouse=True)
+def _synchronous():
+    # one thread: fast and deterministic (the distributed scheduler has its own test below)
+    # and object columns kept as they are (Dask would turn them into strings, numbers included)
+    with dask.config.set({"scheduler": "synchronous", "dataframe.convert-string": False}):
+        yield
+
+
+def ratings(n=3000, seed=0, n_systems=5):
+    """Human 0/1 with NaN, a binary and a scalar metric with NaN, two grouping columns with NaN."""
+    rng = np.random.default_rng(seed)
+    system = rng.choice([f"sys{i}" for i in range(n_systems)], n)
+    lp = rng.choice(["de-en", "en-de", "zh-en"], n)
+    quality = {f"sys{i}": 0.4 + 0.1 * i for i in range(n_systems)}
+    truth = rng.random(n) < np.array([quality[s] for s in system])
+    score = np.where(truth, rng.normal(0.7, 0.15, n), rng.normal(0.3, 0.15, n))
+    human = np.where(rng.random(n) < 0.3, truth.astype(float), np.nan)
+    metric = np.where(rng.random(n) < 0.9, (score > 0.5).astype(float), np.nan)
+    score = np.where(np.isnan(metric), np.nan, score)
+    df = pd.DataFrame({"system": system, "lp": lp, "human": human, "metric": metric,
+                       "score": score, "mqm": np.where(np.isnan(human), np.nan,
+                                                       np.where(human == 1, 0.0, 3.0))})
+    df.loc[rng.random(n) < 0.02, "system"] = None
+    df.loc[rng.random(n) < 0.02, "lp"] = None
+    return df
+
+
+def dask_frame(df, npartitions=7):
+    ddf = dd.from_pandas(df, npartitions=npartitions, sort=False)
+    assert ddf.npartitions > 1
+    return ddf
+
+
+def assert_same_fit(a, b):
+    """Every field of two fits: counts, table, account, thresholds, text."""
+    pd.testing.assert_frame_equal(a.counts, b.counts)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    assert list(a.excluded.items()) == list(b.excluded.items())
+    assert (a.n_rows, a.n_used) == (b.n_rows, b.n_used)
+    assert a.groups == b.groups
+    if isinstance(a.threshold, pd.Series):
+        pd.testing.assert_series_equal(a.threshold, b.threshold)
+    else:
+        assert a.threshold == b.threshold
+    assert a.threshold_rule == b.threshold_rule
+    np.testing.assert_array_equal(pd.Series(a.diagnostics, dtype=float),
+                                  pd.Series(b.diagnostics, dtype=float))
+    assert str(a.summary()) == str(b.summary())
+
+
+FITS = [
+    ("human ~ metric | system", {}),
+    ("human ~ metric | system + lp", {}),
+    ("human ~ metric | system + lp", {"order": "input"}),
+    ("human ~ metric", {"rates": "pooled"}),
+    ("I(mqm == 0) ~ I(score > 0.5) | system", {}),
+    ("human ~ 1 | lp", {}),
+    ("human ~ metric | system", {"rates": {"rho": 0.8, "eta": 0.7}}),
+    ("human ~ score | system", {"threshold": "balanced"}),
+    ("human ~ score | system + lp", {"threshold": "youden", "order": "input"}),
+    ("human ~ score | system", {"threshold": 0.45}),
+    ("human ~ score | system", {"threshold": 0.45, "lower_is_better": "score"}),
+    ("human ~ score | system", {"threshold": {"sys0": "balanced", "sys1": 0.5, "sys2": "youden",
+                                              "sys3": 0.4, "sys4": "balanced"}}),
+]
+
+
+@pytest.mark.parametrize(("formula", "kw"), FITS, ids=[f"{f} {k}" for f, k in FITS])
+def test_fit_on_dask_equals_pandas(formula, kw):
+    df = ratings()
+    with pytest.warns() if kw.get("lower_is_better") else _no_warning_check():
+        expected = be.fit(formula, df, **kw)
+    with pytest.warns() if kw.get("lower_is_better") else _no_warning_check():
+        got = be.fit(formula, dask_frame(df), **kw)
+    assert_same_fit(got, expected)
+    # the counts are those of the rows: an independent count with pandas' groupby
+    if "threshold" not in kw and formula == "human ~ metric | system":
+        used = df.dropna(subset=["system"])
+        both = used.dropna(subset=["human", "metric"])
+        tp = both[(both.human == 1) & (both.metric == 1)].groupby("system").size()
+        assert got.counts["tp"].to_dict() == tp.to_dict()
+
+
+class _no_warning_check:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_group_order_is_first_appearance_across_partitions():
+    df = ratings(n=400)
+    df = df.dropna(subset=["system"])
+    # the first partition holds only sys3, so sys3 must come first, as in pandas
+    df = pd.concat([df[df.system == "sys3"], df[df.system != "sys3"]], ignore_index=True)
+    got = be.fit("human ~ metric | system", dask_frame(df, 4), order="input")
+    assert got.groups == list(dict.fromkeys(df.system))
+    assert got.groups[0] == "sys3"
+    assert_same_fit(got, be.fit("human ~ metric | system", df, order="input"))
+
+
+def test_empty_partitions_and_partitions_without_ratings():
+    df = ratings(n=2000)
+    ddf = dask_frame(df, 8)
+    # a filter that empties some partitions and leaves others with no human rating at all
+    keep = ddf.map_partitions(lambda p: p[(p.index < 500) | (p.index >= 1500)])
+    assert (keep.map_partitions(len).compute() == 0).any()
+    pandas_keep = df[(df.index < 500) | (df.index >= 1500)]
+    assert_same_fit(be.fit("human ~ metric | system + lp", keep),
+                    be.fit("human ~ metric | system + lp", pandas_keep))
+
+
+def test_arrow_strings_categoricals_and_numbers_as_groups():
+    df = ratings(n=1500)
+    df["system"] = df["system"].astype("category")
+    df["year"] = np.where(df.index % 3 == 0, 2021.0, 2022.0)
+    df.loc[df.index % 17 == 0, "year"] = np.nan
+    for formula in ("human ~ metric | system + year", "human ~ metric | year"):
+        assert_same_fit(be.fit(formula, dask_frame(df)), be.fit(formula, df))
+
+
+def test_names_from_the_callers_frame():
+    df = ratings(n=800)
+    cut = 0.55
+    expected = be.fit("human ~ I(score > cut) | system", df)
+    assert expected.counts["tp"].sum() == int(((df.human == 1) & (df.score > cut)
+                                               & df.system.notna()).sum())
+    assert_same_fit(be.fit("human ~ I(score > cut) | system", dask_frame(df)), expected)
+
+
+def _error(function, *args, **kwargs):
+    with pytest.raises(Exception) as info:
+        function(*args, **kwargs)
+    return type(info.value), str(info.value)
+
+
+def _bad(df, column, rows, value):
+    df = df.copy()
+    if df[column].dtype != object:
+        df[column] = df[column].astype(object)
+    for r in rows:
+        df.at[r, column] = value
+    return df
+
+
+BAD = [
+    # (what, data maker, formula, keywords, error class)
+    ("text among human ratings, late partition", lambda d: _bad(d, "human", [2500], "yes"),
+     "human ~ metric | system", {}, InputTypeError),
+    ("human 2 in one partition, text in a later one",
+     lambda d: _bad(_bad(d, "human", [2900], "x"), "human", [100], 2.0),
+     "human ~ metric | system", {}, InputTypeError),
+    ("metric problem early, human problem late",
+     lambda d: _bad(_bad(d, "metric", [5], 0.5), "human", [2800], 7.0),
+     "human ~ metric | system", {}, DataError),
+    ("no human rating anywhere", lambda d: d.assign(human=np.nan),
+     "human ~ metric | system", {}, DataError),
+    ("grouping column missing everywhere", lambda d: d.assign(lp=None),
+     "human ~ metric | system + lp", {}, DataError),
+    ("a group without ratings",
+     lambda d: pd.concat([d, pd.DataFrame({"system": ["lonely"], "human": [np.nan]})],
+                         ignore_index=True),
+     "human ~ metric | system", {}, DataError),
+    ("unknown column", lambda d: d, "human ~ metirc | system", {}, FormulaError),
+    ("scalar metric without threshold", lambda d: d, "human ~ score | system", {}, DataError),
+    ("rule without paired rows", lambda d: d.assign(human=np.nan, mqm=1.0),
+     "I(mqm == 0) ~ score | system", {"threshold": "balanced"}, DataError),
+    ("threshold outside the scores", lambda d: d, "human ~ score | system",
+     {"threshold": 5.0}, ParameterError),
+    ("threshold mapping without a group", lambda d: d, "human ~ score | system",
+     {"threshold": {"sys0": 0.5}}, ParameterError),
+]
+
+
+@pytest.mark.parametrize(("what", "make", "formula", "kw", "cls"), BAD, ids=[b[0] for b in BAD])
+def test_errors_are_those_of_pandas(what, make, formula, kw, cls):
+    df = make(ratings())
+    expected = _error(be.fit, formula, df, **kw)
+    assert expected[0] is cls
+    assert _error(be.fit, formula, dask_frame(df), **kw) == expected
+
+
+def test_no_rows():
+    df = ratings(n=50).iloc[:0]
+    ddf = dd.from_pandas(df, npartitions=1)
+    assert _error(be.fit, "human ~ metric", ddf) == (DataError,
+                                                             "data has no rows: nothing to fit")
+
+
+def test_fit_on_a_distributed_cluster():
+    # worker processes: summaries and errors travel between processes (pickled)
+    distributed = pytest.importorskip("distributed")
+    df = ratings(n=2000)
+    expected = be.fit("human ~ score | system + lp", df, threshold="balanced")
+    bad = _bad(df, "human", [1900], "yes")
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts:
+            got = be.fit("human ~ score | system + lp", dask_frame(df), threshold="balanced")
+        error = _error(be.fit, "human ~ metric | system", dask_frame(bad))
+    assert_same_fit(got, expected)
+    assert len(ts.data) > 0
+    assert error == _error(be.fit, "human ~ metric | system", bad)
+
+
+# -- favi --------------------------------------------------------------------------------------
+def segment_scores(n_items=300, n_systems=6, seed=3):
+    """One row per (item, system): a human and a metric score, some missing, some unpaired."""
+    rng = np.random.default_rng(seed)
+    items = np.repeat(np.arange(n_items), n_systems)
+    system = np.tile([f"s{i}" for i in range(n_systems)], n_items)
+    quality = np.tile(np.linspace(0, 1, n_systems), n_items)
+    human = np.round(quality + rng.normal(0, 0.6, items.size), 1)
+    metric = np.round(quality + rng.normal(0, 0.6, items.size), 1)
+    df = pd.DataFrame({"item": [f"seg{i}" for i in items], "system": system,
+                       "mqm": -np.abs(human), "human": human, "metric": metric})
+    df.loc[rng.random(len(df)) < 0.05, "human"] = np.nan
+    df.loc[rng.random(len(df)) < 0.01, "item"] = None
+    # shuffled, so that an item's rows lie in several partitions
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def preference_rows(n=2000, seed=4):
+    rng = np.random.default_rng(seed)
+    names = np.array(["a", "b", "c", "d"])
+    pick = np.array([rng.choice(4, 2, replace=False) for _ in range(n)])
+    return pd.DataFrame({"item": rng.integers(0, 500, n), "sys_a": names[pick[:, 0]],
+                         "sys_b": names[pick[:, 1]],
+                         "human": rng.choice(["+", "=", "-", None], n, p=[.4, .2, .35, .05]),
+                         "metric": rng.choice([1, 0, -1], n)})
+
+
+def assert_same_favi(a, b):
+    assert a.systems == b.systems
+    np.testing.assert_array_equal(a.pair_index, b.pair_index)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_array_equal(a.n_skipped, b.n_skipped)
+    assert (a.n_items, a.n_rows, list(a.excluded.items())) == (b.n_items, b.n_rows,
+                                                              list(b.excluded.items()))
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+FAVIS = [
+    ("human ~ metric | system", {}),
+    ("mqm ~ I(metric * 2) | system", {"lower_is_better": "mqm", "tolerance": (0.1, 0.2)}),
+    ("human ~ metric | system", {"pairs": [("s3", "s1"), ("s0", "s5")]}),
+]
+
+
+@pytest.mark.parametrize(("formula", "kw"), FAVIS, ids=[f"{f} {k}" for f, k in FAVIS])
+def test_favi_on_dask_equals_pandas(formula, kw):
+    df = segment_scores()
+    with pytest.warns(be.errors.UnpairedItemsWarning):
+        expected = be.favi(formula, df, item="item", **kw)
+    with pytest.warns(be.errors.UnpairedItemsWarning):
+        got = be.favi(formula, dask_frame(df), item="item", **kw)
+    assert_same_favi(got, expected)
+    assert got.counts.sum() > 500
+
+
+def test_favi_preferences_on_dask_equal_pandas():
+    df = preference_rows()
+    expected = be.favi("human ~ metric | sys_a + sys_b", df, item="item")
+    assert_same_favi(be.favi("human ~ metric | sys_a + sys_b", dask_frame(df), item="item"),
+                     expected)
+    bad = df.copy()
+    bad.loc[1500, "sys_b"] = bad.loc[1500, "sys_a"]
+    bad.loc[1700, "human"] = "?"
+    for data in (bad, bad.drop(index=1700)):
+        expected = _error(be.favi, "human ~ metric | sys_a + sys_b", data, item="item")
+        got = _error(be.favi, "human ~ metric | sys_a + sys_b", dask_frame(data),
+                                     item="item")
+        assert got == expected
+    assert "position" in expected[1] or "row" in expected[1]
+
+
+def test_favi_errors_are_those_of_pandas():
+    df = segment_scores()
+    dup = pd.concat([df, df.iloc[[10]]], ignore_index=True)
+    inf = df.assign(metric=np.where(df.index == 1234, np.inf, df.metric))
+    for data in (dup, inf, df.assign(system=None)):
+        expected = _error(be.favi, "human ~ metric | system", data, item="item",
+                                          unpaired="count")
+        assert expected[0] is DataError
+        assert _error(be.favi, "human ~ metric | system", dask_frame(data), item="item",
+                                      unpaired="count") == expected
+
+
+# -- correlate -----------------------------------------------------------------------------------
+def segment_metrics(n=4000, n_systems=8, seed=5):
+    rng = np.random.default_rng(seed)
+    system = rng.choice([f"sys{i}" for i in range(n_systems)], n)
+    quality = np.array([int(s[3:]) for s in system]) / n_systems
+    df = pd.DataFrame({"system": system, "lp": rng.choice(["de-en", "en-de"], n),
+                       "mqm": -np.abs(rng.normal(5 * (1 - quality), 2)),
+                       "chrf": 40 + 20 * quality + rng.normal(0, 5, n),
+                       "ter": 0.8 - 0.4 * quality + rng.normal(0, 0.1, n)})
+    df.loc[rng.random(n) < 0.03, "chrf"] = np.nan
+    df.loc[rng.random(n) < 0.02, "system"] = None
+    return df
+
+
+def assert_same_correlation(a, b, rtol=1e-12):
+    ta, tb = a.to_frame(), b.to_frame()
+    pd.testing.assert_frame_equal(ta, tb, rtol=rtol, atol=0)
+    pd.testing.assert_frame_equal(a._scores, b._scores, rtol=rtol, atol=0)
+    assert (a.n, a.n_rows, a.n_used, a._excluded) == (b.n, b.n_rows, b.n_used, b._excluded)
+    assert a.system_scores == b.system_scores
+    if a._rows_per_system is not None:
+        pd.testing.assert_series_equal(a._rows_per_system, b._rows_per_system)
+
+
+CORRELATIONS = [
+    ("mqm ~ chrf + I(-ter) | system", {}),
+    ("mqm ~ chrf + ter | system", {"aggregate": "median", "lower_is_better": "ter",
+                                   "method": "kendall"}),
+    ("mqm ~ chrf + ter | system + lp", {"method": "spearman"}),
+]
+
+
+@pytest.mark.parametrize(("formula", "kw"), CORRELATIONS, ids=[f"{f} {k}" for f, k in CORRELATIONS])
+def test_correlate_on_dask_equals_pandas(formula, kw):
+    df = segment_metrics()
+    expected = be.correlate(formula, df, **kw)
+    got = be.correlate(formula, dask_frame(df), **kw)
+    # means are sums of partial sums: equal to pandas' up to rounding; medians exactly
+    assert_same_correlation(got, expected, rtol=0 if kw.get("aggregate") == "median" else 1e-12)
+    # the system scores themselves, independently: pandas groupby on the complete rows
+    complete = df.dropna(subset=["mqm", "chrf", "ter"])
+    if formula.endswith("| system") and not kw:
+        means = complete.dropna(subset=["system"]).groupby("system")["chrf"].mean()
+        np.testing.assert_allclose(got._scores["chrf"], means.to_numpy(), rtol=1e-12)
+
+
+def test_correlate_system_rows_and_errors():
+    systems = segment_metrics().groupby("system")[["mqm", "chrf", "ter"]].mean().reset_index()
+    assert_same_correlation(be.correlate("mqm ~ chrf + ter", dask_frame(systems, 3)),
+                            be.correlate("mqm ~ chrf + ter", systems))
+    df = segment_metrics()
+    text = df.assign(ter=df.ter.astype(object))
+    text.loc[3900, "ter"] = "n/a"
+    inf = df.assign(chrf=np.where(df.index == 100, np.inf, df.chrf))
+    for data, kw in ((text, {}), (inf, {}), (df, {"aggregate": None}),
+                     (df.assign(system=None), {})):
+        expected = _error(be.correlate, "mqm ~ chrf + ter | system", data, **kw)
+        assert expected[0] is DataError
+        assert _error(be.correlate, "mqm ~ chrf + ter | system", dask_frame(data),
+                                           **kw) == expected
+
+
+def test_latent_model_asks_for_a_pandas_frame():
+    df = ratings(n=200)
+    with pytest.raises(DataError, match="latent-truth model.*pandas frame"):
+        be.fit("human ~ metric + score | system", dask_frame(df))
+
+
+# -- the command line ----------------------------------------------------------------------------
+def test_cli_reads_a_parquet_folder_with_dask(tmp_path, capsys):
+    from binaryeval.cli import main
+
+    df = ratings(n=3000).drop(columns=["lp"])
+    folder = tmp_path / "ratings"
+    folder.mkdir()
+    for i in range(4):
+        df.iloc[i * 750:(i + 1) * 750].to_parquet(folder / f"part-{i}.parquet")
+    outputs = {}
+    for name, extra in (("pandas", []), ("dask", ["--dask"])):
+        out = tmp_path / f"{name}.csv"
+        assert main(["fit", "human ~ score | system", "--data", str(folder), "--threshold",
+                     "balanced", "-o", str(out), *extra]) == 0
+        outputs[name] = pd.read_csv(out)
+    pd.testing.assert_frame_equal(outputs["dask"], outputs["pandas"])
+    expected = be.fit("human ~ score | system", df, threshold="balanced").to_frame()
+    np.testing.assert_array_equal(outputs["pandas"]["n_paired"], expected["n_paired"])
+    assert main(["fit", "human ~ score", "--data", str(tmp_path / "nothing"), "--dask"]) == 1
+    assert "neither a file nor a shipped dataset" in capsys.readouterr().err
+
+
+def test_cli_on_a_running_scheduler(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from binaryeval.cli import main
+
+    df = segment_metrics(n=1500)
+    path = tmp_path / "segments.parquet"
+    df.to_parquet(path)
+    out_pandas, out_dask = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert main(["correlate", "mqm ~ chrf + ter | system", "--data", str(path), "-o",
+                 str(out_pandas)]) == 0
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster:
+        assert main(["correlate", "mqm ~ chrf + ter | system", "--data", str(path),
+                     "--scheduler", cluster.scheduler_address, "-o", str(out_dask)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out_dask), pd.read_csv(out_pandas), rtol=1e-12)
+
+
+# -- joblib's Dask backend -----------------------------------------------------------------------
+def test_calibration_study_on_a_dask_cluster(tmp_path):
+    # The study's chunks (validation/calibration.py, run through joblib) on a LocalCluster give
+    # the replicates a local run gives, seed for seed, and the cluster did the work.
+    distributed = pytest.importorskip("distributed")
+    import importlib.util
+    from pathlib import Path
+
+    from joblib import Parallel, delayed, parallel_config
+
+    path = Path(__file__).resolve().parents[1] / "validation" / "calibration.py"
+    spec = importlib.util.spec_from_file_location("calibration_study", path)
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    setting = study._setting("T1", 0.6, 0.85, 0.8, 30, 300)
+    tasks = study._task_list([setting], {"T1": 3}, 2)
+    assert {key for key, *_ in tasks} == {("T1", "fixed"), ("T1", "sbc"), ("misspec", "fixed")}
+    local = [fn(*fargs) for _, _, fn, fargs in tasks]
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts, parallel_config(backend="dask"):
+            remote = Parallel(n_jobs=2)(delayed(study._cached)(tmp_path, key, i, fn, fargs)
+                                        for key, i, fn, fargs in tasks)
+    assert len(ts.data) > 0
+    np.testing.assert_equal([res for res, _seconds in remote], local)
+    assert len(list(tmp_path.glob("*.pkl"))) == len(tasks)
