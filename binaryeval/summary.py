@@ -21,7 +21,7 @@ __all__ = ["Summary"]
 
 
 def _format_value(value: Any, digits: int) -> str:
-    if value is None:
+    if value is None or value is pd.NA:
         return "-"
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))

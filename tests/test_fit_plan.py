@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -109,7 +110,7 @@ def test_plan_per_group_and_unreachable_targets():
     # a target no number of human ratings up to the cap reaches: the plan says so and why
     tiny = res.plan(0.001, pairs="neighbours", max_human=2000)
     row = tiny.to_frame().iloc[0]
-    assert not row["attainable"] and row["more_human"] is None
+    assert not row["attainable"] and pd.isna(row["more_human"])
     assert "not within 2,000 more human ratings" in row["note"]
     assert "A vs B: not within" in str(tiny)
 

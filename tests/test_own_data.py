@@ -443,7 +443,7 @@ def test_report_plans_with_the_fit_within_a_stated_cap(mixed):
             assert 0 <= row["more_human"] <= cap
             assert row["achieved"] <= row["epsilon"]
         else:
-            assert math.isnan(row["more_human"])
+            assert pd.isna(row["more_human"])
             assert row["note"].startswith(f"not within {cap:,} more human ratings per system: ")
 
 

@@ -193,6 +193,9 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
                              "epsilon= for one group")
     rows = [_plan_unit(planner, fit, u, target, cap) for u in units]
     frame = pd.DataFrame(rows)
+    # counts stay whole numbers where a plan is out of reach (missing, not NaN-as-float)
+    counts = [c for c in frame.columns if c == "more_human" or c.startswith("n_human")]
+    frame[counts] = frame[counts].astype("Int64")
     return FitPlan(frame, "group" if pairs is None else "pair", sig, target, cap,
                    fit.rates_mode, fit.group_name)
 
@@ -243,7 +246,8 @@ class FitPlan(Result):
     table : DataFrame
         One row per pair (or group): the difference to detect (``epsilon``), the smallest
         difference separated now (``separated_now``), ``more_human`` (additional human ratings per
-        system, None when not within ``max_human``), the human ratings now and then, and a note.
+        system; missing (``pd.NA``, the columns are ``Int64``) when not within
+        ``max_human``), the human ratings now and then, and a note.
 
     Examples
     --------

@@ -98,7 +98,7 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
         import distributed
     except ImportError:
         raise ParameterError("--dask and --scheduler need Dask: pip install "
-                             "'dask[distributed]'") from None
+                             "'binaryeval[dask]'") from None
     if args.scheduler:
         try:
             client = distributed.Client(args.scheduler, timeout="20s")

@@ -136,7 +136,7 @@ class FaviResult(Result):
         >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
         >>> frame = res.to_frame()
         >>> frame.loc[0, ["system_1", "system_2", "n", "n_disagreements"]].to_dict()
-        {'system_1': 'Facebook-AI', 'system_2': 'HuaweiTSC', 'n': 527, 'n_disagreements': 370}
+        {'system_1': 'eTranslation', 'system_2': 'Facebook-AI', 'n': 527, 'n_disagreements': 338}
         >>> frame.attrs["directions"]
         {'mqm': 'higher is better', 'chrf': 'higher is better'}
         """
