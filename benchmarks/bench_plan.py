@@ -85,7 +85,10 @@ def previous_plan() -> ModuleType | None:
     # a module of its own, importable by joblib's workers too (they inherit sys.path)
     folder = Path(tempfile.mkdtemp(prefix="bench_plan_"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    (folder / "plan_previous.py").write_text(re.sub(r"from \.(\w)", r"from binaryeval.\1", source))
+    source = re.sub(r"from \.(\w)", r"from binaryeval.\1", source)
+    # the posterior's moments became methods (scipy's frozen-distribution style) since then
+    source = re.sub(r"\b(post\.(?:mean|var|std))\b(?!\()", r"\1()", source)
+    (folder / "plan_previous.py").write_text(source)
     sys.path.insert(0, str(folder))
     return importlib.import_module("plan_previous")
 
@@ -153,8 +156,11 @@ def row(name: str, run, previous: ModuleType | None, rounds: int, parallel: bool
 
 
 class _StubPosterior:
-    mean = 0.6
-    var = 1e-4
+    def mean(self) -> float:
+        return 0.6
+
+    def var(self) -> float:
+        return 1e-4
 
 
 def plan_alone(previous: ModuleType | None, n_resamples: int, rounds: int = 5) -> None:
