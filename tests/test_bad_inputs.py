@@ -162,6 +162,11 @@ CASES = [
      ["both human classes", "0 negative"]),
     ("roc non-binary human", lambda: be.roc("h ~ s", D({"h": [1, 3], "s": [0.1, 0.2]})),
      ["'h'", "3.0"]),
+    ("roc text score", lambda: be.roc("h ~ s", D({"h": [1, 0, 1], "s": [0.1, "high", 0.3]})),
+     ["'s'", "'high'", "row 1"]),
+    ("roc direction of the human side", lambda: be.roc("h ~ s", D({"h": [1, 0], "s": [.1, .2]}),
+                                                       lower_is_better="h"),
+     ["lower_is_better='h'", "binary"]),
     # -- favi ------------------------------------------------------------------------------------------
     ("favi unknown symbol", lambda: be.preference_confusion(["+", "x"], ["+", "-"]),
      ["'x'", "'+', '=', '-'"]),

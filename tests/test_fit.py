@@ -14,6 +14,7 @@ import binaryeval as be
 from binaryeval.errors import (
     CountsError,
     DataError,
+    DirectionWarning,
     FormulaError,
     IdentifiabilityWarning,
     InputTypeError,
@@ -248,6 +249,34 @@ def test_roc_against_sklearn_reference():
     # AUC equals the Mann-Whitney U statistic / (n_pos n_neg)
     u = stats.mannwhitneyu(df.score[df.human == 1], df.score[df.human == 0]).statistic
     assert res.auc()["pooled"] == pytest.approx(u / (288 * 212), abs=1e-12)
+
+
+def test_roc_of_a_lower_is_better_score_is_the_mirrored_curve():
+    # TER-like penalty = -score: with lower_is_better the curve, the AUC and the counts at each
+    # rule are those of the score, and the thresholds are the score's negated (its own units)
+    df = pd.read_csv(REFERENCE / "roc_threshold_data.csv").assign(
+        group=lambda d: np.where(np.arange(len(d)) % 3 == 0, "sys10", "sys2"))
+    df["penalty"] = -df["score"]
+    up = be.roc("human ~ score | group", df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        down = be.roc("human ~ penalty | group", df, lower_is_better=["penalty"])
+    pd.testing.assert_series_equal(up.auc(), down.auc())
+    a, b = up.thresholds(), down.thresholds()
+    assert np.array_equal(a["threshold"].to_numpy(), -b["threshold"].to_numpy())
+    cols = ["group", "rule", "rho", "eta", "tp", "fn", "tn", "fp"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert down.summary().info["positive when"] == "score <= threshold"
+    # groups in natural order, the pooled curve last
+    assert list(down.summary().tables[0][1].index) == ["sys2", "sys10", "pooled"]
+    # the same threshold as fit's balanced rule on the penalty
+    fit = be.fit("human ~ penalty", df, threshold="balanced", lower_is_better="penalty")
+    assert fit.threshold == b.set_index(["group", "rule"]).loc[("pooled", "balanced"), "threshold"]
+    # without the direction the curve runs below the diagonal: one warning naming the fix
+    with pytest.warns(DirectionWarning, match=r"lower_is_better=\['penalty'\]") as caught:
+        wrong = be.roc("human ~ penalty | group", df)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert wrong.auc()["pooled"] == pytest.approx(1 - up.auc()["pooled"], abs=1e-12)
 
 
 def test_threshold_balanced_uses_roc_rule():

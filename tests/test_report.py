@@ -216,3 +216,30 @@ def test_report_quarto_engine(tmp_path, capsys, monkeypatch):
     assert main(["report", str(path), "--formula", "human ~ 1 | system", "--engine", "quarto",
                  "-o", str(target)]) == 0
     assert target.read_text() == "<html>quarto:human ~ 1 | system</html>"
+
+
+def test_report_of_a_lower_is_better_score(tmp_path, capsys):
+    # a TER-like penalty (lower is better): the report's fit, ROC curve, wording and the code
+    # that reproduces it all carry the direction; the result equals the API's
+    rng = np.random.default_rng(11)
+    n = 400
+    human = rng.integers(0, 2, n).astype(float)
+    penalty = np.round(1.0 - 0.6 * human + rng.normal(0, 0.5, n), 3)
+    human[n // 2:] = np.nan  # half the outputs have a metric rating only
+    data = pd.DataFrame({"system": np.repeat(["sys2", "sys10"], n // 2)[rng.permutation(n)],
+                         "ok": human, "ter": penalty})
+    path = tmp_path / "ter.csv"
+    data.to_csv(path, index=False)
+    target = tmp_path / "ter.html"
+    formula = "ok ~ ter | system"
+    assert main(["report", str(path), "--formula", formula, "--threshold", "balanced",
+                 "--lower-is-better", "ter", "-o", str(target)]) == 0
+    assert "DirectionWarning" not in capsys.readouterr().err
+    page = target.read_text()
+    fit = be.fit(formula, pd.read_csv(path), threshold="balanced", lower_is_better="ter")
+    assert _text(fit.summary().as_html()) in _text(page)
+    assert f"positive when the score is at most {fit.threshold:.6g}" in page
+    assert "score &lt;= threshold" in page  # the ROC summary and the fit's threshold line
+    plain = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "lower_is_better=['ter']" in plain
+    assert "--lower-is-better ter" in page

@@ -146,6 +146,7 @@ class RocResult(Result):
     n_excluded: int
     group_name: str | None = None
     excluded: dict = field(default_factory=dict)
+    lower_is_better: bool = False
 
     @property
     def n_rows(self) -> int:
@@ -186,7 +187,7 @@ class RocResult(Result):
         for g, t in self.curves.items():
             for rule in THRESHOLD_RULES:
                 i = _pick(t, rule)
-                rows.append({"group": g, "rule": rule, "threshold": t.loc[i, "threshold"],
+                rows.append({"group": g, "rule": rule, "threshold": self._sign * t.loc[i, "threshold"],
                              "rho": t.loc[i, "rho"], "eta": t.loc[i, "eta"],
                              "tp": t.loc[i, "tp"], "fn": t.loc[i, "fn"],
                              "tn": t.loc[i, "tn"], "fp": t.loc[i, "fp"]})
@@ -206,7 +207,15 @@ class RocResult(Result):
         >>> list(roc("h ~ s", df).to_frame().columns)
         ['threshold', 'tp', 'fp', 'fn', 'tn', 'rho', 'eta', 'fpr', 'group']
         """
-        return pd.concat([t.assign(group=g) for g, t in self.curves.items()], ignore_index=True)
+        out = pd.concat([t.assign(group=g) for g, t in self.curves.items()], ignore_index=True)
+        out["threshold"] = self._sign * out["threshold"]
+        return out
+
+    @property
+    def _sign(self) -> float:
+        # the curves are held for the oriented score (higher is better); thresholds are reported
+        # in the score's own units
+        return -1.0 if self.lower_is_better else 1.0
 
     def _repr_fields(self):
         return {"formula": self.formula, "curves": len(self.curves), "n_used": self.n_used}
@@ -229,9 +238,11 @@ class RocResult(Result):
         th = self.thresholds().pivot(index="group", columns="rule", values="threshold")
         table = pd.DataFrame({"auc": auc, "n_paired": {g: int(t[["tp", "fn", "tn", "fp"]].iloc[0].sum())
                                                        for g, t in self.curves.items()}})
-        table = table.join(th.add_prefix("threshold_"))
-        info = {"formula": self.formula, "rows used": self.n_used,
-                "rows excluded": self.n_excluded, "positive when": "score >= threshold"}
+        table = table.join(th.add_prefix("threshold_")).reindex(list(self.curves))
+        excluded = "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "none"
+        info = {"formula": self.formula, "rows used": self.n_used, "rows excluded": excluded,
+                "positive when": "score <= threshold" if self.lower_is_better
+                else "score >= threshold"}
         return Summary("ROC of a scalar metric against binary human ratings", info,
                        [("per group (and pooled)", table)])
 
@@ -286,7 +297,8 @@ class RocResult(Result):
         return ax
 
 
-def roc(formula: str, data: pd.DataFrame, *, pooled: bool = True, eval_env: int | dict = 0) -> RocResult:
+def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | None = None,
+        pooled: bool = True, eval_env: int | dict = 0) -> RocResult:
     """ROC curve of a scalar metric per group and pooled.
 
     Parameters
@@ -296,8 +308,14 @@ def roc(formula: str, data: pd.DataFrame, *, pooled: bool = True, eval_env: int 
         (e.g. ``I(mqm == 0)``); ``score`` is the scalar metric.
     data : DataFrame
         One row per output; rows missing either rating are left out and counted.
+    lower_is_better : str or list of str, optional
+        The score term, when its lower values are better (TER, error counts): a rating is then
+        positive when ``score <= threshold``.  When the pooled curve runs below the diagonal
+        (AUC < 0.5) the call warns (:class:`~binaryeval.errors.DirectionWarning`).
     pooled : bool
         Add a curve over all groups.
+    eval_env : int or dict
+        Names for the formula's expressions: a mapping, or a stack depth as in patsy.
 
     Returns
     -------
@@ -312,27 +330,64 @@ def roc(formula: str, data: pd.DataFrame, *, pooled: bool = True, eval_env: int 
     ...                    "g": list("aaabbb")})
     >>> round(float(roc("h ~ s | g", df).auc()["pooled"]), 4)
     0.8889
+
+    A score where lower is better gives the same curve with ``lower_is_better``; its thresholds
+    are in its own units (positive when ``penalty <= threshold``):
+
+    >>> df["penalty"] = 1 - df["s"]
+    >>> res = roc("h ~ penalty | g", df, lower_is_better="penalty")
+    >>> round(float(res.auc()["pooled"]), 4)
+    0.8889
+    >>> rules = res.thresholds().set_index(["group", "rule"])["threshold"]
+    >>> round(float(rules["pooled", "balanced"]), 4)  # 1 - 0.6, the threshold on s
+    0.4
     """
-    from ..data import as_binary
+    from ..data import as_binary, natural_order
+    from ._frame import _scores
+    from .fit import _directions
 
     parsed = parse_formula(formula, allow_multiple_rhs=False, allow_intercept_rhs=False)
     frame = parsed.evaluate(data, eval_env + 1 if isinstance(eval_env, int) else eval_env)
+    lower = bool(_directions(lower_is_better, parsed, thresholded=True))
     hname = parsed.lhs_names[0]
     human = as_binary(frame.lhs.iloc[:, 0], hname)
-    score = pd.to_numeric(frame.rhs.iloc[:, 0], errors="coerce").astype(float)
+    raw = frame.rhs.iloc[:, 0]
+    score = pd.Series(_scores(raw, parsed.rhs_names[0]), index=raw.index)
+    if lower:
+        score = -score
     ok = human.notna() & score.notna()
     if frame.group is not None:
         ok &= frame.group.notna()
     curves: dict[str, pd.DataFrame] = {}
     if frame.group is not None:
-        for g in pd.unique(frame.group[ok]):
+        for g in natural_order(pd.unique(frame.group[ok])):
             sel = ok & (frame.group == g)
             curves[str(g)] = roc_table(human[sel], score[sel])
     if pooled or frame.group is None:
         curves["pooled"] = roc_table(human[ok], score[ok])
-    return RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
-                     None if frame.group is None else str(frame.group.name),
-                     {"missing rating or group": int((~ok).sum())})
+    result = RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
+                       None if frame.group is None else str(frame.group.name),
+                       {"missing rating or group": int((~ok).sum())}, lower)
+    _check_direction(result, parsed.rhs_names[0])
+    return result
+
+
+def _check_direction(result: RocResult, name: str) -> None:
+    """Warn when the pooled (or only) curve runs below the diagonal."""
+    from .._warnings import warn
+    from ..errors import DirectionWarning
+
+    key = "pooled" if "pooled" in result.curves else next(iter(result.curves), None)
+    auc = _auc(result.curves[key]) if key is not None else np.nan
+    if auc < 0.5:
+        fix = ("dropping lower_is_better" if result.lower_is_better
+               else f"lower_is_better={[name]!r}")
+        warn(f"the score {name!r} runs against the human ratings (AUC {auc:.2f} < 0.5 on "
+             f"{result.n_used:,} paired rows): likely fix: {fix}, if lower {name} is better"
+             if not result.lower_is_better else
+             f"the score {name!r} runs against the human ratings (AUC {auc:.2f} < 0.5 on "
+             f"{result.n_used:,} paired rows) with lower_is_better: likely fix: {fix}",
+             DirectionWarning)
 
 
 @dataclass(frozen=True)

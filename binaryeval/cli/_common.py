@@ -384,10 +384,14 @@ def _add_fit_options(p: argparse.ArgumentParser) -> None:
                    help="Beta prior of alpha (default: 1,1)")
     p.add_argument("--rate-prior", type=_number_pair("--rate-prior"), default=(1.0, 1.0),
                    metavar="A,B", help="Beta prior of rho and eta (default: 1,1)")
+    p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
+                   help="metric terms whose lower scores are better (with --threshold a rating "
+                        "is positive when score <= threshold), e.g. --lower-is-better ter")
     p.add_argument("--level", type=float, default=0.95,
                    help="credible level of intervals and comparisons (default: 0.95)")
 
 
 def _fit_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {"threshold": args.threshold, "rates": args.rates, "prior": args.prior,
-            "rate_prior": args.rate_prior, "level": args.level}
+            "rate_prior": args.rate_prior, "level": args.level,
+            "lower_is_better": list(args.lower_is_better) or None}

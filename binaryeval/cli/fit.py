@@ -31,9 +31,6 @@ def add_fit_parser(subparsers) -> None:
                                    '"human ~ 1 | system" for human ratings only')
     add_data_arguments(p, dask=True)
     _add_fit_options(p)
-    p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
-                   help="metric terms whose lower scores are better (with --threshold a rating "
-                        "is positive when score <= threshold), e.g. --lower-is-better ter")
     p.add_argument("--method", choices=["exact", "grid"], default="exact",
                    help="posterior engine (default: exact)")
     p.add_argument("--compare", action="store_true",
@@ -48,8 +45,7 @@ def add_fit_parser(subparsers) -> None:
         from ..binary import fit
 
         with dask_session(args):
-            result = fit(args.formula, read_data(args), method=args.method,
-                         lower_is_better=args.lower_is_better or None, **_fit_kwargs(args))
+            result = fit(args.formula, read_data(args), method=args.method, **_fit_kwargs(args))
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
         return write_result(result, args)

@@ -17,6 +17,8 @@ def _report_command(args: argparse.Namespace) -> str:
     if args.threshold is not None:
         words += ["--threshold", f"{args.threshold:g}" if isinstance(args.threshold, float)
                   else str(args.threshold)]
+    if args.lower_is_better:
+        words += ["--lower-is-better", *args.lower_is_better]
     if args.rates != "estimate":
         words += ["--rates", args.rates if isinstance(args.rates, str) else json.dumps(args.rates)]
     for option, value in (("--prior", args.prior), ("--rate-prior", args.rate_prior)):

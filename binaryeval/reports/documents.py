@@ -285,6 +285,9 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
                             resources={"metadata": {"path": str(path.parent.resolve())}})
     with ExitStack() as stack:
         try:
+            # the kernel's own log (e.g. its notice about local TCP ports) is not the reader's
+            # business; errors in the documents still arrive through the cells
+            client.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
             stack.enter_context(client.setup_kernel(env=_kernel_env()))
         except NoSuchKernel:
             raise RenderError(f"{path}: no Jupyter kernel named {kernel_name!r}; install one with "

@@ -51,7 +51,8 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
 
 
 def make_report(data: Any, formula: str, *, name: str | None = None, query: str | None = None,
-                threshold: Any = None, rates: str | Mapping = "estimate",
+                threshold: Any = None, lower_is_better: str | Sequence[str] | None = None,
+                rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
                 output: str | Path | None = None, engine: str = "jupyter",
@@ -68,8 +69,8 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
         How the data are named in the report (default: the file's name).
     query : str, optional
         A pandas query selecting the rows to use.
-    threshold, rates, prior, rate_prior, level
-        As for :func:`binaryeval.fit`.
+    threshold, lower_is_better, rates, prior, rate_prior, level
+        As for :func:`binaryeval.fit` (``lower_is_better`` also orients the ROC curve).
     title : str, optional
         The report's title.
     output : str or Path, optional
@@ -104,8 +105,9 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
     from . import render  # looked up at call time (the package's function)
 
     table = read_table(data, query, option="DATA")
-    options = {"threshold": threshold, "rates": rates, "prior": tuple(prior),
-               "rate_prior": tuple(rate_prior), "level": level}
+    lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
+    options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
+               "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit(formula, table, **options)
