@@ -8,7 +8,6 @@ each partition of a Dask frame.
 from __future__ import annotations
 
 import re
-
 from collections import Counter
 from dataclasses import dataclass, field
 

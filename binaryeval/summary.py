@@ -53,8 +53,10 @@ def _format_probability(value: Any, digits: int) -> str:
 
 
 def _format_fact(value: Any, digits: int) -> str:
-    """A fact above the tables: a float with at most ``digits`` decimals, trailing zeros dropped
-    (``1000``, ``0.05``), as a person would write it."""
+    """A fact above the tables, as a person would write it.
+
+    A float gets at most ``digits`` decimals with trailing zeros dropped (``1000``, ``0.05``).
+    """
     if isinstance(value, (float, np.floating)) and np.isfinite(value) and not isinstance(
             value, bool) and 10 ** -digits <= abs(float(value)) < 1e7:
         text = f"{float(value):.{digits}f}".rstrip("0").rstrip(".")
