@@ -80,6 +80,7 @@ _FULL_SUM = 600  # sums over at most this many terms are done term by term
 _TABLE_MAX = 2_000_000  # log-gamma tables for term-by-term sums up to this many metric ratings
 _FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
+_LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
 
 
 def _dot(u: np.ndarray, v: np.ndarray) -> float:
@@ -95,6 +96,16 @@ def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
         return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
 
 
+def _row_chunks(n_rows: int, per_row: int, budget: int = 65536):
+    """Slices of ``n_rows`` rows whose work arrays hold about ``budget`` elements each.
+
+    Large temporaries are slow to allocate (fresh pages for every array); blocks that stay in
+    the cache are several times faster than one pass over a large array.
+    """
+    step = max(1, budget // max(per_row, 1))
+    return [slice(s, s + step) for s in range(0, n_rows, step)]
+
+
 def _trigamma(x):
     """psi'(x), by its asymptotic series from 10 on and scipy's Hurwitz zeta below.
 
@@ -103,15 +114,25 @@ def _trigamma(x):
     """
     x = np.asarray(x, dtype=float)
     big = x >= 10.0
-    if np.all(big):
+    if big.all():
         inv = 1.0 / x
         inv2 = inv * inv
         return inv + inv2 * (0.5 + inv * (1.0 / 6.0 - inv2 * (1.0 / 30.0 - inv2 * (1.0 / 42.0
                                                                                    - inv2 / 30.0))))
-    out = special.zeta(2.0, x)
-    if np.any(big):
-        out = np.where(big, _trigamma(np.where(big, x, 10.0)), out)
+    out = np.empty(x.shape)
+    out[big] = _trigamma(x[big])
+    out[~big] = special.zeta(2.0, x[~big])
     return out
+
+
+def _count_moments(dist: RateDistribution, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of the (beta-)binomial count of accepted outputs among ``n``."""
+    if dist.known is not None:
+        p = dist.known
+        return n * p, n * p * (1.0 - p)
+    s = dist.a + dist.b
+    p = dist.a / s
+    return n * p, n * p * (1.0 - p) * (n + s) / (1.0 + s)
 
 
 def _lchoose(n, k):
@@ -166,23 +187,107 @@ class RateDistribution:
 
 
 class _MetricLikelihood:
-    """``log L(T) = log P(X_T + Y_{M-T} = k)`` for arrays of T."""
+    """``log L(T) = log P(X_T + Y_{M-T} = k)`` for arrays of T.
+
+    The summand ``log P(X_T = x) + log P(Y_{M-T} = k - x)`` is written as a few log-gamma terms
+    in ``x`` whose offsets depend on ``T``, a slope ``x log(p / (1 - p))`` per known rate and a
+    term in ``T`` alone: ``sum_i c_i log Γ(s_i x + o_i(T)) + slope x + const(T)``.  Its
+    derivatives in ``x`` are then one digamma (trigamma) call over all terms at once.  For
+    integer arguments the same split gives tables: ``summand = row[T] + first[x] + second[T - x]``.
+    """
 
     def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
         self.k, self.M, self.pos, self.neg = k, M, pos, neg
         self._tables: tuple | None = None
+        # (coefficient, sign of x, offset at T = 0, change of the offset with T)
+        terms = []
+        if pos.known is None:
+            terms += [(1.0, 1.0, pos.a, 0.0), (-1.0, 1.0, 1.0, 0.0),
+                      (1.0, -1.0, pos.b, 1.0), (-1.0, -1.0, 1.0, 1.0)]
+        else:
+            terms += [(-1.0, 1.0, 1.0, 0.0), (-1.0, -1.0, 1.0, 1.0)]
+        # the inadequate outputs' count y = k - x of n = M - T, and n - y = M - k - T + x
+        if neg.known is None:
+            terms += [(1.0, -1.0, k + neg.a, 0.0), (-1.0, -1.0, k + 1.0, 0.0),
+                      (1.0, 1.0, M - k + neg.b, -1.0), (-1.0, 1.0, M - k + 1.0, -1.0)]
+        else:
+            terms += [(-1.0, -1.0, k + 1.0, 0.0), (-1.0, 1.0, M - k + 1.0, -1.0)]
+        c, s, o0, o1 = (np.array(v) for v in zip(*terms, strict=True))
+        self._c, self._s, self._o0, self._o1 = c, s, o0, o1
+        self._cs = c * s
+        slope = 0.0
+        if pos.known is not None and not pos.degenerate:
+            slope += math.log(pos.known) - math.log1p(-pos.known)
+        if neg.known is not None and not neg.degenerate:
+            slope -= math.log(neg.known) - math.log1p(-neg.known)
+        self._slope = slope
 
+    # -- the continuous summand ------------------------------------------------------------------
+    def _const(self, T: np.ndarray) -> np.ndarray:
+        """The part of the summand that depends on T alone."""
+        n = self.M - T
+        out = np.zeros(T.shape)
+        for dist, m in ((self.pos, T), (self.neg, n)):
+            if dist.known is None:
+                out += (special.gammaln(m + 1.0) - special.gammaln(m + dist.a + dist.b)
+                        - special.betaln(dist.a, dist.b))
+            else:
+                out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
+        if self.neg.known is not None:
+            out += self.k * (math.log(self.neg.known) - math.log1p(-self.neg.known))
+        return out
+
+    def _args(self, x: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """The log-gamma arguments ``s_i x + o_i(T)``, shape ``(terms,) + x.shape``.
+
+        ``T`` is 1-D; ``x`` has the shape of ``T`` or one more axis (points per T).
+        """
+        off = self._o0[:, None] + self._o1[:, None] * T[None, :]
+        if x.ndim == 2:
+            off = off[:, :, None]
+        return self._s.reshape((-1,) + (1,) * x.ndim) * x[None] + off
+
+    def _summand(self, x: np.ndarray, T: np.ndarray, const: np.ndarray | None = None):
+        """The summand at real x (shape of T, or T x points) for a 1-D array T."""
+        if const is None:
+            const = self._const(T)
+        v = np.einsum("i,i...->...", self._c, special.gammaln(self._args(x, T)))
+        if x.ndim == 2:
+            const = const[:, None]
+        return v + self._slope * x + const
+
+    def _derivatives(self, x: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """First and second derivative of the summand in x (1-D x and T)."""
+        args = self._args(x, T)
+        d1 = np.einsum("i,i...->...", self._cs, special.digamma(args)) + self._slope
+        d2 = np.einsum("i,i...->...", self._c, _trigamma(args))
+        return d1, d2
+
+    def summand(self, x, T):
+        """The summand ``log P(X_T = x) + log P(Y_{M-T} = k - x)``, broadcasting x and T."""
+        x, T = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(T, dtype=float))
+        shape = x.shape
+        return self._summand(x.ravel(), T.ravel()).reshape(shape)
+
+    def _dsummand(self, x, T):
+        x, T = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(T, dtype=float))
+        shape = x.shape
+        return self._derivatives(x.ravel(), T.ravel())[0].reshape(shape)
+
+    # -- integer sums ----------------------------------------------------------------------------
     def _int_tables(self):
-        """Per-index log tables over 0..M so that an integer summand is four look-ups.
+        """Log tables so that an integer summand is three look-ups.
 
-        For a count ``c`` out of ``n`` with ``r = n - c``:
-        ``log pmf = row[n] + first[c] + second[r]`` (beta-binomial: ``row = log n! - log Γ(n + a
-        + b) + log Γ(a + b) - log Γ(a) - log Γ(b)``, ``first = log Γ(c + a) - log c!``,
-        ``second = log Γ(r + b) - log r!``; binomial: ``row = log n!``, ``first = c log p - log c!``,
-        ``second = r log(1 - p) - log r!``).
+        With ``D = M - k``: ``summand(x, T) = row[T] + first[x] + second[T - x]``, where ``row``
+        collects the terms in ``T`` (and ``M - T``), ``first`` those in ``x`` (and ``k - x``) and
+        ``second`` those in ``T - x`` (the adequate outputs the metric rejects) and in
+        ``D - (T - x)`` (the inadequate ones it rejects).  ``first`` is padded with ``-inf``
+        beyond ``x = k`` and ``second`` on both sides of ``0..D`` (by ``pad = max(k, D) + 1``
+        entries), so that terms outside the summation range vanish by themselves.
         """
         if self._tables is None:
-            i = np.arange(self.M + 1, dtype=float)
+            k, M = self.k, self.M
+            i = np.arange(M + 1, dtype=float)
             logfact = special.gammaln(i + 1.0)
             parts = []
             for dist in (self.pos, self.neg):
@@ -196,36 +301,29 @@ class _MetricLikelihood:
                     first = i * math.log(dist.known) - logfact
                     second = i * math.log1p(-dist.known) - logfact
                 parts.append((row, first, second))
-            self._tables = parts
+            (prow, pfirst, psecond), (nrow, nfirst, nsecond) = parts
+            D = M - k
+            pad = max(k, D) + 1
+            row = prow + nrow[::-1]
+            first = np.full(k + 1 + pad, -np.inf)
+            first[:k + 1] = pfirst[:k + 1] + nfirst[k::-1]
+            second = np.full(D + 1 + 2 * pad, -np.inf)
+            second[pad:pad + D + 1] = psecond[:D + 1] + nsecond[D::-1]
+            self._tables = (row, first, second, pad)
         return self._tables
 
-    def _summand_int(self, x: np.ndarray, T: np.ndarray) -> np.ndarray:
-        """The summand at integer x and T (arrays of int64 broadcasting together)."""
-        (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
-        y, n = self.k - x, self.M - T
-        return (prow[T] + pfirst[x] + psecond[T - x]) + (nrow[n] + nfirst[y] + nsecond[n - y])
-
-    def _row_sums(self, T: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Log of the sum over x = lo..hi for each (integer) T, one contiguous row at a time."""
-        (prow, pfirst, psecond), (nrow, nfirst, nsecond) = self._int_tables()
-        k, M = self.k, self.M
-        out = np.empty(T.size)
-        for i, (t, a, b) in enumerate(zip(T.tolist(), lo.tolist(), hi.tolist(), strict=True)):
-            n = M - t
-            # x = a..b: first[x] ascending, second[t - x] descending, and for y = k - x:
-            # nfirst[y] descending, nsecond[n - y] ascending
-            v = pfirst[a:b + 1] + psecond[t - b:t - a + 1][::-1]
-            v += nfirst[k - b:k - a + 1][::-1]
-            v += nsecond[n - k + a:n - k + b + 1]
-            m = v.max()
-            out[i] = m + math.log(np.exp(v - m).sum()) + prow[t] + nrow[n]
+    def _int_sums(self, T: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Log of the sum over x = lo..hi for integer T (int64 arrays), term by term."""
+        row, first, second, pad = self._int_tables()
+        width = int((hi - lo).max()) + 1
+        out = np.empty(T.shape)
+        offs = np.arange(width, dtype=np.int64)
+        for sl in _row_chunks(T.size, width, 32768):
+            x = lo[sl, None] + offs[None, :]
+            # x beyond hi is beyond k or T (first or second is -inf there): no mask needed
+            terms = first[x] + second[(T[sl, None] + pad) - x]
+            out[sl] = _logsumexp_rows(terms) + row[T[sl]]
         return out
-
-    def summand(self, x, T):
-        return self.pos.logpmf(x, T) + self.neg.logpmf(self.k - x, self.M - T)
-
-    def _dsummand(self, x, T):
-        return self.pos.dlogpmf(x, T) - self.neg.dlogpmf(self.k - x, self.M - T)
 
     def __call__(self, T) -> np.ndarray:
         T = np.atleast_1d(np.asarray(T, dtype=float))
@@ -243,9 +341,12 @@ class _MetricLikelihood:
         res = np.empty(T.shape)
         width = hi - lo
         small = width < _FULL_SUM
-        if small.any():
+        if small.all():
+            res = self._full_sum(T, lo, hi)
+        elif not small.any():
+            res = self._windowed(T, lo, hi)
+        else:
             res[small] = self._full_sum(T[small], lo[small], hi[small])
-        if (~small).any():
             res[~small] = self._windowed(T[~small], lo[~small], hi[~small])
         out[ok] = res
         return out
@@ -272,110 +373,126 @@ class _MetricLikelihood:
         return np.where(np.isnan(val), -np.inf, val)
 
     def _full_sum(self, T, lo, hi):
-        # term-by-term; rows are values of T, columns offsets from lo (chunked to bound memory)
+        """Term-by-term sums over x = lo..hi: integer tables, or the continuous summand."""
         width = int((hi - lo).max()) + 1
-        out = np.empty(T.shape)
-        step = max(1, 4_000_000 // width)
         # tables cost O(M) to build: worth it for small M or when this sum alone is as large
         worth = (self._tables is not None or self.M <= 50_000 or T.size * width >= 4 * self.M)
         integer = (worth and self.M <= _TABLE_MAX and np.all(T == np.round(T))
                    and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
-        if integer and width > 2000:
-            return self._row_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
-        offs = np.arange(width, dtype=np.int64 if integer else float)
         if integer:
-            T, lo, hi = T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64)
-        for s in range(0, T.size, step):
-            sl = slice(s, s + step)
+            return self._int_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
+        out = np.empty(T.shape)
+        offs = np.arange(width, dtype=float)
+        for sl in _row_chunks(T.size, width * self._c.size):
             x = np.minimum(lo[sl, None] + offs[None, :], hi[sl, None])
             valid = (lo[sl, None] + offs[None, :]) <= hi[sl, None]
-            vals = self._summand_int(x, T[sl, None]) if integer else self.summand(x, T[sl, None])
-            terms = np.where(valid, vals, -np.inf)
+            terms = np.where(valid, self._summand(x, T[sl]), -np.inf)
             out[sl] = _logsumexp_rows(terms)
         return out
 
-    def _d2summand(self, x, T):
-        return self.pos.d2logpmf(x, T) + self.neg.d2logpmf(self.k - x, self.M - T)
-
     def _mode(self, T, lo, hi):
-        """Maximiser of the summand on [lo, hi]: safeguarded Newton on its derivative.
+        """Maximiser of the summand on [lo, hi], and the summand's curvature there.
 
-        The bracket [a, b] always holds the root of the derivative; a Newton step that leaves
-        it is replaced by bisection, so the iteration converges for any unimodal summand.
+        Safeguarded Newton on the derivative: the bracket [a, b] always holds the root of the
+        derivative; a Newton step that leaves it is replaced by bisection, so the iteration
+        converges for any unimodal summand.  It starts from the normal approximation (the
+        conditional mean of X given X + Y = k, both counts normal with their beta-binomial
+        means and variances) and stops when the Newton step is below 1e-4 of the summand's local
+        scale ``1 / sqrt(-f'')`` (a step relative to x is no test: near the end of a long range
+        the curvature can be large where the maximum is far away and flat).
         """
+        k, M = self.k, self.M
+        # decreasing from the start (maximum at lo), or increasing to the end (maximum at hi)
+        ends = self._derivatives(np.r_[lo + 1e-9, hi - 1e-9], np.r_[T, T])[0]
+        left, right = ends[:T.size] <= 0, ends[T.size:] >= 0
+        mu1, v1 = _count_moments(self.pos, T)
+        mu2, v2 = _count_moments(self.neg, M - T)
         a, b = lo.copy(), hi.copy()
-        left = self._dsummand(a + 1e-9, T) <= 0  # decreasing from the start: maximum at lo
-        right = self._dsummand(b - 1e-9, T) >= 0  # increasing to the end: maximum at hi
-        # start at the point where both counts sit at their expected shares
-        x = np.clip(T * self.pos.mean + 0.5 * (self.k - T * self.pos.mean
-                                               - (self.M - T) * self.neg.mean), a, b)
+        x = np.clip(mu1 + v1 / np.maximum(v1 + v2, 1e-300) * (k - mu1 - mu2), a, b)
         for _ in range(60):
-            d = self._dsummand(x, T)
+            d, h = self._derivatives(x, T)
             a = np.where(d > 0, x, a)
             b = np.where(d > 0, b, x)
-            h = self._d2summand(x, T)
-            step = np.where(h < 0, -d / np.where(h < 0, h, -1.0), np.nan)
-            tol = 1e-7 * np.maximum(1.0, np.abs(x))
-            converged = np.abs(step) < tol  # NaN steps compare False
-            nx = x + step
-            bad = (~np.isfinite(nx) | (nx < a) | (nx > b)) & ~converged
-            nx = np.where(bad, 0.5 * (a + b), nx)
-            done = converged | (b - a < tol)
-            x = nx
-            if np.all(done | left | right):
+            concave = h < 0
+            hh = np.where(concave, h, -1.0)
+            step = np.where(concave, -d / hh, np.nan)
+            # a step below 1e-4 of the local scale: the summand is within 1e-8 of its maximum
+            tol = np.maximum(1e-4 / np.sqrt(-hh), 1e-13 * np.maximum(1.0, np.abs(x)))
+            active = ~((np.abs(step) < tol) | (b - a < tol) | left | right)  # NaN: not converged
+            if not active.any():
                 break
-        return np.where(left, lo, np.where(right, hi, x))
+            nx = x + step
+            bad = ~np.isfinite(nx) | (nx < a) | (nx > b)
+            x = np.where(active, np.where(bad, 0.5 * (a + b), nx), x)
+        else:
+            h = self._derivatives(x, T)[1]
+        mode = np.where(left, lo, np.where(right, hi, x))
+        edge = left | right
+        if edge.any():
+            h = h.copy()
+            h[edge] = self._derivatives(mode[edge], T[edge])[1]
+        return mode, h
 
     def _windowed(self, T, lo, hi):
-        mode = self._mode(T, lo, hi)
-        curv = self.pos.d2logpmf(mode, T) + self.neg.d2logpmf(self.k - mode, self.M - T)
+        mode, curv = self._mode(T, lo, hi)
+        const = self._const(T)
         sigma = np.where(curv < 0, 1.0 / np.sqrt(np.maximum(-curv, 1e-300)), hi - lo)
         half = 10.0 * sigma + 20.0
         wlo = np.maximum(lo, np.floor(mode - half))
         whi = np.minimum(hi, np.ceil(mode + half))
+        n = T.size
+        vals = self._summand(np.r_[mode, wlo, whi], np.r_[T, T, T], np.r_[const, const, const])
         # the sum is about peak * sigma * 2.5: terms below that by TAIL_LOG are negligible
-        level = self.summand(mode, T) + np.log(np.maximum(sigma, 1.0)) - TAIL_LOG
+        level = vals[:n] + np.log(np.maximum(sigma, 1.0)) - TAIL_LOG
+        f_lo, f_hi = vals[n:2 * n], vals[2 * n:]
         # make sure the window's edges are far below the sum (non-Gaussian tails)
         for _ in range(8):
-            el = (wlo > lo) & (self.summand(wlo, T) > level)
-            eh = (whi < hi) & (self.summand(whi, T) > level)
+            el = (wlo > lo) & (f_lo > level)
+            eh = (whi < hi) & (f_hi > level)
             if not (el.any() or eh.any()):
                 break
             half = np.where(el | eh, half * 1.6, half)
             wlo = np.where(el, np.maximum(lo, np.floor(mode - half)), wlo)
             whi = np.where(eh, np.minimum(hi, np.ceil(mode + half)), whi)
-        out = np.empty(T.shape)
-        negligible = (self.summand(wlo, T) < level) & (self.summand(whi, T) < level)
+            redo = np.flatnonzero(el | eh)
+            new = self._summand(np.r_[wlo[redo], whi[redo]], np.r_[T[redo], T[redo]],
+                                np.r_[const[redo], const[redo]])
+            f_lo[redo], f_hi[redo] = new[:redo.size], new[redo.size:]
+        out = np.empty(n)
+        small_lo, small_hi = f_lo < level, f_hi < level
         # quadrature only where the summand is smooth (sigma >= 8) and negligible at both ends
-        interior = negligible & (sigma >= 8.0)
+        interior = small_lo & small_hi & (sigma >= 8.0)
         if interior.any():
-            i = interior
-            mid = 0.5 * (wlo[i] + whi[i])
-            rad = 0.5 * (whi[i] - wlo[i])
-            x = mid[:, None] + rad[:, None] * _GL_NODES[None, :]
-            vals = self.summand(x, T[i, None])
-            out[i] = _logsumexp_rows(vals + np.log(_GL_WEIGHTS)[None, :]) + np.log(rad)
+            i = np.flatnonzero(interior)
+            out[i] = self._quadrature(T[i], wlo[i], whi[i], const[i])
         # a very smooth summand cut off by the range of x (not negligible at that end): quadrature
         # with the Euler-Maclaurin end corrections f/2 -+ f'/12; the next term is below
         # f / (720 sigma^3), under 1e-12 of the sum for sigma >= 200
-        small_lo = (self.summand(wlo, T) < level) | (wlo == lo)
-        small_hi = (self.summand(whi, T) < level) | (whi == hi)
-        cut = ~interior & (sigma >= 200.0) & small_lo & small_hi
+        cut = (~interior & (sigma >= 200.0) & (small_lo | (wlo == lo))
+               & (small_hi | (whi == hi)))
         if cut.any():
-            out[cut] = self._euler_maclaurin(T[cut], wlo[cut], whi[cut])
+            out[cut] = self._euler_maclaurin(T[cut], wlo[cut], whi[cut], const[cut],
+                                             f_lo[cut], f_hi[cut])
         rest = ~(interior | cut)
         if rest.any():
             out[rest] = self._full_sum(T[rest], wlo[rest], whi[rest])
         return out
 
-    def _euler_maclaurin(self, T, a, b):
-        """Log of sum_{x=a..b} f(x) = int_a^b f + (f(a) + f(b))/2 + (f'(b) - f'(a))/12 (+ tiny)."""
+    def _quadrature(self, T, a, b, const):
+        """Log of the integral of the summand over [a, b] (Gauss-Legendre, 96 nodes)."""
         mid, rad = 0.5 * (a + b), 0.5 * (b - a)
-        x = mid[:, None] + rad[:, None] * _GL_NODES[None, :]
-        vals = self.summand(x, T[:, None])
-        quad = _logsumexp_rows(vals + np.log(_GL_WEIGHTS)[None, :]) + np.log(rad)
-        fa, fb = self.summand(a, T), self.summand(b, T)
-        da, db = self._dsummand(a, T), self._dsummand(b, T)
+        out = np.empty(T.shape)
+        for sl in _row_chunks(T.size, _GL_NODES.size * self._c.size):
+            x = mid[sl, None] + rad[sl, None] * _GL_NODES[None, :]
+            vals = self._summand(x, T[sl], const[sl])
+            out[sl] = _logsumexp_rows(vals + _LOG_GL_WEIGHTS[None, :])
+        return out + np.log(rad)
+
+    def _euler_maclaurin(self, T, a, b, const, fa, fb):
+        """Log of sum_{x=a..b} f(x) = int_a^b f + (f(a) + f(b))/2 + (f'(b) - f'(a))/12 (+ tiny)."""
+        quad = self._quadrature(T, a, b, const)
+        d = self._derivatives(np.r_[a, b], np.r_[T, T])[0]
+        da, db = d[:T.size], d[T.size:]
         ref = np.maximum(quad, np.maximum(fa, fb))
         with np.errstate(under="ignore"):
             total = (np.exp(quad - ref) + np.exp(fa - ref) * (0.5 - da / 12.0)
