@@ -32,6 +32,11 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     True
     """
     n = np.asarray(n, dtype=float)
+    s0, s1, s2, s3, s4 = _S
+    if n.size and n.min() > 500.0:
+        # the common case of large arguments: the two-term series (the next term is below
+        # 3e-17 absolute)
+        return (s0 - s1 / (n * n)) / n
     out = np.empty(n.shape)
     small = n <= 15.0
     if small.any():
@@ -41,7 +46,6 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     if big.any():
         m = n[big]
         nn = m * m
-        s0, s1, s2, s3, s4 = _S
         out[big] = np.where(
             m > 500, (s0 - s1 / nn) / m,
             np.where(m > 80, (s0 - (s1 - s2 / nn) / nn) / m,
@@ -72,10 +76,14 @@ def bd0(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
             s = (xn - mn) * v
             ej = 2.0 * xn * v
             v2 = v * v
-            # |v| < 1/21: each term is below the previous by a factor 0.0023 or more
+            # |v| < 1/21: each term is below the previous by a factor 0.0023 or more; once
+            # every term is below 1e-17 of its sum the rest cannot change it
             for j in range(1, 12):
                 ej = ej * v2
-                s = s + ej / (2 * j + 1)
+                term = ej / (2 * j + 1)
+                s = s + term
+                if not np.any(np.abs(term) > 1e-17 * np.abs(s)):
+                    break
             out[near] = s
     return out
 
@@ -209,11 +217,15 @@ def log_gamma_ratio_change(z, z_ref: float, d: float):
     z = np.asarray(z, dtype=float)
     shape = z.shape
     z = z.ravel()
+    if d == 0.0:
+        return np.zeros(shape)
     if z_ref <= 30.0 or z_ref + d <= 30.0:
         return (log_gamma_ratio(z, d) - log_gamma_ratio(np.array([z_ref]), d)[0]).reshape(shape)
-    out = log_gamma_ratio(z, d) - log_gamma_ratio(np.array([z_ref]), d)[0]
     large = (z > 30.0) & (z + d > 30.0)
-    if np.any(large):
+    out = np.empty(z.shape)
+    if not large.all():
+        out[~large] = log_gamma_ratio(z[~large], d) - log_gamma_ratio(np.array([z_ref]), d)[0]
+    if large.any():
         u, ur = z[large] - 1.0, z_ref - 1.0
 
         def phi(v):

@@ -26,6 +26,8 @@ The tests hold the moments, CDF and density to 1e-12 of the component-by-compone
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 from numpy.polynomial import chebyshev as C
 from scipy import special
@@ -61,13 +63,9 @@ def _cumulative(poly: PiecewiseChebyshev) -> tuple[float, PiecewiseChebyshev]:
     """Total integral and the cumulative integral (a piecewise polynomial) of ``poly``."""
     e = poly.edges
     rad = 0.5 * (e[1:] - e[:-1])
-    coefs, totals = [], []
-    for c, r in zip(poly.coefs, rad, strict=True):
-        ci = C.chebint(c, lbnd=-1.0) * r
-        coefs.append(ci)
-        totals.append(C.chebval(1.0, ci))
-    totals = np.array(totals)
-    cum = np.stack(coefs)
+    # every panel's antiderivative at once (coefficients along axis 1), zero at its left end
+    cum = C.chebint(poly.coefs, lbnd=-1.0, axis=1) * rad[:, None]
+    totals = C.chebval(1.0, cum.T)
     cum[:, 0] += np.r_[0.0, np.cumsum(totals)[:-1]]
     total = float(totals.sum())
     return total, PiecewiseChebyshev(e, cum, left=0.0, right=total)
@@ -200,12 +198,20 @@ class SmoothMixture:
         z = total + float(r.sum())
         self.lower = _Side(self.a0, self.N, Uf, _scaled_poly(g, z, 0.0),
                            _scaled_poly(G, z, 1.0 * G.right / z), (j, r / z))
-        g_up = _reflect(g, Uf)
-        total_up, G_up = _cumulative(g_up)
-        order = np.argsort(Uf - j)
-        self.upper = _Side(self.N - self.a0 - Uf, self.N, Uf, _scaled_poly(g_up, z, 0.0),
-                           _scaled_poly(G_up, z, G_up.right / z), ((Uf - j)[order], r[order] / z))
+        self._g, self._ends, self._z = g, (j, r), z
         self._moments = self._compute_moments()
+
+    @cached_property
+    def upper(self) -> _Side:
+        """The mirrored mixture (components of ``1 - alpha``), built when first needed."""
+        Uf = float(self.U)
+        g_up = _reflect(self._g, Uf)
+        _, G_up = _cumulative(g_up)
+        j, r = self._ends
+        order = np.argsort(Uf - j)
+        z = self._z
+        return _Side(self.N - self.a0 - Uf, self.N, Uf, _scaled_poly(g_up, z, 0.0),
+                     _scaled_poly(G_up, z, G_up.right / z), ((Uf - j)[order], r[order] / z))
 
     def _compute_moments(self) -> tuple[float, float]:
         x48, w48 = _GL48

@@ -79,6 +79,7 @@ TAIL_LOG = 46.0
 _FULL_SUM = 600  # sums over at most this many terms are done term by term
 _TABLE_MAX = 2_000_000  # log-gamma tables for term-by-term sums up to this many metric ratings
 _FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
+_EM_EXACT = 128  # terms next to a cut end of a smooth sum that are summed one by one
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
 
@@ -465,14 +466,13 @@ class _MetricLikelihood:
         if interior.any():
             i = np.flatnonzero(interior)
             out[i] = self._quadrature(T[i], wlo[i], whi[i], const[i])
-        # a very smooth summand cut off by the range of x (not negligible at that end): quadrature
-        # with the Euler-Maclaurin end corrections f/2 -+ f'/12; the next term is below
-        # f / (720 sigma^3), under 1e-12 of the sum for sigma >= 200
+        # a very smooth summand cut off by the range of x (not negligible at that end): the terms
+        # next to the cut one by one, the rest by quadrature with Euler-Maclaurin end corrections
         cut = (~interior & (sigma >= 200.0) & (small_lo | (wlo == lo))
                & (small_hi | (whi == hi)))
         if cut.any():
             out[cut] = self._euler_maclaurin(T[cut], wlo[cut], whi[cut], const[cut],
-                                             f_lo[cut], f_hi[cut])
+                                             ~small_lo[cut], ~small_hi[cut])
         rest = ~(interior | cut)
         if rest.any():
             out[rest] = self._full_sum(T[rest], wlo[rest], whi[rest])
@@ -488,16 +488,46 @@ class _MetricLikelihood:
             out[sl] = _logsumexp_rows(vals + _LOG_GL_WEIGHTS[None, :])
         return out + np.log(rad)
 
-    def _euler_maclaurin(self, T, a, b, const, fa, fb):
-        """Log of sum_{x=a..b} f(x) = int_a^b f + (f(a) + f(b))/2 + (f'(b) - f'(a))/12 (+ tiny)."""
-        quad = self._quadrature(T, a, b, const)
-        d = self._derivatives(np.r_[a, b], np.r_[T, T])[0]
-        da, db = d[:T.size], d[T.size:]
-        ref = np.maximum(quad, np.maximum(fa, fb))
-        with np.errstate(under="ignore"):
-            total = (np.exp(quad - ref) + np.exp(fa - ref) * (0.5 - da / 12.0)
-                     + np.exp(fb - ref) * (0.5 + db / 12.0))
-        return ref + np.log(total)
+    def _euler_maclaurin(self, T, a, b, const, cut_lo, cut_hi):
+        """Log of ``sum_{x=a..b} f(x)`` for a smooth summand cut off by the range of x.
+
+        ``cut_lo`` / ``cut_hi`` say where the summand is not negligible at ``a`` / ``b`` (the
+        end of the range of x).  Next to such an end the summand's continuation has log-gamma
+        singularities one unit beyond the range (``log Γ(y + 1)`` at ``y = -1``), so its
+        derivatives there are of order one whatever its scale sigma: the ``_EM_EXACT`` terms next
+        to a cut end are summed one by one.  The rest, from ``a'`` to ``b'``, is the integral plus
+        the Euler-Maclaurin corrections ``(f(a') + f(b')) / 2 + (f'(b') - f'(a')) / 12 -
+        (f'''(b') - f'''(a')) / 720``.  The next term, ``(f^(5)(b') - f^(5)(a')) / 30240``,
+        has ``|f^(5)| <~ 24 f / s^5`` with ``s = min(sigma, _EM_EXACT + 1) >= 129``: below 1e-14
+        of the largest term.
+        """
+        n = T.size
+        depth = float(_EM_EXACT)
+        a2 = np.where(cut_lo, a + depth, a)
+        b2 = np.where(cut_hi, b - depth, b)
+        parts = [self._quadrature(T, a2, b2, const)]
+        x = np.r_[a2, b2]
+        Tx = np.r_[T, T]
+        args = self._args(x, Tx)
+        f = self._summand(x, Tx, np.r_[const, const])
+        d1 = np.einsum("i,i...->...", self._cs, special.digamma(args)) + self._slope
+        d2 = np.einsum("i,i...->...", self._c, _trigamma(args))
+        d3 = np.einsum("i,i...->...", self._cs, special.polygamma(2, args))
+        # f' / f and f''' / f from the derivatives of log f
+        g1 = d1
+        g3 = d3 + 3.0 * d1 * d2 + d1 ** 3
+        with np.errstate(divide="ignore"):
+            parts.append(f[:n] + np.log(np.maximum(0.5 - g1[:n] / 12.0 + g3[:n] / 720.0, 0.0)))
+            parts.append(f[n:] + np.log(np.maximum(0.5 + g1[n:] / 12.0 - g3[n:] / 720.0, 0.0)))
+        offs = np.arange(_EM_EXACT, dtype=float)
+        for cut, start, sign in ((cut_lo, a, 1.0), (cut_hi, b, -1.0)):
+            part = np.full(n, -np.inf)
+            if cut.any():
+                i = np.flatnonzero(cut)
+                xs = start[i, None] + sign * offs[None, :]
+                part[i] = _logsumexp_rows(self._summand(xs, T[i], const[i]))
+            parts.append(part)
+        return _logsumexp_rows(np.stack(parts, axis=1))
 
 
 def _material_kinks(lik: _MetricLikelihood, lo: int, hi: int) -> tuple[float, ...]:
@@ -507,16 +537,15 @@ def _material_kinks(lik: _MetricLikelihood, lo: int, hi: int) -> tuple[float, ..
     T = M - k its bottom term (every inadequate output accepted).  Where that end term is below
     the sum by TAIL_LOG it cannot bend log L: the kink is immaterial and no panel edge is needed.
     """
-    out = []
     k, M = lik.k, lik.M
-    for t, x in ((float(k), float(k)), (float(M - k), 0.0)):
-        if not lo < t < hi + 1:
-            continue
-        end = lik.summand(np.array([x]), np.array([t]))[0]
-        total = lik(np.array([t]))[0]
-        if not (end < total - TAIL_LOG):
-            out.append(t)
-    return tuple(out)
+    cand = [(t, x) for t, x in ((float(k), float(k)), (float(M - k), 0.0)) if lo < t < hi + 1]
+    if not cand:
+        return ()
+    t = np.array([c[0] for c in cand])
+    end = lik.summand(np.array([c[1] for c in cand]), t)
+    total = lik(t)
+    return tuple(float(v) for v, e, s in zip(t, end, total, strict=True)
+                 if not (e < s - TAIL_LOG))
 
 
 def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
@@ -526,48 +555,99 @@ def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
     return logw
 
 
-def _locate(logw, M: int) -> tuple[int, int, float]:
+def _guess(A: float, B: float, k: int, M: int, pos: RateDistribution,
+           neg: RateDistribution) -> tuple[float, float]:
+    """Where the component weights peak and how wide they are, roughly (normal approximations).
+
+    ``alpha`` from the human ratings (``Beta(A, B)``) and from the metric (``k / M = alpha rho +
+    (1 - alpha) (1 - eta)``, by the delta method), combined by precision.  Only a starting point
+    for :func:`_locate`, which does not rely on it.
+    """
+    p1 = pos.mean
+    p2 = neg.mean
+    v1 = 0.0 if pos.known is not None else p1 * (1.0 - p1) / (pos.a + pos.b + 1.0)
+    v2 = 0.0 if neg.known is not None else p2 * (1.0 - p2) / (neg.a + neg.b + 1.0)
+    q = k / M
+    ah = A / (A + B)
+    vh = A * B / ((A + B) ** 2 * (A + B + 1.0))
+    delta = p1 - p2
+    if abs(delta) > 1e-3:
+        am = (q - p2) / delta
+        vm = (q * (1.0 - q) / M + am * am * v1 + (1.0 - am) ** 2 * v2) / (delta * delta)
+        v = 1.0 / (1.0 / vh + 1.0 / max(vm, 1e-300))
+        a = min(max(v * (ah / vh + am / max(vm, 1e-300)), 0.0), 1.0)
+    else:
+        a, v = ah, vh
+    return M * a, M * math.sqrt(v) + math.sqrt(M * a * (1.0 - a)) + 1.0
+
+
+def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]:
     """The window of components that matter, and the peak log weight.
 
     Returns ``(t_lo, t_hi, peak)``: outside ``[t_lo, t_hi]`` of ``0..M`` the unimodal ``logw`` is
-    below its peak by more than TAIL_LOG.  Coarse-to-fine scans; the window may err on the wide
-    side, never the narrow one.
+    below its peak by more than TAIL_LOG.  The first look is around the guess ``centre`` (spread
+    ``scale``) and at both ends of ``0..M``, so the largest value seen always has the maximum
+    between its neighbours; the bracket is narrowed until it is within half the weights' scale
+    of the largest value (which is then within 1/8 of the peak).  ``peak`` is the largest value
+    seen, never above the true peak, so the level ``peak - TAIL_LOG`` and the window can only
+    err on the wide side.  Beyond the first point on each side below the level, unimodality
+    keeps every value below it.
     """
-    pts = np.unique(np.round(np.linspace(0, M, 65)).astype(np.int64))
-    vals = logw(pts)
-    for _ in range(3):
-        i = int(np.nanargmax(vals))
-        a, b = pts[max(i - 2, 0)], pts[min(i + 2, pts.size - 1)]
-        if b - a <= 2:
+    def look(points):
+        v = logw(points)
+        return np.where(np.isnan(v), -np.inf, v)
+
+    first = centre + scale * np.array([-8.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, 8.0])
+    pts = np.unique(np.r_[np.clip(np.round(first), 0, M), 0, M].astype(np.int64))
+    vals = look(pts)
+    for _ in range(60):
+        i = int(np.argmax(vals))
+        a, b = pts[max(i - 1, 0)], pts[min(i + 1, pts.size - 1)]
+        near = (vals > vals[i] - 8.0) & (pts != pts[i])
+        if near.any():
+            d = (pts[near] - pts[i]).astype(float)
+            sigma = float(np.sqrt(np.mean(d * d / (2.0 * np.maximum(vals[i] - vals[near],
+                                                                    1e-3)))))
+        else:
+            sigma = 0.0
+        if b - a <= max(2.0, sigma) or not np.isfinite(vals[i]):
             break
-        new = np.unique(np.round(np.linspace(a, b, 65)).astype(np.int64))
-        pts = np.concatenate([pts, new])
-        vals = np.concatenate([vals, logw(new)])
-        order = np.argsort(pts, kind="stable")
+        new = np.setdiff1d(np.round(np.linspace(a, b, 10)[1:-1]).astype(np.int64), pts)
+        if new.size == 0:
+            break
+        pts = np.r_[pts, new]
+        vals = np.r_[vals, look(new)]
+        order = np.argsort(pts)
         pts, vals = pts[order], vals[order]
-        keep = np.r_[True, np.diff(pts) > 0]
-        pts, vals = pts[keep], vals[keep]
-        if b - a <= 130:
-            break
-    i = int(np.nanargmax(vals))
+    i = int(np.argmax(vals))
     tstar, peak = int(pts[i]), float(vals[i])
-    # curvature near the peak gives the scale; probe outwards to tighten the bracket
-    near = (np.abs(pts - tstar) > 0) & (vals > peak - 8.0)
-    if near.any():
-        d = np.abs(pts[near] - tstar).astype(float)
-        sigma = float(np.sqrt(np.mean(d ** 2 / (2.0 * np.maximum(peak - vals[near], 1e-3)))))
-    else:
-        sigma = float(max(np.diff(pts).max(), 1))
-    probes = np.clip(np.round(tstar + sigma * np.array([-30, -20, -15, -12, -10, -8, 8, 10, 12,
-                                                         15, 20, 30])), 0, M).astype(np.int64)
-    pts = np.concatenate([pts, probes])
-    vals = np.concatenate([vals, logw(probes)])
+    if sigma <= 0.0:
+        sigma = float(max(b - a, 1))
     level = peak - TAIL_LOG
-    below = vals < level
-    left = pts[below & (pts < tstar)]
-    right = pts[below & (pts > tstar)]
-    t_lo = int(left.max()) if left.size else 0
-    t_hi = int(right.min()) if right.size else M
+    multiples = (np.array([8.0, 10.0, 12.0, 15.0, 20.0, 30.0]),
+                 np.array([45.0, 70.0, 100.0, 150.0, 250.0, 400.0, 700.0, 1000.0]))
+    bounds: list[int | None] = [None, None]
+    for far in multiples:
+        sides = [sign for side, sign in ((0, -1.0), (1, 1.0)) if bounds[side] is None]
+        if not sides:
+            break
+        probes = np.concatenate([tstar + sign * sigma * far for sign in sides])
+        probes = np.setdiff1d(np.clip(np.round(probes), 0, M).astype(np.int64), pts)
+        pts = np.r_[pts, probes]
+        vals = np.r_[vals, look(probes)]
+        below = vals < level
+        left = pts[below & (pts < tstar)]
+        right = pts[below & (pts > tstar)]
+        if left.size:
+            bounds[0] = int(left.max())
+        elif tstar - sigma * far[-1] <= 0:
+            bounds[0] = 0
+        if right.size:
+            bounds[1] = int(right.min())
+        elif tstar + sigma * far[-1] >= M:
+            bounds[1] = M
+    t_lo = 0 if bounds[0] is None else bounds[0]
+    t_hi = M if bounds[1] is None else bounds[1]
     return t_lo, t_hi, peak
 
 
@@ -579,57 +659,91 @@ _CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
 
 
 def _chebyshev_panels(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
-                      kink_points=None) -> list[tuple[float, float, object]]:
+                      kink_points=None) -> list[tuple[float, float, np.ndarray | None]]:
     """Adaptive piecewise Chebyshev interpolation of ``fn`` (log L) on the integers of [lo, hi].
 
     ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
-    degree-24 interpolants are halved until, at check points inside each panel, the weights
-    ``exp(log w - peak)`` from the interpolant and from direct evaluation differ by less than
-    ``tol``; panels narrower than ``_PANEL_MIN`` are left to direct evaluation.  Returns
-    ``(a, b, cheb)`` per panel, ``cheb`` a numpy Chebyshev series in ``(T - mid) / rad`` or None
-    for a directly evaluated panel; the panels cover ``[lo, hi + 1)``.
+    degree-24 interpolants are halved until twice the largest error of ``fn`` at seven check
+    points inside the panel, times the largest relative weight ``exp(log w - peak)`` at its
+    nodes and checks, is below ``tol``; panels narrower than ``_PANEL_MIN`` are left to direct
+    evaluation.  The window
+    starts as two panels (one when narrow), plus edges at the material kinks.  Returns
+    ``(a, b, coef)`` per panel, ``coef`` the Chebyshev coefficients in ``(T - mid) / rad`` or
+    None for a directly evaluated panel; the panels cover ``[lo, hi + 1)``.
     """
+    # log L(T) has kinks where the summation range changes shape (T = k and T = M - k): make them
+    # panel edges so that every panel holds an analytic piece (a narrow panel beside a kink near
+    # the window's end is evaluated directly; inside a panel a kink can slip between the checks)
+    kinks = [float(t) for t in (kink_points or ()) if lo < t < hi + 1]
+    start = np.linspace(lo, hi + 1, 3 if hi + 1 - lo > 2 * _PANEL_MIN else 2)
+    edges = np.unique(np.concatenate([start, kinks]))
+    todo = list(zip(edges[:-1], edges[1:], strict=True))
+    panels: list[tuple[float, float, np.ndarray | None]] = []
     # rounding noise of log L (sums of large log-gamma terms) sets the attainable tolerance:
     # estimate it from fourth differences at consecutive integers, where the smooth part is nil
-    probe = fn(np.round(0.5 * (lo + hi)) + np.arange(-8.0, 9.0))
-    fourth = np.diff(probe, 4) if np.all(np.isfinite(probe)) else np.zeros(1)
-    noise = float(np.std(fourth)) / math.sqrt(70.0)
-    tol = max(tol, 30.0 * noise)
-    edges = np.linspace(lo, hi + 1, int(np.clip((hi - lo) // 4000, 1, 8)) + 1)
-    # log L(T) has kinks where the summation range changes shape (T = k and T = M - k): make them
-    # panel edges so that every panel holds an analytic piece
-    kinks = [float(t) for t in (kink_points or ()) if lo + _PANEL_MIN < t < hi + 1 - _PANEL_MIN]
-    edges = np.unique(np.concatenate([edges, kinks]))
-    todo = list(zip(edges[:-1], edges[1:], strict=True))
-    panels: list[tuple[float, float, object]] = []
+    # (evaluated with the first panels' nodes), in the middle of the widest piece between kinks
+    # (near a kink the fourth differences are the kink's, not noise)
+    pieces = np.r_[lo, sorted(kinks), hi + 1]
+    widest = int(np.argmax(np.diff(pieces)))
+    probe = np.round(0.5 * (pieces[widest] + pieces[widest + 1])) + np.arange(-8.0, 9.0)
+    noise = None
     while todo:
+        panels.extend((a, b, None) for a, b in todo if b - a <= _PANEL_MIN)
+        todo = [(a, b) for a, b in todo if b - a > _PANEL_MIN]
+        if not todo:
+            break
         mids = np.array([0.5 * (a + b) for a, b in todo])
         rads = np.array([0.5 * (b - a) for a, b in todo])
         # integer nodes (rounded Chebyshev points) keep the summands on the integer lattice
-        xn = np.round(mids[:, None] + rads[:, None] * _CHEB_NODES[None, :])
-        xc = np.round(mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :])
-        both = fn(np.concatenate([xn.ravel(), xc.ravel()]))
-        vn = both[:xn.size].reshape(len(todo), -1)
-        vc = both[xn.size:].reshape(len(todo), -1)
-        bc = base(xc.ravel()).reshape(len(todo), -1)
+        # (inside the component range: the last panel's right edge is hi + 1, beyond M at M)
+        top = min(hi + 1, fn.M) if hasattr(fn, "M") else hi + 1
+        xn = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_NODES[None, :]), lo, top)
+        xc = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :]), lo, top)
+        vals = fn(np.concatenate([xn.ravel(), xc.ravel()] + ([probe] if noise is None else [])))
+        if noise is None:
+            pv = vals[-probe.size:]
+            fourth = np.diff(pv, 4) if np.all(np.isfinite(pv)) else np.zeros(1)
+            noise = float(np.std(fourth)) / math.sqrt(70.0)
+            tol = max(tol, 30.0 * noise)
+        vn = vals[:xn.size].reshape(len(todo), -1)
+        vc = vals[xn.size:xn.size + xc.size].reshape(len(todo), -1)
+        lw = base(np.concatenate([xn.ravel(), xc.ravel()])) + vals[:xn.size + xc.size]
+        un = (xn - mids[:, None]) / rads[:, None]
+        uc = (xc - mids[:, None]) / rads[:, None]
+        finite = np.all(np.isfinite(vn), axis=1) & np.all(np.isfinite(vc), axis=1)
+        coefs = _cheb_interpolate(un, np.where(finite[:, None], vn, 0.0))
+        approx = np.polynomial.chebyshev.chebval(uc.T, coefs.T, tensor=False).T
+        # the error of log L is spread over the whole panel (it oscillates between the nodes):
+        # bound the weights' error by the largest error at the check points times the largest
+        # weight seen in the panel (nodes and checks), with a factor 2 for the error between
+        # the checks
+        with np.errstate(invalid="ignore", over="ignore"):
+            wmax = np.maximum(np.max(np.exp(lw[:xn.size].reshape(xn.shape) - peak), axis=1),
+                              np.max(np.exp(lw[xn.size:].reshape(xc.shape) - peak), axis=1))
+            err = 2.0 * wmax * np.max(np.abs(approx - vc), axis=1)
         nxt = []
         for i, (a, b) in enumerate(todo):
-            if b - a <= _PANEL_MIN:
-                panels.append((a, b, None))
-                continue
-            u = (xn[i] - mids[i]) / rads[i]
-            cheb = np.polynomial.chebyshev.Chebyshev.fit(u, vn[i], _CHEB_DEG, domain=[-1, 1])
-            approx = cheb((xc[i] - mids[i]) / rads[i])
-            with np.errstate(invalid="ignore"):
-                err = np.abs(np.exp(bc[i] + approx - peak) - np.exp(bc[i] + vc[i] - peak))
-            if np.all(np.isfinite(vn[i])) and np.nanmax(err) < tol:
-                panels.append((a, b, cheb))
+            if finite[i] and err[i] < tol:
+                panels.append((a, b, coefs[i]))
             else:
                 m = 0.5 * (a + b)
                 nxt.extend([(a, m), (m, b)])
         todo = nxt
     panels.sort(key=lambda p: p[0])
     return panels
+
+
+def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Coefficients of the degree-24 Chebyshev interpolants through ``(u[i], v[i])`` (rows).
+
+    The nodes are rounded Chebyshev points, distinct in panels wider than ``_PANEL_MIN``; a
+    panel whose rounded nodes coincide gets the least-squares fit instead.
+    """
+    V = np.polynomial.chebyshev.chebvander(u, _CHEB_DEG)
+    try:
+        return np.linalg.solve(V, v[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        return np.stack([np.linalg.lstsq(V[i], v[i], rcond=None)[0] for i in range(v.shape[0])])
 
 
 def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
@@ -646,7 +760,7 @@ def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
             out[sel] = fn(ints[sel])
         else:
             mid, rad = 0.5 * (a + b), 0.5 * (b - a)
-            out[sel] = cheb((ints[sel] - mid) / rad)
+            out[sel] = np.polynomial.chebyshev.chebval((ints[sel] - mid) / rad, cheb)
     return out
 
 
@@ -666,7 +780,7 @@ def _smooth_mixture(A: float, B: float, M: int, lik, t_lo: int, t_hi: int, peak:
     edges = np.array([a for a, _, _ in panels] + [panels[-1][1]])
     rad = 0.5 * (edges[1:] - edges[:-1])
     # each panel's series is in (T - mid) / rad: exactly the local variable of PiecewiseChebyshev
-    log_l = PiecewiseChebyshev(edges, np.stack([cheb.coef for _, _, cheb in panels]))
+    log_l = PiecewiseChebyshev(edges, np.stack([cheb for _, _, cheb in panels]))
     t_ref = float(round(0.5 * (t_lo + t_hi)))
 
     def log_base(t: np.ndarray) -> np.ndarray:
@@ -708,7 +822,7 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         T = np.arange(M + 1, dtype=float)
         lw = logw(T)
     else:
-        t_lo, t_hi, peak = _locate(logw, M)
+        t_lo, t_hi, peak = _locate(logw, M, *_guess(A, B, k, M, pos, neg))
         if t_hi - t_lo + 1 > _SMOOTH_FROM:
             smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak,
                                      _material_kinks(lik, t_lo, t_hi))
