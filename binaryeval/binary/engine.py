@@ -82,6 +82,7 @@ _FULL_T = 600  # mixtures over at most this many components get L(T) for every T
 _EM_EXACT = 128  # terms next to a cut end of a smooth sum that are summed one by one
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
+_S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)  # Stirling series
 
 
 def _dot(u: np.ndarray, v: np.ndarray) -> float:
@@ -97,7 +98,7 @@ def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
         return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
 
 
-def _row_chunks(n_rows: int, per_row: int, budget: int = 65536):
+def _row_chunks(n_rows: int, per_row: int, budget: int = 32768):
     """Slices of ``n_rows`` rows whose work arrays hold about ``budget`` elements each.
 
     Large temporaries are slow to allocate (fresh pages for every array); blocks that stay in
@@ -124,6 +125,48 @@ def _trigamma(x):
     out[big] = _trigamma(x[big])
     out[~big] = special.zeta(2.0, x[~big])
     return out
+
+
+def _lgamma_ratio(z: np.ndarray, d) -> np.ndarray:
+    """``log Γ(z + d) - log Γ(z)`` for an array ``z >= 1`` and ``d > -1`` broadcasting with it.
+
+    Where ``z`` and ``z + d`` exceed 16, in Stirling's form differenced term by term
+    (``(u + 1/2) log(1 + d/u) + d log(u + d) - d`` with ``u = z - 1``, plus the difference of
+    the Stirling series of ``log Γ(u + 1)``: two terms from 500 on, five below; the next is
+    below 3e-17): accurate to a few units in the last place of the result, where the plain
+    difference of log-gamma functions loses ``z log z`` units (1e-9 at ``z = 10^6``).  Below
+    16, that plain difference (a loss of at most 1e-14).
+    """
+    z, d = np.broadcast_arrays(np.asarray(z, dtype=float), np.asarray(d, dtype=float))
+    low = np.minimum(z, z + d)
+    least = low.min(initial=np.inf)
+    if least > 500.0:
+        return _stirling_ratio(z, d, 2)
+    if least > 16.0:
+        return _stirling_ratio(z, d, 5)
+    # a few small arguments: Stirling's form everywhere (at a harmless stand-in where small),
+    # then the plain difference where small
+    small = low <= 16.0
+    out = _stirling_ratio(np.where(small, 20.0, z), np.where(small, 0.0, d), 5)
+    zs, ds = z[small], d[small]
+    out[small] = special.gammaln(zs + ds) - special.gammaln(zs)
+    return out
+
+
+def _stirling_ratio(z: np.ndarray, d: np.ndarray, terms: int) -> np.ndarray:
+    """:func:`_lgamma_ratio` in Stirling's form, with two or five terms of the series."""
+    u = z - 1.0
+    v = u + d
+    return (u + 0.5) * np.log1p(d / u) + d * np.log(v) - d + _stirling(v, terms) - _stirling(u,
+                                                                                          terms)
+
+
+def _stirling(n: np.ndarray, terms: int) -> np.ndarray:
+    """``log Γ(n + 1) - (n + 1/2) log n + n - log sqrt(2 pi)``: two terms (n > 500) or five."""
+    nn = n * n
+    if terms == 2:
+        return (_S[0] - _S[1] / nn) / n
+    return (_S[0] - (_S[1] - (_S[2] - (_S[3] - _S[4] / nn) / nn) / nn) / nn) / n
 
 
 def _count_moments(dist: RateDistribution, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -193,8 +236,12 @@ class _MetricLikelihood:
     The summand ``log P(X_T = x) + log P(Y_{M-T} = k - x)`` is written as a few log-gamma terms
     in ``x`` whose offsets depend on ``T``, a slope ``x log(p / (1 - p))`` per known rate and a
     term in ``T`` alone: ``sum_i c_i log Γ(s_i x + o_i(T)) + slope x + const(T)``.  Its
-    derivatives in ``x`` are then one digamma (trigamma) call over all terms at once.  For
-    integer arguments the same split gives tables: ``summand = row[T] + first[x] + second[T - x]``.
+    derivatives in ``x`` are then one digamma (trigamma) call over all terms at once.  For an
+    estimated rate the terms come in pairs ``log Γ(z + a - 1) - log Γ(z)`` (``z`` the count plus
+    one), whose values are taken in Stirling's form (:func:`_lgamma_ratio`): each log-gamma
+    function is about ``z log z`` and their plain difference would carry that much rounding
+    (1e-9 at ``z = 10^6``), the ratio only about ``(a - 1) log z``.  For integer arguments the
+    same split gives tables: ``summand = row[T] + first[x] + second[T - x]``.
     """
 
     def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
@@ -216,6 +263,21 @@ class _MetricLikelihood:
         c, s, o0, o1 = (np.array(v) for v in zip(*terms, strict=True))
         self._c, self._s, self._o0, self._o1 = c, s, o0, o1
         self._cs = c * s
+        # the values: log Γ(z + d) - log Γ(z) with z = s x + o0 + o1 T, for each estimated rate's
+        # two counts (sign of x, offset at T = 0, change with T, d); the known rates' terms alone
+        self._pairs = []
+        self._lone = []
+        if pos.known is None:
+            self._pairs += [(1.0, 1.0, 0.0, pos.a - 1.0), (-1.0, 1.0, 1.0, pos.b - 1.0)]
+        else:
+            self._lone += [(1.0, 1.0, 0.0), (-1.0, 1.0, 1.0)]
+        if neg.known is None:
+            self._pairs += [(-1.0, k + 1.0, 0.0, neg.a - 1.0), (1.0, M - k + 1.0, -1.0, neg.b - 1.0)]
+        else:
+            self._lone += [(-1.0, k + 1.0, 0.0), (1.0, M - k + 1.0, -1.0)]
+        if self._pairs:
+            sign, o0, o1, d = (np.array(v) for v in zip(*self._pairs, strict=True))
+            self._pair_arrays = (sign, o0, o1, d[:, None])
         slope = 0.0
         if pos.known is not None and not pos.degenerate:
             slope += math.log(pos.known) - math.log1p(-pos.known)
@@ -230,8 +292,8 @@ class _MetricLikelihood:
         out = np.zeros(T.shape)
         for dist, m in ((self.pos, T), (self.neg, n)):
             if dist.known is None:
-                out += (special.gammaln(m + 1.0) - special.gammaln(m + dist.a + dist.b)
-                        - special.betaln(dist.a, dist.b))
+                out -= (_lgamma_ratio(m + 1.0, dist.a + dist.b - 1.0)
+                        + special.betaln(dist.a, dist.b))
             else:
                 out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
         if self.neg.known is not None:
@@ -252,10 +314,19 @@ class _MetricLikelihood:
         """The summand at real x (shape of T, or T x points) for a 1-D array T."""
         if const is None:
             const = self._const(T)
-        v = np.einsum("i,i...->...", self._c, special.gammaln(self._args(x, T)))
         if x.ndim == 2:
             const = const[:, None]
-        return v + self._slope * x + const
+        v = self._slope * x + const
+        if self._pairs:
+            sign, o0, o1, d = self._pair_arrays
+            off = o0[:, None] + o1[:, None] * T[None, :]
+            if x.ndim == 2:
+                off, d = off[:, :, None], d[:, :, None]
+            v += _lgamma_ratio(sign.reshape((-1,) + (1,) * x.ndim) * x[None] + off, d).sum(axis=0)
+        for sign, o0, o1 in self._lone:
+            off = o0 + o1 * T
+            v -= special.gammaln(sign * x + (off[:, None] if x.ndim == 2 else off))
+        return v
 
     def _derivatives(self, x: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """First and second derivative of the summand in x (1-D x and T)."""
@@ -293,10 +364,10 @@ class _MetricLikelihood:
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
-                    row = logfact - special.gammaln(i + dist.a + dist.b) - special.betaln(dist.a,
-                                                                                        dist.b)
-                    first = special.gammaln(i + dist.a) - logfact
-                    second = special.gammaln(i + dist.b) - logfact
+                    row = -_lgamma_ratio(i + 1.0, dist.a + dist.b - 1.0) - special.betaln(dist.a,
+                                                                                         dist.b)
+                    first = _lgamma_ratio(i + 1.0, dist.a - 1.0)
+                    second = _lgamma_ratio(i + 1.0, dist.b - 1.0)
                 else:
                     row = logfact
                     first = i * math.log(dist.known) - logfact
@@ -376,8 +447,9 @@ class _MetricLikelihood:
     def _full_sum(self, T, lo, hi):
         """Term-by-term sums over x = lo..hi: integer tables, or the continuous summand."""
         width = int((hi - lo).max()) + 1
-        # tables cost O(M) to build: worth it for small M or when this sum alone is as large
-        worth = (self._tables is not None or self.M <= 50_000 or T.size * width >= 4 * self.M)
+        # tables cost O(M) to build (about what M terms cost without them): worth it when this
+        # sum alone is as large
+        worth = self._tables is not None or T.size * width >= self.M
         integer = (worth and self.M <= _TABLE_MAX and np.all(T == np.round(T))
                    and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
         if integer:
@@ -398,40 +470,40 @@ class _MetricLikelihood:
         derivative; a Newton step that leaves it is replaced by bisection, so the iteration
         converges for any unimodal summand.  It starts from the normal approximation (the
         conditional mean of X given X + Y = k, both counts normal with their beta-binomial
-        means and variances) and stops when the Newton step is below 1e-4 of the summand's local
+        means and variances) and stops when the Newton step is below 1e-3 of the summand's local
         scale ``1 / sqrt(-f'')`` (a step relative to x is no test: near the end of a long range
-        the curvature can be large where the maximum is far away and flat).
+        the curvature can be large where the maximum is far away and flat).  The curvature is
+        returned at the mode (at the end for a maximum there).
         """
         k, M = self.k, self.M
-        # decreasing from the start (maximum at lo), or increasing to the end (maximum at hi)
-        ends = self._derivatives(np.r_[lo + 1e-9, hi - 1e-9], np.r_[T, T])[0]
-        left, right = ends[:T.size] <= 0, ends[T.size:] >= 0
+        n = T.size
         mu1, v1 = _count_moments(self.pos, T)
         mu2, v2 = _count_moments(self.neg, M - T)
         a, b = lo.copy(), hi.copy()
         x = np.clip(mu1 + v1 / np.maximum(v1 + v2, 1e-300) * (k - mu1 - mu2), a, b)
+        # with the start, the ends: decreasing from the start (maximum at lo), or increasing to
+        # the end (maximum at hi)
+        d, h = self._derivatives(np.r_[x, lo + 1e-9, hi - 1e-9], np.r_[T, T, T])
+        left, right = d[n:2 * n] <= 0, d[2 * n:] >= 0
+        h_end = np.where(left, h[n:2 * n], h[2 * n:])
+        d, h = d[:n], h[:n]
         for _ in range(60):
-            d, h = self._derivatives(x, T)
             a = np.where(d > 0, x, a)
             b = np.where(d > 0, b, x)
             concave = h < 0
             hh = np.where(concave, h, -1.0)
             step = np.where(concave, -d / hh, np.nan)
-            # a step below 1e-4 of the local scale: the summand is within 1e-8 of its maximum
-            tol = np.maximum(1e-4 / np.sqrt(-hh), 1e-13 * np.maximum(1.0, np.abs(x)))
+            # a step below 1e-3 of the local scale: the summand is within 1e-6 of its maximum
+            tol = np.maximum(1e-3 / np.sqrt(-hh), 1e-13 * np.maximum(1.0, np.abs(x)))
             active = ~((np.abs(step) < tol) | (b - a < tol) | left | right)  # NaN: not converged
             if not active.any():
                 break
             nx = x + step
             bad = ~np.isfinite(nx) | (nx < a) | (nx > b)
             x = np.where(active, np.where(bad, 0.5 * (a + b), nx), x)
-        else:
-            h = self._derivatives(x, T)[1]
+            d, h = self._derivatives(x, T)
         mode = np.where(left, lo, np.where(right, hi, x))
-        edge = left | right
-        if edge.any():
-            h = h.copy()
-            h[edge] = self._derivatives(mode[edge], T[edge])[1]
+        h = np.where(left | right, h_end, h)
         return mode, h
 
     def _windowed(self, T, lo, hi):
@@ -522,10 +594,11 @@ class _MetricLikelihood:
         offs = np.arange(_EM_EXACT, dtype=float)
         for cut, start, sign in ((cut_lo, a, 1.0), (cut_hi, b, -1.0)):
             part = np.full(n, -np.inf)
-            if cut.any():
-                i = np.flatnonzero(cut)
-                xs = start[i, None] + sign * offs[None, :]
-                part[i] = _logsumexp_rows(self._summand(xs, T[i], const[i]))
+            i = np.flatnonzero(cut)
+            for sl in _row_chunks(i.size, offs.size * self._c.size):
+                j = i[sl]
+                xs = start[j, None] + sign * offs[None, :]
+                part[j] = _logsumexp_rows(self._summand(xs, T[j], const[j]))
             parts.append(part)
         return _logsumexp_rows(np.stack(parts, axis=1))
 
@@ -586,8 +659,8 @@ def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]
 
     Returns ``(t_lo, t_hi, peak)``: outside ``[t_lo, t_hi]`` of ``0..M`` the unimodal ``logw`` is
     below its peak by more than TAIL_LOG.  The first look is around the guess ``centre`` (spread
-    ``scale``) and at both ends of ``0..M``, so the largest value seen always has the maximum
-    between its neighbours; the bracket is narrowed until it is within half the weights' scale
+    ``scale``), extended as far as 0 or M when its largest value is at its edge, so the largest
+    value seen always has the maximum between its neighbours; the bracket is narrowed until it is within half the weights' scale
     of the largest value (which is then within 1/8 of the peak).  ``peak`` is the largest value
     seen, never above the true peak, so the level ``peak - TAIL_LOG`` and the window can only
     err on the wide side.  Beyond the first point on each side below the level, unimodality
@@ -598,8 +671,21 @@ def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]
         return np.where(np.isnan(v), -np.inf, v)
 
     first = centre + scale * np.array([-8.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, 8.0])
-    pts = np.unique(np.r_[np.clip(np.round(first), 0, M), 0, M].astype(np.int64))
+    pts = np.unique(np.clip(np.round(first), 0, M).astype(np.int64))
     vals = look(pts)
+    # the largest value at the edge of the first look: look further out, as far as 0 or M
+    i = int(np.argmax(vals))
+    out = []
+    if i == 0 and pts[0] > 0:
+        out.append(pts[0] - scale * 8.0 * 2.0 ** np.arange(1, 40))
+    if i == pts.size - 1 and pts[-1] < M:
+        out.append(pts[-1] + scale * 8.0 * 2.0 ** np.arange(1, 40))
+    if out:
+        new = np.setdiff1d(np.clip(np.round(np.concatenate(out)), 0, M).astype(np.int64), pts)
+        pts = np.r_[pts, new]
+        vals = np.r_[vals, look(new)]
+        order = np.argsort(pts)
+        pts, vals = pts[order], vals[order]
     for _ in range(60):
         i = int(np.argmax(vals))
         a, b = pts[max(i - 1, 0)], pts[min(i + 1, pts.size - 1)]
