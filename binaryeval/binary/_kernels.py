@@ -227,12 +227,12 @@ def log_gamma_ratio_change(z, z_ref: float, d: float):
         out[~large] = log_gamma_ratio(z[~large], d) - log_gamma_ratio(np.array([z_ref]), d)[0]
     if large.any():
         u, ur = z[large] - 1.0, z_ref - 1.0
-
-        def phi(v):
-            # (v + 1/2) log(1 + d / v) - d, small when d << v, via the deviance bd0
-            return bd0(v + d, v) - (d - 0.5) * np.log1p(d / v)
-
-        s_ref = stirlerr(np.array([ur + d]))[0] - stirlerr(np.array([ur]))[0]
-        out[large] = (phi(u) - phi(np.array([ur]))[0] + d * np.log1p((u - ur) / (ur + d))
-                      + (stirlerr(u + d) - stirlerr(u)) - s_ref)
+        # the reference point with the others (one call of each kernel)
+        v = np.r_[u, ur]
+        # (v + 1/2) log(1 + d / v) - d, small when d << v, via the deviance bd0
+        phi = bd0(v + d, v) - (d - 0.5) * np.log1p(d / v)
+        st = stirlerr(np.r_[v + d, v])
+        st = st[:v.size] - st[v.size:]
+        out[large] = (phi[:-1] - phi[-1] + d * np.log1p((u - ur) / (ur + d))
+                      + (st[:-1] - st[-1]))
     return out.reshape(shape)

@@ -153,7 +153,7 @@ def _local_noise(fn, lo: np.ndarray, hi: np.ndarray, which: np.ndarray) -> np.nd
 
 
 def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
-                      right: float = np.nan) -> PiecewiseChebyshev:
+                      right: float = np.nan, coarse=None) -> PiecewiseChebyshev:
     """:func:`interpolate` at ``tol`` or at the function's own noise level, whichever is larger.
 
     The noise (rounding, or the quadrature error of a function computed by quadrature) is
@@ -162,7 +162,8 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
     value is largest there), where the smooth part of a fourth difference is negligible; the
     tolerance is raised to thirty times the largest estimate.  Where the noise varies along the
     interval, panels beyond the first ``_NOISE_CHECK_FROM`` are also held to thirty times their
-    own noise (see :func:`interpolate`).
+    own noise (see :func:`interpolate`).  ``coarse``, a pair ``(points, values)`` of ``fn``
+    already at hand, stands in for the coarse grid.
 
     Examples
     --------
@@ -175,8 +176,11 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
     edges = np.unique(np.asarray(breakpoints, dtype=float))
     mids = 0.5 * (edges[:-1] + edges[1:])
     widths = edges[1:] - edges[:-1]
-    coarse = np.linspace(edges[0], edges[-1], 257)[1:-1]
-    size = np.abs(fn(coarse))
+    if coarse is None:
+        coarse = np.linspace(edges[0], edges[-1], 257)[1:-1]
+        size = np.abs(fn(coarse))
+    else:
+        coarse, size = np.asarray(coarse[0], dtype=float), np.abs(coarse[1])
     if np.any(np.isfinite(size)):
         top = coarse[int(np.nanargmax(size))]
         k = min(int(np.searchsorted(edges, top, side="right")) - 1, widths.size - 1)

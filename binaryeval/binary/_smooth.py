@@ -184,17 +184,22 @@ class SmoothMixture:
         Uf = float(U)
         self._weight = weight
         grid = np.linspace(0.0, Uf, 513)
-        peak = float(np.max(weight(grid)))
+        zone = _EDGE + _TAPER
+        j = np.r_[np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)]
+        # the weights on a grid (for their scale and the noise probe) and at the end components,
+        # in one evaluation
+        both = weight(np.r_[grid, j])
+        on_grid = both[:grid.size]
+        peak = float(np.max(on_grid))
         taper = [_EDGE, _EDGE + _TAPER, Uf - _EDGE - _TAPER, Uf - _EDGE]
         edges = np.unique(np.r_[np.asarray(breakpoints, dtype=float), taper, 0.0, Uf])
         edges = edges[(edges >= 0.0) & (edges <= Uf)]
         # the taper is symmetric, so the reflected side's tapered weights are g(U - u)
         g = interpolate_noisy(lambda u: weight(u) * _taper(u, Uf), edges, 1e-14 * peak,
-                              left=0.0, right=0.0)
+                              left=0.0, right=0.0,
+                              coarse=(grid[1:-1], (on_grid * _taper(grid, Uf))[1:-1]))
         total, G = _cumulative(g)
-        zone = _EDGE + _TAPER
-        j = np.r_[np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)]
-        r = np.maximum(weight(j), 0.0) * (1.0 - _taper(j, Uf))
+        r = np.maximum(both[grid.size:], 0.0) * (1.0 - _taper(j, Uf))
         z = total + float(r.sum())
         self.lower = _Side(self.a0, self.N, Uf, _scaled_poly(g, z, 0.0),
                            _scaled_poly(G, z, 1.0 * G.right / z), (j, r / z))

@@ -603,12 +603,14 @@ class _MetricLikelihood:
         return _logsumexp_rows(np.stack(parts, axis=1))
 
 
-def _material_kinks(lik: _MetricLikelihood, lo: int, hi: int) -> tuple[float, ...]:
+def _material_kinks(lik: _MetricLikelihood, lo: int, hi: int,
+                    known: dict | None = None) -> tuple[float, ...]:
     """The points T = k and T = M - k where log L(T) changes its analytic form, when they matter.
 
     At T = k the sum over x gains its top term x = T (every adequate output accepted), at
     T = M - k its bottom term (every inadequate output accepted).  Where that end term is below
     the sum by TAIL_LOG it cannot bend log L: the kink is immaterial and no panel edge is needed.
+    ``known`` maps points to log L where it has been computed already.
     """
     k, M = lik.k, lik.M
     cand = [(t, x) for t, x in ((float(k), float(k)), (float(M - k), 0.0)) if lo < t < hi + 1]
@@ -616,15 +618,22 @@ def _material_kinks(lik: _MetricLikelihood, lo: int, hi: int) -> tuple[float, ..
         return ()
     t = np.array([c[0] for c in cand])
     end = lik.summand(np.array([c[1] for c in cand]), t)
-    total = lik(t)
+    known = known or {}
+    total = (np.array([known[v] for v in t.tolist()]) if all(v in known for v in t.tolist())
+             else lik(t))
     return tuple(float(v) for v, e, s in zip(t, end, total, strict=True)
                  if not (e < s - TAIL_LOG))
 
 
-def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood):
+def _log_weight_fn(A: float, B: float, M: int, lik: _MetricLikelihood | None):
+    """``log w(T) = log C(M, T) + log B(A + T, B + M - T) + log L(T)``.
+
+    Without ``lik``, the first two terms only.
+    """
     def logw(T):
         T = np.asarray(T, dtype=float)
-        return _lchoose(M, T) + special.betaln(A + T, B + M - T) + lik(T)
+        base = _lchoose(M, T) + special.betaln(A + T, B + M - T)
+        return base if lik is None else base + lik(T)
     return logw
 
 
@@ -654,7 +663,8 @@ def _guess(A: float, B: float, k: int, M: int, pos: RateDistribution,
     return M * a, M * math.sqrt(v) + math.sqrt(M * a * (1.0 - a)) + 1.0
 
 
-def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]:
+def _locate(logw, M: int, centre: float, scale: float,
+            extra=()) -> tuple[int, int, float, dict]:
     """The window of components that matter, and the peak log weight.
 
     Returns ``(t_lo, t_hi, peak)``: outside ``[t_lo, t_hi]`` of ``0..M`` the unimodal ``logw`` is
@@ -664,7 +674,8 @@ def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]
     of the largest value (which is then within 1/8 of the peak).  ``peak`` is the largest value
     seen, never above the true peak, so the level ``peak - TAIL_LOG`` and the window can only
     err on the wide side.  Beyond the first point on each side below the level, unimodality
-    keeps every value below it.
+    keeps every value below it.  The points ``extra`` are evaluated with the last probes; the
+    fourth value returned maps them to ``logw``.
     """
     def look(points):
         v = logw(points)
@@ -713,12 +724,16 @@ def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]
     multiples = (np.array([8.0, 10.0, 12.0, 15.0, 20.0, 30.0]),
                  np.array([45.0, 70.0, 100.0, 150.0, 250.0, 400.0, 700.0, 1000.0]))
     bounds: list[int | None] = [None, None]
+    extra = np.asarray(extra, dtype=np.int64)
+    extra = extra[np.abs(extra - tstar) < 30.0 * sigma]
     for far in multiples:
         sides = [sign for side, sign in ((0, -1.0), (1, 1.0)) if bounds[side] is None]
         if not sides:
             break
         probes = np.concatenate([tstar + sign * sigma * far for sign in sides])
-        probes = np.setdiff1d(np.clip(np.round(probes), 0, M).astype(np.int64), pts)
+        probes = np.setdiff1d(np.r_[np.clip(np.round(probes), 0, M).astype(np.int64), extra],
+                              pts)
+        extra = extra[:0]
         pts = np.r_[pts, probes]
         vals = np.r_[vals, look(probes)]
         below = vals < level
@@ -734,7 +749,7 @@ def _locate(logw, M: int, centre: float, scale: float) -> tuple[int, int, float]
             bounds[1] = M
     t_lo = 0 if bounds[0] is None else bounds[0]
     t_hi = M if bounds[1] is None else bounds[1]
-    return t_lo, t_hi, peak
+    return t_lo, t_hi, peak, dict(zip(pts.tolist(), vals.tolist(), strict=True))
 
 
 _SMOOTH_FROM = 30000  # windows of more components use the smooth representation
@@ -874,8 +889,8 @@ def _smooth_mixture(A: float, B: float, M: int, lik, t_lo: int, t_hi: int, peak:
         return (log_gamma_ratio_change(t + 1.0, t_ref + 1.0, A - 1.0)
                 + log_gamma_ratio_change(M - t + 1.0, M - t_ref + 1.0, B - 1.0))
 
-    grid = np.linspace(t_lo, t_hi, 257)
-    ref = float(np.max(log_base(grid) + log_l(grid)))
+    # the weights relative to the largest seen by _locate (within 1/8 of their maximum)
+    ref = peak - float(base_int(np.array([t_ref]))[0])
     U = t_hi - t_lo
 
     def weight(u: np.ndarray) -> np.ndarray:
@@ -908,16 +923,19 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         T = np.arange(M + 1, dtype=float)
         lw = logw(T)
     else:
-        t_lo, t_hi, peak = _locate(logw, M, *_guess(A, B, k, M, pos, neg))
+        # the kinks of log L are evaluated with the window's last probes
+        t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg),
+                                         extra=(k, M - k))
+        base = _log_weight_fn(A, B, M, None)
+        known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items()
+                 if t in (k, M - k)}
+        kinks = _material_kinks(lik, t_lo, t_hi, known)
         if t_hi - t_lo + 1 > _SMOOTH_FROM:
-            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak,
-                                     _material_kinks(lik, t_lo, t_hi))
+            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak, kinks)
             if smooth is not None:
                 return smooth
         T = np.arange(t_lo, t_hi + 1, dtype=float)
-        logL = _chebyshev_fill(lik, t_lo, t_hi,
-                               lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t), peak,
-                               kink_points=_material_kinks(lik, t_lo, t_hi))
+        logL = _chebyshev_fill(lik, t_lo, t_hi, base, peak, kink_points=kinks)
         # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
         steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
         base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
