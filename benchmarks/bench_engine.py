@@ -1,6 +1,6 @@
 """Speed of the exact posterior engine: against its goals, the previous engine and the paper's grid.
 
-Run: ``python benchmarks/bench_engine.py [--rounds 5] [--skip-grid] [--full-grid]``.
+Run: ``python benchmarks/bench_engine.py [--rounds 5] [--skip-grid] [--full-grid] [--skip-sweep]``.
 
 Rows (``now / goal``: below 1 meets the goal; the previous engine -- ``binaryeval/binary/engine.py``
 as it was before the smooth representation, read from git history and imported under another
@@ -11,7 +11,10 @@ speed-up):
 2. one posterior with 10^6 metric ratings, without and with 10^4 human ratings: goal 20 ms;
 3. one posterior with few paired rows (20/5/15/5) and 10^6 / 10^7 metric ratings: goal 20 ms;
 4. ``compare()`` on a mixed fit of 20 systems (190 pairs; 100 human and 400 metric-only ratings
-   per system, the WMT21 design): goal 0.5 s.
+   per system, the WMT21 design): goal 0.5 s;
+5. a robustness sweep: 300 random designs (10^4.5 to 10^8.5 metric ratings, 10 to 3e5 paired and
+   0 to 3e4 human ratings, alpha 0.05 to 0.95, rho and eta 0.55 to 0.99, binomial counts), each
+   posterior built and its 95 % interval and CDF at the mean evaluated: failures (goal 0) and time.
 
 Times are the median over ``--rounds`` runs (wall clock; the machine should be quiet).  The 95 %
 interval of each posterior is timed too, for information.  Then the paper's midpoint grid against
@@ -145,6 +148,42 @@ def compare_row(old, rounds: int) -> None:
               f"{prev / now:.1f}); largest difference {np.max(np.abs(flat - p_new)):.1e}")
 
 
+def random_designs(n: int, seed: int) -> list[tuple[int, ...]]:
+    """Designs like an analyst's: the ranges of row 5, binomial counts."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        M = int(10 ** rng.uniform(4.5, 8.5))
+        npair = int(10 ** rng.uniform(1, np.log10(3e5)))
+        nh = int(10 ** rng.uniform(0, np.log10(3e4))) if rng.uniform() > 0.2 else 0
+        alpha = rng.uniform(0.05, 0.95)
+        rho, eta = rng.uniform(0.55, 0.99, 2)
+        npos = int(rng.binomial(npair, alpha))
+        tp, tn = int(rng.binomial(npos, rho)), int(rng.binomial(npair - npos, eta))
+        k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
+        out.append((int(rng.binomial(nh, alpha)), nh, k, M, tp, npos - tp, tn, npair - npos - tn))
+    return out
+
+
+def sweep_row(n: int = 300, seed: int = 0) -> None:
+    failures = []
+    t = time.perf_counter()
+    for design in random_designs(n, seed):
+        try:
+            post = alpha_posterior(*design)
+            lo, hi = post.interval(0.95)
+            f = post.cdf(post.mean())
+            if not (0.0 <= lo < post.mean() < hi <= 1.0 and 0.0 < f < 1.0):
+                failures.append((design, "interval or cdf out of place"))
+        except Exception as exc:  # noqa: BLE001 - every failure is counted and shown
+            failures.append((design, repr(exc)))
+    took = time.perf_counter() - t
+    print(f"\nrobustness sweep: {n} random designs, {len(failures)} failures, {took:.1f} s "
+          f"({1e3 * took / n:.1f} ms per design: build, interval, cdf)")
+    for design, why in failures[:10]:
+        print(f"    {design}: {why}")
+
+
 def grid_rows(full: bool) -> None:
     grid = (2000, 1000, 1000) if full else (500, 250, 250)
     print(f"\nexact engine vs midpoint grid {grid}")
@@ -168,12 +207,15 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--full-grid", action="store_true")
+    parser.add_argument("--skip-sweep", action="store_true")
     args = parser.parse_args(argv)
     old = previous_engine()
     if old is None:
         print("(previous engine not found in git history: speed-ups not shown)")
     posterior_rows(old, args.rounds)
     compare_row(old, args.rounds)
+    if not args.skip_sweep:
+        sweep_row()
     if not args.skip_grid:
         grid_rows(args.full_grid)
 

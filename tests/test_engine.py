@@ -315,3 +315,110 @@ def test_mixture_pdf_integrates_to_cdf():
     post = alpha_posterior(60, 100, 5600, 10000, 96, 24, 64, 16)
     val, _ = integrate.quad(post.pdf, 0.5, 0.65, epsabs=1e-13, epsrel=1e-12, limit=200)
     assert val == pytest.approx(post.cdf(0.65) - post.cdf(0.5), abs=1e-9)
+
+
+# -- the metric likelihood and the window, at the edges the engine once got wrong ---------------
+def _betabinom_log_likelihood(k, M, T, pos, neg):
+    """log P(X + Y = k | T) term by term with scipy's beta-binomial (independent of the engine)."""
+    lo, hi = max(0, k - (M - T)), min(T, k)
+    x = np.arange(lo, hi + 1)
+    terms = stats.betabinom.logpmf(x, T, *pos) + stats.betabinom.logpmf(k - x, M - T, *neg)
+    return float(special.logsumexp(terms))
+
+
+@pytest.mark.parametrize("k, M, pos, neg, Ts", [
+    # the summand is not negligible at the end of the range of x (T - x = 0 or k - x = 0):
+    # Euler-Maclaurin corrections at that end erred by up to 1e-8 (the summand's continuation
+    # has log-gamma singularities one unit beyond the range)
+    (58955, 95459, (269.5, 131.5), (2.5, 51.5), [62000, 70000, 80159, 80160, 85000, 90000]),
+    # no paired rows and Jeffreys rate priors: U-shaped summands (once off by 1e-3)
+    (7578, 19275, (0.5, 0.5), (0.5, 0.5), [2064, 5530, 10133, 15069]),
+    (31518, 42257, (0.5, 0.5), (0.5, 0.5), [13013, 15069, 41164]),
+    # the bench's 10^5 design, around its mass
+    (56000, 100000, (97, 25), (17, 65), [50000, 56000, 58000, 62000]),
+])
+def test_metric_likelihood_against_term_by_term_sums(k, M, pos, neg, Ts):
+    lik = engine._MetricLikelihood(k, M, engine.RateDistribution(*pos),
+                                   engine.RateDistribution(*neg))
+    got = lik(np.array(Ts, dtype=float))
+    ref = [_betabinom_log_likelihood(k, M, T, pos, neg) for T in Ts]
+    # scipy's beta-binomial adds about 1e-11 of rounding at these sizes
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9)
+
+
+def _pinned_rate_mean(hp, ht, k, M, tp, fn, tn, fp, prior=(1.0, 1.0)):
+    """Posterior mean of alpha when M is so large that k / M pins q = alpha rho + (1 - alpha)
+    (1 - eta): the likelihood of alpha is int f_rho((q - (1 - alpha) u) / alpha) f_u(u) / alpha du
+    over u = 1 - eta (Gauss-Legendre on the u where rho lies in [0, 1]), on a grid of alpha."""
+    q = k / M
+    a = (np.arange(4000) + 0.5) / 4000
+    lo = np.clip((q - a) / (1 - a), 0, 1)
+    hi = np.clip(q / (1 - a), 0, 1)
+    x, w = np.polynomial.legendre.leggauss(80)
+    u = 0.5 * (lo + hi)[:, None] + 0.5 * (hi - lo)[:, None] * x[None, :]
+    rho = (q - (1 - a)[:, None] * u) / a[:, None]
+    f = stats.beta.pdf(rho, tp + 1, fn + 1) * stats.beta.pdf(u, fp + 1, tn + 1) / a[:, None]
+    like = 0.5 * (hi - lo) * (f @ w)
+    dens = like * stats.beta.pdf(a, prior[0] + hp, prior[1] + ht - hp)
+    return float(np.sum(a * dens) / np.sum(dens))
+
+
+@pytest.mark.parametrize("counts", [
+    # the summand's maximum is far inside a flat stretch and its curvature is large near the end
+    # of the range: Newton stopped on a step relative to x (1e-7 of 3e7) and took the end for the
+    # maximum, losing most of L(T); the posterior came out at 0.99999 +- 4e-6 (truth 0.665 +- 0.28)
+    (1, 1, 105185325, 201452122, 5, 0, 1, 6),
+    (2, 3, 59157726, 74663381, 32, 4, 8, 0),
+    (0, 0, 171423526, 288545603, 57, 15, 41, 12),
+])
+def test_huge_metric_counts_against_the_pinned_rate_limit(counts):
+    post = alpha_posterior(*counts)
+    assert post.mean() == pytest.approx(_pinned_rate_mean(*counts), abs=1e-3)
+
+
+@pytest.mark.parametrize("args", [
+    # a kink of log L (T = k) 25 components from a panel edge, inside the panel
+    (300, 500, 1475, 2500, 285, 15, 190, 10),
+    (59, 100, 2944, 5000, 54, 5, 41, 0),
+    # two wide panels whose check points missed the panel's largest weights (error 4e-8 there)
+    (166, 250, 58133, 100000, 152, 14, 75, 9),
+])
+def test_interpolated_weights_against_every_component_directly(args, monkeypatch):
+    fast = alpha_posterior(*args)
+    monkeypatch.setattr(engine, "_FULL_T", 10**12)
+    monkeypatch.setattr(engine, "_SMOOTH_FROM", 10**12)
+    slow = alpha_posterior(*args)
+    qs = np.array([0.001, 0.025, 0.16, 0.5, 0.84, 0.975, 0.999])
+    xs = slow.ppf(qs)
+    # measured: below 3e-11 (the bound stated for the weights is 1e-9)
+    np.testing.assert_allclose(fast.cdf(xs), qs, rtol=0, atol=1e-10)
+    assert fast.mean() == pytest.approx(slow.mean(), rel=0, abs=1e-11)
+
+
+def _random_designs(n, seed):
+    """Designs like an analyst's: alpha, rho, eta in the usual ranges, binomial counts."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        M = int(10 ** rng.uniform(4.5, 8.5))
+        npair = int(10 ** rng.uniform(1, math.log10(3e5)))
+        nh = int(10 ** rng.uniform(0, math.log10(3e4))) if rng.uniform() > 0.2 else 0
+        alpha = rng.uniform(0.05, 0.95)
+        rho, eta = rng.uniform(0.55, 0.99, 2)
+        npos = int(rng.binomial(npair, alpha))
+        tp, tn = int(rng.binomial(npos, rho)), int(rng.binomial(npair - npos, eta))
+        k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
+        out.append((int(rng.binomial(nh, alpha)), nh, k, M, tp, npos - tp, tn, npair - npos - tn))
+    return out
+
+
+@pytest.mark.parametrize("design", _random_designs(40, seed=2024))
+def test_random_designs_build_and_answer(design):
+    # 10^4.5 to 10^8.5 metric ratings, 10 to 3e5 paired, up to 3e4 human ratings (the same sweep
+    # with 300 designs is in benchmarks/bench_engine.py)
+    post = alpha_posterior(*design)
+    lo, hi = post.interval(0.95)
+    m = post.mean()
+    assert 0.0 <= lo < m < hi <= 1.0
+    assert 0.0 < post.cdf(m) < 1.0
+    assert post.cdf(lo) == pytest.approx(0.025, abs=1e-9)
