@@ -684,9 +684,17 @@ class AlphaPosterior(PosteriorDistribution):
         return rng.beta(a[comp], b[comp]).reshape(shape)
 
 
-def _solve_increasing(f, bracket: tuple[float, float]) -> float:
+def _solve_increasing(fn, bracket: tuple[float, float]) -> float:
     """Root of an increasing function on [0, 1], from a starting bracket widened as needed."""
     from scipy.optimize import brentq
+
+    seen: dict[float, float] = {}
+
+    def f(t: float) -> float:
+        # each point once: the bracket's ends are needed by the widening and again by brentq
+        if t not in seen:
+            seen[t] = fn(t)
+        return seen[t]
 
     lo, hi = bracket
     step = max(hi - lo, 1e-9)
