@@ -18,7 +18,10 @@ _DEG = 24
 _NODES = np.cos(np.pi * (np.arange(_DEG + 1) + 0.5) / (_DEG + 1))[::-1]
 # check points: between the nodes, away from them (where an interpolant errs most)
 _CHECK = np.array([-0.985, -0.83, -0.52, -0.11, 0.31, 0.66, 0.92, 0.995])
-_VANDER_INV = np.linalg.inv(np.polynomial.chebyshev.chebvander(_NODES, _DEG))
+# the inverse of the Chebyshev-Vandermonde matrix at the nodes, in closed form (discrete
+# orthogonality: c_j = (2 - [j = 0]) / n * sum_k v_k T_j(x_k)); no LAPACK call at import
+_VANDER_INV = ((2.0 - (np.arange(_DEG + 1) == 0))[:, None] / (_DEG + 1)
+               * np.cos(np.outer(np.arange(_DEG + 1), np.arccos(_NODES))))
 _NOISE_CHECK_FROM = 64  # panels beyond which a panel's own noise is measured when it fails
 
 
@@ -65,8 +68,8 @@ class PiecewiseChebyshev:
 
 def _coefs(values: np.ndarray) -> np.ndarray:
     """Chebyshev coefficients of the interpolants through values at ``_NODES`` (rows = panels)."""
-    # a small matrix product: numpy's own loop, no BLAS threads
-    return np.einsum("pk,jk->pj", values, _VANDER_INV)
+    # a small matrix product by multiply and sum: no BLAS threads (einsum may call BLAS)
+    return np.add.reduce(values[:, None, :] * _VANDER_INV[None, :, :], axis=2)
 
 
 def interpolate(fn, breakpoints, tol: float, *, max_panels: int = 4096,

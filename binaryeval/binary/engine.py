@@ -115,6 +115,11 @@ def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
         return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
 
 
+def _combine(coef: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """``sum_i coef[i] * terms[i]`` over the first axis (numpy's einsum calls BLAS for this)."""
+    return np.add.reduce(coef.reshape((-1,) + (1,) * (terms.ndim - 1)) * terms, axis=0)
+
+
 def _row_chunks(n_rows: int, per_row: int, budget: int = 32768):
     """Slices of ``n_rows`` rows whose work arrays hold about ``budget`` elements each.
 
@@ -348,8 +353,8 @@ class _MetricLikelihood:
     def _derivatives(self, x: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """First and second derivative of the summand in x (1-D x and T)."""
         args = self._args(x, T)
-        d1 = np.einsum("i,i...->...", self._cs, special.digamma(args)) + self._slope
-        d2 = np.einsum("i,i...->...", self._c, _trigamma(args))
+        d1 = _combine(self._cs, special.digamma(args)) + self._slope
+        d2 = _combine(self._c, _trigamma(args))
         return d1, d2
 
     def summand(self, x, T):
@@ -599,9 +604,9 @@ class _MetricLikelihood:
         Tx = np.r_[T, T]
         args = self._args(x, Tx)
         f = self._summand(x, Tx, np.r_[const, const])
-        d1 = np.einsum("i,i...->...", self._cs, special.digamma(args)) + self._slope
-        d2 = np.einsum("i,i...->...", self._c, _trigamma(args))
-        d3 = np.einsum("i,i...->...", self._cs, special.polygamma(2, args))
+        d1 = _combine(self._cs, special.digamma(args)) + self._slope
+        d2 = _combine(self._c, _trigamma(args))
+        d3 = _combine(self._cs, special.polygamma(2, args))
         # f' / f and f''' / f from the derivatives of log f
         g1 = d1
         g3 = d3 + 3.0 * d1 * d2 + d1 ** 3
@@ -792,6 +797,10 @@ _CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
 _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
 _CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
+# the inverse of the Chebyshev-Vandermonde matrix at those points (discrete orthogonality:
+# c_j = (2 - [j = 0]) / n * sum_k v_k T_j(x_k))
+_CHEB_VINV = ((2.0 - (np.arange(_CHEB_DEG + 1) == 0))[:, None] / (_CHEB_DEG + 1)
+              * np.cos(np.outer(np.arange(_CHEB_DEG + 1), np.arccos(_CHEB_NODES))))
 
 
 def _chebyshev_panels(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
@@ -872,14 +881,27 @@ def _chebyshev_panels(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-1
 def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Coefficients of the degree-24 Chebyshev interpolants through ``(u[i], v[i])`` (rows).
 
-    The nodes are rounded Chebyshev points, distinct in panels wider than ``_PANEL_MIN``; a
-    panel whose rounded nodes coincide gets the least-squares fit instead.
+    The nodes are rounded Chebyshev points, distinct in panels wider than ``_PANEL_MIN``: the
+    barycentric formula gives each interpolant at the exact Chebyshev points, whose coefficients
+    are a fixed linear map of those values (no linear solve, hence no BLAS threads, which spin on
+    a busy machine).  A panel whose rounded nodes coincide gets the least-squares fit instead.
     """
-    V = np.polynomial.chebyshev.chebvander(u, _CHEB_DEG)
-    try:
-        return np.linalg.solve(V, v[:, :, None])[:, :, 0]
-    except np.linalg.LinAlgError:
+    n = u.shape[1]
+    diff = u[:, :, None] - u[:, None, :]
+    diff[:, np.arange(n), np.arange(n)] = 1.0
+    if np.any(diff == 0.0):
+        V = np.polynomial.chebyshev.chebvander(u, _CHEB_DEG)
         return np.stack([np.linalg.lstsq(V[i], v[i], rcond=None)[0] for i in range(v.shape[0])])
+    bary = 1.0 / np.prod(diff, axis=2)
+    gap = _CHEB_NODES[None, :, None] - u[:, None, :]
+    hit = gap == 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kern = bary[:, None, :] / gap
+        vals = np.sum(kern * v[:, None, :], axis=2) / np.sum(kern, axis=2)
+    if hit.any():
+        rows, cols, nodes = np.nonzero(hit)
+        vals[rows, cols] = v[rows, nodes]
+    return np.add.reduce(vals[:, None, :] * _CHEB_VINV[None, :, :], axis=2)
 
 
 def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
