@@ -804,7 +804,8 @@ _CHEB_VINV = ((2.0 - (np.arange(_CHEB_DEG + 1) == 0))[:, None] / (_CHEB_DEG + 1)
               * np.cos(np.outer(np.arange(_CHEB_DEG + 1), np.arccos(_CHEB_NODES))))
 
 
-def _chebyshev_panels(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
+def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float,
+                      tol: float = 1e-12,
                       kink_points=None) -> list[tuple[float, float, np.ndarray | None]]:
     """Adaptive piecewise Chebyshev interpolation of ``fn`` (log L) on the integers of [lo, hi].
 
@@ -842,7 +843,7 @@ def _chebyshev_panels(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-1
         rads = np.array([0.5 * (b - a) for a, b in todo])
         # integer nodes (rounded Chebyshev points) keep the summands on the integer lattice
         # (inside the component range: the last panel's right edge is hi + 1, beyond M at M)
-        top = min(hi + 1, fn.M) if hasattr(fn, "M") else hi + 1
+        top = min(hi + 1, fn.M)
         xn = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_NODES[None, :]), lo, top)
         xc = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :]), lo, top)
         vals = fn(np.concatenate([xn.ravel(), xc.ravel()] + ([probe] if noise is None else [])))
