@@ -138,23 +138,28 @@ def test_chebyshev_path_against_direct_weights(monkeypatch):
                                [0.01, 0.3, 0.6, 0.99], atol=1e-9)
 
 
-def test_known_rates_against_one_dimensional_quadrature():
-    hp, ht, mp, mt, rho, eta = 7, 20, 450, 1000, 0.8, 0.7
+# a known rate of exactly 0 or 1 fixes one count (the degenerate path);
+# 1000 metric ratings are more than the components summed directly
+@pytest.mark.parametrize("rho, eta", [(0.8, 0.7), (1.0, 0.7), (0.7, 1.0), (0.0, 0.8)])
+def test_known_rates_against_one_dimensional_quadrature(rho, eta):
+    hp, ht, mp, mt = 7, 20, 450, 1000
 
     def dens(a):
         p = a * rho + (1 - a) * (1 - eta)
         return math.exp(hp * math.log(a) + (ht - hp) * math.log1p(-a)
                         + mp * math.log(p) + (mt - mp) * math.log1p(-p) + 600)
-    total, _ = integrate.quad(dens, 0, 1, points=[0.45], epsabs=0, epsrel=1e-13, limit=200)
     post = alpha_posterior(hp, ht, mp, mt, rho=rho, eta=eta)
+    total, _ = integrate.quad(dens, 0, 1, points=[post.mean()], epsabs=0, epsrel=1e-13,
+                              limit=200)
     for x in (0.3, 0.45, 0.5, 0.6):
         part, _ = integrate.quad(dens, 0, x, epsabs=0, epsrel=1e-13, limit=200)
         assert post.cdf(x) == pytest.approx(part / total, abs=1e-10)
 
 
-def test_perfect_metric_equals_human_ratings():
-    post = alpha_posterior(10, 30, 40, 100, rho=1.0, eta=1.0)
-    ref = stats.beta(1 + 10 + 40, 1 + 20 + 60)
+@pytest.mark.parametrize("mp, mt", [(40, 100), (4000, 10_000)])
+def test_perfect_metric_equals_human_ratings(mp, mt):
+    post = alpha_posterior(10, 30, mp, mt, rho=1.0, eta=1.0)
+    ref = stats.beta(1 + 10 + mp, 1 + 20 + mt - mp)
     assert post.mean() == pytest.approx(ref.mean(), abs=1e-13)
     assert post.std() == pytest.approx(ref.std(), abs=1e-13)
 

@@ -361,6 +361,11 @@ class _MetricLikelihood:
     def summand(self, x, T):
         """The summand ``log P(X_T = x) + log P(Y_{M-T} = k - x)``, broadcasting x and T."""
         x, T = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(T, dtype=float))
+        if self.pos.degenerate or self.neg.degenerate:
+            # a known rate of 0 or 1: the log-gamma form has log(0) in it; the pmfs do not
+            with np.errstate(invalid="ignore", divide="ignore"):
+                val = self.pos.logpmf(x, T) + self.neg.logpmf(self.k - x, self.M - T)
+            return np.where(np.isnan(val), -np.inf, val)
         shape = x.shape
         return self._summand(x.ravel(), T.ravel()).reshape(shape)
 
