@@ -351,6 +351,48 @@ def test_metric_likelihood_against_term_by_term_sums(k, M, pos, neg, Ts):
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9)
 
 
+def _all_or_none_reference(hp, ht, k, M, tp=0, fn=0, tn=0, fp=0, rho=None, eta=None):
+    """Mean and CDF at 0.5 over every component, when the metric accepted all or none.
+
+    With ``k = 0`` or ``k = M`` the sum over x in L(T) has one term, so all M + 1 weights are
+    one vectorised call of scipy's (beta-)binomial: independent of the engine, no window.
+    """
+    assert k in (0, M)
+    T = np.arange(M + 1, dtype=float)
+    xs = T if k == M else np.zeros_like(T)
+    pos = stats.binom(T, rho) if rho is not None else stats.betabinom(T, tp + 1, fn + 1)
+    neg = (stats.binom(M - T, 1 - eta) if eta is not None
+           else stats.betabinom(M - T, fp + 1, tn + 1))
+    a, b = 1.0 + hp + T, 1.0 + ht - hp + M - T
+    lw = (pos.logpmf(xs) + neg.logpmf(k - xs) + special.gammaln(M + 1.0)
+          - special.gammaln(T + 1) - special.gammaln(M - T + 1) + special.betaln(a, b))
+    w = np.exp(lw - special.logsumexp(lw))
+    keep = w > 1e-30
+    return float(np.sum(w * a / (a + b))), float(np.sum(w[keep] * stats.beta.cdf(0.5, a[keep],
+                                                                                   b[keep])))
+
+
+@pytest.mark.parametrize("design", [
+    # the paired rows say the metric rejects most inadequate outputs, yet it rejected everything:
+    # the weights pile up at alpha = 1, far from the normal-approximation guess (which found a
+    # mode at alpha = 0 lower by hundreds of log units and answered 1.2e-5 for 0.9999)
+    dict(hp=0, ht=0, k=0, M=10**5, tp=25, fn=3, tn=1776, fp=196),
+    dict(hp=0, ht=1, k=10**5, M=10**5, tp=1309, fn=157, tn=534, rho=0.8),
+    # two material modes (weights 3/4 at alpha = 0 and 1/4 at alpha = 1)
+    dict(hp=0, ht=0, k=10**6, M=10**6, fn=2, tn=2, fp=1),
+    dict(hp=0, ht=0, k=0, M=10**6, tp=600, tn=685, fp=715),
+    dict(hp=0, ht=0, k=0, M=10**5, tn=534, fp=3, eta=0.3),
+    dict(hp=3, ht=3, k=10**5, M=10**5, tp=2, fn=300, tn=2, fp=300),
+])
+def test_weights_with_more_than_one_mode_against_every_component(design):
+    mean, cdf = _all_or_none_reference(**design)
+    post = alpha_posterior(design["hp"], design["ht"], design["k"], design["M"],
+                           *(design.get(c, 0) for c in ("tp", "fn", "tn", "fp")),
+                           rho=design.get("rho"), eta=design.get("eta"))
+    assert post.mean() == pytest.approx(mean, abs=1e-10)
+    assert post.cdf(0.5) == pytest.approx(cdf, abs=1e-10)
+
+
 def _pinned_rate_mean(hp, ht, k, M, tp, fn, tn, fp, prior=(1.0, 1.0)):
     """Posterior mean of alpha when M is so large that k / M pins q = alpha rho + (1 - alpha)
     (1 - eta): the likelihood of alpha is int f_rho((q - (1 - alpha) u) / alpha) f_u(u) / alpha du

@@ -26,12 +26,20 @@ generalised binomial terms that vanish away from ``T ≈ x (A + B + M)``.
 
 Error control
 -------------
-Only the weights ``pi_T`` need work.  ``log pi_T`` is unimodal in ``T``; components more than
-``TAIL_LOG`` (= 46) log units below the largest are dropped (each is below 1e-20 of the largest,
-so together below 1e-12 of the total even for ``M = 10^8``).  The window of components that
-matter is found from a rough guess (normal approximations) by a bracketed search: the largest
-value seen always has the maximum between its neighbours, and by unimodality everything beyond
-the first point below ``peak - TAIL_LOG`` on each side is below it too.
+Only the weights ``pi_T`` need work.  Components more than ``TAIL_LOG`` (= 46) log units below
+the largest are dropped (each is below 1e-20 of the largest, so together below 1e-12 of the total
+even for ``M = 10^8``).  The window of components that matter is found from a rough guess (normal
+approximations) by a bracketed search: the largest value seen always has the maximum between its
+neighbours, and where ``log pi_T`` is unimodal everything beyond the first point below
+``peak - TAIL_LOG`` on each side is below it too.  With known rates it is (the likelihood is
+log-concave in ``alpha``); with estimated rates it need not be: when the paired rows and the
+metric disagree (the paired rows say the metric rejects most inadequate outputs, and it accepted
+all of them) the weights pile up at both ends, ``alpha`` near 0 and near 1, and either pile can
+be the larger by hundreds of log units or both can matter.  So with an estimated rate one more
+look covers ``0..M`` (65 even points and points at doubling distances from both ends, where such
+a pile can be a few components wide); every point above the level starts a search of its own,
+and the window spans every mode within ``TAIL_LOG`` of the highest.  The tests check such
+designs against all ``M + 1`` weights computed directly.
 
 ``L(T)`` is a sum over ``x`` of ``P(X = x) P(Y = k - x)``.  For an estimated rate the summand's
 log-gamma functions come in pairs ``log Γ(z + a - 1) - log Γ(z)``, taken in Stirling's form
@@ -798,6 +806,68 @@ def _window_bounds(looks: _Looks, tstar: int, sigma: float, level: float,
     return (0 if bounds[0] is None else bounds[0], M if bounds[1] is None else bounds[1])
 
 
+def _scan_points(M: int, t_lo: int, t_hi: int) -> np.ndarray:
+    """Points of ``0..M`` outside ``[t_lo, t_hi]`` that a second mode cannot slip between.
+
+    65 evenly spaced points and, towards both ends, points at doubling distances (1, 2, 4, ...
+    up to M / 64) with the ends themselves: a mode pressed against an end can be a few components
+    wide.
+    """
+    near = np.round(np.geomspace(1.0, max(M / 64.0, 1.0), max(int(math.log2(max(M, 2))) - 4, 2)))
+    pts = np.unique(np.concatenate([np.round(np.linspace(0.0, M, 65)), [0.0, float(M)], near,
+                                    M - near]))
+    return pts[(pts < t_lo) | (pts > t_hi)]
+
+
+def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
+               seen: dict) -> tuple[int, int, float, dict]:
+    """The window widened to every material mode of ``logw`` (one look over ``0..M``).
+
+    With known rates ``log w`` is concave in ``alpha`` and :func:`_locate` finds its one mode.
+    With estimated rates it need not be unimodal: when the paired rows and the metric disagree
+    (a metric that accepted nearly everything although the paired rows say it rejects most
+    inadequate outputs), the posterior piles up near ``alpha = 0`` and near ``alpha = 1``, and
+    the mode nearer the normal-approximation guess can be the smaller one by hundreds of log
+    units.  Points of :func:`_scan_points` above ``peak - TAIL_LOG`` start a search of their
+    own; the window becomes the span of every mode within TAIL_LOG of the highest (valleys
+    between them carry negligible weight, which the interpolation's weighted criterion lets
+    through cheaply).
+    """
+    pts = _scan_points(M, t_lo, t_hi)
+    if not pts.size:
+        return t_lo, t_hi, peak, seen
+    vals = np.asarray(logw(pts), dtype=float)
+    vals = np.where(np.isnan(vals), -np.inf, vals)
+    seen = dict(seen)
+    seen.update(zip(pts.astype(np.int64).tolist(), vals.tolist(), strict=True))
+    if not np.any(vals > peak - TAIL_LOG):
+        return t_lo, t_hi, peak, seen
+    windows = [(t_lo, t_hi, peak)]
+    order = np.argsort(pts)
+    pts, vals = pts[order], vals[order]
+    # each run of scan points above the level, between points below it, holds one mode at least
+    # (a run may straddle the first window: it then adds nothing new)
+    level = peak - TAIL_LOG
+    above = vals > level
+    start = None
+    runs = []
+    for i, flag in enumerate(above.tolist() + [False]):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            runs.append((start, i - 1))
+            start = None
+    for a, b in runs:
+        i = a + int(np.argmax(vals[a:b + 1]))
+        gap = float(max(pts[min(i + 1, pts.size - 1)] - pts[i], pts[i] - pts[max(i - 1, 0)], 2.0))
+        lo, hi, pk, more = _locate(logw, M, float(pts[i]), gap / 8.0)
+        windows.append((lo, hi, pk))
+        seen.update(more)
+    top = max(pk for _, _, pk in windows)
+    keep = [(lo, hi) for lo, hi, pk in windows if pk > top - TAIL_LOG]
+    return min(lo for lo, _ in keep), max(hi for _, hi in keep), top, seen
+
+
 _SMOOTH_FROM = 30000  # windows of more components use the smooth representation
 _CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
@@ -990,6 +1060,8 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         # the kinks of log L are evaluated with the window's last probes
         t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg),
                                          extra=(k, M - k))
+        if pos.known is None or neg.known is None:
+            t_lo, t_hi, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
         base = _log_weight_fn(A, B, M, None)
         known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items()
                  if t in (k, M - k)}
