@@ -143,8 +143,9 @@ class PosteriorDistribution(Result):
         level : float
             Posterior probability inside the interval (positional, as scipy's ``interval``).
         kind : {"eti", "hdi"}
-            Equal-tailed interval, or the highest-density interval (the shortest interval with that
-            probability; the posterior is unimodal).
+            Equal-tailed interval, or the highest-density interval (the shortest single interval
+            with that probability; where the paired rows contradict the metric the posterior can
+            have two modes, and the interval then spans the valley between them).
 
         Returns
         -------
