@@ -445,3 +445,29 @@ def test_calibration_study_on_a_dask_cluster(tmp_path):
     assert len(ts.data) > 0
     np.testing.assert_equal([res for res, _seconds in remote], local)
     assert len(list(tmp_path.glob("*.pkl"))) == len(tasks)
+
+
+def test_plan_table_command_on_a_dask_cluster(tmp_path, capsys):
+    # `binaryeval plan table --scheduler ADDRESS` computes the cells on that cluster (its task
+    # stream records them) and writes the table a local run writes; the other plan commands
+    # compute here and say so when given a cluster.
+    distributed = pytest.importorskip("distributed")
+    from binaryeval import plan
+    from binaryeval.cli import main
+
+    args = ["plan", "table", "--alpha", "0.6", "--rho", "0.8", "--n-human", "50,100",
+            "--n-metric", "0,300", "--simulate", "sample", "--n-resamples", "3", "--seed", "5"]
+    local, remote = tmp_path / "local.csv", tmp_path / "remote.csv"
+    assert main(args + ["-o", str(local)]) == 0
+    plan.cells.cache_clear()   # so that the cluster computes the posteriors again
+    with dask.config.set(scheduler=None), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client, distributed.get_task_stream(client) as ts:
+        assert main(args + ["--scheduler", cluster.scheduler_address, "-o", str(remote)]) == 0
+    assert len(ts.data) > 0
+    pd.testing.assert_frame_equal(pd.read_csv(remote), pd.read_csv(local), rtol=0, atol=0)
+    capsys.readouterr()
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100",
+                 "--dask"]) == 1
+    assert "'difference' computes here: drop the option" in capsys.readouterr().err

@@ -54,16 +54,28 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, dask: bool = False) -
     parser.add_argument("--query", "-q", default=None, metavar="EXPR",
                         help="keep the rows matching this pandas query, e.g. \"lp == 'de-en'\"")
     if dask:
-        group = parser.add_argument_group(
-            "data larger than memory",
+        add_cluster_arguments(
+            parser, "data larger than memory",
             "read --data with Dask, partition by partition (a folder of Parquet files: one "
             "partition per file), and compute on a Dask cluster; the result is the same")
-        where = group.add_mutually_exclusive_group()
-        where.add_argument("--dask", action="store_true",
-                           help="start a local Dask cluster (one worker process per core)")
-        where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                           help="use the running Dask cluster at ADDRESS, e.g. "
-                                "tcp://10.0.0.5:8786")
+
+
+def add_cluster_arguments(parser: argparse.ArgumentParser, title: str, description: str) -> None:
+    """Add ``--dask`` and ``--scheduler ADDRESS`` (exclusive) as a group of their own.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    title, description : str
+        The group's heading and what the cluster is used for (``--help`` shows both).
+    """
+    group = parser.add_argument_group(title, description)
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--dask", action="store_true",
+                       help="start a local Dask cluster (one worker process per core)")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="use the running Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786")
 
 
 def _use_dask(args: argparse.Namespace) -> bool:

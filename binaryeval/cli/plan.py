@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ..errors import ParameterError
-from ._common import _number_pair, add_output_arguments, subcommand, write_result
+from ._common import (
+    _number_pair,
+    _use_dask,
+    add_cluster_arguments,
+    add_output_arguments,
+    dask_session,
+    subcommand,
+    write_result,
+)
 
 
 def _sizes(text: str) -> list[int]:
@@ -59,7 +69,12 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
                    help="size: the number of ratings to choose (default: n_human)")
     p.add_argument("--max-size", type=int, default=10_000_000,
                    help="size: largest size tried (default: 10000000)")
-    p.add_argument("--n-jobs", type=int, default=None, help="table: parallel jobs (joblib)")
+    p.add_argument("--n-jobs", type=int, default=None,
+                   help="table: parallel jobs (joblib; with --dask or --scheduler default: every "
+                        "worker of the cluster)")
+    add_cluster_arguments(p, "planning on a cluster",
+                          "table: the posteriors of the cells computed on a Dask cluster through "
+                          "joblib's Dask backend; the numbers are the same")
 
 
 @subcommand
@@ -88,6 +103,18 @@ def _one(values: list[int] | None, option: str, what: str) -> int:
                              f"number; several sizes are for 'binaryeval plan table'")
     return values[0]
 
+@contextmanager
+def _backend(a: argparse.Namespace) -> Iterator[None]:
+    """The Dask backend of joblib while a cluster is up (``--dask``/``--scheduler``), else nothing."""
+    if not _use_dask(a):
+        yield
+        return
+    from joblib import parallel_config
+
+    with parallel_config(backend="dask"):
+        yield
+
+
 def _run(a: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -96,6 +123,9 @@ def _run(a: argparse.Namespace) -> int:
     common = {"eta": a.eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
               "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
               "rate_prior": a.rate_prior}
+    if _use_dask(a) and a.what != "table":
+        raise ParameterError(f"--dask and --scheduler run the cells of 'binaryeval plan table' on a "
+                             f"cluster; '{a.what}' computes here: drop the option")
     if a.what == "size":
         if a.epsilon is None:
             raise ParameterError("plan size needs --epsilon, the target detectable difference, "
@@ -109,9 +139,11 @@ def _run(a: argparse.Namespace) -> int:
             sizes["n_human"] = a.n_human
         if a.n_metric is not None:
             sizes["n_metric"] = a.n_metric
-        result = plan.detectable_difference_table(
-            a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed, n_jobs=a.n_jobs,
-            progress=False, **sizes, **common)
+        with dask_session(a), _backend(a):
+            n_jobs = -1 if a.n_jobs is None and _use_dask(a) else a.n_jobs
+            result = plan.detectable_difference_table(
+                a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
+                n_jobs=n_jobs, progress=False, **sizes, **common)
     else:
         n_human = _one(a.n_human, "--n-human", a.what)
         n_metric = _one(a.n_metric, "--n-metric", a.what)
