@@ -37,9 +37,12 @@ metric disagree (the paired rows say the metric rejects most inadequate outputs,
 all of them) the weights pile up at both ends, ``alpha`` near 0 and near 1, and either pile can
 be the larger by hundreds of log units or both can matter.  So with an estimated rate one more
 look covers ``0..M`` (65 even points and points at doubling distances from both ends, where such
-a pile can be a few components wide); every point above the level starts a search of its own,
-and the window spans every mode within ``TAIL_LOG`` of the highest.  The tests check such
-designs against all ``M + 1`` weights computed directly.
+a pile can be a few components wide); every point above the level starts a search of its own.
+Each mode within ``TAIL_LOG`` of the highest gets its own window (overlapping ones merged); the
+components between separate windows get weight zero, and the span from the lowest window to the
+highest is held materialised (up to ``_SPAN_MAX`` = 4 million components; beyond, such
+contradictory data are refused with an error that says so).  The tests check such designs
+against all ``M + 1`` weights computed directly.
 
 ``L(T)`` is a sum over ``x`` of ``P(X = x) P(Y = k - x)``.  For an estimated rate the summand's
 log-gamma functions come in pairs ``log Γ(z + a - 1) - log Γ(z)``, taken in Stirling's form
@@ -65,9 +68,12 @@ probabilities (whose own rounding is about 1e-11 at these sizes).
 When the window in ``T`` is wide, ``log L(T)`` is interpolated piecewise (degree-24 Chebyshev
 panels, two to start with; where the summation range changes shape, at ``T = k`` and
 ``T = M - k``, a panel edge, unless the range's end term is negligible there).  A panel is halved
-until twice the largest error of ``log L`` at seven check points, times the largest weight seen
-in the panel (relative to the peak), is below 1e-12, or below 30 times the rounding noise of
-``log L`` (estimated from fourth differences away from the kinks) when that is larger.
+until twice the largest error of ``log L`` at nine check points (its two ends among them: a
+weight rising steeply towards an end can be missed by the nodes next to it), times the largest
+weight seen in the panel (relative to the peak) or the panel's share of the total weight if that
+is larger (a long heavy tail of individually tiny weights), is below 1e-12, or below 30 times the
+rounding noise of ``log L`` (estimated from fourth differences away from the kinks) when that is
+larger.
 
 Beyond ``_SMOOTH_FROM`` (30,000) components the weights are not materialised: the posterior keeps
 the smooth weight function ``C(M, t) B(A + t, B + M - t) L(t)`` (the first factor in closed form
@@ -820,8 +826,8 @@ def _scan_points(M: int, t_lo: int, t_hi: int) -> np.ndarray:
 
 
 def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
-               seen: dict) -> tuple[int, int, float, dict]:
-    """The window widened to every material mode of ``logw`` (one look over ``0..M``).
+               seen: dict) -> tuple[list[tuple[int, int]], float, dict]:
+    """The windows of every material mode of ``logw`` (one look over ``0..M``).
 
     With known rates ``log w`` is concave in ``alpha`` and :func:`_locate` finds its one mode.
     With estimated rates it need not be unimodal: when the paired rows and the metric disagree
@@ -829,19 +835,18 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
     inadequate outputs), the posterior piles up near ``alpha = 0`` and near ``alpha = 1``, and
     the mode nearer the normal-approximation guess can be the smaller one by hundreds of log
     units.  Points of :func:`_scan_points` above ``peak - TAIL_LOG`` start a search of their
-    own; the window becomes the span of every mode within TAIL_LOG of the highest (valleys
-    between them carry negligible weight, which the interpolation's weighted criterion lets
-    through cheaply).
+    own.  Returns the windows of the modes within TAIL_LOG of the highest (sorted, overlapping
+    ones merged), the highest peak and every evaluated point.
     """
     pts = _scan_points(M, t_lo, t_hi)
     if not pts.size:
-        return t_lo, t_hi, peak, seen
+        return [(t_lo, t_hi)], peak, seen
     vals = np.asarray(logw(pts), dtype=float)
     vals = np.where(np.isnan(vals), -np.inf, vals)
     seen = dict(seen)
     seen.update(zip(pts.astype(np.int64).tolist(), vals.tolist(), strict=True))
     if not np.any(vals > peak - TAIL_LOG):
-        return t_lo, t_hi, peak, seen
+        return [(t_lo, t_hi)], peak, seen
     windows = [(t_lo, t_hi, peak)]
     order = np.argsort(pts)
     pts, vals = pts[order], vals[order]
@@ -864,15 +869,24 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
         windows.append((lo, hi, pk))
         seen.update(more)
     top = max(pk for _, _, pk in windows)
-    keep = [(lo, hi) for lo, hi, pk in windows if pk > top - TAIL_LOG]
-    return min(lo for lo, _ in keep), max(hi for _, hi in keep), top, seen
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted((lo, hi) for lo, hi, pk in windows if pk > top - TAIL_LOG):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged, top, seen
 
 
 _SMOOTH_FROM = 30000  # windows of more components use the smooth representation
+# posteriors with separate modes hold every component from the lowest mode to the highest
+_SPAN_MAX = 4_000_000
 _CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
 _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
-_CHEB_CHECK = np.array([-0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99])
+# the panel's ends too: where the weights rise steeply towards an end (a mode pressed against 0
+# or M), the nodes nearest to it can sit below the weights that matter
+_CHEB_CHECK = np.array([-1.0, -0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99, 1.0])
 # the inverse of the Chebyshev-Vandermonde matrix at those points (discrete orthogonality:
 # c_j = (2 - [j = 0]) / n * sum_k v_k T_j(x_k))
 _CHEB_VINV = ((2.0 - (np.arange(_CHEB_DEG + 1) == 0))[:, None] / (_CHEB_DEG + 1)
@@ -885,10 +899,10 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     """Adaptive piecewise Chebyshev interpolation of ``fn`` (log L) on the integers of [lo, hi].
 
     ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
-    degree-24 interpolants are halved until twice the largest error of ``fn`` at seven check
-    points inside the panel, times the largest relative weight ``exp(log w - peak)`` at its
-    nodes and checks, is below ``tol``; panels narrower than ``_PANEL_MIN`` are left to direct
-    evaluation.  The window
+    degree-24 interpolants are halved until twice the largest error of ``fn`` at nine check
+    points (the ends included), times the largest relative weight ``exp(log w - peak)`` at its
+    nodes and checks or the panel's share of the total weight if larger, is below ``tol``;
+    panels narrower than ``_PANEL_MIN`` are left to direct evaluation.  The window
     starts as two panels (one when narrow), plus edges at the material kinks.  Returns
     ``(a, b, coef)`` per panel, ``coef`` the Chebyshev coefficients in ``(T - mid) / rad`` or
     None for a directly evaluated panel; the panels cover ``[lo, hi + 1)``.
@@ -909,6 +923,7 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     widest = int(np.argmax(np.diff(pieces)))
     probe = np.round(0.5 * (pieces[widest] + pieces[widest + 1])) + np.arange(-8.0, 9.0)
     noise = None
+    total, accepted = 1.0, 0.0   # the weights' total relative to the peak: at least 1
     while todo:
         panels.extend((a, b, None) for a, b in todo if b - a <= _PANEL_MIN)
         todo = [(a, b) for a, b in todo if b - a > _PANEL_MIN]
@@ -939,14 +954,22 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         # bound the weights' error by the largest error at the check points times the largest
         # weight seen in the panel (nodes and checks), with a factor 2 for the error between
         # the checks
+        # -- and, where a long panel holds many small weights (a heavy tail), by the error of its
+        # whole mass (mean weight at the nodes times the width) relative to the total mass, of
+        # which the peak component is a lower bound: each tail weight may be far below the peak
+        # while together they are not
         with np.errstate(invalid="ignore", over="ignore"):
-            wmax = np.maximum(np.max(np.exp(lw[:xn.size].reshape(xn.shape) - peak), axis=1),
+            wn = np.exp(lw[:xn.size].reshape(xn.shape) - peak)
+            wmax = np.maximum(np.max(wn, axis=1),
                               np.max(np.exp(lw[xn.size:].reshape(xc.shape) - peak), axis=1))
-            err = 2.0 * wmax * np.max(np.abs(approx - vc), axis=1)
+            part = np.mean(wn, axis=1) * 2.0 * rads
+            total = max(total, float(np.nansum(part)) + accepted)
+            err = 2.0 * np.maximum(wmax, part / total) * np.max(np.abs(approx - vc), axis=1)
         nxt = []
         for i, (a, b) in enumerate(todo):
             if finite[i] and err[i] < tol:
                 panels.append((a, b, coefs[i]))
+                accepted += float(part[i]) if np.isfinite(part[i]) else 0.0
             else:
                 m = 0.5 * (a + b)
                 nxt.extend([(a, m), (m, b)])
@@ -1060,18 +1083,32 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         # the kinks of log L are evaluated with the window's last probes
         t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg),
                                          extra=(k, M - k))
+        parts = [(t_lo, t_hi)]
         if pos.known is None or neg.known is None:
-            t_lo, t_hi, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
+            parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
+            t_lo, t_hi = parts[0][0], parts[-1][1]
         base = _log_weight_fn(A, B, M, None)
         known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items()
                  if t in (k, M - k)}
-        kinks = _material_kinks(lik, t_lo, t_hi, known)
-        if t_hi - t_lo + 1 > _SMOOTH_FROM:
-            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak, kinks)
+        if len(parts) == 1 and t_hi - t_lo + 1 > _SMOOTH_FROM:
+            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak,
+                                     _material_kinks(lik, t_lo, t_hi, known))
             if smooth is not None:
                 return smooth
+        if len(parts) > 1 and t_hi - t_lo + 1 > _SPAN_MAX:
+            raise CountsError(
+                f"the paired ratings and the {M} metric ratings (metric_pos={k}) contradict each "
+                "other: the posterior of alpha has separate modes near "
+                + " and ".join(f"{0.5 * (lo + hi) / M:.3g}" for lo, hi in parts)
+                + ", too far apart to be held exactly; check the labels of the paired rows "
+                "(positive = adequate for the human rating, accepted for the metric) and the "
+                "metric's direction")
         T = np.arange(t_lo, t_hi + 1, dtype=float)
-        logL = _chebyshev_fill(lik, t_lo, t_hi, base, peak, kink_points=kinks)
+        # one mode's window is filled at a time; between the modes every weight is negligible
+        logL = np.full(T.size, -np.inf)
+        for lo, hi in parts:
+            logL[lo - t_lo:hi - t_lo + 1] = _chebyshev_fill(
+                lik, lo, hi, base, peak, kink_points=_material_kinks(lik, lo, hi, known))
         # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
         steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
         base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
