@@ -26,6 +26,7 @@ from .correlation import (
 from .errors import (
     BinaryEvalError,
     BinaryEvalWarning,
+    ContradictionWarning,
     ConvergenceWarning,
     CountsError,
     DataError,
@@ -92,6 +93,7 @@ __all__ = [
     "zou_ci",
     "BinaryEvalError",
     "BinaryEvalWarning",
+    "ContradictionWarning",
     "ConvergenceWarning",
     "CountsError",
     "DataError",

@@ -164,6 +164,29 @@ class IdentifiabilityWarning(BinaryEvalWarning):
     """
 
 
+class ContradictionWarning(BinaryEvalWarning):
+    """The metric-only ratings contradict the paired rows: no alpha reconciles them.
+
+    For any ``alpha`` the metric accepts an output with probability ``alpha rho + (1 - alpha)
+    (1 - eta)``, which lies between ``rho`` and ``1 - eta``.  When the metric-only acceptance rate
+    is outside that range (each end at its 99.9 % credible bound from the paired rows), the two
+    sets of ratings disagree about the metric itself: different metric versions or thresholds, a
+    label coded the other way round, or metric-only items from another population.  The posterior
+    then rests on rates far from the paired rows' and can have two modes, near 0 and near 1.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import binaryeval as be
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = be.fit_counts({"metric_pos": 1000, "metric_total": 1000, "tp": 40, "fn": 60,
+    ...                          "tn": 90, "fp": 10})
+    >>> caught[0].category.__name__
+    'ContradictionWarning'
+    """
+
+
 class DirectionWarning(BinaryEvalWarning):
     """Human and metric scores point in opposite directions.
 

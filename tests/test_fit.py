@@ -441,3 +441,28 @@ def test_probability_rates_unidentified_other_priors():
                                     points=[rho.mean()], epsabs=1e-13)
             got = _prob_rates_unidentified(tp, fn, tn, fp, prior)
             assert got == pytest.approx(ref, abs=1e-12)
+
+
+def test_metric_only_ratings_that_contradict_the_paired_rows_are_named():
+    # On the paired rows the metric accepts 40% of adequate and 10% of inadequate outputs, so any
+    # alpha gives a metric-only acceptance rate between about 0.1 and 0.4 (0.033 to 0.564 at the
+    # 99.9% bounds); group B's metric accepted all 1000: one ContradictionWarning naming B only,
+    # with its rate and the reachable range, and the same note in the summary.
+    from scipy import stats
+
+    counts = pd.DataFrame({"metric_pos": [300, 1000], "metric_total": [1000, 1000],
+                           "tp": [40, 40], "fn": [60, 60], "tn": [90, 90], "fp": [10, 10]},
+                          index=["A", "B"])
+    with pytest.warns(be.ContradictionWarning) as caught:
+        res = be.fit_counts(counts)
+    assert len(caught) == 1
+    text = str(caught[0].message)
+    assert "In 1 of 2 groups" in text and "B: 100% of 1,000" in text and "A:" not in text
+    lo = min(stats.beta.ppf(0.0005, 41, 61), 1 - stats.beta.ppf(0.9995, 91, 11))
+    hi = max(stats.beta.ppf(0.9995, 41, 61), 1 - stats.beta.ppf(0.0005, 91, 11))
+    assert f"reachable {100 * lo:.3g}% to {100 * hi:.3g}%" in text
+    assert "B: 100% of 1,000" in str(res.summary())
+    # consistent metric-only ratings: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        be.fit_counts(counts.loc[["A"]])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from ..summary import Summary
 
@@ -13,6 +14,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: P(rho + eta <= 1) above which a group's alpha counts as poorly identified.
 UNIDENTIFIED_AT = 0.05
+
+#: Credible level of the bounds that decide whether metric-only ratings contradict the paired
+#: rows (high, so that a warning means a real disagreement, not chance).
+CONTRADICTION_LEVEL = 0.999
 
 #: AUC below which a thresholded metric "barely separates" the classes (0.5-0.7 is poor
 #: discrimination in the usual reading of ROC areas; above it, few paired rows are the cause).
@@ -87,20 +92,80 @@ def identifiability_message(fit: BinaryFit) -> str | None:
                    "use rates='pooled'.")
 
 
+def _percent(x: float) -> str:
+    return f"{100 * x:.3g}%"
+
+
+def contradictions(fit: BinaryFit) -> pd.DataFrame:
+    """Groups whose metric-only acceptance rate no ``alpha`` can reach from the paired rows.
+
+    For any ``alpha`` the metric accepts an output with probability ``alpha rho + (1 - alpha)
+    (1 - eta)``, between ``rho`` and ``1 - eta``.  A group is listed when the metric-only rate's
+    interval (Jeffreys, ``CONTRADICTION_LEVEL``) lies wholly outside the range from the lower to
+    the upper bound of those two rates' intervals at the same level.
+
+    Returns
+    -------
+    DataFrame
+        One row per such group: ``metric_rate``, ``reachable_lower``, ``reachable_upper``.
+    """
+    from scipy import stats
+
+    rates = fit.rates(CONTRADICTION_LEVEL)
+    tail = (1 - CONTRADICTION_LEVEL) / 2
+    rows = {}
+    for i, g in enumerate(fit.groups):
+        c = fit.counts.loc[g]
+        k, m = float(c["metric_pos"]), float(c["metric_total"])
+        r = rates.iloc[i]   # rates() has a row per group, in this order
+        if m == 0 or not np.isfinite(r["rho_lower"]) or not np.isfinite(r["eta_lower"]):
+            continue
+        lo = min(r["rho_lower"], 1.0 - r["eta_upper"])
+        hi = max(r["rho_upper"], 1.0 - r["eta_lower"])
+        q_lo = float(stats.beta.ppf(tail, k + 0.5, m - k + 0.5)) if k > 0 else 0.0
+        q_hi = float(stats.beta.ppf(1 - tail, k + 0.5, m - k + 0.5)) if k < m else 1.0
+        if q_hi < lo or q_lo > hi:
+            rows[g] = {"metric_rate": k / m, "reachable_lower": lo, "reachable_upper": hi}
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=["metric_rate", "reachable_lower", "reachable_upper"])
+
+
+def contradiction_message(fit: BinaryFit) -> str | None:
+    """One message for every group whose metric-only ratings contradict its paired rows."""
+    bad = contradictions(fit)
+    if bad.empty:
+        return None
+    listed = "; ".join(
+        f"{g}: {_percent(r.metric_rate)} of {int(fit.counts.loc[g, 'metric_total']):,} "
+        f"(reachable {_percent(r.reachable_lower)} to {_percent(r.reachable_upper)})"
+        for g, r in bad.iterrows())
+    return (f"In {len(bad)} of {len(fit.posteriors)} groups the metric accepts a share of the "
+            f"metric-only outputs that no alpha reconciles with its paired rows (between rho and "
+            f"1 - eta, {100 * CONTRADICTION_LEVEL:g}% bounds): {listed}. The posterior then rests "
+            "on rates far from the paired rows' and can have two modes, near 0 and 1. Check that "
+            "the paired and the metric-only rows use the same metric, threshold and label coding, "
+            "and that they sample the same outputs.")
+
+
 def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:
     """The one warning a fit gives, with its class, or None.
 
     A thresholded metric that runs against the human ratings gets a
     :class:`~binaryeval.errors.DirectionWarning` (which also lists the poorly identified groups);
+    metric-only ratings that contradict the paired rows a
+    :class:`~binaryeval.errors.ContradictionWarning` (with the poorly identified groups, if any);
     otherwise poorly identified groups get an :class:`~binaryeval.errors.IdentifiabilityWarning`.
     """
-    from ..errors import DirectionWarning, IdentifiabilityWarning
+    from ..errors import ContradictionWarning, DirectionWarning, IdentifiabilityWarning
 
     if _runs_backwards(fit):
         flagged = _flagged(fit)
         tail = f" As fitted, {_listing(fit, flagged)}" if flagged else ""
         return _direction_advice(fit) + tail, DirectionWarning
     message = identifiability_message(fit)
+    conflict = contradiction_message(fit)
+    if conflict:
+        return conflict + (f" Also: {message}" if message else ""), ContradictionWarning
     return (message, IdentifiabilityWarning) if message else None
 
 
@@ -149,9 +214,9 @@ def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
         keep.remove("n_metric")
     s = Summary("Binary evaluation model: rate of adequate outputs (alpha)", _info(fit, level),
                 [("per group", table[keep])])
-    message = identifiability_message(fit)
-    if message:
-        s.add_note(message)
+    for message in (contradiction_message(fit), identifiability_message(fit)):
+        if message:
+            s.add_note(message)
     if not human_only:
         s.add_note("naive = share of positive metric ratings (uncorrected classify and count); "
                    "n_eff = human ratings alone that would give the same posterior variance "
