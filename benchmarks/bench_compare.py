@@ -33,9 +33,14 @@ def _pdf_general(self, x):
 
 
 def _cdf_general(self, x):
-    xs = np.asarray(x, dtype=float)
-    out = np.vectorize(self._cdf_scalar, otypes=[float])(xs)
-    return float(out) if out.ndim == 0 else out
+    xs = np.atleast_1d(np.asarray(x, dtype=float))
+    out = np.empty(xs.shape)
+    from scipy import stats
+
+    for i, xv in enumerate(xs.ravel()):
+        out.flat[i] = float(np.clip(xv, 0.0, 1.0)) if (xv <= 0 or xv >= 1) else float(
+            np.dot(self.weights, stats.beta.cdf(xv, self.a, self.b)))
+    return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
 
 
 def main() -> None:

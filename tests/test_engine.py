@@ -352,7 +352,8 @@ def test_metric_likelihood_against_term_by_term_sums(k, M, pos, neg, Ts):
 
 
 def _all_or_none_reference(hp, ht, k, M, tp=0, fn=0, tn=0, fp=0, rho=None, eta=None):
-    """Mean and CDF at 0.5 over every component, when the metric accepted all or none.
+    """Mean, CDF and survival function at 0.5 and the mass inside [0.01, 0.99], over every
+    component, when the metric accepted all or none.
 
     With ``k = 0`` or ``k = M`` the sum over x in L(T) has one term, so all M + 1 weights are
     one vectorised call of scipy's (beta-)binomial: independent of the engine, no window.
@@ -368,8 +369,11 @@ def _all_or_none_reference(hp, ht, k, M, tp=0, fn=0, tn=0, fp=0, rho=None, eta=N
           - special.gammaln(T + 1) - special.gammaln(M - T + 1) + special.betaln(a, b))
     w = np.exp(lw - special.logsumexp(lw))
     keep = w > 1e-30
-    return float(np.sum(w * a / (a + b))), float(np.sum(w[keep] * stats.beta.cdf(0.5, a[keep],
-                                                                                   b[keep])))
+    inner = float(np.sum(w[keep] * (stats.beta.cdf(0.99, a[keep], b[keep])
+                                    - stats.beta.cdf(0.01, a[keep], b[keep]))))
+    return (float(np.sum(w * a / (a + b))),
+            float(np.sum(w[keep] * stats.beta.cdf(0.5, a[keep], b[keep]))),
+            float(np.sum(w[keep] * stats.beta.sf(0.5, a[keep], b[keep]))), inner)
 
 
 @pytest.mark.parametrize("design", [
@@ -383,9 +387,12 @@ def _all_or_none_reference(hp, ht, k, M, tp=0, fn=0, tn=0, fp=0, rho=None, eta=N
     dict(hp=0, ht=0, k=0, M=10**6, tp=600, tn=685, fp=715),
     dict(hp=0, ht=0, k=0, M=10**5, tn=534, fp=3, eta=0.3),
     dict(hp=3, ht=3, k=10**5, M=10**5, tp=2, fn=300, tn=2, fp=300),
-    # two narrow modes at 0 and M, 23 log units apart: filled as two windows (one span of
-    # panels missed the upper one between its nodes: mean 0.022 for 6.7e-5)
+    # two narrow modes at 0 and M, 23 log units apart: one mixture per mode (one span of panels
+    # missed the upper one between its nodes: mean 0.022 for 6.7e-5; and P(alpha > Beta(31, 31))
+    # by quadrature over the span missed it too: 3.7e-20 for 5.0e-11)
     dict(hp=1, ht=2, k=30000, M=30000, tp=0, fn=300, tn=300, fp=5),
+    dict(hp=1, ht=2, k=10**6, M=10**6, tp=0, fn=300, tn=300, fp=5),
+    dict(hp=1, ht=2, k=10**6, M=10**6, tp=0, fn=30, tn=30, fp=1),   # 3% in the upper mode
     # heavy tails rising again towards the far end (1e-7 of the mass within 1000 components of
     # it): the panels' checks at their ends and the tail's share of the total weight (these
     # tails once held 3e-7 instead of 7.6e-7, and 3e-10 instead of 1.2e-7)
@@ -393,12 +400,18 @@ def _all_or_none_reference(hp, ht, k, M, tp=0, fn=0, tn=0, fp=0, rho=None, eta=N
     dict(hp=0, ht=0, k=10**6, M=10**6, tp=30, fn=3, tn=4, fp=5),
 ])
 def test_weights_with_more_than_one_mode_against_every_component(design):
-    mean, cdf = _all_or_none_reference(**design)
+    mean, cdf, sf, inner = _all_or_none_reference(**design)
     post = alpha_posterior(design["hp"], design["ht"], design["k"], design["M"],
                            *(design.get(c, 0) for c in ("tp", "fn", "tn", "fp")),
                            rho=design.get("rho"), eta=design.get("eta"))
     assert post.mean() == pytest.approx(mean, abs=1e-10)
     assert post.cdf(0.5) == pytest.approx(cdf, abs=1e-10)
+    # the mass sits within 0.01 of 0 and 1: alpha beats Beta(31, 31) exactly when it is in the
+    # upper pile (Beta(31, 31) has below 1e-40 of its mass outside [0.01, 0.99])
+    other = alpha_posterior(30, 60)
+    if inner < 1e-15:
+        assert post.prob_greater(other) == pytest.approx(sf, rel=1e-6, abs=1e-15)
+    assert post.prob_greater(other) + other.prob_greater(post) == pytest.approx(1.0, abs=1e-12)
 
 
 def _pinned_rate_mean(hp, ht, k, M, tp, fn, tn, fp, prior=(1.0, 1.0)):
@@ -477,15 +490,3 @@ def test_random_designs_build_and_answer(design):
     assert 0.0 <= lo < m < hi <= 1.0
     assert 0.0 < post.cdf(m) < 1.0
     assert post.cdf(lo) == pytest.approx(0.025, abs=1e-9)
-
-
-def test_separate_modes_too_far_apart_are_refused_by_name(monkeypatch):
-    # Separate modes are held as one materialised span; beyond _SPAN_MAX components (4 million:
-    # the design below at 10^7 metric ratings) the data are refused with the reason, never
-    # answered from one mode alone.
-    monkeypatch.setattr(engine, "_SPAN_MAX", 10_000)
-    with pytest.raises(CountsError, match=r"contradict each other: .* separate modes near "
-                                          r"\S+ and 1.*check the labels of the paired rows"):
-        alpha_posterior(1, 2, 30000, 30000, 0, 300, 300, 5)
-    monkeypatch.undo()
-    assert alpha_posterior(1, 2, 30000, 30000, 0, 300, 300, 5).mean() < 1e-4

@@ -38,10 +38,11 @@ all of them) the weights pile up at both ends, ``alpha`` near 0 and near 1, and 
 be the larger by hundreds of log units or both can matter.  So with an estimated rate one more
 look covers ``0..M`` (65 even points and points at doubling distances from both ends, where such
 a pile can be a few components wide); every point above the level starts a search of its own.
-Each mode within ``TAIL_LOG`` of the highest gets its own window (overlapping ones merged); the
-components between separate windows get weight zero, and the span from the lowest window to the
-highest is held materialised (up to ``_SPAN_MAX`` = 4 million components; beyond, such
-contradictory data are refused with an error that says so).  The tests check such designs
+Each mode within ``TAIL_LOG`` of the highest gets its own window (overlapping ones merged), and
+the posterior is the weighted sum of one mixture per window, by their masses
+(:meth:`AlphaPosterior.from_parts`: its cdf the weighted sum of theirs, ``P(alpha_1 > alpha_2)``
+the weighted sum over the parts, so that the quadrature never has to find a narrow mode far from
+the other).  The tests check such designs
 against all ``M + 1`` weights computed directly.
 
 ``L(T)`` is a sum over ``x`` of ``P(X = x) P(Y = k - x)``.  For an estimated rate the summand's
@@ -879,8 +880,6 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
 
 
 _SMOOTH_FROM = 30000  # windows of more components use the smooth representation
-# posteriors with separate modes hold every component from the lowest mode to the highest
-_SPAN_MAX = 4_000_000
 _CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
 _CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
@@ -1073,46 +1072,53 @@ def _check_rate(name: str, value) -> float | None:
 
 def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
              neg: RateDistribution):
-    """The posterior's components: ``(a, b, weights)`` arrays, or a :class:`SmoothMixture`."""
+    """The posterior's components: ``(a, b, weights)`` arrays or a :class:`SmoothMixture`.
+
+    For separate modes, a list of ``(part, log mass)`` with either kind of part, one per mode.
+    """
     lik = _MetricLikelihood(k, M, pos, neg)
     logw = _log_weight_fn(A, B, M, lik)
     if M + 1 <= _FULL_T:
         T = np.arange(M + 1, dtype=float)
-        lw = logw(T)
-    else:
-        # the kinks of log L are evaluated with the window's last probes
-        t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg),
-                                         extra=(k, M - k))
-        parts = [(t_lo, t_hi)]
-        if pos.known is None or neg.known is None:
-            parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
-            t_lo, t_hi = parts[0][0], parts[-1][1]
-        base = _log_weight_fn(A, B, M, None)
-        known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items()
-                 if t in (k, M - k)}
-        if len(parts) == 1 and t_hi - t_lo + 1 > _SMOOTH_FROM:
-            smooth = _smooth_mixture(A, B, M, lik, t_lo, t_hi, peak,
-                                     _material_kinks(lik, t_lo, t_hi, known))
-            if smooth is not None:
-                return smooth
-        if len(parts) > 1 and t_hi - t_lo + 1 > _SPAN_MAX:
-            raise CountsError(
-                f"the paired ratings and the {M} metric ratings (metric_pos={k}) contradict each "
-                "other: the posterior of alpha has separate modes near "
-                + " and ".join(f"{0.5 * (lo + hi) / M:.3g}" for lo, hi in parts)
-                + ", too far apart to be held exactly; check the labels of the paired rows "
-                "(positive = adequate for the human rating, accepted for the metric) and the "
-                "metric's direction")
-        T = np.arange(t_lo, t_hi + 1, dtype=float)
-        # one mode's window is filled at a time; between the modes every weight is negligible
-        logL = np.full(T.size, -np.inf)
-        for lo, hi in parts:
-            logL[lo - t_lo:hi - t_lo + 1] = _chebyshev_fill(
-                lik, lo, hi, base, peak, kink_points=_material_kinks(lik, lo, hi, known))
-        # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
-        steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
-        base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
-        lw = base0 + np.r_[0.0, np.cumsum(steps)] + logL
+        return _normalised(A, B, M, k, T, logw(T))[:3]
+    # the kinks of log L are evaluated with the window's last probes
+    t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg), extra=(k, M - k))
+    parts = [(t_lo, t_hi)]
+    if pos.known is None or neg.known is None:
+        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
+        t_lo, t_hi = parts[0][0], parts[-1][1]
+    base = _log_weight_fn(A, B, M, None)
+    known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items() if t in (k, M - k)}
+    if len(parts) > 1:
+        return [_one_part(A, B, M, k, lik, base, lo, hi, peak, known) for lo, hi in parts]
+    return _one_part(A, B, M, k, lik, base, t_lo, t_hi, peak, known)[0]
+
+
+def _one_part(A, B, M, k, lik, base, lo: int, hi: int, peak: float, known: dict):
+    """One window's mixture (smooth when wide and smooth enough) and its log mass."""
+    if hi - lo + 1 > _SMOOTH_FROM:
+        smooth = _smooth_mixture(A, B, M, lik, lo, hi, peak, _material_kinks(lik, lo, hi, known))
+        if smooth is not None:
+            # its weight function is exp(log w - peak)
+            return smooth, peak + math.log(smooth._z)
+    T, lw = _filled(A, B, M, lik, base, lo, hi, peak, known)
+    a, b, w, mass = _normalised(A, B, M, k, T, lw)
+    return (a, b, w), mass
+
+
+def _filled(A, B, M, lik, base, lo: int, hi: int, peak: float, known: dict):
+    """``T`` in the window ``[lo, hi]`` and ``log w(T)``."""
+    T = np.arange(lo, hi + 1, dtype=float)
+    logL = _chebyshev_fill(lik, lo, hi, base, peak,
+                           kink_points=_material_kinks(lik, lo, hi, known))
+    # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion (two logs per T)
+    steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
+    base0 = _lchoose(M, T[0]) + special.betaln(A + T[0], B + M - T[0])
+    return T, base0 + np.r_[0.0, np.cumsum(steps)] + logL
+
+
+def _normalised(A, B, M, k, T, lw):
+    """``(a, b, weights, log mass)`` of the components within TAIL_LOG of the largest."""
     if not np.isfinite(lw).any():
         raise CountsError(f"the metric counts (metric_pos={k} of metric_total={M}) are impossible "
                           "under the given rates (likelihood zero for every alpha); check the "
@@ -1120,8 +1126,14 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     keep = lw > np.max(lw) - TAIL_LOG
     first, last = np.argmax(keep), keep.size - 1 - np.argmax(keep[::-1])
     T, lw = T[first:last + 1], lw[first:last + 1]
-    w = np.exp(lw - special.logsumexp(lw))
-    return A + T, B + M - T, w
+    mass = float(special.logsumexp(lw))
+    return A + T, B + M - T, np.exp(lw - mass), mass
+
+
+def _as_posterior(part, info: dict) -> AlphaPosterior:
+    if isinstance(part, SmoothMixture):
+        return AlphaPosterior.from_smooth(part, counts=info)
+    return AlphaPosterior(*part, counts=info, method="exact")
 
 
 def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0,
@@ -1190,9 +1202,13 @@ def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 
         aa, bb, w = np.array([A]), np.array([B]), np.array([1.0])
     else:
         mix = _mixture(A, B, k, M, pos, neg)
+        info = dict(c, rho=rho, eta=eta, prior=(a, b), rate_prior=(ar, br))
+        if isinstance(mix, list):
+            mass = np.array([m for _, m in mix])
+            parts = [_as_posterior(part, info) for part, _ in mix]
+            return AlphaPosterior.from_parts(parts, np.exp(mass - mass.max()), counts=info)
         if isinstance(mix, SmoothMixture):
-            return AlphaPosterior.from_smooth(mix, counts=dict(c, rho=rho, eta=eta, prior=(a, b),
-                                                               rate_prior=(ar, br)))
+            return AlphaPosterior.from_smooth(mix, counts=info)
         aa, bb, w = mix
     return AlphaPosterior(aa, bb, w, counts=dict(c, rho=rho, eta=eta, prior=(a, b),
                                                  rate_prior=(ar, br)), method="exact")

@@ -321,6 +321,9 @@ class AlphaPosterior(PosteriorDistribution):
     counts: dict = field(default_factory=dict)
     method: str = "exact"
     smooth: SmoothMixture | None = field(default=None, repr=False)
+    #: separate modes: the posterior is ``sum_i part_weights[i] * parts[i]``
+    parts: tuple = field(default=(), repr=False)
+    part_weights: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def from_smooth(cls, smooth: SmoothMixture, counts: dict | None = None) -> AlphaPosterior:
@@ -348,6 +351,38 @@ class AlphaPosterior(PosteriorDistribution):
         """
         return cls(None, None, None, counts=dict(counts or {}), method="exact", smooth=smooth)
 
+    @classmethod
+    def from_parts(cls, parts, weights, counts: dict | None = None) -> AlphaPosterior:
+        """A posterior with separate modes: a weighted sum of posteriors, one per mode.
+
+        Used by the engine when the weights over ``T`` have modes too far apart to hold every
+        component between them.
+
+        Parameters
+        ----------
+        parts : sequence of AlphaPosterior
+            One posterior per mode, each a mixture of consecutive components.
+        weights : array_like
+            Their probabilities (summing to 1).
+        counts : dict, optional
+            The counts the posterior was computed from.
+
+        Returns
+        -------
+        AlphaPosterior
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> post = AlphaPosterior.from_parts(
+        ...     [alpha_posterior(1, 10), alpha_posterior(9, 10)], [0.5, 0.5])
+        >>> round(post.mean(), 6), round(post.cdf(0.5), 6)
+        (0.5, 0.5)
+        """
+        w = np.asarray(weights, dtype=float)
+        return cls(None, None, None, counts=dict(counts or {}), method="exact",
+                   parts=tuple(parts), part_weights=w / w.sum())
+
     def components(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The mixture's components as arrays ``(a, b, weights)``.
 
@@ -362,6 +397,11 @@ class AlphaPosterior(PosteriorDistribution):
         >>> a.tolist(), b.tolist(), w.tolist()
         ([7.0], [5.0], [1.0])
         """
+        if self.parts:
+            comps = [p.components() for p in self.parts]
+            return (np.concatenate([c[0] for c in comps]), np.concatenate([c[1] for c in comps]),
+                    np.concatenate([c[2] * w for c, w in zip(comps, self.part_weights,
+                                                              strict=True)]))
         if self.smooth is None:
             return self.a, self.b, self.weights
         j = np.arange(self.smooth.U + 1, dtype=float)
@@ -370,17 +410,25 @@ class AlphaPosterior(PosteriorDistribution):
 
     @property
     def _is_beta(self) -> bool:
-        return self.smooth is None and self.weights.size == 1
+        return self.smooth is None and not self.parts and self.weights.size == 1
 
     # -- moments ---------------------------------------------------------------------------
     @cached_property
     def _total(self) -> float:
+        if self.parts:
+            return self.parts[0]._total
         if self.smooth is not None:
             return self.smooth.N
         return float(self.a[0] + self.b[0])
 
     @cached_property
     def _moments(self) -> tuple[float, float]:
+        if self.parts:
+            w = self.part_weights
+            m = np.array([p.mean() for p in self.parts])
+            v = np.array([p.var() for p in self.parts])
+            mean = float(_dot(w, m))
+            return mean, float(_dot(w, v + (m - mean) ** 2))
         if self.smooth is not None:
             return self.smooth.mean(), self.smooth.var()
         n = self._total
@@ -423,6 +471,10 @@ class AlphaPosterior(PosteriorDistribution):
             if a > 1 and b > 1:
                 return (a - 1.0) / (a + b - 2.0)
             return 0.0 if a <= b else 1.0
+        if self.parts:
+            # the modes are far apart: the densest of the parts' own modes
+            modes = np.array([p._mode for p in self.parts])
+            return float(modes[int(np.argmax(self.pdf(modes)))])
         if self.smooth is not None:
             sd = self.std()
             lo, hi = max(self.mean() - 8 * sd, 0.0), min(self.mean() + 8 * sd, 1.0)
@@ -457,6 +509,8 @@ class AlphaPosterior(PosteriorDistribution):
     @property
     def n_components(self) -> int:
         """Number of Beta components kept in the mixture."""
+        if self.parts:
+            return sum(p.n_components for p in self.parts)
         if self.smooth is not None:
             return self.smooth.U + 1
         return int(self.weights.size)
@@ -464,6 +518,8 @@ class AlphaPosterior(PosteriorDistribution):
     # -- the kernels -----------------------------------------------------------------------
     @cached_property
     def _lower(self):
+        if self.parts:
+            return _PartsSide(self.parts, self.part_weights, upper=False)
         if self.smooth is not None:
             return _SmoothEval(self.smooth.lower)
         return _Telescope(self.a, self.b, self.weights)
@@ -471,6 +527,8 @@ class AlphaPosterior(PosteriorDistribution):
     @cached_property
     def _upper(self):
         # the mirrored mixture: 1 - alpha has components Beta(b_j, a_j) in reverse order
+        if self.parts:
+            return _PartsSide(self.parts, self.part_weights, upper=True)
         if self.smooth is not None:
             return _SmoothEval(self.smooth.upper)
         return _Telescope(self.b[::-1].copy(), self.a[::-1].copy(), self.weights[::-1].copy())
@@ -570,6 +628,10 @@ class AlphaPosterior(PosteriorDistribution):
 
     @cached_property
     def _support_cached(self) -> tuple[float, float]:
+        if self.parts:
+            ends = [p._support_cached for p, w in zip(self.parts, self.part_weights, strict=True)
+                    if w > 1e-16]
+            return min(e[0] for e in ends), max(e[1] for e in ends)
         if self.smooth is not None:
             return self.smooth.support(1e-16)
         if self.weights.size == 1:
@@ -669,6 +731,13 @@ class AlphaPosterior(PosteriorDistribution):
         return x
 
     def _bracket(self, q: float) -> tuple[float, float]:
+        if self.parts:
+            # the part holding the q-quantile, and the quantile within it
+            cum = np.cumsum(self.part_weights)
+            i = int(min(np.searchsorted(cum, q), len(self.parts) - 1))
+            before = cum[i] - self.part_weights[i]
+            local = min(max((q - before) / self.part_weights[i], 0.0), 1.0)
+            return self.parts[i]._bracket(local)
         sd = max(self.std(), 1e-12)
         if self.smooth is not None:
             guess = self.mean() + sd * float(special.ndtri(q))
@@ -680,6 +749,13 @@ class AlphaPosterior(PosteriorDistribution):
     def _draw(self, rng, size):
         shape = (size,) if np.isscalar(size) else tuple(size)
         n = int(np.prod(shape))
+        if self.parts:
+            which = rng.choice(len(self.parts), size=n, p=self.part_weights)
+            out = np.empty(n)
+            for i, part in enumerate(self.parts):
+                sel = which == i
+                out[sel] = part._draw(rng, int(sel.sum()))
+            return out.reshape(shape)
         a, b, w = self.components()
         comp = rng.choice(w.size, size=n, p=w / w.sum())
         return rng.beta(a[comp], b[comp]).reshape(shape)
@@ -737,6 +813,30 @@ class _SmoothEval:
         if inner.any():
             out[inner] = self.side.logpdf(x[inner])
         return out
+
+
+class _PartsSide:
+    """The cdf and log-density of a weighted sum of posteriors (or of its mirror, ``1 - alpha``).
+
+    Each part's cdf (or survival function, for the mirror) is accurate on its own; the sum keeps
+    that, since the weights are positive.
+    """
+
+    def __init__(self, parts, weights: np.ndarray, upper: bool):
+        self.parts, self.weights, self.upper = parts, weights, upper
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        out = np.zeros(x.shape)
+        for part, w in zip(self.parts, self.weights, strict=True):
+            out += w * (part.sf(1.0 - x) if self.upper else part.cdf(x))
+        return out
+
+    def logpdf(self, x: np.ndarray) -> np.ndarray:
+        pts = 1.0 - x if self.upper else x
+        logs = np.stack([math.log(w) + part.logpdf(pts)
+                         for part, w in zip(self.parts, self.weights, strict=True) if w > 0])
+        with np.errstate(invalid="ignore"):
+            return special.logsumexp(logs, axis=0)
 
 
 class _Telescope:
@@ -907,6 +1007,13 @@ def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) ->
         if not isinstance(post, PosteriorDistribution):
             raise ParameterError(f"{name}={post!r}: compare two posteriors of alpha "
                                  "(e.g. from alpha_posterior or a fit's posterior(group))")
+    # a posterior with separate modes: the weighted sum over its parts
+    if isinstance(first, AlphaPosterior) and first.parts:
+        return float(sum(w * prob_greater(part, second)
+                         for part, w in zip(first.parts, first.part_weights, strict=True)))
+    if isinstance(second, AlphaPosterior) and second.parts:
+        return float(sum(w * prob_greater(first, part)
+                         for part, w in zip(second.parts, second.part_weights, strict=True)))
     swap = second.std() < first.std()
     narrow, wide = (second, first) if swap else (first, second)
     # P(first > second) = int f_first F_second  (narrow = first)
