@@ -376,13 +376,18 @@ def test_api_pages_from_docstrings(config):
     assert rows["fit"] == "Fit the binary evaluation model with a formula."
     assert rows["FAVI_WEIGHTS"].startswith("The weight matrix W of the Favi-Score")
     assert set(rows) == {Path(p).stem for p in pages} - {"index"}
-    # every function and class page has its summary and signature
+    # every function and class page has its summary and signature, and no stray backticks (a
+    # ``literal`` that runs over a line break in the docstring is still one literal)
     for page, (_, body) in pages.items():
         if page.endswith("index.html"):
             continue
         doc = soup(body)
         assert doc.find("h1").get_text(), page
         assert doc.find("pre", class_="api-signature"), page
+        for par in doc.find_all(["p", "dd", "li"]):
+            assert "`" not in par.get_text(), (page, par.get_text()[:120])
+    cw = soup(pages["reference/ContradictionWarning.html"][1])
+    assert "alpha rho + (1 - alpha) (1 - eta)" in [c.get_text() for c in cw.find_all("code")]
 
 
 def test_render_checks_a_site_link_with_its_own_message(tmp_path):

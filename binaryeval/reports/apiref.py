@@ -199,7 +199,8 @@ class _Docs:
 # ---------------------------------------------------------------------------------------------
 
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|exc|obj|const):`(~?)([^`<]+?)`")
-_LITERAL = re.compile(r"``(.+?)``")
+# a literal may run over a line break within its paragraph (reST allows it), never across one
+_LITERAL = re.compile(r"``((?:(?!``|\n\s*\n).)+?)``", re.S)
 _MATH = re.compile(r":math:`([^`]+)`")
 
 
@@ -217,7 +218,7 @@ def _markdown(text: str, module: str) -> str:
 
     text = _MATH.sub(lambda m: f"`{m.group(1)}`", text)
     text = _ROLE.sub(role, text)
-    text = _LITERAL.sub(lambda m: f"`{m.group(1)}`", text)
+    text = _LITERAL.sub(lambda m: "`" + " ".join(m.group(1).split("\n")) + "`", text)
     render = mistune.create_markdown(escape=True, plugins=["table"])
     out = render(text)
     # an interlink keeps its label in code, as the site's pages write it
