@@ -160,6 +160,7 @@ def test_report_on_wmt21(tmp_path, capsys):
     excluded = fit.excluded["no rating (human and metric missing)"]
     assert f"{excluded:,} (no rating (human and metric missing))" in page
     assert "Planning: how many more human ratings?" in page and "more per system" in page
+    assert "About the contradiction note" not in page   # real data: the two kinds of rows agree
 
 
 @pytest.mark.slow
@@ -243,3 +244,29 @@ def test_report_of_a_lower_is_better_score(tmp_path, capsys):
     plain = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert "lower_is_better=['ter']" in plain
     assert "--lower-is-better ter" in page
+
+
+@pytest.mark.slow
+def test_report_explains_a_contradiction(tmp_path, capsys):
+    # system B's metric-only rows are all positive although its paired rows show the metric
+    # rejecting most outputs: the summary's note and the report's explanation name B, not A
+    rng = np.random.default_rng(3)
+    parts = []
+    for system, metric_only in (("A", None), ("B", 1)):
+        good = rng.random(400) < 0.5
+        metric = np.where(good, rng.random(400) < 0.4, rng.random(400) < 0.1).astype(int)
+        human = np.where(np.arange(400) < 100, good.astype(float), np.nan)
+        if metric_only is not None:
+            metric[100:] = metric_only
+        parts.append(pd.DataFrame({"system": system, "human": human, "metric": metric}))
+    data = pd.concat(parts, ignore_index=True)
+    path = tmp_path / "odd.csv"
+    data.to_csv(path, index=False)
+    target = tmp_path / "odd.html"
+    with pytest.warns(be.ContradictionWarning, match=r"In 1 of 2 groups .* B: 100% of 300"):
+        be.fit("human ~ metric | system", data)
+    assert main(["report", str(path), "--formula", "human ~ metric | system", "-o",
+                 str(target)]) == 0
+    page = _text(target.read_text())
+    assert "About the contradiction note." in page
+    assert "In B the share it accepted among the metric-only outputs" in page
