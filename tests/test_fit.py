@@ -466,3 +466,7 @@ def test_metric_only_ratings_that_contradict_the_paired_rows_are_named():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         be.fit_counts(counts.loc[["A"]])
+        be.fit_counts({"metric_pos": 500, "metric_total": 1000}, rates={"rho": 0.9, "eta": 0.9})
+    # known rates bound the share exactly: 99% cannot come from rho = eta = 0.9
+    with pytest.warns(be.ContradictionWarning, match=r"reachable 10% to 90%.*known rates"):
+        be.fit_counts({"metric_pos": 990, "metric_total": 1000}, rates={"rho": 0.9, "eta": 0.9})

@@ -140,11 +140,13 @@ def contradiction_message(fit: BinaryFit) -> str | None:
         f"(reachable {_percent(r.reachable_lower)} to {_percent(r.reachable_upper)})"
         for g, r in bad.iterrows())
     return (f"In {len(bad)} of {len(fit.posteriors)} groups the metric accepts a share of the "
-            f"metric-only outputs that no alpha reconciles with its paired rows (between rho and "
-            f"1 - eta, {100 * CONTRADICTION_LEVEL:g}% bounds): {listed}. The posterior then rests "
-            "on rates far from the paired rows' and can have two modes, near 0 and 1. Check that "
-            "the paired and the metric-only rows use the same metric, threshold and label coding, "
-            "and that they sample the same outputs.")
+            "metric-only outputs that no alpha reconciles with the metric's rates (any alpha "
+            "gives a share between rho and 1 - eta; rates estimated from paired rows at their "
+            f"{100 * CONTRADICTION_LEVEL:g}% bounds): {listed}. The posterior then rests on rates "
+            "far from the paired rows' and can have two modes, near 0 and 1. Check that the "
+            "paired and the metric-only rows use the same metric, threshold and label coding "
+            "(with known rates: that rho and eta are right), and that they sample the same "
+            "outputs.")
 
 
 def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:
