@@ -204,6 +204,26 @@ def wmt19_deen_system_level() -> None:
                [[system, h, *(scores[m][system] for m in metrics)] for system, h in human.items()])
 
 
+def wmt21_ende_sacrebleu_sample() -> None:
+    """Every fifth segment of the sentence-level sacrebleu scores computed upstream against ref-C."""
+    header, rows = read_rows(DATA / "wmt21_ende_mqm" / "wmt21_ende_sentence_sacrebleu_refC.derived.tsv",
+                             delimiter="\t")
+    assert header == ["system", "seg_id", "sentBLEU", "chrF", "TER"], header
+    write_rows("wmt21_ende_sacrebleu_refC_sample.csv", header,
+               [r for r in rows if int(r[1]) % 5 == 1])
+
+
+def summeval_bartscore_expert_means() -> None:
+    """The expert means BARTScore's SummEval copy stores, for its first ten documents."""
+    raw = json.loads((DATA / "summeval" / "bartscore" / "SummEval_data.json").read_text(encoding="utf-8"))
+    dims = ["coherence", "consistency", "fluency", "relevance"]
+    out = []
+    for doc_id, doc in list(raw.items())[:10]:
+        for system, item in doc["sys_summs"].items():
+            out.append([doc_id, system, *(repr(item["scores"][d]) for d in dims)])
+    write_rows("summeval_bartscore_expert_means.csv", ["doc_id", "system", *dims], out)
+
+
 def main() -> None:
     dependent_correlations()
     wmt15_intervals()
@@ -213,6 +233,8 @@ def main() -> None:
     paper_tables()
     wmt20_reported_correlations()
     wmt19_deen_system_level()
+    wmt21_ende_sacrebleu_sample()
+    summeval_bartscore_expert_means()
 
 
 if __name__ == "__main__":
