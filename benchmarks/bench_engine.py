@@ -36,6 +36,7 @@ import numpy as np
 
 import binaryeval as be
 from binaryeval.binary.engine import alpha_posterior
+from binaryeval.validation import random_designs
 
 ROOT = Path(__file__).resolve().parents[1]
 PREVIOUS = "5007fa2"  # the engine before this benchmark's rows were worked on
@@ -146,23 +147,6 @@ def compare_row(old, rounds: int) -> None:
         flat = np.array([v for row in p_old for v in row])
         print(f"previous engine's 190 P(alpha_i > alpha_j): {prev:.3f} s (previous/now "
               f"{prev / now:.1f}); largest difference {np.max(np.abs(flat - p_new)):.1e}")
-
-
-def random_designs(n: int, seed: int) -> list[tuple[int, ...]]:
-    """Designs like an analyst's: the ranges of row 5, binomial counts."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        M = int(10 ** rng.uniform(4.5, 8.5))
-        npair = int(10 ** rng.uniform(1, np.log10(3e5)))
-        nh = int(10 ** rng.uniform(0, np.log10(3e4))) if rng.uniform() > 0.2 else 0
-        alpha = rng.uniform(0.05, 0.95)
-        rho, eta = rng.uniform(0.55, 0.99, 2)
-        npos = int(rng.binomial(npair, alpha))
-        tp, tn = int(rng.binomial(npos, rho)), int(rng.binomial(npair - npos, eta))
-        k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
-        out.append((int(rng.binomial(nh, alpha)), nh, k, M, tp, npos - tp, tn, npair - npos - tn))
-    return out
 
 
 def sweep_row(n: int = 300, seed: int = 0) -> None:

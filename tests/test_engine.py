@@ -14,6 +14,7 @@ from scipy import integrate, special, stats
 from binaryeval.binary import engine
 from binaryeval.binary.engine import alpha_posterior
 from binaryeval.errors import CountsError, ParameterError
+from binaryeval.validation import random_designs
 
 
 def _nuts_cases():
@@ -463,24 +464,7 @@ def test_interpolated_weights_against_every_component_directly(args, monkeypatch
     assert fast.mean() == pytest.approx(slow.mean(), rel=0, abs=1e-11)
 
 
-def _random_designs(n, seed):
-    """Designs like an analyst's: alpha, rho, eta in the usual ranges, binomial counts."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        M = int(10 ** rng.uniform(4.5, 8.5))
-        npair = int(10 ** rng.uniform(1, math.log10(3e5)))
-        nh = int(10 ** rng.uniform(0, math.log10(3e4))) if rng.uniform() > 0.2 else 0
-        alpha = rng.uniform(0.05, 0.95)
-        rho, eta = rng.uniform(0.55, 0.99, 2)
-        npos = int(rng.binomial(npair, alpha))
-        tp, tn = int(rng.binomial(npos, rho)), int(rng.binomial(npair - npos, eta))
-        k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
-        out.append((int(rng.binomial(nh, alpha)), nh, k, M, tp, npos - tp, tn, npair - npos - tn))
-    return out
-
-
-@pytest.mark.parametrize("design", _random_designs(40, seed=2024))
+@pytest.mark.parametrize("design", random_designs(40, seed=2024))
 def test_random_designs_build_and_answer(design):
     # 10^4.5 to 10^8.5 metric ratings, 10 to 3e5 paired, up to 3e4 human ratings (the same sweep
     # with 300 designs is in benchmarks/bench_engine.py)

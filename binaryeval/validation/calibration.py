@@ -153,6 +153,47 @@ def draw_counts(rng: np.random.Generator, alpha: float, rho: float, eta: float, 
     return dict(human_pos=h, tp=tp, fn=h - tp, tn=tn, fp=n_human - h - tn, metric_pos=k)
 
 
+def random_designs(n: int, seed: int) -> list[tuple[int, ...]]:
+    """Random count sets like an analyst's, for robustness sweeps of the engine.
+
+    10^4.5 to 10^8.5 metric ratings, 10 to 3e5 paired rows, 0 (one time in five) or 1 to 3e4
+    human ratings (all log-uniform), ``alpha`` in [0.05, 0.95] and ``rho``, ``eta`` in
+    [0.55, 0.99] (uniform), every count binomial given them.
+
+    Parameters
+    ----------
+    n : int
+        Number of designs.
+    seed : int
+        Seed of the generator (the same seed gives the same designs).
+
+    Returns
+    -------
+    list of tuple
+        ``(human_pos, human_total, metric_pos, metric_total, tp, fn, tn, fp)`` per design, the
+        positional arguments of :func:`binaryeval.alpha_posterior`.
+
+    Examples
+    --------
+    >>> designs = random_designs(3, seed=0)
+    >>> len(designs), len(designs[0]), designs == random_designs(3, seed=0)
+    (3, 8, True)
+    """
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        M = int(10 ** rng.uniform(4.5, 8.5))
+        npair = int(10 ** rng.uniform(1, math.log10(3e5)))
+        nh = int(10 ** rng.uniform(0, math.log10(3e4))) if rng.uniform() > 0.2 else 0
+        alpha = rng.uniform(0.05, 0.95)
+        rho, eta = rng.uniform(0.55, 0.99, 2)
+        npos = int(rng.binomial(npair, alpha))
+        tp, tn = int(rng.binomial(npos, rho)), int(rng.binomial(npair - npos, eta))
+        k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
+        out.append((int(rng.binomial(nh, alpha)), nh, k, M, tp, npos - tp, tn, npair - npos - tn))
+    return out
+
+
 def _pooled_confusion(rng, own, others, n_human):
     conf = {key: own[key] for key in ("tp", "fn", "tn", "fp")}
     for a, r, e in others:
