@@ -375,7 +375,13 @@ def test_result_protocol_and_plots():
     for kind in ("posterior", "interval", "rates"):
         ax = res.plot(kind=kind)
         assert ax.has_data()
-    assert res.compare().plot().has_data() is not None
+    # the heatmap shows P(alpha_i > alpha_j) in its cells: the annotations are the matrix's values
+    comp = res.compare()
+    ax = comp.plot()
+    cells = sorted(float(t.get_text()) for t in ax.texts)
+    expected = comp.matrix().astype(float).to_numpy()
+    assert cells == pytest.approx(sorted(np.round(expected[~np.isnan(expected)], 2)))
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(comp.matrix().columns)
     plt.close("all")
     with pytest.raises(ParameterError, match="group 'Z'"):
         res.posterior("Z")

@@ -1,0 +1,123 @@
+"""Every third-party module that the package, its tests, benchmarks and vignettes import is declared.
+
+A fresh machine has only what ``pyproject.toml`` declares.  A module that arrives by chance (as a
+dependency of a dependency, or installed by hand) makes a suite pass here and fail for a user, so
+each import must be declared directly, in the extra that needs it, or be guarded by
+``try/except ImportError`` (an optional peer, with the test skipped by ``pytest.importorskip``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml needs tomllib or tomli")
+
+REPO = Path(__file__).resolve().parents[1]
+ROOTS = ("binaryeval", "tests", "benchmarks")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared() -> dict[str, set[str]]:
+    """Distribution name -> the extras (or "required") that declare it."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    out: dict[str, set[str]] = {}
+    for req in project["dependencies"]:
+        out.setdefault(_norm(re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]), set()).add("required")
+    for extra, reqs in project["optional-dependencies"].items():
+        for req in reqs:
+            out.setdefault(_norm(re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]), set()).add(extra)
+    return out
+
+
+def _guarded_nodes(tree: ast.AST) -> set[int]:
+    """Nodes inside ``try:`` blocks that catch ImportError (optional imports)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+                isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+                for h in node.handlers):
+            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return out
+
+
+def _imports(tree: ast.AST) -> list[str]:
+    guarded = _guarded_nodes(tree)
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in guarded:
+            continue
+        if isinstance(node, ast.Import):
+            out += [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.append(node.module.split(".")[0])
+    return out
+
+
+def _sources() -> list[tuple[str, ast.AST, set[str]]]:
+    """(file, syntax tree, names of sibling modules) for every Python source and vignette chunk."""
+    out = []
+    for root in ROOTS:
+        for path in sorted((REPO / root).rglob("*.py")):
+            if "reference" in path.relative_to(REPO).parts:
+                # scripts that computed the stored reference values with peer packages (ppi_py,
+                # QuaPy): run by hand, never by the suite; each names what it needs
+                continue
+            local = {p.stem for p in path.parent.glob("*.py")}
+            out.append((str(path.relative_to(REPO)), ast.parse(path.read_text(encoding="utf-8")),
+                        local))
+    for path in sorted((REPO / "vignettes").glob("*.qmd")):
+        code = "\n".join(re.findall(r"^```\{python[^}]*\}\n(.*?)^```", path.read_text(encoding="utf-8"),
+                                    flags=re.S | re.M))
+        out.append((str(path.relative_to(REPO)), ast.parse(code), set()))
+    return out
+
+
+def test_every_import_is_declared_directly():
+    declared = _declared()
+    dists = {m: {_norm(d) for d in ds} for m, ds in packages_distributions().items()}
+    problems = []
+    for where, tree, local in _sources():
+        for module in _imports(tree):
+            if module in sys.stdlib_module_names or module in local or module == "binaryeval":
+                continue
+            owners = dists.get(module)
+            if not owners:
+                problems.append(f"{where}: imports {module!r}, which is not installed here and not "
+                                "guarded by try/except ImportError")
+            elif not owners & set(declared) and _norm(module) not in declared:
+                # (a module may live in a distribution of another name that the declared one
+                # installs, e.g. griffe's module in griffelib)
+                problems.append(f"{where}: imports {module!r} (distribution {sorted(owners)[0]!r}), "
+                                "which pyproject.toml does not declare")
+    assert not problems, "\n".join(sorted(set(problems)))
+
+
+def test_the_check_sees_an_undeclared_import(tmp_path):
+    # the walk itself: an unguarded import of a module no extra declares is reported, a guarded
+    # one is not (mpmath is installed with the test extra; here it stands for any module)
+    tree = ast.parse("import os\nimport mpmath\ntry:\n    import ppi_py\nexcept ImportError:\n"
+                     "    ppi_py = None\n")
+    assert _imports(tree) == ["os", "mpmath"]
+    assert "mpmath" in _declared() and "required" not in _declared()["mpmath"]
+
+
+def test_test_extra_holds_every_extra_the_suite_needs():
+    # make test installs .[test] only: every runtime extra (reports, latent, dask, bench) must be
+    # inside it, or a test of that extra fails on a fresh machine
+    declared = _declared()
+    for dist, extras in declared.items():
+        if extras - {"required"}:
+            assert "test" in extras or "required" in extras, (
+                f"{dist} is declared in {sorted(extras)} but not in the test extra")
