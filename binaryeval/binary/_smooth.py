@@ -136,7 +136,9 @@ class _Side:
                 a = self.a0 + self.j
                 d = np.exp(log_beta_pdf(x[near][:, None], a[None, :], N - a[None, :]))
                 total[near] += (d * self.r).sum(axis=1)
-            return np.log(total)
+            # far out in a tail the interpolated weights can dip below zero by their tolerance
+            # (1e-14 of their peak): the density there is zero within its error
+            return np.log(np.maximum(total, 0.0))
 
 
 def _scaled_poly(p: PiecewiseChebyshev, z: float, right: float) -> PiecewiseChebyshev:
