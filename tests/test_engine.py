@@ -496,3 +496,91 @@ def test_a_sharp_end_with_a_long_heavy_tail_is_held_in_pieces():
     for x in (post.ppf(0.5), post.ppf(0.9), post.ppf(0.999), 0.5):
         ref = np.sum(w[keep] * stats.beta.cdf(x, a[keep], b[keep]))
         assert post.cdf(x) == pytest.approx(ref, abs=1e-11)
+
+
+# -- P(alpha_1 > alpha_2) over pairs of very different widths and locations ----------------------
+# single Betas from 5 to 10^5 human ratings, materialised mixtures of 10^3 to 2 * 10^4 metric
+# ratings (a few paired rows among them), smooth ones of 3.7 * 10^4 to 10^6 (the first two of
+# these once crashed compare() after minutes); every pair of them.  benchmarks/bench_engine.py
+# times the same pairs.
+PAIR_SWEEP = {
+    "beta 5": (2, 5), "beta 60": (41, 60), "beta 2000": (300, 2000), "beta 1e5": (62000, 10**5),
+    "mix 1e3": (60, 100, 560, 1000, 48, 12, 32, 8),
+    "mix 1e4, 20 paired": (0, 0, 5600, 10000, 8, 2, 7, 3),
+    "mix 2e4": (10, 30, 19000, 20000, 90, 3, 20, 2),
+    "smooth 2.3e5": (23, 276, 33160, 231434, 21, 2, 231, 22),
+    "smooth 3.7e4": (44, 59, 27736, 36852, 40, 4, 8, 7),
+    "smooth 1e6": (6000, 10000, 560000, 1000000, 4800, 1200, 3200, 800),
+}
+
+
+def _fixed_rule_prob_greater(first, second, panels: int, nodes: int) -> float:
+    """P(alpha_1 > alpha_2) by a fixed composite Gauss-Legendre rule over the narrower one's mass.
+
+    ``int f_n(x) G(x) dx`` with the posteriors' exact density and distribution functions (the
+    kernel sums, never an interpolant), on ``panels`` equal panels between the narrower one's
+    1e-15 quantiles plus panel edges at both posteriors' 0.001 ... 0.999 quantiles; no stopping
+    rule and no shortcut for far pairs: independent of prob_greater's own quadrature.
+    """
+    swap = second.std() < first.std()
+    narrow, wide = (second, first) if swap else (first, second)
+    lo, hi = float(narrow.ppf(1e-15)), float(narrow.isf(1e-15))
+    qs = np.array([1e-3, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999])
+    edges = np.r_[np.linspace(lo, hi, panels + 1), narrow.ppf(qs), wide.ppf(qs)]
+    edges = np.unique(edges[(edges >= lo) & (edges <= hi)])
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    mid, rad = 0.5 * (edges[1:] + edges[:-1]), 0.5 * (edges[1:] - edges[:-1])
+    pts = (mid[:, None] + rad[:, None] * x[None, :]).ravel()
+    wts = (rad[:, None] * w[None, :]).ravel()
+    g = wide.sf(pts) if swap else wide.cdf(pts)
+    return float(np.sum(wts * narrow.pdf(pts) * g))
+
+
+def _quad_prob_greater_betas(c1, c2) -> float:
+    """P(X_1 > X_2) for the Beta posteriors of two human-only counts: scipy's adaptive quadrature
+    of ``f_1(x) I_x(a_2, b_2)`` with scipy's Beta density and incomplete beta function, split at
+    the first one's mean +- 1, 3, 6 and 12 sd (Evan Miller's closed form loses 2e-12 to
+    cancellation for some of these pairs; mpmath at 30 digits agreed with this to 5e-16 on two)."""
+    (a1, b1), (a2, b2) = ((c[0] + 1.0, c[1] - c[0] + 1.0) for c in (c1, c2))
+    d = stats.beta(a1, b1)
+    m, s = d.mean(), d.std()
+    pts = np.unique(np.clip(m + s * np.array([-12, -6, -3, -1, 0, 1, 3, 6, 12.0]), 0, 1))
+    total = 0.0
+    for lo, hi in zip(np.r_[0.0, pts], np.r_[pts, 1.0], strict=True):
+        if hi > lo:
+            total += integrate.quad(lambda x: d.pdf(x) * special.betainc(a2, b2, x), lo, hi,
+                                    epsabs=1e-15, epsrel=1e-13, limit=200)[0]
+    return total
+
+
+@pytest.fixture(scope="module")
+def sweep_posteriors():
+    return {name: alpha_posterior(*counts) for name, counts in PAIR_SWEEP.items()}
+
+
+def test_prob_greater_over_pairs_of_very_different_widths(sweep_posteriors):
+    import itertools
+
+    for n1, n2 in itertools.combinations(PAIR_SWEEP, 2):
+        p1, p2 = sweep_posteriors[n1], sweep_posteriors[n2]
+        got = p1.prob_greater(p2)
+        if p1._is_beta and p2._is_beta:
+            ref = _quad_prob_greater_betas(PAIR_SWEEP[n1], PAIR_SWEEP[n2])
+        else:
+            ref = _fixed_rule_prob_greater(p1, p2, 24, 20)
+            # the reference's own error, from a rule of half the nodes: far below the bound
+            assert abs(ref - _fixed_rule_prob_greater(p1, p2, 24, 10)) < 1e-13, (n1, n2)
+        # stated: 1e-12 (prob_greater's quadrature; far pairs: their tail bound, below 1e-14)
+        assert got == pytest.approx(ref, abs=1e-12), (n1, n2)
+        assert got + p2.prob_greater(p1) == pytest.approx(1.0, abs=1e-12), (n1, n2)
+
+
+def test_far_pairs_are_answered_from_their_tails():
+    # the two fits of the crash: P(alpha_1 > alpha_2) is below 1e-14 from the tails alone (the
+    # lower posterior's mass above 0.24 and the upper one's below it: 1e-16), answered without
+    # quadrature
+    p = alpha_posterior(23, 276, 33160, 231434, 21, 2, 231, 22)
+    q = alpha_posterior(44, 59, 27736, 36852, 40, 4, 8, 7)
+    assert p.sf(0.24) + q.cdf(0.24) < 1e-15
+    assert p.prob_greater(q) == 0.0 and q.prob_greater(p) == 1.0
+    assert "_interpolants" not in p.__dict__ and "_interpolants" not in q.__dict__
