@@ -584,3 +584,117 @@ def test_far_pairs_are_answered_from_their_tails():
     assert p.sf(0.24) + q.cdf(0.24) < 1e-15
     assert p.prob_greater(q) == 0.0 and q.prob_greater(p) == 1.0
     assert "_interpolants" not in p.__dict__ and "_interpolants" not in q.__dict__
+
+
+# -- strong priors and many human ratings: the bound the numerics carry -------------------------
+def _forty_digit_moments(hp, ht, k, M, prior, rho=None, eta=None, paired=(0, 0, 0, 0)):
+    """Posterior mean and sd over all M + 1 components, the prior's part in 40-digit arithmetic.
+
+    ``log C(M, T) + log B(A + T, B + M - T)`` by mpmath (its double-precision value carries
+    eps (A + B) log(A + B) of rounding, the error this checks); ``log L(T)`` term by term from
+    scipy's (beta-)binomial pmfs.
+    """
+    import mpmath as mp
+
+    tp, fn, tn, fp = paired
+    with mp.workdps(40):
+        A, B = mp.mpf(prior[0]) + hp, mp.mpf(prior[1]) + ht - hp
+        N = A + B + M
+        logw = []
+        for t in range(M + 1):
+            x = np.arange(max(0, k - (M - t)), min(t, k) + 1)
+            if rho is not None:
+                terms = stats.binom.logpmf(x, t, rho) + stats.binom.logpmf(k - x, M - t, 1 - eta)
+            else:
+                terms = (stats.betabinom.logpmf(x, t, tp + 1, fn + 1)
+                         + stats.betabinom.logpmf(k - x, M - t, fp + 1, tn + 1))
+            logw.append(mp.loggamma(A + t) + mp.loggamma(B + M - t) - mp.loggamma(t + 1)
+                        - mp.loggamma(M - t + 1) + float(special.logsumexp(terms)))
+        top = max(logw)
+        w = [mp.exp(v - top) for v in logw]
+        z = mp.fsum(w)
+        m_t = [(A + t) / N for t in range(M + 1)]
+        mean = mp.fsum(wi * mi for wi, mi in zip(w, m_t, strict=True)) / z
+        var = (mp.fsum(wi * mi * (1 - mi) for wi, mi in zip(w, m_t, strict=True)) / z / (N + 1)
+               + mp.fsum(wi * (mi - mean) ** 2 for wi, mi in zip(w, m_t, strict=True)) / z)
+        return float(mean), float(mp.sqrt(var))
+
+
+@pytest.mark.parametrize("design", [
+    # all components directly (M + 1 <= 600): the prior once entered through absolute log-beta
+    # values (mean 0.465 for 0.5 at a prior of 1e15; 1e-7 of the sd off at 1e6)
+    dict(hp=6, ht=10, k=300, M=500, prior=(5e8, 1e9), rho=0.85, eta=0.8),
+    dict(hp=0, ht=0, k=450, M=500, prior=(1e9, 1e9), paired=(40, 8, 30, 6)),
+    # ... and a million human ratings (the same numbers as a prior)
+    dict(hp=600_000, ht=1_000_000, k=450, M=500, prior=(1.0, 1.0), paired=(40, 8, 30, 6)),
+    # the window of components (M + 1 > 600)
+    dict(hp=0, ht=0, k=1300, M=2000, prior=(5e8, 1e9), paired=(40, 8, 30, 6)),
+])
+def test_strong_priors_against_forty_digit_moments(design):
+    d = dict(design)
+    hp, ht, k, M, prior = d.pop("hp"), d.pop("ht"), d.pop("k"), d.pop("M"), d.pop("prior")
+    mean, sd = _forty_digit_moments(hp, ht, k, M, prior, **d)
+    post = alpha_posterior(hp, ht, k, M, *d.get("paired", (0, 0, 0, 0)), rho=d.get("rho"),
+                           eta=d.get("eta"), prior=prior)
+    # stated with MAX_PRIOR: the mean within 1e-9 of the sd (measured: 5e-10 at 1e9)
+    assert abs(post.mean() - mean) <= 1e-9 * sd
+    assert post.std() == pytest.approx(sd, rel=1e-12)
+
+
+def test_priors_beyond_the_bound_are_refused_with_it():
+    assert engine.MAX_PRIOR == 1e9 and engine.MAX_RATE_PRIOR == 1e6
+    with pytest.raises(ParameterError, match=r"prior=.*: each parameter must be at most 1e9.*"
+                                             r"prior=\(1e\+09, 1e\+09\) keeps its mean"):
+        alpha_posterior(6, 10, 560, 1000, 48, 12, 32, 8, prior=(1e15, 1e15))
+    with pytest.raises(ParameterError, match=r"rate_prior=.*at most 1e6.*rho= and eta="):
+        alpha_posterior(6, 10, 560, 1000, 48, 12, 32, 8, rate_prior=(1e7, 1.0))
+    # a fit passes its prior to the engine: refused before any group is fitted
+    import binaryeval as be
+
+    with pytest.raises(ParameterError, match="at most 1e9"):
+        be.fit_counts({"A": {"human_pos": 60, "human_total": 100}}, prior=(1e300, 1e300))
+    # at the bound, n_eff still counts the human ratings (no cancellation against a + b)
+    res = be.fit_counts({"A": {"human_pos": 60, "human_total": 100}}, prior=(1e9, 1e9))
+    assert float(res.n_eff().iloc[0]) == pytest.approx(100.0, abs=1e-5)
+
+
+def test_requests_beyond_memory_are_refused_up_front(monkeypatch):
+    post = alpha_posterior(6, 10, 560, 1000, 48, 12, 32, 8)
+    with pytest.raises(ParameterError, match=r"size=-1: the number of draws cannot be negative"):
+        post.rvs(-1)
+    # 10^12 draws need 32 TB on any machine
+    with pytest.raises(ParameterError, match=r"rvs\(size=1000000000000\) needs about 32 TB"):
+        post.rvs(10**12)
+    # rvs(10**9) needs 32 GB: refused where less is available
+    from binaryeval import _validate
+
+    monkeypatch.setattr(_validate, "available_memory", lambda: 8 * 10**9)
+    with pytest.raises(ParameterError, match=r"rvs\(size=1000000000\) needs about 32 GB of "
+                                             r"memory, more than the 8 GB available"):
+        post.rvs(10**9)
+    with pytest.raises(ParameterError, match=r"grid=\(100000, 10000, 10000\) needs 1.0e\+13 "
+                                             r"likelihood evaluations"):
+        alpha_posterior(0, 0, 5200, 10000, 8, 2, 8, 2, method="grid",
+                        grid=(10**5, 10**4, 10**4))
+    with pytest.raises(ParameterError, match=r"grid=\(100, 100000, 100000\) \(.* rate cells "
+                                             r"kept\) needs about .* GB of memory"):
+        alpha_posterior(0, 0, 5200, 10000, 8, 2, 8, 2, method="grid", grid=(100, 10**5, 10**5))
+
+
+def test_resampling_and_sampling_beyond_memory_are_refused_up_front():
+    # Favi's resamples over many pairs: 10^6 x 50,000 pairs x 24 bytes = 1.2 TB
+    from binaryeval.favoritism.intervals import favi_intervals
+
+    counts = np.tile(np.array([[30, 5, 5], [5, 30, 5], [5, 5, 30]]), (50_000, 1, 1))
+    with pytest.raises(ParameterError, match=r"n_resamples=1000000 over 50000 pairs needs about "
+                                             r"1.2 TB of memory"):
+        favi_intervals(counts, [str(i) for i in range(50_000)], level=0.95, method="dirichlet",
+                       n_resamples=10**6, prior=None, seed=1)
+    # the latent model's stored draws: 10^6 draws x 4 chains x 2000 groups x (2 shares x 8 bytes
+    # + 4 rates x 4 bytes) = 256 GB
+    from binaryeval.latent.posterior import latent_posterior
+
+    with pytest.raises(ParameterError, match=r"draws=1000000 x chains=4 over 2000 groups needs "
+                                             r"about 256 GB"):
+        latent_posterior(np.full((2000, 2, 2), 10), metric=np.full((2000, 2), 100),
+                         draws=10**6, seed=1)

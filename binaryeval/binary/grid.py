@@ -287,12 +287,28 @@ class GridPosterior(PosteriorDistribution):
         k = int(np.argmin(hi - lo))
         return float(lo[k]), float(hi[k])
 
-    def _draw(self, rng, size):
+    def _draw(self, rng, n: int) -> np.ndarray:
         """A cell by its mass, then a uniform point inside it."""
-        shape = (size,) if np.isscalar(size) else tuple(size)
-        n = int(np.prod(shape))
         cells = rng.choice(self.alpha.size, size=n, p=self.weights)
-        return ((cells + rng.random(n)) / self.alpha.size).reshape(shape)
+        return (cells + rng.random(n)) / self.alpha.size
+
+
+#: The most likelihood evaluations (alpha cells times rate cells kept) a grid may ask for: 50
+#: times the paper's grid (2000 x 1000 x 1000), about two hours at 1.6e7 per second.
+MAX_GRID_EVALUATIONS = 1e11
+
+
+def _check_grid_size(grid, n_alpha: int, rate_cells: int) -> None:
+    """Refuse a grid that needs more memory than is available, or absurdly many evaluations."""
+    # the rate grid's flattened arrays (four) and two work arrays of at least one alpha row
+    need = 8.0 * (4 * rate_cells + 2 * max(rate_cells, _CHUNK_ELEMENTS))
+    fix = "use method='exact' (the default), or fewer cells (the paper's grid is (2000, 1000, 1000))"
+    _validate.memory(need, f"grid={tuple(grid)!r} ({rate_cells} rate cells kept)", fix)
+    work = float(n_alpha) * rate_cells
+    if work > MAX_GRID_EVALUATIONS:
+        raise ParameterError(f"grid={tuple(grid)!r} needs {work:.1e} likelihood evaluations ("
+                             f"{work / 2e9:.3g} times the paper's grid, which takes minutes); "
+                             f"at most {MAX_GRID_EVALUATIONS:.0e} are done: {fix}")
 
 
 def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0,
@@ -356,6 +372,7 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
     if mt > 0:
         r, lr = _rate_cells(rho, tp, fn, rate_prior, nr)
         e, le = _rate_cells(eta, tn, fp, rate_prior, ne)
+        _check_grid_size(grid, na, r.size * e.size)
         like = _metric_loglik(a, r, lr, e, le, mp, mt - mp)
         logw = logw + like
 

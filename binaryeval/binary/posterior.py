@@ -55,7 +55,7 @@ from scipy import special
 
 from .. import _validate
 from .._results import Result
-from ..errors import ParameterError
+from ..errors import InputTypeError, ParameterError
 from ..summary import Summary
 from ._kernels import log_beta_pdf, log_dbinom
 from ._piecewise import PiecewiseChebyshev, interpolate_noisy
@@ -175,19 +175,21 @@ class PosteriorDistribution(Result):
                    (width(1.0 - level), 1.0 - level))
         return (float(self.ppf(p)), float(self.ppf(p + level)))
 
-    def rvs(self, size: int | tuple[int, ...] = 1, random_state: Any = None) -> np.ndarray:
+    def rvs(self, size: int | tuple[int, ...] | None = None,
+            random_state: Any = None) -> float | np.ndarray:
         """Random draws from the posterior (scipy's argument names).
 
         Parameters
         ----------
-        size : int or tuple of int
-            Shape of the output.
+        size : None, int or tuple of int
+            Shape of the output; None (the default, as scipy's frozen distributions) gives one
+            float.  A request needing more memory than is available is refused before drawing.
         random_state : None, int, numpy Generator or RandomState
             Source of randomness; the same integer gives the same draws.
 
         Returns
         -------
-        ndarray
+        float or ndarray
 
         Examples
         --------
@@ -195,12 +197,20 @@ class PosteriorDistribution(Result):
         >>> post = alpha_posterior(human_pos=6, human_total=10)
         >>> post.rvs(size=3, random_state=1).shape
         (3,)
+        >>> isinstance(post.rvs(random_state=1), float)
+        True
         """
+        shape = _sample_shape(size)
+        n = math.prod(shape)
+        _validate.memory(self._draw_memory(n), f"rvs(size={size!r})",
+                         "draw in batches (several rvs calls sharing one numpy Generator as "
+                         "random_state)")
         if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
             rng = random_state
         else:
             rng = np.random.default_rng(_validate.seed(random_state, "random_state"))
-        return self._draw(rng, size)
+        draws = self._draw(rng, n)
+        return float(draws[0]) if size is None else draws.reshape(shape)
 
     def prob_greater(self, other: PosteriorDistribution) -> float:
         """``P(alpha_self > alpha_other)`` for independent posteriors.
@@ -284,8 +294,16 @@ class PosteriorDistribution(Result):
                        [(f"{100 * level:g}% equal-tailed credible interval", table)])
 
     # -- hooks -------------------------------------------------------------------------------
-    def _draw(self, rng, size):  # pragma: no cover - every subclass implements it
+    def _draw(self, rng, n: int) -> np.ndarray:  # pragma: no cover - subclasses implement it
+        """``n`` independent draws, a flat array."""
         raise TypeError(f"{type(self).__name__} cannot draw samples")
+
+    def _draw_memory(self, n: int) -> float:
+        """Bytes that ``n`` draws need at their peak: 32 per draw.
+
+        (The component index, its two parameters and the draw.)
+        """
+        return 32.0 * n
 
     def _support(self) -> tuple[float, float]:
         """Where all but 1e-15 of each tail's mass lies (cached by subclasses)."""
@@ -696,19 +714,37 @@ class AlphaPosterior(PosteriorDistribution):
         out[valid] = res
         return out
 
-    def _draw(self, rng, size):
-        shape = (size,) if np.isscalar(size) else tuple(size)
-        n = int(np.prod(shape))
+    def _draw(self, rng, n: int) -> np.ndarray:
         if self.parts:
             which = rng.choice(len(self.parts), size=n, p=self.part_weights)
             out = np.empty(n)
             for i, part in enumerate(self.parts):
                 sel = which == i
                 out[sel] = part._draw(rng, int(sel.sum()))
-            return out.reshape(shape)
+            return out
         a, b, w = self.components()
         comp = rng.choice(w.size, size=n, p=w / w.sum())
-        return rng.beta(a[comp], b[comp]).reshape(shape)
+        return rng.beta(a[comp], b[comp])
+
+    def _draw_memory(self, n: int) -> float:
+        # a smooth representation materialises its components (a, b, weights) to draw
+        held = 0 if self.smooth is None and not self.parts else 32.0 * self.n_components
+        return 32.0 * n + held
+
+
+def _sample_shape(size) -> tuple[int, ...]:
+    """The shape of ``size`` as scipy reads it: None (one draw), a whole number or a tuple."""
+    if size is None:
+        return ()
+    dims = size if isinstance(size, (tuple, list)) else (size,)
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise InputTypeError(f"size={size!r}: pass None (one draw), a whole number of draws "
+                                 "or a tuple of them, e.g. size=1000")
+        if d < 0:
+            raise ParameterError(f"size={size!r}: the number of draws cannot be negative; pass "
+                                 "a whole number >= 0, e.g. size=1000")
+    return tuple(int(d) for d in dims)
 
 
 def _solve_tails(side, tail: np.ndarray, mean: float, var: float) -> np.ndarray:
