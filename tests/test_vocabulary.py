@@ -20,7 +20,7 @@ PUBLIC_MODULES = ["binaryeval", "binaryeval.plan", "binaryeval.correlation",
                   "binaryeval.latent", "binaryeval.datasets", "binaryeval.reports"]
 
 # scipy-compatible methods of the posterior keep scipy's names (code written for scipy.stats works)
-SCIPY_NAMES = {("rvs", "random_state")}
+SCIPY_NAMES = {("rvs", "random_state"), ("interval", "confidence")}
 
 # names a row account may not use (the vocabulary: n_rows, n_used, n_excluded, excluded)
 ROW_SPELLINGS = {"rows_used", "rows_excluded", "rows_dropped", "n_dropped", "dropped"}

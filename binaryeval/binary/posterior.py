@@ -3,10 +3,22 @@
 :class:`AlphaPosterior` is the exact posterior, a finite mixture of Beta distributions whose
 components share ``a_j + b_j = N`` and have consecutive ``a_j = a_0 + j`` (see
 :mod:`binaryeval.binary.engine` for how the weights are computed).  It offers what code written for
-``scipy.stats`` expects of a frozen distribution -- ``mean()``, ``var()``, ``std()``,
-``median()``, ``pdf``, ``logpdf``, ``cdf``, ``sf``, ``ppf``, ``isf``, ``interval``, ``rvs``,
-``support()`` -- plus ``mode()``, :meth:`~AlphaPosterior.prob_greater` and the package's result
-protocol (``summary()``, ``to_frame()``).
+``scipy.stats`` expects of a frozen distribution, with scipy's argument names -- ``mean()``,
+``var()``, ``std()``, ``median()``, ``stats(moments)``, ``moment(order)``, ``entropy()``,
+``pdf``, ``logpdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``,
+``interval(confidence)``, ``expect(func, args, lb, ub, conditional)``,
+``rvs(size, random_state)`` (one float for ``size=None``), ``support()`` -- checked against
+``scipy.stats.beta`` where the posterior is a Beta; plus ``mode()``,
+:meth:`~AlphaPosterior.prob_greater` and the package's result protocol (``summary()``,
+``to_frame()``; ``interval`` also takes the package's ``level`` and ``kind``).  Moments are
+exact sums over the components (skewness and kurtosis from each component's central moments
+shifted to the mixture's mean, without the cancellation of raw moments).
+
+Quantiles
+---------
+``ppf``/``isf`` solve ``log F(x) = log q`` on the side where the tail is small by Newton's method
+from the moment-matched Beta, inside a bracket kept from the signs seen (bisection when a step
+leaves it); a few cdf and density evaluations per quantile, every requested quantile at once.
 
 Distribution functions without summing incomplete beta functions
 -----------------------------------------------------------------
@@ -136,7 +148,8 @@ class PosteriorDistribution(Result):
         """
         return math.sqrt(self.var())
 
-    def interval(self, level: float = 0.95, kind: str = "eti") -> tuple[float, float]:
+    def interval(self, level: float = 0.95, kind: str = "eti", *,
+                 confidence: float | None = None) -> tuple[float, float]:
         """Credible interval holding posterior probability ``level``.
 
         Parameters
@@ -147,6 +160,9 @@ class PosteriorDistribution(Result):
             Equal-tailed interval, or the highest-density interval (the shortest single interval
             with that probability; where the paired rows contradict the metric the posterior can
             have two modes, and the interval then spans the valley between them).
+        confidence : float, optional
+            scipy's name for ``level`` (``interval(confidence=0.9)`` as for a frozen
+            ``scipy.stats`` distribution); give one of the two.
 
         Returns
         -------
@@ -157,8 +173,11 @@ class PosteriorDistribution(Result):
         >>> from binaryeval import alpha_posterior
         >>> [round(v, 4) for v in alpha_posterior(human_pos=6, human_total=10).interval(0.9)]
         [0.3498, 0.8004]
+        >>> alpha_posterior(human_pos=6, human_total=10).interval(confidence=0.9) == \
+        ...     alpha_posterior(human_pos=6, human_total=10).interval(0.9)
+        True
         """
-        level = _validate.level(level)
+        level = _validate.level(_scipy_confidence(level, confidence))
         kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         if kind == "eti":
             tail = (1.0 - level) / 2.0
@@ -174,6 +193,169 @@ class PosteriorDistribution(Result):
         _, p = min((width(float(res.x)), float(res.x)), (width(0.0), 0.0),
                    (width(1.0 - level), 1.0 - level))
         return (float(self.ppf(p)), float(self.ppf(p + level)))
+
+    def logcdf(self, x):
+        """Logarithm of :meth:`cdf`, accurate far in the lower tail.
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logcdf(0.1), 4)  # Beta(7, 5)
+        -10.6844
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(x))
+
+    def logsf(self, x):
+        """Logarithm of :meth:`sf`, accurate far in the upper tail.
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logsf(0.99), 4)  # Beta(7, 5)
+        -16.9405
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.sf(x))
+
+    def moment(self, order: int) -> float:
+        """The non-central moment ``E[alpha^order]`` (scipy's ``moment``).
+
+        Parameters
+        ----------
+        order : int
+            A whole number >= 0.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).moment(2), 10)  # 7 * 8 / (12 * 13)
+        0.3589743590
+        """
+        n = _validate.size(order, "order", minimum=0)
+        return 1.0 if n == 0 else float(self._raw_moment(n))
+
+    def stats(self, moments: str = "mv"):
+        """Mean (``m``), variance (``v``), skewness (``s``) and excess kurtosis (``k``), as scipy.
+
+        Parameters
+        ----------
+        moments : str
+            Which of ``"mvsk"`` to return, in that order.
+
+        Returns
+        -------
+        float or tuple of float
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> [round(v, 6) for v in alpha_posterior(human_pos=6, human_total=10).stats("mvsk")]
+        [0.583333, 0.018697, -0.174128, -0.357551]
+        """
+        if not isinstance(moments, str) or not moments or set(moments) - set("mvsk"):
+            raise ParameterError(f"moments={moments!r}: give letters from 'mvsk' (mean, "
+                                 "variance, skewness, excess kurtosis), e.g. moments='mv'")
+        var = self.var()
+        out = []
+        if "m" in moments:
+            out.append(self.mean())
+        if "v" in moments:
+            out.append(var)
+        if "s" in moments or "k" in moments:
+            mu3, mu4 = self._central_moments()
+            if "s" in moments:
+                out.append(mu3 / var ** 1.5)
+            if "k" in moments:
+                out.append(mu4 / var ** 2 - 3.0)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def expect(self, func=None, args: tuple = (), lb: float | None = None,
+               ub: float | None = None, conditional: bool = False, **kwds) -> float:
+        """``E[func(alpha)]`` by numerical integration, as scipy's ``expect``.
+
+        ``int func(x) pdf(x) dx`` over ``[lb, ub]`` (default: all of [0, 1]), on panels between
+        the posterior's quantiles (so that a narrow posterior is resolved; beyond its 1e-16
+        quantiles the mass is left out): when ``func`` takes arrays, by Gauss-Legendre rules of
+        8 and 16 points on panels halved until the two agree (an error of about 1e-14); else, or
+        with ``kwds``, by :func:`scipy.integrate.quad` (``kwds`` go to it).
+
+        Parameters
+        ----------
+        func : callable, optional
+            A function of one point (and ``args``); the identity when None.
+        args : tuple
+            Further arguments of ``func``.
+        lb, ub : float, optional
+            Limits of integration.
+        conditional : bool
+            Divide by the posterior probability of ``[lb, ub]``.
+        **kwds
+            Passed to :func:`scipy.integrate.quad`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> post = alpha_posterior(human_pos=6, human_total=10)
+        >>> round(post.expect(lambda x: x * x), 8) == round(post.moment(2), 8)
+        True
+        """
+        if func is None:
+            def func(x, *a):
+                return x
+        lo, hi = self._support()
+        lo = lo if lb is None else max(lo, float(lb))
+        hi = hi if ub is None else min(hi, float(ub))
+        if not hi > lo:
+            return 0.0
+        qs = np.array([1e-12, 1e-9, 1e-6, 1e-3, 0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 0.98,
+                       1 - 1e-3, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12])
+        pts = np.unique(np.r_[lo, np.asarray(self.ppf(qs), dtype=float), hi])
+        pts = pts[(pts >= lo) & (pts <= hi)]
+        vectorised = _vectorised(func, args, pts) if not kwds else False
+        if vectorised:
+            total = _integral(lambda x: func(x, *args) * self.pdf(x), pts)
+        else:
+            from scipy import integrate
+
+            opts = {"epsabs": 1e-14, "epsrel": 1e-12, "limit": 200}
+            opts.update(kwds)
+            total = 0.0
+            for a, b in zip(pts[:-1], pts[1:], strict=True):
+                if b > a:
+                    total += integrate.quad(lambda x: func(x, *args) * float(self.pdf(x)), a,
+                                            b, **opts)[0]
+        if conditional and (lb is not None or ub is not None):
+            total /= float(self.cdf(hi) - self.cdf(lo))
+        return float(total)
+
+    def entropy(self) -> float:
+        """Differential entropy ``-int f log f`` (by :meth:`expect`'s quadrature, about 1e-14).
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).entropy(), 6)  # Beta(7, 5)
+        -0.579563
+        """
+        lo, hi = self._support()
+        qs = np.array([1e-12, 1e-9, 1e-6, 1e-3, 0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 0.98,
+                       1 - 1e-3, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12])
+        pts = np.unique(np.r_[lo, np.asarray(self.ppf(qs), dtype=float), hi])
+
+        def integrand(x):
+            logf = np.asarray(self.logpdf(x), dtype=float)
+            with np.errstate(invalid="ignore"):
+                return np.where(np.isfinite(logf), -np.exp(logf) * logf, 0.0)
+        return float(_integral(integrand, pts))
 
     def rvs(self, size: int | tuple[int, ...] | None = None,
             random_state: Any = None) -> float | np.ndarray:
@@ -294,6 +476,14 @@ class PosteriorDistribution(Result):
                        [(f"{100 * level:g}% equal-tailed credible interval", table)])
 
     # -- hooks -------------------------------------------------------------------------------
+    def _raw_moment(self, n: int) -> float:  # pragma: no cover - every subclass implements it
+        """``E[alpha^n]`` for a whole number ``n >= 1``."""
+        raise TypeError(f"{type(self).__name__} has no moments")
+
+    def _central_moments(self) -> tuple[float, float]:  # pragma: no cover - every subclass
+        """The third and fourth central moments."""
+        raise TypeError(f"{type(self).__name__} has no moments")
+
     def _draw(self, rng, n: int) -> np.ndarray:  # pragma: no cover - subclasses implement it
         """``n`` independent draws, a flat array."""
         raise TypeError(f"{type(self).__name__} cannot draw samples")
@@ -459,6 +649,48 @@ class AlphaPosterior(PosteriorDistribution):
         between = float(_dot(w, (m_j - mean) ** 2))
         return mean, within + between
 
+    def _component_sum(self, h) -> float:
+        """``sum_j w_j h(a_j)`` over the components (``h`` vectorised in ``a``)."""
+        if self.parts:
+            return float(sum(w * p._component_sum(h)
+                             for p, w in zip(self.parts, self.part_weights, strict=True)))
+        if self.smooth is not None:
+            return self.smooth.component_sum(h)
+        return _dot(self.weights, h(self.a))
+
+    def _raw_moment(self, n: int) -> float:
+        # E[Beta(a, N - a)^n] = prod_{i < n} (a + i) / (N + i), each factor below one
+        N = self._total
+
+        def h(a):
+            out = np.ones(np.shape(a))
+            for i in range(n):
+                out = out * ((a + i) / (N + i))
+            return out
+        return self._component_sum(h)
+
+    def _central_moments(self) -> tuple[float, float]:
+        # each component's central moments about its own mean, shifted to the mixture's mean
+        # d = a / N - m: E[(X - m)^3] = k3 + 3 v d + d^3, E[(X - m)^4] = k4 + 4 k3 d + 6 v d^2 + d^4
+        N, m = self._total, self.mean()
+
+        def parts(a):
+            b = N - a
+            v = a * b / (N * N * (N + 1.0))
+            k3 = 2.0 * a * b * (b - a) / (N ** 3 * (N + 1.0) * (N + 2.0))
+            k4 = 3.0 * a * b * (a * b * (N - 6.0) + 2.0 * N * N) / (
+                N ** 4 * (N + 1.0) * (N + 2.0) * (N + 3.0))
+            return a / N - m, v, k3, k4
+
+        def third(a):
+            d, v, k3, _ = parts(a)
+            return k3 + 3.0 * v * d + d ** 3
+
+        def fourth(a):
+            d, v, k3, k4 = parts(a)
+            return k4 + 4.0 * k3 * d + 6.0 * v * d * d + d ** 4
+        return self._component_sum(third), self._component_sum(fourth)
+
     def mean(self) -> float:
         """Posterior mean.
 
@@ -576,6 +808,43 @@ class AlphaPosterior(PosteriorDistribution):
         """
         pts, scalar = _as_points(x)
         return _shape(self._split(pts, upper=True), x, scalar)
+
+    def logcdf(self, x):
+        """Logarithm of :meth:`cdf`, accurate in both tails (``log1p(-sf)`` above the mean).
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logcdf(0.1), 4)  # Beta(7, 5)
+        -10.6844
+        """
+        pts, scalar = _as_points(x)
+        return _shape(self._log_split(pts, upper=False), x, scalar)
+
+    def logsf(self, x):
+        """Logarithm of :meth:`sf`, accurate in both tails (``log1p(-cdf)`` below the mean).
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logsf(0.99), 4)  # Beta(7, 5)
+        -16.9405
+        """
+        pts, scalar = _as_points(x)
+        return _shape(self._log_split(pts, upper=True), x, scalar)
+
+    def _log_split(self, x: np.ndarray, upper: bool) -> np.ndarray:
+        out = np.full(x.shape, np.nan)
+        low = x <= self.mean()
+        high = x > self.mean()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cdf_low = self._lower.cdf(x[low])
+            sf_high = self._upper.cdf(1.0 - x[high])
+            if upper:
+                out[low], out[high] = np.log1p(-cdf_low), np.log(sf_high)
+            else:
+                out[low], out[high] = np.log(cdf_low), np.log1p(-sf_high)
+        return out
 
     def _split(self, x: np.ndarray, upper: bool) -> np.ndarray:
         """Cdf (or sf) computed from the side where it is small.
@@ -730,6 +999,65 @@ class AlphaPosterior(PosteriorDistribution):
         # a smooth representation materialises its components (a, b, weights) to draw
         held = 0 if self.smooth is None and not self.parts else 32.0 * self.n_components
         return 32.0 * n + held
+
+
+def _vectorised(func, args, pts: np.ndarray) -> bool:
+    """Whether ``func`` maps an array of points to an array of their values."""
+    try:
+        probe = pts[:3]
+        out = np.asarray(func(probe, *args), dtype=float)
+        return out.shape == probe.shape and bool(
+            np.allclose(out, [float(func(float(v), *args)) for v in probe], rtol=1e-14,
+                        atol=0.0, equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def _integral(f, edges: np.ndarray, tol: float = 1e-14) -> float:
+    """``int f`` over ``[edges[0], edges[-1]]`` for a vectorised ``f``.
+
+    Panels start at ``edges`` and are halved until Gauss-Legendre rules of 8 and 16 points agree
+    within ``tol`` times the panel's share of the whole width (so the error is about ``tol``),
+    or within 1e-12 of the panel's integral of ``|f|`` (the rounding noise of ``f``); the
+    16-point value is kept.
+    """
+    x8, w8 = _GL8
+    x16, w16 = _GL16
+    todo = [(float(a), float(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+    span = float(edges[-1] - edges[0])
+    total = 0.0
+    for _ in range(60):
+        if not todo:
+            break
+        mids = np.array([0.5 * (a + b) for a, b in todo])
+        rads = np.array([0.5 * (b - a) for a, b in todo])
+        nodes = np.concatenate([(mids[:, None] + rads[:, None] * x8[None, :]).ravel(),
+                                (mids[:, None] + rads[:, None] * x16[None, :]).ravel()])
+        vals = np.asarray(f(nodes), dtype=float)
+        n8 = len(todo) * 8
+        lo8 = (vals[:n8].reshape(-1, 8) * w8).sum(axis=1) * rads
+        hi16 = (vals[n8:].reshape(-1, 16) * w16).sum(axis=1) * rads
+        # or within 1e-12 of the panel's own integral of |f| (rounding noise of f, which halving
+        # cannot reduce, adds no more than that)
+        size = (np.abs(vals[n8:]).reshape(-1, 16) * w16).sum(axis=1) * rads
+        err = np.abs(hi16 - lo8)
+        ok = (err <= np.maximum(tol * 2.0 * rads / span, 1e-12 * size)) | (rads < 1e-15)
+        total += float(hi16[ok].sum())
+        todo = [half for (a, b), k in zip(todo, ok, strict=True) if not k
+                for half in ((a, 0.5 * (a + b)), (0.5 * (a + b), b))]
+    if todo:
+        raise FloatingPointError("internal: the integral did not converge; please report")
+    return total
+
+
+def _scipy_confidence(level, confidence):
+    """``level``, or scipy's ``confidence`` when that is given instead."""
+    if confidence is None:
+        return level
+    if level != 0.95:
+        raise ParameterError(f"level={level!r} and confidence={confidence!r}: give one (confidence "
+                             "is scipy's name for level)")
+    return confidence
 
 
 def _sample_shape(size) -> tuple[int, ...]:
