@@ -108,8 +108,8 @@ from scipy import special
 
 from .. import _validate
 from ..errors import CountsError, ParameterError
-from ._kernels import log_gamma_ratio_change
-from ._piecewise import PiecewiseChebyshev
+from ._kernels import log_gamma_ratio, log_gamma_ratio_change
+from ._piecewise import CHEB_DEGREE, CHEB_NODES, PiecewiseChebyshev, chebyshev_coefficients
 from ._smooth import SmoothMixture
 from .posterior import AlphaPosterior
 
@@ -129,12 +129,6 @@ _FULL_T = 600  # mixtures over at most this many components get L(T) for every T
 _EM_EXACT = 128  # terms next to a cut end of a smooth sum that are summed one by one
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
-_S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)  # Stirling series
-
-
-def _dot(u: np.ndarray, v: np.ndarray) -> float:
-    """Inner product without BLAS: small vectors, and no thread start-up on a busy machine."""
-    return float(np.add.reduce(np.multiply(u, v)))
 
 
 def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
@@ -177,48 +171,6 @@ def _trigamma(x):
     out[big] = _trigamma(x[big])
     out[~big] = special.zeta(2.0, x[~big])
     return out
-
-
-def _lgamma_ratio(z: np.ndarray, d) -> np.ndarray:
-    """``log Γ(z + d) - log Γ(z)`` for an array ``z >= 1`` and ``d > -1`` broadcasting with it.
-
-    Where ``z`` and ``z + d`` exceed 16, in Stirling's form differenced term by term
-    (``(u + 1/2) log(1 + d/u) + d log(u + d) - d`` with ``u = z - 1``, plus the difference of
-    the Stirling series of ``log Γ(u + 1)``: two terms from 500 on, five below; the next is
-    below 3e-17): accurate to a few units in the last place of the result, where the plain
-    difference of log-gamma functions loses ``z log z`` units (1e-9 at ``z = 10^6``).  Below
-    16, that plain difference (a loss of at most 1e-14).
-    """
-    z, d = np.broadcast_arrays(np.asarray(z, dtype=float), np.asarray(d, dtype=float))
-    low = np.minimum(z, z + d)
-    least = low.min(initial=np.inf)
-    if least > 500.0:
-        return _stirling_ratio(z, d, 2)
-    if least > 16.0:
-        return _stirling_ratio(z, d, 5)
-    # a few small arguments: Stirling's form everywhere (at a harmless stand-in where small),
-    # then the plain difference where small
-    small = low <= 16.0
-    out = _stirling_ratio(np.where(small, 20.0, z), np.where(small, 0.0, d), 5)
-    zs, ds = z[small], d[small]
-    out[small] = special.gammaln(zs + ds) - special.gammaln(zs)
-    return out
-
-
-def _stirling_ratio(z: np.ndarray, d: np.ndarray, terms: int) -> np.ndarray:
-    """:func:`_lgamma_ratio` in Stirling's form, with two or five terms of the series."""
-    u = z - 1.0
-    v = u + d
-    return (u + 0.5) * np.log1p(d / u) + d * np.log(v) - d + _stirling(v, terms) - _stirling(u,
-                                                                                          terms)
-
-
-def _stirling(n: np.ndarray, terms: int) -> np.ndarray:
-    """``log Γ(n + 1) - (n + 1/2) log n + n - log sqrt(2 pi)``: two terms (n > 500) or five."""
-    nn = n * n
-    if terms == 2:
-        return (_S[0] - _S[1] / nn) / n
-    return (_S[0] - (_S[1] - (_S[2] - (_S[3] - _S[4] / nn) / nn) / nn) / nn) / n
 
 
 def _count_moments(dist: RateDistribution, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -344,7 +296,7 @@ class _MetricLikelihood:
         out = np.zeros(T.shape)
         for dist, m in ((self.pos, T), (self.neg, n)):
             if dist.known is None:
-                out -= (_lgamma_ratio(m + 1.0, dist.a + dist.b - 1.0)
+                out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0)
                         + special.betaln(dist.a, dist.b))
             else:
                 out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
@@ -374,7 +326,7 @@ class _MetricLikelihood:
             off = o0[:, None] + o1[:, None] * T[None, :]
             if x.ndim == 2:
                 off, d = off[:, :, None], d[:, :, None]
-            v += _lgamma_ratio(sign.reshape((-1,) + (1,) * x.ndim) * x[None] + off, d).sum(axis=0)
+            v += log_gamma_ratio(sign.reshape((-1,) + (1,) * x.ndim) * x[None] + off, d).sum(axis=0)
         for sign, o0, o1 in self._lone:
             off = o0 + o1 * T
             v -= special.gammaln(sign * x + (off[:, None] if x.ndim == 2 else off))
@@ -421,10 +373,10 @@ class _MetricLikelihood:
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
-                    row = -_lgamma_ratio(i + 1.0, dist.a + dist.b - 1.0) - special.betaln(dist.a,
+                    row = -log_gamma_ratio(i + 1.0, dist.a + dist.b - 1.0) - special.betaln(dist.a,
                                                                                          dist.b)
-                    first = _lgamma_ratio(i + 1.0, dist.a - 1.0)
-                    second = _lgamma_ratio(i + 1.0, dist.b - 1.0)
+                    first = log_gamma_ratio(i + 1.0, dist.a - 1.0)
+                    second = log_gamma_ratio(i + 1.0, dist.b - 1.0)
                 else:
                     row = logfact
                     first = i * math.log(dist.known) - logfact
@@ -899,18 +851,10 @@ _SMOOTH_FROM = 30000  # windows of more components use the smooth representation
 _SPLIT_FROM = 300_000
 _END_PIECE = 200_000  # a window's sharp end held materialised while the rest is smooth
 _END_MIN = 20_000  # ... at least this many components of it
-_CHEB_DEG = 24
 _PANEL_MIN = 400  # narrower panels are evaluated at every integer
-_CHEB_NODES = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
 # the panel's ends too: where the weights rise steeply towards an end (a mode pressed against 0
 # or M), the nodes nearest to it can sit below the weights that matter
 _CHEB_CHECK = np.array([-1.0, -0.97, -0.71, -0.33, 0.05, 0.41, 0.77, 0.99, 1.0])
-# the inverse of the Chebyshev-Vandermonde matrix at those points (discrete orthogonality:
-# c_j = (2 - [j = 0]) / n * sum_k v_k T_j(x_k))
-_CHEB_VINV = ((2.0 - (np.arange(_CHEB_DEG + 1) == 0))[:, None] / (_CHEB_DEG + 1)
-              * np.cos(np.outer(np.arange(_CHEB_DEG + 1), np.arccos(_CHEB_NODES))))
-
-
 def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float,
                       tol: float = 1e-12,
                       kink_points=None) -> list[tuple[float, float, np.ndarray | None]]:
@@ -952,7 +896,7 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         # integer nodes (rounded Chebyshev points) keep the summands on the integer lattice
         # (inside the component range: the last panel's right edge is hi + 1, beyond M at M)
         top = min(hi + 1, fn.M)
-        xn = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_NODES[None, :]), lo, top)
+        xn = np.clip(np.round(mids[:, None] + rads[:, None] * CHEB_NODES[None, :]), lo, top)
         xc = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :]), lo, top)
         vals = fn(np.concatenate([xn.ravel(), xc.ravel()] + ([probe] if noise is None else [])))
         if noise is None:
@@ -1008,10 +952,10 @@ def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     diff = u[:, :, None] - u[:, None, :]
     diff[:, np.arange(n), np.arange(n)] = 1.0
     if np.any(diff == 0.0):
-        V = np.polynomial.chebyshev.chebvander(u, _CHEB_DEG)
+        V = np.polynomial.chebyshev.chebvander(u, CHEB_DEGREE)
         return np.stack([np.linalg.lstsq(V[i], v[i], rcond=None)[0] for i in range(v.shape[0])])
     bary = 1.0 / np.prod(diff, axis=2)
-    gap = _CHEB_NODES[None, :, None] - u[:, None, :]
+    gap = CHEB_NODES[None, :, None] - u[:, None, :]
     hit = gap == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         kern = bary[:, None, :] / gap
@@ -1019,7 +963,7 @@ def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     if hit.any():
         rows, cols, nodes = np.nonzero(hit)
         vals[rows, cols] = v[rows, nodes]
-    return np.add.reduce(vals[:, None, :] * _CHEB_VINV[None, :, :], axis=2)
+    return chebyshev_coefficients(vals)
 
 
 def _chebyshev_fill(fn, lo: int, hi: int, base, peak: float, tol: float = 1e-12,
@@ -1227,8 +1171,12 @@ def _normalised(A, B, M, k, T, lw):
     keep = lw > np.max(lw) - TAIL_LOG
     first, last = np.argmax(keep), keep.size - 1 - np.argmax(keep[::-1])
     T, lw = T[first:last + 1], lw[first:last + 1]
-    mass = float(special.logsumexp(lw))
-    return A + T, B + M - T, np.exp(lw - mass), mass
+    # normalised by their sum, not by exp(lw - logsumexp(lw)): that carries the rounding of
+    # the log mass (|mass| eps, 1e-13 when log L is large) into every weight
+    top = float(np.max(lw))
+    w = np.exp(lw - top)
+    total = float(np.sum(w))
+    return A + T, B + M - T, w / total, top + math.log(total)
 
 
 def _as_posterior(part, info: dict) -> AlphaPosterior:

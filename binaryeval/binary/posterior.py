@@ -69,14 +69,10 @@ from .. import _validate
 from .._results import Result
 from ..errors import InputTypeError, ParameterError
 from ..summary import Summary
+from ._kernels import dot as _dot
 from ._kernels import log_beta_pdf, log_dbinom
 from ._piecewise import PiecewiseChebyshev, interpolate_noisy
 from ._smooth import SmoothMixture, _cumulative
-
-
-def _dot(u, v) -> float:
-    """Inner product without BLAS (no thread start-up for these short vectors)."""
-    return float(np.add.reduce(np.multiply(u, v)))
 
 __all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater"]
 
@@ -173,8 +169,8 @@ class PosteriorDistribution(Result):
         >>> from binaryeval import alpha_posterior
         >>> [round(v, 4) for v in alpha_posterior(human_pos=6, human_total=10).interval(0.9)]
         [0.3498, 0.8004]
-        >>> alpha_posterior(human_pos=6, human_total=10).interval(confidence=0.9) == \
-        ...     alpha_posterior(human_pos=6, human_total=10).interval(0.9)
+        >>> post = alpha_posterior(human_pos=6, human_total=10)
+        >>> post.interval(confidence=0.9) == post.interval(0.9)  # scipy's name
         True
         """
         level = _validate.level(_scipy_confidence(level, confidence))
