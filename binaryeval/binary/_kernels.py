@@ -53,11 +53,14 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     if n.size and n.min() > 500.0:
         return (s0 - s1 / nn) / n
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+        out = np.asarray((s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n)
     small = n <= 15.0
     if small.any():
         m = n[small]
-        out[small] = special.gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - _LOG_SQRT_2PI
+        low = special.gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - _LOG_SQRT_2PI
+        if out.ndim == 0:
+            return low.reshape(())
+        out[small] = low
     return out
 
 
@@ -72,27 +75,34 @@ def bd0(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     mu = np.asarray(mu, dtype=float)
     x, mu = np.broadcast_arrays(x, mu)
-    out = np.empty(x.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        near = np.abs(x - mu) < 0.1 * (x + mu)
+        d = x - mu
+        near = np.abs(d) < 0.1 * (x + mu)
+        if near.all():
+            return _bd0_series(x, d, d / (x + mu))
+        out = np.empty(x.shape)
         far = ~near
         out[far] = x[far] * np.log(x[far] / mu[far]) + mu[far] - x[far]
         if near.any():
-            xn, mn = x[near], mu[near]
-            v = (xn - mn) / (xn + mn)
-            s = (xn - mn) * v
-            ej = 2.0 * xn * v
-            v2 = v * v
-            # |v| < 1/21: each term is below the previous by a factor 0.0023 or more; once
-            # every term is below 1e-17 of its sum the rest cannot change it
-            for j in range(1, 12):
-                ej = ej * v2
-                term = ej / (2 * j + 1)
-                s = s + term
-                if not np.any(np.abs(term) > 1e-17 * np.abs(s)):
-                    break
-            out[near] = s
+            out[near] = _bd0_series(x[near], d[near], d[near] / (x[near] + mu[near]))
     return out
+
+
+def _bd0_series(x: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``bd0`` for ``|v| < 1/21`` (``v = (x - mu) / (x + mu)``, ``d = x - mu``) by its series.
+
+    ``d v + 2 x sum_j v^(2j+1) / (2j+1)``: each term below the previous by ``v^2`` (at most
+    0.0023), so the terms needed for 1e-17 of the sum follow from the largest ``|v|``.
+    """
+    v2 = v * v
+    top = float(np.max(v2, initial=0.0))
+    n_terms = 11 if top <= 0.0 else int(min(11, max(1, math.ceil(-39.2 / math.log(top)))))
+    s = d * v
+    ej = 2.0 * x * v
+    for j in range(1, n_terms + 1):
+        ej = ej * v2
+        s = s + ej / (2 * j + 1)
+    return s
 
 
 def log_dbinom(k, n, p):
@@ -115,6 +125,9 @@ def log_dbinom(k, n, p):
         lo = k < 1.0
         hi = (n - k) < 1.0
         mid = ~(lo | hi)
+        if mid.all():
+            lc = (stirlerr(n) - stirlerr(k) - stirlerr(n - k) - bd0(k, n * p) - bd0(n - k, n * q))
+            return lc - 0.5 * (math.log(2.0 * math.pi) + np.log(k) + np.log1p(-k / n))
         if mid.any():
             kk, nn, pp, qq = k[mid], n[mid], p[mid], q[mid]
             lc = (stirlerr(nn) - stirlerr(kk) - stirlerr(nn - kk)

@@ -126,6 +126,7 @@ MAX_RATE_PRIOR = 1e6
 _FULL_SUM = 600  # sums over at most this many terms are done term by term
 _TABLE_MAX = 2_000_000  # log-gamma tables for term-by-term sums up to this many metric ratings
 _FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
+_DIRECT_MAX = 4000  # up to this many metric ratings every weight is one convolution (k (M - k))
 _EM_EXACT = 128  # terms next to a cut end of a smooth sum that are summed one by one
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
@@ -370,13 +371,17 @@ class _MetricLikelihood:
             k, M = self.k, self.M
             i = np.arange(M + 1, dtype=float)
             logfact = special.gammaln(i + 1.0)
+            # every estimated rate's three log-gamma ratios in one call
+            offsets = [d for dist in (self.pos, self.neg) if dist.known is None
+                       for d in (dist.a + dist.b - 1.0, dist.a - 1.0, dist.b - 1.0)]
+            ratios = iter(log_gamma_ratio(i[None, :] + 1.0, np.array(offsets)[:, None])
+                          if offsets else ())
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
-                    row = -log_gamma_ratio(i + 1.0, dist.a + dist.b - 1.0) - special.betaln(dist.a,
-                                                                                         dist.b)
-                    first = log_gamma_ratio(i + 1.0, dist.a - 1.0)
-                    second = log_gamma_ratio(i + 1.0, dist.b - 1.0)
+                    row = -next(ratios) - special.betaln(dist.a, dist.b)
+                    first = next(ratios)
+                    second = next(ratios)
                 else:
                     row = logfact
                     first = i * math.log(dist.known) - logfact
@@ -1071,6 +1076,11 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     """
     lik = _MetricLikelihood(k, M, pos, neg)
     logw = _log_weight_fn(A, B, M, lik)
+    if M <= _DIRECT_MAX and not (pos.degenerate or neg.degenerate):
+        T = np.arange(M + 1, dtype=float)
+        lw = _direct_log_weights(A, B, k, M, lik, _guess(A, B, k, M, pos, neg)[0])
+        if lw is not None:
+            return _normalised(A, B, M, k, T, lw)[:3]
     if M + 1 <= _FULL_T:
         T = np.arange(M + 1, dtype=float)
         # log C(M, T) + log B(A + T, B + M - T) relative to T = 0 by its ratio recursion (the
@@ -1089,6 +1099,80 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
                                                            known, t_c=parts[0][0])]
     pieces = _one_part(A, B, M, k, lik, base, t_lo, t_hi, peak, known)
     return pieces[0][0] if len(pieces) == 1 else pieces
+
+
+def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikelihood,
+                        centre: float) -> np.ndarray | None:
+    """``log w(T)`` for every ``T = 0..M`` as one convolution, or None where it cannot be trusted.
+
+    The summand of ``L(T)`` factors as ``row[T] + first[x] + second[T - x]``
+    (:meth:`_MetricLikelihood._int_tables`), so ``sum_x exp(first[x] + second[T - x])`` for all
+    ``T`` at once is the convolution of ``p = exp(first)`` (over ``x = 0..k``) with
+    ``q = exp(second)`` (over ``T - x = 0..M - k``): ``k (M - k)`` multiply-adds in linear space,
+    where the windows and quadratures cost far more.  Both sequences are tilted by ``exp(theta
+    x)`` (``theta`` the slope of the other factors of ``w`` at the guessed peak, so that the
+    convolution peaks where the weights do) and scaled to a largest term of one; every term is
+    positive, so each sum has a relative error below ``n eps`` (no cancellation) unless its
+    terms underflow.
+
+    A sum below 1e-280 may have lost terms to underflow.  Where ``first`` and ``second`` are
+    concave (rate priors of at least one: a log-concave summand), so is the log of the
+    convolution, and beyond the last sum above 1e-280 it falls at least as fast as its last step
+    there; else it is bounded by ``(k + 1) 1e-280``.  Where the weight such a sum could hide
+    comes within TAIL_LOG + 5 of the largest weight, ``log L(T)`` is computed term by term
+    instead (log space: no underflow); when that is more than 64 components, the tilt is first
+    moved to the largest of them and the convolution redone once (the better of the two is
+    kept).  Returns None when no sum is above 1e-280 at all.
+    """
+    row, first, second, pad = lik._int_tables()
+    D = M - k
+    lp = first[:k + 1]
+    lq = second[pad:pad + D + 1]
+    T = np.arange(M + 1, dtype=float)
+    H = _base_steps(A, B, M, T) + row
+    xs = np.arange(k + 1, dtype=float)
+    us = np.arange(D + 1, dtype=float)
+    floor = 1e-280
+    concave = bool(np.all(np.diff(lp, 2) <= 1e-9) and np.all(np.diff(lq, 2) <= 1e-9))
+    best = None
+    for _ in range(2):
+        t0 = int(min(max(round(centre), 1), M - 1)) if M >= 2 else 0
+        theta = -0.5 * (H[t0 + 1] - H[t0 - 1]) if M >= 2 else 0.0
+        a = lp + theta * xs
+        b = lq + theta * us
+        ca, cb = float(np.max(a)), float(np.max(b))
+        conv = np.convolve(np.exp(a - ca), np.exp(b - cb))
+        shift = H + (ca + cb) - theta * T
+        ok = conv >= floor
+        if not ok.any():
+            return None
+        with np.errstate(divide="ignore"):
+            logc = np.log(np.where(ok, conv, floor))
+        lw = np.where(ok, shift + logc, -np.inf)
+        top = float(np.max(lw))
+        # the largest log sum an underflowed one could hide
+        bound = np.full(T.shape, math.log((min(k, D) + 1) * floor))
+        inside = np.flatnonzero(ok)
+        lo_i, hi_i = int(inside[0]), int(inside[-1])
+        if concave and hi_i - lo_i >= 1 and inside.size == hi_i - lo_i + 1:
+            up = logc[hi_i] - logc[hi_i - 1]
+            down = logc[lo_i + 1] - logc[lo_i]
+            right, left = T > hi_i, T < lo_i
+            bound[right] = np.minimum(bound[right], logc[hi_i] + up * (T[right] - hi_i))
+            bound[left] = np.minimum(bound[left], logc[lo_i] - down * (lo_i - T[left]))
+        hidden = np.where(ok, -np.inf, shift + bound)
+        risky = hidden > top - TAIL_LOG - 5.0
+        if risky.sum() <= 64 or best is not None:
+            break
+        best = (lw, risky)
+        centre = float(np.argmax(hidden))
+    if best is not None and best[1].sum() < risky.sum():
+        lw, risky = best
+    if risky.any():
+        # those few log L(T) term by term (log space, no underflow)
+        idx = np.flatnonzero(risky)
+        lw[idx] = H[idx] - row[idx] + lik(T[idx])
+    return lw
 
 
 def _one_part(A, B, M, k, lik, base, lo: int, hi: int, peak: float, known: dict,

@@ -69,16 +69,16 @@ from .. import _validate
 from .._results import Result
 from ..errors import InputTypeError, ParameterError
 from ..summary import Summary
+from . import _stack
 from ._kernels import dot as _dot
-from ._kernels import log_beta_pdf, log_dbinom
+from ._kernels import log_beta_pdf
 from ._piecewise import PiecewiseChebyshev, interpolate_noisy
 from ._smooth import SmoothMixture, _cumulative
+from ._stack import Stack
 
 __all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater"]
 
-_TAIL = math.log(1e-18)
 _FAR_TAIL = 1e-14  # pairs whose tails beyond a point between them hold less are 0 or 1
-_CHUNK = 2_000_000  # elements of the (points x window) work arrays per chunk
 _GL8 = np.polynomial.legendre.leggauss(8)
 _GL16 = np.polynomial.legendre.leggauss(16)
 
@@ -176,8 +176,7 @@ class PosteriorDistribution(Result):
         level = _validate.level(_scipy_confidence(level, confidence))
         kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         if kind == "eti":
-            tail = (1.0 - level) / 2.0
-            return (float(self.ppf(tail)), float(self.isf(tail)))
+            return self._eti((1.0 - level) / 2.0)
         from scipy.optimize import minimize_scalar
 
         def width(p: float) -> float:
@@ -189,6 +188,10 @@ class PosteriorDistribution(Result):
         _, p = min((width(float(res.x)), float(res.x)), (width(0.0), 0.0),
                    (width(1.0 - level), 1.0 - level))
         return (float(self.ppf(p)), float(self.ppf(p + level)))
+
+    def _eti(self, tail: float) -> tuple[float, float]:
+        """The equal-tailed interval with ``tail`` of the mass outside on each side."""
+        return (float(self.ppf(tail)), float(self.isf(tail)))
 
     def logcdf(self, x):
         """Logarithm of :meth:`cdf`, accurate far in the lower tail.
@@ -726,6 +729,12 @@ class AlphaPosterior(PosteriorDistribution):
             sd = self.std()
             lo, hi = max(self.mean() - 8 * sd, 0.0), min(self.mean() + 8 * sd, 1.0)
         else:
+            # Newton's method on the density's derivative (the kernel sums of the stack)
+            mode = float(_stack.modes(self._sides, np.array([self.mean()]),
+                                      np.array([self.std()]))[0])
+            if np.isfinite(mode):
+                return mode
+            # not a single interior maximum within 8 sd of the mean: look at the whole density
             lo, hi = float(self.ppf(1e-9)), float(self.isf(1e-9))
         if lo == hi:
             return lo
@@ -769,7 +778,21 @@ class AlphaPosterior(PosteriorDistribution):
             return _PartsSide(self.parts, self.part_weights, upper=False)
         if self.smooth is not None:
             return _SmoothEval(self.smooth.lower)
-        return _Telescope(self.a, self.b, self.weights)
+        return _MixtureSide(self.a, self.b, self.weights)
+
+    def _eti(self, tail: float) -> tuple[float, float]:
+        if self.smooth is not None or self.parts or self._is_beta:
+            return super()._eti(tail)
+        # both ends in one Newton iteration (the mixture and its mirror side by side)
+        m, v = self.mean(), self.var()
+        y = _stack.solve(self._sides, np.array([0, 1]), np.array([tail, tail]),
+                         np.array([m, 1.0 - m]), np.array([v, v]))
+        return float(y[0]), float(1.0 - y[1])
+
+    @cached_property
+    def _sides(self) -> Stack:
+        """A materialised mixture and its mirror in one stack (groups 0 and 1)."""
+        return _stack.both_sides([(self.a, self.b, self.weights)])
 
     @cached_property
     def _upper(self):
@@ -778,7 +801,7 @@ class AlphaPosterior(PosteriorDistribution):
             return _PartsSide(self.parts, self.part_weights, upper=True)
         if self.smooth is not None:
             return _SmoothEval(self.smooth.upper)
-        return _Telescope(self.b[::-1].copy(), self.a[::-1].copy(), self.weights[::-1].copy())
+        return _MixtureSide(self.b[::-1].copy(), self.a[::-1].copy(), self.weights[::-1].copy())
 
     def cdf(self, x):
         """Posterior distribution function ``P(alpha <= x)``; NaN in, NaN out.
@@ -970,12 +993,20 @@ class AlphaPosterior(PosteriorDistribution):
             a, b = float(self.a[0]), float(self.b[0])
             res[on_lower] = special.betaincinv(a, b, tail[on_lower])
             res[~on_lower] = special.betainccinv(a, b, tail[~on_lower])
+        elif self.smooth is None and not self.parts:
+            # both sides of the mixture in one stack: every quantile in one Newton iteration
+            m, v = self.mean(), self.var()
+            n = tail.size
+            y = _stack.solve(self._sides, np.where(on_lower, 0, 1), tail,
+                             np.where(on_lower, m, 1.0 - m), np.full(n, v))
+            res[:] = np.where(on_lower, y, 1.0 - y)
         else:
             m, v = self.mean(), self.var()
-            if on_lower.any():
-                res[on_lower] = _solve_tails(self._lower, tail[on_lower], m, v)
-            if (~on_lower).any():
-                res[~on_lower] = 1.0 - _solve_tails(self._upper, tail[~on_lower], 1.0 - m, v)
+            for side, sel, mid in ((self._lower, on_lower, m), (self._upper, ~on_lower, 1.0 - m)):
+                if sel.any():
+                    y = _solve_tails(_side_evaluator(side), tail[sel], np.full(sel.sum(), mid),
+                                     np.full(sel.sum(), v))
+                    res[sel] = y if side is self._lower else 1.0 - y
         out[valid] = res
         return out
 
@@ -1071,17 +1102,66 @@ def _sample_shape(size) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-def _solve_tails(side, tail: np.ndarray, mean: float, var: float) -> np.ndarray:
-    """The ``y`` with ``side.cdf(y) = tail`` for every ``tail`` in [0, 1/2] at once.
+def summaries(posts, tail: float, median: bool = False) -> dict[str, np.ndarray]:
+    """Equal-tailed interval ends, mode (and median) of many posteriors at once.
 
-    Newton's method on ``log cdf(y) - log tail`` (nearly linear in ``y`` far in a tail, where
-    the cdf itself is exponentially curved), started from the Beta distribution with the
-    posterior's mean and variance.  A bracket ``[lo, hi]`` holding the root is kept from the
-    signs seen; a step that leaves it, or a density of zero, is replaced by bisection, so the
-    iteration converges for any increasing cdf (several modes included).  It stops after a Newton
-    step below 1e-9 of ``y`` (the error left is of the order of its square), or when the bracket
-    is within 1e-15 of ``y``; the cdf's own error (1e-13 relative in the tails) bounds the
-    quantile's accuracy before that.
+    ``lower``/``upper`` leave ``tail`` outside on each side.  The materialised mixtures are answered together (:mod:`._stack`: one Newton iteration for
+    every quantile of every posterior, one for every mode): the same numbers as each
+    posterior's own methods, within a few units in the last place.  Other posteriors (smooth,
+    several parts, the grid's) answer one by one.
+    """
+    n = len(posts)
+    out = {key: np.full(n, np.nan) for key in ("lower", "upper", "median", "mode")}
+    batch = [i for i, p in enumerate(posts) if isinstance(p, AlphaPosterior) and p.smooth is None
+             and not p.parts]
+    if batch:
+        mix = [posts[i].components() for i in batch]
+        stack = _stack.both_sides(mix)
+        m = np.array([posts[i].mean() for i in batch])
+        v = np.array([posts[i].var() for i in batch])
+        g = np.arange(len(batch))
+        grp = np.r_[g, g + len(batch), g if median else g[:0]]
+        tails = np.r_[np.full(2 * g.size, tail), np.full(g.size if median else 0, 0.5)]
+        y = _stack.solve(stack, grp, tails, np.r_[m, 1.0 - m, m], np.r_[v, v, v])
+        out["lower"][batch] = y[:g.size]
+        out["upper"][batch] = 1.0 - y[g.size:2 * g.size]
+        if median:
+            out["median"][batch] = y[2 * g.size:]
+        out["mode"][batch] = _stack.modes(stack, m, np.sqrt(v))
+    for i, p in enumerate(posts):
+        if not np.isfinite(out["lower"][i]):
+            out["lower"][i], out["upper"][i] = p._eti(tail)
+            if median:
+                out["median"][i] = p.median()
+        if not np.isfinite(out["mode"][i]):
+            out["mode"][i] = p.mode()
+    return out
+
+
+def _side_evaluator(side):
+    """``evaluate(active, y) -> (cdf, log density)`` of one side of a posterior."""
+    def evaluate(active, y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = (y > 0.0) & (y < 1.0)
+            if isinstance(side, _MixtureSide) and inner.all():
+                return side.cdf_logpdf(y)
+            return side.cdf(y), side.logpdf(y)
+    return evaluate
+
+
+def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """The ``y`` with ``cdf_i(y) = tail[i]`` for every ``tail[i]`` in [0, 1/2] at once.
+
+    ``evaluate(active, y)`` gives the cdf and log density of target ``active[j]`` at ``y[j]``;
+    ``mean``, ``var`` the moments of each target's distribution.  Newton's method on
+    ``log cdf(y) - log tail`` (nearly linear in ``y`` far in a tail, where the cdf itself is
+    exponentially curved), started from the Beta distribution with the same mean and variance.
+    A bracket ``[lo, hi]`` holding the root is kept from the signs seen; a step that leaves it,
+    or a density of zero, is replaced by bisection, so the iteration converges for any
+    increasing cdf (several modes included).  It stops after a Newton step below 1e-9 of ``y``
+    (the error left is of the order of its square), or when the bracket is within 1e-15 of
+    ``y``; the cdf's own error (1e-13 relative in the tails) bounds the quantile's accuracy
+    before that.
     """
     out = np.zeros(tail.shape)
     todo = np.flatnonzero(tail > 0.0)
@@ -1089,16 +1169,17 @@ def _solve_tails(side, tail: np.ndarray, mean: float, var: float) -> np.ndarray:
         return out
     t = tail[todo]
     log_t = np.log(t)
-    c = max(mean * (1.0 - mean) / max(var, 1e-300) - 1.0, 1e-6)
-    y = special.betaincinv(max(mean * c, 1e-300), max((1.0 - mean) * c, 1e-300), t)
-    y = np.where(np.isfinite(y) & (y > 0.0) & (y < 1.0), y, mean)
+    m, v = np.asarray(mean, dtype=float)[todo], np.asarray(var, dtype=float)[todo]
+    c = np.maximum(m * (1.0 - m) / np.maximum(v, 1e-300) - 1.0, 1e-6)
+    with np.errstate(invalid="ignore"):
+        y = special.betaincinv(np.maximum(m * c, 1e-300), np.maximum((1.0 - m) * c, 1e-300), t)
+    y = np.where(np.isfinite(y) & (y > 0.0) & (y < 1.0), y, m)
     lo, hi = np.zeros(t.shape), np.ones(t.shape)
     active = np.arange(t.size)
     for _ in range(100):
         ya = y[active]
+        F, logf = evaluate(todo[active], ya)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            F = side.cdf(ya)
-            logf = side.logpdf(ya)
             logF = np.log(F)
             resid = logF - log_t[active]
             # d log F / dy = f / F
@@ -1175,61 +1256,49 @@ class _PartsSide:
             return special.logsumexp(logs, axis=0)
 
 
-class _Telescope:
-    """``F(x) = I_x(a_last, b_last) + sum_j d_j(x) C_j`` and the mixture density, vectorised."""
+class _MixtureSide:
+    """A materialised mixture's cdf and log density on all of [0, 1] (one :class:`Stack`).
+
+    The telescoping sum and the density are the kernel sums of :mod:`._stack`; a single Beta is
+    scipy's (one component, no sum).
+    """
 
     def __init__(self, a: np.ndarray, b: np.ndarray, w: np.ndarray):
         self.a, self.b, self.w = a, b, w
         self.K = int(w.size)
-        self.N = float(a[0] + b[0])
-        self.cum = np.cumsum(w)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # log d_{j+1} - log d_j - logit(x) and the same for the Beta densities
-            self.g = np.log((b[:-1] - 1.0) / (a[:-1] + 1.0))
-            self.h = np.log((b[:-1] - 1.0) / a[:-1])
+        self.stack = Stack([(a, b, w)])
 
-    # -- public -----------------------------------------------------------------------------
-    def cdf(self, x: np.ndarray) -> np.ndarray:
+    def _inner(self, x: np.ndarray, fill_outside: tuple[float, float]):
         out = np.full(x.shape, np.nan)
-        out[x <= 0.0] = 0.0
-        out[x >= 1.0] = 1.0
+        below, above = fill_outside
+        out[x < 0.0] = below
+        out[x > 1.0] = above
         inner = (x > 0.0) & (x < 1.0)
-        if not inner.any():
-            return out
-        xi = x[inner]
-        last = special.betainc(self.a[-1], self.b[-1], xi)
-        if self.K > 1:
-            n = self.N - 1.0
-            centre = xi * n - self.a[0]
-            anchor_log = lambda idx, xs: log_dbinom(self.a[idx], n, xs)  # noqa: E731
-            log_peak, scaled = _kernel_sum(xi, centre, np.sqrt(n * xi * (1.0 - xi)),
-                                           self.g, self.cum[:-1], anchor_log)
-            with np.errstate(under="ignore"):
-                last = last + np.exp(log_peak) * scaled
-        out[inner] = np.minimum(last, 1.0)
+        return out, inner, np.zeros(int(inner.sum()), dtype=np.int64)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        out, inner, grp = self._inner(x, (0.0, 1.0))
+        out[x == 0.0], out[x == 1.0] = 0.0, 1.0
+        if inner.any():
+            out[inner] = self.stack.cdf(grp, x[inner])
         return out
 
     def logpdf(self, x: np.ndarray) -> np.ndarray:
-        out = np.full(x.shape, np.nan)
-        out[(x < 0.0) | (x > 1.0)] = -np.inf
+        out, inner, grp = self._inner(x, (-np.inf, -np.inf))
         ends = (x == 0.0) | (x == 1.0)
         if ends.any():
             out[ends] = self._logpdf_ends(x[ends])
-        inner = (x > 0.0) & (x < 1.0)
-        if not inner.any():
-            return out
-        xi = x[inner]
-        if self.K == 1:
-            out[inner] = log_beta_pdf(xi, self.a[0], self.b[0])
-            return out
-        n = self.N - 2.0
-        centre = xi * n + 1.0 - self.a[0]
-        anchor_log = lambda idx, xs: log_beta_pdf(xs, self.a[idx], self.b[idx])  # noqa: E731
-        log_peak, scaled = _kernel_sum(xi, centre, np.sqrt(np.maximum(n, 0.0) * xi * (1.0 - xi)),
-                                       self.h, self.w, anchor_log)
-        with np.errstate(divide="ignore"):
-            out[inner] = log_peak + np.log(scaled)
+        if inner.any():
+            xi = x[inner]
+            out[inner] = (log_beta_pdf(xi, self.a[0], self.b[0]) if self.K == 1
+                          else self.stack.logpdf(grp, xi))
         return out
+
+    def cdf_logpdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both at once (one kernel sum) for points strictly inside (0, 1)."""
+        cdf, pdf = self.stack.cdf_pdf(np.zeros(x.size, dtype=np.int64), x)
+        with np.errstate(divide="ignore"):
+            return cdf, np.log(pdf)
 
     def _logpdf_ends(self, x: np.ndarray) -> np.ndarray:
         from scipy import stats
@@ -1241,84 +1310,6 @@ class _Telescope:
                 j = 0 if v == 0.0 else self.K - 1
                 out[i] = np.log(self.w[j]) + stats.beta.logpdf(v, self.a[j], self.b[j])
         return out
-
-
-def _kernel_sum(x, centre, spread, ratio, coef, anchor_log):
-    """``sum_j coef[j] k_j(x)`` for a bell-shaped kernel ``k`` in ``j``, for many ``x`` at once.
-
-    ``log k_{j+1} - log k_j = ratio[j] + logit(x)``; ``anchor_log(j, x)`` gives ``log k_j(x)``
-    accurately at the peak.  Returns ``(log k_peak, sum_j coef[j] k_j / k_peak)`` per point.
-    """
-    n_terms = coef.size
-    lx = np.log(x) - np.log1p(-x)
-    half = np.ceil(10.0 * spread + 40.0)
-    log_peak = np.empty(x.size)
-    scaled = np.zeros(x.size)
-    # points whose kernel lies beyond the last term add nothing (all terms below 1e-18); points
-    # left of the first term keep a short window there so that the lower tail stays accurate
-    lo = np.clip(np.floor(centre - half), 0, n_terms - 1)
-    hi = np.clip(np.ceil(centre + half), 0, n_terms - 1)
-    # a point whose kernel peaks before the first (after the last) term sums a tail of the
-    # kernel: the terms fall geometrically away from that end (the kernel is log-concave), at
-    # least by the end's own ratio, so 42 / |log ratio| terms (at most twice the usual
-    # half-width) bring them below 1e-18 of the largest term summed
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if ratio.size:
-            reach_l = np.ceil(42.0 / np.maximum(-(ratio[0] + lx), 1e-300)) + 1
-            reach_r = np.ceil(42.0 / np.maximum(ratio[-1] + lx, 1e-300)) + 1
-        else:
-            reach_l = reach_r = np.zeros(x.size)
-    reach_l = np.minimum(reach_l, 2.0 * half)
-    reach_r = np.minimum(reach_r, 2.0 * half)
-    before = centre < 0
-    after = centre > n_terms - 1
-    hi = np.where(before, np.minimum(n_terms - 1, np.maximum(hi, reach_l)), hi)
-    lo = np.where(after, np.maximum(0, np.minimum(lo, n_terms - 1 - reach_r)), lo)
-    anchor = np.clip(np.round(centre), lo, hi).astype(np.int64)
-    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
-    todo = np.arange(x.size)
-    log_peak[:] = anchor_log(anchor, x)
-    width = int(max((hi[todo] - anchor[todo]).max(), (anchor[todo] - lo[todo]).max()))
-    if width == 0:
-        scaled[todo] = coef[anchor[todo]]
-        return log_peak, scaled
-    rows = max(1, _CHUNK // (2 * width + 1))
-    for start in range(0, todo.size, rows):
-        sel = todo[start:start + rows]
-        scaled[sel] = _window_sums(sel, anchor, lo, hi, lx, ratio, coef, width)
-    return log_peak, scaled
-
-
-def _window_sums(sel, anchor, lo, hi, lx, ratio, coef, width):
-    """The scaled sums for the points ``sel``: cumulative log ratios outwards from the anchor."""
-    a = anchor[sel][:, None]
-    steps = np.arange(width)[None, :]
-    total = coef[anchor[sel]].copy()
-    # forward: log k_{a+m} - log k_a = sum_{t < m} (ratio[a + t] + lx), m = 1..width
-    fwd_idx = a + steps  # index of the ratio used for the step a + t -> a + t + 1
-    fwd_ok = (fwd_idx + 1) <= hi[sel][:, None]
-    vals = np.where(fwd_ok, ratio[np.minimum(fwd_idx, ratio.size - 1)] + lx[sel][:, None], 0.0)
-    rel = np.cumsum(vals, axis=1)
-    with np.errstate(under="ignore"):
-        terms = np.where(fwd_ok, np.exp(rel) * coef[np.minimum(fwd_idx + 1, coef.size - 1)], 0.0)
-    total += terms.sum(axis=1)
-    edge_f = np.where(fwd_ok.any(axis=1), rel[np.arange(len(sel)), fwd_ok.sum(axis=1) - 1], -np.inf)
-    # backward: log k_{a-m} - log k_a = -sum_{t = 1..m} (ratio[a - t] + lx)
-    bwd_idx = a - 1 - steps
-    bwd_ok = bwd_idx >= lo[sel][:, None]
-    vals = np.where(bwd_ok, ratio[np.maximum(bwd_idx, 0)] + lx[sel][:, None], 0.0)
-    rel = -np.cumsum(vals, axis=1)
-    with np.errstate(under="ignore"):
-        terms = np.where(bwd_ok, np.exp(rel) * coef[np.maximum(bwd_idx, 0)], 0.0)
-    total += terms.sum(axis=1)
-    edge_b = np.where(bwd_ok.any(axis=1), rel[np.arange(len(sel)), bwd_ok.sum(axis=1) - 1], -np.inf)
-    # the window must end where the kernel is negligible (unless it ends at the first/last term)
-    n_terms = coef.size
-    open_f = (hi[sel] < n_terms - 1) & (edge_f > _TAIL)
-    open_b = (lo[sel] > 0) & (edge_b > _TAIL)
-    if np.any(open_f | open_b):
-        raise FloatingPointError("internal: kernel window too narrow; please report this case")
-    return total
 
 
 def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) -> float:
