@@ -1128,6 +1128,10 @@ def summaries(posts, tail: float, median: bool = False) -> dict[str, np.ndarray]
         if median:
             out["median"][batch] = y[2 * g.size:]
         out["mode"][batch] = _stack.modes(stack, m, np.sqrt(v))
+        # a single Beta's mode in closed form
+        for i in batch:
+            if posts[i]._is_beta:
+                out["mode"][i] = posts[i].mode()
     for i, p in enumerate(posts):
         if not np.isfinite(out["lower"][i]):
             out["lower"][i], out["upper"][i] = p._eti(tail)
