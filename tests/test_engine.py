@@ -744,3 +744,23 @@ def test_weights_as_one_convolution_against_term_by_term_sums(design):
     # stated: the CDF within 1e-12 (measured below 2e-13 over 60 random designs)
     np.testing.assert_allclose(post.cdf(xs), ref, atol=1e-12, rtol=0)
     assert post.mean() == pytest.approx(float(np.sum(w * a / (a + b))), abs=1e-12)
+
+
+def test_prob_greater_matrix_equals_the_pairwise_path(sweep_posteriors):
+    # every pair at once (one quadrature over shared nodes) against prob_greater pair by pair:
+    # stated within 1e-12; the sweep's posteriors plus a posterior with two separate modes and
+    # mixtures of a fit's size
+    from binaryeval.binary._pairs import prob_greater_matrix
+
+    posts = list(sweep_posteriors.values()) + [
+        alpha_posterior(1, 2, 30000, 30000, 0, 300, 300, 5),            # two modes, at 0 and 1
+        alpha_posterior(40, 50, 560, 950, 33, 7, 9, 1),
+        alpha_posterior(80, 100, 520, 900, 62, 18, 17, 3)]
+    P = prob_greater_matrix(posts)
+    assert np.all(np.isnan(np.diag(P)))
+    for i, p in enumerate(posts):
+        for j, q in enumerate(posts):
+            if i != j:
+                assert P[i, j] == pytest.approx(p.prob_greater(q), abs=1e-12), (i, j)
+    off = ~np.eye(len(posts), dtype=bool)
+    np.testing.assert_allclose((P + P.T)[off], 1.0, atol=1e-12)

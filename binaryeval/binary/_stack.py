@@ -76,6 +76,8 @@ class Stack:
         last[self.start + sizes - 1] = True
         self.a, self.b, self.w = a, b, w
         self.cdf_coef = np.where(last, 0.0, cum / a)
+        # the coefficients of the cdf and the density, for one pass over both
+        self.cdf_pdf_coefs = np.stack([self.cdf_coef, w])
         self.mean_a = np.add.reduceat(w * a, self.start)
 
     def sums(self, grp: np.ndarray, x: np.ndarray, coefs: np.ndarray):
@@ -139,7 +141,7 @@ class Stack:
                 kern = np.exp(rel)
             kern[~inside] = 0.0
             term_idx = safe + 1 if sign > 0 else safe
-            np.minimum(term_idx, self.a.size - 1, out=term_idx)
+            np.minimum(term_idx, coefs.shape[1] - 1, out=term_idx)
             for r in range(coefs.shape[0]):
                 total[r] += np.add.reduce(kern * coefs[r][term_idx], axis=1)
             count = inside.sum(axis=1)
@@ -152,7 +154,7 @@ class Stack:
 
     def cdf_pdf(self, grp: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distribution function and density of mixture ``grp[i]`` at ``x[i]`` (in (0, 1))."""
-        log_peak, s = self.sums(grp, x, np.stack([self.cdf_coef, self.w]))
+        log_peak, s = self.sums(grp, x, self.cdf_pdf_coefs)
         with np.errstate(under="ignore", over="ignore"):
             peak = np.exp(log_peak)
             cdf = special.betainc(self.a_last[grp], self.b_last[grp], x) + x * peak * s[0]
@@ -235,10 +237,13 @@ def modes(stack: Stack, mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
     grp = np.arange(n)
     lo = np.clip(mean - 8.0 * sd, 1e-300, 1.0 - 1e-16)
     hi = np.clip(mean + 8.0 * sd, 1e-300, 1.0 - 1e-16)
-    # the coefficients about each mixture's mean a (their sums then differ little)
+    # the coefficients about each mixture's mean a (their sums then differ little), for the
+    # mixtures asked about (the first n of the stack)
     ref = stack.mean_a
-    d = stack.a - np.repeat(ref, stack.K)
-    coefs = np.stack([stack.w, stack.w * d, stack.w * d * d])
+    end = int(stack.start[n - 1] + stack.K[n - 1])
+    d = stack.a[:end] - np.repeat(ref[:n], stack.K[:n])
+    w = stack.w[:end]
+    coefs = np.stack([w, w * d, w * d * d])
 
     def derivatives(g, x):
         r = ref[g]

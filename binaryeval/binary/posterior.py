@@ -1102,7 +1102,7 @@ def _sample_shape(size) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-def summaries(posts, tail: float, median: bool = False) -> dict[str, np.ndarray]:
+def summaries(posts, tail: float, median: bool = False, mode: bool = True) -> dict[str, np.ndarray]:
     """Equal-tailed interval ends, mode (and median) of many posteriors at once.
 
     ``lower``/``upper`` leave ``tail`` outside on each side.  The materialised mixtures are answered together (:mod:`._stack`: one Newton iteration for
@@ -1112,8 +1112,27 @@ def summaries(posts, tail: float, median: bool = False) -> dict[str, np.ndarray]
     """
     n = len(posts)
     out = {key: np.full(n, np.nan) for key in ("lower", "upper", "median", "mode")}
-    batch = [i for i, p in enumerate(posts) if isinstance(p, AlphaPosterior) and p.smooth is None
+    every = [i for i, p in enumerate(posts) if isinstance(p, AlphaPosterior) and p.smooth is None
              and not p.parts]
+    # blocks of about a million components (the work arrays stay in the cache's reach)
+    sizes = np.array([posts[i].n_components for i in every], dtype=np.int64)
+    block = np.cumsum(sizes) // 1_000_000
+    for b in np.unique(block) if every else ():
+        _summaries_block(posts, [i for i, k in zip(every, block, strict=True) if k == b], tail,
+                         median, mode, out)
+    for i, p in enumerate(posts):
+        if not np.isfinite(out["lower"][i]):
+            out["lower"][i], out["upper"][i] = p._eti(tail)
+            if median:
+                out["median"][i] = p.median()
+        if mode and not np.isfinite(out["mode"][i]):
+            out["mode"][i] = p.mode()
+    return out
+
+
+def _summaries_block(posts, batch: list[int], tail: float, median: bool, mode: bool,
+                     out: dict) -> None:
+    """:func:`summaries` for the materialised mixtures ``batch`` of ``posts``, into ``out``."""
     if batch:
         mix = [posts[i].components() for i in batch]
         stack = _stack.both_sides(mix)
@@ -1127,19 +1146,12 @@ def summaries(posts, tail: float, median: bool = False) -> dict[str, np.ndarray]
         out["upper"][batch] = 1.0 - y[g.size:2 * g.size]
         if median:
             out["median"][batch] = y[2 * g.size:]
-        out["mode"][batch] = _stack.modes(stack, m, np.sqrt(v))
-        # a single Beta's mode in closed form
-        for i in batch:
-            if posts[i]._is_beta:
-                out["mode"][i] = posts[i].mode()
-    for i, p in enumerate(posts):
-        if not np.isfinite(out["lower"][i]):
-            out["lower"][i], out["upper"][i] = p._eti(tail)
-            if median:
-                out["median"][i] = p.median()
-        if not np.isfinite(out["mode"][i]):
-            out["mode"][i] = p.mode()
-    return out
+        if mode:
+            out["mode"][batch] = _stack.modes(stack, m, np.sqrt(v))
+            # a single Beta's mode in closed form
+            for i in batch:
+                if posts[i]._is_beta:
+                    out["mode"][i] = posts[i].mode()
 
 
 def _side_evaluator(side):
