@@ -110,7 +110,7 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
                "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit(formula, table, **options)
+        fit(formula, table, eval_env={}, **options)
     source = Path(str(data))
     is_file = source.is_file()
     name = name or (source.name if is_file else str(data))
