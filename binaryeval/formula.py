@@ -236,11 +236,15 @@ class ModelFrame:
 # ---------------------------------------------------------------------------------------------
 
 #: the numpy functions a term may call, bare (``log(x)``) or as ``np.log(x)`` / ``numpy.log(x)``
-FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(np, name) for name in (
-    "abs", "absolute", "sign", "sqrt", "square", "exp", "expm1", "log", "log2", "log10", "log1p",
-    "power", "floor", "ceil", "trunc", "rint", "round", "clip", "minimum", "maximum", "fmin",
-    "fmax", "isnan", "isfinite", "isinf", "where", "logical_and", "logical_or", "logical_not",
-    "tanh", "arctanh")}
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "abs": np.abs, "absolute": np.absolute, "sign": np.sign, "sqrt": np.sqrt,
+    "square": np.square, "exp": np.exp, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+    "log10": np.log10, "log1p": np.log1p, "power": np.power, "floor": np.floor, "ceil": np.ceil,
+    "trunc": np.trunc, "rint": np.rint, "round": np.round, "clip": np.clip,
+    "minimum": np.minimum, "maximum": np.maximum, "fmin": np.fmin, "fmax": np.fmax,
+    "isnan": np.isnan, "isfinite": np.isfinite, "isinf": np.isinf, "where": np.where,
+    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_not": np.logical_not,
+    "tanh": np.tanh, "arctanh": np.arctanh}
 
 #: the numpy constants a term may use as ``np.pi`` / ``numpy.pi``
 CONSTANTS: dict[str, float] = {"pi": np.pi, "e": np.e, "nan": np.nan, "inf": np.inf}
@@ -422,10 +426,22 @@ class _Evaluator:
     used: list[str] = field(default_factory=list)
 
     def value(self, node: ast.expr) -> Any:
-        method = getattr(self, "_" + type(node).__name__.lower(), None)
-        if method is None:  # _check_tree lets nothing else through
-            raise _Refused(f"{type(node).__name__} not allowed", node)
-        return method(node)
+        kind = type(node)
+        if kind is ast.Name:
+            return self._name(node)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            return node.value  # type: ignore[attr-defined]
+        if kind is ast.Attribute:  # np.pi and the like (_check_tree refuses every other)
+            return CONSTANTS[node.attr]  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return self._binop(node)  # type: ignore[arg-type]
+        if kind is ast.UnaryOp:
+            return _UNARY[type(node.op)](self.value(node.operand))  # type: ignore[attr-defined]
+        if kind is ast.Compare:
+            return self._compare(node)  # type: ignore[arg-type]
+        if kind is ast.Call:
+            return self._call(node)  # type: ignore[arg-type]
+        raise _Refused(f"{kind.__name__} not allowed", node)  # _check_tree let nothing else by
 
     def _name(self, node: ast.Name) -> Any:
         name = node.id
@@ -436,7 +452,7 @@ class _Evaluator:
             found = self.env[name]
             # type(), not isinstance(): nothing of the object is looked up
             if not issubclass(type(found), VALUE_TYPES):
-                kind = found.kind if isinstance(found, _Unusable) else type(found).__name__
+                kind = found.kind if type(found) is _Unusable else type(found).__name__
                 raise _Refused(f"the variable {name!r} is a {kind}; a formula "
                                "uses variables of your code only as values: a number, string, "
                                "array or Series", node)
@@ -448,12 +464,6 @@ class _Evaluator:
                 else f"; the columns are {sorted(self.columns)[:12]}")
         raise _Refused(f"unknown name {name!r} in the formula (not a column of data){hint}", node)
 
-    def _constant(self, node: ast.Constant) -> Any:
-        return node.value
-
-    def _attribute(self, node: ast.Attribute) -> Any:
-        return CONSTANTS[node.attr]
-
     def _binop(self, node: ast.BinOp) -> Any:
         left, right = self.value(node.left), self.value(node.right)
         op = type(node.op)
@@ -464,9 +474,6 @@ class _Evaluator:
             with np.errstate(all="ignore"):
                 return float(np.power(np.float64(left), np.float64(right)))
         return _OPERATORS[op](left, right)
-
-    def _unaryop(self, node: ast.UnaryOp) -> Any:
-        return _UNARY[type(node.op)](self.value(node.operand))
 
     def _compare(self, node: ast.Compare) -> Any:
         left = self.value(node.left)
@@ -498,9 +505,10 @@ class _Evaluator:
 def _is_text(value: Any) -> bool:
     if isinstance(value, (str, np.str_)):
         return True
-    dtype = getattr(value, "dtype", None)
-    return dtype is not None and not (pd.api.types.is_numeric_dtype(dtype)
-                                      or pd.api.types.is_bool_dtype(dtype))
+    if not isinstance(value, (pd.Series, np.ndarray)):
+        return False
+    return not (pd.api.types.is_numeric_dtype(value.dtype)
+                or pd.api.types.is_bool_dtype(value.dtype))
 
 
 def _is_number(value: Any) -> bool:
@@ -532,7 +540,7 @@ def _environment(eval_env: int | dict | None) -> dict[str, Any]:
             names.update(ns)
     else:
         names = {}
-    return {k: v if isinstance(v, _Unusable) or issubclass(type(v), VALUE_TYPES)
+    return {k: v if type(v) is _Unusable or issubclass(type(v), VALUE_TYPES)
             else _Unusable(type(v).__name__)
             for k, v in names.items() if isinstance(k, str) and not _is_dunder(k)}
 
