@@ -257,7 +257,10 @@ def _emit(text: str, output: str | None) -> None:
 def _html_page(body: str, title: str) -> str:
     import html
 
+    from ..reports.pages import CONTENT_SECURITY_POLICY
+
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
             f"<title>{html.escape(title)}</title>\n"
             "<style>body { font-family: system-ui, sans-serif; margin: 2rem; } "
             "table { border-collapse: collapse; margin: 0.5rem 0; } "
