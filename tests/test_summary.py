@@ -11,11 +11,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
+from htmlchecks import live_markup, soup
 
 import binaryeval as be
 from binaryeval.summary import Summary
-from htmlchecks import live_markup, soup
 
 # names that would act as markup if written unescaped
 PAYLOADS = ["<script>alert('sys')</script>", "<svg onload=alert('svg')>",
