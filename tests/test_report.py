@@ -124,6 +124,7 @@ def test_report_on_wmt21(tmp_path, capsys):
     query = "system not in " + str([f"metricsystem{i}" for i in range(1, 6)])
     data = data.query(query).reset_index(drop=True)
     target = tmp_path / "out" / "report.html"
+    target.parent.mkdir()  # the report's folder must exist (a missing one is a usage error)
     formula = "I(mqm == 0) ~ chrf | system"
     assert main(["report", str(path), "--formula", formula, "--threshold", "balanced", "--query", query,
                  "-o", str(target)]) == 0
@@ -214,6 +215,7 @@ def test_report_quarto_engine(tmp_path, capsys, monkeypatch):
     path = tmp_path / "d.csv"
     _human_only({"A": (30, 50), "B": (20, 50)}).to_csv(path, index=False)
     target = tmp_path / "sub" / "r.html"
+    target.parent.mkdir()
     assert main(["report", str(path), "--formula", "human ~ 1 | system", "--engine", "quarto",
                  "-o", str(target)]) == 0
     assert target.read_text() == "<html>quarto:human ~ 1 | system</html>"
