@@ -154,6 +154,8 @@ def test_attacks_are_refused_by_fit_and_run_nothing(side, tmp_path):
 def test_attacks_are_refused_by_every_entry_point(tmp_path):
     marker = tmp_path / "ran"
     data = _ratings()
+    preferences = pd.DataFrame({"sys_a": ["x", "y"] * 10, "sys_b": ["y", "x"] * 10,
+                                "human": [1, -1, 0, None] * 5, "metric": [1, -1, 1, 1] * 5})
     systems = pd.DataFrame({"human": [0.1, 0.5, 0.3, 0.9, 0.7],
                             "metric": [1.0, 2.0, 2.5, 4.0, 3.0]})
     calls = {
@@ -166,6 +168,8 @@ def test_attacks_are_refused_by_every_entry_point(tmp_path):
         "fit_latent": lambda t: be.fit(f"human ~ I(metric > 0.5) + {t} | system", data, seed=1),
         "fit_latent module": lambda t: be.latent.fit_latent(f"human ~ I(metric > 0.5) + {t}",
                                                             data, seed=1),
+        "fit_preferences": lambda t: be.latent.fit_preferences(
+            f"human ~ {t}", preferences, first="sys_a", second="sys_b", seed=1),
     }
     for name, call in calls.items():
         for term in _attacks(marker)[:8]:
