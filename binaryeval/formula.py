@@ -692,10 +692,5 @@ def parse_formula(formula: str, *, allow_groups: bool = True, allow_multiple_rhs
         raise FormulaError("this model takes one metric on the right of '~'", text,
                            (rhs[1].start, rhs[-1].end))
     for term in [*lhs, *rhs, *groups]:
-        try:
-            ast.parse(term.code, mode="eval")
-        except SyntaxError as exc:
-            pos = term.start + max((exc.offset or 1) - 1, 0)
-            raise FormulaError(f"syntax error in term {term.code!r}: {exc.msg}", text,
-                               (min(pos, term.end - 1), term.end)) from None
+        _parse_term(term, text)  # syntax checked here; what the term may contain, when evaluated
     return ParsedFormula(text, lhs, rhs, groups)

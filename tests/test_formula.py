@@ -317,6 +317,16 @@ def test_refusals_name_the_rule_and_point_at_the_part(term, message, caret):
     assert len(carets.strip()) == len(caret)
 
 
+@pytest.mark.parametrize("formula, message", [
+    ("h ~ x\x00", "null bytes"),
+    ("h ~ " + "*".join(["x"] * 100_000), "nested too deeply|cannot be read"),
+    ("h ~ " + "(" * 300 + "x" + ")" * 300, "syntax error|cannot be read"),
+])
+def test_unreadable_terms_are_formula_errors(formula, message):
+    with pytest.raises(FormulaError, match=message):
+        parse_formula(formula).evaluate(pd.DataFrame({"h": [1], "x": [2.0]}), {})
+
+
 def test_huge_powers_take_no_time():
     # 2 ** 10 ** 10 as Python integers would take minutes and gigabytes; as floats it is inf
     out = parse_formula("h ~ I(2 ** 10 ** 10)").evaluate(pd.DataFrame({"h": [1]}), {})
