@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
-from binaryeval import reports
+from binaryeval import _site, reports
 from binaryeval.cli import main
 
 
@@ -40,7 +40,7 @@ def test_template_follows_the_document_rules():
     assert {"setup", "fit-summary", "plot-posterior", "plot-interval", "plot-compare", "plot-roc",
             "planning"} <= set(labels)
     doc = reports.user_report._report_document(text, "My title", "h ~ m | s")
-    header, _ = reports.documents._split_header(doc, "doc")
+    header, _ = _site.documents._split_header(doc, "doc")
     assert header["title"] == "My title" and header["subtitle"] == "h ~ m | s"
     assert header["jupyter"] == "python3"
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from binaryeval.errors import InputTypeError, ParameterError
-from binaryeval.reports.tables import (
+from binaryeval._site.tables import (
     format_number,
     format_probability,
     format_table,

@@ -2,7 +2,7 @@
 
 from .compare import Comparison
 from .engine import alpha_posterior
-from .fit import fit, fit_counts
+from .model import fit, fit_counts
 from .grid import GridPosterior
 from .posterior import AlphaPosterior
 from .result import BinaryFit

@@ -464,7 +464,7 @@ def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "nei
     >>> int(res.plan().to_frame()["more_human"].iloc[0])
     177
     """
-    from .planning import plan_fit
+    from ..plan.fit_plan import plan_fit
 
     return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
 

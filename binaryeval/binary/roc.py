@@ -343,8 +343,8 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     0.4
     """
     from ..data import as_binary, natural_order
-    from ._frame import _scores
-    from .fit import _directions
+    from ..api.frame import _scores
+    from .model import _directions
 
     parsed = parse_formula(formula, allow_multiple_rhs=False, allow_intercept_rhs=False)
     frame = parsed.evaluate(data, eval_env + 1 if isinstance(eval_env, int) else eval_env)

@@ -12,7 +12,7 @@ from .._validate import choice, probability, renamed
 from .._warnings import warn
 from ..errors import DataError, UnpairedItemsWarning
 from .counting import count_pairs
-from .direction import check_agreement
+from .._directions import check_agreement
 from .frame import favi_frame
 from .ratings import tolerances
 from .result import FaviResult

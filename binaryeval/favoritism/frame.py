@@ -19,7 +19,7 @@ from .._validate import unique_columns
 from ..data import RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
-from .direction import resolve_lower_is_better
+from .._directions import resolve_lower_is_better
 from .ratings import codes
 
 

@@ -14,7 +14,7 @@ from .._validate import choice, probability, renamed
 from ..errors import ParameterError
 from ..summary import Summary
 from .confusion import PreferenceConfusion
-from .direction import describe
+from .._directions import describe
 from .intervals import favi_intervals
 from .score import favi_from_counts, ratio
 from .sign import apply_ties, sign_pvalues

@@ -42,7 +42,7 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
     """The template with ``title`` and ``subtitle`` set in its YAML header."""
     import yaml
 
-    from .documents import _split_header
+    from .._site.documents import _split_header
 
     header, body = _split_header(template, "report template")
     header.update(title=title, subtitle=subtitle)

@@ -33,7 +33,7 @@ from ..errors import ParameterError
 from ..summary import Summary
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .result import BinaryFit
+    from ..binary.result import BinaryFit
 
 __all__ = ["FitPlan", "plan_fit"]
 

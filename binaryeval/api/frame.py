@@ -35,7 +35,7 @@ from ..data import (
 )
 from ..errors import BinaryEvalError, DataError, FormulaError, InputTypeError
 from ..formula import ParsedFormula
-from .roc import Cuts, choose_cuts
+from ..binary.roc import Cuts, choose_cuts
 
 SINGLE = "all"
 # where a partition's problem arose, in the order a single frame's checks meet them: the

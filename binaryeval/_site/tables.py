@@ -24,7 +24,7 @@ table's id and it loads nothing from the network.
 Examples
 --------
 >>> import pandas as pd
->>> from binaryeval.reports.tables import format_table
+>>> from binaryeval._site.tables import format_table
 >>> df = pd.DataFrame({"system": ["A", "B"], "n": [527.0, 100.0], "estimate": [0.6712, 0.5],
 ...                    "p_value": [1.4e-16, 0.2345]})
 >>> print(format_table(df, decimals={"estimate": 2}))

@@ -57,7 +57,7 @@ def site_css() -> str:
     """
     from pygments.formatters import HtmlFormatter
 
-    own = (files("binaryeval.reports") / "assets" / "site.css").read_text(encoding="utf-8")
+    own = (files("binaryeval._site") / "assets" / "site.css").read_text(encoding="utf-8")
     code = HtmlFormatter(style="friendly").get_style_defs(".highlight")
     code = code.replace(".highlight { background: #f0f0f0; }", ".highlight { background: none; }")
     # Pygments names each token type in a comment ("Generic.Traceback", "Generic.Error"); a
@@ -286,7 +286,7 @@ def toc_html(headings: list[Heading]) -> str:
 def _template():
     import jinja2
 
-    text = (files("binaryeval.reports") / "templates" / "page.html.j2").read_text(encoding="utf-8")
+    text = (files("binaryeval._site") / "templates" / "page.html.j2").read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=False, trim_blocks=True, lstrip_blocks=True)
     return env.from_string(text)
 

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._warnings import warn
-from ..errors import DirectionWarning, InputTypeError, ParameterError
+from ._warnings import warn
+from .errors import DirectionWarning, InputTypeError, ParameterError
 
 
 def resolve_lower_is_better(value: Any, human_term: str, metric_term: str, mode: str) -> tuple[str, ...]:

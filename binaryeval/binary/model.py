@@ -28,7 +28,7 @@ from ..errors import (
     ParameterError,
 )
 from ..formula import ParsedFormula, parse_formula
-from . import _frame
+from ..api import frame as _frame
 from ._describe import fit_warning
 from .engine import alpha_posterior
 from .result import BinaryFit, _resolve_order

@@ -323,7 +323,7 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
 
 # run in the kernel before a document's first chunk: the package's figure theme
 _KERNEL_SETUP = """\
-from binaryeval.reports.theme import set_theme as _binaryeval_set_theme
+from binaryeval._site.theme import set_theme as _binaryeval_set_theme
 _binaryeval_set_theme()
 del _binaryeval_set_theme
 """

@@ -1,0 +1,1 @@
+"""The site builder: Quarto documents to HTML, the website and its API reference."""

@@ -1,0 +1,1 @@
+"""The formula front door above the models."""
