@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import datasets, plan
+from .api import fit, roc
 from .binary import (
     AlphaPosterior,
     BinaryFit,
@@ -10,9 +11,7 @@ from .binary import (
     RocResult,
     alpha_posterior,
     choose_threshold,
-    fit,
     fit_counts,
-    roc,
 )
 from .correlation import (
     CorrelationResult,

@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from binaryeval.errors import InputTypeError, ParameterError
 from binaryeval._site.tables import (
     format_number,
     format_probability,
     format_table,
     matches_printed,
 )
+from binaryeval.errors import InputTypeError, ParameterError
 
 
 class _Cells(HTMLParser):

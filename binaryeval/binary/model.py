@@ -1,14 +1,14 @@
-"""``fit`` and ``fit_counts``: the binary evaluation model on data frames and on counts.
+"""``fit_counts``: the binary evaluation model from the counts of each group.
 
-``fit`` is thin, in statsmodels' ``from_formula`` spirit: formula -> model frame (coded 0/1
-ratings, one group label per row, an account of the rows left out) -> counts per group ->
-:func:`fit_counts`.  The model needs only the counts, so the same path serves data frames that
-do not fit in memory (each partition is coded and counted, the counts are added).
+The model needs only eight counts per group (its sufficient statistics).  :func:`fit_counts` takes
+them as given; the formula front door :func:`binaryeval.fit` (:mod:`binaryeval.api`) codes a data
+frame into them and hands them to :func:`fit_model` with the data's description (formula,
+threshold, row account), so both paths meet here: options checked once by :func:`check_options`,
+one posterior per group from the exact engine, one warning at most.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,29 +18,24 @@ import pandas as pd
 from scipy import integrate, stats
 
 from .. import _validate
-from .._dask import is_dask_frame
-from .._partition import formula_env
 from .._warnings import warn
 from ..data import COUNT_COLUMNS, check_counts
-from ..errors import (
-    DataError,
-    FormulaError,
-    ParameterError,
-)
-from ..formula import ParsedFormula, parse_formula
-from ..api import frame as _frame
+from ..errors import DataError, ParameterError
 from ._describe import fit_warning
 from .engine import alpha_posterior
 from .result import BinaryFit, _resolve_order
 
-__all__ = ["fit", "fit_counts", "COUNT_COLUMNS"]
+__all__ = ["COUNT_COLUMNS", "Options", "check_options", "fit_counts", "fit_model"]
 
-_SINGLE = _frame.SINGLE
+#: The group of data without a grouping term (``human ~ metric``).
+SINGLE = "all"
 _RATES = ("estimate", "pooled")
 
 
 @dataclass(frozen=True)
-class _Options:
+class Options:
+    """The model's options, checked (:func:`check_options`)."""
+
     prior: tuple[float, float]
     rate_prior: tuple[float, float]
     rates: Any
@@ -49,8 +44,8 @@ class _Options:
     grid: tuple[int, int, int]
 
 
-def _options(level, prior, rate_prior, rates, method, grid) -> _Options:
-    """The options shared by :func:`fit` and :func:`fit_counts`, checked once."""
+def check_options(level, prior, rate_prior, rates, method, grid) -> Options:
+    """The options shared by :func:`binaryeval.fit` and :func:`fit_counts`, checked once."""
     level = _validate.level(level)
     prior = _validate.beta_pair(prior, "prior")
     rate_prior = _validate.beta_pair(rate_prior, "rate_prior")
@@ -62,7 +57,7 @@ def _options(level, prior, rate_prior, rates, method, grid) -> _Options:
     else:
         raise ParameterError(f"rates={rates!r}: use 'estimate', 'pooled', or known values "
                              "{'rho': .7, 'eta': .7} (optionally per group)")
-    return _Options(prior, rate_prior, rates, level, method, tuple(int(g) for g in grid))
+    return Options(prior, rate_prior, rates, level, method, tuple(int(g) for g in grid))
 
 
 def _check_known_rates(rates: Mapping) -> None:
@@ -148,7 +143,7 @@ def _beta_binomial_cdf(k: int, n: int, a: float, b: float) -> float:
     return float(min(below / w.sum(), 1.0))
 
 
-def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: _Options,
+def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: Options,
                      paired_informs_alpha: bool):
     """One group's posterior, its known rates and P(rho + eta <= 1) (NaN when not defined)."""
     rho = eta = None
@@ -179,9 +174,13 @@ def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: _Options,
     return post, (rho, eta), p_unident
 
 
-def _fit(counts: pd.DataFrame, opts: _Options, *, order, paired_informs_alpha: bool,
+def fit_model(counts: pd.DataFrame, opts: Options, *, order, paired_informs_alpha: bool,
          **fields) -> BinaryFit:
-    """Posteriors per group from validated counts, then the result (one warning at most)."""
+    """Posteriors per group from validated counts, then the result (one warning at most).
+
+    ``fields`` describe the data the counts came from (formula, threshold, row account, ...) and
+    go to :class:`BinaryFit` as they are.
+    """
     posteriors, known, unidentified = {}, {}, {}
     pooled = counts[["tp", "fn", "tn", "fp"]].sum()
     for g, c in counts.iterrows():
@@ -211,174 +210,6 @@ def _with_order(res: BinaryFit, order: list[str]) -> BinaryFit:
     return replace(res, order=tuple(order))
 
 
-# -- the model frame (see _frame) ------------------------------------------------------------
-def _directions(lower_is_better, parsed: ParsedFormula, thresholded: bool) -> tuple[str, ...]:
-    if lower_is_better is None:
-        return ()
-    names = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better)
-    terms = parsed.lhs_names + parsed.rhs_names
-    for name in names:
-        if name not in terms:
-            raise ParameterError(f"lower_is_better names {name!r}, which is not a term of the "
-                                 f"formula; the terms are {terms}")
-        if name in parsed.lhs_names:
-            raise ParameterError(f"lower_is_better={name!r}: the human rating is binary (1 = "
-                                 "adequate); turn penalties into a rating in the formula, e.g. "
-                                 f"I({name} == 0)")
-        if not thresholded:
-            raise ParameterError(f"lower_is_better={name!r} applies to a scalar metric with "
-                                 "threshold=; a binary metric has no direction to turn: if its "
-                                 f"1 means inadequate, flip it in the formula, e.g. I(1 - {name})")
-    return tuple(names)
-
-
-def _names_read(parsed: ParsedFormula) -> list[str]:
-    """The column names the formula's terms may read (identifiers and quoted names)."""
-    codes = [t.code for t in (*parsed.lhs, *parsed.rhs, *parsed.groups)]
-    return [name for code in codes
-            for name in (*re.findall(r"[A-Za-z_]\w*", code),
-                         *re.findall(r"[\"']([^\"']+)[\"']", code))]
-
-
-@_validate.renamed(higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
-                   confidence="level", confidence_level="level", conf_level="level")
-def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1),
-        rates: str | Mapping = "estimate", threshold: Any = None,
-        lower_is_better: str | Sequence[str] | None = None, level: float = 0.95,
-        order: str | Sequence[str] = "estimate", method: str = "exact",
-        rate_prior: tuple[float, float] = (1, 1), grid: tuple[int, int, int] = (2000, 1000, 1000),
-        eval_env: int | dict = 0, dependence: str | None = None, bins: Any = None,
-        seed: Any = None, draws: int = 1000, chains: int = 4):
-    """Fit the binary evaluation model with a formula.
-
-    Parameters
-    ----------
-    formula : str
-        ``"human ~ metric | system"``.  ``human`` is the error-free rating (0/1, bool, NaN = not
-        rated); ``metric`` the metric rating (binary, or scalar with ``threshold``) or ``1`` for
-        human ratings only; after ``|`` the grouping columns (none: one group).  Each side may be
-        a patsy expression, e.g. ``"I(mqm == 0) ~ I(bleurt > 0.3) | system"``; a missing value
-        in a column a term uses makes the term missing, never ``False``.
-    data : DataFrame
-        One row per output: a pandas frame, or a Dask frame for data larger than memory (read
-        partition by partition and counted, with a threshold rule chosen from the paired rows;
-        the same result).
-    prior : (float, float)
-        Beta prior of ``alpha``.
-    rates : "estimate", "pooled" or mapping
-        ``"estimate"``: ``rho``/``eta`` per group from its paired rows (the papers' default);
-        ``"pooled"``: one ``rho``/``eta`` from all groups' paired rows; known values
-        ``{"rho": .7, "eta": .7}`` or per group ``{"sys1": {"rho": .., "eta": ..}, ...}``.
-    threshold : float, "balanced", "youden" or mapping, optional
-        For a scalar metric: a rating is positive when ``score >= threshold``.  ``"balanced"``
-        picks the observed score minimising ``|rho - eta|`` on all paired rows (the papers'
-        rule), ``"youden"`` maximises ``rho + eta - 1``; a mapping gives a number or rule per
-        group.
-    lower_is_better : str or list of str, optional
-        Metric terms whose lower scores are better: their ratings are positive when
-        ``score <= threshold``.
-    level : float
-        Credible level used by ``summary``, ``to_frame`` and ``compare``.
-    order : "estimate", "input" or list of str
-        Order of the groups in tables and plots: by posterior mean (highest first), as the labels
-        sort, or as listed.
-    method : {"exact", "grid"}
-        Posterior engine (see :func:`binaryeval.alpha_posterior`).
-    rate_prior : (float, float)
-        Beta prior of ``rho`` and ``eta``.
-    grid : (int, int, int)
-        Grid sizes for ``method="grid"``.
-    eval_env : int or dict
-        Names for the formula's expressions: a mapping, or a stack depth as in patsy.
-    dependence : {"joint", "independent"}, optional
-        With several metric terms (``"human ~ m1 + m2 | system"``) the latent-truth model of
-        :func:`binaryeval.latent.fit_latent` is fitted: ``"joint"`` (default) models the metrics'
-        joint outputs given the truth, ``"independent"`` their product.
-    bins : int or mapping, optional
-        Enter a scalar metric binned into this many classes (edges from the paired rows'
-        quantiles) through the latent-truth model, instead of thresholding it.
-    seed, draws, chains
-        Sampler settings of the latent-truth model (several metrics or ``bins``); the exact engine
-        of one binary metric needs none.
-
-    Returns
-    -------
-    BinaryFit or LatentFit
-        A :class:`BinaryFit` for one (thresholded) metric or none; a
-        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> import binaryeval as be
-    >>> rng = np.random.default_rng(0)
-    >>> n = 400
-    >>> human = rng.random(n) < 0.6
-    >>> metric = np.where(human, rng.random(n) < 0.8, rng.random(n) < 0.2)
-    >>> df = pd.DataFrame({"human": np.where(np.arange(n) < 100, human, np.nan),
-    ...                    "metric": metric.astype(int)})
-    >>> res = be.fit("human ~ metric", df)
-    >>> round(float(res.to_frame()["estimate"].iloc[0]), 2)
-    0.53
-    """
-    parsed = parse_formula(formula)
-    if len(parsed.rhs) > 1 or bins is not None or dependence is not None:
-        return _fit_latent(formula, data, parsed, dependence=dependence, bins=bins, rates=rates,
-                           prior=prior, level=level, seed=seed, draws=draws, chains=chains,
-                           unsupported={"threshold": threshold, "lower_is_better": lower_is_better,
-                                        "method": None if method == "exact" else method})
-    opts = _options(level, prior, rate_prior, rates, method, grid)
-    lower = _directions(lower_is_better, parsed, threshold is not None)
-    if not (isinstance(data, pd.DataFrame) or is_dask_frame(data)):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; "
-                        "wrap it with pd.DataFrame(...)")
-    _validate.unique_columns(data, _names_read(parsed))
-    hname, mname = _frame.terms(parsed)
-    if mname is None and threshold is not None:
-        raise ParameterError("threshold given but the formula has no metric (right side 1)")
-    env = formula_env(parsed, eval_env)
-    summary, cuts = _frame.summarise_data(parsed, data, env, threshold=threshold,
-                                          lower_is_better=mname in lower)
-    group_name = _group_name(parsed)
-    counts, account = _frame.model_counts(summary, group_name)
-    threshold_value = rule = None
-    diagnostics: dict[str, Any] = {}
-    if cuts is not None:
-        per_group = pd.Series(cuts.thresholds).reindex(counts.index)
-        threshold_value = per_group if cuts.per_group else float(per_group.iloc[0])
-        rule = cuts.rule
-        diagnostics = {"auc": cuts.auc, "rho": cuts.rho, "eta": cuts.eta}
-    return _fit(counts, opts, order=order, paired_informs_alpha=True, formula=formula,
-                threshold=threshold_value, threshold_rule=rule, lower_is_better=lower,
-                n_rows=account.n_rows, excluded=dict(account.excluded), group_name=group_name,
-                diagnostics=diagnostics, call={"rates": rates, "threshold": threshold,
-                                               "order": order})
-
-
-def _fit_latent(formula, data, parsed, *, unsupported, **options):
-    """Several metric terms or binned scores: the latent-truth model (binaryeval.latent)."""
-    from ..latent import fit_latent
-
-    for name, value in unsupported.items():
-        if value is not None:
-            raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric; "
-                                 "with several metric terms or bins= the latent-truth model takes "
-                                 "the scores as they are (use bins= for a scalar metric)")
-    if is_dask_frame(data):
-        raise DataError("several metric terms or bins= fit the latent-truth model, which needs "
-                        "the rows in memory: pass a pandas frame (ddf.compute(), after selecting "
-                        "the rows and columns the formula uses)")
-    if options["dependence"] is None:
-        options["dependence"] = "joint"
-    if len(parsed.rhs) < 1:
-        raise FormulaError("dependence= and bins= need a metric on the right of '~'", formula)
-    return fit_latent(formula, data, **options)
-
-
-def _group_name(parsed: ParsedFormula) -> str:
-    return ":".join(parsed.group_names) if parsed.groups else "group"
-
-
 def _counts_frame(counts) -> pd.DataFrame:
     if isinstance(counts, Mapping):
         if counts and all(isinstance(v, Mapping) for v in counts.values()):
@@ -387,7 +218,7 @@ def _counts_frame(counts) -> pd.DataFrame:
             frame = pd.DataFrame([[v.get(c, 0) for c in cols] for v in counts.values()],
                                  index=list(counts), columns=cols, dtype=object)
         else:
-            frame = pd.DataFrame([counts], index=[_SINGLE])
+            frame = pd.DataFrame([counts], index=[SINGLE])
     elif isinstance(counts, pd.DataFrame):
         frame = counts.copy()
         if "group" in frame.columns:
@@ -420,7 +251,7 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
         ``{group: {column: count}}`` or a single ``{column: count}`` also works.  Counts must be
         whole numbers (NaN, None and booleans are refused).
     prior, rates, level, order, method, rate_prior, grid
-        As in :func:`fit`.
+        As in :func:`binaryeval.fit`.
     paired_informs_alpha : bool
         Whether the paired rows' human ratings also count for ``alpha`` (True in the model;
         False when the rates were measured on a separate set, as in the authors' tool).
@@ -437,10 +268,10 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
     >>> round(float(res.to_frame()["estimate"].iloc[0]), 3)
     0.556
     """
-    opts = _options(level, prior, rate_prior, rates, method, grid)
+    opts = check_options(level, prior, rate_prior, rates, method, grid)
     frame = _counts_frame(counts)
     informs = _validate.flag(paired_informs_alpha, "paired_informs_alpha")
-    return _fit(frame, opts, order=order, paired_informs_alpha=informs,
+    return fit_model(frame, opts, order=order, paired_informs_alpha=informs,
                 group_name=frame.index.name or "group",
                 call={"rates": rates, "paired_informs_alpha": informs, "order": order})
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._directions import read_lower_is_better
 from .._partition import evaluate_terms
 from .._validate import unique_columns
 from ..data import RowAccount, _show
-from ..errors import BinaryEvalError, DataError, FormulaError
+from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
-from .._directions import resolve_lower_is_better
 from .ratings import codes
 
 
@@ -126,7 +126,10 @@ def favi_spec(formula: str, data, *, item: str, lower_is_better: object) -> Favi
         _column(data, t.code, "system", formula)
     mode = "scores" if len(parsed.groups) == 1 else "preferences"
     h_term, m_term = parsed.lhs[0].code, parsed.rhs[0].code
-    lower = resolve_lower_is_better(lower_is_better, h_term, m_term, mode)
+    lower = read_lower_is_better(lower_is_better, (h_term, m_term))
+    if lower and mode == "preferences":
+        raise ParameterError(f"lower_is_better={list(lower)!r} applies to scores; preference "
+                             "ratings ('+' = the first system is better) have no direction to flip")
     return FaviSpec(parsed, item, mode, h_term, m_term, lower)
 
 

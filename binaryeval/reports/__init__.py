@@ -8,10 +8,10 @@
 - :func:`set_theme` is the one figure theme of the site and the report (:mod:`.theme`).
 """
 
-from ..errors import RenderError
 from .._site.documents import find_documents, project_output_dir, read_qmd, render, render_document
 from .._site.site import build_site, find_site_config, read_site_config
 from .._site.theme import set_theme
+from ..errors import RenderError
 from .user_report import REPORT_PARAMS, make_report, report_template
 
 __all__ = ["REPORT_PARAMS", "RenderError", "build_site", "find_documents", "find_site_config",
