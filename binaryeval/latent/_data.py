@@ -52,18 +52,6 @@ def column(data: pd.DataFrame, name: Any, what: str) -> pd.Series:
     return data[name]
 
 
-def term_list(value: Any, name: str, terms: Sequence[str]) -> list[str]:
-    """``lower_is_better``-style argument: None, a term or a list of terms of the formula."""
-    if value is None:
-        return []
-    items = [value] if isinstance(value, str) else list(value)
-    for item in items:
-        if item not in terms:
-            raise ParameterError(f"{name}={value!r}: {item!r} is not a term of the formula; the "
-                                 f"terms are {list(terms)}")
-    return items
-
-
 def tolerances(value: Any, terms: Sequence[str]) -> dict[str, float]:
     """``tolerance``: one number for every term, or a mapping ``term -> number`` (others 0)."""
     if isinstance(value, Mapping):

@@ -24,8 +24,10 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._directions import read_lower_is_better
 from .._results import Result
 from ..errors import DataError, ParameterError
+from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
 from . import _common, _data, dependence
 from ._ranking import plot_dag, ranking_graph
@@ -44,7 +46,7 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
                    tolerance: Any) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
     """Counts per system pair from scores per (item, system)."""
     terms = [*parsed.lhs_names, *parsed.rhs_names]
-    lower = _data.term_list(lower_is_better, "lower_is_better", terms)
+    lower = read_lower_is_better(lower_is_better, terms)
     tol = _data.tolerances(tolerance, terms)
     items = _data.column(data, item, "item")
     system = frame.group
@@ -363,8 +365,6 @@ class PreferenceFit(Result):
 
     def _favi_draws(self, term: str | None = None) -> np.ndarray:
         """Favi-Score of ``pi_c Theta_term[c, j]`` for every draw: (chains, draws, pairs)."""
-        import binaryeval as be
-
         term = self.metric_terms[0] if term is None else term
         if term not in self.metric_terms:
             raise ParameterError(f"term={term!r} is not a metric of the fit; the metrics are "
@@ -381,7 +381,7 @@ class PreferenceFit(Result):
         if marg.shape[2] != self.n_pairs:  # pooled rates: one matrix for every pair
             marg = np.broadcast_to(marg, (*marg.shape[:2], self.n_pairs, _K, _K))
         conf = self.posterior.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
-        weights = np.asarray(be.FAVI_WEIGHTS, dtype=float)
+        weights = np.asarray(FAVI_WEIGHTS, dtype=float)
         num = np.einsum("cdpij,ij->cdp", conf, weights)
         off = conf.sum(axis=(3, 4)) - np.trace(conf, axis1=3, axis2=4)
         return num / off
@@ -704,8 +704,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                         n_rows=counts.n_rows, excluded=dict(counts.excluded),
                         tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
                         if not ready else {},
-                        lower_is_better=tuple(_data.term_list(
-                            lower_is_better, "lower_is_better", [*parsed.lhs_names, *terms])),
+                        lower_is_better=read_lower_is_better(lower_is_better,
+                                                             [*parsed.lhs_names, *terms]),
                         notes=tuple(counts.notes),
                         call={"formula": formula, "item": item, "first": first,
                               "second": second, "rates": rates, "dependence": dependence,
