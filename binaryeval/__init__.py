@@ -50,6 +50,7 @@ from .favoritism import (
     preferences,
     sign_test,
 )
+from .io import read_table
 from .latent import (
     LatentFit,
     LatentPosterior,
@@ -86,6 +87,7 @@ __all__ = [
     "hybrid_supersample",
     "preference_confusion",
     "preferences",
+    "read_table",
     "roc",
     "sign_test",
     "williams_test",

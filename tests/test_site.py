@@ -22,11 +22,11 @@ from htmlchecks import (
 )
 
 import binaryeval as be
+from binaryeval._site import build_site, read_site_config, render
 from binaryeval._site.apiref import api_pages, read_api_sections
-from binaryeval._site.documents import _site_config
 from binaryeval._site.pages import finish_body
+from binaryeval._site.rendering import _site_config
 from binaryeval.errors import RenderError
-from binaryeval.reports import build_site, read_site_config, render
 
 ROOT = Path(__file__).resolve().parents[1]
 
