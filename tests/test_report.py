@@ -80,6 +80,17 @@ def test_report_parameters_and_default_output(tmp_path, capsys, monkeypatch):
     assert "title: 'Binary evaluation report: ratings.csv'" in seen["doc"]
 
 
+def test_reports_exports_the_user_report_only():
+    # the site builder is a tool (binaryeval render), not beside fit in the API
+    assert reports.__all__ == ["make_report", "report_template"]
+    assert not any(name in dir(be) for name in ("render", "build_site", "read_qmd"))
+    with pytest.raises(AttributeError, match=r"binaryeval\.reports\.render belongs to the site "
+                                             r"builder.*binaryeval render.*binaryeval\._site\.render"):
+        reports.render  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        reports.nothing  # noqa: B018
+
+
 def test_report_fits_once_on_a_data_frame_in_memory(tmp_path, monkeypatch):
     # make_report fits the model once, in the calling process, and hands the rows it used and
     # the fitted result to the template (which does not fit again: see the next test)
