@@ -23,6 +23,7 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from posixpath import relpath
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import RenderError
@@ -251,11 +252,26 @@ def _interlink(soup, link, name: str, *, short: bool, where: str, api_link) -> N
         link["class"] = ["api-link"]
 
 
-def _check_name(name: str, where: str) -> None:
-    """Import ``name`` (``module.object.attribute``) or raise a RenderError saying why not."""
+def import_object(path: str) -> Any:
+    """The object named ``path`` (``module.object.attribute``), imported.
+
+    The longest importable prefix is the module; the rest are attributes.
+
+    Raises
+    ------
+    ImportError
+        No prefix of ``path`` is an importable module.
+    AttributeError
+        The module (or an object in it) lacks the next name; the message names both.
+
+    Examples
+    --------
+    >>> import_object("binaryeval.plan.sample_size").__name__
+    'binaryeval.plan.sample_size'
+    """
     import importlib
 
-    parts = name.split(".")
+    parts = path.split(".")
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
@@ -263,11 +279,20 @@ def _check_name(name: str, where: str) -> None:
             continue
         for attr in parts[cut:]:
             if not hasattr(obj, attr):
-                raise RenderError(f"{where}: the API link [](`{name}`) names nothing: "
-                                  f"{'.'.join(parts[:cut])} has no attribute {attr!r}")
+                raise AttributeError(f"{'.'.join(parts[:cut])} has no attribute {attr!r}")
             obj = getattr(obj, attr)
-        return
-    raise RenderError(f"{where}: the API link [](`{name}`) names no importable module")
+        return obj
+    raise ImportError(path)
+
+
+def _check_name(name: str, where: str) -> None:
+    """Import ``name`` (``module.object.attribute``) or raise a RenderError saying why not."""
+    try:
+        import_object(name)
+    except AttributeError as exc:
+        raise RenderError(f"{where}: the API link [](`{name}`) names nothing: {exc}") from None
+    except ImportError:
+        raise RenderError(f"{where}: the API link [](`{name}`) names no importable module") from None
 
 
 def toc_html(headings: list[Heading]) -> str:

@@ -35,6 +35,7 @@ from ..data import (
     cell_codes,
     cells_frame,
     count_cells,
+    scores,
 )
 from ..errors import BinaryEvalError, DataError, FormulaError, InputTypeError, ParameterError
 from ..formula import ParsedFormula
@@ -99,19 +100,8 @@ def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
 
 
 def _scores(raw: pd.Series, name: str) -> np.ndarray:
-    score = pd.to_numeric(raw, errors="coerce")
-    bad = raw.notna() & score.isna()
-    if bad.any():
-        raise DataError(f"metric column {name!r} holds a non-numeric value "
-                        f"{_show(raw[bad].iloc[0])} (row {_show(raw.index[bad.to_numpy()][0])}); "
-                        "a thresholded metric must be numeric")
-    arr = score.to_numpy(dtype=float, na_value=np.nan)
-    inf = np.isinf(arr)
-    if inf.any():
-        raise DataError(f"metric column {name!r} holds an infinite value {arr[inf][0]} (row "
-                        f"{_show(raw.index[np.flatnonzero(inf)[0]])}); replace it with NaN (not "
-                        "rated) or a finite score")
-    return arr
+    """A scalar metric's scores (a threshold turns them into ratings)."""
+    return scores(raw, name, "metric column")
 
 
 def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bool) -> Coded:

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from ..data import _show as show
+from ..data import scores
 from ..errors import DataError, FormulaError, InputTypeError, ParameterError
 
 #: Preference classes and metric outputs, in the Favi-Score's order (+, =, -).
@@ -30,13 +32,6 @@ class Counts:
     n_rows: int
     excluded: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-
-
-def show(value: Any) -> str:
-    """``repr`` of a value as a user typed it (numpy scalars as plain Python values)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
 
 
 def column(data: pd.DataFrame, name: Any, what: str) -> pd.Series:
@@ -72,16 +67,8 @@ def tolerances(value: Any, terms: Sequence[str]) -> dict[str, float]:
 
 
 def numeric(values: pd.Series, term: str) -> np.ndarray:
-    """Scores as floats with NaN for "not rated"; a clear error for text."""
-    out = pd.to_numeric(values, errors="coerce")
-    bad = values.notna() & out.isna()
-    if bad.any():
-        raise DataError(f"term {term!r} holds a non-numeric value {show(values[bad].iloc[0])}; "
-                        "scores must be numbers (NaN for not rated)")
-    arr = out.to_numpy(dtype=float)
-    if np.isinf(arr).any():
-        raise DataError(f"term {term!r} holds an infinite value; use NaN for not rated")
-    return arr
+    """A term's scores as floats with NaN for "not rated" (text and infinities refused)."""
+    return scores(values, term, "term")
 
 
 def _symbol(x: Any) -> float:
