@@ -132,13 +132,14 @@ def describe_cycle(graph: Mapping[str, Mapping[str, int]], members: Sequence[str
 def layer_of(module: str, layers: Sequence[tuple[str, Sequence[str]]]) -> tuple[int, str] | None:
     """``(rank, package)`` of a module: its layer's rank (0 at the top) and the entry it matched.
 
-    An entry names a module and everything below it; the longest matching entry wins, so the
-    top package ``pkg`` can sit in another layer than ``pkg.sub``.
+    An entry names a module and everything below it, except the top package (``pkg``), which
+    names its ``__init__.py`` only, so that every other module needs an entry of its own; the
+    longest matching entry wins.
     """
     best = None
     for rank, (_, entries) in enumerate(layers):
         for entry in entries:
-            if module == entry or module.startswith(entry + "."):
+            if module == entry or ("." in entry and module.startswith(entry + ".")):
                 if best is None or len(entry) > len(best[1]):
                     best = (rank, entry)
     return best

@@ -16,6 +16,7 @@ The import graph counts every import statement, those inside functions included
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -38,8 +39,8 @@ LAYERS = [
     ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions",
                       "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
                       "binaryeval._results", "binaryeval.summary", "binaryeval.errors",
-                      "binaryeval._warnings", "binaryeval._ranking", "binaryeval.io",
-                      "binaryeval.datasets"]),
+                      "binaryeval._warnings", "binaryeval._ranking", "binaryeval._format",
+                      "binaryeval.io", "binaryeval.datasets"]),
 ]
 
 #: Which model may use which (the rest do not import one another).
@@ -71,6 +72,42 @@ def test_no_import_cycles_between_modules():
 def test_each_layer_imports_only_from_below():
     problems = layer_violations(import_graph(PACKAGE), LAYERS, PEERS)
     assert not problems, "\n".join(problems)
+
+
+def _readme_layout() -> list[set[str]]:
+    """The modules each line of README's layout names, top to bottom (``x/`` and ``x.py``)."""
+    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Layout (for developers)", 1)[1].split("```", 2)[1]
+    lines = []
+    for line in block.splitlines():
+        if not line.startswith("  ") or line.startswith("   "):
+            continue  # the package's own entries, not continuation lines or the other folders
+        names = re.findall(r"(?<![\w/.])(_?\w+)(/|\.py)(?=[\s;:,)]|$)", line)
+        lines.append({"binaryeval" if n == "__init__" else f"binaryeval.{n}" for n, _ in names})
+    return lines
+
+
+def test_readme_layout_is_the_import_graph():
+    # the developer section of README.md lists the package so that each line imports only from
+    # the lines below it (several modules on one line count as one), and lists every module
+    graph = import_graph(PACKAGE)
+    lines = _readme_layout()
+    rank = {}
+    for i, names in enumerate(lines):
+        for name in names:
+            rank[name] = i
+
+    def line_of(module: str) -> int | None:
+        while module and module not in rank:
+            module = module.rpartition(".")[0]
+        return rank.get(module)
+
+    assert len(lines) > 15 and "binaryeval.api" in rank and "binaryeval.io" in rank
+    missing = [m for m in graph if line_of(m) is None]
+    assert not missing, f"README's layout does not list {missing}"
+    upward = [f"{a} imports {b}" for a in graph for b in graph[a]
+              if line_of(b) < line_of(a)]
+    assert not upward, "README's layout lists these above what they import:\n" + "\n".join(upward)
 
 
 def _fake_package(root: Path, files: dict[str, str]) -> Path:
@@ -125,9 +162,10 @@ def test_peers_of_one_layer_import_each_other_only_by_leave(tmp_path):
 
 
 def test_every_module_has_a_layer(tmp_path):
-    pkg = _fake_package(tmp_path, {"__init__.py": "", "stray.py": ""})
-    assert layer_violations(import_graph(pkg), [("namespace", ["fake.__init__"])]) == [
-        "fake is in no layer: add it to the layers of the test",
+    # the top package's entry is its __init__ only: a new module needs a layer of its own
+    pkg = _fake_package(tmp_path, {"__init__.py": "", "stray.py": "", "sub/__init__.py": "",
+                                   "sub/inner.py": ""})
+    assert layer_violations(import_graph(pkg), [("top", ["fake"]), ("low", ["fake.sub"])]) == [
         "fake.stray is in no layer: add it to the layers of the test"]
 
 

@@ -1,4 +1,4 @@
-"""Tables for reading (binaryeval.reports.tables): formats, alignment, highlights, folding."""
+"""Tables for reading (binaryeval._site.tables): formats, alignment, highlights, folding."""
 
 import re
 from html.parser import HTMLParser

@@ -460,7 +460,7 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
     """The reference pages: ``{page path: (title, HTML fragment)}``, index first.
 
     The fragments still hold interlinks (``<a href="`binaryeval.fit`">``) for
-    :func:`binaryeval.reports.pages.finish_body` to resolve.
+    :func:`binaryeval._site.pages.finish_body` to resolve.
 
     Examples
     --------

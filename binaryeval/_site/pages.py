@@ -324,7 +324,7 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
 
     ``css_href`` links the stylesheet file (site pages); without it the stylesheet is inlined
     (a single self-contained document).  ``navbar``, ``sidebar`` and ``page_nav`` are HTML made
-    by :mod:`binaryeval.reports.site`; empty strings leave them out.
+    by :mod:`binaryeval._site.site`; empty strings leave them out.
 
     Examples
     --------

@@ -8,7 +8,7 @@
   sidebar gives the previous/next links (``page-navigation: true``);
 - ``format: html: toc: true`` gives each page a table of contents of its ``h2``/``h3``
   headings (a page's ``toc: false`` header key turns it off);
-- ``quartodoc:`` gives the API reference (:mod:`binaryeval.reports.apiref`), with its own sidebar;
+- ``quartodoc:`` gives the API reference (:mod:`binaryeval._site.apiref`), with its own sidebar;
 - ``vignettes/index.qmd`` becomes the landing page ``index.html``; its header's ``listing:``
   (``contents`` = the showcase files, as Quarto's grid listings read them) becomes cards with the
   showcase's title, its ``description`` and a thumbnail: the page's ``image:`` header key, or
@@ -464,7 +464,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
     out_dir : Path
         Where the pages go.
     timeout, kernel_name
-        As for :func:`binaryeval.reports.render_document`.
+        As for :func:`binaryeval._site.documents.render_document`.
     index : bool, default True
         Render the landing page (``index.qmd``).
     notice : callable
