@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from ..data import RowAccount, scores
 from ..data import _show as show
-from ..data import scores
 from ..errors import DataError, FormulaError, InputTypeError, ParameterError
 
 #: Preference classes and metric outputs, in the Favi-Score's order (+, =, -).
@@ -29,8 +28,7 @@ class Counts:
     human: np.ndarray
     metric: np.ndarray
     naive: np.ndarray  # (G, L_1): the first metric's outputs over every metric-rated item
-    n_rows: int
-    excluded: Counter = field(default_factory=Counter)
+    account: RowAccount
     notes: list[str] = field(default_factory=list)
 
 

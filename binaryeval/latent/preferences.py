@@ -15,7 +15,6 @@ says whether the metric's errors favour one system (von Däniken et al. 2024).
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ import pandas as pd
 from .. import _validate as v
 from .._directions import read_lower_is_better
 from .._results import Result
+from ..data import RowAccount
 from ..errors import DataError, ParameterError
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
@@ -50,15 +50,15 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     tol = _data.tolerances(tolerance, terms)
     items = _data.column(data, item, "item")
     system = frame.group
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss_sys, miss_item = system.isna().to_numpy(), items.isna().to_numpy()
-    excluded["missing system"] = int(miss_sys.sum())
-    excluded["missing item"] = int((miss_item & ~miss_sys).sum())
+    account.exclude("missing system", int(miss_sys.sum()))
+    account.exclude("missing item", int((miss_item & ~miss_sys).sum()))
     values = {t: _data.numeric(frame.lhs[t] if t in frame.lhs else frame.rhs[t], t)
               * (-1.0 if t in lower else 1.0) for t in terms}
     unrated = np.all([np.isnan(x) for x in values.values()], axis=0)
     keep = ~miss_sys & ~miss_item
-    excluded["no rating (every term missing)"] = int((unrated & keep).sum())
+    account.exclude("no rating (every term missing)", int((unrated & keep).sum()))
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
@@ -85,17 +85,16 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
              for t in terms[1:]]
     counts = _pair_counts(np.repeat(np.arange(ia.size), n_items), cls.ravel(),
-                          [p.ravel() for p in parts], ia.size, len(data), excluded)
+                          [p.ravel() for p in parts], ia.size, account)
     return tuple(str(s) for s in systems), np.column_stack([ia, ib]), counts
 
 
-def _pair_counts(group, cls, parts, n_pairs, n_rows, excluded) -> _data.Counts:
+def _pair_counts(group, cls, parts, n_pairs, account: RowAccount) -> _data.Counts:
     levels = (_K,) * len(parts)
     out = _data.joint_index(parts, levels)
     n, h, m, naive = _data.tally(group, cls, out, parts[0], n_pairs, _K, _K ** len(parts), _K)
     partial = int(((np.stack(parts) >= 0).any(axis=0) & (out < 0)).sum()) if len(parts) > 1 else 0
-    counts = _data.Counts(n, h, m, naive, n_rows, Counter({k: c for k, c in excluded.items()
-                                                           if c}))
+    counts = _data.Counts(n, h, m, naive, account)
     if partial:
         counts.notes.append(f"{partial} item-pair combinations rated by some metrics only: their "
                             "metric ratings are not used")
@@ -107,13 +106,13 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     """Counts per system pair from ready preferences with the two systems named per row."""
     sa = _data.column(data, first, "first")
     sb = _data.column(data, second, "second")
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
-    excluded["missing system"] = int(miss.sum())
+    account.exclude("missing system", int(miss.sum()))
     codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])]
     codes += [_data.preference_codes(frame.rhs[t], t) for t in parsed.rhs_names]
     unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
-    excluded["no rating (every term missing)"] = int(unrated.sum())
+    account.exclude("no rating (every term missing)", int(unrated.sum()))
     keep = ~miss & ~unrated
     if not keep.any():
         raise DataError("no row has both systems and at least one rating")
@@ -133,7 +132,7 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     present, group = np.unique(key, return_inverse=True)
     cls = _data.classes_from_codes(codes[0][keep] * flip)
     parts = [_data.classes_from_codes(c[keep] * flip) for c in codes[1:]]
-    counts = _pair_counts(group, cls, parts, present.size, len(data), excluded)
+    counts = _pair_counts(group, cls, parts, present.size, account)
     pairs = np.column_stack([present // len(systems), present % len(systems)])
     return systems, pairs, counts
 
@@ -701,7 +700,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
-                        n_rows=counts.n_rows, excluded=dict(counts.excluded),
+                        n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
                         tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
                         if not ready else {},
                         lower_is_better=read_lower_is_better(lower_is_better,
