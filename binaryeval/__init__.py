@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import datasets, plan
+from .api import fit, roc
 from .binary import (
     AlphaPosterior,
     BinaryFit,
@@ -10,9 +11,7 @@ from .binary import (
     RocResult,
     alpha_posterior,
     choose_threshold,
-    fit,
     fit_counts,
-    roc,
 )
 from .correlation import (
     CorrelationResult,
@@ -52,6 +51,7 @@ from .favoritism import (
     preferences,
     sign_test,
 )
+from .io import read_table
 from .latent import (
     LatentFit,
     LatentPosterior,
@@ -88,6 +88,7 @@ __all__ = [
     "hybrid_supersample",
     "preference_confusion",
     "preferences",
+    "read_table",
     "roc",
     "sign_test",
     "williams_test",

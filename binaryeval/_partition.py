@@ -13,13 +13,12 @@ several; a row missing any grouping value has no group.  They are found per dist
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._warnings import user_frame
 from .formula import ParsedFormula, _environment, _eval_term, value_names
 
 __all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
@@ -44,12 +43,7 @@ def referenced_names(parsed: ParsedFormula) -> list[str]:
 
 def _caller_namespace(depth: int) -> dict[str, Any]:
     """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame = frame.f_back
-    for _ in range(depth):
-        frame = frame.f_back if frame is not None else None
+    frame = user_frame(depth)
     if frame is None:
         return {}
     names = {**frame.f_globals, **frame.f_locals}

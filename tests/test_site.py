@@ -24,11 +24,11 @@ from htmlchecks import (
 )
 
 import binaryeval as be
+from binaryeval._site import build_site, read_site_config, render
+from binaryeval._site.apiref import api_pages, read_api_sections
+from binaryeval._site.pages import finish_body
+from binaryeval._site.rendering import _site_config
 from binaryeval.errors import RenderError
-from binaryeval.reports import build_site, read_site_config, render
-from binaryeval.reports.apiref import api_pages, read_api_sections
-from binaryeval.reports.documents import _site_config
-from binaryeval.reports.pages import finish_body
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -336,7 +336,7 @@ def test_real_configuration(config):
 
 
 def _yaml_header(path: Path) -> dict:
-    from binaryeval.reports.documents import _split_header
+    from binaryeval._site.documents import _split_header
 
     return _split_header(path.read_text(encoding="utf-8"), str(path))[0]
 

@@ -32,13 +32,9 @@ import numpy as np
 from numpy.polynomial import chebyshev as C
 from scipy import special
 
+from ._kernels import dot as _dot
 from ._kernels import log_beta_pdf
 from ._piecewise import PiecewiseChebyshev, interpolate_noisy
-
-
-def _dot(u, v) -> float:
-    """Inner product without BLAS (no thread start-up for these short vectors)."""
-    return float(np.add.reduce(np.multiply(u, v)))
 
 __all__ = ["SmoothMixture"]
 

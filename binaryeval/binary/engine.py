@@ -125,11 +125,6 @@ _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
 _S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)  # Stirling series
 
 
-def _dot(u: np.ndarray, v: np.ndarray) -> float:
-    """Inner product without BLAS: small vectors, and no thread start-up on a busy machine."""
-    return float(np.add.reduce(np.multiply(u, v)))
-
-
 def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
     """log(sum(exp(v), axis=1)) for a 2-D array (scipy's logsumexp carries more overhead)."""
     m = np.max(v, axis=1)

@@ -57,14 +57,10 @@ from .. import _validate
 from .._results import Result
 from ..errors import ParameterError
 from ..summary import Summary
+from ._kernels import dot as _dot
 from ._kernels import log_beta_pdf, log_dbinom
 from ._piecewise import PiecewiseChebyshev, interpolate_noisy
 from ._smooth import SmoothMixture, _cumulative
-
-
-def _dot(u, v) -> float:
-    """Inner product without BLAS (no thread start-up for these short vectors)."""
-    return float(np.add.reduce(np.multiply(u, v)))
 
 __all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater"]
 

@@ -431,47 +431,6 @@ class BinaryFit(Result):
                                   sig_level=sig, adjust=adjust, group_name=self.group_name)
 
 
-def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
-                 sig_level: float | None = None, max_human: int = 100_000):
-    """How many more human ratings, at the fitted values, would tell systems apart.
-
-    Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
-    ratings it has: ``k`` more human ratings per system go first to outputs that have a metric
-    rating only (see :mod:`binaryeval.binary.planning`).  The answer says when no ``k`` up to
-    ``max_human`` is enough, and why.
-
-    Parameters
-    ----------
-    epsilon : float, optional
-        Difference to detect; by default each pair's estimated difference.
-    pairs : {"neighbours", "all"} or None
-        Neighbouring groups in the fit's order (default), every pair, or each group on its own
-        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
-    sig_level : float, optional
-        Significance level (default ``1 - level`` of the fit).
-    max_human : int
-        Largest number of additional human ratings per system tried.
-
-    Returns
-    -------
-    FitPlan
-
-    Examples
-    --------
-    >>> import binaryeval as be
-    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
-    ...                      "B": {"human_pos": 62, "human_total": 100}})
-    >>> int(res.plan().to_frame()["more_human"].iloc[0])
-    177
-    """
-    from .planning import plan_fit
-
-    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
-
-
-BinaryFit.plan = _plan_method  # type: ignore[attr-defined]
-
-
 def _resolve_order(fit: BinaryFit, order) -> list[str]:
     if isinstance(order, str):
         _validate.choice(order, "order", ("estimate", "input"))

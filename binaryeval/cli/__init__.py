@@ -11,14 +11,14 @@ stderr, one line each (``binaryeval fit: warning: ...``).
 
 Subcommands
 -----------
-``render``     render ``.qmd`` documents to HTML (:mod:`binaryeval.reports`)
+``render``     render ``.qmd`` documents to HTML (the site builder, :mod:`binaryeval._site`)
 ``datasets``   list or export the shipped datasets
 ``fit``        :func:`binaryeval.fit`; ``--compare`` for ``result.compare()``
 ``favi``       :func:`binaryeval.favi`
 ``correlate``  :func:`binaryeval.correlate`; ``--pairwise`` for the Williams tests
 ``plan``       detectable differences and sample sizes (:mod:`binaryeval.plan`)
 ``report``     an HTML report of :func:`binaryeval.fit` on the user's data, rendered from
-               ``binaryeval/templates/report.qmd``
+               ``binaryeval/reports/templates/report.qmd``
 
 ``fit``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, exactly as the Python API
 does; ``--output FILE`` writes the summary as text (``.txt``), HTML (``.html``) or LaTeX (``.tex``),

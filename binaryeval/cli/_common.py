@@ -1,4 +1,4 @@
-"""What the subcommands share: the registry, reading data, writing results, option values."""
+"""What the subcommands share: the registry, the data options, writing results, option values."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from ..io import read_table
 
 PROG = "binaryeval"
 
@@ -126,96 +127,13 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
-def read_table(source: str | Path, query: str | None = None, *, option: str = "--data",
-               dask: bool = False):
-    """Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
-
-    Parameters
-    ----------
-    source : str or Path
-        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl`` (by
-        extension), a folder of Parquet files, or the name of a shipped dataset
-        (``binaryeval.datasets.names()``).
-    query : str, optional
-        A pandas ``DataFrame.query`` expression selecting the rows to keep.
-    option : str
-        The command-line option named in error messages.
-    dask : bool
-        Return a Dask frame (Parquet and CSV are read lazily, partition by partition).
-
-    Returns
-    -------
-    DataFrame
-        A pandas frame, or a Dask frame with ``dask``.
-
-    Examples
-    --------
-    >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
-    (13, 26)
-    """
-    import pandas as pd
-
-    from .. import datasets
-
-    source = str(source)
-    path = Path(source)
-    name = path.name.lower()
-    if path.is_dir():
-        if not any(path.glob("*.parquet")) and not any(path.glob("*.pq")):
-            raise ParameterError(f"{option} {source!r} is a folder without .parquet files; pass a "
-                                 "folder of Parquet files or a table file")
-        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
-    elif path.is_file() and name.endswith((".parquet", ".pq")):
-        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
-    elif path.is_file() and name.endswith((".json", ".jsonl")):
-        df = _read(lambda: pd.read_json(path, lines=name.endswith(".jsonl")), option, source)
-    elif path.is_file() and name.endswith((".tsv", ".tsv.gz", ".tab")):
-        df = _read(lambda: _reader(dask).read_csv(path, sep="\t"), option, source)
-    elif path.is_file():
-        df = _read(lambda: _reader(dask).read_csv(path), option, source)
-    elif source in datasets.names():
-        df = datasets.load(source)
-    else:
-        raise ParameterError(f"{option} {source!r} is neither a file nor a shipped dataset; "
-                             "pass a table file or one of the names listed by `binaryeval datasets`")
-    if dask and isinstance(df, pd.DataFrame):
-        import dask.dataframe as dd
-
-        df = dd.from_pandas(df, npartitions=1)
-    if query:
-        try:
-            df = df.query(query) if dask else df.query(query).reset_index(drop=True)
-        except Exception as exc:  # pandas raises many types here
-            raise ParameterError(f"--query {query!r} failed: {exc}") from None
-    return df
-
-
-def _reader(dask: bool):
-    """The module whose ``read_parquet``/``read_csv`` read the data: pandas or Dask's."""
-    if dask:
-        import dask.dataframe as dd
-
-        return dd
-    import pandas as pd
-
-    return pd
-
-
-def _read(read: Callable[[], Any], option: str, source: str):
-    try:
-        return read()
-    except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
-        raise ParameterError(f"{option} {source!r} could not be read as a table "
-                             f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
-                             "or .json file, or a folder of .parquet files") from None
-
-
 def read_data(args: argparse.Namespace):
     """Read the table named by ``--data`` and apply ``--query``.
 
     A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.
     """
-    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args))
+    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args),
+                      argument_names=("--data", "--query"))
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -282,7 +200,7 @@ def _emit(text: str, output: str | None, args: argparse.Namespace | None = None)
 def _html_page(body: str, title: str) -> str:
     import html
 
-    from ..reports.pages import CONTENT_SECURITY_POLICY
+    from .._site.pages import CONTENT_SECURITY_POLICY
 
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'

@@ -42,7 +42,7 @@ def add_fit_parser(subparsers) -> None:
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
-        from ..binary import fit
+        from ..api import fit
 
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process

@@ -12,17 +12,62 @@ import pandas as pd
 
 from .._results import Result
 from .._validate import choice, renamed
+from .._warnings import warn
 from ..errors import DataError, FaviUndefinedWarning
 from ..summary import Summary
 from .intervals import favi_intervals
 from .ratings import codes
-from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, as_confusion, favi_score
+from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, UNDEFINED_MESSAGE, as_confusion, favi_from_counts
 from .sign import SignTestResult, sign_test
 
 
 def _num(x: Any) -> float:
     x = float(x)
     return int(x) if x.is_integer() else x
+
+
+def favi_score(confusion: Any) -> float:
+    """The Favi-Score of a 3 x 3 preference confusion matrix.
+
+    Parameters
+    ----------
+    confusion : array-like of shape (3, 3) or PreferenceConfusion
+        Counts with rows = human rating and columns = metric rating, both in the order
+        ``+, =, -`` (``+``: the first system is better).  Non-integer non-negative values
+        (e.g. cell probabilities) are accepted.
+
+    Returns
+    -------
+    float
+        ``sum(W * C) / E`` in ``[-2, 2]``; positive when the metric's disagreements with the
+        humans favour the first system.  NaN, with a :class:`FaviUndefinedWarning`, when the
+        metric never disagrees (``E = 0``): the score is undefined, not 0.
+
+    Raises
+    ------
+    CountsError
+        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**61``
+        ratings in all (beyond it the int64 sums could overflow).
+
+    Examples
+    --------
+    >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
+    >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
+    2.0
+    """
+    counts = _matrix(confusion)
+    num, e = favi_from_counts(counts)
+    if e == 0:
+        warn(UNDEFINED_MESSAGE, FaviUndefinedWarning)
+        return float("nan")
+    return float(num / e)
+
+
+def _matrix(confusion: Any, name: str = "confusion") -> np.ndarray:
+    """The checked counts of a :class:`PreferenceConfusion` or of a 3 x 3 array."""
+    if isinstance(confusion, PreferenceConfusion):
+        return confusion.counts
+    return as_confusion(confusion, name)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -70,7 +115,7 @@ class PreferenceConfusion(Result):
         >>> PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).E
         5
         """
-        return cls(as_confusion(confusion))
+        return cls(_matrix(confusion))
 
     # -- counts -------------------------------------------------------------------------------
     @property

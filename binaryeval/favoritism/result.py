@@ -9,12 +9,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._directions import describe
 from .._results import Result
 from .._validate import choice, probability, renamed
 from ..errors import ParameterError
 from ..summary import Summary
 from .confusion import PreferenceConfusion
-from .direction import describe
 from .intervals import favi_intervals
 from .score import favi_from_counts, ratio
 from .sign import apply_ties, sign_pvalues
@@ -94,7 +94,7 @@ class FaviResult(Result):
     @property
     def directions(self) -> dict[str, str]:
         """The direction used for each term: ``{term: "higher is better" | "lower is better"}``."""
-        return describe(self.human_term, self.metric_term, self.lower_is_better)
+        return describe((self.human_term, self.metric_term), self.lower_is_better)
 
     def _pair_stats(self) -> dict[str, np.ndarray]:
         c = self.counts

@@ -1,4 +1,4 @@
-"""The Favi-Score of a 3 x 3 preference confusion matrix, and preference ratings from scores."""
+"""The Favi-Score's weights and arithmetic, count matrices checked, preference ratings from scores."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import flag, renamed
-from .._warnings import warn
-from ..errors import CountsError, DataError, FaviUndefinedWarning, InputTypeError
+from ..errors import CountsError, DataError, InputTypeError
 from .ratings import tolerances
 
 #: The weight matrix W of the Favi-Score (rows human, columns metric, order +, =, -).
@@ -45,10 +44,6 @@ def ratio(num: np.ndarray, e: np.ndarray) -> np.ndarray:
 
 def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
     """A checked 3 x 3 count matrix (int64 when every entry is whole, float otherwise)."""
-    from .confusion import PreferenceConfusion
-
-    if isinstance(confusion, PreferenceConfusion):
-        return confusion.counts
     if isinstance(confusion, pd.DataFrame):
         confusion = confusion.to_numpy()
     try:
@@ -73,43 +68,6 @@ def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
     if np.all(arr == np.round(arr)):
         return arr.astype(np.int64)
     return arr
-
-
-def favi_score(confusion: Any) -> float:
-    """The Favi-Score of a 3 x 3 preference confusion matrix.
-
-    Parameters
-    ----------
-    confusion : array-like of shape (3, 3) or PreferenceConfusion
-        Counts with rows = human rating and columns = metric rating, both in the order
-        ``+, =, -`` (``+``: the first system is better).  Non-integer non-negative values
-        (e.g. cell probabilities) are accepted.
-
-    Returns
-    -------
-    float
-        ``sum(W * C) / E`` in ``[-2, 2]``; positive when the metric's disagreements with the
-        humans favour the first system.  NaN, with a :class:`FaviUndefinedWarning`, when the
-        metric never disagrees (``E = 0``): the score is undefined, not 0.
-
-    Raises
-    ------
-    CountsError
-        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**61``
-        ratings in all (beyond it the int64 sums could overflow).
-
-    Examples
-    --------
-    >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
-    >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
-    2.0
-    """
-    counts = as_confusion(confusion)
-    num, e = favi_from_counts(counts)
-    if e == 0:
-        warn(UNDEFINED_MESSAGE, FaviUndefinedWarning)
-        return float("nan")
-    return float(num / e)
 
 
 @renamed(higher_is_better="lower_is_better")

@@ -14,7 +14,6 @@ which :func:`binaryeval.fit` computes exactly.
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._results import Result
+from ..data import RowAccount, as_binary
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 from . import _common, _data, dependence
@@ -348,14 +348,12 @@ class LatentFit(Result):
 
 def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     """Groups, per-metric codes and the counts of the model."""
-    from ..data import as_binary
-
-    account: Counter = Counter()
+    account = RowAccount(len(data))
     human = as_binary(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human rating").to_numpy()
     if frame.group is not None:
         group = frame.group
         missing = group.isna().to_numpy()
-        account["missing group"] = int(missing.sum())
+        account.exclude("missing group", int(missing.sum()))
     else:
         group = pd.Series(_SINGLE, index=data.index)
         missing = np.zeros(len(data), dtype=bool)
@@ -374,7 +372,7 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     levels = tuple(len(labels[t]) for t in parsed.rhs_names)
     out = _data.joint_index(codes, levels)
     unrated = ~has_human & (out < 0) & ~missing
-    account["no rating (human and metrics missing)"] = int(unrated.sum())
+    account.exclude("no rating (human and metrics missing)", int(unrated.sum()))
     keep = ~missing & ~unrated
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")
@@ -473,8 +471,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                            known=model.known, dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(parsed.rhs_names),
-                    labels, edges, level=level, n_rows=len(data),
-                    excluded={k: c for k, c in account.items() if c}, notes=tuple(notes),
+                    labels, edges, level=level, n_rows=account.n_rows,
+                    excluded=dict(account.excluded), notes=tuple(notes),
                     call={"formula": formula, "dependence": dependence, "bins": bins,
                           "rates": rates, "prior": (a, b), "draws": draws, "chains": chains,
                           "seed": seed})

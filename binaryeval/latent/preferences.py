@@ -15,7 +15,6 @@ says whether the metric's errors favour one system (von Däniken et al. 2024).
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +23,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._directions import read_lower_is_better
 from .._results import Result
+from ..data import RowAccount
 from ..errors import DataError, ParameterError
+from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
 from . import _common, _data, dependence
 from ._ranking import plot_dag, ranking_graph
@@ -44,19 +46,19 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
                    tolerance: Any) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
     """Counts per system pair from scores per (item, system)."""
     terms = [*parsed.lhs_names, *parsed.rhs_names]
-    lower = _data.term_list(lower_is_better, "lower_is_better", terms)
+    lower = read_lower_is_better(lower_is_better, terms)
     tol = _data.tolerances(tolerance, terms)
     items = _data.column(data, item, "item")
     system = frame.group
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss_sys, miss_item = system.isna().to_numpy(), items.isna().to_numpy()
-    excluded["missing system"] = int(miss_sys.sum())
-    excluded["missing item"] = int((miss_item & ~miss_sys).sum())
+    account.exclude("missing system", int(miss_sys.sum()))
+    account.exclude("missing item", int((miss_item & ~miss_sys).sum()))
     values = {t: _data.numeric(frame.lhs[t] if t in frame.lhs else frame.rhs[t], t)
               * (-1.0 if t in lower else 1.0) for t in terms}
     unrated = np.all([np.isnan(x) for x in values.values()], axis=0)
     keep = ~miss_sys & ~miss_item
-    excluded["no rating (every term missing)"] = int((unrated & keep).sum())
+    account.exclude("no rating (every term missing)", int((unrated & keep).sum()))
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
@@ -83,17 +85,16 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
              for t in terms[1:]]
     counts = _pair_counts(np.repeat(np.arange(ia.size), n_items), cls.ravel(),
-                          [p.ravel() for p in parts], ia.size, len(data), excluded)
+                          [p.ravel() for p in parts], ia.size, account)
     return tuple(str(s) for s in systems), np.column_stack([ia, ib]), counts
 
 
-def _pair_counts(group, cls, parts, n_pairs, n_rows, excluded) -> _data.Counts:
+def _pair_counts(group, cls, parts, n_pairs, account: RowAccount) -> _data.Counts:
     levels = (_K,) * len(parts)
     out = _data.joint_index(parts, levels)
     n, h, m, naive = _data.tally(group, cls, out, parts[0], n_pairs, _K, _K ** len(parts), _K)
     partial = int(((np.stack(parts) >= 0).any(axis=0) & (out < 0)).sum()) if len(parts) > 1 else 0
-    counts = _data.Counts(n, h, m, naive, n_rows, Counter({k: c for k, c in excluded.items()
-                                                           if c}))
+    counts = _data.Counts(n, h, m, naive, account)
     if partial:
         counts.notes.append(f"{partial} item-pair combinations rated by some metrics only: their "
                             "metric ratings are not used")
@@ -105,13 +106,13 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     """Counts per system pair from ready preferences with the two systems named per row."""
     sa = _data.column(data, first, "first")
     sb = _data.column(data, second, "second")
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
-    excluded["missing system"] = int(miss.sum())
+    account.exclude("missing system", int(miss.sum()))
     codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])]
     codes += [_data.preference_codes(frame.rhs[t], t) for t in parsed.rhs_names]
     unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
-    excluded["no rating (every term missing)"] = int(unrated.sum())
+    account.exclude("no rating (every term missing)", int(unrated.sum()))
     keep = ~miss & ~unrated
     if not keep.any():
         raise DataError("no row has both systems and at least one rating")
@@ -131,7 +132,7 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     present, group = np.unique(key, return_inverse=True)
     cls = _data.classes_from_codes(codes[0][keep] * flip)
     parts = [_data.classes_from_codes(c[keep] * flip) for c in codes[1:]]
-    counts = _pair_counts(group, cls, parts, present.size, len(data), excluded)
+    counts = _pair_counts(group, cls, parts, present.size, account)
     pairs = np.column_stack([present // len(systems), present % len(systems)])
     return systems, pairs, counts
 
@@ -363,8 +364,6 @@ class PreferenceFit(Result):
 
     def _favi_draws(self, term: str | None = None) -> np.ndarray:
         """Favi-Score of ``pi_c Theta_term[c, j]`` for every draw: (chains, draws, pairs)."""
-        import binaryeval as be
-
         term = self.metric_terms[0] if term is None else term
         if term not in self.metric_terms:
             raise ParameterError(f"term={term!r} is not a metric of the fit; the metrics are "
@@ -381,7 +380,7 @@ class PreferenceFit(Result):
         if marg.shape[2] != self.n_pairs:  # pooled rates: one matrix for every pair
             marg = np.broadcast_to(marg, (*marg.shape[:2], self.n_pairs, _K, _K))
         conf = self.posterior.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
-        weights = np.asarray(be.FAVI_WEIGHTS, dtype=float)
+        weights = np.asarray(FAVI_WEIGHTS, dtype=float)
         num = np.einsum("cdpij,ij->cdp", conf, weights)
         off = conf.sum(axis=(3, 4)) - np.trace(conf, axis1=3, axis2=4)
         return num / off
@@ -701,11 +700,11 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
-                        n_rows=counts.n_rows, excluded=dict(counts.excluded),
+                        n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
                         tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
                         if not ready else {},
-                        lower_is_better=tuple(_data.term_list(
-                            lower_is_better, "lower_is_better", [*parsed.lhs_names, *terms])),
+                        lower_is_better=read_lower_is_better(lower_is_better,
+                                                             [*parsed.lhs_names, *terms]),
                         notes=tuple(counts.notes),
                         call={"formula": formula, "item": item, "first": first,
                               "second": second, "rates": rates, "dependence": dependence,

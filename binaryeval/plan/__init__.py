@@ -31,7 +31,10 @@ Layout
 ``sample_size``
     :func:`required_sample_size`;
 ``allocation``
-    :func:`optimal_allocation` (splitting a budget).
+    :func:`optimal_allocation` (splitting a budget);
+``fit_plan``
+    ``BinaryFit.plan()``: how many more human ratings would separate a fit's systems (this
+    package sits above :mod:`binaryeval.binary` and adds the method to its result).
 
 Counts of one planned experiment
 --------------------------------
@@ -118,6 +121,7 @@ Examples
 from __future__ import annotations
 
 from . import cells as cells
+from . import fit_plan as fit_plan  # BinaryFit.plan(): planning from a fit
 from ._setup import DEFAULT_GRID as DEFAULT_GRID  # the paper's grid and Table 12's sizes
 from ._setup import PAPER_N_HUMAN as PAPER_N_HUMAN
 from ._setup import PAPER_N_METRIC as PAPER_N_METRIC

@@ -8,7 +8,7 @@
   sidebar gives the previous/next links (``page-navigation: true``);
 - ``format: html: toc: true`` gives each page a table of contents of its ``h2``/``h3``
   headings (a page's ``toc: false`` header key turns it off);
-- ``quartodoc:`` gives the API reference (:mod:`binaryeval.reports.apiref`), with its own sidebar;
+- ``quartodoc:`` gives the API reference (:mod:`binaryeval._site.apiref`), with its own sidebar;
 - ``vignettes/index.qmd`` becomes the landing page ``index.html``; its header's ``listing:``
   (``contents`` = the showcase files, as Quarto's grid listings read them) becomes cards with the
   showcase's title, its ``description`` and a thumbnail: the page's ``image:`` header key, or
@@ -40,7 +40,7 @@ from typing import Any
 
 from ..errors import RenderError
 from .apiref import ApiSection, api_pages, read_api_sections
-from .pages import Heading, finish_body, layout, relative_href, site_css
+from .pages import Heading, finish_body, import_object, layout, relative_href, site_css
 
 __all__ = ["SiteConfig", "build_site", "find_site_config", "read_site_config"]
 
@@ -213,8 +213,6 @@ class _Site:
         """The link from ``page`` to the reference of ``name`` (a method: its class's page)."""
         import inspect
 
-        from .apiref import _runtime
-
         target = self.api_names.get(name)
         if target is None:
             # a method or attribute of a documented class, or a name re-exported elsewhere
@@ -223,12 +221,12 @@ class _Site:
                 target = f"{self.api_names[head]}#{name}"
             else:
                 try:
-                    obj = _runtime(name)
+                    obj = import_object(name)
                 except (ImportError, AttributeError):
                     return None
                 for path, out in self.api_names.items():
                     try:
-                        same = _runtime(path) is obj and not inspect.ismodule(obj) or path == name
+                        same = import_object(path) is obj and not inspect.ismodule(obj) or path == name
                     except (ImportError, AttributeError):
                         same = False
                     if same:
@@ -466,7 +464,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
     out_dir : Path
         Where the pages go.
     timeout, kernel_name
-        As for :func:`binaryeval.reports.render_document`.
+        As for :func:`binaryeval._site.documents.render_document`.
     index : bool, default True
         Render the landing page (``index.qmd``).
     notice : callable
