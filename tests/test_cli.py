@@ -303,7 +303,7 @@ def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
                     tolerance={"human": 1, "metric": 0.05}, sign_test_ties="split")
     back = pd.read_csv(target)
     want = expected.to_frame()
-    assert back[["system_1", "system_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
+    assert back[["group_1", "group_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
     np.testing.assert_allclose(back["favi"], want["favi"], rtol=1e-12)
     assert back["n_disagreements"].tolist() == want["n_disagreements"].tolist()
 

@@ -126,7 +126,7 @@ def test_derived_system_level_accuracy_over_pairs():
         for i, (h, m) in enumerate(zip(hs, ms, strict=True)):
             rows.append({"item": i, "a": pair[0], "b": pair[1], "h": h, "m": m})
     res = favi("h ~ m | a + b", pd.DataFrame(rows), item="item")
-    fr = res.to_frame().set_index(res.to_frame().system_1 + res.to_frame().system_2)
+    fr = res.to_frame().set_index(res.to_frame().group_1 + res.to_frame().group_2)
     assert fr.loc[ref["pairs"], "sign_agreement"].tolist() == ref["correct"]
     assert res.system_sign_accuracy == pytest.approx(ref["system_sign_accuracy"], abs=1e-15)
 
@@ -276,7 +276,7 @@ def test_result_frames_are_consistent():
     res = favi("human ~ metric | system", _toy_long(), item="seg")
     fr = res.to_frame()
     # the column contract of to_frame()
-    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "n_disagreements", "favi", "mar_human",
+    assert list(fr.columns) == ["group_1", "group_2", "n", "n_skipped", "n_disagreements", "favi", "mar_human",
                                 "mar_metric", "sample_accuracy", "sign_agreement", "p_value_human",
                                 "p_value_metric"]
     m = res.matrix()
@@ -295,7 +295,7 @@ def test_result_frames_are_consistent():
     assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
     np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.n_disagreements)
     for row in fr.itertuples():
-        c = res.confusion(row.system_1, row.system_2)
+        c = res.confusion(row.group_1, row.group_2)
         assert row.p_value_human == pytest.approx(c.sign_test("human").p_value, rel=1e-12)
         assert row.p_value_metric == pytest.approx(c.sign_test("metric").p_value, rel=1e-12)
     text = str(res)
@@ -391,7 +391,7 @@ def test_items_rated_for_one_system_are_skipped_and_counted():
     df.loc[(df.system == "C") & (df.seg.isin([10, 11])), "metric"] = np.nan
     with pytest.warns(UnpairedItemsWarning, match="skipped and counted"):
         res = favi("human ~ metric | system", df, item="seg")
-    fr = res.to_frame().set_index(["system_1", "system_2"])
+    fr = res.to_frame().set_index(["group_1", "group_2"])
     # expected by hand: B misses 5 items, C 2 other items; AD is complete
     assert fr.loc[("A", "B"), "n_skipped"] == 5 and fr.loc[("A", "B"), "n"] == 35
     assert fr.loc[("B", "C"), "n_skipped"] == 7 and fr.loc[("B", "C"), "n"] == 33
@@ -570,11 +570,11 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
     assert (res.counts.sum(axis=(1, 2)) == n_shared).all() and (fr.n_skipped == 0).all()
     # sign-test p-values agree with scipy's binomtest (ties dropped)
     for row in fr.head(5).itertuples():
-        c = res.confusion(row.system_1, row.system_2).counts
+        c = res.confusion(row.group_1, row.group_2).counts
         k, n = int(c[0].sum()), int(c[0].sum() + c[2].sum())
         assert row.p_value_human == pytest.approx(stats.binomtest(k, n).pvalue, rel=1e-10)
     # hand recount of pairs with plain pandas
-    pairs = recount_pairs or list(zip(fr.system_1, fr.system_2, strict=True))
+    pairs = recount_pairs or list(zip(fr.group_1, fr.group_2, strict=True))
     for a, b in pairs:
         naive, n = _naive_counts(df, human, metric, item, "system", a, b,
                                  sign_m=1.0 if metric_higher else -1.0)
@@ -589,7 +589,7 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
         full.add_nodes_from(res.systems)
         for row, pv, mg in zip(fr.itertuples(), p, mar, strict=True):
             if pv < 0.05 and mg != 0:
-                full.add_edge(*((row.system_1, row.system_2) if mg > 0 else (row.system_2, row.system_1)))
+                full.add_edge(*((row.group_1, row.group_2) if mg > 0 else (row.group_2, row.group_1)))
         assert nx.is_directed_acyclic_graph(g)
         assert set(nx.transitive_closure_dag(g).edges) == set(nx.transitive_closure(full).edges)
     return fr
@@ -641,7 +641,7 @@ def test_wmt21_enru(metric):
 
 
 def test_summary_labels_pairs_readably():
-    # regression: the pairs table used a (system_1, system_2) MultiIndex, which the Summary renderer
+    # regression: the pairs table used a (group_1, group_2) MultiIndex, which the Summary renderer
     # printed as Python tuples "('a', 'b')"; each pair is now one label "a vs b"
     df = pd.DataFrame({"seg": np.repeat([1, 2, 3], 3), "system": ["a", "b", "c"] * 3,
                        "h": [3, 1, 2, 1, 2, 3, 2, 2, 1], "m": [0.9, 0.1, 0.5, 0.2, 0.4, 0.3, 0.6, 0.5, 0.1]})

@@ -29,7 +29,7 @@ class FaviResult(Result):
     systems : tuple of str
         System names in their canonical order.
     pair_index : ndarray (n_pairs, 2)
-        Indices into ``systems`` of system 1 and system 2 of each pair.
+        Indices into ``systems`` of ``group_1`` and ``group_2`` of each pair.
     counts : ndarray (n_pairs, 3, 3)
         Confusion matrices (rows human, columns metric, order ``+, =, -``).
     n_skipped : ndarray (n_pairs,)
@@ -118,7 +118,7 @@ class FaviResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per system pair.
 
-        Columns: ``system_1, system_2, n`` (items rated for both), ``n_skipped`` (rated for only
+        Columns: ``group_1, group_2, n`` (items rated for both), ``n_skipped`` (rated for only
         one), ``n_disagreements`` (``E``), ``favi``, ``mar_human``, ``mar_metric``,
         ``sample_accuracy``, ``sign_agreement`` (``sign(mar_human) == sign(mar_metric)``),
         ``p_value_human`` and ``p_value_metric`` (two-sided sign tests with the result's tie rule).
@@ -135,15 +135,15 @@ class FaviResult(Result):
         >>> ende = be.datasets.load_wmt21_ende()
         >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
         >>> frame = res.to_frame()
-        >>> frame.loc[0, ["system_1", "system_2", "n", "n_disagreements"]].to_dict()
-        {'system_1': 'eTranslation', 'system_2': 'Facebook-AI', 'n': 527, 'n_disagreements': 338}
+        >>> frame.loc[0, ["group_1", "group_2", "n", "n_disagreements"]].to_dict()
+        {'group_1': 'eTranslation', 'group_2': 'Facebook-AI', 'n': 527, 'n_disagreements': 338}
         >>> frame.attrs["directions"]
         {'mqm': 'higher is better', 'chrf': 'higher is better'}
         """
         s = self._pair_stats()
         names = np.array(self.systems, dtype=object)
         df = pd.DataFrame({
-            "system_1": names[self.pair_index[:, 0]], "system_2": names[self.pair_index[:, 1]],
+            "group_1": names[self.pair_index[:, 0]], "group_2": names[self.pair_index[:, 1]],
             "n": s["n"], "n_skipped": self.n_skipped, "n_disagreements": s["e"], "favi": s["favi"],
             "mar_human": s["mar_human"], "mar_metric": s["mar_metric"], "sample_accuracy": s["accuracy"],
             "sign_agreement": s["sign_agreement"], "p_value_human": s["p_human"],
@@ -156,13 +156,14 @@ class FaviResult(Result):
                          "excluded": dict(self.excluded)})
         return df
 
-    def confusion(self, system_1: str, system_2: str) -> PreferenceConfusion:
+    @renamed(system_1="group_1", system_2="group_2")
+    def confusion(self, group_1: str, group_2: str) -> PreferenceConfusion:
         """The confusion matrix of one pair, oriented as asked (swapping systems reverses both axes).
 
         Parameters
         ----------
-        system_1, system_2 : str
-            The pair; ``system_1`` is the first system (``+`` means it is better).
+        group_1, group_2 : str
+            The pair; ``group_1`` is the first system (``+`` means it is better).
 
         Returns
         -------
@@ -176,11 +177,11 @@ class FaviResult(Result):
         >>> res.confusion("ref-A", "Online-W").favi == -res.confusion("Online-W", "ref-A").favi
         True
         """
-        i = self._pair_position(system_1, system_2)
+        i = self._pair_position(group_1, group_2)
         if i is None:
-            j = self._pair_position(system_2, system_1)
+            j = self._pair_position(group_2, group_1)
             if j is None:
-                raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in this result; "
+                raise ParameterError(f"the pair ({group_1!r}, {group_2!r}) is not in this result; "
                                      f"systems are {list(self.systems)}")
             return PreferenceConfusion(self.counts[j][::-1, ::-1])
         return PreferenceConfusion(self.counts[i])
@@ -193,7 +194,7 @@ class FaviResult(Result):
         return int(hits[0]) if hits.size else None
 
     def matrix(self) -> pd.DataFrame:
-        """System x system Favi-Scores: entry (row a, column b) is Favi with a as system 1.
+        """System x system Favi-Scores: entry (row a, column b) is Favi with a as ``group_1``.
 
         The matrix is antisymmetric (swapping the systems flips the sign); pairs not evaluated
         and pairs with ``E = 0`` are NaN.
@@ -217,8 +218,8 @@ class FaviResult(Result):
         a, b = self.pair_index[:, 0], self.pair_index[:, 1]
         m[a, b] = fv
         m[b, a] = -fv
-        return pd.DataFrame(m, index=pd.Index(self.systems, name="system_1"),
-                            columns=pd.Index(self.systems, name="system_2"))
+        return pd.DataFrame(m, index=pd.Index(self.systems, name="group_1"),
+                            columns=pd.Index(self.systems, name="group_2"))
 
     def by_system(self) -> pd.DataFrame:
         """One-vs-all distributions (the paper's Fig. 6): Favi of each system against every other.
@@ -226,7 +227,7 @@ class FaviResult(Result):
         Returns
         -------
         DataFrame
-            Long, with ``system``, ``opponent`` and ``favi`` (the system as system 1, so positive
+            Long, with ``system``, ``opponent`` and ``favi`` (the system as ``group_1``, so positive
             values mean the metric favours ``system``); ``attrs["summary"]`` holds per system
             ``mean``, ``median``, ``sd``, ``min``, ``max`` and ``n_pairs`` (defined scores only)
             and ``pooled``: the Favi of the summed confusion matrices of all the system's pairs
@@ -354,7 +355,7 @@ class FaviResult(Result):
         Returns
         -------
         DataFrame
-            ``system_1, system_2, estimate, n_disagreements, lower, upper, p_undefined`` (share of
+            ``group_1, group_2, estimate, n_disagreements, lower, upper, p_undefined`` (share of
             draws with ``E = 0``; NaN for the score interval) and ``method`` (the interval used
             for the pair); ``attrs`` hold ``level``, ``method``, ``seed``, ``prior``,
             ``n_resamples``, ``small_e`` and ``n_switched``.
@@ -389,7 +390,7 @@ class FaviResult(Result):
         stats = self._pair_stats()
         columns, meta = favi_intervals(self.counts, self._labels(), level=level, method=method,
                                        n_resamples=n_resamples, prior=prior, seed=seed)
-        df = self.to_frame()[["system_1", "system_2", "favi"]].rename(columns={"favi": "estimate"})
+        df = self.to_frame()[["group_1", "group_2", "favi"]].rename(columns={"favi": "estimate"})
         df["n_disagreements"] = stats["e"]
         for name, values in columns.items():
             df[name] = values
@@ -447,7 +448,7 @@ class FaviResult(Result):
         info: dict[str, Any] = {
             "formula": self.formula, "item column": self.item,
             "input": "scores per (item, system)" if self.mode == "scores" else
-            "preferences per (item, system_1, system_2)",
+            "preferences per (item, group_1, group_2)",
             "systems": len(self.systems), "pairs": self.n_pairs, "items": self.n_items,
             "n_rows": self.n_rows, "n_used": self.n_used,
             "n_excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "0"}
@@ -475,13 +476,13 @@ class FaviResult(Result):
         n_undef = int(frame.favi.isna().sum())
         show = frame.drop(columns=["n_skipped"]) if not self.n_skipped.any() else frame
         # one readable label per pair: the Summary renderer would print a MultiIndex as tuples
-        show = show.set_index(pd.Index(show["system_1"] + " vs " + show["system_2"], name="pair")
-                              ).drop(columns=["system_1", "system_2"])
+        show = show.set_index(pd.Index(show["group_1"] + " vs " + show["group_2"], name="pair")
+                              ).drop(columns=["group_1", "group_2"])
         tables = [("pairs", show),
                   ("one-vs-all Favi per system (positive: favoured by the metric)",
                    self.by_system().attrs["summary"])]
-        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1 (the first system of "
-                 "'system_1 vs system_2')",
+        notes = ["Favi > 0: the metric's disagreements with the humans favour group_1 (the first system of "
+                 "'group_1 vs group_2')",
                  "system-level sign agreement counts a pair where humans and metric both tie as agreeing",
                  "sign tests: exact binomial, "
                  + ("ties dropped (conditional test)" if self.sign_test_ties == "drop"
@@ -522,7 +523,7 @@ class FaviResult(Result):
         >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
         >>> ax = res.plot(kind="heatmap")
         >>> ax.get_title()
-        'Favi (row system as system 1)'
+        'Favi (row system as group_1)'
         """
         import matplotlib.pyplot as plt
 

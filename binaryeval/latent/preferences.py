@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
 from ..errors import DataError, ParameterError
 from ..summary import Summary
@@ -60,7 +61,9 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
-    s_codes, systems = pd.factorize(system[keep].astype(str), sort=True)
+    labels = system[keep].astype(str)
+    systems = system_order(labels.unique())
+    s_codes = pd.Index(systems).get_indexer(labels)
     i_codes, _ = pd.factorize(items[keep], sort=False)
     n_sys, n_items = len(systems), int(i_codes.max()) + 1
     cell = i_codes.astype(np.int64) * n_sys + s_codes
@@ -77,7 +80,7 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
         arr = np.full((n_sys, n_items), np.nan)
         arr[s_codes, i_codes] = values[t][keep]
         grid[t] = arr
-    ia, ib = np.triu_indices(n_sys, k=1)
+    ia, ib = pair_indices(n_sys)
     cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia] - grid[terms[0]][ib],
                                                     tol[terms[0]]))
     parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
@@ -121,12 +124,12 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     if same.any():
         raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
                         f"needs two different systems in {first!r} and {second!r}")
-    systems = tuple(sorted(set(a) | set(b)))
+    systems = system_order(set(a) | set(b))
     idx = {s: i for i, s in enumerate(systems)}
     ia = np.fromiter((idx[s] for s in a), dtype=np.int64, count=a.size)
     ib = np.fromiter((idx[s] for s in b), dtype=np.int64, count=b.size)
-    flip = np.where(ia > ib, -1.0, 1.0)
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    lo, hi, swapped = orient_codes(ia, ib)
+    flip = np.where(swapped, -1.0, 1.0)
     key = lo * len(systems) + hi
     present, group = np.unique(key, return_inverse=True)
     cls = _data.classes_from_codes(codes[0][keep] * flip)
@@ -217,21 +220,25 @@ class PreferenceFit(Result):
         pi = self.posterior.draws.pi
         return pi[..., 0] - pi[..., 2]
 
-    def _position(self, system_1: str, system_2: str) -> tuple[int, float]:
-        for i, (a, b) in enumerate(self.pairs):
-            if (a, b) == (system_1, system_2):
-                return i, 1.0
-            if (b, a) == (system_1, system_2):
-                return i, -1.0
-        raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in the fit; systems "
+    def _position(self, group_1: str, group_2: str) -> tuple[int, float]:
+        """Position of the pair in ``pairs`` and +1, or -1 when it is stored the other way round."""
+        try:
+            a, b, swapped = orient_pair(group_1, group_2)
+        except ValueError:
+            a, b, swapped = None, None, False
+        for i, pair in enumerate(self.pairs):
+            if pair == (a, b):
+                return i, -1.0 if swapped else 1.0
+        raise ParameterError(f"the pair ({group_1!r}, {group_2!r}) is not in the fit; systems "
                              f"are {list(self.systems)}")
 
-    def pair_draws(self, system_1: str, system_2: str) -> pd.DataFrame:
+    @v.renamed(system_1="group_1", system_2="group_2")
+    def pair_draws(self, group_1: str, group_2: str) -> pd.DataFrame:
         """Posterior draws of one pair, oriented as asked: ``win_1``, ``tie``, ``win_2``, ``diff``.
 
         Parameters
         ----------
-        system_1, system_2 : str
+        group_1, group_2 : str
             The pair; swapping them swaps ``win_1`` and ``win_2``.
 
         Returns
@@ -246,7 +253,7 @@ class PreferenceFit(Result):
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
         """
-        i, sign = self._position(system_1, system_2)
+        i, sign = self._position(group_1, group_2)
         pi = self.posterior.draws.pi[:, :, i]
         c, n, _ = pi.shape
         first, second = (pi[..., 0], pi[..., 2]) if sign > 0 else (pi[..., 2], pi[..., 0])
