@@ -1,7 +1,6 @@
 """Tests of binaryeval.favoritism: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
 
 import itertools
-import json
 import warnings
 
 import matplotlib
@@ -79,44 +78,76 @@ def test_paper_worked_examples(name, expected):
 
 
 # ---------------------------------------------------------------------------------------------
-# favi_score_DERIVED.json (paper definitions applied to hand-made and seeded cases)
+# the paper's definitions, worked by hand (von Däniken et al. 2024; paper_tables.md):
+#   C rows human, columns metric, order +, =, -;  N = sum(C);  E = sum of off-diagonal cells;
+#   mar(d) = d_+ - d_-  (mar_human from the row sums, mar_metric from the column sums);
+#   Favi = sum(W * C) / E = (mar_metric - mar_human) / E,  W = [[0,-1,-2],[1,0,-1],[2,1,0]];
+#   sample-level sign accuracy = trace(C) / N;  system level: sign(mar_human) == sign(mar_metric)
 # ---------------------------------------------------------------------------------------------
 
-def _derived():
-    return json.loads((REFERENCE / "favi_score_DERIVED.json").read_text())
+HAND_CASES = {
+    # human + + = - - + = +  /  metric + = = - + + - +  (8 items):
+    #   (+,+) x3, (+,=), (=,=), (=,-), (-,-), (-,+)
+    #   N = 8; E = C[+,=] + C[=,-] + C[-,+] = 3; rows (4, 2, 2), columns (4, 2, 2):
+    #   mar_human = 4 - 2 = 2, mar_metric = 4 - 2 = 2; Favi = -1 - 1 + 2 = 0 = (2 - 2) / 3;
+    #   accuracy = (3 + 1 + 1) / 8 = 0.625; signs agree (+, +)
+    "hand_1": (list("++=--+=+"), [1, 0, 0, -1, 1, 1, -1, 1],
+               [[3, 1, 0], [0, 1, 1], [1, 0, 1]], 8, 3, 2, 2, 0.0, 0.625, True),
+    # all agree: E = 0, Favi undefined (0/0; the package says NaN, never 0); accuracy 3/3
+    "all_agree": ([1, 0, -1], [1, 0, -1], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], 3, 0, 0, 0, None,
+                  1.0, True),
+    # humans tie on 10 items, the metric says + on all: E = 10, mar_human = 0, mar_metric = 10;
+    #   Favi = 1 * 10 / 10 = 1 = (10 - 0) / 10; accuracy 0; signs 0 vs + disagree
+    "metric_plus_humans_tie": (None, None, [[0, 0, 0], [10, 0, 0], [0, 0, 0]], 10, 10, 0, 10,
+                               1.0, 0.0, False),
+    # 5 human - rated +: Favi = 2 * 5 / 5 = 2 (the maximum); mar_human = -5, mar_metric = 5
+    "max_plus_2": (None, None, [[0, 0, 0], [0, 0, 0], [5, 0, 0]], 5, 5, -5, 5, 2.0, 0.0, False),
+    # 5 human + rated -: Favi = -2 * 5 / 5 = -2 (the minimum)
+    "max_minus_2": (None, None, [[0, 0, 5], [0, 0, 0], [0, 0, 0]], 5, 5, 5, -5, -2.0, 0.0, False),
+    # C[+,-] = 1, C[=,+] = 1, C[=,-] = 1, C[-,+] = 1: W-sum = -2 + 1 - 1 + 2 = 0; rows (1, 2, 1),
+    #   columns (2, 0, 2): mar_human = 0, mar_metric = 0; Favi = 0 / 4 = 0; signs 0 = 0 agree
+    "symmetric_errors": (None, None, [[0, 0, 1], [1, 0, 1], [1, 0, 0]], 4, 4, 0, 0, 0.0, 0.0,
+                         True),
+    # rows 456, 202, 342 (N = 1000); columns 485, 197, 318; E = 20 + 23 + 28 + 10 + 44 + 13 = 138;
+    #   mar_human = 456 - 342 = 114, mar_metric = 485 - 318 = 167;
+    #   W-sum = -20 - 2*23 + 28 - 10 + 2*44 + 13 = 53 = 167 - 114; Favi = 53/138;
+    #   accuracy = (413 + 164 + 285) / 1000 = 0.862
+    "larger": (None, None, [[413, 20, 23], [28, 164, 10], [44, 13, 285]], 1000, 138, 114, 167,
+               53 / 138, 0.862, True),
+    # rows 59, 82, 59 (N = 200); columns 87, 59, 54; E = 3 + 3 + 25 + 5 + 9 + 4 = 49;
+    #   mar_human = 0, mar_metric = 87 - 54 = 33; W-sum = -3 - 6 + 25 - 5 + 18 + 4 = 33;
+    #   Favi = 33/49; accuracy = (53 + 52 + 46) / 200 = 0.755; signs 0 vs + disagree
+    "human_tie_metric_plus": (None, None, [[53, 3, 3], [25, 52, 5], [9, 4, 46]], 200, 49, 0, 33,
+                              33 / 49, 0.755, False),
+}
 
 
-def _derived_cases():
-    return [k for k, v in _derived().items() if "confusion" in v]
-
-
-@pytest.mark.parametrize("case", _derived_cases())
-def test_derived_reference_cases(case):
-    # expected: favi_score_DERIVED.json (N, E, margins, Favi, sample and system-level sign agreement)
-    ref = _derived()[case]
-    conf = np.array(ref["confusion"])
-    if ref["human"] is not None:
-        pc = preference_confusion(ref["human"], ref["metric"])
+@pytest.mark.parametrize("case", list(HAND_CASES))
+def test_definitions_worked_by_hand(case):
+    human, metric, conf, n, e, mar_h, mar_m, fv, acc, agree = HAND_CASES[case]
+    conf = np.array(conf)
+    if human is not None:
+        pc = preference_confusion(human, metric)
         np.testing.assert_array_equal(pc.counts, conf)
     pc = PreferenceConfusion.from_counts(conf)
-    assert pc.n == ref["N"] and pc.E == ref["E"]
-    assert pc.mar_human == ref["mar_human"] and pc.mar_metric == ref["mar_metric"]
-    assert pc.accuracy == pytest.approx(ref["sample_sign_accuracy"], abs=1e-15)
-    assert pc.sign_agreement is ref["system_sign_correct"]
-    if ref["favi"] is None:
+    assert pc.n == n and pc.E == e
+    assert pc.mar_human == mar_h and pc.mar_metric == mar_m
+    assert pc.accuracy == pytest.approx(acc, abs=1e-15)
+    assert pc.sign_agreement is agree
+    if fv is None:
         # undefined: NaN with a warning, never 0
         with pytest.warns(FaviUndefinedWarning, match="E = 0"):
             assert np.isnan(favi_score(conf))
         assert np.isnan(pc.favi_margin_form)
     else:
-        assert favi_score(conf) == pytest.approx(ref["favi"], abs=1e-14)
-        assert pc.favi_margin_form == pytest.approx(ref["favi"], abs=1e-14)
+        assert favi_score(conf) == pytest.approx(fv, abs=1e-14)
+        assert pc.favi_margin_form == pytest.approx(fv, abs=1e-14)
 
 
-def test_derived_system_level_accuracy_over_pairs():
-    # expected: favi_score_DERIVED.json "system_level_over_pairs": AB right, AC wrong, BC right, BD a
-    # tie on both sides (counted as right) -> 0.75
-    ref = _derived()["system_level_over_pairs"]
+def test_system_level_accuracy_over_pairs_by_hand():
+    # the paper's system-level sign accuracy: the share of pairs where sign(mar_human) equals
+    # sign(mar_metric); AB right, AC wrong, BC right, BD a tie on both sides (counted as right:
+    # sign(0) == sign(0)) -> 3 / 4 = 0.75
     rows = []
     plan = {"AB": (["+", "+", "-"], ["+", "=", "="]),    # mar_h = 1, mar_m = 1
             "AC": (["+", "+", "="], ["-", "-", "+"]),    # mar_h = 2, mar_m = -1
@@ -127,8 +158,10 @@ def test_derived_system_level_accuracy_over_pairs():
             rows.append({"item": i, "a": pair[0], "b": pair[1], "h": h, "m": m})
     res = favi("h ~ m | a + b", pd.DataFrame(rows), item="item")
     fr = res.to_frame().set_index(res.to_frame().group_1 + res.to_frame().group_2)
-    assert fr.loc[ref["pairs"], "sign_agreement"].tolist() == ref["correct"]
-    assert res.system_sign_accuracy == pytest.approx(ref["system_sign_accuracy"], abs=1e-15)
+    assert fr.loc[["AB", "AC", "BC", "BD"], "sign_agreement"].tolist() == [True, False, True, True]
+    assert fr.loc[["AB", "AC", "BC", "BD"], "mar_human"].tolist() == [1, 2, -2, 0]
+    assert fr.loc[["AB", "AC", "BC", "BD"], "mar_metric"].tolist() == [1, -1, -1, 0]
+    assert res.system_sign_accuracy == pytest.approx(0.75, abs=1e-15)
 
 
 # ---------------------------------------------------------------------------------------------
