@@ -26,6 +26,7 @@ from .errors import CountsError, DataError, InputTypeError, ParameterError
 
 __all__ = [
     "MAX_COUNT",
+    "RATES",
     "RENAMED",
     "beta_pair",
     "choice",
@@ -34,6 +35,8 @@ __all__ = [
     "level",
     "n_jobs",
     "probability",
+    "rates",
+    "rates_mode",
     "real",
     "renamed",
     "seed",
@@ -265,6 +268,82 @@ def beta_pair(value: Any, name: str) -> tuple[float, float]:
     if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
         raise ParameterError(f"{name}={value!r}: Beta parameters must be positive and finite")
     return a, b
+
+
+#: The words ``rates`` takes wherever it appears (fit, fit_counts, the latent model, plan, the
+#: report, the command line); known rates are given by their values instead of a word.
+RATES = ("estimate", "pooled")
+
+
+def rates_mode(value: Any, name: str = "rates", *,
+               example: str = "{'rho': 0.8, 'eta': 0.8}") -> str:
+    """How the metric's rates enter: ``"estimate"``, ``"pooled"``, or ``"known"`` for values.
+
+    A string must be one of :data:`RATES`; anything else is known values, which the caller
+    checks for its model (``{'rho': .., 'eta': ..}`` in the binary model, matrices in the latent
+    one).  ``"known"`` is not a word of ``rates``: the error shows the values to give instead.
+
+    Examples
+    --------
+    >>> rates_mode("pooled"), rates_mode({"rho": 0.9, "eta": 0.8})
+    ('pooled', 'known')
+    >>> rates_mode("known")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: rates='known': known rates are given by their values, e.g. rates={'rho': 0.8, 'eta': 0.8}
+    """
+    if isinstance(value, str):
+        if value == "known":
+            raise ParameterError(f"{name}='known': known rates are given by their values, e.g. "
+                                 f"{name}={example}")
+        return choice(value, name, RATES, renamed_values={"estimated": "estimate",
+                                                          "pool": "pooled"})
+    return "known"
+
+
+def rates(value: Any, name: str = "rates", *,
+          example: str = "{'rho': 0.8, 'eta': 0.8}") -> str | Mapping:
+    """The binary model's ``rates``: ``"estimate"``, ``"pooled"`` or known values.
+
+    Known values are ``{'rho': .., 'eta': ..}`` for every group (a rate left out or None is
+    estimated), or one such mapping per group.  Returns ``value`` unchanged once checked.
+
+    Examples
+    --------
+    >>> rates({"rho": 0.9})
+    {'rho': 0.9}
+    >>> rates({"rho": 0.9, "eat": 0.8})
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: rates={'rho': 0.9, 'eat': 0.8} has unknown key 'eat'; known rates are given as {'rho': .., 'eta': ..}
+    """
+    if rates_mode(value, name, example=example) != "known":
+        return value
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"{name}={value!r}: use 'estimate', 'pooled', or known values "
+                             f"{example} (optionally per group)")
+    keys = set(map(str, value))
+    if keys & {"rho", "eta"}:
+        entries = {None: value}
+    elif value and not any(isinstance(v, Mapping) for v in value.values()):
+        # numbers under keys that are neither rate: a misspelt pair, not groups
+        raise ParameterError(f"{name}={dict(value)!r} has unknown keys {sorted(keys)}; known rates "
+                             "are given as {'rho': .., 'eta': ..} (or per group "
+                             "{'sys1': {'rho': .., 'eta': ..}, ...})")
+    else:
+        entries = {str(g): v for g, v in value.items()}
+    for g, entry in entries.items():
+        where = name if g is None else f"{name}[{g!r}]"
+        if not isinstance(entry, Mapping):
+            raise ParameterError(f"{where}={entry!r}: give a mapping {{'rho': .., 'eta': ..}}")
+        unknown = set(map(str, entry)) - {"rho", "eta"}
+        if unknown:
+            raise ParameterError(f"{where}={dict(entry)!r} has unknown key {sorted(unknown)[0]!r}; "
+                                 "known rates are given as {'rho': .., 'eta': ..}")
+        for key, v in entry.items():
+            if v is not None:
+                probability(v, f"known {key}")
+    return value
 
 
 def flag(value: Any, name: str) -> bool:

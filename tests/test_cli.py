@@ -439,13 +439,18 @@ def test_plan_difference_paper_table_1(capsys):
     # von Däniken et al. (2022) Table 1 (known rates): alpha 0.6, rho = eta 0.7, 1000 human ratings -> 0.043
     from binaryeval import plan
 
-    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--n-human", "1000",
-                 "--rates", "known", "--format", "csv"]) == 0
+    assert main(["plan", "difference", "--alpha", "0.6", "--n-human", "1000",
+                 "--rates", "rho=0.7,eta=0.7", "--format", "csv"]) == 0
     row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
     assert round(row["epsilon"], 3) == 0.043
-    assert row["epsilon"] == pytest.approx(plan.detectable_difference(0.6, 0.7, n_human=1000, rates="known"),
-                                           rel=1e-12)
-    assert (row["n_paired"], row["eta"], row["rates"]) == (1000, 0.7, "known")
+    known = {"rho": 0.7, "eta": 0.7}
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(0.6, n_human=1000,
+                                                                      rates=known), rel=1e-12)
+    assert (row["n_paired"], row["rho"], row["eta"], row["rates"]) == (1000, 0.7, 0.7,
+                                                                        "rho=0.7,eta=0.7")
+    # --rates takes what 'binaryeval fit --rates' takes; the word 'known' names the fix
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--rates", "known"]) == 2
+    assert "--rates rho=0.7,eta=0.8" in capsys.readouterr().err
 
 
 def test_plan_table_and_size_print_the_api_summaries(capsys):
@@ -453,13 +458,15 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
 
     # paper Table 1 corner: [[1.0, 0.109], [0.134, 0.085]] (rows n_human 0, 100; columns n_metric 0, 1000)
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "0,100",
-                 "--n-metric", "0,1000", "--rates", "known"]) == 0
-    table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000], rates="known")
+                 "--n-metric", "0,1000", "--rates", "rho=0.7,eta=0.7"]) == 0
+    table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
+                                             rates={"rho": 0.7, "eta": 0.7})
     assert capsys.readouterr().out == table.summary().as_text() + "\n"
     assert table.table.round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
     assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
-                 "--rates", "known"]) == 0
-    size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+                 "--rates", "rho=0.7,eta=0.7"]) == 0
+    size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7,
+                                     rates={"rho": 0.7, "eta": 0.7})
     out = capsys.readouterr().out
     assert out == size.summary().as_text() + "\n"
     assert f"n_human = {size.size} gives eps" in out and size.size > 2000

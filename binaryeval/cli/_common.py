@@ -350,6 +350,9 @@ def _rates(text: str) -> str | dict:
     """``estimate``, ``pooled``, ``rho=..,eta=..`` or a JSON mapping (per group)."""
     if text in ("estimate", "pooled"):
         return text
+    if text == "known":
+        raise argparse.ArgumentTypeError(
+            "--rates known: give the known values instead, e.g. --rates rho=0.7,eta=0.8")
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)

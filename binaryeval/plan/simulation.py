@@ -182,6 +182,7 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: Any = 
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, method=method,
                     prior=prior, rate_prior=rate_prior, grid=grid)
+    psi = s.paired_share(psi)
     _, n_resamples = simulation("sample", n_resamples)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
     pairs = [(h, m) for h in dict.fromkeys(sizes(n_human, "n_human"))
