@@ -388,10 +388,10 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     return tuple(str(x) for x in names), n, h, m, labels, edges, levels, account, notes
 
 
-@v.renamed(confidence="level", random_state="seed")
+@v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration")
 def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                bins: int | dict[str, int] | None = None, rates: Any = "estimate",
-               prior: tuple[float, float] = (1.0, 1.0), rate_prior: Any = 1.0,
+               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: Any = 1.0,
                paired_informs_pi: bool = True, level: float = 0.95, seed: Any = None,
                draws: int = 1000, chains: int = 4, warmup: int | None = None) -> LatentFit:
     """The rate of adequate outputs per group from several metrics or binned scalar scores.
@@ -416,9 +416,11 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         metric).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
-    rate_prior : float or array-like of shape (2, J)
-        Dirichlet concentration of each row of the confusion matrix (1: uniform; for one
-        binary metric this is the Beta(1, 1) prior of ``rho`` and ``eta``).
+    rate_concentration : float or array-like of shape (2, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior (1: uniform;
+        for one binary metric, ``[[a, b], [b, a]]``, rows inadequate/adequate and columns
+        metric 0/1, is the Beta prior ``rate_prior=(a, b)`` of :func:`binaryeval.fit` on
+        ``eta`` and ``rho``).
     paired_informs_pi : bool
         Whether the paired rows' human ratings count for ``alpha``.
     level : float
@@ -465,11 +467,14 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     outputs = ["/".join(labels[t][i] for t, i in zip(parsed.rhs_names, pattern, strict=True))
                for pattern in np.ndindex(*levels)]
     model = build_model(n, h, m, groups, ("0", "1"), outputs, levels=levels,
-                        dependence=dependence, rates=rates, prior=np.array([b, a]),
-                        rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        dependence=dependence, rates=rates,
+                        share_concentration=np.array([b, a]),
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(groups, ("0", "1"), tuple(outputs), n, h, m, out, level=level,
-                           prior=model.prior[0], rate_prior=model.rate_prior, rates=model.rates,
+                           share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known, dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(parsed.rhs_names),

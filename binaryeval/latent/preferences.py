@@ -595,12 +595,14 @@ def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **
 # ----------------------------------------------------------------------------------------------
 
 @v.renamed(higher_is_better="lower_is_better", human_higher_is_better="lower_is_better",
-           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed")
+           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed",
+           prior="share_concentration", rate_prior="rate_concentration")
 def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None,
                     first: str | None = None, second: str | None = None,
                     lower_is_better: str | Sequence[str] | None = None,
                     tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
-                    rates: Any = "estimate", prior: Any = 1.0, rate_prior: Any = 1.0,
+                    rates: Any = "estimate", share_concentration: Any = 1.0,
+                    rate_concentration: Any = 1.0,
                     paired_informs_pi: bool = True, level: float = 0.95,
                     seed: Any = None, draws: int = 1000, chains: int = 4,
                     warmup: int | None = None) -> PreferenceFit:
@@ -633,10 +635,11 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     rates : "estimate", "pooled" or array-like
         The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
         first/tie/second better by the humans).
-    prior : float or array-like of shape (3,)
-        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``.
-    rate_prior : float or array-like of shape (3, J)
-        Dirichlet concentration of each row of the confusion matrix.
+    share_concentration : float or array-like of shape (3,)
+        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
+        (1: uniform).
+    rate_concentration : float or array-like of shape (3, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior.
     paired_informs_pi : bool
         Whether the paired items' human preferences count for the shares (True; False when
         they are a separate calibration sample).
@@ -699,11 +702,14 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                np.ndindex(*(_K,) * len(terms))]
     model = build_model(counts.paired, counts.human, counts.metric, labels, names, outputs,
                         levels=(_K,) * len(terms), dependence=dependence, rates=rates,
-                        prior=prior, rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        share_concentration=share_concentration,
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(tuple(labels), names, tuple(outputs), counts.paired, counts.human,
-                           counts.metric, out, level=level, prior=model.prior[0],
-                           rate_prior=model.rate_prior, rates=model.rates, known=model.known,
+                           counts.metric, out, level=level, share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
+                           known=model.known,
                            dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
