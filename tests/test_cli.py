@@ -182,7 +182,8 @@ def _api(func, *args, **kwargs):
 
 @pytest.mark.parametrize("command, options", [
     ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
-    ("favi", ["--item", "--pairs", "--tolerance", "--lower-is-better", "--ties", "--sig-level"]),
+    ("favi", ["--item", "--pairs", "--tolerance", "--lower-is-better", "--sign-test-ties",
+              "--sig-level"]),
     ("correlate", ["--method", "--lower-is-better", "--aggregate", "--absolute", "--pairwise"]),
     ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
 ])
@@ -298,7 +299,8 @@ def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
     # options: pairs, tolerance per side, direction, tie rule; CSV table = to_frame()
     target = tmp_path / "favi.csv"
     assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg", "--pairs", "C:A,B:C",
-                 "--tolerance", "human=1,metric=0.05", "--ties", "split", "-o", str(target)]) == 0
+                 "--tolerance", "human=1,metric=0.05", "--sign-test-ties", "split", "-o",
+                 str(target)]) == 0
     expected = _api(be.favi, "mqm ~ score | system", table, item="seg", pairs=[("C", "A"), ("B", "C")],
                     tolerance={"human": 1, "metric": 0.05}, sign_test_ties="split")
     back = pd.read_csv(target)
@@ -306,6 +308,10 @@ def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
     assert back[["group_1", "group_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
     np.testing.assert_allclose(back["favi"], want["favi"], rtol=1e-12)
     assert back["n_disagreements"].tolist() == want["n_disagreements"].tolist()
+    # the old spelling of the tie option is refused with the new one
+    assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg", "--ties",
+                 "split"]) == 2
+    assert "--ties is now --sign-test-ties: use --sign-test-ties split" in capsys.readouterr().err
 
 
 def test_favi_direction_flags(tmp_path, capsys):

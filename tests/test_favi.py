@@ -21,6 +21,7 @@ from binaryeval.errors import (
     DirectionWarning,
     FaviUndefinedWarning,
     FormulaError,
+    InputTypeError,
     ParameterError,
     SmallSampleWarning,
     UnpairedItemsWarning,
@@ -510,7 +511,7 @@ def test_dirichlet_interval_is_what_it_says():
     f = (p * FAVI_WEIGHTS).sum(axis=(1, 2)) / p[:, ~np.eye(3, dtype=bool)].sum(axis=1)
     assert ci.lower[0] == pytest.approx(np.quantile(f, 0.05), abs=0.01)
     assert ci.upper[0] == pytest.approx(np.quantile(f, 0.95), abs=0.01)
-    assert ci.attrs["prior"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
+    assert ci.attrs["cell_concentration"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
     # reproducible with the recorded seed; a missing seed is drawn and recorded
     again = pc.interval(level=0.9, n_resamples=40_000, seed=ci.attrs["seed"])
     pd.testing.assert_frame_equal(ci, again)
@@ -533,7 +534,7 @@ def test_bootstrap_interval_matches_item_resampling():
     f = (cnt * FAVI_WEIGHTS).sum(axis=(1, 2)) / cnt[:, ~np.eye(3, dtype=bool)].sum(axis=1)
     assert ci.lower[0] == pytest.approx(np.quantile(f, 0.025), abs=0.02)
     assert ci.upper[0] == pytest.approx(np.quantile(f, 0.975), abs=0.02)
-    assert ci.attrs["prior"] is None
+    assert ci.attrs["cell_concentration"] is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,11 +564,13 @@ def test_ranking_is_the_transitive_reduction():
     assert res.ranking("metric").number_of_edges() == 0
     # Holm over the 3 pairs: all three p = 2 * 0.5**12 -> 3 * p = 7.3e-4, still significant
     # (expected: statsmodels multipletests, Holm)
-    gh = res.ranking("human", p_adjust="holm")
+    gh = res.ranking("human", adjust="holm")
     assert sorted(gh.edges) == [("A", "B"), ("B", "C")]
     assert gh.edges["A", "B"]["p_value"] == pytest.approx(3 * 2 * 0.5 ** 12)
-    with pytest.raises(ParameterError, match="p_adjust"):
-        res.ranking("human", p_adjust="nonsense")
+    with pytest.raises(ParameterError, match="adjust='nonsense'"):
+        res.ranking("human", adjust="nonsense")
+    with pytest.raises(InputTypeError, match="'p_adjust', which is now 'adjust'"):
+        res.ranking("human", p_adjust="holm")
 
 
 def test_ranking_with_a_cycle_is_not_reduced():

@@ -182,7 +182,7 @@ def test_sample_mode_human_only_bias_is_the_closed_form():
     res = simulate(0.8, 0.9, n_human=[20, 80], n_metric=0, n_resamples=400, seed=11)
     df = res.to_frame().set_index("n_human")
     for n in (20, 80):
-        assert abs(df.loc[n, "bias"] - (1 - 1.6) / (n + 2)) < 4 * df.loc[n, "bias_se"]
+        assert abs(df.loc[n, "bias"] - (1 - 1.6) / (n + 2)) < 4 * df.loc[n, "bias_std_error"]
     assert len(res.draws) == 800
     assert "Simulated experiments" in str(res)
 

@@ -42,6 +42,23 @@ def subcommand(add_parser: Callable[[Any], None]) -> Callable[[Any], None]:
     return add_parser
 
 
+class _Renamed(argparse.Action):
+    """An option spelled an earlier way: an error that names the new spelling."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, nargs="?", help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        shown = f"{self.new} {values}" if values is not None else self.new
+        parser.error(f"{option_string} is now {self.new}: use {shown}")
+
+
+def add_renamed_option(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Refuse ``old`` with an error naming ``new`` (hidden from the help)."""
+    parser.add_argument(old, action=_Renamed, new=new, dest=f"_renamed_{old.strip('-')}")
+
+
 def add_data_arguments(parser: argparse.ArgumentParser, *, dask: bool = False) -> None:
     """Add ``--data`` (a table, a Parquet folder or a dataset name) and ``--query`` (a filter).
 

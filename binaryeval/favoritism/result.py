@@ -329,10 +329,11 @@ class FaviResult(Result):
         return summ
 
     # -- uncertainty --------------------------------------------------------------------------
-    @renamed(draws="n_resamples")
+    @renamed(draws="n_resamples", prior="cell_concentration")
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
-                 n_resamples: int = 4000, prior: float | None = None, seed: Any = None) -> pd.DataFrame:
+                 n_resamples: int = 4000, cell_concentration: float | None = None,
+                 seed: Any = None) -> pd.DataFrame:
         """Per-pair intervals for the Favi-Score.
 
         Parameters
@@ -341,14 +342,15 @@ class FaviResult(Result):
             Probability content of each interval.
         method : {"dirichlet", "bootstrap", "score"}
             ``"dirichlet"`` (default): equal-tailed interval of Favi under the posterior
-            ``Dirichlet(C + prior)`` of each pair's 9 cell probabilities; ``"bootstrap"``:
+            ``Dirichlet(C + cell_concentration)`` of each pair's 9 cell probabilities; ``"bootstrap"``:
             percentile bootstrap over each pair's items; ``"score"``: the score (Wilson-type)
             interval for the mean disagreement weight, without random draws.  Pairs with fewer
             than 20 disagreements get the score interval whatever is asked (see Notes).
         n_resamples : int
             Monte Carlo draws per pair (posterior draws or bootstrap resamples).
-        prior : float, optional
-            Dirichlet concentration added to every cell (default 0.5, Jeffreys).
+        cell_concentration : float, optional
+            Dirichlet concentration added to every cell, the prior of ``"dirichlet"`` (default
+            0.5, Jeffreys).
         seed : int, optional
             Seed of ``numpy.random.default_rng``; drawn at random and recorded when omitted.
 
@@ -357,7 +359,7 @@ class FaviResult(Result):
         DataFrame
             ``group_1, group_2, estimate, n_disagreements, lower, upper, p_undefined`` (share of
             draws with ``E = 0``; NaN for the score interval) and ``method`` (the interval used
-            for the pair); ``attrs`` hold ``level``, ``method``, ``seed``, ``prior``,
+            for the pair); ``attrs`` hold ``level``, ``method``, ``seed``, ``cell_concentration``,
             ``n_resamples``, ``small_e`` and ``n_switched``.
 
         Warns
@@ -389,7 +391,8 @@ class FaviResult(Result):
         """
         stats = self._pair_stats()
         columns, meta = favi_intervals(self.counts, self._labels(), level=level, method=method,
-                                       n_resamples=n_resamples, prior=prior, seed=seed)
+                                       n_resamples=n_resamples,
+                                       cell_concentration=cell_concentration, seed=seed)
         df = self.to_frame()[["group_1", "group_2", "favi"]].rename(columns={"favi": "estimate"})
         df["n_disagreements"] = stats["e"]
         for name, values in columns.items():
@@ -398,9 +401,9 @@ class FaviResult(Result):
         return df
 
     # -- rankings -----------------------------------------------------------------------------
-    @renamed(alpha="sig_level")
+    @renamed(alpha="sig_level", p_adjust="adjust")
     def ranking(self, source: Literal["human", "metric"] = "human", *, sig_level: float | None = None,
-                p_adjust: str | None = None) -> Any:
+                adjust: str | None = None) -> Any:
         """Significant pairwise wins as a DAG (networkx DiGraph), transitive edges removed.
 
         An edge ``a -> b`` means ``a`` beats ``b``: the two-sided sign test of the ``source``
@@ -417,7 +420,7 @@ class FaviResult(Result):
         sig_level : float, optional
             Significance threshold (default: the result's ``sig_level``, 0.05 unless set in
             :func:`favi`).
-        p_adjust : str, optional
+        adjust : str, optional
             Multiple-testing adjustment over the pairs, a method name of
             ``statsmodels.stats.multitest.multipletests`` (``"holm"``, ``"fdr_bh"``, ...).  The
             default (None) tests each pair at ``sig_level``, as the paper does.
@@ -437,7 +440,7 @@ class FaviResult(Result):
         """
         from .ranking import ranking_graph
 
-        return ranking_graph(self, source, sig_level, p_adjust)
+        return ranking_graph(self, source, sig_level, adjust)
 
     # -- display ------------------------------------------------------------------------------
     def _repr_fields(self) -> Mapping[str, Any]:

@@ -210,13 +210,14 @@ class LatentFit(Result):
         """
         return prob_matrix(self._alpha(), list(self.groups))
 
-    def ranking(self, threshold: float = 0.95) -> Any:
-        """Groups ranked by ``P(alpha_a > alpha_b) >= threshold``: a DAG (networkx).
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95) -> Any:
+        """Groups ranked by ``P(alpha_a > alpha_b) >= min_prob``: a DAG (networkx).
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability an edge needs.
+        min_prob : float
+            Posterior probability an edge needs (0.5 < min_prob < 1).
 
         Returns
         -------
@@ -228,7 +229,7 @@ class LatentFit(Result):
         >>> sorted(_example().ranking().nodes)
         ['A', 'B']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        return ranking_graph(self.compare(), v.probability(min_prob, "min_prob", open=True))
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items.
@@ -292,7 +293,8 @@ class LatentFit(Result):
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "interval", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "interval", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the rates, the comparison matrix or the ranking.
 
@@ -303,7 +305,7 @@ class LatentFit(Result):
         kind : {"interval", "matrix", "ranking"}
             Posterior means and intervals of ``alpha``; heat map of ``P(alpha_row >
             alpha_column)``; the DAG of :meth:`ranking`.
-        threshold : float
+        min_prob : float
             Posterior probability of an edge in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -343,7 +345,7 @@ class LatentFit(Result):
             sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
             ax.set_title("P(alpha_row > alpha_column)")
             return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
 def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):

@@ -293,7 +293,7 @@ class PreferenceFit(Result):
         paired included), ``n_paired``, ``n_metric`` (metric-only); the posterior means
         ``win_1``, ``tie``, ``win_2``; ``diff`` (mean of ``win_1 - win_2``), ``std_error``
         (its posterior sd), ``lower``/``upper`` (equal-tailed interval at ``level``),
-        ``prob_1_better`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
+        ``prob_greater`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
         first-better minus second-better over every item it rated); with one metric ``favi``,
         ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``); and the
         sampler diagnostics of ``diff``: ``rhat``, ``ess_bulk``, ``ess_tail``.
@@ -318,7 +318,7 @@ class PreferenceFit(Result):
             "n_metric": post.metric.sum(axis=1).astype(int),
             "win_1": pi[:, 0], "tie": pi[:, 1], "win_2": pi[:, 2],
             "diff": s["estimate"], "std_error": s["std_error"], "lower": s["lower"],
-            "upper": s["upper"], "prob_1_better": (diff > 0).mean(axis=(0, 1)),
+            "upper": s["upper"], "prob_greater": (diff > 0).mean(axis=(0, 1)),
             "naive_diff": naive_diff})
         if len(self.metric_terms) == 1 and post.draws.theta is not None:
             fv = self.favi()
@@ -427,10 +427,11 @@ class PreferenceFit(Result):
                          mean_diff=score.to_dict(), quantity="P(row preferred over column)")
         return out
 
-    def ranking(self, threshold: float = 0.95) -> Any:
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95) -> Any:
         """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
 
-        An edge ``a -> b`` means ``P(a preferred over b) >= threshold``; transitive edges are
+        An edge ``a -> b`` means ``P(a preferred over b) >= min_prob``; transitive edges are
         removed (as in :meth:`binaryeval.FaviResult.ranking`).  Node attributes: ``wins``,
         ``losses`` (before the reduction) and ``mean_diff`` (mean ``diff`` against the others);
         edge attributes ``prob`` and ``diff``.  When the confident wins contain a cycle the full
@@ -438,8 +439,8 @@ class PreferenceFit(Result):
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability a win needs (0.5 < threshold < 1).
+        min_prob : float
+            Posterior probability a win needs (0.5 < min_prob < 1).
 
         Returns
         -------
@@ -451,7 +452,7 @@ class PreferenceFit(Result):
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        return ranking_graph(self.compare(), v.probability(min_prob, "min_prob", open=True))
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items (several metrics).
@@ -521,13 +522,14 @@ class PreferenceFit(Result):
             s.add_note(f"dependence check on the paired items: log10 BF (joint vs independent) "
                        f"= {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
         s.add_note("diff = win_1 - win_2: the share of items humans prefer from group_1 minus "
-                   "from group_2; prob_1_better = P(win_1 > win_2)")
+                   "from group_2; prob_greater = P(win_1 > win_2)")
         s.add_note(f"naive_diff: the same from metric {self.metric_terms[0]!r} alone, uncorrected")
         for note in self.notes:
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "diff", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "diff", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the pairs, the preference matrix or the ranking.
 
@@ -539,7 +541,7 @@ class PreferenceFit(Result):
             ``"diff"``: corrected ``diff`` with its interval per pair, the naive metric answer
             beside it; ``"matrix"``: heat map of ``P(row preferred over column)``;
             ``"ranking"``: the DAG of :meth:`ranking` in layers (winners on top).
-        threshold : float
+        min_prob : float
             Posterior probability of a win in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -572,7 +574,7 @@ class PreferenceFit(Result):
             sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
             ax.set_title("P(row preferred over column)")
             return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
 def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **kwargs: Any):

@@ -168,7 +168,7 @@ class DetectableDifferenceTable(Result):
         -------
         DataFrame
             ``n_human``, ``n_metric``, ``n_paired``, ``epsilon``, ``sd_mean`` (mean posterior
-            sd), ``sd_sd``, ``bias``, ``bias_se``, ``empirical_sd``, ``rmse`` (the last five
+            sd), ``sd_sd``, ``bias``, ``bias_std_error``, ``empirical_sd``, ``rmse`` (the last five
             from ``simulate="sample"``, NaN otherwise) and ``n_resamples``.
 
         Examples
