@@ -316,14 +316,16 @@ def test_result_frames_are_consistent():
     m = res.matrix()
     np.testing.assert_allclose(m.to_numpy(), -m.to_numpy().T, equal_nan=True)
     long = res.by_system()
-    assert len(long) == 12 and long.groupby("system").size().eq(3).all()
+    assert len(long) == 12 and long.groupby("group_1").size().eq(3).all()
+    assert list(long.columns) == ["group_1", "group_2", "favi"]
+    assert long.attrs["summary"].index.name == "group"
     summ = long.attrs["summary"]
     np.testing.assert_allclose(summ.loc[list(m.index), "mean"], m.mean(axis=1, skipna=True))
     # pooled one-vs-all Favi of A = Favi of the sum of A's three matrices (A is always system 1)
     pooled_a = sum(res.confusion("A", o).counts for o in "BCD")
-    assert summ.loc["A", "pooled"] == pytest.approx(favi_score(pooled_a))
+    assert summ.loc["A", "pooled_favi"] == pytest.approx(favi_score(pooled_a))
     pooled_c = sum(res.confusion("C", o).counts for o in "ABD")
-    assert summ.loc["C", "pooled"] == pytest.approx(favi_score(pooled_c))
+    assert summ.loc["C", "pooled_favi"] == pytest.approx(favi_score(pooled_c))
     assert res.sample_accuracy == pytest.approx((fr.sample_accuracy * fr.n).sum() / fr.n.sum())
     assert res.mean_abs_favi == pytest.approx(fr.favi.abs().mean())
     assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
@@ -338,7 +340,7 @@ def test_result_frames_are_consistent():
     assert "tabular" in res.summary().as_latex()
     # favoured(): Wilcoxon signed-rank p of each system's one-vs-all Favi values (expected: scipy)
     fav = res.favoured(sig_level=0.05)
-    a_vals = long.loc[long.system == "A", "favi"].to_numpy()
+    a_vals = long.loc[long.group_1 == "A", "favi"].to_numpy()
     assert fav.loc["A", "p_value"] == pytest.approx(stats.wilcoxon(a_vals).pvalue)
     assert fav.loc["A", "significant"] == (fav.loc["A", "p_value"] < 0.05)
     assert fr.attrs["method"].startswith("Favi-Score")
@@ -641,7 +643,7 @@ def test_summeval(human, metric):
     recount = None if (human, metric) == ("relevance", "bertscore_f1") else [("M0", "M1"), ("M22", "M23")]
     fr = _check_real(res, df, f"expert_{human}", metric, "doc_id", 100, recount_pairs=recount)
     assert fr.favi.notna().all()
-    assert res.by_system().groupby("system").size().eq(15).all()
+    assert res.by_system().groupby("group_1").size().eq(15).all()
 
 
 @pytest.mark.parametrize("metric, higher", [("chrf", True), ("bleu", True), ("ter", False)])

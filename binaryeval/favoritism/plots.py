@@ -25,10 +25,11 @@ def box(result: FaviResult, ax: Any, **kwargs: Any) -> Any:
     import seaborn as sns
 
     long = result.by_system()
-    order = long.groupby("system")["favi"].median().sort_values(ascending=False).index
-    sns.boxplot(data=long, x="system", y="favi", order=list(order), ax=ax,
+    order = long.groupby("group_1")["favi"].median().sort_values(ascending=False).index
+    sns.boxplot(data=long, x="group_1", y="favi", order=list(order), ax=ax,
                 color=kwargs.pop("color", "0.8"), **kwargs)
     ax.axhline(0, color="0.3", lw=0.8, ls="--")
+    ax.set_xlabel("system")
     ax.set_ylabel("Favi (system as group_1)")
     ax.tick_params(axis="x", rotation=60)
     return ax

@@ -227,10 +227,11 @@ class FaviResult(Result):
         Returns
         -------
         DataFrame
-            Long, with ``system``, ``opponent`` and ``favi`` (the system as ``group_1``, so positive
-            values mean the metric favours ``system``); ``attrs["summary"]`` holds per system
-            ``mean``, ``median``, ``sd``, ``min``, ``max`` and ``n_pairs`` (defined scores only)
-            and ``pooled``: the Favi of the summed confusion matrices of all the system's pairs
+            Long, with ``group_1``, ``group_2`` and ``favi`` (every pair both ways round, so
+            positive values mean the metric favours ``group_1``); ``attrs["summary"]`` holds per
+            system (index ``group``) ``mean``, ``median``, ``sd``, ``min``, ``max`` and
+            ``n_pairs`` (defined scores only) and ``pooled_favi``: the Favi of the summed
+            confusion matrices of all the system's pairs
             (each oriented with the system first), i.e. one score weighting pairs by their
             disagreements.
 
@@ -245,19 +246,20 @@ class FaviResult(Result):
         """
         m = self.matrix()
         long = m.stack(future_stack=True).rename("favi").reset_index()
-        long.columns = ["system", "opponent", "favi"]
-        long = long[long.system != long.opponent]
+        long.columns = ["group_1", "group_2", "favi"]
+        long = long[long.group_1 != long.group_2]
         evaluated = ~np.isnan(m.to_numpy())
         keep = [evaluated[self.systems.index(s), self.systems.index(o)] for s, o in
-                zip(long.system, long.opponent, strict=True)]
+                zip(long.group_1, long.group_2, strict=True)]
         long = long[keep].reset_index(drop=True)
-        g = long.groupby("system", sort=False)["favi"]
+        g = long.groupby("group_1", sort=False)["favi"]
         summ = pd.DataFrame({"mean": g.mean(), "median": g.median(), "sd": g.std(), "min": g.min(),
                              "max": g.max(), "n_pairs": g.count()})
         pooled = np.zeros((len(self.systems), 3, 3), dtype=self.counts.dtype)
         np.add.at(pooled, self.pair_index[:, 0], self.counts)
         np.add.at(pooled, self.pair_index[:, 1], self.counts[:, ::-1, ::-1])
-        summ["pooled"] = pd.Series(ratio(*favi_from_counts(pooled)), index=list(self.systems))
+        summ["pooled_favi"] = pd.Series(ratio(*favi_from_counts(pooled)), index=list(self.systems))
+        summ.index.name = "group"
         long.attrs["summary"] = summ.sort_values("mean", ascending=False)
         return long
 
@@ -321,7 +323,7 @@ class FaviResult(Result):
             sig_level = probability(sig_level, "sig_level", open=True)
             long = self.by_system()
             p = {}
-            for s, grp in long.groupby("system"):
+            for s, grp in long.groupby("group_1"):
                 v = grp.favi.dropna().to_numpy()
                 p[s] = stats.wilcoxon(v).pvalue if v.size > 1 and np.any(v != 0) else np.nan
             summ["p_value"] = pd.Series(p)

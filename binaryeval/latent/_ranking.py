@@ -45,7 +45,8 @@ def prob_matrix(draws: np.ndarray, names: list[str]) -> pd.DataFrame:
     for i in range(g):
         prob[i] = (flat[:, [i]] > flat).mean(axis=0)
         prob[i, i] = np.nan
-    out = pd.DataFrame(prob, index=pd.Index(names, name="group"), columns=list(names))
+    out = pd.DataFrame(prob, index=pd.Index(names, name="group_1"),
+                       columns=pd.Index(names, name="group_2"))
     means = pd.Series(flat.mean(axis=0), index=names)
     out.attrs.update(order=list(means.sort_values(ascending=False).index),
                      mean_diff={n: float(means[n] - means.drop(n).mean()) if g > 1 else 0.0

@@ -420,8 +420,8 @@ class PreferenceFit(Result):
         for (a, b), pa, pb, da in zip(self.pair_index, p1, p2, d, strict=True):
             prob[a, b], prob[b, a] = pa, pb
             mean[a, b], mean[b, a] = da, -da
-        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="system"),
-                           columns=list(self.systems))
+        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="group_1"),
+                           columns=pd.Index(self.systems, name="group_2"))
         score = pd.Series(np.nanmean(mean, axis=1), index=self.systems)
         out.attrs.update(order=list(score.sort_values(ascending=False).index),
                          mean_diff=score.to_dict(), quantity="P(row preferred over column)")
