@@ -38,6 +38,7 @@ __all__ = [
     "rates",
     "rates_mode",
     "real",
+    "refused",
     "renamed",
     "seed",
     "size",
@@ -97,6 +98,38 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
                     hint = _rename_hint(new, value)
                     raise InputTypeError(f"{func.__name__}() got the argument {old!r}, which is "
                                          f"now {new!r}; call {func.__name__}({hint})")
+            return func(*args, **kwargs)
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
+
+
+def refused(**fixes: str) -> Callable[[F], F]:
+    """Decorator: an argument a function no longer takes raises an error saying what to do.
+
+    Parameters
+    ----------
+    **fixes : str
+        ``old_name="what to do instead"`` pairs.
+
+    Examples
+    --------
+    >>> @refused(lower_is_better="negate the scores: f(-x)")
+    ... def f(x):
+    ...     return x
+    >>> f(1, lower_is_better=True)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: f() takes no argument 'lower_is_better': negate the scores: f(-x)
+    """
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            for old, fix in fixes.items():
+                if old in kwargs:
+                    raise InputTypeError(f"{func.__name__}() takes no argument {old!r}: {fix}")
             return func(*args, **kwargs)
 
         return inner  # type: ignore[return-value]

@@ -261,8 +261,10 @@ def test_preferences_tolerance_and_direction():
     # Def. 13: '+' if s1 > s2, '-' if s1 < s2, '=' otherwise; tolerance widens '='
     assert preferences([3, 2, 2], [1, 2, 5]).tolist() == [1, 0, -1]
     assert preferences([0.50, 0.50, 0.50], [0.45, 0.56, 0.60], tolerance=0.05).tolist() == [0, -1, -1]
-    # TER: lower is better
-    assert preferences([10, 30], [20, 20], lower_is_better=True).tolist() == [1, -1]
+    # TER: lower is better, negated first; the flag of a single score is refused with that fix
+    assert preferences(-np.array([10, 30]), -np.array([20, 20])).tolist() == [1, -1]
+    with pytest.raises(InputTypeError, match=r"negate.*preferences\(-scores_1, -scores_2\)"):
+        preferences([10, 30], [20, 20], lower_is_better=True)
     with pytest.raises(DataError, match="same length"):
         preferences([1, 2], [1])
 
