@@ -7,9 +7,9 @@ counts) naming the argument, the value and the fix.
 
 The vocabulary
 --------------
-One name per concept across the package (see ``vignettes/vocabulary.qmd``).  Earlier spellings
-are not silent aliases: :func:`renamed` turns them into an error that names the new spelling.
-``RENAMED`` lists them.
+One name per concept across the package: the list is :mod:`binaryeval._vocabulary` (shown in
+``vignettes/vocabulary.qmd``).  Earlier spellings are not silent aliases: :func:`renamed` turns
+them into an error that names the new spelling.  ``RENAMED`` lists them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import _vocabulary
 from .errors import CountsError, DataError, InputTypeError, ParameterError
 
 __all__ = [
@@ -50,22 +51,9 @@ __all__ = [
 #: resolves the binomial kernels of the posterior's components.
 MAX_COUNT = 10**10
 
-#: Argument names that an earlier version used, and the name that replaced each.
-RENAMED: dict[str, str] = {
-    "confidence": "level",
-    "confidence_level": "level",
-    "conf_level": "level",
-    "gamma": "sig_level",
-    "draws": "n_resamples",
-    "reps": "n_resamples",
-    "n_boot": "n_resamples",
-    "n_permutations": "n_resamples",
-    "random_state": "seed",
-    "rng": "seed",
-    "higher_is_better": "lower_is_better",
-    "human_higher_is_better": "lower_is_better",
-    "metric_higher_is_better": "lower_is_better",
-}
+#: Argument names that an earlier version used, and the name that replaced each (from the
+#: vocabulary, :mod:`binaryeval._vocabulary`).
+RENAMED: dict[str, str] = _vocabulary.renamed("argument")
 
 F = TypeVar("F", bound=Callable[..., Any])
 

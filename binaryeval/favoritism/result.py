@@ -297,8 +297,8 @@ class FaviResult(Result):
         Parameters
         ----------
         sig_level : float, optional
-            When given, a ``significant`` column marks systems whose one-vs-all Favi values
-            differ from 0 by a two-sided Wilcoxon signed-rank test at this threshold (a
+            Significance level: when given, a ``significant`` column marks systems whose
+            one-vs-all Favi values differ from 0 by a two-sided Wilcoxon signed-rank test (a
             descriptive screen: the pairs share systems and are not independent), beside its
             ``p_value``.
 

@@ -329,7 +329,7 @@ class PreferenceFit(Result):
         out["ess_bulk"] = s["ess_bulk"]
         out["ess_tail"] = s["ess_tail"]
         out.attrs.update(level=self.level, kind="eti", method=post.method,
-                         naive=f"metric {self.metric_terms[0]!r}, every item it rated")
+                         naive_basis=f"metric {self.metric_terms[0]!r}, every item it rated")
         return out
 
     def favi(self, term: str | None = None, level: float | None = None) -> pd.DataFrame:
