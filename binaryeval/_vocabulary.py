@@ -77,8 +77,9 @@ class Name:
     meaning : str
         What it means, in a few words.
     where : str
-        Space-separated: ``argument``, ``column`` (result tables and their index names) and/or
-        ``attrs`` (keys of a table's ``attrs``).
+        Space-separated: ``argument``, ``column`` (result tables and their index names),
+        ``attrs`` (keys of a table's ``attrs``) and/or ``option`` (an option of the command line
+        only; every argument is also its command's option, ``--sig-level`` for ``sig_level``).
     replaces : tuple of str
         Earlier spellings; as arguments they raise an error naming this one.
     doc : str, optional
@@ -100,7 +101,7 @@ class Name:
 
     @property
     def roles(self) -> frozenset[str]:
-        """Where the name appears: a subset of {"argument", "column", "attrs"}."""
+        """Where the name appears: a subset of {"argument", "column", "attrs", "option"}."""
         return frozenset(self.where.split())
 
 
@@ -292,6 +293,18 @@ NAMES: tuple[Name, ...] = (
     Name("kernel_name", "text", "the Jupyter kernel"),
     Name("timeout", "whole", "seconds allowed per document"),
     Name("notice", "object", "receives messages about pages left out"),
+    # -- options of the command line only (binaryeval COMMAND --option) ----------------------------
+    Name("what", "choice", "what binaryeval plan computes (difference, table, size)", "option"),
+    Name("compare", "flag", "binaryeval fit: also print the pairwise comparison", "option"),
+    Name("compare_method", "choice", "binaryeval fit: the comparison's method (compare(method=))",
+         "option"),
+    Name("pairwise", "flag", "binaryeval correlate: also print the pairwise tests", "option"),
+    Name("format", "choice", "the output format (text, csv, json, html...)", "option"),
+    Name("dask", "flag", "run on a local Dask cluster", "option"),
+    Name("scheduler", "text", "the address of a Dask scheduler", "option"),
+    Name("names", "labels", "binaryeval datasets: which datasets to export", "option"),
+    Name("stdout", "flag", "binaryeval datasets: print one dataset's CSV", "option"),
+    Name("no_index", "flag", "binaryeval render: do not write the landing page", "option"),
     # -- datasets ------------------------------------------------------------------------------------
     Name("lp", "text", "a language pair"),
     Name("testset", "text", "a WMT test set"),
@@ -455,7 +468,7 @@ def table(where: str | None = None):
 
     Parameters
     ----------
-    where : {"argument", "column", "attrs"}, optional
+    where : {"argument", "column", "attrs", "option"}, optional
         Only the names used there.
 
     Examples

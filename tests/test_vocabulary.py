@@ -331,7 +331,8 @@ def test_the_list_is_consistent():
     assert len(names) == len(set(names)), "a name is listed twice"
     assert set(KIND_RULES) == set(vocab.KINDS), "every kind needs its rules here"
     for n in vocab.NAMES:
-        assert n.kind in vocab.KINDS and n.roles <= {"argument", "column", "attrs"} and n.roles
+        assert n.kind in vocab.KINDS and n.roles and \
+            n.roles <= {"argument", "column", "attrs", "option"}
         for old in n.replaces:
             # an old spelling is no current name, except scipy's and the sampler's own draws
             assert old not in NAMES or old in ("draws", "random_state"), (n.name, old)
@@ -468,6 +469,62 @@ def test_the_kind_checks_see_the_real_second_meanings():
                                        ("ranking", ranking)])
     assert {_aspect(p)[0] for p in problems} == {
         "fit_preferences.prior", "fit_preferences.rate_prior", "ranking.threshold"}
+
+
+# -- the command line speaks the same vocabulary -------------------------------------------------------
+def _cli_options():
+    import argparse
+
+    from binaryeval.cli import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return [(command, action) for command, parser in sub.choices.items()
+            for action in parser._actions
+            if action.help != argparse.SUPPRESS and not isinstance(action, argparse._HelpAction)]
+
+
+def cli_problems(options, names=NAMES) -> list[str]:
+    """Options whose name is not in the list, and one option taking different values."""
+    out, seen = [], {}
+    for command, action in options:
+        flag = action.option_strings[0] if action.option_strings else action.dest
+        entry = names.get(action.dest)
+        if entry is None or not entry.roles & {"argument", "option"}:
+            out.append(f"binaryeval {command} {flag}: {action.dest!r} not in the vocabulary")
+            continue
+        if action.option_strings and flag != "--" + action.dest.replace("_", "-") \
+                and not (command == "plan" and action.dest == "what"):
+            out.append(f"binaryeval {command} {flag}: spelled unlike {action.dest!r}")
+        if action.dest == "method":
+            continue  # each command's own methods
+        values = (getattr(action.type, "__qualname__", action.type),
+                  frozenset(action.choices or ()), action.nargs)
+        first = seen.setdefault(action.dest, (command, values))
+        if first[1] != values:
+            out.append(f"binaryeval {command} {flag} takes other values than in "
+                       f"binaryeval {first[0]}: {values} != {first[1]}")
+    return out
+
+
+def test_every_cli_option_is_in_the_vocabulary_and_takes_the_same_values():
+    options = _cli_options()
+    assert {c for c, _ in options} >= {"fit", "plan", "favi", "correlate", "report"}
+    problems = cli_problems(options)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_cli_check_fails_on_a_planted_violation():
+    import argparse
+
+    fit, plan = argparse.ArgumentParser(), argparse.ArgumentParser()
+    fit.add_argument("--rates", type=str)
+    plan.add_argument("--rates", choices=["estimate", "known"])
+    plan.add_argument("--n-boot", type=int)
+    plan.add_argument("--ties", dest="sign_test_ties")
+    options = [("fit", a) for a in fit._actions[1:]] + [("plan", a) for a in plan._actions[1:]]
+    problems = cli_problems(options)
+    assert [p.split(": ")[0] if "takes" not in p else "takes" for p in problems] == [
+        "takes", "binaryeval plan --n-boot", "binaryeval plan --ties"]
 
 
 # -- the page shows the list -------------------------------------------------------------------------
