@@ -20,23 +20,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .formula import ParsedFormula, _environment, _eval_term, _names_in, _quoted_columns
+from .formula import ParsedFormula, _environment, _eval_term, value_names
 
 __all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
 
 
 def referenced_names(parsed: ParsedFormula) -> list[str]:
-    """Every name the formula's terms use: columns, functions, variables, ``Q("...")`` columns.
+    """Every name the formula's terms read: columns, the caller's variables, ``Q("...")`` columns.
+
+    Functions (``I``, ``np.log``, ...) are not names read.
 
     Examples
     --------
     >>> from binaryeval.formula import parse_formula
     >>> referenced_names(parse_formula("I(h == 1) ~ np.log(x) | g"))
-    ['I', 'h', 'np', 'x', 'g']
+    ['h', 'x', 'g']
     """
     names: list[str] = []
     for term in [*parsed.lhs, *parsed.rhs, *parsed.groups]:
-        names += [name for name, _ in _names_in(term.code)] + _quoted_columns(term.code)
+        names += value_names(term.code)
     return list(dict.fromkeys(names))
 
 

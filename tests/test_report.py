@@ -124,6 +124,7 @@ def test_report_on_wmt21(tmp_path, capsys):
     query = "system not in " + str([f"metricsystem{i}" for i in range(1, 6)])
     data = data.query(query).reset_index(drop=True)
     target = tmp_path / "out" / "report.html"
+    target.parent.mkdir()  # the report's folder must exist (a missing one is a usage error)
     formula = "I(mqm == 0) ~ chrf | system"
     assert main(["report", str(path), "--formula", formula, "--threshold", "balanced", "--query", query,
                  "-o", str(target)]) == 0
@@ -214,6 +215,7 @@ def test_report_quarto_engine(tmp_path, capsys, monkeypatch):
     path = tmp_path / "d.csv"
     _human_only({"A": (30, 50), "B": (20, 50)}).to_csv(path, index=False)
     target = tmp_path / "sub" / "r.html"
+    target.parent.mkdir()
     assert main(["report", str(path), "--formula", "human ~ 1 | system", "--engine", "quarto",
                  "-o", str(target)]) == 0
     assert target.read_text() == "<html>quarto:human ~ 1 | system</html>"
@@ -270,3 +272,54 @@ def test_report_explains_a_contradiction(tmp_path, capsys):
     page = _text(target.read_text())
     assert "About the contradiction note." in page
     assert "In B the share it accepted among the metric-only outputs" in page
+
+
+def test_report_of_hostile_names_has_no_live_markup(tmp_path, capsys):
+    """System names, column names and the file name are HTML/JS payloads: the page shows them
+    as text, in the summary, the notes, the planning table and the Reproduce code, and holds no
+    script, event handler, javascript: URL or foreign element; it carries a policy that runs no
+    script."""
+    from htmlchecks import content_security_policy, live_markup, soup
+
+    rng = np.random.default_rng(3)
+    s_script, s_svg = "<script>alert('sys')</script>", "<svg onload=alert('svg')>"
+    s_tick = "`x`<img src=x onerror=alert('tick')>**b** [l](javascript:alert('md')) $\\frac$"
+    human = "human<script>alert('col')</script>"
+    metric = "score`<img src=x onerror=alert('mcol')>`"
+    parts = []
+    # s_svg: metric-only rows all above the threshold (a contradiction note); s_tick: 6 paired
+    # rows (an identifiability note); three groups (a planning table)
+    for system, contradiction, n_human in ((s_script, False, 100), (s_svg, True, 100),
+                                           (s_tick, False, 6)):
+        good = rng.random(400) < 0.5
+        score = np.where(good, rng.normal(0.7, 0.2, 400), rng.normal(0.4, 0.2, 400))
+        if contradiction:
+            score[100:] = 0.99
+        parts.append(pd.DataFrame({"system": system, metric: score,
+                                   human: np.where(np.arange(400) < n_human, good * 1.0, np.nan)}))
+    path = tmp_path / "data`<img src=x onerror=alert('file')>`.csv"
+    pd.concat(parts, ignore_index=True).to_csv(path, index=False)
+    target = tmp_path / "report.html"
+    formula = f'Q("{human}") ~ Q("{metric}") | system'
+    assert main(["report", str(path), "--formula", formula, "--threshold", "balanced",
+                 "-o", str(target)]) == 0, capsys.readouterr().err
+    page = target.read_text()
+    assert live_markup(page) == []
+    policy = content_security_policy(page)
+    assert policy is not None and "script-src 'none'" in policy and "default-src 'none'" in policy
+    text = " ".join(soup(page).get_text(" ").split())
+    for name in (s_script, s_svg, s_tick, human, metric, path.name):
+        assert name in text, name  # shown as text
+    for raw in ("<script>alert", "<svg onload", "<img src=x"):
+        assert raw not in page, raw  # never written as markup
+    assert "&lt;script&gt;alert(" in page and "&lt;svg onload=" in page  # written escaped
+    # the places that once took names unescaped each show them
+    note = text[text.index("About the contradiction note"):]
+    assert f"In {s_svg} the share it accepted" in note
+    note = text[text.index("About the identifiability note"):]
+    assert f"(here: {s_tick} (" in note
+    planning = text[text.index("Planning: how many more human ratings?"):]
+    assert s_script in planning and s_tick in planning
+    reproduce = soup(page).find("div", class_="highlight").get_text("")
+    assert path.name in reproduce and f"binaryeval.fit({formula!r}" in reproduce
+    assert len(_IMG.findall(page)) == 4  # every figure drawn ("$" in a name is no TeX)

@@ -226,9 +226,12 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     formula : str
         ``"human ~ metric | system"``.  ``human`` is the error-free rating (0/1, bool, NaN = not
         rated); ``metric`` the metric rating (binary, or scalar with ``threshold``) or ``1`` for
-        human ratings only; after ``|`` the grouping columns (none: one group).  Each side may be
-        a patsy expression, e.g. ``"I(mqm == 0) ~ I(bleurt > 0.3) | system"``; a missing value
-        in a column a term uses makes the term missing, never ``False``.
+        human ratings only; after ``|`` the grouping columns (none: one group).  A term may be an
+        expression, e.g. ``"I(mqm == 0) ~ I(bleurt > 0.3) | system"``: columns, ``Q("odd
+        name")``, numbers and strings, arithmetic, comparisons, ``& | ~``, ``I()``, ``C()``, numpy
+        functions such as ``np.log`` and the caller's variables as values (see
+        :mod:`binaryeval.formula`); it is evaluated from that allow-list, never run as Python
+        code.  A missing value in a column a term uses makes the term missing, never ``False``.
     data : DataFrame
         One row per output: a pandas frame, or a Dask frame for data larger than memory (read
         partition by partition and counted, with a threshold rule chosen from the paired rows;
@@ -259,7 +262,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     grid : (int, int, int)
         Grid sizes for ``method="grid"``.
     eval_env : int or dict
-        Names for the formula's expressions: a mapping, or a stack depth as in patsy.
+        Variables of your code the formula may read as values (numbers, strings, arrays,
+        Series): a mapping, ``{}`` for none, or a stack depth as in patsy (0: the code calling
+        ``fit``).
     dependence : {"joint", "independent"}, optional
         With several metric terms (``"human ~ m1 + m2 | system"``) the latent-truth model of
         :func:`binaryeval.latent.fit_latent` is fitted: ``"joint"`` (default) models the metrics'

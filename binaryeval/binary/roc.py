@@ -315,7 +315,9 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     pooled : bool
         Add a curve over all groups.
     eval_env : int or dict
-        Names for the formula's expressions: a mapping, or a stack depth as in patsy.
+        Variables of your code the formula may read as values (numbers, strings, arrays,
+        Series; see :mod:`binaryeval.formula`): a mapping, ``{}`` for none, or a stack depth as
+        in patsy.
 
     Returns
     -------

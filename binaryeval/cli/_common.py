@@ -242,7 +242,28 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                              "the summary. Default: from the --output extension (.csv, .json, .html, "
                              ".tex), else text")
     parser.add_argument("--output", "-o", default=None, metavar="FILE",
-                        help="write here instead of stdout (the format follows the extension)")
+                        help="write here instead of stdout (the format follows the extension); "
+                             "never over the input, nor over an existing file without --force")
+    add_force_argument(parser)
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--force``: leave to replace existing output files (never an input)."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing output file (an input is never replaced)")
+
+
+def check_destination(args: argparse.Namespace) -> None:
+    """Refuse ``--output`` before any work (:func:`binaryeval._output.check_output`).
+
+    An input, an existing file without ``--force``, a folder, a file in a missing folder.
+    """
+    from .._output import check_output, input_paths
+
+    output = getattr(args, "output", None)
+    if output not in (None, "-"):
+        check_output(output, inputs=input_paths(getattr(args, "data", None)),
+                     force=bool(getattr(args, "force", False)))
 
 
 #: output formats of :func:`write_result` and the file extensions that select them
@@ -264,17 +285,24 @@ def output_format(args: argparse.Namespace) -> str:
     return "text"
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str, output: str | None, args: argparse.Namespace | None = None) -> None:
+    text = text if text.endswith("\n") else text + "\n"
     if output in (None, "-"):
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
     else:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        from .._output import write_text
+
+        check_destination(args if args is not None else argparse.Namespace(output=output))
+        write_text(output, text)  # a temporary file renamed into place: never half written
 
 
 def _html_page(body: str, title: str) -> str:
     import html
 
+    from ..reports.pages import CONTENT_SECURITY_POLICY
+
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
             f"<title>{html.escape(title)}</title>\n"
             "<style>body { font-family: system-ui, sans-serif; margin: 2rem; } "
             "table { border-collapse: collapse; margin: 0.5rem 0; } "
@@ -323,7 +351,7 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
             text = {"text": summary.as_text, "html": summary.as_html, "latex": summary.as_latex}[fmt]()
             if fmt == "html" and output not in (None, "-"):
                 text = _html_page(text, summary.title)
-    _emit(text, output)
+    _emit(text, output, args)
     return 0
 
 

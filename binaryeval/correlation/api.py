@@ -26,7 +26,7 @@ __all__ = ["correlate"]
 
 def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", level: float = 0.95,
               lower_is_better: str | Sequence[str] | None = None, aggregate: str | None = "mean",
-              absolute: bool = False) -> CorrelationResult:
+              absolute: bool = False, eval_env: int | dict = 0) -> CorrelationResult:
     """Correlate metrics with a human score over systems: ``"human ~ bleu + chrf + comet"``.
 
     Parameters
@@ -57,6 +57,10 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     absolute : bool
         Negate every metric whose correlation with the human score is negative (the WMT ``|r|``
         convention, applied consistently to the metric-metric correlations).
+    eval_env : int or dict
+        Variables of your code the formula may read as values (numbers, strings, arrays,
+        Series): a mapping, ``{}`` for none, or a stack depth as in patsy (0: the code calling
+        ``correlate``).  See :mod:`binaryeval.formula` for what a formula may contain.
 
     Returns
     -------
@@ -120,7 +124,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     absolute = _validate.flag(absolute, "absolute")
     if aggregate is not None:
         aggregate = _validate.choice(aggregate, "aggregate", AGGREGATES)
-    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=0)
+    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=eval_env)
     lower = _lower_is_better_arg(lower_is_better, scores.human, scores.metrics, scores.codes)
     table = scores.table.copy()
     for term in lower:

@@ -216,11 +216,12 @@ def _terms(formula: str) -> tuple[ParsedFormula, str, list[str]]:
 
 
 def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
-                  eval_env: int) -> SystemScores:
+                  eval_env: int | dict) -> SystemScores:
     """Evaluate ``formula`` on ``data`` and build the system-level table.
 
-    ``eval_env`` is the stack depth of the frame whose variables the formula's expressions may
-    use, as in patsy, 0 being the user's code that called into binaryeval.  A Dask frame is read partition
+    ``eval_env`` is a mapping of the variables the formula's expressions may read, or the stack
+    depth of the frame whose variables they may read, as in patsy, 0 being the user's code that
+    called into binaryeval.  A Dask frame is read partition
     by partition (see :mod:`._partitions`).
     """
     _check_columns(data)

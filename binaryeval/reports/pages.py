@@ -27,7 +27,16 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import RenderError
 
-__all__ = ["Heading", "finish_body", "layout", "relative_href", "site_css"]
+__all__ = ["CONTENT_SECURITY_POLICY", "Heading", "finish_body", "layout", "relative_href",
+           "site_css"]
+
+#: the Content-Security-Policy of every page written: no script at all, nothing loaded but the
+#: site's own stylesheet and images (and inline styles and data: images), no forms, no <base>.
+#: The pages need no script (the navbar and contents are <details> elements), so a name from
+#: the data that slipped through unescaped still could not run.
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'none'; img-src 'self' data:; "
+                           "style-src 'self' 'unsafe-inline'; font-src 'self' data:; "
+                           "base-uri 'none'; form-action 'none'; object-src 'none'")
 
 # quartodoc's interlinks syntax: the link target is a Python name in backticks; "~" shows only
 # the last part of the name ([](`~binaryeval.fit`) reads "fit")
@@ -298,13 +307,15 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
     """The full HTML page around a finished body.
 
     ``css_href`` links the stylesheet file (site pages); without it the stylesheet is inlined
-    (a single self-contained document).  ``navbar``, ``sidebar`` and ``page_nav`` are HTML made
+    (a single self-contained document).  Every page carries :data:`CONTENT_SECURITY_POLICY`.  ``navbar``, ``sidebar`` and ``page_nav`` are HTML made
     by :mod:`binaryeval.reports.site`; empty strings leave them out.
 
     Examples
     --------
     >>> page = layout(title="T", body="<p>x</p>")
     >>> "<title>T</title>" in page and "<style>" in page and "<script" not in page
+    True
+    >>> "Content-Security-Policy" in page
     True
     """
     toc = toc_html(headings or [])
@@ -313,4 +324,4 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
                                                           and site_title != title else title),
         body=body, toc=toc, css_href=css_href, css=None if css_href else site_css(),
         navbar=navbar, sidebar=sidebar, sidebar_inline=sidebar_inline, page_nav=page_nav,
-        footer=footer, description=html.escape(description))
+        footer=footer, description=html.escape(description), csp=CONTENT_SECURITY_POLICY)

@@ -572,6 +572,8 @@ def _styler_html(plain: pd.DataFrame, kinds: dict, marks: dict, letters: dict, r
         styles.append({"selector": f"td.col{j}, th.col_heading.col{j}:not([colspan])",
                        "props": f"text-align: {align};{wrap}"})
     st = Styler(shown, uuid=uid, uuid_len=0, cell_ids=False)
+    # column headers are labels of the data: escaped like the cells
+    st = st.format_index(escape="html", axis=1)
     st = st.hide(axis="index").set_table_styles(styles).set_td_classes(classes)
     if caption:
         st = st.set_caption(_inline(caption))

@@ -55,7 +55,8 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
                 rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
-                output: str | Path | None = None, engine: str = "jupyter",
+                output: str | Path | None = None, overwrite: bool = True,
+                engine: str = "jupyter",
                 timeout: int = 600, command: str | None = None) -> Path:
     """Fit the model on ``data`` and write an HTML report of it.
 
@@ -74,7 +75,11 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
     title : str, optional
         The report's title.
     output : str or Path, optional
-        The HTML file to write (default: the data's name + ``-report.html``).
+        The HTML file to write (default: the data's name + ``-report.html``).  Never the data
+        file itself; its folder must exist.  Written to a temporary file and renamed into place
+        once rendered, so a failed rendering leaves no file.
+    overwrite : bool
+        Replace ``output`` when it exists (``binaryeval report`` passes ``--force``).
     engine : {"jupyter", "quarto", "auto"}
         The renderer.
     timeout : int
@@ -100,22 +105,26 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
     >>> make_report(folder / "r.csv", "human ~ 1 | system", output=folder / "r.html").name
     'r.html'
     """
+    from .._output import check_output, input_paths, write_atomic
     from ..binary import fit
     from ..cli._common import read_table
     from . import render  # looked up at call time (the package's function)
 
+    source = Path(str(data))
+    is_file = source.is_file()
+    stem = source.name.split(".")[0] if is_file else str(data)
+    target = Path(output) if output else Path(f"{stem}-report.html")
+    # before any work: never over the data, an existing report only with leave
+    check_output(target, inputs=input_paths(data), force=overwrite, option="output",
+                 force_hint="--force (overwrite=True)")
     table = read_table(data, query, option="DATA")
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
     options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
                "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit(formula, table, **options)
-    source = Path(str(data))
-    is_file = source.is_file()
+        fit(formula, table, eval_env={}, **options)
     name = name or (source.name if is_file else str(data))
-    stem = source.name.split(".")[0] if is_file else str(data)
-    target = Path(output) if output else Path(f"{stem}-report.html")
     params = {"data": str(source.resolve()) if is_file else str(data), "name": name,
               "query": query, "formula": formula, **options,
               "prior": list(prior), "rate_prior": list(rate_prior),
@@ -129,7 +138,5 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
         (folder / REPORT_PARAMS).write_text(json.dumps(params, indent=2), encoding="utf-8")
         written = render([doc], output_dir=folder / "html", engine=engine, timeout=timeout,
                          index=False)
-        if target.parent != Path(""):
-            target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(written[0], target)
+        write_atomic(target, lambda tmp: shutil.copyfile(written[0], tmp))
     return target
