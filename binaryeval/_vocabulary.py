@@ -285,6 +285,8 @@ NAMES: tuple[Name, ...] = (
     Name("start", "path", "where a search starts"),
     Name("output", "path", "the file written"),
     Name("output_dir", "path", "the folder written", replaces=("out_dir",)),
+    Name("overwrite", "flag", "replace an existing output file (an input is never replaced)",
+         replaces=("force",)),
     Name("site", "object", "the site to build into (a flag or a folder)"),
     Name("docs", "path", "documents to render"),
     Name("config", "object", "a site configuration"),
@@ -438,6 +440,7 @@ RENAMED_IN: tuple[tuple[str, str, str], ...] = (
     ("naive", "naive_basis", "PreferenceFit.to_frame().attrs (the naive column's ratings)"),
     ("threshold", "decisive_log10_bf", "the attrs of LatentFit/PreferenceFit.dependence()"),
     ("--ties", "--sign-test-ties", "binaryeval favi (the argument sign_test_ties)"),
+    ("--force", "--overwrite", "every command that writes a file (the argument overwrite)"),
 )
 
 

@@ -496,7 +496,7 @@ def test_plan_errors(capsys):
 
 
 # ---------------------------------------------------------------------------------------------
-# nothing lost: never over an input, never over a file without --force, never half a file
+# nothing lost: never over an input, never over a file without --overwrite, never half a file
 # ---------------------------------------------------------------------------------------------
 
 def _victim(tmp_path: Path) -> tuple[Path, bytes]:
@@ -511,7 +511,7 @@ def _leftovers(folder: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", [
     ["fit", "human ~ score | system", "--threshold", "0.5"],
-    ["fit", "human ~ score | system", "--threshold", "0.5", "--force"],  # --force: never inputs
+    ["fit", "human ~ score | system", "--threshold", "0.5", "--overwrite"],  # --overwrite: never inputs
     ["favi", "human ~ score | system", "--item", "seg"],
     ["correlate", "human ~ score | system"],
 ])
@@ -533,7 +533,7 @@ def test_output_over_the_input_is_refused(command, tmp_path, capsys):
 
 def test_report_over_its_data_is_refused(tmp_path, capsys):
     victim, before = _victim(tmp_path)
-    for extra in ([], ["--force"]):
+    for extra in ([], ["--overwrite"]):
         code = main(["report", str(victim), "--formula", "human ~ 1 | system", "-o", str(victim),
                      *extra])
         assert code == 2 and "is an input of this command" in capsys.readouterr().err
@@ -541,7 +541,7 @@ def test_report_over_its_data_is_refused(tmp_path, capsys):
     # the default name (DATA's stem + -report.html) exists: refused before any work
     existing = tmp_path / "victim-report.html"
     existing.write_text("an earlier report")
-    with pytest.raises(be.errors.OutputError, match="exists; pass --force"):
+    with pytest.raises(be.errors.OutputError, match=r"exists; pass overwrite=True \(--overwrite\)"):
         from binaryeval.reports import make_report
 
         make_report(victim, "human ~ 1 | system", output=existing, overwrite=False)
@@ -556,9 +556,13 @@ def test_existing_output_needs_force_and_is_replaced_whole(tmp_path, capsys):
     argv = ["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(target)]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert f"--output {str(target)!r} exists; pass --force to replace it" in err
+    assert f"--output {str(target)!r} exists; pass --overwrite to replace it" in err
     assert target.read_text() == "keep me\n"
-    assert main([*argv, "--force"]) == 0
+    # the option is named as the library's argument (overwrite=); the old --force says so
+    assert main([*argv, "--force"]) == 2
+    assert "--force is now --overwrite: use --overwrite" in capsys.readouterr().err
+    assert target.read_text() == "keep me\n"
+    assert main([*argv, "--overwrite"]) == 0
     assert pd.read_csv(target)["system"].tolist() == ["A", "B", "C"]
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # a replaced file keeps its mode
     # a symbolic link at the destination is replaced by the file, not written through
@@ -568,7 +572,7 @@ def test_existing_output_needs_force_and_is_replaced_whole(tmp_path, capsys):
     link.symlink_to(elsewhere)
     assert main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(link)]) == 2
     assert main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(link),
-                 "--force"]) == 0
+                 "--overwrite"]) == 0
     assert elsewhere.read_text() == "untouched\n" and not link.is_symlink()
     assert _leftovers(tmp_path) == []
 
@@ -590,7 +594,7 @@ def test_missing_folder_and_folder_outputs_are_usage_errors(tmp_path, capsys):
     parts.mkdir()
     _rating_table().to_parquet(parts / "part0.parquet", index=False)
     assert main(["fit", "human ~ 1 | system", "--data", str(parts), "-o",
-                 str(parts / "part0.parquet"), "--force"]) == 2
+                 str(parts / "part0.parquet"), "--overwrite"]) == 2
     assert "inside the input folder" in capsys.readouterr().err
     pd.testing.assert_frame_equal(pd.read_parquet(parts / "part0.parquet"), _rating_table())
 
@@ -612,19 +616,19 @@ def test_a_failed_run_leaves_nothing_half_written(tmp_path, capsys, monkeypatch)
 
     monkeypatch.setattr(output.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(target), "--force"])
+        main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(target), "--overwrite"])
     assert target.read_text() == "old\n" and _leftovers(tmp_path) == []
 
 
 def test_datasets_export_refuses_existing_files_without_force(tmp_path, capsys):
     (tmp_path / "stb_convai2.csv").write_text("mine\n")
     assert main(["datasets", "wmt15", "stb_convai2", "--output-dir", str(tmp_path)]) == 2
-    assert "stb_convai2.csv' exists; pass --force" in capsys.readouterr().err
+    assert "stb_convai2.csv' exists; pass --overwrite" in capsys.readouterr().err
     # all or nothing: wmt15.csv was not written either
     assert not (tmp_path / "wmt15.csv").exists()
     assert (tmp_path / "stb_convai2.csv").read_text() == "mine\n"
     assert main(["datasets", "wmt15", "stb_convai2", "--output-dir", str(tmp_path),
-                 "--force"]) == 0
+                 "--overwrite"]) == 0
     assert pd.read_csv(tmp_path / "stb_convai2.csv").shape == (42, 8)
     a_file = tmp_path / "wmt15.csv"
     assert main(["datasets", "wmt15", "--output-dir", str(a_file)]) == 2

@@ -79,7 +79,7 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
         file itself; its folder must exist.  Written to a temporary file and renamed into place
         once rendered, so a failed rendering leaves no file.
     overwrite : bool
-        Replace ``output`` when it exists (``binaryeval report`` passes ``--force``).
+        Replace ``output`` when it exists (``binaryeval report --overwrite``).
     engine : {"jupyter", "quarto", "auto"}
         The renderer.
     timeout : int
@@ -116,7 +116,7 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
     target = Path(output) if output else Path(f"{stem}-report.html")
     # before any work: never over the data, an existing report only with leave
     check_output(target, inputs=input_paths(data), force=overwrite, option="output",
-                 force_hint="--force (overwrite=True)")
+                 force_hint="overwrite=True (--overwrite)")
     table = read_table(data, query, option="DATA")
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
     options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
