@@ -31,6 +31,7 @@ import pytest
 
 from binaryeval import _vocabulary as vocab
 from binaryeval._validate import RENAMED
+from binaryeval.errors import ParameterError
 
 PUBLIC_MODULES = ["binaryeval", "binaryeval.plan", "binaryeval.correlation",
                   "binaryeval.favoritism", "binaryeval.binary", "binaryeval.validation",
@@ -302,13 +303,15 @@ def _result_frames() -> dict[str, pd.DataFrame]:
             res = make()
             frames[f"{name}.to_frame()"] = res.to_frame()
             for meth in ("interval", "rates", "naive", "by_system", "favi", "compare",
-                         "favoured"):
+                         "favoured", "plan", "dependence"):
                 if not callable(getattr(res, meth, None)):
                     continue
                 try:
                     got = getattr(res, meth)()
                 except TypeError:
                     continue  # needs arguments (a posterior's scipy-style interval)
+                except ParameterError:
+                    continue  # not for this fit (the dependence check of one metric)
                 if hasattr(got, "to_frame") and not isinstance(got, pd.DataFrame):
                     got = got.to_frame()
                 if isinstance(got, pd.DataFrame):
