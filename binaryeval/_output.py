@@ -8,7 +8,7 @@ exported dataset) goes through :func:`check_output` before any work is done and 
   are compared after resolving symbolic links, and an existing destination is compared with each
   input by device and inode (a hard link to the input is the input); a destination inside an
   input folder (a folder of Parquet files) is refused too;
-- an existing file is replaced only with leave (``--force`` on the command line);
+- an existing file is replaced only with leave (``--overwrite`` on the command line);
 - a folder, or a file in a folder that does not exist, is refused with a message, not a
   traceback;
 - the content is written to a temporary file in the destination's folder and renamed over the
@@ -65,7 +65,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def check_output(target: str | Path, *, inputs: Iterable[Path] = (), force: bool = False,
-                 option: str = "--output", force_hint: str = "--force") -> Path:
+                 option: str = "--output", force_hint: str = "--overwrite") -> Path:
     r"""``target`` as a Path, if the package may write there; else an :class:`OutputError`.
 
     Parameters
@@ -79,7 +79,7 @@ def check_output(target: str | Path, *, inputs: Iterable[Path] = (), force: bool
     option : str
         How the destination was given, for messages (``--output``, ``output``).
     force_hint : str
-        How to give leave to replace a file, for messages (``--force``, ``overwrite=True``).
+        How to give leave to replace a file, for messages (``--overwrite``, ``overwrite=True``).
 
     Returns
     -------

@@ -19,7 +19,7 @@ __all__ = ["read_table"]
 
 
 def read_table(source: str | Path, query: str | None = None, *, dask: bool = False,
-               argument_names: tuple[str, str] = ("data", "query")) -> Any:
+               argument_names: tuple[str, str] | None = None) -> Any:
     """Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
 
     Parameters
@@ -33,9 +33,9 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
         frame is then renumbered from 0).
     dask : bool
         Return a Dask frame (Parquet and CSV are read lazily, partition by partition).
-    argument_names : (str, str)
-        How the caller names ``source`` and ``query`` in error messages (the command line says
-        ``("--data", "--query")``).
+    argument_names : (str, str), optional
+        How the caller names ``source`` and ``query`` in error messages (default ``("data",
+        "query")``; the command line says ``("--data", "--query")``).
 
     Returns
     -------
@@ -52,7 +52,7 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
     >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
     (13, 26)
     """
-    what, query_name = argument_names
+    what, query_name = argument_names or ("data", "query")
     source = str(source)
     path = Path(source)
     name = path.name.lower()

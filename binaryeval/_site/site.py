@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._validate import renamed
 from ..errors import RenderError
 from .apiref import ApiSection, api_pages, read_api_sections
 from .pages import Heading, finish_body, import_object, layout, relative_href, site_css
@@ -451,7 +452,8 @@ def _notice(message: str) -> None:
     print(f"binaryeval render: {message}", file=sys.stderr)
 
 
-def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeout: int = 600,
+@renamed(out_dir="output_dir")
+def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, timeout: int = 600,
                kernel_name: str = "python3", index: bool = True, notice=_notice) -> list[Path]:
     r"""Render ``docs`` and the API reference as the website ``config`` describes.
 
@@ -461,7 +463,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
         The website (:func:`read_site_config`).
     docs : sequence of Path
         The ``.qmd`` documents; one named ``index.qmd`` is the landing page.
-    out_dir : Path
+    output_dir : Path
         Where the pages go.
     timeout, kernel_name
         As for :func:`binaryeval._site.documents.render_document`.
@@ -502,8 +504,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
                                                 str(config.api.get("package") or "binaryeval")).items():
             site.pages[out].title = site.pages[out].title or title
             site.pages[out].fragment = fragment
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / CSS_FILE).write_text(site_css(), encoding="utf-8")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / CSS_FILE).write_text(site_css(), encoding="utf-8")
     order = _flat(site.sidebar)
     api_side = _api_sidebar(site)
     api_order = _flat(api_side)
@@ -529,7 +531,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
             if config.page_navigation else "",
             site_title=config.title, footer=_footer(config),
             description=str(page.header.get("description") or ""))
-        target = out_dir / out
+        target = output_dir / out
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html_page, encoding="utf-8")
         written.append(target)

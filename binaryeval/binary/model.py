@@ -29,7 +29,6 @@ __all__ = ["COUNT_COLUMNS", "Options", "check_options", "fit_counts", "fit_model
 
 #: The group of data without a grouping term (``human ~ metric``).
 SINGLE = "all"
-_RATES = ("estimate", "pooled")
 
 
 @dataclass(frozen=True)
@@ -50,37 +49,8 @@ def check_options(level, prior, rate_prior, rates, method, grid) -> Options:
     prior = _validate.beta_pair(prior, "prior")
     rate_prior = _validate.beta_pair(rate_prior, "rate_prior")
     method = _validate.choice(method, "method", ("exact", "grid"))
-    if isinstance(rates, str):
-        _validate.choice(rates, "rates", _RATES, renamed_values={"estimated": "estimate"})
-    elif isinstance(rates, Mapping):
-        _check_known_rates(rates)
-    else:
-        raise ParameterError(f"rates={rates!r}: use 'estimate', 'pooled', or known values "
-                             "{'rho': .7, 'eta': .7} (optionally per group)")
+    rates = _validate.rates(rates)
     return Options(prior, rate_prior, rates, level, method, tuple(int(g) for g in grid))
-
-
-def _check_known_rates(rates: Mapping) -> None:
-    keys = set(map(str, rates))
-    if keys & {"rho", "eta"}:
-        entries = {"(all groups)": rates}
-    elif rates and not any(isinstance(v, Mapping) for v in rates.values()):
-        # numbers under keys that are neither rate: a misspelt pair, not groups
-        raise ParameterError(f"rates={dict(rates)!r} has unknown keys {sorted(keys)}; known rates "
-                             "are given as {'rho': .., 'eta': ..} (or per group "
-                             "{'sys1': {'rho': .., 'eta': ..}, ...})")
-    else:
-        entries = {str(g): v for g, v in rates.items()}
-    for g, entry in entries.items():
-        if not isinstance(entry, Mapping):
-            raise ParameterError(f"rates[{g!r}]={entry!r}: give a mapping {{'rho': .., 'eta': ..}}")
-        unknown = set(map(str, entry)) - {"rho", "eta"}
-        if unknown:
-            raise ParameterError(f"rates for {g} has unknown key {sorted(unknown)[0]!r}; known "
-                                 "rates are given as {'rho': .., 'eta': ..}")
-        for name, v in entry.items():
-            if v is not None:
-                _validate.probability(v, f"known {name}")
 
 
 def _known_rates_for(rates, group: str) -> tuple[float | None, float | None]:

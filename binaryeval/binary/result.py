@@ -198,7 +198,7 @@ class BinaryFit(Result):
         Returns
         -------
         DataFrame
-            ``rho``, ``rho_std``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
+            ``rho``, ``rho_std_error``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
             counts and ``p_unidentified`` = P(rho + eta <= 1).
 
         Examples
@@ -220,7 +220,7 @@ class BinaryFit(Result):
             for name, (pos, neg), kn in (("rho", ("tp", "fn"), known[0]),
                                          ("eta", ("tn", "fp"), known[1])):
                 if kn is not None:
-                    row.update({name: kn, f"{name}_std": 0.0, f"{name}_lower": kn,
+                    row.update({name: kn, f"{name}_std_error": 0.0, f"{name}_lower": kn,
                                 f"{name}_upper": kn})
                     continue
                 if self.rates_mode == "pooled":
@@ -229,11 +229,11 @@ class BinaryFit(Result):
                     a, b = c[pos] + ar, c[neg] + br
                 if c["metric_total"] == 0:
                     # no metric-only rating in this group: the rate takes no part in its fit
-                    row.update({name: np.nan, f"{name}_std": np.nan, f"{name}_lower": np.nan,
+                    row.update({name: np.nan, f"{name}_std_error": np.nan, f"{name}_lower": np.nan,
                                 f"{name}_upper": np.nan})
                     continue
                 d = stats.beta(a, b)
-                row.update({name: d.mean(), f"{name}_std": d.std(),
+                row.update({name: d.mean(), f"{name}_std_error": d.std(),
                             f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
             row.update({k: int(c[k]) for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)

@@ -3,7 +3,7 @@
 ``binaryeval <subcommand> [options]``; ``python -m binaryeval`` is the same.  Exit codes: 0 success,
 1 the command failed (a :class:`~binaryeval.errors.BinaryEvalError`; the message is printed on
 stderr), 2 bad command-line usage (argparse), or an output the command will not write
-(:class:`~binaryeval.errors.OutputError`: an input, an existing file without ``--force``, a folder,
+(:class:`~binaryeval.errors.OutputError`: an input, an existing file without ``--overwrite``, a folder,
 a file in a missing folder; checked before any work, so nothing is computed in vain).  Output
 files are written to a temporary file and renamed into place, so a failed run leaves none half
 written.  Warnings raised while a command runs are printed on

@@ -43,6 +43,26 @@ def subcommand(add_parser: Callable[[Any], None]) -> Callable[[Any], None]:
     return add_parser
 
 
+class _Renamed(argparse.Action):
+    """An option spelled an earlier way: an error that names the new spelling."""
+
+    def __init__(self, option_strings, dest, new: str = "", flag: bool = False, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, nargs=0 if flag else "?", help=argparse.SUPPRESS,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        shown = f"{self.new} {values}" if values not in (None, []) else self.new
+        parser.error(f"{option_string} is now {self.new}: use {shown}")
+
+
+def add_renamed_option(parser: argparse.ArgumentParser, old: str, new: str, *,
+                       flag: bool = False) -> None:
+    """Refuse ``old`` with an error naming ``new`` (hidden from the help); ``flag``: no value."""
+    parser.add_argument(old, action=_Renamed, new=new, flag=flag,
+                        dest=f"_renamed_{old.strip('-')}")
+
+
 def add_data_arguments(parser: argparse.ArgumentParser, *, dask: bool = False) -> None:
     """Add ``--data`` (a table, a Parquet folder or a dataset name) and ``--query`` (a filter).
 
@@ -144,27 +164,32 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                              ".tex), else text")
     parser.add_argument("--output", "-o", default=None, metavar="FILE",
                         help="write here instead of stdout (the format follows the extension); "
-                             "never over the input, nor over an existing file without --force")
+                             "never over the input, nor over an existing file without "
+                             "--overwrite")
     add_force_argument(parser)
 
 
 def add_force_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--force``: leave to replace existing output files (never an input)."""
-    parser.add_argument("--force", action="store_true",
+    """Add ``--overwrite`` (``overwrite=`` of the library): leave to replace existing output files.
+
+    An input is never replaced.  The earlier spelling ``--force`` is refused naming it.
+    """
+    parser.add_argument("--overwrite", action="store_true",
                         help="replace an existing output file (an input is never replaced)")
+    add_renamed_option(parser, "--force", "--overwrite", flag=True)
 
 
 def check_destination(args: argparse.Namespace) -> None:
     """Refuse ``--output`` before any work (:func:`binaryeval._output.check_output`).
 
-    An input, an existing file without ``--force``, a folder, a file in a missing folder.
+    An input, an existing file without ``--overwrite``, a folder, a file in a missing folder.
     """
     from .._output import check_output, input_paths
 
     output = getattr(args, "output", None)
     if output not in (None, "-"):
         check_output(output, inputs=input_paths(getattr(args, "data", None)),
-                     force=bool(getattr(args, "force", False)))
+                     force=bool(getattr(args, "overwrite", False)))
 
 
 #: output formats of :func:`write_result` and the file extensions that select them
@@ -296,6 +321,9 @@ def _rates(text: str) -> str | dict:
     """``estimate``, ``pooled``, ``rho=..,eta=..`` or a JSON mapping (per group)."""
     if text in ("estimate", "pooled"):
         return text
+    if text == "known":
+        raise argparse.ArgumentTypeError(
+            "--rates known: give the known values instead, e.g. --rates rho=0.7,eta=0.8")
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)

@@ -20,7 +20,7 @@ def add_datasets_parser(subparsers) -> None:
     p.add_argument("names", nargs="*", metavar="NAME", help="datasets to export; 'all' for every one")
     p.add_argument("--output-dir", default=".", metavar="DIR",
                    help="folder for NAME.csv (default: .; created if missing); an existing "
-                        "NAME.csv is replaced only with --force")
+                        "NAME.csv is replaced only with --overwrite")
     add_force_argument(p)
     p.add_argument("--stdout", action="store_true", help="print the CSV of one dataset instead")
 
@@ -50,7 +50,7 @@ def add_datasets_parser(subparsers) -> None:
             raise OutputError(f"--output-dir {args.output_dir!r} is a file, not a folder")
         out.mkdir(parents=True, exist_ok=True)
         # every file checked before the first is written: all are written, or none
-        targets = [check_output(out / f"{name}.csv", force=args.force, option="--output-dir")
+        targets = [check_output(out / f"{name}.csv", force=args.overwrite, option="--output-dir")
                    for name in names]
         for name, target in zip(names, targets, strict=True):
             frame = datasets.load(name)

@@ -52,7 +52,7 @@ def add_report_parser(subparsers) -> None:
     p.add_argument("--title", default=None, help="report title (default: from DATA)")
     p.add_argument("--output", "-o", default=None, metavar="FILE.html",
                    help="the HTML file to write (default: DATA's name + '-report.html'); never "
-                        "over DATA, nor over an existing file without --force")
+                        "over DATA, nor over an existing file without --overwrite")
     add_force_argument(p)
     p.add_argument("--engine", choices=["jupyter", "quarto", "auto"], default="jupyter",
                    help="renderer (default: jupyter; auto uses Quarto when installed)")
@@ -63,7 +63,7 @@ def add_report_parser(subparsers) -> None:
         from ..reports import make_report
 
         path = make_report(args.data, args.formula, query=args.query, title=args.title,
-                           output=args.output, overwrite=args.force, engine=args.engine,
+                           output=args.output, overwrite=args.overwrite, engine=args.engine,
                            timeout=args.timeout,
                            command=_report_command(args), **_fit_kwargs(args))
         print(path)

@@ -58,7 +58,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     lower_is_better : str or list of str, optional
         Terms of either side of the formula where a lower score is better, negated before
         correlating: the human score given as error penalties (raw MQM, ``"mqm"``) or an error
-        metric (``"ter"``).  The summary and ``to_frame().attrs["direction"]`` state the
+        metric (``"ter"``).  The summary and ``to_frame().attrs["directions"]`` state the
         direction used for every term.
     aggregate : {"mean", "median"} or None
         With ``| system``: how the segment scores of a system become its system score, the
@@ -118,7 +118,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     >>> res = correlate("human ~ bleu + ter", d, lower_is_better=["ter"])
     >>> res.to_frame()[["metric", "estimate"]].round(3).values.tolist()
     [['bleu', 0.918], ['ter', 0.929]]
-    >>> res.to_frame().attrs["direction"]
+    >>> res.to_frame().attrs["directions"]
     {'human': 'higher is better', 'bleu': 'higher is better', 'ter': 'lower is better (negated)'}
 
     Segment scores with raw MQM penalties (lower is better), averaged per system:

@@ -76,8 +76,9 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
     item : str
         Column naming the input (segment, document) shared by the systems.
     pairs : "all" or list of (str, str)
-        The system pairs (oriented as given).  ``"all"`` takes every unordered pair, system 1
-        first in natural order (``sys2`` before ``sys10``).
+        The system pairs (oriented as given).  ``"all"`` takes every unordered pair, ``group_1``
+        first in natural order (``sys2`` before ``sys10``; the orientation of every pair table,
+        :func:`binaryeval.fit_preferences` included).
     tolerance : float, (float, float) or dict
         Score differences ``<= tolerance`` count as ``=``; a pair or ``{"human": .., "metric": ..}``
         sets the two sides separately (their scales differ).
@@ -117,8 +118,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
     >>> df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3], "system": list("ababab"),
     ...                    "human": [3, 2, 1, 1, 4, 5], "metric": [0.9, 0.2, 0.6, 0.5, 0.4, 0.3]})
     >>> r = favi("human ~ metric | system", df, item="seg")
-    >>> r.to_frame()[["system_1", "system_2", "n", "n_disagreements", "favi"]].to_dict("records")
-    [{'system_1': 'a', 'system_2': 'b', 'n': 3, 'n_disagreements': 2, 'favi': 1.5}]
+    >>> r.to_frame()[["group_1", "group_2", "n", "n_disagreements", "favi"]].to_dict("records")
+    [{'group_1': 'a', 'group_2': 'b', 'n': 3, 'n_disagreements': 2, 'favi': 1.5}]
 
     MQM error penalties (lower is better) against chrF:
 

@@ -206,10 +206,11 @@ class PreferenceConfusion(Result):
         d = self.human_margins if source == "human" else self.metric_margins
         return sign_test(int(d["+"]), int(d["-"]), int(d["="]), ties=ties, alternative=alternative)
 
-    @renamed(draws="n_resamples")
+    @renamed(draws="n_resamples", prior="cell_concentration")
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
-                 n_resamples: int = 4000, prior: float | None = None, seed: Any = None) -> pd.DataFrame:
+                 n_resamples: int = 4000, cell_concentration: float | None = None,
+                 seed: Any = None) -> pd.DataFrame:
         """Interval for the Favi-Score of the population the items come from.
 
         Parameters
@@ -218,14 +219,15 @@ class PreferenceConfusion(Result):
             Probability content of the interval.
         method : {"dirichlet", "bootstrap", "score"}
             ``"dirichlet"``: equal-tailed interval of Favi under the posterior
-            ``Dirichlet(C + prior)`` of the 9 cell probabilities.  ``"bootstrap"``: percentile
+            ``Dirichlet(C + cell_concentration)`` of the 9 cell probabilities.  ``"bootstrap"``: percentile
             bootstrap over items.  ``"score"``: the score (Wilson-type) interval for the mean
             disagreement weight, exact arithmetic, no draws.  With fewer than 20 disagreements
             the score interval is used whatever is asked (see Notes).
         n_resamples : int
             Monte Carlo draws (posterior draws or bootstrap resamples).
-        prior : float, optional
-            Dirichlet concentration added to every cell (default 0.5, Jeffreys).
+        cell_concentration : float, optional
+            Dirichlet concentration added to every cell, the prior of ``"dirichlet"`` (default
+            0.5, Jeffreys).
         seed : int, optional
             Seed of ``numpy.random.default_rng``; drawn at random and recorded when omitted.
 
@@ -234,7 +236,7 @@ class PreferenceConfusion(Result):
         DataFrame
             One row with ``estimate``, ``lower``, ``upper``, ``p_undefined`` (share of draws
             with ``E = 0``; NaN for the score interval) and ``method`` (the interval used);
-            ``level``, ``method``, ``seed``, ``prior``, ``n_resamples`` and ``description`` in
+            ``level``, ``method``, ``seed``, ``cell_concentration``, ``n_resamples`` and ``description`` in
             ``attrs``.
 
         Warns
@@ -261,7 +263,8 @@ class PreferenceConfusion(Result):
         [{'lower': 0.311, 'upper': 0.951}]
         """
         columns, meta = favi_intervals(self.counts[None], ["this pair"], level=level, method=method,
-                                       n_resamples=n_resamples, prior=prior, seed=seed)
+                                       n_resamples=n_resamples,
+                                       cell_concentration=cell_concentration, seed=seed)
         out = pd.DataFrame({"estimate": [self._quiet_favi()], **columns})
         out.attrs.update(meta)
         return out

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._directions import read_lower_is_better
+from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
 from ..data import RowAccount
 from ..errors import DataError, ParameterError
@@ -62,7 +63,9 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
-    s_codes, systems = pd.factorize(system[keep].astype(str), sort=True)
+    labels = system[keep].astype(str)
+    systems = system_order(labels.unique())
+    s_codes = pd.Index(systems).get_indexer(labels)
     i_codes, _ = pd.factorize(items[keep], sort=False)
     n_sys, n_items = len(systems), int(i_codes.max()) + 1
     cell = i_codes.astype(np.int64) * n_sys + s_codes
@@ -79,7 +82,7 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
         arr = np.full((n_sys, n_items), np.nan)
         arr[s_codes, i_codes] = values[t][keep]
         grid[t] = arr
-    ia, ib = np.triu_indices(n_sys, k=1)
+    ia, ib = pair_indices(n_sys)
     cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia] - grid[terms[0]][ib],
                                                     tol[terms[0]]))
     parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
@@ -122,12 +125,12 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     if same.any():
         raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
                         f"needs two different systems in {first!r} and {second!r}")
-    systems = tuple(sorted(set(a) | set(b)))
+    systems = system_order(set(a) | set(b))
     idx = {s: i for i, s in enumerate(systems)}
     ia = np.fromiter((idx[s] for s in a), dtype=np.int64, count=a.size)
     ib = np.fromiter((idx[s] for s in b), dtype=np.int64, count=b.size)
-    flip = np.where(ia > ib, -1.0, 1.0)
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    lo, hi, swapped = orient_codes(ia, ib)
+    flip = np.where(swapped, -1.0, 1.0)
     key = lo * len(systems) + hi
     present, group = np.unique(key, return_inverse=True)
     cls = _data.classes_from_codes(codes[0][keep] * flip)
@@ -218,21 +221,25 @@ class PreferenceFit(Result):
         pi = self.posterior.draws.pi
         return pi[..., 0] - pi[..., 2]
 
-    def _position(self, system_1: str, system_2: str) -> tuple[int, float]:
-        for i, (a, b) in enumerate(self.pairs):
-            if (a, b) == (system_1, system_2):
-                return i, 1.0
-            if (b, a) == (system_1, system_2):
-                return i, -1.0
-        raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in the fit; systems "
+    def _position(self, group_1: str, group_2: str) -> tuple[int, float]:
+        """Position of the pair in ``pairs`` and +1, or -1 when it is stored the other way round."""
+        try:
+            a, b, swapped = orient_pair(group_1, group_2)
+        except ValueError:
+            a, b, swapped = None, None, False
+        for i, pair in enumerate(self.pairs):
+            if pair == (a, b):
+                return i, -1.0 if swapped else 1.0
+        raise ParameterError(f"the pair ({group_1!r}, {group_2!r}) is not in the fit; systems "
                              f"are {list(self.systems)}")
 
-    def pair_draws(self, system_1: str, system_2: str) -> pd.DataFrame:
+    @v.renamed(system_1="group_1", system_2="group_2")
+    def pair_draws(self, group_1: str, group_2: str) -> pd.DataFrame:
         """Posterior draws of one pair, oriented as asked: ``win_1``, ``tie``, ``win_2``, ``diff``.
 
         Parameters
         ----------
-        system_1, system_2 : str
+        group_1, group_2 : str
             The pair; swapping them swaps ``win_1`` and ``win_2``.
 
         Returns
@@ -247,7 +254,7 @@ class PreferenceFit(Result):
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
         """
-        i, sign = self._position(system_1, system_2)
+        i, sign = self._position(group_1, group_2)
         pi = self.posterior.draws.pi[:, :, i]
         c, n, _ = pi.shape
         first, second = (pi[..., 0], pi[..., 2]) if sign > 0 else (pi[..., 2], pi[..., 0])
@@ -287,7 +294,7 @@ class PreferenceFit(Result):
         paired included), ``n_paired``, ``n_metric`` (metric-only); the posterior means
         ``win_1``, ``tie``, ``win_2``; ``diff`` (mean of ``win_1 - win_2``), ``std_error``
         (its posterior sd), ``lower``/``upper`` (equal-tailed interval at ``level``),
-        ``prob_1_better`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
+        ``prob_greater`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
         first-better minus second-better over every item it rated); with one metric ``favi``,
         ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``); and the
         sampler diagnostics of ``diff``: ``rhat``, ``ess_bulk``, ``ess_tail``.
@@ -312,7 +319,7 @@ class PreferenceFit(Result):
             "n_metric": post.metric.sum(axis=1).astype(int),
             "win_1": pi[:, 0], "tie": pi[:, 1], "win_2": pi[:, 2],
             "diff": s["estimate"], "std_error": s["std_error"], "lower": s["lower"],
-            "upper": s["upper"], "prob_1_better": (diff > 0).mean(axis=(0, 1)),
+            "upper": s["upper"], "prob_greater": (diff > 0).mean(axis=(0, 1)),
             "naive_diff": naive_diff})
         if len(self.metric_terms) == 1 and post.draws.theta is not None:
             fv = self.favi()
@@ -323,7 +330,7 @@ class PreferenceFit(Result):
         out["ess_bulk"] = s["ess_bulk"]
         out["ess_tail"] = s["ess_tail"]
         out.attrs.update(level=self.level, kind="eti", method=post.method,
-                         naive=f"metric {self.metric_terms[0]!r}, every item it rated")
+                         naive_basis=f"metric {self.metric_terms[0]!r}, every item it rated")
         return out
 
     def favi(self, term: str | None = None, level: float | None = None) -> pd.DataFrame:
@@ -412,17 +419,18 @@ class PreferenceFit(Result):
         for (a, b), pa, pb, da in zip(self.pair_index, p1, p2, d, strict=True):
             prob[a, b], prob[b, a] = pa, pb
             mean[a, b], mean[b, a] = da, -da
-        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="system"),
-                           columns=list(self.systems))
+        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="group_1"),
+                           columns=pd.Index(self.systems, name="group_2"))
         score = pd.Series(np.nanmean(mean, axis=1), index=self.systems)
         out.attrs.update(order=list(score.sort_values(ascending=False).index),
                          mean_diff=score.to_dict(), quantity="P(row preferred over column)")
         return out
 
-    def ranking(self, threshold: float = 0.95) -> Any:
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95) -> Any:
         """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
 
-        An edge ``a -> b`` means ``P(a preferred over b) >= threshold``; transitive edges are
+        An edge ``a -> b`` means ``P(a preferred over b) >= min_prob``; transitive edges are
         removed (as in :meth:`binaryeval.FaviResult.ranking`).  Node attributes: ``wins``,
         ``losses`` (before the reduction) and ``mean_diff`` (mean ``diff`` against the others);
         edge attributes ``prob`` and ``diff``.  When the confident wins contain a cycle the full
@@ -430,8 +438,8 @@ class PreferenceFit(Result):
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability a win needs (0.5 < threshold < 1).
+        min_prob : float
+            Posterior probability a win needs (0.5 < min_prob < 1).
 
         Returns
         -------
@@ -443,7 +451,7 @@ class PreferenceFit(Result):
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        return ranking_graph(self.compare(), v.probability(min_prob, "min_prob", open=True))
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items (several metrics).
@@ -513,13 +521,14 @@ class PreferenceFit(Result):
             s.add_note(f"dependence check on the paired items: log10 BF (joint vs independent) "
                        f"= {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
         s.add_note("diff = win_1 - win_2: the share of items humans prefer from group_1 minus "
-                   "from group_2; prob_1_better = P(win_1 > win_2)")
+                   "from group_2; prob_greater = P(win_1 > win_2)")
         s.add_note(f"naive_diff: the same from metric {self.metric_terms[0]!r} alone, uncorrected")
         for note in self.notes:
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "diff", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "diff", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the pairs, the preference matrix or the ranking.
 
@@ -531,7 +540,7 @@ class PreferenceFit(Result):
             ``"diff"``: corrected ``diff`` with its interval per pair, the naive metric answer
             beside it; ``"matrix"``: heat map of ``P(row preferred over column)``;
             ``"ranking"``: the DAG of :meth:`ranking` in layers (winners on top).
-        threshold : float
+        min_prob : float
             Posterior probability of a win in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -564,7 +573,7 @@ class PreferenceFit(Result):
             sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
             ax.set_title("P(row preferred over column)")
             return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
 def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **kwargs: Any):
@@ -587,12 +596,14 @@ def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **
 # ----------------------------------------------------------------------------------------------
 
 @v.renamed(higher_is_better="lower_is_better", human_higher_is_better="lower_is_better",
-           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed")
+           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed",
+           prior="share_concentration", rate_prior="rate_concentration")
 def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None,
                     first: str | None = None, second: str | None = None,
                     lower_is_better: str | Sequence[str] | None = None,
                     tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
-                    rates: Any = "estimate", prior: Any = 1.0, rate_prior: Any = 1.0,
+                    rates: Any = "estimate", share_concentration: Any = 1.0,
+                    rate_concentration: Any = 1.0,
                     paired_informs_pi: bool = True, level: float = 0.95,
                     seed: Any = None, draws: int = 1000, chains: int = 4,
                     warmup: int | None = None) -> PreferenceFit:
@@ -625,10 +636,11 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     rates : "estimate", "pooled" or array-like
         The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
         first/tie/second better by the humans).
-    prior : float or array-like of shape (3,)
-        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``.
-    rate_prior : float or array-like of shape (3, J)
-        Dirichlet concentration of each row of the confusion matrix.
+    share_concentration : float or array-like of shape (3,)
+        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
+        (1: uniform).
+    rate_concentration : float or array-like of shape (3, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior.
     paired_informs_pi : bool
         Whether the paired items' human preferences count for the shares (True; False when
         they are a separate calibration sample).
@@ -691,11 +703,14 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                np.ndindex(*(_K,) * len(terms))]
     model = build_model(counts.paired, counts.human, counts.metric, labels, names, outputs,
                         levels=(_K,) * len(terms), dependence=dependence, rates=rates,
-                        prior=prior, rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        share_concentration=share_concentration,
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(tuple(labels), names, tuple(outputs), counts.paired, counts.human,
-                           counts.metric, out, level=level, prior=model.prior[0],
-                           rate_prior=model.rate_prior, rates=model.rates, known=model.known,
+                           counts.metric, out, level=level, share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
+                           known=model.known,
                            dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),

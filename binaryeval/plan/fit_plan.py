@@ -98,7 +98,9 @@ class _Planner:
         self.groups = groups
         self.sig_level = sig_level
         self.z = float(special.ndtri(1.0 - sig_level / 2.0))
-        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level, rates=m.rates,
+        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level,
+                                      rates={"rho": m.rho, "eta": m.eta} if m.rates == "known"
+                                      else "estimate",
                                       prior=fit.prior, rate_prior=fit.rate_prior)
                        for g, m in groups.items()}
         self._sd: dict[tuple[str, int], float] = {}

@@ -94,7 +94,7 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         for a data frame).  Never the data file itself; its folder must exist.  Written to a
         temporary file and renamed into place once rendered, so a failed rendering leaves no file.
     overwrite : bool
-        Replace ``output`` when it exists (``binaryeval report`` passes ``--force``).
+        Replace ``output`` when it exists (``binaryeval report --overwrite``).
     engine : {"jupyter", "quarto", "auto"}
         The renderer.
     timeout : int
@@ -130,7 +130,7 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     target = Path(output) if output else Path(f"{stem}-report.html" if stem else "report.html")
     # before any work: never over the data, an existing report only with overwrite
     check_output(target, inputs=[] if source is None else input_paths(data), force=overwrite,
-                 option="output", force_hint="--force (overwrite=True)")
+                 option="output", force_hint="overwrite=True (--overwrite)")
     if source is None:
         table = select_rows(data, query) if query else data
     else:
