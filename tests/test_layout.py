@@ -40,7 +40,8 @@ LAYERS = [
                       "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
                       "binaryeval._results", "binaryeval.summary", "binaryeval.errors",
                       "binaryeval._warnings", "binaryeval._ranking", "binaryeval._format",
-                      "binaryeval.io", "binaryeval._output", "binaryeval.datasets"]),
+                      "binaryeval.io", "binaryeval._output", "binaryeval.datasets",
+                      "binaryeval._pairs", "binaryeval._vocabulary"]),
 ]
 
 #: Which model may use which (the rest do not import one another).
