@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import datasets, plan
+from .api import fit, roc
 from .binary import (
     AlphaPosterior,
     BinaryFit,
@@ -10,9 +11,7 @@ from .binary import (
     RocResult,
     alpha_posterior,
     choose_threshold,
-    fit,
     fit_counts,
-    roc,
 )
 from .correlation import (
     CorrelationResult,
@@ -35,6 +34,7 @@ from .errors import (
     FormulaError,
     IdentifiabilityWarning,
     InputTypeError,
+    OutputError,
     ParameterError,
     RenderError,
     SmallSampleWarning,
@@ -51,6 +51,7 @@ from .favoritism import (
     preferences,
     sign_test,
 )
+from .io import read_table
 from .latent import (
     LatentFit,
     LatentPosterior,
@@ -87,6 +88,7 @@ __all__ = [
     "hybrid_supersample",
     "preference_confusion",
     "preferences",
+    "read_table",
     "roc",
     "sign_test",
     "williams_test",
@@ -107,6 +109,7 @@ __all__ = [
     "fit_latent",
     "fit_preferences",
     "latent_posterior",
+    "OutputError",
     "ParameterError",
     "RenderError",
     "SmallSampleWarning",

@@ -11,7 +11,6 @@ Dask is imported only when a Dask frame is given.
 
 from __future__ import annotations
 
-import builtins
 import sys
 from collections.abc import Callable, Iterable
 from functools import reduce
@@ -66,7 +65,7 @@ def needed_columns(columns: Iterable[Any], names: Iterable[str], env: dict[str, 
     wanted = set(names) | set(extra)
     known = set(map(str, columns))
     for name in wanted:
-        if name not in known and name not in env and not hasattr(builtins, name):
+        if name not in known and name not in env:
             return None
     out = [c for c in columns if isinstance(c, str) and c in wanted]
     return out or columns[:1]

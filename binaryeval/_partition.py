@@ -13,41 +13,37 @@ several; a row missing any grouping value has no group.  They are found per dist
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .formula import ParsedFormula, _environment, _eval_term, _names_in, _quoted_columns
+from ._warnings import user_frame
+from .formula import ParsedFormula, _environment, _eval_term, value_names
 
 __all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
 
 
 def referenced_names(parsed: ParsedFormula) -> list[str]:
-    """Every name the formula's terms use: columns, functions, variables, ``Q("...")`` columns.
+    """Every name the formula's terms read: columns, the caller's variables, ``Q("...")`` columns.
+
+    Functions (``I``, ``np.log``, ...) are not names read.
 
     Examples
     --------
     >>> from binaryeval.formula import parse_formula
     >>> referenced_names(parse_formula("I(h == 1) ~ np.log(x) | g"))
-    ['I', 'h', 'np', 'x', 'g']
+    ['h', 'x', 'g']
     """
     names: list[str] = []
     for term in [*parsed.lhs, *parsed.rhs, *parsed.groups]:
-        names += [name for name, _ in _names_in(term.code)] + _quoted_columns(term.code)
+        names += value_names(term.code)
     return list(dict.fromkeys(names))
 
 
 def _caller_namespace(depth: int) -> dict[str, Any]:
     """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame = frame.f_back
-    for _ in range(depth):
-        frame = frame.f_back if frame is not None else None
+    frame = user_frame(depth)
     if frame is None:
         return {}
     names = {**frame.f_globals, **frame.f_locals}

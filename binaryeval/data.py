@@ -50,6 +50,46 @@ def _row_label(values: pd.Series, mask: np.ndarray) -> str:
     return _show(values.index[np.flatnonzero(mask)[0]])
 
 
+def scores(values: pd.Series, name: str, what: str = "column") -> np.ndarray:
+    """Scores as floats with NaN for "not rated"; text and infinities refused with the row.
+
+    Parameters
+    ----------
+    values : Series
+        The scores as read (numbers, booleans, NaN/None; anything else is refused).
+    name : str
+        The column or term, for messages.
+    what : str
+        What ``name`` is, for messages (``"metric column"``, ``"term"``).
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> scores(pd.Series([0.5, None, 2]), "bleu").tolist()
+    [0.5, nan, 2.0]
+    >>> scores(pd.Series([0.5, "high"]), "bleu")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'bleu' holds a non-numeric value 'high' (row 1); scores must be numbers (NaN for not rated)
+    """
+    score = pd.to_numeric(values, errors="coerce")
+    bad = (values.notna() & score.isna()).to_numpy()
+    if bad.any():
+        raise DataError(f"{what} {name!r} holds a non-numeric value "
+                        f"{_show(values[bad].iloc[0])} (row {_row_label(values, bad)}); scores "
+                        "must be numbers (NaN for not rated)")
+    arr = score.to_numpy(dtype=float, na_value=np.nan)
+    inf = np.isinf(arr)
+    if inf.any():
+        raise DataError(f"{what} {name!r} holds an infinite value {arr[inf][0]} (row "
+                        f"{_row_label(values, inf)}); replace it with NaN (not rated) or a "
+                        "finite score")
+    return arr
+
+
 def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
     """The values as float with NaN for missing, or None when some value is not a number.
 

@@ -19,6 +19,7 @@ __all__ = [
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
+    "OutputError",
     "ParameterError",
     "RenderError",
     "SmallSampleWarning",
@@ -255,6 +256,22 @@ class ConvergenceWarning(BinaryEvalWarning):
     >>> import binaryeval as be
     >>> issubclass(be.ConvergenceWarning, be.BinaryEvalWarning)
     True
+    """
+
+
+class OutputError(ParameterError):
+    """A file the package will not write (an input, an existing file, a folder).
+
+    An input is never written over; an existing file only with leave to replace it; a folder,
+    or a file in a folder that does not exist, is refused.  The command line exits with code 2 on it, as on any other usage error.
+
+    Examples
+    --------
+    >>> from binaryeval.reports import make_report
+    >>> make_report("wmt15", "human ~ 1", output="no/such/folder/r.html")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.OutputError: output 'no/such/folder/r.html': the folder 'no/such/folder' does not exist; create it first or write elsewhere
     """
 
 

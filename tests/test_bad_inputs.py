@@ -67,7 +67,7 @@ CASES = [
     ("fit known rate as text", _fit("h ~ m", PAIRED, rates={"rho": "0.9", "eta": 0.8}),
      ["rho='0.9'", "is a str", "number"]),
     ("fit rates as a pair", _fit("h ~ m", PAIRED, rates=(0.9, 0.8)),
-     ["rates=(0.9, 0.8)", "{'rho': .7, 'eta': .7}"]),
+     ["rates=(0.9, 0.8)", "{'rho': 0.8, 'eta': 0.8}"]),
     ("fit known rates without the group", _fit("h ~ m | g", PAIRED.assign(g="a"),
                                               rates={"b": {"rho": 0.9, "eta": 0.8}}),
      ["no entry for group 'a'"]),
@@ -255,11 +255,13 @@ CASES = [
     ("plan old rates spelling", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
                                                                       rates="estimated"),
      ["rates='estimated'", "'estimate'"]),
-    ("plan pooled rates", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
-                                                                rates="pooled"),
-     ["rates='pooled'", "n_paired", "'known'"]),
-    ("plan rates as a mapping", lambda: be.plan.detectable_difference(
-        0.6, 0.8, n_human=100, rates={"rho": 0.8, "eta": 0.8}), ["rho=", "eta=", "rates='known'"]),
+    ("plan rates='known'", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
+                                                                 rates="known"),
+     ["rates='known'", "rates={'rho': 0.8, 'eta': 0.8}"]),
+    ("plan known rates unlike rho", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"rho": 0.9, "eta": 0.8}), ["rho=0.8", "differ", "rates="]),
+    ("plan known rates per group", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"A": {"rho": 0.9, "eta": 0.8}}), ["one system", "both"]),
     ("plan old significance name", lambda: be.plan.detectable_difference(0.6, 0.8, gamma=0.1),
      ["'gamma'", "sig_level=0.1"]),
     ("plan old resample name", lambda: be.plan.simulate(0.6, 0.8, n_human=10, reps=5),
@@ -273,7 +275,7 @@ CASES = [
     ("plan target out of range", lambda: be.plan.required_sample_size(2, alpha=0.6, rho=0.8),
      ["epsilon=2", "(0, 1]"]),
     ("plan paired sizes with known rates", lambda: be.plan.required_sample_size(
-        0.05, "n_paired", alpha=0.6, rho=0.8, rates="known"), ["vary='n_paired'", "rates='known'"]),
+        0.05, "n_paired", alpha=0.6, rates={"rho": 0.8, "eta": 0.8}), ["vary='n_paired'", "known rates"]),
     ("plan budget negative", lambda: be.plan.optimal_allocation(-5, 1.0, 0.1, 0.6, 0.8),
      ["budget=-5", "positive"]),
     ("hybrid duplicated rows", lambda: be.hybrid_supersample(

@@ -763,7 +763,7 @@ def test_human_lower_is_better_equals_the_negated_column(ende):
     assert declared.lower_is_better == ("mqm",) and declared.flipped == ("mqm",)
     attrs = declared.to_frame().attrs
     assert attrs["lower_is_better"] == ["mqm"]
-    assert attrs["direction"] == {"mqm": "lower is better (negated)", "chrf": "higher is better",
+    assert attrs["directions"] == {"mqm": "lower is better (negated)", "chrf": "higher is better",
                                   "bleu": "higher is better"}
     assert "lower is better (negated): mqm" in str(declared)
     assert "higher is better: chrf, bleu" in str(declared)
@@ -771,7 +771,7 @@ def test_human_lower_is_better_equals_the_negated_column(ende):
     both = correlate("mqm ~ chrf + ter | system", raw, lower_is_better=["mqm", "ter"])
     ter = correlate("mqm ~ I(-ter) | system", ende).r["I(-ter)"]
     assert both.r["ter"] == pytest.approx(ter, abs=1e-14) and ter > 0
-    assert both.to_frame().attrs["direction"]["ter"] == "lower is better (negated)"
+    assert both.to_frame().attrs["directions"]["ter"] == "lower is better (negated)"
 
 
 def test_sign_check_warns_once_at_the_users_line(ende):

@@ -424,7 +424,7 @@ def _p_unidentified_exact(tp, fn, tn, fp):
                                     (150, 40, 10, 160), (0, 40, 0, 35)])
 def test_probability_rates_unidentified_is_exact(counts):
     # The beta-binomial sum against exact rationals: 1e-15 absolute, 1e-13 relative.
-    from binaryeval.binary.fit import _prob_rates_unidentified
+    from binaryeval.binary.model import _prob_rates_unidentified
 
     exact = _p_unidentified_exact(*counts)
     got = _prob_rates_unidentified(*counts, (1, 1))
@@ -436,7 +436,7 @@ def test_probability_rates_unidentified_other_priors():
     # rho's density times eta's distribution function (scipy's frozen Beta distributions).
     from scipy import integrate
 
-    from binaryeval.binary.fit import _prob_rates_unidentified
+    from binaryeval.binary.model import _prob_rates_unidentified
 
     for prior in ((2, 3), (0.5, 0.5), (1.5, 1)):
         for tp, fn, tn, fp in ((5, 3, 4, 2), (40, 12, 9, 30), (300, 20, 250, 40)):

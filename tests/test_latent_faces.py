@@ -261,12 +261,14 @@ def test_compare_ranking_and_table_agree():
     m = res.compare()
     frame = res.to_frame()
     for row in frame.itertuples():
-        assert m.loc[row.group_1, row.group_2] == pytest.approx(row.prob_1_better)
+        assert m.loc[row.group_1, row.group_2] == pytest.approx(row.prob_greater)
         assert m.loc[row.group_1, row.group_2] + m.loc[row.group_2, row.group_1] == \
             pytest.approx(1.0)
-    g = res.ranking(threshold=0.9)
+    g = res.ranking(min_prob=0.9)
     for a, b, data in g.edges(data=True):
         assert data["prob"] >= 0.9 and m.loc[a, b] >= 0.9
+    with pytest.raises(be.InputTypeError, match="'threshold', which is now 'min_prob'"):
+        res.ranking(threshold=0.9)
     iv = res.interval(0.5)
     assert np.all(iv["lower"].to_numpy() <= frame["diff"].to_numpy())
     d = res.pair_draws("C", "A")

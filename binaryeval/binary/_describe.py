@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._directions import check_direction
 from ..summary import Summary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,22 +35,28 @@ def _metric_name(fit: BinaryFit) -> str:
     return "metric"
 
 
-def _runs_backwards(fit: BinaryFit) -> bool:
-    """A thresholded metric whose scores run against the human ratings on the paired rows."""
+def _direction_advice(fit: BinaryFit) -> str | None:
+    """The direction message of a thresholded metric that runs against the human ratings.
+
+    The package's one direction check on the paired rows' AUC, when at the threshold the metric
+    is also no better than chance (``rho + eta < 1``); None otherwise.
+    """
     d = fit.diagnostics
     auc, rho, eta = d.get("auc", np.nan), d.get("rho", np.nan), d.get("eta", np.nan)
-    return fit.threshold is not None and bool(np.isfinite(auc) and auc < 0.5
-                                              and rho + eta < 1.0)
-
-
-def _direction_advice(fit: BinaryFit) -> str:
-    d = fit.diagnostics
+    if fit.threshold is None or not rho + eta < 1.0:
+        return None
     name = _metric_name(fit)
-    fix = (f"lower_is_better=[{name!r}]" if name not in fit.lower_is_better
-           else "dropping lower_is_better")
-    return (f"Higher {name!r} scores go with inadequate outputs on the paired rows (AUC "
-            f"{d['auc']:.2f}; at the threshold rho + eta = {d['rho'] + d['eta']:.2f} < 1): if "
-            f"lower scores are better, fit with {fix}.")
+    way = "Lower" if name in fit.lower_is_better else "Higher"
+    message = check_direction(
+        auc, lambda: (f"{way} {name!r} scores go with inadequate outputs on the paired rows (AUC "
+                      f"{auc:.2f}; at the threshold rho + eta = {rho + eta:.2f} < 1)"),
+        terms=[name], sides=[(name,)], lower=fit.lower_is_better, emit=False)
+    return None if message is None else message + "."
+
+
+def _runs_backwards(fit: BinaryFit) -> bool:
+    """A thresholded metric whose scores run against the human ratings on the paired rows."""
+    return _direction_advice(fit) is not None
 
 
 def _flagged(fit: BinaryFit) -> dict[str, float]:

@@ -180,11 +180,9 @@ def solve(stack: Stack, grp: np.ndarray, tail: np.ndarray, mean: np.ndarray,
     """The ``y`` with ``cdf_grp[i](y) = tail[i]`` for every ``i`` (tails in [0, 1/2]).
 
     ``mean``, ``var``: the moments of mixture ``grp[i]``.  The posterior module's Newton
-    iteration (:func:`~binaryeval.binary.posterior._solve_tails`), all targets at once; ask the
+    iteration (:func:`_solve_tails`), all targets at once; ask the
     mirrored mixture (components of ``1 - alpha``) for a quantile above the median.
     """
-    from .posterior import _solve_tails
-
     def evaluate(active, y):
         g = grp[active]
         F = np.zeros(y.shape)
@@ -285,4 +283,60 @@ def modes(stack: Stack, mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
         x[active] = np.where(d1 == 0, xa, new)
         out[active[done]] = x[active[done]]
         active = active[~done]
+    return out
+
+
+def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """The ``y`` with ``cdf_i(y) = tail[i]`` for every ``tail[i]`` in [0, 1/2] at once.
+
+    ``evaluate(active, y)`` gives the cdf and log density of target ``active[j]`` at ``y[j]``;
+    ``mean``, ``var`` the moments of each target's distribution.  Newton's method on
+    ``log cdf(y) - log tail`` (nearly linear in ``y`` far in a tail, where the cdf itself is
+    exponentially curved), started from the Beta distribution with the same mean and variance.
+    A bracket ``[lo, hi]`` holding the root is kept from the signs seen; a step that leaves it,
+    or a density of zero, is replaced by bisection, so the iteration converges for any
+    increasing cdf (several modes included).  It stops after a Newton step below 1e-9 of ``y``
+    (the error left is of the order of its square), or when the bracket is within 1e-15 of
+    ``y``; the cdf's own error (1e-13 relative in the tails) bounds the quantile's accuracy
+    before that.
+    """
+    out = np.zeros(tail.shape)
+    todo = np.flatnonzero(tail > 0.0)
+    if not todo.size:
+        return out
+    t = tail[todo]
+    log_t = np.log(t)
+    m, v = np.asarray(mean, dtype=float)[todo], np.asarray(var, dtype=float)[todo]
+    c = np.maximum(m * (1.0 - m) / np.maximum(v, 1e-300) - 1.0, 1e-6)
+    with np.errstate(invalid="ignore"):
+        y = special.betaincinv(np.maximum(m * c, 1e-300), np.maximum((1.0 - m) * c, 1e-300), t)
+    y = np.where(np.isfinite(y) & (y > 0.0) & (y < 1.0), y, m)
+    lo, hi = np.zeros(t.shape), np.ones(t.shape)
+    active = np.arange(t.size)
+    for _ in range(100):
+        ya = y[active]
+        F, logf = evaluate(todo[active], ya)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            logF = np.log(F)
+            resid = logF - log_t[active]
+            # d log F / dy = f / F
+            step = resid / np.exp(logf - logF)
+        below = resid < 0.0
+        lo[active] = np.where(below, ya, lo[active])
+        hi[active] = np.where(below, hi[active], ya)
+        new = ya - step
+        bad = ~np.isfinite(new) | (new <= lo[active]) | (new >= hi[active])
+        # quadratic convergence: after a Newton step below 1e-9 of y the error is of order its
+        # square (relative to y, times the log cdf's curvature: below 1e-16 in practice); a step
+        # that small leaving the bracket is the cdf's rounding noise (y is as good as it gets)
+        # (far in a tail of the smooth representation the cdf carries relative noise, up to 1e-6
+        # at 1e-15: a step out of the bracket when the cdf is that close is that noise too)
+        tiny = (np.abs(step) <= 1e-9 * ya) | (bad & (np.abs(resid) <= 1e-6))
+        done = (resid == 0.0) | tiny | (hi[active] - lo[active] <= 1e-15 * hi[active])
+        new = np.where(bad, np.where(tiny, ya, 0.5 * (lo[active] + hi[active])), new)
+        y[active] = np.where(resid == 0.0, ya, new)
+        active = active[~done]
+        if not active.size:
+            break
+    out[todo] = y
     return out

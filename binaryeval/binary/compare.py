@@ -14,7 +14,7 @@ from .. import _validate
 from .._results import Result
 from ..errors import DataError, ParameterError
 from ..summary import Summary
-from ._pairs import prob_greater_matrix
+from ._matrix import prob_greater_matrix
 from .posterior import PosteriorDistribution
 
 __all__ = ["Comparison", "compare_posteriors"]
@@ -61,7 +61,7 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
     posts = [posteriors[g] for g in posteriors]
     mean = np.array([p.mean() for p in posts])
     var = np.array([p.var() for p in posts])
-    # every pair at once (one quadrature over shared nodes; see binaryeval.binary._pairs)
+    # every pair at once (one quadrature over shared nodes; see binaryeval.binary._matrix)
     pg_all = prob_greater_matrix(posts)
     i, j = np.triu_indices(len(groups), k=1)
     diff = mean[i] - mean[j]

@@ -203,7 +203,7 @@ class BinaryFit(Result):
         Returns
         -------
         DataFrame
-            ``rho``, ``rho_std``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
+            ``rho``, ``rho_std_error``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
             counts and ``p_unidentified`` = P(rho + eta <= 1).
 
         Examples
@@ -230,7 +230,7 @@ class BinaryFit(Result):
                 a = c[pos].to_numpy(dtype=float) + ar
                 b = c[neg].to_numpy(dtype=float) + br
             # every group's Beta posterior of the rate at once
-            est = {name: stats.beta.mean(a, b), f"{name}_std": stats.beta.std(a, b),
+            est = {name: stats.beta.mean(a, b), f"{name}_std_error": stats.beta.std(a, b),
                    f"{name}_lower": stats.beta.ppf(tail, a, b),
                    f"{name}_upper": stats.beta.ppf(1 - tail, a, b)}
             kn = np.array([np.nan if k[j] is None else k[j] for k in known], dtype=float)
@@ -239,7 +239,7 @@ class BinaryFit(Result):
                 vals = np.asarray(vals, dtype=float).copy()
                 # no metric-only rating in a group: the rate takes no part in its fit
                 vals[no_metric] = np.nan
-                vals[is_known] = 0.0 if key.endswith("_std") else kn[is_known]
+                vals[is_known] = 0.0 if key.endswith("_std_error") else kn[is_known]
                 out[key] = vals
         for k in ("tp", "fn", "tn", "fp"):
             out[k] = c[k].to_numpy().astype(int)
@@ -442,47 +442,6 @@ class BinaryFit(Result):
         groups = self.groups if order is None else _resolve_order(self, order)
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
                                   sig_level=sig, adjust=adjust, group_name=self.group_name)
-
-
-def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
-                 sig_level: float | None = None, max_human: int = 100_000):
-    """How many more human ratings, at the fitted values, would tell systems apart.
-
-    Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
-    ratings it has: ``k`` more human ratings per system go first to outputs that have a metric
-    rating only (see :mod:`binaryeval.binary.planning`).  The answer says when no ``k`` up to
-    ``max_human`` is enough, and why.
-
-    Parameters
-    ----------
-    epsilon : float, optional
-        Difference to detect; by default each pair's estimated difference.
-    pairs : {"neighbours", "all"} or None
-        Neighbouring groups in the fit's order (default), every pair, or each group on its own
-        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
-    sig_level : float, optional
-        Significance level (default ``1 - level`` of the fit).
-    max_human : int
-        Largest number of additional human ratings per system tried.
-
-    Returns
-    -------
-    FitPlan
-
-    Examples
-    --------
-    >>> import binaryeval as be
-    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
-    ...                      "B": {"human_pos": 62, "human_total": 100}})
-    >>> int(res.plan().to_frame()["more_human"].iloc[0])
-    177
-    """
-    from .planning import plan_fit
-
-    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
-
-
-BinaryFit.plan = _plan_method  # type: ignore[attr-defined]
 
 
 def _resolve_order(fit: BinaryFit, order) -> list[str]:

@@ -1,4 +1,4 @@
-"""What the subcommands share: the registry, reading data, writing results, option values."""
+"""What the subcommands share: the registry, the data options, writing results, option values."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from ..io import read_table
 
 PROG = "binaryeval"
 
@@ -40,6 +41,26 @@ def subcommand(add_parser: Callable[[Any], None]) -> Callable[[Any], None]:
     """
     SUBCOMMANDS.append(add_parser)
     return add_parser
+
+
+class _Renamed(argparse.Action):
+    """An option spelled an earlier way: an error that names the new spelling."""
+
+    def __init__(self, option_strings, dest, new: str = "", flag: bool = False, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, nargs=0 if flag else "?", help=argparse.SUPPRESS,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        shown = f"{self.new} {values}" if values not in (None, []) else self.new
+        parser.error(f"{option_string} is now {self.new}: use {shown}")
+
+
+def add_renamed_option(parser: argparse.ArgumentParser, old: str, new: str, *,
+                       flag: bool = False) -> None:
+    """Refuse ``old`` with an error naming ``new`` (hidden from the help); ``flag``: no value."""
+    parser.add_argument(old, action=_Renamed, new=new, flag=flag,
+                        dest=f"_renamed_{old.strip('-')}")
 
 
 def add_data_arguments(parser: argparse.ArgumentParser, *, dask: bool = False) -> None:
@@ -126,96 +147,13 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
-def read_table(source: str | Path, query: str | None = None, *, option: str = "--data",
-               dask: bool = False):
-    """Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
-
-    Parameters
-    ----------
-    source : str or Path
-        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl`` (by
-        extension), a folder of Parquet files, or the name of a shipped dataset
-        (``binaryeval.datasets.names()``).
-    query : str, optional
-        A pandas ``DataFrame.query`` expression selecting the rows to keep.
-    option : str
-        The command-line option named in error messages.
-    dask : bool
-        Return a Dask frame (Parquet and CSV are read lazily, partition by partition).
-
-    Returns
-    -------
-    DataFrame
-        A pandas frame, or a Dask frame with ``dask``.
-
-    Examples
-    --------
-    >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
-    (13, 26)
-    """
-    import pandas as pd
-
-    from .. import datasets
-
-    source = str(source)
-    path = Path(source)
-    name = path.name.lower()
-    if path.is_dir():
-        if not any(path.glob("*.parquet")) and not any(path.glob("*.pq")):
-            raise ParameterError(f"{option} {source!r} is a folder without .parquet files; pass a "
-                                 "folder of Parquet files or a table file")
-        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
-    elif path.is_file() and name.endswith((".parquet", ".pq")):
-        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
-    elif path.is_file() and name.endswith((".json", ".jsonl")):
-        df = _read(lambda: pd.read_json(path, lines=name.endswith(".jsonl")), option, source)
-    elif path.is_file() and name.endswith((".tsv", ".tsv.gz", ".tab")):
-        df = _read(lambda: _reader(dask).read_csv(path, sep="\t"), option, source)
-    elif path.is_file():
-        df = _read(lambda: _reader(dask).read_csv(path), option, source)
-    elif source in datasets.names():
-        df = datasets.load(source)
-    else:
-        raise ParameterError(f"{option} {source!r} is neither a file nor a shipped dataset; "
-                             "pass a table file or one of the names listed by `binaryeval datasets`")
-    if dask and isinstance(df, pd.DataFrame):
-        import dask.dataframe as dd
-
-        df = dd.from_pandas(df, npartitions=1)
-    if query:
-        try:
-            df = df.query(query) if dask else df.query(query).reset_index(drop=True)
-        except Exception as exc:  # pandas raises many types here
-            raise ParameterError(f"--query {query!r} failed: {exc}") from None
-    return df
-
-
-def _reader(dask: bool):
-    """The module whose ``read_parquet``/``read_csv`` read the data: pandas or Dask's."""
-    if dask:
-        import dask.dataframe as dd
-
-        return dd
-    import pandas as pd
-
-    return pd
-
-
-def _read(read: Callable[[], Any], option: str, source: str):
-    try:
-        return read()
-    except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
-        raise ParameterError(f"{option} {source!r} could not be read as a table "
-                             f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
-                             "or .json file, or a folder of .parquet files") from None
-
-
 def read_data(args: argparse.Namespace):
     """Read the table named by ``--data`` and apply ``--query``.
 
     A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.
     """
-    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args))
+    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args),
+                      argument_names=("--data", "--query"))
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -225,7 +163,33 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                              "the summary. Default: from the --output extension (.csv, .json, .html, "
                              ".tex), else text")
     parser.add_argument("--output", "-o", default=None, metavar="FILE",
-                        help="write here instead of stdout (the format follows the extension)")
+                        help="write here instead of stdout (the format follows the extension); "
+                             "never over the input, nor over an existing file without "
+                             "--overwrite")
+    add_force_argument(parser)
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--overwrite`` (``overwrite=`` of the library): leave to replace existing output files.
+
+    An input is never replaced.  The earlier spelling ``--force`` is refused naming it.
+    """
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an existing output file (an input is never replaced)")
+    add_renamed_option(parser, "--force", "--overwrite", flag=True)
+
+
+def check_destination(args: argparse.Namespace) -> None:
+    """Refuse ``--output`` before any work (:func:`binaryeval._output.check_output`).
+
+    An input, an existing file without ``--overwrite``, a folder, a file in a missing folder.
+    """
+    from .._output import check_output, input_paths
+
+    output = getattr(args, "output", None)
+    if output not in (None, "-"):
+        check_output(output, inputs=input_paths(getattr(args, "data", None)),
+                     force=bool(getattr(args, "overwrite", False)))
 
 
 #: output formats of :func:`write_result` and the file extensions that select them
@@ -247,17 +211,24 @@ def output_format(args: argparse.Namespace) -> str:
     return "text"
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str, output: str | None, args: argparse.Namespace | None = None) -> None:
+    text = text if text.endswith("\n") else text + "\n"
     if output in (None, "-"):
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
     else:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        from .._output import write_text
+
+        check_destination(args if args is not None else argparse.Namespace(output=output))
+        write_text(output, text)  # a temporary file renamed into place: never half written
 
 
 def _html_page(body: str, title: str) -> str:
     import html
 
+    from .._site.pages import CONTENT_SECURITY_POLICY
+
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
             f"<title>{html.escape(title)}</title>\n"
             "<style>body { font-family: system-ui, sans-serif; margin: 2rem; } "
             "table { border-collapse: collapse; margin: 0.5rem 0; } "
@@ -306,7 +277,7 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
             text = {"text": summary.as_text, "html": summary.as_html, "latex": summary.as_latex}[fmt]()
             if fmt == "html" and output not in (None, "-"):
                 text = _html_page(text, summary.title)
-    _emit(text, output)
+    _emit(text, output, args)
     return 0
 
 
@@ -350,6 +321,9 @@ def _rates(text: str) -> str | dict:
     """``estimate``, ``pooled``, ``rho=..,eta=..`` or a JSON mapping (per group)."""
     if text in ("estimate", "pooled"):
         return text
+    if text == "known":
+        raise argparse.ArgumentTypeError(
+            "--rates known: give the known values instead, e.g. --rates rho=0.7,eta=0.8")
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)

@@ -42,10 +42,12 @@ def add_fit_parser(subparsers) -> None:
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
-        from ..binary import fit
+        from ..api import fit
 
         with dask_session(args):
-            result = fit(args.formula, read_data(args), method=args.method, **_fit_kwargs(args))
+            # a formula on the command line reads columns only, never variables of this process
+            result = fit(args.formula, read_data(args), method=args.method, eval_env={},
+                         **_fit_kwargs(args))
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
         return write_result(result, args)

@@ -6,7 +6,7 @@ import argparse
 import json
 import shlex
 
-from ._common import _add_fit_options, _fit_kwargs, subcommand
+from ._common import _add_fit_options, _fit_kwargs, add_force_argument, subcommand
 
 
 def _report_command(args: argparse.Namespace) -> str:
@@ -51,7 +51,9 @@ def add_report_parser(subparsers) -> None:
     _add_fit_options(p)
     p.add_argument("--title", default=None, help="report title (default: from DATA)")
     p.add_argument("--output", "-o", default=None, metavar="FILE.html",
-                   help="the HTML file to write (default: DATA's name + '-report.html')")
+                   help="the HTML file to write (default: DATA's name + '-report.html'); never "
+                        "over DATA, nor over an existing file without --overwrite")
+    add_force_argument(p)
     p.add_argument("--engine", choices=["jupyter", "quarto", "auto"], default="jupyter",
                    help="renderer (default: jupyter; auto uses Quarto when installed)")
     p.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
@@ -61,7 +63,8 @@ def add_report_parser(subparsers) -> None:
         from ..reports import make_report
 
         path = make_report(args.data, args.formula, query=args.query, title=args.title,
-                           output=args.output, engine=args.engine, timeout=args.timeout,
+                           output=args.output, overwrite=args.overwrite, engine=args.engine,
+                           timeout=args.timeout,
                            command=_report_command(args), **_fit_kwargs(args))
         print(path)
         return 0

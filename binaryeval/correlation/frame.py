@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_frame
-from .._partition import code_groups, evaluate_terms, formula_env
+from .._partition import code_groups, evaluate_terms
 from ..data import RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
@@ -213,31 +213,3 @@ def _terms(formula: str) -> tuple[ParsedFormula, str, list[str]]:
         raise DataError(f"metric names must be distinct and differ from the human score; got "
                         f"{human!r} ~ {names}")
     return parsed, human, names
-
-
-def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
-                  eval_env: int) -> SystemScores:
-    """Evaluate ``formula`` on ``data`` and build the system-level table.
-
-    ``eval_env`` is the stack depth of the frame whose variables the formula's expressions may
-    use, as in patsy, 0 being the user's code that called into binaryeval.  A Dask frame is read partition
-    by partition (see :mod:`._partitions`).
-    """
-    _check_columns(data)
-    parsed, human, names = _terms(formula)
-    env = formula_env(parsed, eval_env)
-    if is_dask_frame(data):
-        from ._partitions import dask_system_scores
-
-        table, account, sizes, rule = dask_system_scores(parsed, data, env, human, names,
-                                                         aggregate)
-    else:
-        rows = partition_rows(parsed, data, env, human, names)
-        check_rows(parsed, rows.n_rows, rows.present, rows.problem)
-        account = _account(rows.n_rows, rows.missing_score, rows.missing_system)
-        table, sizes, rule = rows.table, None, None
-        if rows.group is not None:
-            table, sizes, rule = _combine(table, rows.group, aggregate)
-    _check_systems(table, method, account)
-    codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
-    return SystemScores(table, human, tuple(names), codes, account, sizes, rule)

@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _dask
+from .._pairs import system_order
 from .._partition import referenced_names
-from ..data import RowAccount, natural_order
+from ..data import RowAccount
 from ..errors import BinaryEvalError, DataError
 from .counting import (
     PairCounts,
@@ -167,7 +168,7 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
     account = check_rows(spec, first.n_rows, first.excluded, first.present, problem)
     if first.problem is not None:
         raise first.problem[1]
-    systems = tuple(natural_order(first.systems))
+    systems = system_order(first.systems)
     if spec.mode == "scores":
         check_systems(systems)
         ia, ib = resolve_pairs(pairs, systems)

@@ -8,18 +8,17 @@ and turns lower-is-better scores around so that higher is better everywhere afte
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._partition import evaluate_terms
+from .._directions import read_lower_is_better
+from .._partition import evaluate_terms, referenced_names
 from .._validate import unique_columns
 from ..data import RowAccount, _show
-from ..errors import BinaryEvalError, DataError, FormulaError
+from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
-from .direction import resolve_lower_is_better
 from .ratings import codes
 
 
@@ -57,11 +56,6 @@ def _column(data: pd.DataFrame, name: str, what: str, formula: str | None = None
                                if name in formula else None)
         raise DataError(msg)
     return data[name]
-
-
-def _names_read(formula: str, item: str) -> list[str]:
-    """Column names the call may read: identifiers and quoted names in the formula, and the item."""
-    return [*re.findall(r"[A-Za-z_]\w*", formula), *re.findall(r"[\"']([^\"']+)[\"']", formula), item]
 
 
 def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.ndarray:
@@ -120,13 +114,16 @@ class FaviSpec:
 def favi_spec(formula: str, data, *, item: str, lower_is_better: object) -> FaviSpec:
     """Parse ``formula`` and check it against the columns of ``data`` (a pandas or Dask frame)."""
     parsed = _parse(formula)
-    unique_columns(data, _names_read(formula, item))
+    unique_columns(data, [*referenced_names(parsed), item])
     _column(data, item, "item")
     for t in parsed.groups:
         _column(data, t.code, "system", formula)
     mode = "scores" if len(parsed.groups) == 1 else "preferences"
     h_term, m_term = parsed.lhs[0].code, parsed.rhs[0].code
-    lower = resolve_lower_is_better(lower_is_better, h_term, m_term, mode)
+    lower = read_lower_is_better(lower_is_better, (h_term, m_term))
+    if lower and mode == "preferences":
+        raise ParameterError(f"lower_is_better={list(lower)!r} applies to scores; preference "
+                             "ratings ('+' = the first system is better) have no direction to flip")
     return FaviSpec(parsed, item, mode, h_term, m_term, lower)
 
 

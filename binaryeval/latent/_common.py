@@ -14,7 +14,6 @@ from ..errors import ConvergenceWarning, InputTypeError, ParameterError
 from . import diagnostics
 from .engine import Draws, Model, sample
 
-RATES = ("estimate", "pooled")
 RHAT_MAX = 1.01
 ESS_MIN = 400.0
 
@@ -92,10 +91,9 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
 
 def rates_mode(rates: Any) -> str:
     """``"estimate"``, ``"pooled"`` or ``"known"`` (old spellings get an error naming the new)."""
-    if isinstance(rates, str):
-        return v.choice(rates, "rates", RATES, renamed_values={"estimated": "estimate",
-                                                                "pool": "pooled"})
-    return "known"
+    return v.rates_mode(rates, example="[[0.9, 0.1], [0.2, 0.8]] (a K x J matrix, rows the "
+                                       "human classes; one per group, or a mapping group -> "
+                                       "matrix)")
 
 
 def run(model: Model, draws: int, chains: int, warmup: int, seed: Any) -> Draws:

@@ -14,7 +14,6 @@ which :func:`binaryeval.fit` computes exactly.
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._results import Result
+from ..data import RowAccount, as_binary
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 from . import _common, _data, dependence
@@ -210,13 +210,14 @@ class LatentFit(Result):
         """
         return prob_matrix(self._alpha(), list(self.groups))
 
-    def ranking(self, threshold: float = 0.95) -> Any:
-        """Groups ranked by ``P(alpha_a > alpha_b) >= threshold``: a DAG (networkx).
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95) -> Any:
+        """Groups ranked by ``P(alpha_a > alpha_b) >= min_prob``: a DAG (networkx).
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability an edge needs.
+        min_prob : float
+            Posterior probability an edge needs (0.5 < min_prob < 1).
 
         Returns
         -------
@@ -228,7 +229,7 @@ class LatentFit(Result):
         >>> sorted(_example().ranking().nodes)
         ['A', 'B']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        return ranking_graph(self.compare(), v.probability(min_prob, "min_prob", open=True))
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items.
@@ -292,7 +293,8 @@ class LatentFit(Result):
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "interval", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "interval", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the rates, the comparison matrix or the ranking.
 
@@ -303,7 +305,7 @@ class LatentFit(Result):
         kind : {"interval", "matrix", "ranking"}
             Posterior means and intervals of ``alpha``; heat map of ``P(alpha_row >
             alpha_column)``; the DAG of :meth:`ranking`.
-        threshold : float
+        min_prob : float
             Posterior probability of an edge in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -343,19 +345,17 @@ class LatentFit(Result):
             sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
             ax.set_title("P(alpha_row > alpha_column)")
             return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
 def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     """Groups, per-metric codes and the counts of the model."""
-    from ..data import as_binary
-
-    account: Counter = Counter()
+    account = RowAccount(len(data))
     human = as_binary(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human rating").to_numpy()
     if frame.group is not None:
         group = frame.group
         missing = group.isna().to_numpy()
-        account["missing group"] = int(missing.sum())
+        account.exclude("missing group", int(missing.sum()))
     else:
         group = pd.Series(_SINGLE, index=data.index)
         missing = np.zeros(len(data), dtype=bool)
@@ -374,7 +374,7 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     levels = tuple(len(labels[t]) for t in parsed.rhs_names)
     out = _data.joint_index(codes, levels)
     unrated = ~has_human & (out < 0) & ~missing
-    account["no rating (human and metrics missing)"] = int(unrated.sum())
+    account.exclude("no rating (human and metrics missing)", int(unrated.sum()))
     keep = ~missing & ~unrated
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")
@@ -388,10 +388,10 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     return tuple(str(x) for x in names), n, h, m, labels, edges, levels, account, notes
 
 
-@v.renamed(confidence="level", random_state="seed")
+@v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration")
 def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                bins: int | dict[str, int] | None = None, rates: Any = "estimate",
-               prior: tuple[float, float] = (1.0, 1.0), rate_prior: Any = 1.0,
+               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: Any = 1.0,
                paired_informs_pi: bool = True, level: float = 0.95, seed: Any = None,
                draws: int = 1000, chains: int = 4, warmup: int | None = None) -> LatentFit:
     """The rate of adequate outputs per group from several metrics or binned scalar scores.
@@ -416,9 +416,11 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         metric).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
-    rate_prior : float or array-like of shape (2, J)
-        Dirichlet concentration of each row of the confusion matrix (1: uniform; for one
-        binary metric this is the Beta(1, 1) prior of ``rho`` and ``eta``).
+    rate_concentration : float or array-like of shape (2, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior (1: uniform;
+        for one binary metric, ``[[a, b], [b, a]]``, rows inadequate/adequate and columns
+        metric 0/1, is the Beta prior ``rate_prior=(a, b)`` of :func:`binaryeval.fit` on
+        ``eta`` and ``rho``).
     paired_informs_pi : bool
         Whether the paired rows' human ratings count for ``alpha``.
     level : float
@@ -465,16 +467,19 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     outputs = ["/".join(labels[t][i] for t, i in zip(parsed.rhs_names, pattern, strict=True))
                for pattern in np.ndindex(*levels)]
     model = build_model(n, h, m, groups, ("0", "1"), outputs, levels=levels,
-                        dependence=dependence, rates=rates, prior=np.array([b, a]),
-                        rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        dependence=dependence, rates=rates,
+                        share_concentration=np.array([b, a]),
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(groups, ("0", "1"), tuple(outputs), n, h, m, out, level=level,
-                           prior=model.prior[0], rate_prior=model.rate_prior, rates=model.rates,
+                           share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known, dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(parsed.rhs_names),
-                    labels, edges, level=level, n_rows=len(data),
-                    excluded={k: c for k, c in account.items() if c}, notes=tuple(notes),
+                    labels, edges, level=level, n_rows=account.n_rows,
+                    excluded=dict(account.excluded), notes=tuple(notes),
                     call={"formula": formula, "dependence": dependence, "bins": bins,
                           "rates": rates, "prior": (a, b), "draws": draws, "chains": chains,
                           "seed": seed})

@@ -15,7 +15,6 @@ says whether the metric's errors favour one system (von Däniken et al. 2024).
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._directions import read_lower_is_better
+from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
+from ..data import RowAccount
 from ..errors import DataError, ParameterError
+from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
 from . import _common, _data, dependence
 from ._ranking import plot_dag, ranking_graph
@@ -44,23 +47,25 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
                    tolerance: Any) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
     """Counts per system pair from scores per (item, system)."""
     terms = [*parsed.lhs_names, *parsed.rhs_names]
-    lower = _data.term_list(lower_is_better, "lower_is_better", terms)
+    lower = read_lower_is_better(lower_is_better, terms)
     tol = _data.tolerances(tolerance, terms)
     items = _data.column(data, item, "item")
     system = frame.group
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss_sys, miss_item = system.isna().to_numpy(), items.isna().to_numpy()
-    excluded["missing system"] = int(miss_sys.sum())
-    excluded["missing item"] = int((miss_item & ~miss_sys).sum())
+    account.exclude("missing system", int(miss_sys.sum()))
+    account.exclude("missing item", int((miss_item & ~miss_sys).sum()))
     values = {t: _data.numeric(frame.lhs[t] if t in frame.lhs else frame.rhs[t], t)
               * (-1.0 if t in lower else 1.0) for t in terms}
     unrated = np.all([np.isnan(x) for x in values.values()], axis=0)
     keep = ~miss_sys & ~miss_item
-    excluded["no rating (every term missing)"] = int((unrated & keep).sum())
+    account.exclude("no rating (every term missing)", int((unrated & keep).sum()))
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
-    s_codes, systems = pd.factorize(system[keep].astype(str), sort=True)
+    labels = system[keep].astype(str)
+    systems = system_order(labels.unique())
+    s_codes = pd.Index(systems).get_indexer(labels)
     i_codes, _ = pd.factorize(items[keep], sort=False)
     n_sys, n_items = len(systems), int(i_codes.max()) + 1
     cell = i_codes.astype(np.int64) * n_sys + s_codes
@@ -77,23 +82,22 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
         arr = np.full((n_sys, n_items), np.nan)
         arr[s_codes, i_codes] = values[t][keep]
         grid[t] = arr
-    ia, ib = np.triu_indices(n_sys, k=1)
+    ia, ib = pair_indices(n_sys)
     cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia] - grid[terms[0]][ib],
                                                     tol[terms[0]]))
     parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
              for t in terms[1:]]
     counts = _pair_counts(np.repeat(np.arange(ia.size), n_items), cls.ravel(),
-                          [p.ravel() for p in parts], ia.size, len(data), excluded)
+                          [p.ravel() for p in parts], ia.size, account)
     return tuple(str(s) for s in systems), np.column_stack([ia, ib]), counts
 
 
-def _pair_counts(group, cls, parts, n_pairs, n_rows, excluded) -> _data.Counts:
+def _pair_counts(group, cls, parts, n_pairs, account: RowAccount) -> _data.Counts:
     levels = (_K,) * len(parts)
     out = _data.joint_index(parts, levels)
     n, h, m, naive = _data.tally(group, cls, out, parts[0], n_pairs, _K, _K ** len(parts), _K)
     partial = int(((np.stack(parts) >= 0).any(axis=0) & (out < 0)).sum()) if len(parts) > 1 else 0
-    counts = _data.Counts(n, h, m, naive, n_rows, Counter({k: c for k, c in excluded.items()
-                                                           if c}))
+    counts = _data.Counts(n, h, m, naive, account)
     if partial:
         counts.notes.append(f"{partial} item-pair combinations rated by some metrics only: their "
                             "metric ratings are not used")
@@ -105,13 +109,13 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     """Counts per system pair from ready preferences with the two systems named per row."""
     sa = _data.column(data, first, "first")
     sb = _data.column(data, second, "second")
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
-    excluded["missing system"] = int(miss.sum())
+    account.exclude("missing system", int(miss.sum()))
     codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])]
     codes += [_data.preference_codes(frame.rhs[t], t) for t in parsed.rhs_names]
     unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
-    excluded["no rating (every term missing)"] = int(unrated.sum())
+    account.exclude("no rating (every term missing)", int(unrated.sum()))
     keep = ~miss & ~unrated
     if not keep.any():
         raise DataError("no row has both systems and at least one rating")
@@ -121,17 +125,17 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     if same.any():
         raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
                         f"needs two different systems in {first!r} and {second!r}")
-    systems = tuple(sorted(set(a) | set(b)))
+    systems = system_order(set(a) | set(b))
     idx = {s: i for i, s in enumerate(systems)}
     ia = np.fromiter((idx[s] for s in a), dtype=np.int64, count=a.size)
     ib = np.fromiter((idx[s] for s in b), dtype=np.int64, count=b.size)
-    flip = np.where(ia > ib, -1.0, 1.0)
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    lo, hi, swapped = orient_codes(ia, ib)
+    flip = np.where(swapped, -1.0, 1.0)
     key = lo * len(systems) + hi
     present, group = np.unique(key, return_inverse=True)
     cls = _data.classes_from_codes(codes[0][keep] * flip)
     parts = [_data.classes_from_codes(c[keep] * flip) for c in codes[1:]]
-    counts = _pair_counts(group, cls, parts, present.size, len(data), excluded)
+    counts = _pair_counts(group, cls, parts, present.size, account)
     pairs = np.column_stack([present // len(systems), present % len(systems)])
     return systems, pairs, counts
 
@@ -217,21 +221,25 @@ class PreferenceFit(Result):
         pi = self.posterior.draws.pi
         return pi[..., 0] - pi[..., 2]
 
-    def _position(self, system_1: str, system_2: str) -> tuple[int, float]:
-        for i, (a, b) in enumerate(self.pairs):
-            if (a, b) == (system_1, system_2):
-                return i, 1.0
-            if (b, a) == (system_1, system_2):
-                return i, -1.0
-        raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in the fit; systems "
+    def _position(self, group_1: str, group_2: str) -> tuple[int, float]:
+        """Position of the pair in ``pairs`` and +1, or -1 when it is stored the other way round."""
+        try:
+            a, b, swapped = orient_pair(group_1, group_2)
+        except ValueError:
+            a, b, swapped = None, None, False
+        for i, pair in enumerate(self.pairs):
+            if pair == (a, b):
+                return i, -1.0 if swapped else 1.0
+        raise ParameterError(f"the pair ({group_1!r}, {group_2!r}) is not in the fit; systems "
                              f"are {list(self.systems)}")
 
-    def pair_draws(self, system_1: str, system_2: str) -> pd.DataFrame:
+    @v.renamed(system_1="group_1", system_2="group_2")
+    def pair_draws(self, group_1: str, group_2: str) -> pd.DataFrame:
         """Posterior draws of one pair, oriented as asked: ``win_1``, ``tie``, ``win_2``, ``diff``.
 
         Parameters
         ----------
-        system_1, system_2 : str
+        group_1, group_2 : str
             The pair; swapping them swaps ``win_1`` and ``win_2``.
 
         Returns
@@ -246,7 +254,7 @@ class PreferenceFit(Result):
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
         """
-        i, sign = self._position(system_1, system_2)
+        i, sign = self._position(group_1, group_2)
         pi = self.posterior.draws.pi[:, :, i]
         c, n, _ = pi.shape
         first, second = (pi[..., 0], pi[..., 2]) if sign > 0 else (pi[..., 2], pi[..., 0])
@@ -286,7 +294,7 @@ class PreferenceFit(Result):
         paired included), ``n_paired``, ``n_metric`` (metric-only); the posterior means
         ``win_1``, ``tie``, ``win_2``; ``diff`` (mean of ``win_1 - win_2``), ``std_error``
         (its posterior sd), ``lower``/``upper`` (equal-tailed interval at ``level``),
-        ``prob_1_better`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
+        ``prob_greater`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
         first-better minus second-better over every item it rated); with one metric ``favi``,
         ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``); and the
         sampler diagnostics of ``diff``: ``rhat``, ``ess_bulk``, ``ess_tail``.
@@ -311,7 +319,7 @@ class PreferenceFit(Result):
             "n_metric": post.metric.sum(axis=1).astype(int),
             "win_1": pi[:, 0], "tie": pi[:, 1], "win_2": pi[:, 2],
             "diff": s["estimate"], "std_error": s["std_error"], "lower": s["lower"],
-            "upper": s["upper"], "prob_1_better": (diff > 0).mean(axis=(0, 1)),
+            "upper": s["upper"], "prob_greater": (diff > 0).mean(axis=(0, 1)),
             "naive_diff": naive_diff})
         if len(self.metric_terms) == 1 and post.draws.theta is not None:
             fv = self.favi()
@@ -322,7 +330,7 @@ class PreferenceFit(Result):
         out["ess_bulk"] = s["ess_bulk"]
         out["ess_tail"] = s["ess_tail"]
         out.attrs.update(level=self.level, kind="eti", method=post.method,
-                         naive=f"metric {self.metric_terms[0]!r}, every item it rated")
+                         naive_basis=f"metric {self.metric_terms[0]!r}, every item it rated")
         return out
 
     def favi(self, term: str | None = None, level: float | None = None) -> pd.DataFrame:
@@ -363,8 +371,6 @@ class PreferenceFit(Result):
 
     def _favi_draws(self, term: str | None = None) -> np.ndarray:
         """Favi-Score of ``pi_c Theta_term[c, j]`` for every draw: (chains, draws, pairs)."""
-        import binaryeval as be
-
         term = self.metric_terms[0] if term is None else term
         if term not in self.metric_terms:
             raise ParameterError(f"term={term!r} is not a metric of the fit; the metrics are "
@@ -381,7 +387,7 @@ class PreferenceFit(Result):
         if marg.shape[2] != self.n_pairs:  # pooled rates: one matrix for every pair
             marg = np.broadcast_to(marg, (*marg.shape[:2], self.n_pairs, _K, _K))
         conf = self.posterior.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
-        weights = np.asarray(be.FAVI_WEIGHTS, dtype=float)
+        weights = np.asarray(FAVI_WEIGHTS, dtype=float)
         num = np.einsum("cdpij,ij->cdp", conf, weights)
         off = conf.sum(axis=(3, 4)) - np.trace(conf, axis1=3, axis2=4)
         return num / off
@@ -413,17 +419,18 @@ class PreferenceFit(Result):
         for (a, b), pa, pb, da in zip(self.pair_index, p1, p2, d, strict=True):
             prob[a, b], prob[b, a] = pa, pb
             mean[a, b], mean[b, a] = da, -da
-        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="system"),
-                           columns=list(self.systems))
+        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="group_1"),
+                           columns=pd.Index(self.systems, name="group_2"))
         score = pd.Series(np.nanmean(mean, axis=1), index=self.systems)
         out.attrs.update(order=list(score.sort_values(ascending=False).index),
                          mean_diff=score.to_dict(), quantity="P(row preferred over column)")
         return out
 
-    def ranking(self, threshold: float = 0.95) -> Any:
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95) -> Any:
         """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
 
-        An edge ``a -> b`` means ``P(a preferred over b) >= threshold``; transitive edges are
+        An edge ``a -> b`` means ``P(a preferred over b) >= min_prob``; transitive edges are
         removed (as in :meth:`binaryeval.FaviResult.ranking`).  Node attributes: ``wins``,
         ``losses`` (before the reduction) and ``mean_diff`` (mean ``diff`` against the others);
         edge attributes ``prob`` and ``diff``.  When the confident wins contain a cycle the full
@@ -431,8 +438,8 @@ class PreferenceFit(Result):
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability a win needs (0.5 < threshold < 1).
+        min_prob : float
+            Posterior probability a win needs (0.5 < min_prob < 1).
 
         Returns
         -------
@@ -444,7 +451,7 @@ class PreferenceFit(Result):
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        return ranking_graph(self.compare(), v.probability(min_prob, "min_prob", open=True))
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items (several metrics).
@@ -514,13 +521,14 @@ class PreferenceFit(Result):
             s.add_note(f"dependence check on the paired items: log10 BF (joint vs independent) "
                        f"= {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
         s.add_note("diff = win_1 - win_2: the share of items humans prefer from group_1 minus "
-                   "from group_2; prob_1_better = P(win_1 > win_2)")
+                   "from group_2; prob_greater = P(win_1 > win_2)")
         s.add_note(f"naive_diff: the same from metric {self.metric_terms[0]!r} alone, uncorrected")
         for note in self.notes:
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "diff", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "diff", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the pairs, the preference matrix or the ranking.
 
@@ -532,7 +540,7 @@ class PreferenceFit(Result):
             ``"diff"``: corrected ``diff`` with its interval per pair, the naive metric answer
             beside it; ``"matrix"``: heat map of ``P(row preferred over column)``;
             ``"ranking"``: the DAG of :meth:`ranking` in layers (winners on top).
-        threshold : float
+        min_prob : float
             Posterior probability of a win in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -565,7 +573,7 @@ class PreferenceFit(Result):
             sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
             ax.set_title("P(row preferred over column)")
             return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
 def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **kwargs: Any):
@@ -588,12 +596,14 @@ def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **
 # ----------------------------------------------------------------------------------------------
 
 @v.renamed(higher_is_better="lower_is_better", human_higher_is_better="lower_is_better",
-           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed")
+           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed",
+           prior="share_concentration", rate_prior="rate_concentration")
 def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None,
                     first: str | None = None, second: str | None = None,
                     lower_is_better: str | Sequence[str] | None = None,
                     tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
-                    rates: Any = "estimate", prior: Any = 1.0, rate_prior: Any = 1.0,
+                    rates: Any = "estimate", share_concentration: Any = 1.0,
+                    rate_concentration: Any = 1.0,
                     paired_informs_pi: bool = True, level: float = 0.95,
                     seed: Any = None, draws: int = 1000, chains: int = 4,
                     warmup: int | None = None) -> PreferenceFit:
@@ -626,10 +636,11 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     rates : "estimate", "pooled" or array-like
         The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
         first/tie/second better by the humans).
-    prior : float or array-like of shape (3,)
-        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``.
-    rate_prior : float or array-like of shape (3, J)
-        Dirichlet concentration of each row of the confusion matrix.
+    share_concentration : float or array-like of shape (3,)
+        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
+        (1: uniform).
+    rate_concentration : float or array-like of shape (3, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior.
     paired_informs_pi : bool
         Whether the paired items' human preferences count for the shares (True; False when
         they are a separate calibration sample).
@@ -692,20 +703,23 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                np.ndindex(*(_K,) * len(terms))]
     model = build_model(counts.paired, counts.human, counts.metric, labels, names, outputs,
                         levels=(_K,) * len(terms), dependence=dependence, rates=rates,
-                        prior=prior, rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        share_concentration=share_concentration,
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(tuple(labels), names, tuple(outputs), counts.paired, counts.human,
-                           counts.metric, out, level=level, prior=model.prior[0],
-                           rate_prior=model.rate_prior, rates=model.rates, known=model.known,
+                           counts.metric, out, level=level, share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
+                           known=model.known,
                            dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
-                        n_rows=counts.n_rows, excluded=dict(counts.excluded),
+                        n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
                         tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
                         if not ready else {},
-                        lower_is_better=tuple(_data.term_list(
-                            lower_is_better, "lower_is_better", [*parsed.lhs_names, *terms])),
+                        lower_is_better=read_lower_is_better(lower_is_better,
+                                                             [*parsed.lhs_names, *terms]),
                         notes=tuple(counts.notes),
                         call={"formula": formula, "item": item, "first": first,
                               "second": second, "rates": rates, "dependence": dependence,

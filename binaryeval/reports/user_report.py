@@ -1,14 +1,17 @@
 """A report of a fit on the user's own data, rendered from a Quarto template.
 
-:func:`make_report` fits the binary evaluation model (so that a bad formula or option is reported as
-such, not as a failed chunk), writes the template ``templates/report.qmd`` with the options in a
-parameter file beside it, and renders it to one self-contained HTML file.  ``binaryeval report`` on
-the command line is this function.
+:func:`make_report` fits the binary evaluation model once (so that a bad formula or option is
+reported as such, not as a failed chunk), writes the template ``templates/report.qmd`` with the
+options in a parameter file beside it and the data with the fitted result in a second file (in a
+temporary folder only this call uses), and renders it to one self-contained HTML file with the
+site builder's document renderer (:mod:`binaryeval._site`).  ``binaryeval report`` on the
+command line is this function.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import tempfile
 import warnings
@@ -17,10 +20,21 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REPORT_PARAMS", "make_report", "report_template"]
+import pandas as pd
+
+from .._output import check_output, input_paths, write_atomic
+from .._site.documents import _split_header
+from .._site.rendering import render
+from ..api import fit
+from ..errors import ParameterError
+from ..io import read_table, select_rows
+
+__all__ = ["make_report", "report_template"]
 
 #: name of the parameter file the report template reads from its own folder
 REPORT_PARAMS = "report-params.json"
+#: name of the file with the data and the fitted result, beside the parameter file
+REPORT_INPUTS = "report-inputs.pkl"
 
 
 def report_template() -> str:
@@ -42,31 +56,33 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
     """The template with ``title`` and ``subtitle`` set in its YAML header."""
     import yaml
 
-    from .documents import _split_header
-
     header, body = _split_header(template, "report template")
     header.update(title=title, subtitle=subtitle)
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + body
 
 
-
-def make_report(data: Any, formula: str, *, name: str | None = None, query: str | None = None,
+def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | None = None,
+                query: str | None = None,
                 threshold: Any = None, lower_is_better: str | Sequence[str] | None = None,
                 rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
-                output: str | Path | None = None, engine: str = "jupyter",
+                output: str | Path | None = None, overwrite: bool = True,
+                engine: str = "jupyter",
                 timeout: int = 600, command: str | None = None) -> Path:
-    """Fit the model on ``data`` and write an HTML report of it.
+    """Fit the model on ``data`` once and write an HTML report of the fit.
 
     Parameters
     ----------
-    data : str or Path
-        A table file (CSV, TSV, Parquet, JSON) or the name of a shipped dataset.
+    data : DataFrame, str or Path
+        The ratings: a pandas DataFrame in memory, or a table file (CSV, TSV, Parquet, JSON, a
+        folder of Parquet files) or the name of a shipped dataset, read with
+        :func:`binaryeval.read_table`.
     formula : str
         ``"human ~ metric | system"`` as for :func:`binaryeval.fit`.
     name : str, optional
-        How the data are named in the report (default: the file's name).
+        How the data are named in the report (default: the file's or dataset's name, or "data
+        frame").
     query : str, optional
         A pandas query selecting the rows to use.
     threshold, lower_is_better, rates, prior, rate_prior, level
@@ -74,7 +90,11 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
     title : str, optional
         The report's title.
     output : str or Path, optional
-        The HTML file to write (default: the data's name + ``-report.html``).
+        The HTML file to write (default: the data's name + ``-report.html``, or ``report.html``
+        for a data frame).  Never the data file itself; its folder must exist.  Written to a
+        temporary file and renamed into place once rendered, so a failed rendering leaves no file.
+    overwrite : bool
+        Replace ``output`` when it exists (``binaryeval report --overwrite``).
     engine : {"jupyter", "quarto", "auto"}
         The renderer.
     timeout : int
@@ -89,37 +109,49 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
 
     Examples
     --------
-    A report of a small table of human ratings (a shipped dataset's name works as ``data`` too,
-    e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system", threshold="balanced")``):
+    A report of a small table of human ratings in memory (a file or a shipped dataset's name
+    works as ``data`` too, e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system",
+    threshold="balanced")``):
 
     >>> import tempfile
     >>> import pandas as pd
     >>> folder = Path(tempfile.mkdtemp())
-    >>> pd.DataFrame({"system": ["A"] * 20 + ["B"] * 20,
-    ...               "human": [1, 0, 1, 1] * 5 + [0, 1, 0, 0] * 5}).to_csv(folder / "r.csv")
-    >>> make_report(folder / "r.csv", "human ~ 1 | system", output=folder / "r.html").name
+    >>> ratings = pd.DataFrame({"system": ["A"] * 20 + ["B"] * 20,
+    ...                         "human": [1, 0, 1, 1] * 5 + [0, 1, 0, 0] * 5})
+    >>> make_report(ratings, "human ~ 1 | system", output=folder / "r.html").name
     'r.html'
     """
-    from ..binary import fit
-    from ..cli._common import read_table
-    from . import render  # looked up at call time (the package's function)
-
-    table = read_table(data, query, option="DATA")
+    if isinstance(data, pd.DataFrame):
+        source = None
+        stem = None
+    else:
+        source = Path(str(data))
+        stem = source.name.split(".")[0] if source.is_file() else str(data)
+    target = Path(output) if output else Path(f"{stem}-report.html" if stem else "report.html")
+    # before any work: never over the data, an existing report only with overwrite
+    check_output(target, inputs=[] if source is None else input_paths(data), force=overwrite,
+                 option="output", force_hint="overwrite=True (--overwrite)")
+    if source is None:
+        table = select_rows(data, query) if query else data
+    else:
+        table = read_table(data, query)
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
     options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
                "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
     with warnings.catch_warnings():
+        # the report shows the fit's warnings in its summary notes
         warnings.simplefilter("ignore")
-        fit(formula, table, **options)
-    source = Path(str(data))
-    is_file = source.is_file()
-    name = name or (source.name if is_file else str(data))
-    stem = source.name.split(".")[0] if is_file else str(data)
-    target = Path(output) if output else Path(f"{stem}-report.html")
-    params = {"data": str(source.resolve()) if is_file else str(data), "name": name,
-              "query": query, "formula": formula, **options,
+        result = fit(formula, table, eval_env={}, **options)
+    is_file = source is not None and source.is_file()
+    if source is None:
+        name = name or "data frame"
+    else:
+        name = name or (source.name if is_file else str(data))
+    params = {"data": None if source is None else str(source.resolve()) if is_file else str(data),
+              "name": name, "query": query, "formula": formula, **options,
               "prior": list(prior), "rate_prior": list(rate_prior),
-              "command": command or f"make_report({str(data)!r}, {formula!r})"}
+              "command": command or (f"make_report({str(data)!r}, {formula!r})" if source
+                                     else f"make_report(data, {formula!r})")}
     title = title or f"Binary evaluation report: {name}"
     subtitle = formula + (f" (rows where {query})" if query else "")
     with tempfile.TemporaryDirectory(prefix="binaryeval-report-") as tmp:
@@ -127,9 +159,9 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
         doc = folder / "report.qmd"
         doc.write_text(_report_document(report_template(), title, subtitle), encoding="utf-8")
         (folder / REPORT_PARAMS).write_text(json.dumps(params, indent=2), encoding="utf-8")
+        with open(folder / REPORT_INPUTS, "wb") as inputs:
+            pickle.dump((table, result), inputs, protocol=pickle.HIGHEST_PROTOCOL)
         written = render([doc], output_dir=folder / "html", engine=engine, timeout=timeout,
                          index=False)
-        if target.parent != Path(""):
-            target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(written[0], target)
+        write_atomic(target, lambda tmp: shutil.copyfile(written[0], tmp))
     return target

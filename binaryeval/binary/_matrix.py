@@ -114,7 +114,7 @@ def prob_greater_matrix(posts) -> np.ndarray:
     >>> from binaryeval import alpha_posterior
     >>> posts = [alpha_posterior(70, 100), alpha_posterior(55, 100), alpha_posterior(60, 100)]
     >>> P = prob_greater_matrix(posts)
-    >>> round(P[0, 1], 4), round(P[0, 1] + P[1, 0], 12)
+    >>> round(float(P[0, 1]), 4), round(float(P[0, 1] + P[1, 0]), 12)
     (0.9855, 1.0)
     """
     from .posterior import AlphaPosterior, prob_greater, summaries

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,11 +29,12 @@ from scipy import special
 
 from .. import _validate
 from .._results import Result
+from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .result import BinaryFit
+from ._setup import Setup
+from .cells import evaluate, make_cell
+from .sample_size import smallest_size
 
 __all__ = ["FitPlan", "plan_fit"]
 
@@ -94,12 +95,12 @@ class _Planner:
     """Posterior sd of a group's alpha at ``k`` more human ratings (cached)."""
 
     def __init__(self, fit: BinaryFit, groups: dict[str, _Group], sig_level: float):
-        from ..plan._setup import Setup
-
         self.groups = groups
         self.sig_level = sig_level
         self.z = float(special.ndtri(1.0 - sig_level / 2.0))
-        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level, rates=m.rates,
+        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level,
+                                      rates={"rho": m.rho, "eta": m.eta} if m.rates == "known"
+                                      else "estimate",
                                       prior=fit.prior, rate_prior=fit.rate_prior)
                        for g, m in groups.items()}
         self._sd: dict[tuple[str, int], float] = {}
@@ -107,8 +108,6 @@ class _Planner:
     def sd(self, g: str, k: int) -> float:
         key = (g, k)
         if key not in self._sd:
-            from ..plan.cells import evaluate, make_cell
-
             n_human, n_metric, n_paired, psi = self.groups[g].cell(k)
             (moments,) = evaluate(self.setups[g], [make_cell(n_human, n_metric, n_paired, psi)])
             self._sd[key] = float(moments.sd.mean())
@@ -212,8 +211,6 @@ def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: f
     if not goal > 0:
         k, reached = None, row["separated_now"]
     else:
-        from ..plan.sample_size import smallest_size
-
         k, reached = smallest_size(lambda n: planner.threshold(gs, n), goal, cap)
     row["more_human"] = k
     for i, g in enumerate(gs, start=1):
@@ -371,3 +368,44 @@ class FitPlan(Result):
         ax.set_xlabel("human ratings per system")
         ax.legend(fontsize=8, loc="best")
         return ax
+
+
+def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
+                 sig_level: float | None = None, max_human: int = 100_000):
+    """How many more human ratings, at the fitted values, would tell systems apart.
+
+    Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
+    ratings it has: ``k`` more human ratings per system go first to outputs that have a metric
+    rating only (see :mod:`binaryeval.plan.fit_plan`).  The answer says when no ``k`` up to
+    ``max_human`` is enough, and why.
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        Difference to detect; by default each pair's estimated difference.
+    pairs : {"neighbours", "all"} or None
+        Neighbouring groups in the fit's order (default), every pair, or each group on its own
+        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
+    sig_level : float, optional
+        Significance level (default ``1 - level`` of the fit).
+    max_human : int
+        Largest number of additional human ratings per system tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+    ...                      "B": {"human_pos": 62, "human_total": 100}})
+    >>> int(res.plan().to_frame()["more_human"].iloc[0])
+    177
+    """
+    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
+
+
+# The planning package sits above the binary model and gives its result this method: the
+# model's result never imports the planner (see the layers in README.md).
+BinaryFit.plan = _plan_method  # type: ignore[attr-defined]
