@@ -13,7 +13,7 @@ from scipy import integrate, special, stats
 from binaryeval.binary import engine
 from binaryeval.binary.engine import alpha_posterior
 from binaryeval.errors import CountsError, ParameterError
-from binaryeval.validation import random_designs
+from binaryeval.validation import pair_sweep, random_designs
 
 
 def _nuts_cases():
@@ -118,7 +118,9 @@ def test_against_independent_quadrature():
 
 
 def test_windowed_and_interpolated_paths_match_term_by_term(monkeypatch):
-    # the same posterior with every shortcut disabled (all components, all terms)
+    # the same posterior with every shortcut disabled (all components, all terms); the windows
+    # are what is tested, so the one convolution (below _DIRECT_MAX ratings) is off for both
+    monkeypatch.setattr(engine, "_DIRECT_MAX", -1)
     args = (40, 100, 1700, 3000, 50, 12, 30, 8)
     fast = alpha_posterior(*args)
     monkeypatch.setattr(engine, "_FULL_T", 10**9)
@@ -133,7 +135,9 @@ def test_windowed_and_interpolated_paths_match_term_by_term(monkeypatch):
 
 
 def test_chebyshev_path_against_direct_weights(monkeypatch):
-    # large window: interpolated log L(T) against every T computed directly
+    # large window: interpolated log L(T) against every T computed directly (the windows, not
+    # the one convolution)
+    monkeypatch.setattr(engine, "_DIRECT_MAX", -1)
     args = (0, 0, 6200, 12000, 80, 20, 70, 30)
     fast = alpha_posterior(*args)
     monkeypatch.setattr(engine, "_FULL_T", 10**9)
@@ -456,6 +460,7 @@ def test_huge_metric_counts_against_the_pinned_rate_limit(counts):
     (166, 250, 58133, 100000, 152, 14, 75, 9),
 ])
 def test_interpolated_weights_against_every_component_directly(args, monkeypatch):
+    monkeypatch.setattr(engine, "_DIRECT_MAX", -1)   # the panels, not the one convolution
     fast = alpha_posterior(*args)
     monkeypatch.setattr(engine, "_FULL_T", 10**12)
     monkeypatch.setattr(engine, "_SMOOTH_FROM", 10**12)
@@ -506,15 +511,7 @@ def test_a_sharp_end_with_a_long_heavy_tail_is_held_in_pieces():
 # ratings (a few paired rows among them), smooth ones of 3.7 * 10^4 to 10^6 (the first two of
 # these once crashed compare() after minutes); every pair of them.  benchmarks/bench_engine.py
 # times the same pairs.
-PAIR_SWEEP = {
-    "beta 5": (2, 5), "beta 60": (41, 60), "beta 2000": (300, 2000), "beta 1e5": (62000, 10**5),
-    "mix 1e3": (60, 100, 560, 1000, 48, 12, 32, 8),
-    "mix 1e4, 20 paired": (0, 0, 5600, 10000, 8, 2, 7, 3),
-    "mix 2e4": (10, 30, 19000, 20000, 90, 3, 20, 2),
-    "smooth 2.3e5": (23, 276, 33160, 231434, 21, 2, 231, 22),
-    "smooth 3.7e4": (44, 59, 27736, 36852, 40, 4, 8, 7),
-    "smooth 1e6": (6000, 10000, 560000, 1000000, 4800, 1200, 3200, 800),
-}
+PAIR_SWEEP = pair_sweep()
 
 
 def _fixed_rule_prob_greater(first, second, panels: int, nodes: int) -> float:
@@ -753,7 +750,7 @@ def test_prob_greater_matrix_equals_the_pairwise_path(sweep_posteriors):
     # every pair at once (one quadrature over shared nodes) against prob_greater pair by pair:
     # stated within 1e-12; the sweep's posteriors plus a posterior with two separate modes and
     # mixtures of a fit's size
-    from binaryeval.binary._matrix import prob_greater_matrix
+    from binaryeval.binary.posterior import prob_greater_matrix
 
     posts = list(sweep_posteriors.values()) + [
         alpha_posterior(1, 2, 30000, 30000, 0, 300, 300, 5),            # two modes, at 0 and 1

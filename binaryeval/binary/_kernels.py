@@ -35,12 +35,13 @@ def dot(u: np.ndarray, v: np.ndarray) -> float:
     return float(np.add.reduce(np.multiply(u, v)))
 
 
-def stirlerr(n: np.ndarray) -> np.ndarray:
+def stirlerr(n: np.ndarray, least: float | None = None) -> np.ndarray:
     """``log Γ(n + 1) - (n + 1/2) log n + n - log sqrt(2 pi)`` for real ``n > 0``.
 
     The Stirling series: two terms when every ``n`` exceeds 500 (the next is below 3e-17
     absolute), five above 15 (the next below 2e-16 at 15, far less beyond), and the log-gamma
-    function itself up to 15.
+    function itself up to 15.  ``least``, a lower bound of ``n`` when the caller knows one,
+    saves finding the smallest.
 
     Examples
     --------
@@ -50,8 +51,12 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     n = np.asarray(n, dtype=float)
     s0, s1, s2, s3, s4 = _S
     nn = n * n
-    if n.size and n.min() > 500.0:
+    if least is None:
+        least = n.min(initial=np.inf)
+    if least > 500.0:
         return (s0 - s1 / nn) / n
+    if least > 15.0:
+        return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.asarray((s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n)
     small = n <= 15.0
@@ -198,12 +203,13 @@ def log_gamma_ratio(z, d):
     """
     z, d = np.broadcast_arrays(np.asarray(z, dtype=float), np.asarray(d, dtype=float))
     low = np.minimum(z, z + d)
-    if low.min(initial=np.inf) > 16.0:
-        return _stirling_ratio(z, d)
+    least = low.min(initial=np.inf)
+    if least > 16.0:
+        return _stirling_ratio(z, d, least - 1.0)
     # a few small arguments: Stirling's form everywhere (at a harmless stand-in where small),
     # then the plain difference where small
     small = low <= 16.0
-    out = np.asarray(_stirling_ratio(np.where(small, 20.0, z), np.where(small, 0.0, d)))
+    out = np.asarray(_stirling_ratio(np.where(small, 20.0, z), np.where(small, 0.0, d), 15.5))
     if out.ndim == 0:
         return special.gammaln(z + d) - special.gammaln(z)
     zs, ds = z[small], d[small]
@@ -211,11 +217,15 @@ def log_gamma_ratio(z, d):
     return out
 
 
-def _stirling_ratio(z: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """:func:`log_gamma_ratio` in Stirling's form (``z``, ``z + d`` above 15)."""
+def _stirling_ratio(z: np.ndarray, d: np.ndarray, least: float) -> np.ndarray:
+    """:func:`log_gamma_ratio` in Stirling's form.
+
+    ``least`` bounds ``z - 1`` and ``z + d - 1`` from below (above 15).
+    """
     u = z - 1.0
     v = u + d
-    return (u + 0.5) * np.log1p(d / u) + d * np.log(v) - d + (stirlerr(v) - stirlerr(u))
+    return (u + 0.5) * np.log1p(d / u) + d * np.log(v) - d + (stirlerr(v, least)
+                                                              - stirlerr(u, least))
 
 
 def log_gamma_ratio_change(z, z_ref: float, d: float):

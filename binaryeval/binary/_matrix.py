@@ -14,14 +14,18 @@ has separate modes, the pair is computed on its own by
 Pairs whose 1e-16 quantiles do not overlap are 0 or 1 (the tails beyond a point between them
 hold at most 2e-16).  Every other pair takes the narrower posterior's density (as the pairwise
 path does) and is normalised by that density's integral on the same nodes; the two paths agree
-within 1e-12 (the tests hold them to that).
+within 1e-12 (the tests hold them to that).  :func:`~binaryeval.binary.posterior.prob_greater`
+itself tries this quadrature for its one pair before its adaptive quadrature, and
+:func:`~binaryeval.binary.posterior.prob_greater_matrix` applies it to every pair.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["prob_greater_matrix"]
+from ._stack import Stack
+
+__all__ = ["quadrature"]
 
 _TOL = 1e-13
 _GL16 = np.polynomial.legendre.leggauss(16)
@@ -65,17 +69,16 @@ def _panels(lo: np.ndarray, hi: np.ndarray, sd: np.ndarray) -> np.ndarray:
 def _tables(posts, nodes: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Densities and distribution functions of every posterior at the nodes.
 
-    Inside each one's 1e-16 quantiles; outside, 0 and 0 or 1.
+    Inside each one's 1e-16 quantiles; outside, 0 and 0 or 1.  Materialised mixtures (those
+    with ``components()`` and neither a smooth representation nor parts) are evaluated side by
+    side in one stack, the others by their own ``cdf`` and ``pdf``.
     """
-    from ._stack import Stack
-    from .posterior import AlphaPosterior
-
     G, n = len(posts), nodes.size
     dens = np.zeros((G, n))
     cdf = (nodes[None, :] > hi[:, None]).astype(float)
     inside = (nodes[None, :] >= lo[:, None]) & (nodes[None, :] <= hi[:, None])
-    stacked = [i for i, p in enumerate(posts) if isinstance(p, AlphaPosterior)
-               and p.smooth is None and not p.parts]
+    stacked = [i for i, p in enumerate(posts) if getattr(p, "smooth", 0) is None
+               and not getattr(p, "parts", ())]
     if stacked:
         stack = Stack([posts[i].components() for i in stacked])
         where = inside[stacked]
@@ -97,69 +100,40 @@ def _tables(posts, nodes: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     return dens, cdf
 
 
-def prob_greater_matrix(posts) -> np.ndarray:
-    """``P[i, j] = P(alpha_i > alpha_j)`` for independent posteriors (see the module notes).
+def quadrature(posts, lo: np.ndarray, hi: np.ndarray, sd: np.ndarray,
+               todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``P(alpha_i > alpha_j)`` by the shared quadrature for the pairs ``todo``.
 
-    Parameters
-    ----------
-    posts : sequence of PosteriorDistribution
-
-    Returns
-    -------
-    ndarray
-        ``(G, G)``; the diagonal is NaN.
-
-    Examples
-    --------
-    >>> from binaryeval import alpha_posterior
-    >>> posts = [alpha_posterior(70, 100), alpha_posterior(55, 100), alpha_posterior(60, 100)]
-    >>> P = prob_greater_matrix(posts)
-    >>> round(float(P[0, 1]), 4), round(float(P[0, 1] + P[1, 0]), 12)
-    (0.9855, 1.0)
+    ``todo`` is a boolean matrix; returned with the values is which of them passed the check
+    (see the module notes).  ``lo``, ``hi``: each posterior's 1e-16 quantiles; ``sd`` its standard deviation.  Returns
+    ``(P, good)``: ``P`` holds the pairs of ``good``, NaN elsewhere.
     """
-    from .posterior import AlphaPosterior, prob_greater, summaries
-
     G = len(posts)
-    out = np.full((G, G), np.nan)
-    if G < 2:
-        return out
-    sd = np.array([p.std() for p in posts])
-    ends = summaries(posts, 1e-16, mode=False)
-    lo, hi = ends["lower"], ends["upper"]
-    apart = hi[:, None] < lo[None, :]           # i's mass wholly below j's
-    out[apart] = 0.0
-    out[apart.T] = 1.0
-    close = ~(apart | apart.T)
-    np.fill_diagonal(close, False)
-    # posteriors with separate modes have narrow features their sd does not show
-    parts = np.array([isinstance(p, AlphaPosterior) and bool(p.parts) for p in posts])
-    todo = close & ~parts[:, None] & ~parts[None, :]
-    if todo.any():
-        use = np.flatnonzero(todo.any(axis=1))
-        edges = _panels(lo[use], hi[use], sd[use])
-        mid, rad = 0.5 * (edges[1:] + edges[:-1]), 0.5 * (edges[1:] - edges[:-1])
-        results = []
-        for x, w in (_GL16, _GL12):
-            nodes = (mid[:, None] + rad[:, None] * x[None, :]).ravel()
-            weights = (rad[:, None] * w[None, :]).ravel()
-            dens, cdf = _tables([posts[i] for i in use], nodes, lo[use], hi[use])
-            wf = dens * weights[None, :]
-            z = wf.sum(axis=1)
-            # q[a, b] = int f_a F_b, normalised by int f_a on the same nodes
+    P = np.full((G, G), np.nan)
+    good_all = np.zeros((G, G), dtype=bool)
+    if not todo.any():
+        return P, good_all
+    use = np.flatnonzero(todo.any(axis=1))
+    edges = _panels(lo[use], hi[use], sd[use])
+    mid, rad = 0.5 * (edges[1:] + edges[:-1]), 0.5 * (edges[1:] - edges[:-1])
+    results = []
+    for x, w in (_GL16, _GL12):
+        nodes = (mid[:, None] + rad[:, None] * x[None, :]).ravel()
+        weights = (rad[:, None] * w[None, :]).ravel()
+        dens, cdf = _tables([posts[i] for i in use], nodes, lo[use], hi[use])
+        wf = dens * weights[None, :]
+        z = wf.sum(axis=1)
+        # q[a, b] = int f_a F_b, normalised by int f_a on the same nodes
+        with np.errstate(invalid="ignore", divide="ignore"):
             results.append((wf @ cdf.T) / z[:, None])
-        q16, q12 = results
-        s = sd[use]
-        narrow_row = s[:, None] <= s[None, :]
-        p16 = np.where(narrow_row, q16, 1.0 - q16.T)
-        p12 = np.where(narrow_row, q12, 1.0 - q12.T)
-        sub = todo[np.ix_(use, use)]
-        good = sub & (np.abs(p16 - p12) <= _TOL)
-        rows, cols = np.nonzero(good)
-        out[use[rows], use[cols]] = np.clip(p16[rows, cols], 0.0, 1.0)
-        todo[np.ix_(use, use)] &= ~good
-    # the rest one by one (each pair once; the other order by complement)
-    for i, j in zip(*np.nonzero(np.triu(todo | (close & (parts[:, None] | parts[None, :])))),
-                    strict=True):
-        v = prob_greater(posts[i], posts[j])
-        out[i, j], out[j, i] = v, 1.0 - v
-    return out
+    q16, q12 = results
+    s = sd[use]
+    narrow_row = s[:, None] <= s[None, :]
+    p16 = np.where(narrow_row, q16, 1.0 - q16.T)
+    p12 = np.where(narrow_row, q12, 1.0 - q12.T)
+    sub = todo[np.ix_(use, use)]
+    good = sub & (np.abs(p16 - p12) <= _TOL)
+    rows, cols = np.nonzero(good)
+    P[use[rows], use[cols]] = np.clip(p16[rows, cols], 0.0, 1.0)
+    good_all[use[rows], use[cols]] = True
+    return P, good_all

@@ -14,8 +14,7 @@ from .. import _validate
 from .._results import Result
 from ..errors import DataError, ParameterError
 from ..summary import Summary
-from ._matrix import prob_greater_matrix
-from .posterior import PosteriorDistribution
+from .posterior import PosteriorDistribution, prob_greater_matrix
 
 __all__ = ["Comparison", "compare_posteriors"]
 
