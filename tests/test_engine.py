@@ -509,7 +509,7 @@ def test_a_sharp_end_with_a_long_heavy_tail_is_held_in_pieces():
 # -- P(alpha_1 > alpha_2) over pairs of very different widths and locations ----------------------
 # single Betas from 5 to 10^5 human ratings, materialised mixtures of 10^3 to 2 * 10^4 metric
 # ratings (a few paired rows among them), smooth ones of 3.7 * 10^4 to 10^6 (the first two of
-# these once crashed compare() after minutes); every pair of them.  benchmarks/bench_engine.py
+# these once crashed compare() after minutes); every pair of them.  benchmarks/bench_speed.py
 # times the same pairs.
 PAIR_SWEEP = pair_sweep()
 
@@ -764,3 +764,18 @@ def test_prob_greater_matrix_equals_the_pairwise_path(sweep_posteriors):
                 assert P[i, j] == pytest.approx(p.prob_greater(q), abs=1e-12), (i, j)
     off = ~np.eye(len(posts), dtype=bool)
     np.testing.assert_allclose((P + P.T)[off], 1.0, atol=1e-12)
+
+
+def test_prob_greater_where_the_shared_quadrature_cannot_vouch(sweep_posteriors, monkeypatch):
+    # with the check of the shared quadrature failing every pair, prob_greater answers by its
+    # adaptive quadrature over interpolants: the same values within the stated 1e-12 (materialised
+    # mixtures and Betas; the smooth ones are in the sweep above)
+    from binaryeval.binary import _matrix
+
+    names = ["beta 60", "beta 2000", "mix 1e3", "mix 1e4, 20 paired", "mix 2e4"]
+    shared = {(a, b): sweep_posteriors[a].prob_greater(sweep_posteriors[b])
+              for a in names for b in names if a != b}
+    monkeypatch.setattr(_matrix, "_TOL", -1.0)
+    fresh = {n: alpha_posterior(*PAIR_SWEEP[n]) for n in names}
+    for (a, b), value in shared.items():
+        assert fresh[a].prob_greater(fresh[b]) == pytest.approx(value, abs=1e-12), (a, b)
