@@ -44,6 +44,8 @@ __all__ = [
     "seed",
     "size",
     "unique_columns",
+    "available_memory",
+    "memory",
 ]
 
 #: The largest count the exact engine accepts for one group (10^10 ratings): its accuracy is
@@ -441,3 +443,63 @@ def unique_columns(data: Any, names: Sequence[Any]) -> None:
             raise DataError(f"data has {n} columns named {name!r}; rename or drop the extra ones "
                             "(e.g. data.loc[:, ~data.columns.duplicated()]) so that "
                             f"{name!r} names one column")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation now (None where the system does not say).
+
+    Linux's ``MemAvailable`` (what can be allocated without swapping), else the free physical
+    pages.
+
+    Examples
+    --------
+    >>> m = available_memory()
+    >>> m is None or m > 0
+    True
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _in_units(nbytes: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} bytes"
+
+
+def memory(nbytes: float, request: str, fix: str) -> None:
+    """Refuse up front a request whose arrays need more memory than is available.
+
+    Parameters
+    ----------
+    nbytes : float
+        The memory the request needs (its largest arrays together).
+    request : str
+        The call as the user wrote it, e.g. ``"rvs(size=1000000000)"``.
+    fix : str
+        What to do instead.
+
+    Examples
+    --------
+    >>> try:
+    ...     memory(1e20, "rvs(size=10**19)", "draw in batches")
+    ... except ParameterError as err:
+    ...     print(str(err).split(", more")[0])
+    rvs(size=10**19) needs about 1e+08 TB of memory
+    """
+    avail = available_memory()
+    if avail is not None and nbytes > avail:
+        raise ParameterError(f"{request} needs about {_in_units(nbytes)} of memory, more than "
+                             f"the {_in_units(avail)} available; {fix}")

@@ -38,9 +38,11 @@ PUBLIC_MODULES = ["binaryeval", "binaryeval.plan", "binaryeval.correlation",
                   "binaryeval.latent", "binaryeval.datasets", "binaryeval.reports"]
 
 # scipy-compatible methods of the posterior keep scipy's names (code written for scipy.stats works)
-SCIPY_METHODS = {"rvs", "pdf", "logpdf", "cdf", "sf", "ppf", "isf", "interval"}
-SCIPY_NAMES = {("rvs", "random_state"), ("rvs", "size")} | {(m, "x") for m in SCIPY_METHODS} | \
-    {(m, "q") for m in SCIPY_METHODS}
+SCIPY_METHODS = {"rvs", "pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "interval"}
+SCIPY_NAMES = {("rvs", "random_state"), ("rvs", "size"), ("interval", "confidence"),
+               ("moment", "order"), ("stats", "moments")} | \
+    {("expect", a) for a in ("func", "args", "lb", "ub", "conditional", "kwds")} | \
+    {(m, "x") for m in SCIPY_METHODS} | {(m, "q") for m in SCIPY_METHODS}
 
 # names a row account may not use (the vocabulary: n_rows, n_used, n_excluded, excluded)
 ROW_SPELLINGS = {"rows_used", "rows_excluded", "rows_dropped", "n_dropped", "dropped"}

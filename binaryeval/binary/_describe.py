@@ -118,23 +118,23 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
     """
     from scipy import stats
 
-    rates = fit.rates(CONTRADICTION_LEVEL)
+    rates = fit.rates(CONTRADICTION_LEVEL)   # a row per group, in fit.groups' order
     tail = (1 - CONTRADICTION_LEVEL) / 2
-    rows = {}
-    for i, g in enumerate(fit.groups):
-        c = fit.counts.loc[g]
-        k, m = float(c["metric_pos"]), float(c["metric_total"])
-        r = rates.iloc[i]   # rates() has a row per group, in this order
-        if m == 0 or not np.isfinite(r["rho_lower"]) or not np.isfinite(r["eta_lower"]):
-            continue
-        lo = min(r["rho_lower"], 1.0 - r["eta_upper"])
-        hi = max(r["rho_upper"], 1.0 - r["eta_lower"])
-        q_lo = float(stats.beta.ppf(tail, k + 0.5, m - k + 0.5)) if k > 0 else 0.0
-        q_hi = float(stats.beta.ppf(1 - tail, k + 0.5, m - k + 0.5)) if k < m else 1.0
-        if q_hi < lo or q_lo > hi:
-            rows[g] = {"metric_rate": k / m, "reachable_lower": lo, "reachable_upper": hi}
-    return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=["metric_rate", "reachable_lower", "reachable_upper"])
+    c = fit.counts.loc[fit.groups]
+    k = c["metric_pos"].to_numpy(dtype=float)
+    m = c["metric_total"].to_numpy(dtype=float)
+    lo = np.minimum(rates["rho_lower"].to_numpy(), 1.0 - rates["eta_upper"].to_numpy())
+    hi = np.maximum(rates["rho_upper"].to_numpy(), 1.0 - rates["eta_lower"].to_numpy())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q_lo = np.where(k > 0, stats.beta.ppf(tail, k + 0.5, m - k + 0.5), 0.0)
+        q_hi = np.where(k < m, stats.beta.ppf(1 - tail, k + 0.5, m - k + 0.5), 1.0)
+        share = k / m
+    usable = (m > 0) & np.isfinite(rates["rho_lower"].to_numpy()) & \
+        np.isfinite(rates["eta_lower"].to_numpy())
+    bad = usable & ((q_hi < lo) | (q_lo > hi))
+    return pd.DataFrame({"metric_rate": share[bad], "reachable_lower": lo[bad],
+                         "reachable_upper": hi[bad]},
+                        index=pd.Index([fit.groups[i] for i in np.flatnonzero(bad)]))
 
 
 def contradiction_message(fit: BinaryFit) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +14,7 @@ from .. import _validate
 from .._results import Result
 from ..errors import DataError, ParameterError
 from ..summary import Summary
-from .posterior import PosteriorDistribution
+from .posterior import PosteriorDistribution, prob_greater_matrix
 
 __all__ = ["Comparison", "compare_posteriors"]
 
@@ -58,21 +57,24 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
     groups = [str(g) for g in posteriors]
     if len(groups) < 2:
         raise DataError("compare needs at least two groups; add '| system' to the formula")
-    rows = []
-    for i, g1 in enumerate(groups):
-        for g2 in groups[i + 1:]:
-            p1, p2 = posteriors[g1], posteriors[g2]
-            diff = p1.mean() - p2.mean()
-            se = math.sqrt(p1.var() + p2.var())
-            z = diff / se if se > 0 else np.nan
-            pg = p1.prob_greater(p2)
-            rows.append({"group_1": g1, "group_2": g2, "diff": diff, "std_error": se,
-                         "prob_greater": pg, "statistic": z,
-                         "p_value_z": float(2 * stats.norm.sf(abs(z))) if se > 0 else np.nan,
-                         "p_value_bayes": float(min(1.0, 2 * min(pg, 1 - pg)))})
-    frame = pd.DataFrame(rows)
-    frame["p_value"] = frame["p_value_z"] if method == "z" else frame["p_value_bayes"]
-    frame = frame.drop(columns=["p_value_z", "p_value_bayes"])
+    posts = [posteriors[g] for g in posteriors]
+    mean = np.array([p.mean() for p in posts])
+    var = np.array([p.var() for p in posts])
+    # every pair at once (one quadrature over shared nodes; see binaryeval.binary._matrix)
+    pg_all = prob_greater_matrix(posts)
+    i, j = np.triu_indices(len(groups), k=1)
+    diff = mean[i] - mean[j]
+    se = np.sqrt(var[i] + var[j])
+    pg = pg_all[i, j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, diff / np.where(se > 0, se, 1.0), np.nan)
+    names = np.array(groups, dtype=object)
+    frame = pd.DataFrame({"group_1": names[i], "group_2": names[j], "diff": diff,
+                          "std_error": se, "prob_greater": pg, "statistic": z})
+    if method == "z":
+        frame["p_value"] = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.nan)
+    else:
+        frame["p_value"] = np.minimum(1.0, 2 * np.minimum(pg, 1 - pg))
     if adjust is not None:
         from statsmodels.stats.multitest import multipletests
 
@@ -162,22 +164,22 @@ class Comparison(Result):
         """
         cols = [c for c in self.table.columns if c not in ("group_1", "group_2")]
         value = _validate.choice(value, "value", cols)
-        idx = {g: i for i, g in enumerate(self.groups)}
+        pos = pd.Index(self.groups)
+        i = pos.get_indexer(self.table["group_1"])
+        j = pos.get_indexer(self.table["group_2"])
         n = len(self.groups)
-        vals = np.full((n, n), np.nan, dtype=object)
-        for g1, g2, v in zip(self.table["group_1"], self.table["group_2"], self.table[value],
-                             strict=True):
-            i, j = idx[g1], idx[g2]
-            vals[i, j] = v
-            if value == "prob_greater":
-                vals[j, i] = 1 - v
-            elif value in ("diff", "statistic"):
-                vals[j, i] = -v
-            else:
-                vals[j, i] = v
-        m = pd.DataFrame(vals, index=pd.Index(self.groups, name="group_1"),
-                         columns=pd.Index(self.groups, name="group_2"))
-        return m if value == "stars" else m.astype(float)
+        v = self.table[value].to_numpy()
+        if value == "prob_greater":
+            mirror = 1 - v
+        elif value in ("diff", "statistic"):
+            mirror = -v
+        else:
+            mirror = v
+        vals = np.full((n, n), np.nan, dtype=object if value == "stars" else float)
+        vals[i, j] = v
+        vals[j, i] = mirror
+        return pd.DataFrame(vals, index=pd.Index(self.groups, name="group_1"),
+                            columns=pd.Index(self.groups, name="group_2"))
 
     def _repr_fields(self) -> dict[str, Any]:
         return {"pairs": len(self.table), "significant": int(self.table["significant"].sum()),

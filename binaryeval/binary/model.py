@@ -120,7 +120,7 @@ def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: Options,
     if isinstance(opts.rates, Mapping):
         rho, eta = _known_rates_for(opts.rates, g)
     tp, fn, tn, fp = (int(paired[k]) for k in ("tp", "fn", "tn", "fp"))
-    n_paired = int(c[["tp", "fn", "tn", "fp"]].sum())
+    n_paired = sum(int(c[k]) for k in ("tp", "fn", "tn", "fp"))
     hp = int(c["human_pos"]) + (int(c["tp"] + c["fn"]) if paired_informs_alpha else 0)
     ht = int(c["human_total"]) + (n_paired if paired_informs_alpha else 0)
     mt, mp = int(c["metric_total"]), int(c["metric_pos"])
@@ -153,7 +153,8 @@ def fit_model(counts: pd.DataFrame, opts: Options, *, order, paired_informs_alph
     """
     posteriors, known, unidentified = {}, {}, {}
     pooled = counts[["tp", "fn", "tn", "fp"]].sum()
-    for g, c in counts.iterrows():
+    # plain dicts per group (a row Series per group costs more than its posterior)
+    for g, c in zip(counts.index, counts.to_dict("records"), strict=True):
         g = str(g)
         paired = pooled if opts.rates == "pooled" else c
         posteriors[g], rates_g, p = _group_posterior(g, c, paired, opts, paired_informs_alpha)

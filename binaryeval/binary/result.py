@@ -14,7 +14,7 @@ from .. import _validate
 from .._results import Result
 from ..errors import ParameterError
 from ..summary import Summary
-from .posterior import AlphaPosterior
+from .posterior import AlphaPosterior, summaries
 
 __all__ = ["BinaryFit"]
 
@@ -143,7 +143,12 @@ class BinaryFit(Result):
         [[0.3498, 0.8004]]
         """
         level = self.level if level is None else _validate.level(level)
-        rows = [self.posteriors[g].interval(level, kind) for g in self.groups]
+        kind = _validate.choice(kind, "kind", ("eti", "hdi"))
+        if kind == "eti":
+            s = summaries([self.posteriors[g] for g in self.groups], (1.0 - level) / 2.0)
+            rows = np.c_[s["lower"], s["upper"]]
+        else:
+            rows = [self.posteriors[g].interval(level, kind) for g in self.groups]
         out = pd.DataFrame(rows, columns=["lower", "upper"], index=self._index())
         out.attrs.update(level=level, kind=kind)
         return out
@@ -212,35 +217,36 @@ class BinaryFit(Result):
         level = self.level if level is None else _validate.level(level)
         tail = (1 - level) / 2
         ar, br = self.rate_prior
-        rows = []
-        for g in self.groups:
-            c = self.counts.loc[g]
-            known = self.known_rates.get(g, (None, None))
-            row: dict[str, Any] = {}
-            for name, (pos, neg), kn in (("rho", ("tp", "fn"), known[0]),
-                                         ("eta", ("tn", "fp"), known[1])):
-                if kn is not None:
-                    row.update({name: kn, f"{name}_std_error": 0.0, f"{name}_lower": kn,
-                                f"{name}_upper": kn})
-                    continue
-                if self.rates_mode == "pooled":
-                    a, b = self.counts[pos].sum() + ar, self.counts[neg].sum() + br
-                else:
-                    a, b = c[pos] + ar, c[neg] + br
-                if c["metric_total"] == 0:
-                    # no metric-only rating in this group: the rate takes no part in its fit
-                    row.update({name: np.nan, f"{name}_std_error": np.nan, f"{name}_lower": np.nan,
-                                f"{name}_upper": np.nan})
-                    continue
-                d = stats.beta(a, b)
-                row.update({name: d.mean(), f"{name}_std_error": d.std(),
-                            f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
-            row.update({k: int(c[k]) for k in ("tp", "fn", "tn", "fp")})
-            row["p_unidentified"] = self.unidentified.get(g, np.nan)
-            rows.append(row)
-        out = pd.DataFrame(rows, index=self._index())
-        out.attrs.update(level=level, rates=self.rates_mode)
-        return out
+        c = self.counts.loc[self.groups]
+        n = len(self.groups)
+        out: dict[str, Any] = {}
+        known = [self.known_rates.get(g, (None, None)) for g in self.groups]
+        no_metric = c["metric_total"].to_numpy() == 0
+        for j, (name, (pos, neg)) in enumerate((("rho", ("tp", "fn")), ("eta", ("tn", "fp")))):
+            if self.rates_mode == "pooled":
+                a = np.full(n, float(self.counts[pos].sum()) + ar)
+                b = np.full(n, float(self.counts[neg].sum()) + br)
+            else:
+                a = c[pos].to_numpy(dtype=float) + ar
+                b = c[neg].to_numpy(dtype=float) + br
+            # every group's Beta posterior of the rate at once
+            est = {name: stats.beta.mean(a, b), f"{name}_std_error": stats.beta.std(a, b),
+                   f"{name}_lower": stats.beta.ppf(tail, a, b),
+                   f"{name}_upper": stats.beta.ppf(1 - tail, a, b)}
+            kn = np.array([np.nan if k[j] is None else k[j] for k in known], dtype=float)
+            is_known = ~np.isnan(kn)
+            for key, vals in est.items():
+                vals = np.asarray(vals, dtype=float).copy()
+                # no metric-only rating in a group: the rate takes no part in its fit
+                vals[no_metric] = np.nan
+                vals[is_known] = 0.0 if key.endswith("_std_error") else kn[is_known]
+                out[key] = vals
+        for k in ("tp", "fn", "tn", "fp"):
+            out[k] = c[k].to_numpy().astype(int)
+        out["p_unidentified"] = [self.unidentified.get(g, np.nan) for g in self.groups]
+        frame = pd.DataFrame(out, index=self._index())
+        frame.attrs.update(level=level, rates=self.rates_mode)
+        return frame
 
     def n_eff(self) -> pd.Series:
         """Human ratings alone that would give each group's posterior variance of ``alpha``.
@@ -302,18 +308,25 @@ class BinaryFit(Result):
         ['n_human', 'n_paired', 'n_metric', 'estimate', 'std_error', 'mode']
         """
         level = self.level if level is None else _validate.level(level)
+        kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         c = self.counts.loc[self.groups]
-        iv = self.interval(level, kind)
+        post = [self.posteriors[g] for g in self.groups]
+        # every group's quantiles and mode together (one Newton iteration for all of them)
+        s = summaries(post, (1.0 - level) / 2.0)
+        if kind == "eti":
+            lower, upper = s["lower"], s["upper"]
+        else:
+            iv = self.interval(level, kind)
+            lower, upper = iv["lower"].to_numpy(), iv["upper"].to_numpy()
         rates = self.rates(level)
         n_human = self._n_human()
         n_eff = self.n_eff()
-        post = [self.posteriors[g] for g in self.groups]
         out = pd.DataFrame({
             "n_human": n_human,
             "n_paired": (c["tp"] + c["fn"] + c["tn"] + c["fp"]).astype(int),
             "n_metric": c["metric_total"].astype(int),
             "estimate": [p.mean() for p in post], "std_error": [p.std() for p in post],
-            "mode": [p.mode() for p in post], "lower": iv["lower"], "upper": iv["upper"],
+            "mode": s["mode"], "lower": lower, "upper": upper,
             "naive": self.naive(level)["estimate"]}, index=self._index())
         for name in ("rho", "eta"):
             for suffix in ("", "_lower", "_upper"):

@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import choice, real, size
+from .._validate import choice, memory, real, size
 from .._validate import level as check_level
 from .._validate import seed as check_seed
 from .._warnings import warn
@@ -250,6 +250,10 @@ def favi_intervals(counts: np.ndarray, labels: list[str], *, level: float, metho
     use_score = small | (method == "score")
     lower, upper, undefined = (np.full(e.size, np.nan) for _ in range(3))
     if (~use_score).any():
+        # the draws (resamples x pairs) and nanquantile's two working copies of them
+        n_pairs = int((~use_score).sum())
+        memory(24.0 * n_resamples * n_pairs, f"n_resamples={n_resamples} over {n_pairs} pairs",
+               "use fewer resamples (the default is 4000) or compare fewer systems at once")
         rng = np.random.default_rng(seed)
         lo, hi, und = _monte_carlo(counts[~use_score], level, method, n_resamples, prior, rng)
         lower[~use_score], upper[~use_score], undefined[~use_score] = lo, hi, und

@@ -97,6 +97,12 @@ class FaviResult(Result):
         return describe((self.human_term, self.metric_term), self.lower_is_better)
 
     def _pair_stats(self) -> dict[str, np.ndarray]:
+        # computed once (the sign tests of half a million pairs are not free)
+        if "_pair_stats_cache" not in self.__dict__:
+            object.__setattr__(self, "_pair_stats_cache", self._compute_pair_stats())
+        return self.__dict__["_pair_stats_cache"]
+
+    def _compute_pair_stats(self) -> dict[str, np.ndarray]:
         c = self.counts
         n = c.sum(axis=(1, 2))
         num, e = favi_from_counts(c)
@@ -244,14 +250,12 @@ class FaviResult(Result):
         >>> summ.index[-1], int(summ.loc["ref-A", "n_pairs"])
         ('ref-A', 9)
         """
-        m = self.matrix()
-        long = m.stack(future_stack=True).rename("favi").reset_index()
-        long.columns = ["group_1", "group_2", "favi"]
-        long = long[long.group_1 != long.group_2]
-        evaluated = ~np.isnan(m.to_numpy())
-        keep = [evaluated[self.systems.index(s), self.systems.index(o)] for s, o in
-                zip(long.group_1, long.group_2, strict=True)]
-        long = long[keep].reset_index(drop=True)
+        m = self.matrix().to_numpy()
+        # the defined scores off the diagonal, row by row (group_1, then group_2)
+        rows, cols = np.nonzero(~np.isnan(m) & ~np.eye(len(self.systems), dtype=bool))
+        names = np.array(self.systems, dtype=object)
+        long = pd.DataFrame({"group_1": names[rows], "group_2": names[cols],
+                             "favi": m[rows, cols]})
         g = long.groupby("group_1", sort=False)["favi"]
         summ = pd.DataFrame({"mean": g.mean(), "median": g.median(), "sd": g.std(), "min": g.min(),
                              "max": g.max(), "n_pairs": g.count()})

@@ -78,6 +78,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as v
 from ..errors import CountsError, ParameterError
 
 __all__: list[str] = []
@@ -572,6 +573,11 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     product of per-metric matrices, and on the groups with a class too rare for move B.
     """
     g, k, j = model.shape
+    # the stored draws: shares (float64) and, unless known, rates (float32)
+    theta_bytes = 4.0 * model.n_theta_groups * k * j if model.rates != "known" else 0.0
+    v.memory(chains * draws * (8.0 * g * k + theta_bytes),
+             f"draws={draws} x chains={chains} over {g} groups",
+             "use fewer draws (the default is 1000 per chain) or fit fewer groups at once")
     use_reverse = model.rates == "estimate" and model.dependence == "joint"
     use_pi_move = not use_reverse
     use_calibration = use_reverse and not model.paired_informs_pi

@@ -26,7 +26,6 @@ from .._output import check_output, input_paths, write_atomic
 from .._site.documents import _split_header
 from .._site.rendering import render
 from ..api import fit
-from ..errors import ParameterError
 from ..io import read_table, select_rows
 
 __all__ = ["make_report", "report_template"]
