@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._directions import read_lower_is_better
 from .._partition import evaluate_terms, referenced_names
-from .._validate import unique_columns
+from .._validate import require_pandas, unique_columns
 from ..data import RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
@@ -219,8 +219,7 @@ def check_rows(spec: FaviSpec, n_rows: int, excluded: np.ndarray, present: np.nd
 
 def favi_frame(formula: str, data: pd.DataFrame, *, item: str, lower_is_better: object) -> FaviFrame:
     """Parse ``formula``, check the columns, evaluate the terms and keep the complete rows."""
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    require_pandas(data, "favi()")
     spec = favi_spec(formula, data, item=item, lower_is_better=lower_is_better)
     rows = favi_rows(spec, data)
     account = check_rows(spec, rows.n_rows, rows.excluded, rows.present, rows.problem)
