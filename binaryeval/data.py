@@ -357,7 +357,7 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
     >>> as_binary(pd.Series([1, -1, 1]), "human")
     Traceback (most recent call last):
     ...
-    binaryeval.errors.DataError: column 'human' (human rating) must be binary (1 = adequate, 0 = not, or booleans) but holds -1 (row 1); it looks coded -1/+1: make 1 the adequate outputs and everything else 0 in the formula, e.g. I(human == 1)
+    binaryeval.errors.DataError: column 'human' (human rating) must be binary (1 = adequate, 0 = not, or booleans) but holds -1.0 (row 1); it looks coded -1/+1: make 1 the adequate outputs and everything else 0 in the formula, e.g. I(human == 1)
     """
     values = _plain(values)
     arr, missing = _numeric(values)
@@ -385,11 +385,9 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
                         "or NaN for 'not rated'")
     bad = ~missing & (arr != 0.0) & (arr != 1.0)
     if bad.any():
-        first = arr[bad][0]
-        shown = _show(int(first)) if float(first).is_integer() else _show(first)
         raise DataError(
             f"{what} ({role}) must be binary (1 = adequate, 0 = not, or booleans) but holds "
-            f"{shown} ({_where(values, bad, argument)}); "
+            f"{_show(arr[bad][0])} ({_where(values, bad, argument)}); "
             f"{_binarise_hint(column, arr[~missing], argument)}")
     return pd.Series(arr, index=values.index, dtype=float)
 
@@ -451,6 +449,42 @@ def join_label(parts) -> str:
     ('sys1:news', "'x:y':z", "x:'y:z'")
     """
     return ":".join(repr(p) if _QUOTED.search(p) else p for p in map(str, parts))
+
+
+def keyed_by_label(mapping, what: str) -> dict:
+    """A mapping of groups to values (known rates, thresholds) keyed by the groups' labels.
+
+    Keys match groups by their text, as labels do (:func:`label_text`): ``{1: ...}`` is the
+    entry of group ``"1"``; a tuple key names a group of several grouping columns
+    (``("sys1", "news")`` is ``"sys1:news"``, :func:`join_label`).  Two keys with the same text
+    are refused.
+
+    Parameters
+    ----------
+    mapping : mapping
+    what : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> keyed_by_label({1: 0.5, ("a", "b"): 0.7}, "threshold")
+    {'1': 0.5, 'a:b': 0.7}
+    """
+    from .errors import ParameterError
+
+    out: dict = {}
+    first: dict = {}
+    for key, value in mapping.items():
+        label = join_label(key) if isinstance(key, tuple) else str(key)
+        if label in out:
+            raise ParameterError(f"{what} has two entries for group {label!r} ({first[label]!r} "
+                                 f"and {key!r}); groups are told apart by their text: keep one")
+        out[label], first[label] = value, key
+    return out
 
 
 def count_binary(human: np.ndarray, metric: np.ndarray, group: np.ndarray,
@@ -582,7 +616,8 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.index.has_duplicates:
         dup = frame.index[frame.index.duplicated()][0]
         raise CountsError(f"group {dup!r} appears more than once in the counts; sum its rows "
-                          "first (counts.groupby(level=0).sum()) or give each group one row")
+                          "first (counts.groupby(level=0).sum()) or give each group one row "
+                          "(groups are told apart by their text: 1 and '1' are one group)")
     unknown = [c for c in frame.columns if c not in COUNT_COLUMNS]
     if unknown:
         raise CountsError(f"counts has unknown column {unknown[0]!r}; the columns are "

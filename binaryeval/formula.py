@@ -195,7 +195,7 @@ class ParsedFormula:
             Variables the terms may read as values (a mapping), or a stack depth as in patsy
             whose frame's variables are used; ``{}`` for none.
         """
-        require_pandas(data, "this model")
+        require_pandas(data, "this call")
         if len(data) == 0:
             raise DataError("data has no rows: nothing to fit")
         env = _environment(eval_env)

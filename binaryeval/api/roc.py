@@ -7,7 +7,7 @@ import pandas as pd
 
 from .._directions import check_direction
 from ..binary.roc import RocResult, roc_table
-from ..data import as_binary, natural_order
+from ..data import as_binary, natural_order, refuse_all_missing
 from ..formula import parse_formula
 from .frame import _scores, metric_directions
 
@@ -67,6 +67,7 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     hname = parsed.lhs_names[0]
     human = as_binary(frame.lhs.iloc[:, 0], hname)
     raw = frame.rhs.iloc[:, 0]
+    refuse_all_missing({parsed.rhs_names[0]: raw}, "metric score")
     score = pd.Series(_scores(raw, parsed.rhs_names[0]), index=raw.index)
     if lower:
         score = -score

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .. import _validate
 from .._results import Result
-from ..data import argument_series, as_binary, scores
+from ..data import argument_series, as_binary, keyed_by_label, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 
@@ -489,12 +489,14 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
     paired = ~np.isnan(human) & ~np.isnan(score)
     per_group = isinstance(threshold, Mapping)
     if per_group:
-        missing = [g for g in labels if g not in threshold and str(g) not in threshold]
+        # keys match the groups by their text (1 is group "1")
+        threshold = keyed_by_label(threshold, "threshold")
+        missing = [g for g in labels if str(g) not in threshold]
         if missing:
-            raise ParameterError(f"threshold has no entry for group {missing[0]!r}; give one per "
-                                 "group or a single number or rule")
-    specs = {g: (threshold.get(g, threshold.get(str(g))) if per_group else threshold)
-             for g in labels}
+            raise ParameterError(f"threshold has no entry for group {missing[0]!r} (its groups: "
+                                 f"{list(threshold)[:8]}); give one per group or a single "
+                                 "number or rule")
+    specs = {g: (threshold[str(g)] if per_group else threshold) for g in labels}
     rule = "given"
     cuts: dict = {}
     pooled_cut = None
