@@ -14,6 +14,7 @@ no group.  They are found per distinct value (``pandas.factorize``), not per row
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ from ._warnings import user_frame
 from .data import join_label, label_text
 from .formula import ParsedFormula, _environment, _eval_term, value_names
 
-__all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
+__all__ = ["code_groups", "evaluate_terms", "formula_env", "grouping_columns", "merge_labels",
+           "referenced_names"]
 
 
 def referenced_names(parsed: ParsedFormula) -> list[str]:
@@ -41,6 +43,39 @@ def referenced_names(parsed: ParsedFormula) -> list[str]:
     for term in [*parsed.lhs, *parsed.rhs, *parsed.groups]:
         names += value_names(term.code)
     return list(dict.fromkeys(names))
+
+
+def grouping_columns(parsed: ParsedFormula) -> list[str]:
+    """The columns the grouping terms name as they are: ``g``, ``Q("odd name")``, ``C(g)``.
+
+    These hold names (systems, prompts, domains), to be read from a text file as written
+    (:func:`binaryeval.read_table`'s ``string_columns``); a grouping term that computes
+    (``I(year > 2020)``) reads its columns as values and is left out.
+
+    Examples
+    --------
+    >>> from binaryeval.formula import parse_formula
+    >>> grouping_columns(parse_formula('h ~ m | system + C(domain) + Q("lp x") + I(year > 2020)'))
+    ['system', 'domain', 'lp x']
+    """
+    def call_of(node, name):
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == name and len(node.args) == 1 and not node.keywords)
+
+    out = []
+    for term in parsed.groups:
+        try:
+            node = ast.parse(term.code.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if call_of(node, "C"):
+            node = node.args[0]
+        if isinstance(node, ast.Name):
+            out.append(node.id)
+        elif (call_of(node, "Q") and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            out.append(node.args[0].value)
+    return list(dict.fromkeys(out))
 
 
 def _caller_namespace(depth: int) -> dict[str, Any]:
