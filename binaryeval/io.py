@@ -214,10 +214,29 @@ class _ParquetFile:
 def _reader(dask: bool):
     """The module whose ``read_parquet``/``read_csv`` read the data: pandas or Dask's."""
     if dask:
+        return _DaskReader
+    return pd
+
+
+class _DaskReader:
+    """Dask's readers; a CSV's whole-number columns read as floats.
+
+    Dask reads a CSV file's types from its first rows: a whole-number column with a missing
+    value further down (a rating not given) would fail the read of that block, so such columns
+    are read as floats from the start (``assume_missing``), as pandas reads them.
+    """
+
+    @staticmethod
+    def read_parquet(*args, **kwargs):
         import dask.dataframe as dd
 
-        return dd
-    return pd
+        return dd.read_parquet(*args, **kwargs)
+
+    @staticmethod
+    def read_csv(*args, **kwargs):
+        import dask.dataframe as dd
+
+        return dd.read_csv(*args, assume_missing=True, **kwargs)
 
 
 def _read(read: Callable[[], Any], what: str, source: str):

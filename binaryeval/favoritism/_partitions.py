@@ -159,8 +159,6 @@ def kept_items(part: pd.DataFrame, spec: FaviSpec) -> pd.Series:
 def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: Any,
                 tol: tuple[float, float]) -> tuple[FaviSpec, RowAccount, PairCounts]:
     """What :func:`~.frame.favi_frame` and :func:`~.counting.count_pairs` give, for a Dask frame."""
-    import dask
-
     spec = favi_spec(formula, ddf, item=item, lower_is_better=lower_is_better)
     columns = _dask.needed_columns(ddf.columns, referenced_names(spec.parsed), {}, extra=[item])
     frame = ddf if columns is None else ddf[columns]
@@ -185,7 +183,7 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
                                          counted.skipped, counted.n_items)
     items = frame.map_partitions(kept_items, spec, meta=pd.Series([], dtype=object, name=item))
     # one computation for both (an expression and a delayed task; mixing them warns)
-    table, n_items = dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
+    table, n_items = _dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
                                   items.nunique().to_delayed())
     ia, ib, counts = preference_pairs(table.counts, pairs, systems)
     return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counts,
