@@ -137,6 +137,12 @@ def numbers(values: pd.Series, name: str, what: str = "column", *,
     values = _plain(values)
     if pd.api.types.is_bool_dtype(values.dtype) or pd.api.types.is_numeric_dtype(values.dtype):
         return values.to_numpy(dtype=float, na_value=np.nan)
+    if values.dtype.kind in "mM":
+        # pandas would read dates as nanoseconds since 1970: never a score by accident
+        first = values.dropna()
+        raise DataError(f"{what} {name!r} holds dates or durations ({values.dtype}, e.g. "
+                        f"{_show(first.iloc[0]) if len(first) else 'NaT'}), not scores; turn "
+                        "them into numbers first if they are meant as scores")
     score = pd.to_numeric(values, errors="coerce")
     bad = (values.notna() & score.isna()).to_numpy()
     if bad.any():
@@ -199,9 +205,10 @@ def _plain(values: pd.Series) -> pd.Series:
 def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
     """The values as float with NaN for missing, or None when some value is not a number.
 
-    Returns ``(numbers, missing)``.  Booleans count as numbers (True = 1), also written out as
-    text (``"True"``/``"False"``, as CSV files and Dask's string columns hold them); a
-    categorical column counts by its values.
+    Returns ``(numbers, missing)``.  Booleans count as numbers (True = 1); text counts as the
+    number or boolean it spells (``"1"``, ``"0.5"``, ``"True"``/``"False"``), as a CSV reader
+    reads it and as Dask's string columns hold numbers and booleans; a categorical column
+    counts by its values.
     """
     values = _plain(values)
     missing = values.isna().to_numpy()
@@ -218,14 +225,15 @@ def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
             arr[~missing] = present.astype(float).to_numpy()
             return arr, missing
     if (dtype == np.dtype(object) or pd.api.types.is_string_dtype(dtype)) and len(present):
-        try:
-            true = present.isin(_TRUE_TEXT).to_numpy()
-            false = present.isin(_FALSE_TEXT).to_numpy()
-        except TypeError:  # unhashable objects
-            return None, missing
-        if (true | false).all():
+        # text: read as the number or boolean it spells, as a CSV reader would (Dask stores
+        # object columns, numbers and booleans included, as text); anything else is not
+        text = present.astype(str)
+        true = text.isin(_TRUE_TEXT).to_numpy()
+        false = text.isin(_FALSE_TEXT).to_numpy()
+        number = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        if (true | false | ~np.isnan(number)).all():
             arr = np.full(len(values), np.nan)
-            arr[~missing] = true.astype(float)
+            arr[~missing] = np.where(true, 1.0, np.where(false, 0.0, number))
             return arr, missing
     return None, missing
 
@@ -319,9 +327,10 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
               argument: bool = False) -> pd.Series:
     """Code a rating column as float 0/1 with NaN for "not rated": the one check of ratings.
 
-    Accepted: the numbers 0 and 1 (any numeric dtype, nullable ones too), booleans (also
-    written out as ``"True"``/``"False"``, as CSV files and Dask's string columns hold them), a
-    categorical column of such values, and NaN/None/``pd.NA`` for "not rated".  Anything else is
+    Accepted: the numbers 0 and 1 (any numeric dtype, nullable ones too), booleans, the same
+    written as text (``"1"``, ``"0"``, ``"True"``/``"False"``, as CSV files and Dask's string
+    columns hold them), a categorical column of such values, and NaN/None/``pd.NA`` for "not
+    rated".  Anything else is
     refused, with the way to binarise it: numbers coded -1/+1, a Likert scale (1 to 5), penalty
     points or scores give a different answer than the same ratings coded 0/1, so they are never
     read as ratings.
@@ -371,12 +380,19 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
         present = values[~missing]
         kinds = (bool, np.bool_, int, float, np.integer, np.floating)
         bad = np.array([not isinstance(v, kinds) for v in present], dtype=bool)
+        # text among numbers written as text (a column read as text because of one value):
+        # point at the value that is no number, the reason the column is text
+        parsed = pd.to_numeric(present[bad].astype(str), errors="coerce").notna().to_numpy()
+        text = ""
+        if parsed.any() and not parsed.all():
+            bad[np.flatnonzero(bad)[parsed]] = False
+            text = " among numbers written as text (the column was read as text because of it)"
         example = present[bad].iloc[0]
         fix = (f"np.asarray({column}) == {_show(example)}" if argument
                else f"I({column} == {_show(example)})")
         raise InputTypeError(
             f"{what} ({role}) holds a non-numeric value {_show(example)} "
-            f"({_where(present, bad, argument)}); code it as 0/1 or booleans, e.g. {fix} "
+            f"({_where(present, bad, argument)}){text}; code it as 0/1 or booleans, e.g. {fix} "
             "for the values that mean adequate")
     infinite = np.isinf(arr)
     if infinite.any():
@@ -629,7 +645,7 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         values = []
         for g, v in zip(frame.index, frame[col], strict=True):
-            if v is None or (isinstance(v, float) and np.isnan(v)):
+            if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
                 raise CountsError(f"counts[{col!r}] for group {g!r} is missing ({_show(v)}); "
                                   "give a count (0 if there are none)")
             try:

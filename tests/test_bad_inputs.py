@@ -594,7 +594,7 @@ def test_read_table_keeps_names_as_written(tmp_path):
     table.to_json(js, orient="records")
     assert set(be.read_table(js, string_columns=["system"])["system"].dropna()) == {
         "007", "7", "07.0", "NA", "None", "null", "A"}
-    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("dask.dataframe")
     lazy = be.read_table(csv, dask=True, string_columns=["system"]).compute()
     assert sorted(lazy["system"].dropna().unique()) == ["007", "07.0", "7", "A", "NA", "None", "null"]
     with pytest.raises(ParameterError, match=r"string_columns holds 3"):

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._results import Result
-from ..data import RowAccount, as_binary, refuse_all_missing
+from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 from . import _common, _data, dependence
@@ -45,6 +45,8 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
         labels = _bin_labels(edges)
         return code.astype(np.int64), labels, edges
     present = values.dropna()
+    if pd.api.types.is_numeric_dtype(present):
+        scores(values, term, "metric term")  # infinities refused by name, not counted as levels
     if present.map(lambda x: isinstance(x, (bool, np.bool_))).all() and len(present):
         present = present.astype(int)
         values = values.map(lambda x: x if pd.isna(x) else int(x))
