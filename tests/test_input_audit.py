@@ -762,6 +762,63 @@ def test_systems(case, entry):
             assert got[key][0] == ref[0] and got[key][1] == pytest.approx(ref[1])
 
 
+#: scores of favi (human side) and correlate (metric side): (id, transform, OK or fragments)
+SCORES_OF_PAIRS = [
+    ("float", lambda x: x, OK),
+    ("Int64 with NA", lambda x: x.round().astype("Int64"), OK),
+    ("category", lambda x: x.round().astype("category"), OK),
+    ("numbers written as text", lambda x: x.astype(str).where(x.notna(), None), OK),
+    ("object numbers", lambda x: x.astype(object), OK),
+    ("dates", lambda x: pd.to_datetime(x.fillna(0) * 1e9 + 1e12),
+     ["dates or durations", "not scores"]),
+    ("a text value", lambda x: x.astype(object).where(x.index != 3, "x"), ["'x'"]),
+    ("preference symbols", lambda x: x.map(lambda v: "+" if v > 0 else "-"), ["'+'"]),
+    ("infinite", lambda x: x.where(x.index != 3, np.inf), ["inf"]),
+]
+PAIR_SCORE_ENTRIES = ["favi", "favi dask", "correlate", "correlate dask"]
+
+
+@pytest.mark.parametrize(("case", "entry"), list(itertools.product(SCORES_OF_PAIRS,
+                                                                   PAIR_SCORE_ENTRIES)),
+                         ids=[f"{c[0]}-{e}" for c, e in itertools.product(SCORES_OF_PAIRS,
+                                                                          PAIR_SCORE_ENTRIES)])
+def test_scores_of_favi_and_correlate(case, entry):
+    name, transform, expect = case
+    base = preference_data()
+    if entry.startswith("favi"):
+        frame = base.assign(human=transform(base["human"]))
+        if entry == "favi dask":
+            frame = dd.from_pandas(frame, npartitions=3)
+        call = lambda: _preference_entry("favi", frame) if entry == "favi" else {  # noqa: E731
+            (str(r.systems[i]), str(r.systems[j])): r.counts[k]
+            for r in [be.favi("human ~ metric | system", frame, item="item")]
+            for k, (i, j) in enumerate(r.pair_index)}
+        fragments = ["human column 'human'", *expect] if expect != OK else None
+    else:
+        # system level: the items are the systems, the mean over the three systems' rows
+        frame = base.assign(metric=transform(base["metric"]))
+        if entry == "correlate dask":
+            frame = dd.from_pandas(frame, npartitions=3)
+        call = lambda: be.correlate("human ~ metric | item", frame).r["metric"]  # noqa: E731
+        fragments = ["'metric'", *expect] if expect != OK else None
+    if expect != OK:
+        _refused(call, fragments)
+        return
+    plain_values = transform(base["human" if entry.startswith("favi") else "metric"])
+    numbers = pd.to_numeric(plain_values.astype(object), errors="coerce").astype(float)
+    if entry.startswith("favi"):
+        ref = base.assign(human=numbers)
+        expected = {(a, b): hand_favi(ref, a, b)
+                    for a, b in itertools.combinations(sorted(ref.system.unique()), 2)}
+        got = call()
+        assert set(got) == set(expected)
+        for k in expected:
+            np.testing.assert_array_equal(got[k], expected[k])
+    else:
+        means = base.assign(metric=numbers).groupby("item")[["human", "metric"]].mean().dropna()
+        _same(call(), stats.pearsonr(means["human"], means["metric"]).statistic)
+
+
 # ----------------------------------------------------------------------------------------------
 # text files through the command line and the report (pandas and --dask)
 # ----------------------------------------------------------------------------------------------
@@ -864,6 +921,7 @@ def _outcomes():
               and isinstance(c[2][0], str)),
         count(ITEMS, len(PREFERENCE_ENTRIES), lambda c: c[2] != OK),
         count(SYSTEMS, len(PREFERENCE_ENTRIES), lambda c: c[2] != OK),
+        count(SCORES_OF_PAIRS, len(PAIR_SCORE_ENTRIES), lambda c: c[2] != OK),
         count(FILES, 2, lambda c: not isinstance(c[2], dict) or set(c[2]) == {False, True}),
         (len(REPORT_REFUSALS), len(REPORT_REFUSALS)),
     ]

@@ -16,7 +16,7 @@ import pandas as pd
 from .._directions import read_lower_is_better
 from .._partition import evaluate_terms, referenced_names
 from .._validate import require_pandas, unique_columns
-from ..data import RowAccount, _show
+from ..data import RowAccount, _show, numbers
 from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
 from .ratings import codes
@@ -69,12 +69,12 @@ def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.nda
 
 
 def _as_float(values: pd.Series, side: str, term: str) -> np.ndarray:
+    # the one reading of scores (numbers, numbers written as text; no text, no dates)
     try:
-        return values.to_numpy().astype(float)
-    except (TypeError, ValueError):
-        raise DataError(f"{side} column {term!r} must hold numbers (scalar or ordinal scores) when data have "
-                        "one row per (item, system); for preference symbols use "
-                        "'| system_a + system_b'") from None
+        return numbers(values, term, f"{side} column")
+    except DataError as exc:
+        raise DataError(f"{exc}; data with one row per (item, system) hold scalar or ordinal "
+                        "scores, for preference symbols use '| system_a + system_b'") from None
 
 
 def _check_finite(out: np.ndarray, values: pd.Series, side: str, term: str) -> np.ndarray:
