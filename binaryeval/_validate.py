@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -41,6 +42,7 @@ __all__ = [
     "real",
     "refused",
     "renamed",
+    "require_pandas",
     "seed",
     "size",
     "unique_columns",
@@ -503,3 +505,37 @@ def memory(nbytes: float, request: str, fix: str) -> None:
     if avail is not None and nbytes > avail:
         raise ParameterError(f"{request} needs about {_in_units(nbytes)} of memory, more than "
                              f"the {_in_units(avail)} available; {fix}")
+
+
+def require_pandas(data: Any, what: str) -> None:
+    """Refuse ``data`` unless it is a pandas DataFrame, saying what to pass instead.
+
+    Parameters
+    ----------
+    data : object
+        The caller's ``data``.
+    what : str
+        What needs the rows in memory, for the message about a Dask frame (``"fit_latent()"``).
+
+    Raises
+    ------
+    DataError
+
+    Examples
+    --------
+    >>> require_pandas([1, 2], "fit_latent()")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: data must be a pandas DataFrame, got list; wrap it with pd.DataFrame(...)
+    """
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        return
+    dask_frames = sys.modules.get("dask.dataframe")
+    if dask_frames is not None and isinstance(data, dask_frames.DataFrame):
+        raise DataError(f"data is a Dask DataFrame, and {what} needs the rows in memory: pass a "
+                        "pandas frame (data.compute(), after selecting the rows and columns the "
+                        "formula uses)")
+    raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; wrap it with "
+                    "pd.DataFrame(...)")

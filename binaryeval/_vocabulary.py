@@ -290,6 +290,7 @@ NAMES: tuple[Name, ...] = (
     Name("name", "text", "a name (of a dataset, a report, a setting)"),
     Name("query", "text", "a pandas query selecting rows"),
     Name("argument_names", "labels", "how the caller names its arguments in error messages"),
+    Name("string_columns", "columns", "columns of names read from a text file as written"),
     Name("command", "text", "the command line that made a report"),
     Name("text", "text", "text of a document"),
     Name("path", "path", "a file path"),

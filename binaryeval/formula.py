@@ -64,6 +64,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._validate import require_pandas
+from .data import join_label, label_text
 from .errors import DataError, FormulaError
 
 __all__ = ["CONSTANTS", "FUNCTIONS", "MAY_CONTAIN", "ModelFrame", "ParsedFormula", "VALUE_TYPES",
@@ -193,9 +195,7 @@ class ParsedFormula:
             Variables the terms may read as values (a mapping), or a stack depth as in patsy
             whose frame's variables are used; ``{}`` for none.
         """
-        if not isinstance(data, pd.DataFrame):
-            raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; "
-                            "wrap it with pd.DataFrame(...)")
+        require_pandas(data, "this call")
         if len(data) == 0:
             raise DataError("data has no rows: nothing to fit")
         env = _environment(eval_env)
@@ -213,7 +213,8 @@ class ParsedFormula:
                 group = gcols[0].rename(self.groups[0].code)
             else:
                 missing = pd.concat(gcols, axis=1).isna().any(axis=1)
-                group = pd.Series([":".join(str(v) for v in vals) for vals in zip(*gcols, strict=True)],
+                texts = [label_text(g).tolist() for g in gcols]
+                group = pd.Series([join_label(vals) for vals in zip(*texts, strict=True)],
                                   index=data.index, name=":".join(self.group_names))
                 group[missing] = np.nan
         else:

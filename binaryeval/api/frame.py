@@ -90,7 +90,10 @@ class Coded:
 
 def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
     arr, missing = _numeric(raw)
-    bad = ~missing if arr is None else ~missing & (arr != 0.0) & (arr != 1.0)
+    if arr is None:
+        # text (or other objects): the one check of ratings says what it holds and the fix
+        as_binary(raw, name, "metric rating")
+    bad = ~missing & (arr != 0.0) & (arr != 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(f"metric column {name!r} is scalar (e.g. {_show(raw.iloc[i])} in row "
@@ -131,7 +134,7 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
             metric = np.full(n, np.nan)
         else:
             metric = _scores(m_raw, mname) if scalar_metric else _binary_metric(m_raw, mname)
-    except DataError as exc:
+    except (DataError, InputTypeError) as exc:
         # a thresholded metric's text is reported before its infinities
         infinite = scalar_metric and not (m_raw.notna()
                                           & pd.to_numeric(m_raw, errors="coerce").isna()).any()
@@ -236,8 +239,9 @@ def check(summary: Summary, parsed: ParsedFormula, binary_metric: bool) -> None:
         raise all_missing(hname, "human rating")
     if problem is not None:
         raise problem
-    if binary_metric and mname is not None and summary.present[-1] == 0:
-        raise all_missing(mname, "metric rating")
+    if mname is not None and summary.present[-1] == 0:
+        # a scalar metric too: thresholded, it would leave a fit of the human ratings alone
+        raise all_missing(mname, "metric rating" if binary_metric else "metric score")
 
 
 def choose(summary: Summary, threshold: Any, *, lower_is_better: bool, column: str) -> Cuts:

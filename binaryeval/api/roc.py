@@ -7,7 +7,7 @@ import pandas as pd
 
 from .._directions import check_direction
 from ..binary.roc import RocResult, roc_table
-from ..data import as_binary, natural_order
+from ..data import as_binary, label_text, natural_order, refuse_all_missing
 from ..formula import parse_formula
 from .frame import _scores, metric_directions
 
@@ -67,18 +67,21 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     hname = parsed.lhs_names[0]
     human = as_binary(frame.lhs.iloc[:, 0], hname)
     raw = frame.rhs.iloc[:, 0]
+    refuse_all_missing({parsed.rhs_names[0]: raw}, "metric score")
     score = pd.Series(_scores(raw, parsed.rhs_names[0]), index=raw.index)
     if lower:
         score = -score
     ok = human.notna() & score.notna()
-    if frame.group is not None:
-        ok &= frame.group.notna()
+    # groups by their labels' text, as fit names them
+    group = None if frame.group is None else label_text(frame.group)
+    if group is not None:
+        ok &= group.notna()
     curves: dict[str, pd.DataFrame] = {}
-    if frame.group is not None:
-        for g in natural_order(pd.unique(frame.group[ok])):
-            sel = ok & (frame.group == g)
+    if group is not None:
+        for g in natural_order(pd.unique(group[ok])):
+            sel = ok & (group == g)
             curves[str(g)] = roc_table(human[sel], score[sel])
-    if pooled or frame.group is None:
+    if pooled or group is None:
         curves["pooled"] = roc_table(human[ok], score[ok])
     result = RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
                        None if frame.group is None else str(frame.group.name),

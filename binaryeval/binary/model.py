@@ -10,7 +10,7 @@ one posterior per group from the exact engine, one warning at most.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,8 +19,8 @@ from scipy import integrate, stats
 
 from .. import _validate
 from .._warnings import warn
-from ..data import COUNT_COLUMNS, check_counts
-from ..errors import DataError, ParameterError
+from ..data import COUNT_COLUMNS, check_counts, join_label, keyed_by_label, label_text
+from ..errors import CountsError, DataError, ParameterError
 from ._describe import fit_warning
 from .engine import alpha_posterior
 from .result import BinaryFit, _resolve_order
@@ -58,7 +58,9 @@ def _known_rates_for(rates, group: str) -> tuple[float | None, float | None]:
         entry = rates
     else:
         if group not in rates:
-            raise ParameterError(f"rates has no entry for group {group!r}; give "
+            keys = list(rates)[:8]
+            raise ParameterError(f"rates has no entry for group {group!r} (its groups: {keys}"
+                                 f"{', ...' if len(rates) > 8 else ''}); give "
                                  "{'rho': .., 'eta': ..} for every group or one pair for all")
         entry = rates[group]
     rho, eta = entry.get("rho"), entry.get("eta")
@@ -152,6 +154,9 @@ def fit_model(counts: pd.DataFrame, opts: Options, *, order, paired_informs_alph
     go to :class:`BinaryFit` as they are.
     """
     posteriors, known, unidentified = {}, {}, {}
+    if isinstance(opts.rates, Mapping) and not ({"rho", "eta"} & set(opts.rates)):
+        # known rates per group: keys match the groups by their text (1 is group "1")
+        opts = replace(opts, rates=keyed_by_label(opts.rates, "rates"))
     pooled = counts[["tp", "fn", "tn", "fp"]].sum()
     # plain dicts per group (a row Series per group costs more than its posterior)
     for g, c in zip(counts.index, counts.to_dict("records"), strict=True):
@@ -176,8 +181,6 @@ def fit_model(counts: pd.DataFrame, opts: Options, *, order, paired_informs_alph
 
 
 def _with_order(res: BinaryFit, order: list[str]) -> BinaryFit:
-    from dataclasses import replace
-
     return replace(res, order=tuple(order))
 
 
@@ -198,10 +201,31 @@ def _counts_frame(counts) -> pd.DataFrame:
         raise DataError(f"counts must be a DataFrame or a mapping, got {type(counts).__name__}")
     if frame.empty:
         raise DataError("counts has no rows")
-    out = check_counts(frame)
-    name = frame.index.name or "group"
-    out.index = pd.Index(frame.index.astype(str), name=name)
-    return out
+    frame.index = _group_labels(frame.index)
+    return check_counts(frame)
+
+
+def _group_labels(index: pd.Index) -> pd.Index:
+    """The groups of a counts table as text labels, the package's one rule for labels.
+
+    ``1`` and ``"1"`` are one label (so a table holding both is refused as a repeated group);
+    a MultiIndex names each group by its levels joined as :func:`binaryeval.fit` joins several
+    grouping columns (:func:`~binaryeval.data.join_label`).
+    """
+    if isinstance(index, pd.MultiIndex):
+        if any(index.get_level_values(i).isna().any() for i in range(index.nlevels)):
+            raise CountsError("the counts' index has a missing group label (NaN); name every "
+                              "group")
+        labels = [join_label(label_text(pd.Series(list(t), dtype=object)).tolist())
+                  for t in index]
+        names = [n for n in index.names if n is not None]
+        name = ":".join(map(str, names)) if len(names) == index.nlevels else "group"
+        return pd.Index(labels, name=name, dtype=object)
+    text = label_text(pd.Series(index, dtype=object))
+    if text.isna().any():
+        raise CountsError("the counts' index has a missing group label (NaN); name every group")
+    return pd.Index(text.tolist(), name=index.name if index.name is not None else "group",
+                    dtype=object)
 
 
 @_validate.renamed(confidence="level", confidence_level="level", conf_level="level")

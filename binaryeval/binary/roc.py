@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import _validate
 from .._results import Result
+from ..data import argument_series, as_binary, keyed_by_label, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 
@@ -56,6 +57,10 @@ def roc_table(human, score) -> pd.DataFrame:
         raise DataError(f"human ({h.size}) and score ({s.size}) have different lengths")
     ok = ~(np.isnan(h) | np.isnan(s))
     h, s = h[ok], s[ok]
+    if not np.all((h == 0.0) | (h == 1.0)):
+        # the curve counts positives as the sum of the ratings: only 0/1 gives it
+        raise DataError(f"human ratings must be 0/1, got {h[(h != 0.0) & (h != 1.0)][0]:g}; "
+                        "code them 1 (adequate) and 0 (not)")
     n_pos = int(h.sum())
     n_neg = int(h.size - n_pos)
     if n_pos == 0 or n_neg == 0:
@@ -107,9 +112,11 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     Parameters
     ----------
     human : array-like of 0/1
-        Human ratings of the paired rows.
+        Human ratings of the paired rows: 0/1 or booleans, NaN for not rated (checked as in
+        :func:`binaryeval.fit`: other codings, such as -1/+1 or a 1-5 scale, are refused with
+        the way to binarise them).
     score : array-like of float
-        Metric scores of the same rows.
+        Metric scores of the same rows (NaN: not scored).  Rows missing either are left out.
     rule : {"balanced", "youden"}
         ``"balanced"`` minimises ``|rho - eta|`` (the papers' rule), ``"youden"`` maximises
         ``rho + eta - 1``.
@@ -123,7 +130,14 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     >>> choose_threshold([1, 1, 0, 0], [0.9, 0.4, 0.5, 0.1], "balanced")
     0.5
     """
-    table = roc_table(human, score)
+    h = argument_series(human, "human")
+    s = argument_series(score, "score")
+    if len(h) != len(s):
+        raise DataError(f"human ({len(h)} values) and score ({len(s)} values) have different "
+                        "lengths; give the two ratings of the same rows")
+    h = as_binary(h, "human", "human rating", argument=True).to_numpy()
+    s = scores(s, "score", "argument", position=True)
+    table = roc_table(h, s)
     return float(table.loc[_pick(table, rule), "threshold"])
 
 
@@ -475,12 +489,14 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
     paired = ~np.isnan(human) & ~np.isnan(score)
     per_group = isinstance(threshold, Mapping)
     if per_group:
-        missing = [g for g in labels if g not in threshold and str(g) not in threshold]
+        # keys match the groups by their text (1 is group "1")
+        threshold = keyed_by_label(threshold, "threshold")
+        missing = [g for g in labels if str(g) not in threshold]
         if missing:
-            raise ParameterError(f"threshold has no entry for group {missing[0]!r}; give one per "
-                                 "group or a single number or rule")
-    specs = {g: (threshold.get(g, threshold.get(str(g))) if per_group else threshold)
-             for g in labels}
+            raise ParameterError(f"threshold has no entry for group {missing[0]!r} (its groups: "
+                                 f"{list(threshold)[:8]}); give one per group or a single "
+                                 "number or rule")
+    specs = {g: (threshold[str(g)] if per_group else threshold) for g in labels}
     rule = "given"
     cuts: dict = {}
     pooled_cut = None

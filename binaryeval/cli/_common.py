@@ -147,13 +147,44 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
+#: options of the subcommands that name a column of names (read as text, as written)
+NAME_OPTIONS = ("item", "rater", "first", "second")
+
+
+def name_columns(args: argparse.Namespace) -> list[str]:
+    """The columns of names a command reads: the formula's grouping columns, ``--item``, ...
+
+    Read from a text file as written (:func:`binaryeval.read_table`'s ``string_columns``), so
+    that systems ``007`` and ``7`` stay two and a system named ``NA`` keeps its name.
+
+    Examples
+    --------
+    >>> name_columns(argparse.Namespace(formula="h ~ m | system + lp", item="seg_id"))
+    ['system', 'lp', 'seg_id']
+    """
+    from .._partition import grouping_columns
+    from ..errors import FormulaError
+    from ..formula import parse_formula
+
+    names: list[str] = []
+    formula = getattr(args, "formula", None)
+    if isinstance(formula, str):
+        try:
+            names += grouping_columns(parse_formula(formula))
+        except FormulaError:
+            pass  # the command's own call reports it, with a caret
+    names += [v for v in (getattr(args, o, None) for o in NAME_OPTIONS) if isinstance(v, str)]
+    return list(dict.fromkeys(names))
+
+
 def read_data(args: argparse.Namespace):
     """Read the table named by ``--data`` and apply ``--query``.
 
-    A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.
+    A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.  The columns
+    of names (:func:`name_columns`) are read as text, as written.
     """
     return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args),
-                      argument_names=("--data", "--query"))
+                      argument_names=("--data", "--query"), string_columns=name_columns(args))
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:

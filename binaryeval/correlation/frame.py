@@ -71,6 +71,12 @@ def _numeric(table: pd.DataFrame) -> pd.DataFrame:
     """
     for i, col in enumerate(table.columns):
         series = table[col]
+        if series.dtype.kind in "mM":
+            # pandas would read dates as nanoseconds since 1970: never a score by accident
+            exc = DataError(f"column {col!r} holds dates or durations ({series.dtype}), not "
+                            "scores; turn them into numbers first if they are meant as scores")
+            exc.order = (1, i)
+            raise exc
         if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             coerced = pd.to_numeric(series, errors="coerce")
             bad = coerced.isna() & series.notna()

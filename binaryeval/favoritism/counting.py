@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._pairs import orient_codes, pair_indices, system_order
-from ..data import _show
+from ..data import _show, label_text
 from ..errors import DataError, ParameterError
 from .frame import FaviFrame
 
@@ -84,10 +84,8 @@ def count_from_scores(hs: np.ndarray, ms: np.ndarray, ia: np.ndarray, ib: np.nda
 
 
 def system_labels(column: pd.Series) -> pd.Series:
-    """System names as text (numbers and other values by their ``str``)."""
-    if column.dtype.kind not in "OUST" and not isinstance(column.dtype, pd.StringDtype):
-        return column.astype(str)
-    return column
+    """System names as text (:func:`binaryeval.data.label_text`: ``1`` and ``"1"`` are one)."""
+    return label_text(column)
 
 
 def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metric: np.ndarray,
@@ -103,14 +101,17 @@ def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metr
     if systems is None:
         systems = system_order(sys_col.unique())
     s_codes = pd.Index(systems).get_indexer(sys_col)
-    i_codes, items_arr = pd.factorize(items, sort=False)
+    # items by their text, as systems and groups (1 and "1" are one item)
+    i_codes, items_arr = pd.factorize(label_text(items), sort=False)
     n_sys = len(systems)
     seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
     if seen.size and seen.max() > 1:
         j = int(np.argmax(seen))
-        raise DataError(f"item {_show(items_arr[j // n_sys])} has more than one row for system "
+        shown = items.iloc[int(np.flatnonzero(i_codes == j // n_sys)[0])]
+        raise DataError(f"item {_show(shown)} has more than one row for system "
                         f"{systems[j % n_sys]!r}; data need one row per (item, system): "
-                        "average repeated ratings first")
+                        "average repeated ratings first (items and systems are told apart by "
+                        "their text: 1 and '1' are one)")
     hs = np.full((n_sys, len(items_arr)), np.nan)
     ms = np.full_like(hs, np.nan)
     hs[s_codes, i_codes] = human
@@ -187,7 +188,7 @@ def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     systems = system_order(set(sa) | set(sb))
     table = preference_table(sa, sb, frame.human, frame.metric, systems)
     ia, ib, counts = preference_pairs(table, pairs, systems)
-    n_items = int(pd.unique(frame.items.to_numpy()).size)
+    n_items = int(pd.unique(label_text(frame.items).to_numpy()).size)
     return PairCounts(systems, np.column_stack([ia, ib]), counts, np.zeros(ia.size, dtype=np.int64), n_items)
 
 

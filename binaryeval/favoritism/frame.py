@@ -15,8 +15,8 @@ import pandas as pd
 
 from .._directions import read_lower_is_better
 from .._partition import evaluate_terms, referenced_names
-from .._validate import unique_columns
-from ..data import RowAccount, _show
+from .._validate import require_pandas, unique_columns
+from ..data import RowAccount, _show, numbers
 from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
 from .ratings import codes
@@ -69,12 +69,12 @@ def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.nda
 
 
 def _as_float(values: pd.Series, side: str, term: str) -> np.ndarray:
+    # the one reading of scores (numbers, numbers written as text; no text, no dates)
     try:
-        return values.to_numpy().astype(float)
-    except (TypeError, ValueError):
-        raise DataError(f"{side} column {term!r} must hold numbers (scalar or ordinal scores) when data have "
-                        "one row per (item, system); for preference symbols use "
-                        "'| system_a + system_b'") from None
+        return numbers(values, term, f"{side} column")
+    except DataError as exc:
+        raise DataError(f"{exc}; data with one row per (item, system) hold scalar or ordinal "
+                        "scores, for preference symbols use '| system_a + system_b'") from None
 
 
 def _check_finite(out: np.ndarray, values: pd.Series, side: str, term: str) -> np.ndarray:
@@ -219,8 +219,7 @@ def check_rows(spec: FaviSpec, n_rows: int, excluded: np.ndarray, present: np.nd
 
 def favi_frame(formula: str, data: pd.DataFrame, *, item: str, lower_is_better: object) -> FaviFrame:
     """Parse ``formula``, check the columns, evaluate the terms and keep the complete rows."""
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    require_pandas(data, "favi()")
     spec = favi_spec(formula, data, item=item, lower_is_better=lower_is_better)
     rows = favi_rows(spec, data)
     account = check_rows(spec, rows.n_rows, rows.excluded, rows.present, rows.problem)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import refused, renamed
+from ..data import argument_series, numbers
 from ..errors import CountsError, DataError, InputTypeError
 from .ratings import tolerances
 
@@ -104,8 +105,8 @@ def preferences(scores_1: Any, scores_2: Any, *, tolerance: float = 0.0) -> np.n
     >>> preferences(-np.array([10, 30]), -np.array([20, 20])).tolist()
     [1, -1]
     """
-    a = np.asarray(scores_1, dtype=float).ravel()
-    b = np.asarray(scores_2, dtype=float).ravel()
+    a = numbers(argument_series(scores_1, "scores_1"), "scores_1", "argument", position=True)
+    b = numbers(argument_series(scores_2, "scores_2"), "scores_2", "argument", position=True)
     if a.shape != b.shape:
         raise DataError(f"scores_1 and scores_2 must have the same length, got {a.size} and "
                         f"{b.size}; align the two systems' scores by item")

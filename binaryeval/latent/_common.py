@@ -10,6 +10,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._warnings import warn
+from ..data import keyed_by_label
 from ..errors import ConvergenceWarning, InputTypeError, ParameterError
 from . import diagnostics
 from .engine import Draws, Model, sample
@@ -72,12 +73,12 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
         return arr
 
     if isinstance(rates, Mapping) and not ({"rho", "eta"} & set(rates)):
-        missing = [g for g in groups if g not in rates and str(g) not in rates]
+        rates = keyed_by_label(rates, "rates")   # keys match groups by their text (1 is "1")
+        missing = [g for g in groups if str(g) not in rates]
         if missing:
             raise ParameterError(f"rates has no entry for group {missing[0]!r}; give a matrix "
                                  "for every group or one matrix for all")
-        return np.stack([one(rates[g] if g in rates else rates[str(g)], f"[{g!r}]")
-                         for g in groups])
+        return np.stack([one(rates[str(g)], f"[{g!r}]") for g in groups])
     if isinstance(rates, Mapping):
         if k != 2 or j != 2:
             raise ParameterError("rates={'rho': .., 'eta': ..} describes one binary metric; "

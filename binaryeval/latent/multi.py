@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._results import Result
-from ..data import RowAccount, as_binary
+from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 from . import _common, _data, dependence
@@ -45,6 +45,8 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
         labels = _bin_labels(edges)
         return code.astype(np.int64), labels, edges
     present = values.dropna()
+    if pd.api.types.is_numeric_dtype(present):
+        scores(values, term, "metric term")  # infinities refused by name, not counted as levels
     if present.map(lambda x: isinstance(x, (bool, np.bool_))).all() and len(present):
         present = present.astype(int)
         values = values.map(lambda x: x if pd.isna(x) else int(x))
@@ -453,14 +455,15 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     """
     from ..formula import parse_formula
 
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    v.require_pandas(data, "fit_latent()")
     level = v.level(level)
     a, b = v.beta_pair(prior, "prior")
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
     parsed = parse_formula(formula)
     _data.check_formula_sides(parsed, formula, groups=(0, 1))
     frame = parsed.evaluate(data, eval_env={})
+    # before an all-missing term makes every row look unrated by the others
+    refuse_all_missing({t: frame.rhs[t] for t in parsed.rhs_names}, "metric rating")
     bins_map = _data.bins_for(bins, parsed.rhs_names)
     groups, n, h, m, labels, edges, levels, account, notes = _counts(parsed, frame, data,
                                                                      bins_map)

@@ -26,7 +26,7 @@ from .. import _validate as v
 from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
-from ..data import RowAccount
+from ..data import RowAccount, label_text, refuse_all_missing
 from ..errors import DataError, ParameterError
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
@@ -63,17 +63,20 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
-    labels = system[keep].astype(str)
+    labels = label_text(system[keep])
     systems = system_order(labels.unique())
     s_codes = pd.Index(systems).get_indexer(labels)
-    i_codes, _ = pd.factorize(items[keep], sort=False)
+    # items by their text, as systems (1 and "1" are one item: rows of two sources meet)
+    i_codes, _ = pd.factorize(label_text(items[keep]), sort=False)
     n_sys, n_items = len(systems), int(i_codes.max()) + 1
     cell = i_codes.astype(np.int64) * n_sys + s_codes
     seen = np.bincount(cell, minlength=n_sys * n_items)
     if seen.max() > 1:
         j = int(np.argmax(seen))
-        raise DataError(f"item {_data.show(pd.unique(items[keep])[j // n_sys])} has more than one row for "
-                        f"system {systems[j % n_sys]!r}; give one row per (item, system)")
+        shown = items[keep].iloc[int(np.flatnonzero(i_codes == j // n_sys)[0])]
+        raise DataError(f"item {_data.show(shown)} has more than one row for system "
+                        f"{systems[j % n_sys]!r}; give one row per (item, system) (items and "
+                        "systems are told apart by their text: 1 and '1' are one)")
     if n_sys < 2:
         raise DataError(f"the system column has one system ({list(systems)}); preferences "
                         "compare pairs of systems")
@@ -119,8 +122,8 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     keep = ~miss & ~unrated
     if not keep.any():
         raise DataError("no row has both systems and at least one rating")
-    a = sa[keep].astype(str).to_numpy()
-    b = sb[keep].astype(str).to_numpy()
+    a = label_text(sa[keep]).to_numpy()
+    b = label_text(sb[keep]).to_numpy()
     same = a == b
     if same.any():
         raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
@@ -673,14 +676,14 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     """
     from ..formula import parse_formula
 
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    v.require_pandas(data, "fit_preferences()")
     level = v.level(level)
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
     parsed = parse_formula(formula)
     ready = first is not None or second is not None
     _data.check_formula_sides(parsed, formula, groups=(0,) if ready else (1,))
     frame = parsed.evaluate(data, eval_env={})
+    refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
     if ready:
         if first is None or second is None or item is not None:
             raise ParameterError("ready preferences need first= and second= (the two system "

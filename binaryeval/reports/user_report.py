@@ -23,9 +23,11 @@ from typing import Any
 import pandas as pd
 
 from .._output import check_output, input_paths, write_atomic
+from .._partition import grouping_columns
 from .._site.documents import _split_header
 from .._site.rendering import render
 from ..api import fit
+from ..formula import parse_formula
 from ..io import read_table, select_rows
 
 __all__ = ["make_report", "report_template"]
@@ -133,7 +135,9 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     if source is None:
         table = select_rows(data, query) if query else data
     else:
-        table = read_table(data, query)
+        # the grouping columns hold names: read as written (systems 007 and 7 stay two)
+        table = read_table(data, query,
+                           string_columns=grouping_columns(parse_formula(formula)))
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
     options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
                "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
