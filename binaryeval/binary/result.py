@@ -428,7 +428,8 @@ class BinaryFit(Result):
             sig_level, "sig_level", open=True)
         groups = self.groups if order is None else _resolve_order(self, order)
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
-                                  sig_level=sig, adjust=adjust, group_name=self.group_name)
+                                  sig_level=sig, adjust=adjust, group_name=self.group_name,
+                                  level=self.level)
 
 
 def _resolve_order(fit: BinaryFit, order) -> list[str]:
