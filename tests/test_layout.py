@@ -47,6 +47,8 @@ LAYERS = [
 PEERS = [
     # planning runs the binary engine on expected counts, and plans from a binary fit
     ("binaryeval.plan", "binaryeval.binary"),
+    # ... and plans from a latent-truth fit (LatentFit.plan(), PreferenceFit.plan())
+    ("binaryeval.plan", "binaryeval.latent"),
     # the calibration library simulates and fits with the binary engine
     ("binaryeval.validation", "binaryeval.binary"),
     # the preference model reports the Favi-Score of its posterior, with the score's weights
