@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._warnings import user_frame
 from .formula import ParsedFormula, _environment, _eval_term, value_names
 
 __all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
@@ -39,15 +38,6 @@ def referenced_names(parsed: ParsedFormula) -> list[str]:
     for term in [*parsed.lhs, *parsed.rhs, *parsed.groups]:
         names += value_names(term.code)
     return list(dict.fromkeys(names))
-
-
-def _caller_namespace(depth: int) -> dict[str, Any]:
-    """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
-    frame = user_frame(depth)
-    if frame is None:
-        return {}
-    names = {**frame.f_globals, **frame.f_locals}
-    return {k: v for k, v in names.items() if not k.startswith("__")}
 
 
 def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
@@ -75,8 +65,7 @@ def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
     >>> sorted(k for k in env if k in ("cut", "other"))
     ['cut']
     """
-    names = eval_env if isinstance(eval_env, dict) else _caller_namespace(eval_env)
-    full = _environment(names)
+    full = _environment(eval_env)
     wanted = set(referenced_names(parsed))
     return {k: v for k, v in full.items() if k in wanted}
 

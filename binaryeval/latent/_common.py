@@ -29,8 +29,32 @@ def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any) -> tuple[in
     return draws, chains, warmup, seed
 
 
+class BetaRatePrior(tuple):
+    """``rate_prior=(a, b)`` of :func:`binaryeval.fit` passed on to the latent-truth model.
+
+    The Beta prior of ``rho`` and ``eta`` of a metric with two outputs is the Dirichlet prior
+    ``[[a, b], [b, a]]`` of its confusion matrix (rows inadequate/adequate, columns metric
+    0/1 or low/high bin); a matrix with more outputs has no such reading, and the error says
+    which argument to give instead.
+    """
+
+    def matrix(self, shape: tuple[int, ...]) -> np.ndarray:
+        """``[[a, b], [b, a]]`` for a 2 x 2 matrix; a ParameterError naming the fix otherwise."""
+        a, b = self
+        if tuple(shape) != (2, 2):
+            raise ParameterError(
+                f"rate_prior=({a:g}, {b:g}) is the Beta prior of rho and eta of a metric with "
+                f"two outputs; this latent-truth fit's confusion matrix is {shape[0]} x "
+                f"{shape[1]} (several metric terms or bins=): give its Dirichlet prior as "
+                "rate_concentration= to binaryeval.fit_latent (a number or an array of that "
+                "shape), or leave rate_prior at (1, 1)")
+        return np.array([[a, b], [b, a]], dtype=float)
+
+
 def concentration(value: Any, name: str, shape: tuple[int, ...], *, what: str) -> np.ndarray:
     """A Dirichlet concentration: a positive number (every cell) or an array of ``shape``."""
+    if isinstance(value, BetaRatePrior):
+        return value.matrix(shape)
     if isinstance(value, (str, bytes)) or isinstance(value, Mapping):
         raise InputTypeError(f"{name}={value!r}: give a positive number (the same for every "
                              f"cell) or an array of shape {shape} ({what})")

@@ -345,10 +345,8 @@ class LatentFit(Result):
             "std_error": np.sqrt(est * (1 - est) / n),
             "lower": stats.beta.ppf(tail, k + 1, n - k + 1),
             "upper": stats.beta.ppf(1 - tail, k + 1, n - k + 1)}, index=self._index())
-        term = self.metric_terms[0]
-        read = [lab for lab, p in zip(self.metric_levels[term], positive, strict=True) if p]
-        out.attrs.update(level=level, method="classify and count (uncorrected)", term=term,
-                         read_as_adequate=read)
+        out.attrs.update(level=level, method="classify and count (uncorrected): "
+                         + _naive_note(self), term=self.metric_terms[0])
         return out
 
     def rates(self, level: float | None = None) -> pd.DataFrame:
@@ -372,7 +370,7 @@ class LatentFit(Result):
         --------
         >>> r = _example().rates()
         >>> r.index.names
-        FrozenList(['system', 'class', 'output'])
+        FrozenList(['system', 'class', 'metric_output'])
         >>> round(float(r.loc[("A", "1")]["estimate"].sum()), 6)
         1.0
         """
@@ -381,7 +379,8 @@ class LatentFit(Result):
                                 level, self._positions())
 
     def compare(self, method: str = "bayes", *, sig_level: float | None = None,
-                adjust: str | None = None, order: Any = None) -> Comparison:
+                adjust: str | None = None,
+                order: str | Sequence[str] | None = None) -> Comparison:
         """Compare every pair of groups from the joint posterior draws.
 
         Parameters

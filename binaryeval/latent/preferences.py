@@ -500,7 +500,7 @@ class PreferenceFit(Result):
         --------
         >>> r = _example().rates()
         >>> r.index.names
-        FrozenList(['group_1', 'group_2', 'class', 'output'])
+        FrozenList(['group_1', 'group_2', 'class', 'metric_output'])
         >>> round(float(r.loc[("A", "B", "first")]["estimate"].sum()), 6)
         1.0
         """
@@ -566,7 +566,8 @@ class PreferenceFit(Result):
         return num / off
 
     def compare(self, method: str = "bayes", *, sig_level: float | None = None,
-                adjust: str | None = None, order: Any = None) -> Comparison:
+                adjust: str | None = None,
+                order: str | Sequence[str] | None = None) -> Comparison:
         """The pairs as a comparison of systems: ``P(humans prefer group_1 over group_2)``.
 
         Each pair of the fit is one row (oriented as in :meth:`to_frame`): ``diff`` is the
