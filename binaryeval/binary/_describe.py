@@ -118,7 +118,7 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
     """
     from scipy import stats
 
-    rates = fit.rates(CONTRADICTION_LEVEL)
+    rates = fit.paired_rates(CONTRADICTION_LEVEL)
     tail = (1 - CONTRADICTION_LEVEL) / 2
     rows = {}
     for i, g in enumerate(fit.groups):
