@@ -388,7 +388,8 @@ class PreferenceFit(Result):
             ``lower``/``upper`` (credible interval at ``level``), ``prob_greater``
             (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of first-better
             minus second-better over every item it rated); with one metric ``favi``,
-            ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``);
+            ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``; missing for a
+            pair the metric did not rate);
             ``n_eff`` (human ratings alone that would give this posterior sd of ``diff``);
             ``prior_dominated`` (the posterior sd of ``diff`` is at least 0.75 of the
             prior's: the data say little about the pair); and the sampler diagnostics of
@@ -423,9 +424,11 @@ class PreferenceFit(Result):
             index=self._pair_index())
         if len(self.metric_terms) == 1 and post.draws.theta is not None:
             fv = self.favi(level=level)
-            out["favi"] = fv["estimate"].to_numpy()
-            out["favi_lower"] = fv["lower"].to_numpy()
-            out["favi_upper"] = fv["upper"].to_numpy()
+            # a pair the metric never rated has no Favi-Score (its Theta is the prior's)
+            rated = (n_paired + post.metric.sum(axis=1)) > 0
+            for col, src in (("favi", "estimate"), ("favi_lower", "lower"),
+                             ("favi_upper", "upper")):
+                out[col] = np.where(rated, fv[src].to_numpy(), np.nan)
         out["n_eff"] = _common.effective_human(per_item, s["std_error"] ** 2, c0)
         out["prior_dominated"] = _fit.prior_dominated(s["std_error"], self._prior_sd())
         out["rhat"] = s["rhat"]
