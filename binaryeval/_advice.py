@@ -66,6 +66,8 @@ def _word(value: Any) -> str:
 
 def _flag_value(value: Any) -> str | None:
     """The flag's value as typed on the command line (None: no spelling for it)."""
+    if value is Ellipsis or (isinstance(value, (list, tuple)) and Ellipsis in value):
+        return None   # "lower_is_better=[...]": a placeholder, not a value
     if isinstance(value, bool):
         return ""
     if isinstance(value, (int, float)):

@@ -64,9 +64,9 @@ def add_report_parser(subparsers) -> None:
                     "more human ratings would decide. The templates "
                     "(binaryeval/reports/templates/) are filled with these options and rendered "
                     "with Jupyter (or Quarto, --engine quarto).",
-        epilog='examples: binaryeval report wmt21.csv --formula "I(mqm == 0) ~ chrf | system" '
-               '--threshold balanced -o report.html; binaryeval report wmt21_ende --formula '
-               '"mqm ~ chrf | system" --item seg_id --seed 1')
+        epilog='example: binaryeval report wmt21.csv --formula "I(mqm == 0) ~ chrf | system" '
+               '--threshold balanced -o report.html; preference data: binaryeval report '
+               'wmt21_ende --formula "mqm ~ chrf | system" --item seg_id --seed 1')
     p.add_argument("data", metavar="DATA",
                    help="table: .csv, .tsv, .parquet or .json file, or a shipped dataset name")
     p.add_argument("--formula", required=True,
