@@ -44,7 +44,8 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
     Raises
     ------
     InputTypeError
-        ``value`` is neither a term name nor a list of them.
+        ``value`` is neither a term name nor a list of them (``True``/``False`` included: the
+        error names the list to give).
     ParameterError
         A name that is not a term of the formula.
 
@@ -57,6 +58,10 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
     """
     terms = list(terms)
     example = terms[0] if terms else "term"
+    if isinstance(value, (bool, np.bool_)):
+        raise InputTypeError(f"lower_is_better={value!r}: name the terms whose lower scores are "
+                             f"better instead of True/False, e.g. lower_is_better=[{example!r}] "
+                             "(or leave it out when higher is better everywhere)")
     if value is None:
         names: tuple[Any, ...] = ()
     elif isinstance(value, str):

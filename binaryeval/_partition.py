@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._warnings import user_frame
 from .data import join_label, label_text
 from .formula import ParsedFormula, _environment, _eval_term, value_names
 
@@ -78,15 +77,6 @@ def grouping_columns(parsed: ParsedFormula) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _caller_namespace(depth: int) -> dict[str, Any]:
-    """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
-    frame = user_frame(depth)
-    if frame is None:
-        return {}
-    names = {**frame.f_globals, **frame.f_locals}
-    return {k: v for k, v in names.items() if not k.startswith("__")}
-
-
 def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
     """The names the formula's expressions may use, restricted to those it mentions.
 
@@ -112,8 +102,7 @@ def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
     >>> sorted(k for k in env if k in ("cut", "other"))
     ['cut']
     """
-    names = eval_env if isinstance(eval_env, dict) else _caller_namespace(eval_env)
-    full = _environment(names)
+    full = _environment(eval_env)
     wanted = set(referenced_names(parsed))
     return {k: v for k, v in full.items() if k in wanted}
 

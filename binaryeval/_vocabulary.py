@@ -228,6 +228,8 @@ NAMES: tuple[Name, ...] = (
     Name("pair", "label", "a pair, \"group_1 vs group_2\" (summary tables)", "column"),
     Name("classes", "labels", "names of the human classes"),
     Name("class", "label", "a human class of the latent model", "column"),
+    Name("metric_output", "label", "a metric output (a joint pattern of several metrics) of the "
+         "latent model", "column"),
     Name("outputs", "labels", "names of the metric outputs"),
     Name("term", "label", "a metric term of the formula", "argument attrs"),
     Name("source", "choice", "whose ratings decide (\"human\", \"metric\")"),
@@ -252,6 +254,7 @@ NAMES: tuple[Name, ...] = (
          "pair (missing when none up to max_human would)", "column"),
     Name("n_human_1", "count", "human ratings of group_1 now", "column"),
     Name("n_human_2", "count", "human ratings of group_2 now", "column"),
+    Name("n_human_needed", "count", "human ratings a pair (or group) would need", "column"),
     Name("n_human_needed_1", "count", "human ratings group_1 would need", "column"),
     Name("n_human_needed_2", "count", "human ratings group_2 would need", "column"),
     Name("n_metric_1", "count", "metric-only ratings of group_1", "column"),
@@ -338,6 +341,10 @@ NAMES: tuple[Name, ...] = (
     Name("stars", "text", "significance stars", "column"),
     Name("df", "number", "degrees of freedom", "column"),
     Name("n_eff", "number", "human ratings worth the same as the fit", "column"),
+    Name("prior_dominated", "flag", "the posterior is essentially the prior: sd at least 0.75 of "
+         "the prior's (the data say little)", "column"),
+    Name("include_prior_dominated", "flag", "keep groups or pairs whose posterior is essentially "
+         "the prior"),
     Name("mode", "number", "the posterior mode", "column"),
     Name("median", "number", "the posterior or sample median", "column"),
     Name("mean", "number", "a sample mean", "column"),

@@ -248,6 +248,22 @@ class SmallSampleWarning(BinaryEvalWarning):
     """
 
 
+class DependenceWarning(BinaryEvalWarning):
+    """Several metrics fitted as conditionally independent (``dependence="independent"``) although
+    the paired items say they err together.
+
+    The product model then counts the same evidence more than once and its intervals are too
+    narrow; the message gives the dependence check's Bayes factor and the fix,
+    ``dependence="joint"`` (the default).
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.DependenceWarning, be.BinaryEvalWarning)
+    True
+    """
+
+
 class ConvergenceWarning(BinaryEvalWarning):
     """A sampler's diagnostics (R-hat, effective sample size) say its draws are not yet reliable.
 

@@ -66,10 +66,10 @@ import pandas as pd
 
 from ._validate import require_pandas
 from .data import join_label, label_text
-from .errors import DataError, FormulaError
+from .errors import DataError, FormulaError, InputTypeError, ParameterError
 
 __all__ = ["CONSTANTS", "FUNCTIONS", "MAY_CONTAIN", "ModelFrame", "ParsedFormula", "VALUE_TYPES",
-           "parse_formula", "value_names"]
+           "caller_namespace", "parse_formula", "value_names"]
 
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -192,8 +192,9 @@ class ParsedFormula:
         data : DataFrame
             The data; names in the formula are looked up here first.
         eval_env : int or dict, optional
-            Variables the terms may read as values (a mapping), or a stack depth as in patsy
-            whose frame's variables are used; ``{}`` for none.
+            Variables the terms may read as values (a mapping), or a stack depth whose frame's
+            variables are used (0: the first caller outside binaryeval, see
+            :func:`caller_namespace`); ``{}`` for none.
         """
         require_pandas(data, "this call")
         if len(data) == 0:
@@ -523,6 +524,30 @@ class _Unusable:
     kind: str
 
 
+def caller_namespace(depth: int = 0) -> dict[str, Any]:
+    """The variables of the caller's code: the one way every formula path captures them.
+
+    ``depth`` 0 is the frame of the first caller outside binaryeval (the user's line, however
+    many of the package's functions lie in between), 1 the frame that called that one, and so
+    on (as patsy's ``eval_env``, counted from the user's code).  Its globals and locals, the
+    locals winning; none when the stack is not that deep.
+
+    Examples
+    --------
+    >>> cut = 0.5
+    >>> caller_namespace()["cut"]
+    0.5
+    """
+    from ._warnings import user_frame
+
+    if depth < 0:
+        raise ParameterError(f"eval_env={depth}: a stack depth is 0 (your code) or more")
+    frame = user_frame(depth)
+    if frame is None:
+        return {}
+    return {**frame.f_globals, **frame.f_locals}
+
+
 def _environment(eval_env: int | dict | None) -> dict[str, Any]:
     """The caller's variables a term may read as values.
 
@@ -533,14 +558,12 @@ def _environment(eval_env: int | dict | None) -> dict[str, Any]:
     if isinstance(eval_env, dict):
         names = dict(eval_env)
     elif isinstance(eval_env, int) and not isinstance(eval_env, bool):
-        import patsy
-
-        captured = patsy.EvalEnvironment.capture(eval_env + 2)
+        names = caller_namespace(eval_env)
+    elif eval_env is None:
         names = {}
-        for ns in reversed(captured._namespaces):
-            names.update(ns)
     else:
-        names = {}
+        raise InputTypeError(f"eval_env={eval_env!r}: give a mapping of variable names (e.g. "
+                             "{'cut': 0.5}), {} for none, or a stack depth (0: your code)")
     return {k: v if type(v) is _Unusable or issubclass(type(v), VALUE_TYPES)
             else _Unusable(type(v).__name__)
             for k, v in names.items() if isinstance(k, str) and not _is_dunder(k)}

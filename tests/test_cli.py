@@ -18,6 +18,7 @@ import pytest
 
 import binaryeval as be
 from binaryeval import cli, datasets
+from binaryeval._advice import as_flags
 from binaryeval.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -386,7 +387,8 @@ def test_bad_input_exits_one_with_the_package_message(tmp_path, capsys):
     for argv, message, command in cases:
         assert main(argv) == 1, argv
         err = capsys.readouterr().err
-        assert err.endswith(f"binaryeval {command}: error: {message}\n"), (argv, err)
+        # the package's message, its advice written as the command line's flags
+        assert err.endswith(f"binaryeval {command}: error: {as_flags(message)}\n"), (argv, err)
     assert "did you mean 'score'" in cases[0][1]
     assert "fewer than 4 systems" in cases[-1][1] or "at least 4 systems" in cases[-1][1]
 

@@ -36,9 +36,9 @@ LAYERS = [
     ("front door", ["binaryeval.api"]),
     ("models", ["binaryeval.binary", "binaryeval.latent", "binaryeval.plan",
                 "binaryeval.favoritism", "binaryeval.correlation", "binaryeval.validation"]),
-    ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions",
+    ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions", "binaryeval._pairs", "binaryeval._vocabulary",
                       "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
-                      "binaryeval._results", "binaryeval.summary", "binaryeval.errors",
+                      "binaryeval._results", "binaryeval._comparison", "binaryeval.summary", "binaryeval.errors",
                       "binaryeval._warnings", "binaryeval._ranking", "binaryeval._format",
                       "binaryeval.io", "binaryeval._output", "binaryeval.datasets",
                       "binaryeval._pairs", "binaryeval._vocabulary"]),
@@ -48,6 +48,8 @@ LAYERS = [
 PEERS = [
     # planning runs the binary engine on expected counts, and plans from a binary fit
     ("binaryeval.plan", "binaryeval.binary"),
+    # ... and plans from a latent-truth fit (LatentFit.plan(), PreferenceFit.plan())
+    ("binaryeval.plan", "binaryeval.latent"),
     # the calibration library simulates and fits with the binary engine
     ("binaryeval.validation", "binaryeval.binary"),
     # the preference model reports the Favi-Score of its posterior, with the score's weights

@@ -303,7 +303,7 @@ def _result_frames() -> dict[str, pd.DataFrame]:
         warnings.simplefilter("ignore")
         for name, make in sorted(CASES.items()):
             res = make()
-            frames[f"{name}.to_frame()"] = res.to_frame()
+            frames[f"{name}.to_frame()"] = _generic(res.to_frame(), res)
             for meth in ("interval", "rates", "naive", "by_system", "favi", "compare",
                          "favoured", "plan", "dependence"):
                 if not callable(getattr(res, meth, None)):
@@ -317,12 +317,24 @@ def _result_frames() -> dict[str, pd.DataFrame]:
                 if hasattr(got, "to_frame") and not isinstance(got, pd.DataFrame):
                     got = got.to_frame()
                 if isinstance(got, pd.DataFrame):
-                    frames[f"{name}.{meth}()"] = got
+                    frames[f"{name}.{meth}()"] = got = _generic(got, res)
                     if isinstance(got.attrs.get("summary"), pd.DataFrame):
                         frames[f"{name}.{meth}().attrs['summary']"] = got.attrs["summary"]
             for title, table in res.summary().tables:
-                frames[f"{name}.summary() {title!r}"] = table
+                frames[f"{name}.summary() {title!r}"] = _generic(table, res)
     return frames
+
+
+def _generic(frame: pd.DataFrame, res) -> pd.DataFrame:
+    """A table indexed by the data's grouping column (``group_name``, e.g. ``system``) with
+    that index named ``group``: the name comes from the user's data, not the vocabulary."""
+    name = getattr(res, "group_name", None)
+    if name in (None, "group") or name not in (frame.index.names or []):
+        return frame
+    out = frame.copy()
+    out.index = out.index.set_names(["group" if n == name else n for n in out.index.names])
+    out.attrs.update(frame.attrs)
+    return out
 
 
 @pytest.fixture(scope="module")

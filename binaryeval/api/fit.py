@@ -22,6 +22,7 @@ from ..binary.model import check_options, fit_model
 from ..errors import DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
 from ..latent import fit_latent
+from ..latent._common import BetaRatePrior
 from . import frame
 
 __all__ = ["fit"]
@@ -54,34 +55,39 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         partition by partition and counted, with a threshold rule chosen from the paired rows;
         the same result).
     prior : (float, float)
-        Beta prior of ``alpha``.
+        Beta prior of ``alpha`` (every path).
     rates : "estimate", "pooled" or mapping
         ``"estimate"``: ``rho``/``eta`` per group from its paired rows (the papers' default);
         ``"pooled"``: one ``rho``/``eta`` from all groups' paired rows; known values
-        ``{"rho": .7, "eta": .7}`` or per group ``{"sys1": {"rho": .., "eta": ..}, ...}``.
+        ``{"rho": .7, "eta": .7}`` or per group ``{"sys1": {"rho": .., "eta": ..}, ...}``; with
+        several metrics or bins, a known 2 x J confusion matrix (see
+        :func:`binaryeval.latent.fit_latent`).
     threshold : float, "balanced", "youden" or mapping, optional
         For a scalar metric: a rating is positive when ``score >= threshold``.  ``"balanced"``
         picks the observed score minimising ``|rho - eta|`` on all paired rows (the papers'
         rule), ``"youden"`` maximises ``rho + eta - 1``; a mapping gives a number or rule per
         group.
     lower_is_better : str or list of str, optional
-        Metric terms whose lower scores are better: their ratings are positive when
-        ``score <= threshold``.
+        Metric terms whose lower scores are better: with a threshold their ratings are
+        positive when ``score <= threshold``; binned (``bins=``), their bins are turned round.
     level : float
         Credible level used by ``summary``, ``to_frame`` and ``compare``.
     order : "estimate", "input" or list of str
         Order of the groups in tables and plots: by posterior mean (highest first), as the labels
-        sort, or as listed.
+        sort, or as listed (every path).
     method : {"exact", "grid"}
-        Posterior engine (see :func:`binaryeval.alpha_posterior`).
+        Posterior engine of the binary model (see :func:`binaryeval.alpha_posterior`); the
+        latent-truth model has its sampler, so ``"grid"`` is refused there.
     rate_prior : (float, float)
-        Beta prior of ``rho`` and ``eta``.
+        Beta prior of ``rho`` and ``eta``; on the latent-truth path the Dirichlet prior
+        ``[[a, b], [b, a]]`` of a metric with two outputs (refused for more outputs: give
+        ``rate_concentration=`` to :func:`binaryeval.latent.fit_latent`).
     grid : (int, int, int)
-        Grid sizes for ``method="grid"``.
+        Grid sizes for ``method="grid"`` (refused with any other method).
     eval_env : int or dict
         Variables of your code the formula may read as values (numbers, strings, arrays,
-        Series): a mapping, ``{}`` for none, or a stack depth as in patsy (0: the code calling
-        ``fit``).
+        Series): a mapping, ``{}`` for none, or a stack depth (0: the code calling ``fit``; 1
+        the code that called that, ...).  The same on every path.
     dependence : {"joint", "independent"}, optional
         With several metric terms (``"human ~ m1 + m2 | system"``) the latent-truth model of
         :func:`binaryeval.latent.fit_latent` is fitted: ``"joint"`` (default) models the metrics'
@@ -91,13 +97,17 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         quantiles) through the latent-truth model, instead of thresholding it.
     seed, draws, chains
         Sampler settings of the latent-truth model (several metrics or ``bins``); the exact engine
-        of one binary metric needs none.
+        of one binary metric has no random draws and refuses them.
+
+    Every argument is honoured on both paths or refused with a
+    :class:`~binaryeval.ParameterError` naming it and the path.
 
     Returns
     -------
     BinaryFit or LatentFit
         A :class:`BinaryFit` for one (thresholded) metric or none; a
-        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.
+        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.  Both answer
+        ``to_frame()``, ``compare()``, ``posterior()``, ``rates()``, ``naive()``, ``plan()``.
 
     Examples
     --------
@@ -117,8 +127,12 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     if len(parsed.rhs) > 1 or bins is not None or dependence is not None:
         return _fit_latent(formula, data, parsed, dependence=dependence, bins=bins, rates=rates,
                            prior=prior, level=level, seed=seed, draws=draws, chains=chains,
-                           unsupported={"threshold": threshold, "lower_is_better": lower_is_better,
-                                        "method": None if method == "exact" else method})
+                           lower_is_better=lower_is_better, order=order, eval_env=eval_env,
+                           rate_prior=rate_prior, refused={
+                               "threshold": (threshold is not None, threshold),
+                               "method": (method != "exact", method),
+                               "grid": (tuple(grid) != _GRID, grid)})
+    _refuse_on_binary(seed=seed, draws=draws, chains=chains, method=method, grid=grid)
     opts = check_options(level, prior, rate_prior, rates, method, grid)
     lower = frame.metric_directions(lower_is_better, parsed, thresholded=threshold is not None)
     if not (isinstance(data, pd.DataFrame) or is_dask_frame(data)):
@@ -147,13 +161,48 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
                      call={"rates": rates, "threshold": threshold, "order": order})
 
 
-def _fit_latent(formula, data, parsed, *, unsupported, **options):
+#: the default of ``grid=`` (the grid of ``method="grid"``)
+_GRID = (2000, 1000, 1000)
+
+_BINARY = "one binary (or thresholded) metric or none: the exact binary model"
+_LATENT = "several metric terms, bins= or dependence=: the latent-truth model"
+
+
+def _refuse_on_binary(*, seed, draws, chains, method, grid) -> None:
+    """The latent model's sampler settings, and a grid without the grid engine, are refused
+    on the binary path (the exact engine has no draws): an argument is honoured or refused."""
+    given = [name for name, value, default in (("seed", seed, None), ("draws", draws, 1000),
+                                               ("chains", chains, 4)) if value != default]
+    if given:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(
+            given, [{"seed": seed, "draws": draws, "chains": chains}[n] for n in given],
+            strict=True))
+        raise ParameterError(f"{shown}: sampler settings of the latent-truth model; this fit "
+                             f"takes the path of {_BINARY}, whose posterior is computed exactly "
+                             "with no random draws: leave them out (or add metric terms or "
+                             "bins= for the latent-truth model)")
+    try:
+        grid_given = tuple(grid) != _GRID
+    except TypeError:
+        grid_given = True
+    if method == "exact" and grid_given:
+        raise ParameterError(f"grid={grid!r} sets the grid of method='grid'; with the exact "
+                             "engine (method='exact', the default) it has no use: give "
+                             "method='grid' too, or leave grid out")
+
+
+def _fit_latent(formula, data, parsed, *, refused, rate_prior, **options):
     """Several metric terms or binned scores: the latent-truth model (binaryeval.latent)."""
-    for name, value in unsupported.items():
-        if value is not None:
-            raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric; "
-                                 "with several metric terms or bins= the latent-truth model takes "
-                                 "the scores as they are (use bins= for a scalar metric)")
+    for name, (given, value) in refused.items():
+        if not given:
+            continue
+        fix = {"threshold": "threshold each scalar metric in the formula, e.g. "
+                            "I(chrf >= 50), or bin it with bins=",
+               "method": "the latent-truth model has one sampler (seed=, draws=, chains=)",
+               "grid": "it sets the grid of the binary model's method='grid'"}[name]
+        raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric "
+                             f"(the path of {_BINARY}); this fit has {_LATENT}, which takes "
+                             f"the scores as they are: {fix}")
     if is_dask_frame(data):
         raise DataError("several metric terms or bins= fit the latent-truth model, which needs "
                         "the rows in memory: pass a pandas frame (ddf.compute(), after selecting "
@@ -162,6 +211,8 @@ def _fit_latent(formula, data, parsed, *, unsupported, **options):
         options["dependence"] = "joint"
     if len(parsed.rhs) < 1:
         raise FormulaError("dependence= and bins= need a metric on the right of '~'", formula)
+    a, b = _validate.beta_pair(rate_prior, "rate_prior")
+    options["rate_concentration"] = 1.0 if (a, b) == (1.0, 1.0) else BetaRatePrior((a, b))
     return fit_latent(formula, data, **options)
 
 

@@ -62,7 +62,7 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     0.4
     """
     parsed = parse_formula(formula, allow_multiple_rhs=False, allow_intercept_rhs=False)
-    frame = parsed.evaluate(data, eval_env + 1 if isinstance(eval_env, int) else eval_env)
+    frame = parsed.evaluate(data, eval_env)
     lower = bool(metric_directions(lower_is_better, parsed, thresholded=True))
     hname = parsed.lhs_names[0]
     human = as_binary(frame.lhs.iloc[:, 0], hname)

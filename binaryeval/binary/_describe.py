@@ -118,7 +118,7 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
     """
     from scipy import stats
 
-    rates = fit.rates(CONTRADICTION_LEVEL)   # a row per group, in fit.groups' order
+    rates = fit.paired_rates(CONTRADICTION_LEVEL)   # a row per group, in fit.groups' order
     tail = (1 - CONTRADICTION_LEVEL) / 2
     c = fit.counts.loc[fit.groups]
     k = c["metric_pos"].to_numpy(dtype=float)

@@ -302,6 +302,11 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
                 "latex": frame.to_latex}[fmt]()
     else:
         summary = result.summary() if hasattr(result, "summary") else None
+        if summary is not None:
+            from .._advice import as_flags
+
+            # the notes' advice as typed on the command line (--rates pooled, not rates='pooled')
+            summary.notes = [as_flags(note) for note in summary.notes]
         if summary is None:
             text = str(result)
         else:
@@ -348,13 +353,20 @@ def _key_values(text: str, option: str) -> dict[str, float]:
     return out
 
 
-def _rates(text: str) -> str | dict:
-    """``estimate``, ``pooled``, ``rho=..,eta=..`` or a JSON mapping (per group)."""
+def _rates(text: str) -> str | dict | list:
+    """``estimate``, ``pooled``, ``rho=..,eta=..``, a JSON mapping (per group) or a JSON matrix
+    (the latent-truth model's known confusion matrix)."""
     if text in ("estimate", "pooled"):
         return text
     if text == "known":
         raise argparse.ArgumentTypeError(
             "--rates known: give the known values instead, e.g. --rates rho=0.7,eta=0.8")
+    if text.lstrip().startswith("["):
+        try:
+            matrix = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise argparse.ArgumentTypeError(f"--rates: invalid JSON ({exc})") from None
+        return matrix
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)
@@ -366,8 +378,9 @@ def _rates(text: str) -> str | dict:
     if "=" in text:
         return _key_values(text, "--rates")
     raise argparse.ArgumentTypeError(
-        f"--rates {text!r}: use estimate, pooled, known rates rho=0.7,eta=0.8, or a JSON object "
-        "per group '{\"sysA\": {\"rho\": 0.7, \"eta\": 0.8}, ...}'")
+        f"--rates {text!r}: use estimate, pooled, known rates rho=0.7,eta=0.8, a JSON object "
+        "per group '{\"sysA\": {\"rho\": 0.7, \"eta\": 0.8}, ...}', or a known confusion "
+        "matrix as JSON '[[0.8, 0.1, 0.1], ...]' (rows: the human classes)")
 
 
 def _tolerance(text: str) -> float | dict[str, float]:
@@ -406,6 +419,57 @@ def _add_fit_options(p: argparse.ArgumentParser) -> None:
                         "is positive when score <= threshold), e.g. --lower-is-better ter")
     p.add_argument("--level", type=float, default=0.95,
                    help="credible level of intervals and comparisons (default: 0.95)")
+
+
+def _bins(text: str) -> int | dict[str, int]:
+    """``--bins 5`` (every metric term) or ``--bins score=5,ter=3`` (per term)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    out = {}
+    for key, value in _key_values(text, "--bins").items():
+        if not float(value).is_integer():
+            raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers")
+        out[key] = int(value)
+    return out
+
+
+def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True) -> None:
+    """The latent-truth model's options: its sampler, and how several metrics combine."""
+    group = p.add_argument_group(
+        "latent-truth model", "several metric terms, --bins or preferences: the sampler's "
+        "settings and how several metrics combine")
+    if dependence:
+        group.add_argument("--dependence", choices=["joint", "independent"], default=None,
+                           help="several metrics: their joint pattern (default, valid however "
+                                "they depend on each other) or a product of one confusion "
+                                "matrix per metric")
+    group.add_argument("--seed", type=int, default=None, help="seed of the sampler")
+    group.add_argument("--draws", type=int, default=1000,
+                       help="draws kept per chain (default: 1000)")
+    group.add_argument("--chains", type=int, default=4, help="chains (default: 4)")
+
+
+def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The sampler's options, only those given (the binary model refuses them)."""
+    out: dict[str, Any] = {}
+    if getattr(args, "seed", None) is not None:
+        out["seed"] = args.seed
+    if getattr(args, "draws", 1000) != 1000:
+        out["draws"] = args.draws
+    if getattr(args, "chains", 4) != 4:
+        out["chains"] = args.chains
+    if getattr(args, "dependence", None) is not None:
+        out["dependence"] = args.dependence
+    return out
+
+
+def _order(text: str) -> str | list[str]:
+    """``estimate``, ``input`` or SYSTEM,SYSTEM,... (every group once)."""
+    if text in ("estimate", "input"):
+        return text
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _fit_kwargs(args: argparse.Namespace) -> dict[str, Any]:

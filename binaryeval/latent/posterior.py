@@ -419,6 +419,8 @@ def build_model(paired: np.ndarray, human: np.ndarray, metric: np.ndarray,
     if dependence == "joint":
         rp: Any = _common.concentration(rate_concentration, "rate_concentration", (k, j),
                                         what="rows: human classes, columns: metric outputs")
+    elif isinstance(rate_concentration, _common.BetaRatePrior):
+        rp = [rate_concentration.matrix((k, lvl)) for lvl in lv]
     else:
         if np.ndim(rate_concentration) != 0:
             raise ParameterError("with dependence='independent' give rate_concentration as one "

@@ -34,7 +34,11 @@ Layout
     :func:`optimal_allocation` (splitting a budget);
 ``fit_plan``
     ``BinaryFit.plan()``: how many more human ratings would separate a fit's systems (this
-    package sits above :mod:`binaryeval.binary` and adds the method to its result).
+    package sits above :mod:`binaryeval.binary` and adds the method to its result);
+``latent_plan``
+    ``LatentFit.plan()`` and ``PreferenceFit.plan()``, the same question for the latent-truth
+    model (an effective-sample-size approximation; this package sits above
+    :mod:`binaryeval.latent` too).
 
 Counts of one planned experiment
 --------------------------------
@@ -123,6 +127,7 @@ from __future__ import annotations
 
 from . import cells as cells
 from . import fit_plan as fit_plan  # BinaryFit.plan(): planning from a fit
+from . import latent_plan as latent_plan  # LatentFit.plan(), PreferenceFit.plan()
 from ._setup import DEFAULT_GRID as DEFAULT_GRID  # the paper's grid and Table 12's sizes
 from ._setup import PAPER_N_HUMAN as PAPER_N_HUMAN
 from ._setup import PAPER_N_METRIC as PAPER_N_METRIC

@@ -27,8 +27,10 @@ from .._partition import grouping_columns
 from .._site.documents import _split_header
 from .._site.rendering import render
 from ..api import fit
+from ..errors import BinaryEvalWarning, ParameterError
 from ..formula import parse_formula
 from ..io import read_table, select_rows
+from ..latent import fit_preferences
 
 __all__ = ["make_report", "report_template"]
 
@@ -38,8 +40,14 @@ REPORT_PARAMS = "report-params.json"
 REPORT_INPUTS = "report-inputs.pkl"
 
 
-def report_template() -> str:
-    """The text of the report template shipped in ``binaryeval/reports/templates/report.qmd``.
+def report_template(kind: str = "fit") -> str:
+    """The text of a report template shipped in ``binaryeval/reports/templates/``.
+
+    Parameters
+    ----------
+    kind : {"fit", "preferences"}
+        The report of :func:`binaryeval.fit` (``report.qmd``) or of
+        :func:`binaryeval.fit_preferences` (``preferences.qmd``).
 
     Returns
     -------
@@ -49,8 +57,14 @@ def report_template() -> str:
     --------
     >>> report_template().startswith("---")
     True
+    >>> "corrected ranking" in report_template("preferences")
+    True
     """
-    return (files("binaryeval.reports") / "templates" / "report.qmd").read_text(encoding="utf-8")
+    from .._validate import choice
+
+    name = {"fit": "report.qmd", "preferences": "preferences.qmd"}[
+        choice(kind, "kind", ("fit", "preferences"))]
+    return (files("binaryeval.reports") / "templates" / name).read_text(encoding="utf-8")
 
 
 def _report_document(template: str, title: str, subtitle: str) -> str:
@@ -70,8 +84,17 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
                 level: float = 0.95, title: str | None = None,
                 output: str | Path | None = None, overwrite: bool = True,
                 engine: str = "jupyter",
-                timeout: int = 600, command: str | None = None) -> Path:
+                timeout: int = 600, command: str | None = None,
+                item: str | None = None, first: str | None = None, second: str | None = None,
+                tolerance: float | dict[str, float] = 0.0, seed: Any = None,
+                draws: int = 1000, chains: int = 4) -> Path:
     """Fit the model on ``data`` once and write an HTML report of the fit.
+
+    With ``item=`` (scores per item and system) or ``first=``/``second=`` (ready preferences
+    per row) the data are preference data: the report is of
+    :func:`binaryeval.fit_preferences` (per-pair differences, the corrected ranking, the
+    metric's confusion matrix and Favi-Scores, and what more human ratings would decide);
+    otherwise of :func:`binaryeval.fit`.
 
     Parameters
     ----------
@@ -87,7 +110,10 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     query : str, optional
         A pandas query selecting the rows to use.
     threshold, lower_is_better, rates, prior, rate_prior, level
-        As for :func:`binaryeval.fit` (``lower_is_better`` also orients the ROC curve).
+        As for :func:`binaryeval.fit` (``lower_is_better`` also orients the ROC curve); for
+        preference data ``lower_is_better``, ``rates`` and ``level`` as for
+        :func:`binaryeval.fit_preferences` (``threshold``, ``prior`` and ``rate_prior`` are then
+        refused).
     title : str, optional
         The report's title.
     output : str or Path, optional
@@ -101,7 +127,13 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     timeout : int
         Seconds allowed per chunk.
     command : str, optional
-        The command line shown in the report's "Reproduce" section.
+        The command line shown in the report's "Reproduce" section; a ``binaryeval ...`` command
+        makes the report's advice name the command line's flags (``--rates pooled``), otherwise
+        Python arguments (``rates='pooled'``).
+    item, first, second, tolerance
+        Preference data, as for :func:`binaryeval.fit_preferences`.
+    seed, draws, chains
+        The preference model's sampler.
 
     Returns
     -------
@@ -135,16 +167,37 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     if source is None:
         table = select_rows(data, query) if query else data
     else:
-        # the grouping columns hold names: read as written (systems 007 and 7 stay two)
-        table = read_table(data, query,
-                           string_columns=grouping_columns(parse_formula(formula)))
+        # the grouping columns (and the item and system columns of preferences) hold names:
+        # read as written (systems 007 and 7 stay two)
+        names = [*grouping_columns(parse_formula(formula)),
+                 *(c for c in (item, first, second) if isinstance(c, str))]
+        table = read_table(data, query, string_columns=list(dict.fromkeys(names)))
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
-    options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
-               "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
-    with warnings.catch_warnings():
-        # the report shows the fit's warnings in its summary notes
-        warnings.simplefilter("ignore")
-        result = fit(formula, table, eval_env={}, **options)
+    preference = item is not None or first is not None or second is not None
+    if preference:
+        for option, value, default in (("threshold", threshold, None),
+                                       ("prior", tuple(prior), (1, 1)),
+                                       ("rate_prior", tuple(rate_prior), (1, 1))):
+            if value != default:
+                raise ParameterError(f"{option}={value!r} belongs to the binary model; the "
+                                     "preference report (item= or first=/second=) fits "
+                                     "binaryeval.fit_preferences, which has no such option")
+        options = {"item": item, "first": first, "second": second, "tolerance": tolerance,
+                   "lower_is_better": lower or None, "rates": rates, "level": level,
+                   "seed": seed, "draws": draws, "chains": chains}
+    else:
+        options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
+                   "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
+    with warnings.catch_warnings(record=True) as caught:
+        # the report shows the fit's warnings (its summary notes and a section of their own)
+        warnings.simplefilter("always")
+        if preference:
+            result = fit_preferences(formula, table, eval_env={}, **{
+                k: v for k, v in options.items() if v is not None or k == "seed"})
+        else:
+            result = fit(formula, table, eval_env={}, **options)
+    said = list(dict.fromkeys(str(w.message) for w in caught
+                              if issubclass(w.category, BinaryEvalWarning)))
     is_file = source is not None and source.is_file()
     if source is None:
         name = name or "data frame"
@@ -152,15 +205,18 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         name = name or (source.name if is_file else str(data))
     params = {"data": None if source is None else str(source.resolve()) if is_file else str(data),
               "name": name, "query": query, "formula": formula, **options,
-              "prior": list(prior), "rate_prior": list(rate_prior),
+              "prior": list(prior), "rate_prior": list(rate_prior), "warnings": said,
+              "advice": "cli" if (command or "").startswith("binaryeval ") else "python",
               "command": command or (f"make_report({str(data)!r}, {formula!r})" if source
                                      else f"make_report(data, {formula!r})")}
-    title = title or f"Binary evaluation report: {name}"
+    title = title or (f"Preference report: {name}" if preference
+                      else f"Binary evaluation report: {name}")
     subtitle = formula + (f" (rows where {query})" if query else "")
     with tempfile.TemporaryDirectory(prefix="binaryeval-report-") as tmp:
         folder = Path(tmp)
         doc = folder / "report.qmd"
-        doc.write_text(_report_document(report_template(), title, subtitle), encoding="utf-8")
+        doc.write_text(_report_document(report_template("preferences" if preference else "fit"),
+                                        title, subtitle), encoding="utf-8")
         (folder / REPORT_PARAMS).write_text(json.dumps(params, indent=2), encoding="utf-8")
         with open(folder / REPORT_INPUTS, "wb") as inputs:
             pickle.dump((table, result), inputs, protocol=pickle.HIGHEST_PROTOCOL)
