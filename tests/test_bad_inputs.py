@@ -419,8 +419,8 @@ def test_human_codings_give_the_answer_of_zero_one(coding):
     latent = be.fit("human ~ m1 + m2 | system", frame.assign(human=recoded), draws=50, chains=1,
                     seed=1)
     reference = be.fit("human ~ m1 + m2 | system", frame, draws=50, chains=1, seed=1)
-    np.testing.assert_array_equal(latent.posterior.paired, reference.posterior.paired)
-    np.testing.assert_array_equal(latent.posterior.human, reference.posterior.human)
+    np.testing.assert_array_equal(latent.latent.paired, reference.latent.paired)
+    np.testing.assert_array_equal(latent.latent.human, reference.latent.human)
 
 
 def test_categorical_and_boolean_metrics_are_ratings_not_scalars():

@@ -156,7 +156,7 @@ def fit_cli(f, formula="human ~ m1 | system", tmp=None, **kw):
 
 def latent(f):
     res = be.fit_latent("human ~ m1 + m2 | system", f, draws=30, chains=1, seed=1, warmup=30)
-    return res.posterior.paired, res.posterior.human
+    return res.latent.paired, res.latent.human
 
 
 def roc_auc(f, formula="human ~ score | system"):
@@ -690,7 +690,7 @@ def _preference_entry(entry, frame):
     else:
         res = be.fit_preferences("human ~ metric | system", frame, item="item", draws=30,
                                  chains=1, warmup=30, seed=1)
-        t = res.to_frame()
+        t = res.to_frame().reset_index()
         return {(str(a), str(b)): (int(p), float(d)) for a, b, p, d in
                 zip(t.group_1, t.group_2, t.n_paired, t.naive_diff, strict=True)}
     return {(str(res.systems[i]), str(res.systems[j])): res.counts[k]

@@ -36,12 +36,13 @@ LAYERS = [
     ("front door", ["binaryeval.api"]),
     ("models", ["binaryeval.binary", "binaryeval.latent", "binaryeval.plan",
                 "binaryeval.favoritism", "binaryeval.correlation", "binaryeval.validation"]),
-    ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions", "binaryeval._pairs", "binaryeval._vocabulary",
+    ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions",
+                      "binaryeval._pairs", "binaryeval._vocabulary", "binaryeval._advice",
                       "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
-                      "binaryeval._results", "binaryeval._comparison", "binaryeval.summary", "binaryeval.errors",
-                      "binaryeval._warnings", "binaryeval._ranking", "binaryeval._format",
-                      "binaryeval.io", "binaryeval._output", "binaryeval.datasets",
-                      "binaryeval._pairs", "binaryeval._vocabulary"]),
+                      "binaryeval._results", "binaryeval._comparison", "binaryeval.summary",
+                      "binaryeval.errors", "binaryeval._warnings", "binaryeval._ranking",
+                      "binaryeval._format", "binaryeval.io", "binaryeval._output",
+                      "binaryeval.datasets"]),
 ]
 
 #: Which model may use which (the rest do not import one another).

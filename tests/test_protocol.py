@@ -134,8 +134,8 @@ PLOTTABLE = sorted(n for n in CASES if hasattr(_CLASSES.get(n), "plot"))
 
 def test_results_that_draw():
     # the results without a plot: a posterior has pdf/cdf, a single test has nothing to draw
-    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "GridPosterior", "SignTestResult",
-                                           "WilliamsResult", "SampleSizeResult"}
+    assert set(CASES) - set(PLOTTABLE) <= {"AlphaPosterior", "GridPosterior", "DrawsPosterior",
+                                           "SignTestResult", "WilliamsResult", "SampleSizeResult"}
 
 
 @pytest.mark.parametrize("name", PLOTTABLE)
