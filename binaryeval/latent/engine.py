@@ -87,12 +87,12 @@ __all__: list[str] = []
 
 _TINY = np.finfo(float).tiny
 #: leapfrog steps per iteration, the acceptance rate the step size is tuned to, step jitter
-HMC_STEPS = 4
+HMC_STEPS = 3
 HMC_ACCEPT = 0.7
 HMC_JITTER = 0.2
 #: trajectory length in whitened units (``eps * steps``) and the most leapfrog steps per unit
-HMC_LENGTH = 2.0
-HMC_MAX_STEPS = 64
+HMC_LENGTH = 0.5 * np.pi
+HMC_MAX_STEPS = 48
 HMC_TRANSITIONS = 2
 
 
@@ -281,9 +281,14 @@ class _Target:
         self.kind = kind
         self.k, self.j, self.levels = k, j, levels
         # the sums of every exponent array along its simplex axis, kept
-        for name, axis in (("alpha", 0), ("e_q", 0), ("e_r", 1)):
-            if name in const:
-                const[name + "_sum"] = const[name].sum(axis=axis, keepdims=True)
+        if "alpha" in const:
+            const["alpha_sum"] = const["alpha"].sum(axis=0, keepdims=True)
+        if kind == "reverse":
+            const["e_q_head"] = const["e_q"][:-1]
+            const["e_q_sum"] = const["e_q"].sum(axis=0)
+            const["e_r_head"] = const["e_r"][:, :-1]
+            const["e_r_sum"] = const["e_r"].sum(axis=1)  # (J, U)
+            const["q_shift"] = const["lam"].sum(axis=0) + const["e_q_sum"]
         if "alpha_parts" in const:
             const["alpha_parts_sum"] = [a.sum(axis=1, keepdims=True)
                                         for a in const["alpha_parts"]]
@@ -386,21 +391,36 @@ class _Target:
         return logp, np.concatenate(grads)
 
     def _reverse(self, y: np.ndarray, value: bool) -> tuple[np.ndarray | None, np.ndarray]:
+        """The target in ``(q, R)``, written out: with ``v = lambda / pi`` the gradient in the
+        log-ratios of ``q`` is ``e_q,j - e_q,. q_j + q_j (sum_k R[j, k] v_k - sum_k lambda_k)``
+        (``sum_j q_j sum_k R[j, k] v_k = sum_k lambda_k``) and in those of ``R[j]``
+        ``e_r,jk - e_r,j. R[j, k] + R[j, k] q_j (v_k - sum_k' R[j, k'] v_k')``."""
         c = self.const
-        b = self.blocks(y)
-        q, y_q, lt_q = _simplex(b[0], 0)  # (J, U)
-        r, y_r, lt_r = _simplex(b[1], 1)  # (J, K, U)
-        pi = np.maximum((q[:, None] * r).sum(axis=0), _TINY)  # (K, U)
+        j, k = self.j, self.k
+        u = y.shape[-1]
+        y_q, y_r = y[:j - 1], y[j - 1:].reshape(j, k - 1, u)
+        e_q, e_r = np.exp(y_q), np.exp(y_r)
+        t_q, t_r = 1.0 + e_q.sum(axis=0), 1.0 + e_r.sum(axis=1)  # (U,), (J, U)
+        q = np.empty((j, u))
+        np.divide(e_q, t_q, out=q[:-1])
+        np.divide(1.0, t_q, out=q[-1])
+        r = np.empty((j, k, u))
+        np.divide(e_r, t_r[:, None], out=r[:, :-1])
+        np.divide(1.0, t_r, out=r[:, -1])
+        pi = np.maximum(np.einsum("ju,jku->ku", q, r), _TINY)  # (K, U)
         lam = c["lam"]
+        v = lam / pi
+        ext = np.einsum("jku,ku->ju", r, v)  # sum_k R[j, k] v_k
+        grad = np.empty_like(y)
+        grad[:j - 1] = c["e_q_head"] + q[:-1] * (ext[:-1] - c["q_shift"])
+        grad[j - 1:] = (c["e_r_head"] + r[:, :-1] * (q[:, None] * (v[None, :-1] - ext[:, None])
+                                                      - c["e_r_sum"][:, None])).reshape(-1, u)
         logp = None
         if value:
-            logp = (_dirichlet_log(c["e_q"], c["e_q_sum"], y_q, lt_q, 0)
-                    + _dirichlet_log(c["e_r"], c["e_r_sum"], y_r, lt_r, 1).sum(axis=0)
-                    + (lam * np.log(pi)).sum(axis=0))
-        v = lam / pi
-        g_q = _simplex_grad(q, c["e_q"], c["e_q_sum"], (r * v[None]).sum(axis=1), 0)
-        g_r = _simplex_grad(r, c["e_r"], c["e_r_sum"], q[:, None] * v[None], 1)
-        return logp, np.concatenate([g_q, g_r.reshape(-1, y.shape[-1])])
+            logp = ((c["e_q_head"] * y_q).sum(axis=0) - c["e_q_sum"] * np.log(t_q)
+                    + (c["e_r_head"] * y_r).sum(axis=(0, 1))
+                    - (c["e_r_sum"] * np.log(t_r)).sum(axis=0) + (lam * np.log(pi)).sum(axis=0))
+        return logp, grad
 
 
 def _product_theta_units(parts: list[np.ndarray]) -> np.ndarray:
@@ -425,14 +445,15 @@ class _Hamiltonian:
     ``HMC_STEPS``), grouped so that units with the same number run together.
     """
 
-    def __init__(self, target: _Target, scale: np.ndarray):
+    def __init__(self, target: _Target, scale: np.ndarray, max_steps: int):
         self.target = target
+        self.max_steps = max_steps
         d, u = scale.shape
         self.root = np.zeros((d, d, u))
         self.root[np.arange(d), np.arange(d)] = scale
         self.eps = np.full(u, 0.5 / np.sqrt(np.sqrt(d)))
         self.n_steps = np.full(u, HMC_STEPS)
-        self.buckets: list = [(None, HMC_STEPS, target)]
+        self.buckets: list = [(None, HMC_STEPS, target, self.root)]
         self._restart()
         self.window: list[np.ndarray] = []
         self.accept_sum = 0.0
@@ -446,21 +467,33 @@ class _Hamiltonian:
         self.t = 0
 
     def set_lengths(self, eps: np.ndarray) -> None:
-        """Leapfrog steps per unit for step sizes ``eps``: ``HMC_LENGTH / eps`` rounded up to
-        one of ``HMC_STEPS * (1, 1.5, 2, 3, 4, ...)``, at most ``HMC_MAX_STEPS``."""
-        want = np.clip(np.ceil(HMC_LENGTH / eps), HMC_STEPS, HMC_MAX_STEPS)
-        sizes = sorted({int(HMC_STEPS * f) for f in (1, 1.5, 2, 3, 4, 6, 8, 12, 16)
-                        if HMC_STEPS * f <= HMC_MAX_STEPS} | {HMC_MAX_STEPS})
-        levels = np.asarray(sizes)
-        self.n_steps = levels[np.minimum(np.searchsorted(levels, want), len(levels) - 1)]
-        used = np.unique(self.n_steps)
+        """Leapfrog steps per unit for adapted step sizes ``eps``: ``HMC_LENGTH / eps`` rounded
+        up to ``HMC_STEPS`` times a power of two (at most ``max_steps``; few distinct
+        numbers keep the vectorised loops few), and the step size becomes ``HMC_LENGTH / n``.
+
+        A trajectory of length pi / 2 in whitened units is a quarter period of a Gaussian
+        target: both the draws and their squares decorrelate (the spread mixes as well as the
+        location), where a half period would make the squares repeat.
+        """
+        want = np.ceil(HMC_LENGTH / eps)
+        levels = HMC_STEPS * 2 ** np.arange(int(np.log2(self.max_steps / HMC_STEPS)) + 1)
+        n = levels[np.minimum(np.searchsorted(levels, want), len(levels) - 1)]
+        self.eps = np.minimum(eps, HMC_LENGTH / n)
+        self.n_steps = n
+        self._group()
+
+    def _group(self) -> None:
+        """Units with the same number of leapfrog steps run together (their metric cut out)."""
+        n = self.n_steps
+        used = np.unique(n)
         if used.size == 1:
-            self.buckets = [(None, int(used[0]), self.target)]
+            self.buckets = [(None, int(used[0]), self.target, self.root)]
         else:
             self.buckets = []
-            for n in used:
-                idx = np.flatnonzero(self.n_steps == n)
-                self.buckets.append((idx, int(n), self.target.view(idx)))
+            for k in used:
+                idx = np.flatnonzero(n == k)
+                self.buckets.append((idx, int(k), self.target.view(idx),
+                                     np.ascontiguousarray(self.root[..., idx])))
 
     def step(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
              adapting: bool, start: tuple | None = None) -> tuple[np.ndarray, tuple]:
@@ -477,15 +510,13 @@ class _Hamiltonian:
         else:
             y, lp = np.empty_like(y0), np.empty_like(lp0)
             grad, mom = np.empty_like(grad0), np.empty_like(mom0)
-            for idx, n, target in self.buckets:
+            for idx, n, target, root in self.buckets:
                 out = self._leapfrog(target, n, y0[:, idx], grad0[:, idx], mom0[:, idx],
-                                     eps[idx], self.root[..., idx],
-                                     None if theta is None else theta[..., idx])
+                                     eps[idx], root, None if theta is None else theta[..., idx])
                 y[:, idx], lp[idx], grad[:, idx], mom[:, idx] = out
-        with np.errstate(invalid="ignore", over="ignore"):
-            log_ratio = (lp - lp0) - 0.5 * ((mom * mom).sum(axis=0) - (mom0 * mom0).sum(axis=0))
-        ok = np.isfinite(log_ratio) & np.isfinite(y).all(axis=0)
-        prob = np.where(ok, np.exp(np.minimum(np.where(ok, log_ratio, 0.0), 0.0)), 0.0)
+        log_ratio = (lp - lp0) - 0.5 * ((mom * mom).sum(axis=0) - (mom0 * mom0).sum(axis=0))
+        # NaN (overflow on the way) and -inf are rejections
+        prob = np.exp(np.minimum(np.nan_to_num(log_ratio, nan=-np.inf), 0.0))
         accept = uniform[1] < prob
         if adapting:
             self._adapt_step(prob)
@@ -538,9 +569,11 @@ class _Hamiltonian:
             root = vecs * np.sqrt(np.maximum(vals, floor))[:, None, :]  # reg = root root^T
             chol = np.moveaxis(root, 0, -1)
             self.root = np.where(ok, chol, self.root)
+        self.window = []
         if self.t and lengths:
             self.set_lengths(np.exp(self.log_eps_bar))
-        self.window = []
+        else:
+            self._group()
         self._restart()
 
     def finish_step_size(self) -> None:
@@ -695,7 +728,8 @@ class _Sampler:
                 scale += [np.sqrt(1.0 / a[..., :-1] + 1.0 / a[..., -1:]).reshape(g, -1)
                           for a in alpha_parts]
         self.target = _Target(self.kind, k, j, m.levels, **const)
-        self.hamiltonian = _Hamiltonian(self.target, _units(np.concatenate(scale, axis=1), c))
+        self.hamiltonian = _Hamiltonian(self.target, _units(np.concatenate(scale, axis=1), c),
+                                        HMC_MAX_STEPS if self.kind == "product" else HMC_STEPS)
 
     def _to_units(self, x: np.ndarray) -> np.ndarray:
         """(C, G, ...) -> (..., C * G)."""
