@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -289,3 +290,102 @@ def test_seeds_reproduce_and_chains_do_not_depend_on_each_other():
     np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
     np.testing.assert_array_equal(a.draws.pi, c.draws.pi[:2])
     assert not np.array_equal(a.draws.pi, d.draws.pi)
+
+
+# ----------------------------------------------------------------------------------------------
+# robustness: counts on which the Laplace proposal's Hessian was singular, and a random sweep
+# ----------------------------------------------------------------------------------------------
+
+SINGULAR = {"paired": [[1, 10, 24], [26, 9, 0], [3, 12, 15]], "metric": [802, 401, 797]}
+
+
+def test_counts_that_made_the_old_proposal_singular():
+    # the negative Hessian of log p(pi | Theta) had condition 2.5e16 on these counts (a
+    # calibration sample): numpy's LinAlgError.  Classes 0 and 2 look alike to the metric, so
+    # the share of class 0 has a long flat tail down to 0: at the default 1,000 draws the
+    # diagnostics may ask for more; with the 4,000 they ask for, the draws pass them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", be.errors.ConvergenceWarning)
+        post = latent_posterior(SINGULAR["paired"], None, SINGULAR["metric"],
+                                paired_informs_pi=False, draws=4000, seed=2)
+    pi = post.draws.pi[:, :, 0]
+    assert np.all(np.isfinite(pi)) and np.allclose(pi.sum(axis=-1), 1.0)
+    # 2,000 metric-only items pin the metric's output distribution q = pi Theta down to about
+    # 0.011 (its multinomial sd): the draws must reproduce the observed shares
+    q = np.einsum("cnk,cnkj->cnj", pi, post.draws.theta[:, :, 0].astype(float))
+    observed = np.asarray(SINGULAR["metric"]) / sum(SINGULAR["metric"])
+    sd = np.sqrt(observed * (1 - observed) / sum(SINGULAR["metric"]))
+    np.testing.assert_array_less(np.abs(q.mean(axis=(0, 1)) - observed), 3 * sd)
+
+
+def test_counts_that_made_the_old_proposal_singular_through_fit_preferences():
+    paired, metric = np.array(SINGULAR["paired"]), np.array(SINGULAR["metric"])
+    code = [1, 0, -1]  # first better, tie, second better: the model's class order
+    rows = [{"first": "A", "second": "B", "human": code[c], "judge": code[j]}
+            for c in range(3) for j in range(3) for _ in range(paired[c, j])]
+    rows += [{"first": "A", "second": "B", "human": np.nan, "judge": code[j]}
+             for j in range(3) for _ in range(metric[j])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.errors.ConvergenceWarning)
+        res = be.fit_preferences("human ~ judge", pd.DataFrame(rows), first="first",
+                                 second="second", paired_informs_pi=False, seed=2)
+        post = latent_posterior(paired, None, metric, paired_informs_pi=False, seed=2)
+    np.testing.assert_array_equal(res.posterior.paired[0], paired)
+    np.testing.assert_array_equal(res.posterior.draws.pi, post.draws.pi)
+
+
+def _awkward(rng, g, k, j):
+    """Counts of ``g`` groups, each with one of the shapes that strain a sampler."""
+    paired = np.zeros((g, k, j), dtype=np.int64)
+    human = np.zeros((g, k), dtype=np.int64)
+    metric = np.zeros((g, j), dtype=np.int64)
+    for i in range(g):
+        kind = i % 8
+        if kind == 0:  # nothing paired, a million metric-only items in one output
+            metric[i, rng.integers(j)] = 10 ** 6
+        elif kind == 1:  # one paired cell, metric-only items where the paired ones never fell
+            paired[i, rng.integers(k), 0] = rng.integers(1, 5)
+            metric[i, -1] = rng.integers(10 ** 3, 10 ** 5)
+        elif kind == 2:  # a perfect metric on the paired items, contradicted by 10^7 items
+            paired[i, np.arange(min(k, j)), np.arange(min(k, j))] = rng.integers(1, 30)
+            metric[i] = rng.multinomial(10 ** 7, np.full(j, 1.0 / j))
+        elif kind == 3:  # one human class only
+            paired[i, 0] = rng.integers(0, 40, j)
+            human[i, 0] = rng.integers(0, 10 ** 4)
+            metric[i] = rng.integers(0, 50, j)
+        elif kind == 4:  # everything empty: the prior
+            pass
+        elif kind == 5:  # huge paired counts, no metric-only items
+            paired[i] = rng.integers(10 ** 5, 10 ** 6, (k, j))
+        elif kind == 6:  # human-only items only
+            human[i] = rng.integers(0, 10 ** 6, k)
+        else:  # small random counts with zeros
+            paired[i] = rng.integers(0, 3, (k, j)) * (rng.random((k, j)) < 0.4)
+            metric[i] = rng.integers(0, 3, j) * 10 ** rng.integers(0, 6, j)
+    return paired, human, metric
+
+
+@pytest.mark.parametrize("k,levels", [(2, (2,)), (3, (3,)), (2, (2, 2)), (3, (3, 3)), (4, (2,))])
+def test_no_count_set_crashes_the_sampler(k, levels):
+    rng = np.random.default_rng(100 + k + len(levels))
+    j = int(np.prod(levels))
+    paired, human, metric = _awkward(rng, 16, k, j)
+    options = [dict(), dict(paired_informs_pi=False), dict(rates="pooled"),
+               dict(rates=rng.dirichlet(np.ones(j), size=k)),
+               dict(prior=0.05, rate_prior=0.05), dict(prior=50.0, rate_prior=0.3)]
+    if len(levels) > 1:
+        options += [dict(dependence="independent"), dict(dependence="independent",
+                                                         rates="pooled")]
+    for opts in options:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", be.errors.ConvergenceWarning)
+            post = latent_posterior(paired, human, metric, levels=levels, draws=40, warmup=30,
+                                    chains=2, seed=7, **opts)
+        pi = post.draws.pi
+        assert pi.shape == (2, 40, 16, k), opts
+        assert np.all(np.isfinite(pi)) and np.all(pi >= 0), opts
+        np.testing.assert_allclose(pi.sum(axis=-1), 1.0, err_msg=str(opts))
+        if post.draws.theta is not None:
+            theta = post.draws.theta.astype(float)
+            assert np.all(np.isfinite(theta)), opts
+            np.testing.assert_allclose(theta.sum(axis=-1), 1.0, atol=1e-5, err_msg=str(opts))

@@ -92,8 +92,11 @@ HMC_ACCEPT = 0.7
 HMC_JITTER = 0.2
 #: trajectory length in whitened units (``eps * steps``) and the most leapfrog steps per unit
 HMC_LENGTH = 0.5 * np.pi
-HMC_MAX_STEPS = 48
+HMC_MAX_STEPS = 12
 HMC_TRANSITIONS = 2
+#: the independence move: degrees of freedom and scale (times the metric's) of its t proposal
+T_DOF = 5
+T_SCALE = 1.2
 
 
 @dataclass(frozen=True)
@@ -300,15 +303,6 @@ class _Target:
         else:
             self.dim = (k - 1) + k * sum(lv - 1 for lv in levels)
 
-    def view(self, idx: np.ndarray) -> _Target:
-        """The same target for the units ``idx``."""
-        def cut(v):
-            return [cut(x) for x in v] if isinstance(v, list) else v[..., idx]
-        out = _Target.__new__(_Target)
-        out.__dict__.update(self.__dict__)
-        out.const = {name: cut(v) for name, v in self.const.items()}
-        return out
-
     # -- coordinates ------------------------------------------------------------------------------
     def blocks(self, y: np.ndarray) -> list[np.ndarray]:
         k, j = self.k, self.j
@@ -441,8 +435,8 @@ class _Hamiltonian:
 
     The metric enters as a square root ``S`` of the covariance (``S S^T``): the leapfrog runs
     in ``x = S^-1 y`` with unit mass, so that ``y += eps S p`` and the gradient is ``S^T g``.
-    Each unit takes ``n_steps`` leapfrog steps, about ``HMC_LENGTH / eps`` (at least
-    ``HMC_STEPS``), grouped so that units with the same number run together.
+    Each unit takes its own number of leapfrog steps, ``HMC_LENGTH / eps`` (``HMC_STEPS``
+    before the end of warm-up).
     """
 
     def __init__(self, target: _Target, scale: np.ndarray, max_steps: int):
@@ -453,7 +447,13 @@ class _Hamiltonian:
         self.root[np.arange(d), np.arange(d)] = scale
         self.eps = np.full(u, 0.5 / np.sqrt(np.sqrt(d)))
         self.n_steps = np.full(u, HMC_STEPS)
-        self.buckets: list = [(None, HMC_STEPS, target, self.root)]
+        # the independence proposal: a multivariate t around the warm-up mean
+        self.root_inv = np.zeros((d, d, u))
+        self.root_inv[np.arange(d), np.arange(d)] = 1.0 / scale
+        self.center = np.zeros((d, u))
+        self.has_center = np.zeros(u, dtype=bool)
+        self.jump_sum = 0.0
+        self.n_jumps = 0
         self._restart()
         self.window: list[np.ndarray] = []
         self.accept_sum = 0.0
@@ -467,33 +467,16 @@ class _Hamiltonian:
         self.t = 0
 
     def set_lengths(self, eps: np.ndarray) -> None:
-        """Leapfrog steps per unit for adapted step sizes ``eps``: ``HMC_LENGTH / eps`` rounded
-        up to ``HMC_STEPS`` times a power of two (at most ``max_steps``; few distinct
-        numbers keep the vectorised loops few), and the step size becomes ``HMC_LENGTH / n``.
+        """Leapfrog steps per unit for adapted step sizes ``eps``: ``n = ceil(HMC_LENGTH /
+        eps)`` (at most ``max_steps``), and the step size becomes ``HMC_LENGTH / n``.
 
         A trajectory of length pi / 2 in whitened units is a quarter period of a Gaussian
         target: both the draws and their squares decorrelate (the spread mixes as well as the
         location), where a half period would make the squares repeat.
         """
-        want = np.ceil(HMC_LENGTH / eps)
-        levels = HMC_STEPS * 2 ** np.arange(int(np.log2(self.max_steps / HMC_STEPS)) + 1)
-        n = levels[np.minimum(np.searchsorted(levels, want), len(levels) - 1)]
+        n = np.clip(np.ceil(HMC_LENGTH / eps), 1, self.max_steps)
         self.eps = np.minimum(eps, HMC_LENGTH / n)
-        self.n_steps = n
-        self._group()
-
-    def _group(self) -> None:
-        """Units with the same number of leapfrog steps run together (their metric cut out)."""
-        n = self.n_steps
-        used = np.unique(n)
-        if used.size == 1:
-            self.buckets = [(None, int(used[0]), self.target, self.root)]
-        else:
-            self.buckets = []
-            for k in used:
-                idx = np.flatnonzero(n == k)
-                self.buckets.append((idx, int(k), self.target.view(idx),
-                                     np.ascontiguousarray(self.root[..., idx])))
+        self.n_steps = n.astype(np.int64)
 
     def step(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
              adapting: bool, start: tuple | None = None) -> tuple[np.ndarray, tuple]:
@@ -504,16 +487,7 @@ class _Hamiltonian:
         mom0 = _unit_draws(rngs, groups, "normal", (d,))
         uniform = _unit_draws(rngs, groups, "uniform", (2,))
         eps = self.eps * (1.0 + HMC_JITTER * (2.0 * uniform[0] - 1.0))
-        if self.buckets[0][0] is None:
-            y, lp, grad, mom = self._leapfrog(self.buckets[0][2], self.buckets[0][1], y0, grad0,
-                                              mom0, eps, self.root, theta)
-        else:
-            y, lp = np.empty_like(y0), np.empty_like(lp0)
-            grad, mom = np.empty_like(grad0), np.empty_like(mom0)
-            for idx, n, target, root in self.buckets:
-                out = self._leapfrog(target, n, y0[:, idx], grad0[:, idx], mom0[:, idx],
-                                     eps[idx], root, None if theta is None else theta[..., idx])
-                y[:, idx], lp[idx], grad[:, idx], mom[:, idx] = out
+        y, lp, grad, mom = self._leapfrog(y0, grad0, mom0, eps, theta)
         log_ratio = (lp - lp0) - 0.5 * ((mom * mom).sum(axis=0) - (mom0 * mom0).sum(axis=0))
         # NaN (overflow on the way) and -inf are rejections
         prob = np.exp(np.minimum(np.nan_to_num(log_ratio, nan=-np.inf), 0.0))
@@ -525,15 +499,50 @@ class _Hamiltonian:
             self.n_kept += 1
         return np.where(accept, y, y0), (np.where(accept, lp, lp0), np.where(accept, grad, grad0))
 
-    @staticmethod
-    def _leapfrog(target, n, y, grad, mom, eps, root, theta):
+    def _leapfrog(self, y, grad, mom, eps, theta):
+        """``n_steps`` leapfrog steps per unit, in one loop: a unit that has taken its steps
+        stays where it is (its gradient is recomputed there, its momentum no longer moves)."""
+        root, n = self.root, self.n_steps
+        n_max = int(n.max())
         mom = mom + 0.5 * eps * np.einsum("abu,au->bu", root, grad)
         lp = None
-        for i in range(n):
-            y = y + eps * np.einsum("abu,bu->au", root, mom)
-            lp, grad = target(y, theta, value=i == n - 1)
-            mom = mom + (eps if i < n - 1 else 0.5 * eps) * np.einsum("abu,au->bu", root, grad)
+        for i in range(n_max):
+            step = eps if n_max == n.min() else np.where(i < n, eps, 0.0)
+            y = y + step * np.einsum("abu,bu->au", root, mom)
+            lp, grad = self.target(y, theta, value=i == n_max - 1)
+            kick = np.where(i < n - 1, eps, np.where(i == n - 1, 0.5 * eps, 0.0))
+            mom = mom + kick * np.einsum("abu,au->bu", root, grad)
         return y, lp, grad, mom
+
+    def jump(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
+             start: tuple | None, kept: bool) -> tuple[np.ndarray, tuple]:
+        """An independence Metropolis-Hastings step from a multivariate t (``T_DOF`` degrees of
+        freedom) with the warm-up mean and ``T_SCALE`` times the metric's scale.
+
+        The proposal does not depend on the current point, so the ratio ``(p(y') / t(y')) /
+        (p(y) / t(y))`` makes the move exact; its heavy tails reach the far ends of skewed
+        posteriors, where the short Hamiltonian trajectories move slowly.
+        """
+        d, u = y0.shape
+        lp0, grad0 = self.target(y0, theta) if start is None else start
+        z = _unit_draws(rngs, groups, "normal", (d,))
+        extra = _unit_draws(rngs, groups, "normal", (T_DOF,))
+        u_acc = _unit_draws(rngs, groups, "uniform")
+        scale = np.sqrt((extra * extra).sum(axis=0) / T_DOF)
+        y = self.center + T_SCALE * np.einsum("abu,bu->au", self.root, z) / scale
+
+        def log_t(point):
+            x = np.einsum("abu,bu->au", self.root_inv, point - self.center) / T_SCALE
+            return -0.5 * (T_DOF + d) * np.log1p((x * x).sum(axis=0) / T_DOF)
+
+        lp, grad = self.target(y, theta)
+        log_ratio = (lp - log_t(y)) - (lp0 - log_t(y0))
+        prob = np.exp(np.minimum(np.nan_to_num(log_ratio, nan=-np.inf), 0.0))
+        accept = (u_acc < prob) & self.has_center
+        if kept:
+            self.jump_sum += float(accept.mean())
+            self.n_jumps += 1
+        return np.where(accept, y, y0), (np.where(accept, lp, lp0), np.where(accept, grad, grad0))
 
     def _adapt_step(self, prob: np.ndarray) -> None:
         self.t += 1
@@ -566,14 +575,16 @@ class _Hamiltonian:
             reg[~ok] = np.eye(d)
             vals, vecs = np.linalg.eigh(reg)
             floor = 1e-10 * np.abs(vals).max(axis=1, keepdims=True) + 1e-300
-            root = vecs * np.sqrt(np.maximum(vals, floor))[:, None, :]  # reg = root root^T
-            chol = np.moveaxis(root, 0, -1)
-            self.root = np.where(ok, chol, self.root)
+            sqrt_vals = np.sqrt(np.maximum(vals, floor))
+            root = np.moveaxis(vecs * sqrt_vals[:, None, :], 0, -1)  # reg = root root^T
+            root_inv = np.moveaxis(np.swapaxes(vecs, 1, 2) / sqrt_vals[:, :, None], 0, -1)
+            self.root = np.where(ok, root, self.root)
+            self.root_inv = np.where(ok, root_inv, self.root_inv)
+            self.center = np.where(ok, x.mean(axis=0), self.center)
+            self.has_center = self.has_center | ok
         self.window = []
         if self.t and lengths:
             self.set_lengths(np.exp(self.log_eps_bar))
-        else:
-            self._group()
         self._restart()
 
     def finish_step_size(self) -> None:
@@ -660,6 +671,41 @@ class _Sampler:
                 complete = complete.sum(axis=1, keepdims=True)
             self.theta = _dirichlet(self.rngs, m.rate_prior + complete)
 
+    # -- one row of a metric's matrix given the rest ------------------------------------------
+    def rows(self) -> None:
+        """Each row of each metric's matrix in turn from its paired items' posterior.
+
+        The full conditional of the row ``Theta_r[c]`` is ``Dir(b + n_r[c])`` (``n_r`` the
+        margin of the paired counts for metric ``r``) times ``prod_j q_j^m_j``: an independence
+        proposal from the Dirichlet is accepted with probability ``min(1, prod_j (q'_j /
+        q_j)^m_j)``.  It moves the rows of rare classes, whose shares are too small for the
+        metric-only items to pin them down.
+        """
+        m = self.model
+        c = self.chains
+        g, k, _ = m.shape
+        metric = m.metric
+        parts = self.parts
+        q = np.einsum("cgk,cgkj->cgj", self.pi, self.theta)
+        log_q = np.log(np.maximum(q, _TINY))
+        for r, (prior_r, marg) in enumerate(zip(m.rate_prior, _margins(m.paired, m.levels),
+                                                strict=True)):
+            for cls in range(k):
+                prop = _dirichlet(self.rngs, np.broadcast_to(prior_r[cls] + marg[:, cls],
+                                                              (c, g, marg.shape[2])))
+                rows = [p[:, :, cls] for p in parts]  # type: ignore[union-attr]
+                rows[r] = prop
+                row_new = _product_theta(rows)  # (C, G, J)
+                q_new = q + self.pi[:, :, cls, None] * (row_new - self.theta[:, :, cls])
+                log_q_new = np.log(np.maximum(q_new, _TINY))
+                log_ratio = (metric * (log_q_new - log_q)).sum(axis=2)
+                u = np.stack([rng.random(g) for rng in self.rngs])
+                take = (np.log(u) < log_ratio)[..., None]
+                parts[r][:, :, cls] = np.where(take, prop, parts[r][:, :, cls])  # type: ignore[index]
+                self.theta[:, :, cls] = np.where(take, row_new, self.theta[:, :, cls])
+                q = np.where(take, q_new, q)
+                log_q = np.where(take, log_q_new, log_q)
+
     # -- relabelling -------------------------------------------------------------------------
     def relabel(self) -> None:
         """Swap two classes' shares and rows (a transposition chosen uniformly), accepted with
@@ -729,7 +775,7 @@ class _Sampler:
                           for a in alpha_parts]
         self.target = _Target(self.kind, k, j, m.levels, **const)
         self.hamiltonian = _Hamiltonian(self.target, _units(np.concatenate(scale, axis=1), c),
-                                        HMC_MAX_STEPS if self.kind == "product" else HMC_STEPS)
+                                        HMC_MAX_STEPS)
 
     def _to_units(self, x: np.ndarray) -> np.ndarray:
         """(C, G, ...) -> (..., C * G)."""
@@ -753,13 +799,25 @@ class _Sampler:
         g = self.model.shape[0]
         theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
         y, at = self.hamiltonian.step(y, self.rngs, g, theta, adapting, start)
+        self._set_state(y)
+        return y, at
+
+    def jump_step(self, y: np.ndarray, start: tuple | None, kept: bool
+                  ) -> tuple[np.ndarray, tuple]:
+        """The independence move from ``y`` (see :meth:`_Hamiltonian.jump`)."""
+        g = self.model.shape[0]
+        theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
+        y, at = self.hamiltonian.jump(y, self.rngs, g, theta, start, kept)
+        self._set_state(y)
+        return y, at
+
+    def _set_state(self, y: np.ndarray) -> None:
         pi, theta_new, parts = self.target.to_state(y)
         self.pi = self._from_units(pi)
         if self.kind != "shares":
             self.theta = self._from_units(theta_new)
         if parts is not None:
             self.parts = [self._from_units(p) for p in parts]
-        return y, at
 
 
 # ----------------------------------------------------------------------------------------------
@@ -793,11 +851,14 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
         if gibbs:
             sampler.augmentation()
             if sampler.kind == "product":
+                sampler.rows()
                 sampler.relabel()
             y = sampler.coordinates()
             at = None
         for _ in range(HMC_TRANSITIONS if sampler.kind == "product" else 1):
             y, at = sampler.hamiltonian_step(y, adapting=adapt and warming, start=at)
+        if hmc.has_center.any():
+            y, at = sampler.jump_step(y, at, kept=not warming)
         if adapt and warming:
             if w15 <= it < w85:
                 hmc.collect(y)
@@ -809,7 +870,8 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
             pi_out[:, it - warmup] = sampler.pi
             if keep_theta:
                 theta_out[:, it - warmup] = sampler.theta  # type: ignore[index]
-    accept = {"hamiltonian": hmc.accept_sum / hmc.n_kept if hmc.n_kept else float("nan")}
+    accept = {"hamiltonian": hmc.accept_sum / hmc.n_kept if hmc.n_kept else float("nan"),
+              "independence": hmc.jump_sum / hmc.n_jumps if hmc.n_jumps else float("nan")}
     return Draws(pi_out, theta_out, accept)
 
 
