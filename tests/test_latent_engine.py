@@ -303,11 +303,11 @@ def test_counts_that_made_the_old_proposal_singular():
     # the negative Hessian of log p(pi | Theta) had condition 2.5e16 on these counts (a
     # calibration sample): numpy's LinAlgError.  Classes 0 and 2 look alike to the metric, so
     # the share of class 0 has a long flat tail down to 0: at the default 1,000 draws the
-    # diagnostics may ask for more; with the 4,000 they ask for, the draws pass them
+    # diagnostics may ask for more; with the 2,000 they ask for, the draws pass them
     with warnings.catch_warnings():
         warnings.simplefilter("error", be.errors.ConvergenceWarning)
         post = latent_posterior(SINGULAR["paired"], None, SINGULAR["metric"],
-                                paired_informs_pi=False, draws=4000, seed=2)
+                                paired_informs_pi=False, draws=2000, seed=2)
     pi = post.draws.pi[:, :, 0]
     assert np.all(np.isfinite(pi)) and np.allclose(pi.sum(axis=-1), 1.0)
     # 2,000 metric-only items pin the metric's output distribution q = pi Theta down to about

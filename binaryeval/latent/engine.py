@@ -525,8 +525,8 @@ class _Hamiltonian:
         """
         d, u = y0.shape
         lp0, grad0 = self.target(y0, theta) if start is None else start
-        z = _unit_draws(rngs, groups, "normal", (d,))
-        extra = _unit_draws(rngs, groups, "normal", (T_DOF,))
+        normal = _unit_draws(rngs, groups, "normal", (d + T_DOF,))
+        z, extra = normal[:d], normal[d:]
         u_acc = _unit_draws(rngs, groups, "uniform")
         scale = np.sqrt((extra * extra).sum(axis=0) / T_DOF)
         y = self.center + T_SCALE * np.einsum("abu,bu->au", self.root, z) / scale
@@ -775,7 +775,7 @@ class _Sampler:
                           for a in alpha_parts]
         self.target = _Target(self.kind, k, j, m.levels, **const)
         self.hamiltonian = _Hamiltonian(self.target, _units(np.concatenate(scale, axis=1), c),
-                                        HMC_MAX_STEPS)
+                                        HMC_MAX_STEPS if self.kind == "product" else HMC_STEPS)
 
     def _to_units(self, x: np.ndarray) -> np.ndarray:
         """(C, G, ...) -> (..., C * G)."""
@@ -795,23 +795,20 @@ class _Sampler:
     def hamiltonian_step(self, y: np.ndarray, adapting: bool, start: tuple | None = None
                          ) -> tuple[np.ndarray, tuple]:
         """One HMC transition from ``y`` (``start``: the target's value and gradient there,
-        if known); returns the new coordinates and the target there (the state follows)."""
+        if known); returns the new coordinates and the target there (see :meth:`set_state`)."""
         g = self.model.shape[0]
         theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
-        y, at = self.hamiltonian.step(y, self.rngs, g, theta, adapting, start)
-        self._set_state(y)
-        return y, at
+        return self.hamiltonian.step(y, self.rngs, g, theta, adapting, start)
 
     def jump_step(self, y: np.ndarray, start: tuple | None, kept: bool
                   ) -> tuple[np.ndarray, tuple]:
         """The independence move from ``y`` (see :meth:`_Hamiltonian.jump`)."""
         g = self.model.shape[0]
         theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
-        y, at = self.hamiltonian.jump(y, self.rngs, g, theta, start, kept)
-        self._set_state(y)
-        return y, at
+        return self.hamiltonian.jump(y, self.rngs, g, theta, start, kept)
 
-    def _set_state(self, y: np.ndarray) -> None:
+    def set_state(self, y: np.ndarray) -> None:
+        """``pi``, ``theta`` (and the product's parts) from the coordinates ``y``."""
         pi, theta_new, parts = self.target.to_state(y)
         self.pi = self._from_units(pi)
         if self.kind != "shares":
@@ -859,6 +856,8 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
             y, at = sampler.hamiltonian_step(y, adapting=adapt and warming, start=at)
         if hmc.has_center.any():
             y, at = sampler.jump_step(y, at, kept=not warming)
+        if gibbs or not warming:
+            sampler.set_state(y)
         if adapt and warming:
             if w15 <= it < w85:
                 hmc.collect(y)
