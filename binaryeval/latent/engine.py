@@ -26,9 +26,9 @@ and ``Theta`` can still trade off along the ridge ``pi Theta = q`` (a weak metri
 items make it long).  Data augmentation (imputing the classes of the metric-only items) moves
 along it in steps of the size of the complete-data posterior, so it stalls exactly where the
 model matters; an independence proposal at the mode of ``p(pi | Theta)`` must be rebuilt by
-Newton's method whenever ``Theta`` moves and still leaves ``Theta`` to the slow moves.  The
-sampler uses coordinates in which the ridge is straight and moves along it with Hamiltonian
-Monte Carlo (HMC; Neal 2011):
+Newton's method whenever ``Theta`` moves (its Hessian can be singular) and still leaves
+``Theta`` to the slow moves.  The sampler instead works in coordinates in which the ridge is
+straight, per (chain, group) unit and vectorised over all units:
 
 * *Unrestricted ``Theta`` per group* (the preference model, several metrics jointly, bins): the
   reverse parametrisation ``P[c, j] = pi_c Theta[c, j] = q_j R[j, c]`` with ``R[j] = P(c |
@@ -40,27 +40,53 @@ Monte Carlo (HMC; Neal 2011):
 
   with ``B_c = sum_j b_cj``: our prior is ``Dir(P; b) Dir(pi; a) / Dir(pi; B)`` (the
   aggregation property of the Dirichlet), the Jacobian of ``P -> (q, R)`` is ``prod_j
-  q_j^(K - 1)`` and each log-ratio map contributes the product of its simplex's components.
-  A Dirichlet in ``(q, R)`` times one smooth factor: close to Gaussian, without funnels (the
-  logarithms separate a rare class's share from its row), every data design alike.
+  q_j^(K - 1)`` and each log-ratio map contributes the product of its simplex's components
+  (the tests check this density against the posterior through a numerical Jacobian).  A
+  Dirichlet in ``(q, R)`` times one smooth factor: close to Gaussian, and a rare class's share
+  and row separate additively in the logarithms.  No augmentation is needed for human-only
+  items or a calibration sample.
 * *The product form of several metrics* (``dependence="independent"``): the shares and the rows
-  of every metric's matrix, in log-ratio coordinates, after a data-augmentation sweep (below).
-* *Pooled or known ``Theta``*: the shares of every group given ``Theta``, after a
-  data-augmentation sweep that also draws the pooled ``Theta``.
+  of every metric's matrix in log-ratio coordinates, after a Gibbs sweep of data augmentation,
+  a sweep over the rows and a relabelling step (below); two Hamiltonian transitions per
+  iteration, with up to ``HMC_MAX_STEPS`` leapfrog steps.
+* *Pooled or known ``Theta``*: every group's shares given ``Theta``, after a data-augmentation
+  sweep that also draws the pooled ``Theta``.
 
-Data augmentation (Tanner and Wong 1987) imputes the classes ``Z[c, j] ~ Multinomial(m_j,
-pi_c Theta[c, j] / q_j)`` and draws ``pi ~ Dir(a + h + N[c, .] + Z)`` and ``Theta[c] ~ Dir(b_c
-+ N[c] + Z[c])`` (pooled: summed over groups; the product form: one Dirichlet per metric from
-the margins of ``N + Z``): a Gibbs sweep.
+The moves, each of which leaves the posterior exactly invariant:
 
-HMC per (chain, group) unit: each iteration draws a momentum, takes ``HMC_STEPS`` leapfrog steps
-with the unit's step size jittered by +-20 % and a dense metric, and accepts with the
-Metropolis probability ``min(1, exp(-dH))``; non-finite energies are rejected.  Leapfrog
-integration is volume preserving and reversible, so each move leaves the posterior exactly
-invariant.  Warm-up adapts the step size (dual averaging towards an acceptance of 0.8, Hoffman
-and Gelman 2014) and the metric (the covariance of the chain's own draws in two windows,
-regularised towards a multiple of the identity as Stan does), per unit; after warm-up nothing
-adapts, so the draws kept come from a fixed Markov kernel that leaves the posterior invariant.
+H. *Hamiltonian Monte Carlo* (Neal 2011): a fresh momentum, leapfrog steps with a dense metric,
+   and the Metropolis probability ``min(1, exp(-dH))`` (NaN or infinite energies reject).
+   Leapfrog integration is volume preserving and reversible; the step size is jittered by
+   +-20 % (a random choice independent of the state).  The trajectory is a quarter period of a
+   Gaussian in whitened units (``pi / 2``): draws and their squares both decorrelate, so the
+   spread mixes as well as the location (a half period would make the squares repeat);
+   ``HMC_STEPS`` = 3 steps suffice for the reverse parametrisation.
+I. *An independence proposal* after each Hamiltonian transition: a multivariate t (5 degrees of
+   freedom) at the unit's warm-up mean with 1.2 times its metric as scale, accepted with
+   ``min(1, w(y') / w(y))``, ``w = p / t``.  It does not depend on the current point, and its
+   heavy tails reach the far ends of skewed posteriors, where short trajectories are slow.
+A. *Data augmentation* (Tanner and Wong 1987): impute ``Z[c, j] ~ Multinomial(m_j, pi_c
+   Theta[c, j] / q_j)`` and draw ``pi ~ Dir(a + h + N[c, .] + Z)``, ``Theta[c] ~ Dir(b_c + N[c]
+   + Z[c])`` (pooled: summed over groups; the product form: one Dirichlet per metric from the
+   margins of ``N + Z``): a Gibbs sweep.
+E. *One row of a metric's matrix given the rest* (the product form): proposed from the paired
+   items' posterior ``Dir(b + n_r[c])``, accepted with ``min(1, prod_j (q'_j / q_j)^m_j)``, the
+   rest of the full conditional: Metropolis-within-Gibbs.
+S. *Relabelling* (the product form): swap the shares and rows of two classes.  The swap is an
+   involution with unit Jacobian that leaves ``q`` unchanged, so its ratio is that of the
+   priors and the paired and human-only items; it crosses between the mirror modes that a
+   weak anchoring by the paired items leaves.
+
+Warm-up (at least 20 iterations) adapts, per unit and from the chain's own draws only: the
+step size throughout (dual averaging towards an acceptance of 0.7, Hoffman and Gelman 2014),
+the metric and the mean from the draws of [15 %, 40 %) and [40 %, 85 %) of it (the covariance
+regularised towards a multiple of the identity as Stan does), the number of leapfrog steps at
+85 %; the last 15 % settle the step size.  After warm-up nothing adapts, so the draws kept come
+from a fixed Markov kernel that leaves the posterior invariant.
+
+Where mixing stays slow, the diagnostics say so: a calibration sample whose metric cannot tell
+two classes apart (a share with a long, flat tail down to 0; the tests' case needs the 2,000
+draws the warning asks for), and in the product form a class with almost no paired items.
 
 Checked against exact answers: with K = J = 2 the draws match :func:`binaryeval.alpha_posterior`
 (mean, sd, 2.5 / 97.5 % quantiles within 5 Monte-Carlo errors) on weak and strong metrics, known
@@ -86,11 +112,13 @@ from ..errors import CountsError, ParameterError
 __all__: list[str] = []
 
 _TINY = np.finfo(float).tiny
-#: leapfrog steps per iteration, the acceptance rate the step size is tuned to, step jitter
+#: leapfrog steps per transition (the most for the reverse and shares forms), the acceptance
+#: rate the step size is tuned to, its jitter
 HMC_STEPS = 3
 HMC_ACCEPT = 0.7
 HMC_JITTER = 0.2
-#: trajectory length in whitened units (``eps * steps``) and the most leapfrog steps per unit
+#: trajectory length in whitened units (``eps * steps``); the product form's most leapfrog steps
+#: per transition and transitions per iteration
 HMC_LENGTH = 0.5 * np.pi
 HMC_MAX_STEPS = 12
 HMC_TRANSITIONS = 2
@@ -229,9 +257,10 @@ def _alr(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _simplex(y: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The inverse additive log-ratio ``x`` along ``axis`` (n - 1 -> n), with ``log x`` =
-    ``y - log_total`` (the last component: ``-log_total``); returns ``x``, ``y`` and
-    ``log_total``.
+    """The inverse additive log-ratio along ``axis`` (n - 1 -> n).
+
+    Returns ``x``, ``y`` and ``log_total``: ``log x`` is ``y - log_total`` (the last component
+    ``-log_total``).
 
     Log-ratios above about 700 overflow to NaN, which the Hamiltonian move rejects; no
     posterior puts mass there (it would need a share below 1e-304).
@@ -385,10 +414,13 @@ class _Target:
         return logp, np.concatenate(grads)
 
     def _reverse(self, y: np.ndarray, value: bool) -> tuple[np.ndarray | None, np.ndarray]:
-        """The target in ``(q, R)``, written out: with ``v = lambda / pi`` the gradient in the
-        log-ratios of ``q`` is ``e_q,j - e_q,. q_j + q_j (sum_k R[j, k] v_k - sum_k lambda_k)``
-        (``sum_j q_j sum_k R[j, k] v_k = sum_k lambda_k``) and in those of ``R[j]``
-        ``e_r,jk - e_r,j. R[j, k] + R[j, k] q_j (v_k - sum_k' R[j, k'] v_k')``."""
+        """The target in ``(q, R)``, written out.
+
+        With ``v = lambda / pi`` the gradient in the log-ratios of ``q`` is ``e_q,j - e_q,. q_j
+        + q_j (sum_k R[j, k] v_k - sum_k lambda_k)`` (``sum_j q_j sum_k R[j, k] v_k = sum_k
+        lambda_k``) and in those of ``R[j]`` ``e_r,jk - e_r,j. R[j, k] + R[j, k] q_j (v_k -
+        sum_k' R[j, k'] v_k')``.
+        """
         c = self.const
         j, k = self.j, self.k
         u = y.shape[-1]
@@ -467,8 +499,10 @@ class _Hamiltonian:
         self.t = 0
 
     def set_lengths(self, eps: np.ndarray) -> None:
-        """Leapfrog steps per unit for adapted step sizes ``eps``: ``n = ceil(HMC_LENGTH /
-        eps)`` (at most ``max_steps``), and the step size becomes ``HMC_LENGTH / n``.
+        """Leapfrog steps per unit from adapted step sizes ``eps``.
+
+        ``n = ceil(HMC_LENGTH / eps)`` (at most ``max_steps``), and the step size becomes
+        ``HMC_LENGTH / n``.
 
         A trajectory of length pi / 2 in whitened units is a quarter period of a Gaussian
         target: both the draws and their squares decorrelate (the spread mixes as well as the
@@ -480,8 +514,11 @@ class _Hamiltonian:
 
     def step(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
              adapting: bool, start: tuple | None = None) -> tuple[np.ndarray, tuple]:
-        """One transition from ``y0``; ``start`` is the target's value and gradient at ``y0``
-        when known.  Returns the new point with the target's value and gradient there."""
+        """One transition from ``y0``.
+
+        ``start`` is the target's value and gradient at ``y0`` when known.  Returns the new
+        point with the target's value and gradient there.
+        """
         d = y0.shape[0]
         lp0, grad0 = self.target(y0, theta) if start is None else start
         mom0 = _unit_draws(rngs, groups, "normal", (d,))
@@ -500,8 +537,11 @@ class _Hamiltonian:
         return np.where(accept, y, y0), (np.where(accept, lp, lp0), np.where(accept, grad, grad0))
 
     def _leapfrog(self, y, grad, mom, eps, theta):
-        """``n_steps`` leapfrog steps per unit, in one loop: a unit that has taken its steps
-        stays where it is (its gradient is recomputed there, its momentum no longer moves)."""
+        """``n_steps`` leapfrog steps per unit, in one loop.
+
+        A unit that has taken its steps stays where it is (its gradient is recomputed there,
+        its momentum no longer moves).
+        """
         root, n = self.root, self.n_steps
         n_max = int(n.max())
         mom = mom + 0.5 * eps * np.einsum("abu,au->bu", root, grad)
@@ -516,8 +556,10 @@ class _Hamiltonian:
 
     def jump(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
              start: tuple | None, kept: bool) -> tuple[np.ndarray, tuple]:
-        """An independence Metropolis-Hastings step from a multivariate t (``T_DOF`` degrees of
-        freedom) with the warm-up mean and ``T_SCALE`` times the metric's scale.
+        """An independence Metropolis-Hastings step from a multivariate t.
+
+        The t has ``T_DOF`` degrees of freedom, the warm-up mean and ``T_SCALE`` times the
+        metric's scale.
 
         The proposal does not depend on the current point, so the ratio ``(p(y') / t(y')) /
         (p(y) / t(y))`` makes the move exact; its heavy tails reach the far ends of skewed
@@ -708,8 +750,9 @@ class _Sampler:
 
     # -- relabelling -------------------------------------------------------------------------
     def relabel(self) -> None:
-        """Swap two classes' shares and rows (a transposition chosen uniformly), accepted with
-        the Metropolis probability.
+        """Swap two classes' shares and rows, accepted with the Metropolis probability.
+
+        The transposition of two classes is chosen uniformly.
 
         The swap is an involution of the parameter space with unit Jacobian and leaves ``q``
         (so the metric-only items' likelihood) unchanged; the ratio is that of the priors and
@@ -794,8 +837,11 @@ class _Sampler:
 
     def hamiltonian_step(self, y: np.ndarray, adapting: bool, start: tuple | None = None
                          ) -> tuple[np.ndarray, tuple]:
-        """One HMC transition from ``y`` (``start``: the target's value and gradient there,
-        if known); returns the new coordinates and the target there (see :meth:`set_state`)."""
+        """One HMC transition from ``y``.
+
+        ``start``: the target's value and gradient there, if known.  Returns the new
+        coordinates and the target there (the state follows in :meth:`set_state`).
+        """
         g = self.model.shape[0]
         theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
         return self.hamiltonian.step(y, self.rngs, g, theta, adapting, start)
@@ -824,12 +870,10 @@ class _Sampler:
 def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws:
     """Run the chains and return the draws after ``warmup`` iterations.
 
-    Every iteration: unrestricted ``Theta`` per group, the Hamiltonian move in ``(q, R)``; the
-    product form, a data-augmentation sweep, then the Hamiltonian move on the shares and the
-    metrics' matrices; pooled ``Theta``, a sweep, then the Hamiltonian move on the shares;
-    known ``Theta``, the Hamiltonian move on the shares.  Warm-up (at least 20 iterations)
-    adapts the step sizes throughout and the metric from the draws of [15 %, 40 %) and
-    [40 %, 85 %) of it; the last 15 % settle the step size.
+    Every iteration (see the module notes): unrestricted ``Theta`` per group, moves H and I in
+    ``(q, R)``; the product form, A, E and S, then twice H and once I on the shares and the
+    metrics' matrices; pooled ``Theta``, A, then H and I on the shares; known ``Theta``, H and
+    I on the shares.  Move I starts once warm-up has a mean and a metric (at 40 %).
     """
     g, k, j = model.shape
     sampler = _Sampler(model, chains, seed)
