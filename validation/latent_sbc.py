@@ -116,8 +116,9 @@ def simulate(design: Design, rng: np.random.Generator, n: int):
     human = np.zeros((n, k), dtype=np.int64)
     metric = np.zeros((n, j), dtype=np.int64)
     for r in range(n):
-        # a calibration sample's classes are chosen apart from pi (they must not inform it)
-        share = pi[r] if design.paired_informs_pi else rng.dirichlet(np.ones(k))
+        # a calibration sample's classes are chosen apart from pi (they must not inform it):
+        # a balanced sample, as a labelled calibration set usually is
+        share = pi[r] if design.paired_informs_pi else np.full(k, 1.0 / k)
         for c, size in enumerate(rng.multinomial(design.n_paired, share)):
             paired[r, c] = rng.multinomial(size, theta[r, c])
         human[r] = rng.multinomial(design.n_human, pi[r])

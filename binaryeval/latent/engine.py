@@ -72,6 +72,12 @@ A. *Data augmentation* (Tanner and Wong 1987): impute ``Z[c, j] ~ Multinomial(m_
 E. *One row of a metric's matrix given the rest* (the product form): proposed from the paired
    items' posterior ``Dir(b + n_r[c])``, accepted with ``min(1, prod_j (q'_j / q_j)^m_j)``, the
    rest of the full conditional: Metropolis-within-Gibbs.
+D. *A new split of two classes' shares* (a calibration sample, whose paired items do not
+   inform ``pi``): with ``s = pi_a + pi_b`` fixed, ``pi_a' = u s``, ``u ~ Uniform(0, 1)``
+   independent of the current split, ``Theta`` unchanged, accepted with the ratio of the
+   posterior densities: Metropolis-within-Gibbs on the split.  When the metric tells two classes
+   apart poorly, their split is nearly free and flat up to its ends, which log-ratio coordinates
+   stretch into long tails.
 S. *Relabelling* (the product form): swap the shares and rows of two classes.  The swap is an
    involution with unit Jacobian that leaves ``q`` unchanged, so its ratio is that of the
    priors and the paired and human-only items; it crosses between the mirror modes that a
@@ -213,11 +219,16 @@ def _multinomial(rngs, n: np.ndarray, prob: np.ndarray, axis: int) -> np.ndarray
 
 
 def _unit_draws(rngs, groups: int, method: str, lead: tuple[int, ...] = ()) -> np.ndarray:
-    """Standard normal or uniform draws of shape (*lead, chains * groups), chain by chain."""
+    """Draws of shape (*lead, chains * groups), chain by chain.
+
+    ``method``: ``"normal"`` (standard), ``"uniform"`` or ``"gamma"`` (shape ``T_DOF / 2``).
+    """
     out = np.empty((*lead, len(rngs) * groups))
     for c, rng in enumerate(rngs):
-        draw = rng.standard_normal if method == "normal" else rng.random
-        out[..., c * groups:(c + 1) * groups] = draw((*lead, groups))
+        size = (*lead, groups)
+        out[..., c * groups:(c + 1) * groups] = (
+            rng.standard_normal(size) if method == "normal" else rng.random(size)
+            if method == "uniform" else rng.standard_gamma(T_DOF / 2.0, size))
     return out
 
 
@@ -526,11 +537,10 @@ class _Hamiltonian:
         eps = self.eps * (1.0 + HMC_JITTER * (2.0 * uniform[0] - 1.0))
         y, lp, grad, mom = self._leapfrog(y0, grad0, mom0, eps, theta)
         log_ratio = (lp - lp0) - 0.5 * ((mom * mom).sum(axis=0) - (mom0 * mom0).sum(axis=0))
-        # NaN (overflow on the way) and -inf are rejections
-        prob = np.exp(np.minimum(np.nan_to_num(log_ratio, nan=-np.inf), 0.0))
-        accept = uniform[1] < prob
+        prob = np.exp(np.minimum(log_ratio, 0.0))
+        accept = uniform[1] < prob  # NaN (an overflow on the way) compares false: a rejection
         if adapting:
-            self._adapt_step(prob)
+            self._adapt_step(np.where(np.isnan(prob), 0.0, prob))
         else:
             self.accept_sum += float(accept.mean())
             self.n_kept += 1
@@ -567,10 +577,9 @@ class _Hamiltonian:
         """
         d, u = y0.shape
         lp0, grad0 = self.target(y0, theta) if start is None else start
-        normal = _unit_draws(rngs, groups, "normal", (d + T_DOF,))
-        z, extra = normal[:d], normal[d:]
+        z = _unit_draws(rngs, groups, "normal", (d,))
         u_acc = _unit_draws(rngs, groups, "uniform")
-        scale = np.sqrt((extra * extra).sum(axis=0) / T_DOF)
+        scale = np.sqrt(2.0 * _unit_draws(rngs, groups, "gamma") / T_DOF)  # chi2(dof) / dof
         y = self.center + T_SCALE * np.einsum("abu,bu->au", self.root, z) / scale
 
         def log_t(point):
@@ -579,8 +588,7 @@ class _Hamiltonian:
 
         lp, grad = self.target(y, theta)
         log_ratio = (lp - log_t(y)) - (lp0 - log_t(y0))
-        prob = np.exp(np.minimum(np.nan_to_num(log_ratio, nan=-np.inf), 0.0))
-        accept = (u_acc < prob) & self.has_center
+        accept = (u_acc < np.exp(np.minimum(log_ratio, 0.0))) & self.has_center  # NaN: no
         if kept:
             self.jump_sum += float(accept.mean())
             self.n_jumps += 1
@@ -655,8 +663,13 @@ class _Sampler:
         self.n_paired_class = model.paired.sum(axis=2)  # (G, K)
         informs = model.paired_informs_pi
         self.pi_counts = model.human + (self.n_paired_class if informs else 0)  # (G, K)
-        self.kind = ("reverse" if model.rates == "estimate" and model.dependence == "joint"
-                     else "product" if model.rates == "estimate" else "shares")
+        joint = model.dependence == "joint"
+        self.kind = ("shares" if model.rates != "estimate" else
+                     "reverse" if joint else "product")
+        # Theta as a product of parts: the metrics' matrices, or one part (a calibration
+        # sample's unrestricted Theta, which moves as the product form does)
+        self.part_priors = [model.rate_prior] if joint else list(model.rate_prior)
+        self.levels = (j,) if joint else model.levels
         self._init_state()
         self._init_hamiltonian()
 
@@ -670,9 +683,10 @@ class _Sampler:
         self.parts = None
         if m.rates == "known":
             self.theta = np.broadcast_to(m.known, (c, *m.known.shape)).copy()
-        elif m.dependence == "independent":
+        elif self.kind == "product" or m.dependence == "independent":
             self.parts = []
-            for prior_r, marg in zip(m.rate_prior, _margins(m.paired, m.levels), strict=True):
+            for prior_r, marg in zip(self.part_priors, _margins(m.paired, self.levels),
+                                     strict=True):
                 conc = prior_r + (marg.sum(axis=0, keepdims=True) if m.rates == "pooled"
                                   else marg)
                 self.parts.append(_dirichlet(self.rngs, np.broadcast_to(
@@ -701,8 +715,9 @@ class _Sampler:
         if m.rates == "known":
             return
         complete = m.paired + z  # (C, G, K, J)
-        if m.dependence == "independent":
-            for r, (prior_r, marg) in enumerate(zip(m.rate_prior, _margins(complete, m.levels),
+        if self.parts is not None:
+            for r, (prior_r, marg) in enumerate(zip(self.part_priors,
+                                                    _margins(complete, self.levels),
                                                     strict=True)):
                 if m.rates == "pooled":
                     marg = marg.sum(axis=1, keepdims=True)
@@ -730,7 +745,7 @@ class _Sampler:
         parts = self.parts
         q = np.einsum("cgk,cgkj->cgj", self.pi, self.theta)
         log_q = np.log(np.maximum(q, _TINY))
-        for r, (prior_r, marg) in enumerate(zip(m.rate_prior, _margins(m.paired, m.levels),
+        for r, (prior_r, marg) in enumerate(zip(self.part_priors, _margins(m.paired, self.levels),
                                                 strict=True)):
             for cls in range(k):
                 prop = _dirichlet(self.rngs, np.broadcast_to(prior_r[cls] + marg[:, cls],
@@ -747,6 +762,42 @@ class _Sampler:
                 self.theta[:, :, cls] = np.where(take, row_new, self.theta[:, :, cls])
                 q = np.where(take, q_new, q)
                 log_q = np.where(take, log_q_new, log_q)
+
+    # -- a new split of two classes' shares ------------------------------------------------------
+    def split(self) -> None:
+        """Redraw how two classes (a pair chosen uniformly) share their total, given the rest.
+
+        With ``s = pi_a + pi_b`` fixed, ``pi_a' = u s`` with ``u ~ Uniform(0, 1)`` (independent of
+        the current split), ``Theta`` and the other shares unchanged: the ratio of the posterior
+        densities is the Metropolis-Hastings ratio.  When the metric tells the two classes
+        apart poorly, the split is nearly free and flat up to its ends, which log-ratio
+        coordinates stretch into long tails.
+        """
+        m = self.model
+        c = self.chains
+        g, k, _ = m.shape
+        pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        choice = np.stack([rng.integers(len(pairs), size=g) for rng in self.rngs])
+        u = np.stack([rng.random((2, g)) for rng in self.rngs])  # (C, 2, G)
+        first = np.array([a for a, _ in pairs])[choice]
+        second = np.array([b for _, b in pairs])[choice]
+        ci, gi = np.indices((c, g))
+        pi = self.pi
+        total = pi[ci, gi, first] + pi[ci, gi, second]
+        new = pi.copy()
+        new[ci, gi, first] = u[:, 0] * total
+        new[ci, gi, second] = (1.0 - u[:, 0]) * total
+        alpha = m.prior + self.pi_counts - 1.0
+        theta = self._theta_full()
+
+        def log_density(shares):
+            q = np.maximum(np.einsum("cgk,cgkj->cgj", shares, theta), _TINY)
+            return ((alpha * np.log(np.maximum(shares, _TINY))).sum(axis=2)
+                    + (m.metric * np.log(q)).sum(axis=2))
+
+        log_ratio = log_density(new) - log_density(pi)
+        accept = u[:, 1] < np.exp(np.minimum(log_ratio, 0.0))
+        self.pi = np.where(accept[..., None], new, pi)
 
     # -- relabelling -------------------------------------------------------------------------
     def relabel(self) -> None:
@@ -772,9 +823,9 @@ class _Sampler:
         log_pi = np.log(np.maximum(self.pi, _TINY))
         new_log_pi = np.take_along_axis(log_pi, perm, axis=2)
         log_ratio = (alpha * (new_log_pi - log_pi)).sum(axis=2)
-        margins = _margins(m.paired, m.levels)
+        margins = _margins(m.paired, self.levels)
         new_parts = []
-        for prior_r, marg, part in zip(m.rate_prior, margins, self.parts, strict=True):
+        for prior_r, marg, part in zip(self.part_priors, margins, self.parts, strict=True):
             log_part = np.log(np.maximum(part, _TINY))
             new_log = np.take_along_axis(log_part, perm[..., None], axis=2)
             log_ratio = log_ratio + ((prior_r + marg - 1.0) * (new_log - log_part)).sum(
@@ -812,11 +863,12 @@ class _Sampler:
             const = {"alpha": _units(alpha, c), "metric": _units(metric, c)}
             if self.kind == "product":
                 alpha_parts = [prior_r + marg for prior_r, marg in
-                               zip(m.rate_prior, _margins(m.paired, m.levels), strict=True)]
+                               zip(self.part_priors, _margins(m.paired, self.levels),
+                                   strict=True)]
                 const["alpha_parts"] = [_units(a, c) for a in alpha_parts]
                 scale += [np.sqrt(1.0 / a[..., :-1] + 1.0 / a[..., -1:]).reshape(g, -1)
                           for a in alpha_parts]
-        self.target = _Target(self.kind, k, j, m.levels, **const)
+        self.target = _Target(self.kind, k, j, self.levels, **const)
         self.hamiltonian = _Hamiltonian(self.target, _units(np.concatenate(scale, axis=1), c),
                                         HMC_MAX_STEPS if self.kind == "product" else HMC_STEPS)
 
@@ -873,7 +925,8 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     Every iteration (see the module notes): unrestricted ``Theta`` per group, moves H and I in
     ``(q, R)``; the product form, A, E and S, then twice H and once I on the shares and the
     metrics' matrices; pooled ``Theta``, A, then H and I on the shares; known ``Theta``, H and
-    I on the shares.  Move I starts once warm-up has a mean and a metric (at 40 %).
+    I on the shares; a calibration sample, D first.  Move I starts once warm-up has a mean
+    and a metric (at 40 %).
     """
     g, k, j = model.shape
     sampler = _Sampler(model, chains, seed)
@@ -885,10 +938,18 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     w15, w40, w85 = (int(f * warmup) for f in (0.15, 0.4, 0.85))
     hmc = sampler.hamiltonian
     gibbs = sampler.kind != "reverse" and model.rates != "known"
+    splits = not model.paired_informs_pi
     y = sampler.coordinates()
     at = None  # the target's value and gradient at y, when y did not change since
     for it in range(warmup + draws):
         warming = it < warmup
+        if splits:
+            if not gibbs:
+                sampler.set_state(y)
+            sampler.split()
+            if not gibbs:
+                y = sampler.coordinates()
+                at = None
         if gibbs:
             sampler.augmentation()
             if sampler.kind == "product":
