@@ -666,8 +666,7 @@ class _Sampler:
         joint = model.dependence == "joint"
         self.kind = ("shares" if model.rates != "estimate" else
                      "reverse" if joint else "product")
-        # Theta as a product of parts: the metrics' matrices, or one part (a calibration
-        # sample's unrestricted Theta, which moves as the product form does)
+        # the product form's parts (one confusion matrix per metric) and their priors
         self.part_priors = [model.rate_prior] if joint else list(model.rate_prior)
         self.levels = (j,) if joint else model.levels
         self._init_state()
@@ -683,7 +682,7 @@ class _Sampler:
         self.parts = None
         if m.rates == "known":
             self.theta = np.broadcast_to(m.known, (c, *m.known.shape)).copy()
-        elif self.kind == "product" or m.dependence == "independent":
+        elif m.dependence == "independent":
             self.parts = []
             for prior_r, marg in zip(self.part_priors, _margins(m.paired, self.levels),
                                      strict=True):
@@ -745,8 +744,8 @@ class _Sampler:
         parts = self.parts
         q = np.einsum("cgk,cgkj->cgj", self.pi, self.theta)
         log_q = np.log(np.maximum(q, _TINY))
-        for r, (prior_r, marg) in enumerate(zip(self.part_priors, _margins(m.paired, self.levels),
-                                                strict=True)):
+        margins = _margins(m.paired, self.levels)
+        for r, (prior_r, marg) in enumerate(zip(self.part_priors, margins, strict=True)):
             for cls in range(k):
                 prop = _dirichlet(self.rngs, np.broadcast_to(prior_r[cls] + marg[:, cls],
                                                               (c, g, marg.shape[2])))
@@ -758,7 +757,8 @@ class _Sampler:
                 log_ratio = (metric * (log_q_new - log_q)).sum(axis=2)
                 u = np.stack([rng.random(g) for rng in self.rngs])
                 take = (np.log(u) < log_ratio)[..., None]
-                parts[r][:, :, cls] = np.where(take, prop, parts[r][:, :, cls])  # type: ignore[index]
+                part = parts[r]  # type: ignore[index]
+                part[:, :, cls] = np.where(take, prop, part[:, :, cls])
                 self.theta[:, :, cls] = np.where(take, row_new, self.theta[:, :, cls])
                 q = np.where(take, q_new, q)
                 log_q = np.where(take, log_q_new, log_q)
@@ -885,7 +885,8 @@ class _Sampler:
     def coordinates(self) -> np.ndarray:
         parts = None if self.parts is None else [self._to_units(p) for p in self.parts]
         theta = self._to_units(self._theta_full()) if self.kind == "reverse" else None
-        return self.target.from_state(self._to_units(self.pi), theta, parts)  # type: ignore[arg-type]
+        pi = self._to_units(self.pi)
+        return self.target.from_state(pi, theta, parts)  # type: ignore[arg-type]
 
     def hamiltonian_step(self, y: np.ndarray, adapting: bool, start: tuple | None = None
                          ) -> tuple[np.ndarray, tuple]:
