@@ -109,7 +109,7 @@ def main() -> None:
     t_ci, _ = best_of(lambda: res.interval(n_resamples=2000, seed=1), 1)
     t_naive, ref = best_of(lambda: naive(df), 1)
 
-    for k, (a, b) in enumerate(zip(frame.system_1, frame.system_2, strict=True)):
+    for k, (a, b) in enumerate(zip(frame.group_1, frame.group_2, strict=True)):
         if not np.array_equal(res.counts[k], ref[(a, b)]):
             raise SystemExit(f"mismatch for pair ({a}, {b})")
     print(f"favi(): all pairs counted, scored, sign-tested  {t_fast:8.3f} s  (best of {args.repeat})")

@@ -34,8 +34,8 @@ import pandas as pd
 
 import binaryeval
 
-# the module (``binaryeval.binary.fit`` as an attribute is the function of that name)
-fit_module = importlib.import_module("binaryeval.binary.fit")
+# the module whose alpha_posterior the engine clock times
+fit_module = importlib.import_module("binaryeval.binary.model")
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 1.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import datasets, plan
+from .api import fit, roc
 from .binary import (
     AlphaPosterior,
     BinaryFit,
@@ -10,9 +11,7 @@ from .binary import (
     RocResult,
     alpha_posterior,
     choose_threshold,
-    fit,
     fit_counts,
-    roc,
 )
 from .correlation import (
     CorrelationResult,
@@ -30,11 +29,13 @@ from .errors import (
     ConvergenceWarning,
     CountsError,
     DataError,
+    DependenceWarning,
     DirectionWarning,
     FaviUndefinedWarning,
     FormulaError,
     IdentifiabilityWarning,
     InputTypeError,
+    OutputError,
     ParameterError,
     RenderError,
     SmallSampleWarning,
@@ -51,6 +52,7 @@ from .favoritism import (
     preferences,
     sign_test,
 )
+from .io import read_table
 from .latent import (
     LatentFit,
     LatentPosterior,
@@ -87,6 +89,7 @@ __all__ = [
     "hybrid_supersample",
     "preference_confusion",
     "preferences",
+    "read_table",
     "roc",
     "sign_test",
     "williams_test",
@@ -97,6 +100,7 @@ __all__ = [
     "ConvergenceWarning",
     "CountsError",
     "DataError",
+    "DependenceWarning",
     "DirectionWarning",
     "FormulaError",
     "IdentifiabilityWarning",
@@ -107,6 +111,7 @@ __all__ = [
     "fit_latent",
     "fit_preferences",
     "latent_posterior",
+    "OutputError",
     "ParameterError",
     "RenderError",
     "SmallSampleWarning",

@@ -11,13 +11,13 @@ Dask is imported only when a Dask frame is given.
 
 from __future__ import annotations
 
-import builtins
+import re
 import sys
 from collections.abc import Callable, Iterable
 from functools import reduce
 from typing import Any
 
-__all__ = ["is_dask_frame", "map_reduce", "needed_columns", "tree_reduce"]
+__all__ = ["compute", "is_dask_frame", "map_reduce", "needed_columns", "tree_reduce"]
 
 #: summaries merged by one task of the tree
 FAN_IN = 8
@@ -66,7 +66,7 @@ def needed_columns(columns: Iterable[Any], names: Iterable[str], env: dict[str, 
     wanted = set(names) | set(extra)
     known = set(map(str, columns))
     for name in wanted:
-        if name not in known and name not in env and not hasattr(builtins, name):
+        if name not in known and name not in env:
             return None
     out = [c for c in columns if isinstance(c, str) and c in wanted]
     return out or columns[:1]
@@ -117,7 +117,38 @@ def map_reduce(ddf, summarise: Callable[..., Any], *args: Any, columns: list | N
     >>> map_reduce(ddf, lambda part: Rows(len(part))).n
     10
     """
+    (merged,) = compute(tree_reduce(ddf, summarise, *args, columns=columns))
+    return merged
+
+
+def compute(*tasks: Any) -> tuple:
+    """``dask.compute(*tasks)``, with a column read as another type than its first rows named.
+
+    Dask reads a CSV file's types from its first rows; a text value (or, for whole numbers, a
+    missing one) further down fails the read of its block with Dask's own table of the columns.
+    That is the data's problem, so it is raised as a :class:`~binaryeval.errors.DataError`
+    naming the columns and what to do.
+
+    Examples
+    --------
+    >>> import dask
+    >>> compute(dask.delayed(sum)([1, 2]))
+    (3,)
+    """
     import dask
 
-    (merged,) = dask.compute(tree_reduce(ddf, summarise, *args, columns=columns))
-    return merged
+    from .errors import DataError
+
+    try:
+        return dask.compute(*tasks)
+    except ValueError as exc:
+        text = str(exc)
+        if "Mismatched dtypes found" not in text:
+            raise
+        rows = re.findall(r"^\|\s*(.+?)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|$", text, flags=re.M)
+        found = [f"{c!r} (first rows: {want}, later: {got})" for c, got, want in rows
+                 if (c, got, want) != ("Column", "Found", "Expected")]
+        raise DataError("a column holds values of another type further down than in its first "
+                        f"rows, which Dask reads its types from: {', '.join(found) or text}; "
+                        "a text value among the numbers? Read the file without Dask to see the "
+                        "row (binaryeval refuses it by name), or fix the column") from None

@@ -6,52 +6,75 @@ partition runs, the same for both; what needs every row (a column missing everyw
 of the groups) is decided after the partitions are summarised and merged.
 
 Group labels are those :class:`~binaryeval.formula.ParsedFormula.evaluate` gives: the text of
-the value for one grouping column (``Series.astype(str)``), the values joined by ``":"`` for
-several; a row missing any grouping value has no group.  They are found per distinct value
-(``pandas.factorize``), not per row.
+the value for one grouping column (:func:`binaryeval.data.label_text`), the values' text joined
+by ``":"`` for several (:func:`binaryeval.data.join_label`, which quotes a value holding ``":"``,
+so that two rows share a label only when their values do); a row missing any grouping value has
+no group.  They are found per distinct value (``pandas.factorize``), not per row.
 """
 
 from __future__ import annotations
 
-import os
-import sys
+import ast
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .formula import ParsedFormula, _environment, _eval_term, _names_in, _quoted_columns
+from .data import join_label, label_text
+from .formula import ParsedFormula, _environment, _eval_term, value_names
 
-__all__ = ["code_groups", "evaluate_terms", "formula_env", "merge_labels", "referenced_names"]
+__all__ = ["code_groups", "evaluate_terms", "formula_env", "grouping_columns", "merge_labels",
+           "referenced_names"]
 
 
 def referenced_names(parsed: ParsedFormula) -> list[str]:
-    """Every name the formula's terms use: columns, functions, variables, ``Q("...")`` columns.
+    """Every name the formula's terms read: columns, the caller's variables, ``Q("...")`` columns.
+
+    Functions (``I``, ``np.log``, ...) are not names read.
 
     Examples
     --------
     >>> from binaryeval.formula import parse_formula
     >>> referenced_names(parse_formula("I(h == 1) ~ np.log(x) | g"))
-    ['I', 'h', 'np', 'x', 'g']
+    ['h', 'x', 'g']
     """
     names: list[str] = []
     for term in [*parsed.lhs, *parsed.rhs, *parsed.groups]:
-        names += [name for name, _ in _names_in(term.code)] + _quoted_columns(term.code)
+        names += value_names(term.code)
     return list(dict.fromkeys(names))
 
 
-def _caller_namespace(depth: int) -> dict[str, Any]:
-    """The variables of the frame ``depth`` levels above the first frame outside binaryeval."""
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame = frame.f_back
-    for _ in range(depth):
-        frame = frame.f_back if frame is not None else None
-    if frame is None:
-        return {}
-    names = {**frame.f_globals, **frame.f_locals}
-    return {k: v for k, v in names.items() if not k.startswith("__")}
+def grouping_columns(parsed: ParsedFormula) -> list[str]:
+    """The columns the grouping terms name as they are: ``g``, ``Q("odd name")``, ``C(g)``.
+
+    These hold names (systems, prompts, domains), to be read from a text file as written
+    (:func:`binaryeval.read_table`'s ``string_columns``); a grouping term that computes
+    (``I(year > 2020)``) reads its columns as values and is left out.
+
+    Examples
+    --------
+    >>> from binaryeval.formula import parse_formula
+    >>> grouping_columns(parse_formula('h ~ m | system + C(domain) + Q("lp x") + I(year > 2020)'))
+    ['system', 'domain', 'lp x']
+    """
+    def call_of(node, name):
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == name and len(node.args) == 1 and not node.keywords)
+
+    out = []
+    for term in parsed.groups:
+        try:
+            node = ast.parse(term.code.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if call_of(node, "C"):
+            node = node.args[0]
+        if isinstance(node, ast.Name):
+            out.append(node.id)
+        elif (call_of(node, "Q") and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            out.append(node.args[0].value)
+    return list(dict.fromkeys(out))
 
 
 def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
@@ -79,8 +102,7 @@ def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
     >>> sorted(k for k in env if k in ("cut", "other"))
     ['cut']
     """
-    names = eval_env if isinstance(eval_env, dict) else _caller_namespace(eval_env)
-    full = _environment(names)
+    full = _environment(eval_env)
     wanted = set(referenced_names(parsed))
     return {k: v for k, v in full.items() if k in wanted}
 
@@ -126,11 +148,10 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     """Codes (-1 for missing) and distinct values in order of first appearance.
 
     Mixed Python objects are compared by their text, so that ``1`` and ``True`` (equal as
-    numbers) stay two groups, as their labels do.
+    numbers) stay two groups, as their labels do; a categorical column by its values' text.
     """
-    if values.dtype == object:
-        text = values.astype(str).mask(values.isna().to_numpy())
-        codes, uniques = pd.factorize(text)
+    if values.dtype == object or isinstance(values.dtype, pd.CategoricalDtype):
+        codes, uniques = pd.factorize(label_text(values))
     else:
         codes, uniques = pd.factorize(values)
     return codes.astype(np.intp, copy=False), pd.Series(uniques)
@@ -150,8 +171,8 @@ def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
     -------
     (ndarray of intp, list of str)
         ``labels[codes[i]]`` is row ``i``'s label: ``str`` of the value for one column, the
-        values' ``str`` joined by ``":"`` for several (as :meth:`ParsedFormula.evaluate`).
-        Distinct values with the same text share a label.
+        values' ``str`` joined by :func:`~binaryeval.data.join_label` for several (as
+        :meth:`ParsedFormula.evaluate`).  Distinct values with the same text share a label.
 
     Examples
     --------
@@ -160,6 +181,8 @@ def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
     (array([ 0,  1, -1,  0]), ['b', 'a'])
     >>> code_groups([g, pd.Series([1, 1, 2, 2])])
     (array([ 0,  1, -1,  2]), ['b:1', 'a:1', 'b:2'])
+    >>> code_groups([pd.Series(["x:y", "x"]), pd.Series(["z", "y:z"])])[1]
+    ["'x:y':z", "x:'y:z'"]
     """
     factors = [_factorize(c) for c in columns]
     if len(factors) == 1:
@@ -178,7 +201,7 @@ def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
         codes[rows] = sub
         first = rows[np.unique(sub, return_index=True)[1]]  # the first row of each group
         texts = [[str(v) for v in u.iloc[c[first]]] for c, u in factors]
-        labels = [":".join(parts) for parts in zip(*texts, strict=True)]
+        labels = [join_label(parts) for parts in zip(*texts, strict=True)]
     codes = codes.astype(np.intp, copy=False)
     # distinct values with the same text (1 and 1.0 in different columns' joins) share a label
     if len(set(labels)) < len(labels):

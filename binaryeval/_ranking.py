@@ -68,11 +68,16 @@ def draw_layers(g: Any, ax: Any, title: str, **kwargs: Any) -> Any:
             g.nodes[nd]["layer"] = 0
     pos = nx.multipartite_layout(g, subset_key="layer", align="horizontal")
     pos = {k: (x, -y) for k, (x, y) in pos.items()}
-    kwargs.setdefault("node_color", "white")
-    kwargs.setdefault("edgecolors", "0.3")
-    kwargs.setdefault("node_size", 900)
-    kwargs.setdefault("font_size", 8)
-    nx.draw_networkx(g, pos=pos, ax=ax, arrows=True, **kwargs)
+    # names in boxes wide enough for them (a circle of fixed size cuts long names); arrows stop
+    # short of the boxes
+    font_size = kwargs.pop("font_size", 9)
+    node_size = kwargs.pop("node_size", 1000)
+    edge_color = kwargs.pop("edge_color", "0.35")
+    nx.draw_networkx_edges(g, pos=pos, ax=ax, arrows=True, node_size=node_size,
+                           edge_color=edge_color, arrowsize=12, **kwargs)
+    nx.draw_networkx_labels(g, pos=pos, ax=ax, font_size=font_size,
+                            bbox={"boxstyle": "round,pad=0.35", "fc": "white", "ec": "0.3"})
     ax.set_title(title)
     ax.set_axis_off()
+    ax.margins(0.08)
     return ax

@@ -7,9 +7,9 @@ counts) naming the argument, the value and the fix.
 
 The vocabulary
 --------------
-One name per concept across the package (see ``vignettes/vocabulary.qmd``).  Earlier spellings
-are not silent aliases: :func:`renamed` turns them into an error that names the new spelling.
-``RENAMED`` lists them.
+One name per concept across the package: the list is :mod:`binaryeval._vocabulary` (shown in
+``vignettes/vocabulary.qmd``).  Earlier spellings are not silent aliases: :func:`renamed` turns
+them into an error that names the new spelling.  ``RENAMED`` lists them.
 """
 
 from __future__ import annotations
@@ -17,15 +17,18 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
+from . import _vocabulary
 from .errors import CountsError, DataError, InputTypeError, ParameterError
 
 __all__ = [
     "MAX_COUNT",
+    "RATES",
     "RENAMED",
     "beta_pair",
     "choice",
@@ -34,11 +37,17 @@ __all__ = [
     "level",
     "n_jobs",
     "probability",
+    "rates",
+    "rates_mode",
     "real",
+    "refused",
     "renamed",
+    "require_pandas",
     "seed",
     "size",
     "unique_columns",
+    "available_memory",
+    "memory",
 ]
 
 #: The largest count the exact engine accepts for one group (10^10 ratings): its accuracy is
@@ -46,22 +55,9 @@ __all__ = [
 #: resolves the binomial kernels of the posterior's components.
 MAX_COUNT = 10**10
 
-#: Argument names that an earlier version used, and the name that replaced each.
-RENAMED: dict[str, str] = {
-    "confidence": "level",
-    "confidence_level": "level",
-    "conf_level": "level",
-    "gamma": "sig_level",
-    "draws": "n_resamples",
-    "reps": "n_resamples",
-    "n_boot": "n_resamples",
-    "n_permutations": "n_resamples",
-    "random_state": "seed",
-    "rng": "seed",
-    "higher_is_better": "lower_is_better",
-    "human_higher_is_better": "lower_is_better",
-    "metric_higher_is_better": "lower_is_better",
-}
+#: Argument names that an earlier version used, and the name that replaced each (from the
+#: vocabulary, :mod:`binaryeval._vocabulary`).
+RENAMED: dict[str, str] = _vocabulary.renamed("argument")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,6 +90,38 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
                     hint = _rename_hint(new, value)
                     raise InputTypeError(f"{func.__name__}() got the argument {old!r}, which is "
                                          f"now {new!r}; call {func.__name__}({hint})")
+            return func(*args, **kwargs)
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
+
+
+def refused(**fixes: str) -> Callable[[F], F]:
+    """Decorator: an argument a function no longer takes raises an error saying what to do.
+
+    Parameters
+    ----------
+    **fixes : str
+        ``old_name="what to do instead"`` pairs.
+
+    Examples
+    --------
+    >>> @refused(lower_is_better="negate the scores: f(-x)")
+    ... def f(x):
+    ...     return x
+    >>> f(1, lower_is_better=True)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: f() takes no argument 'lower_is_better': negate the scores: f(-x)
+    """
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            for old, fix in fixes.items():
+                if old in kwargs:
+                    raise InputTypeError(f"{func.__name__}() takes no argument {old!r}: {fix}")
             return func(*args, **kwargs)
 
         return inner  # type: ignore[return-value]
@@ -267,6 +295,82 @@ def beta_pair(value: Any, name: str) -> tuple[float, float]:
     return a, b
 
 
+#: The words ``rates`` takes wherever it appears (fit, fit_counts, the latent model, plan, the
+#: report, the command line); known rates are given by their values instead of a word.
+RATES = ("estimate", "pooled")
+
+
+def rates_mode(value: Any, name: str = "rates", *,
+               example: str = "{'rho': 0.8, 'eta': 0.8}") -> str:
+    """How the metric's rates enter: ``"estimate"``, ``"pooled"``, or ``"known"`` for values.
+
+    A string must be one of :data:`RATES`; anything else is known values, which the caller
+    checks for its model (``{'rho': .., 'eta': ..}`` in the binary model, matrices in the latent
+    one).  ``"known"`` is not a word of ``rates``: the error shows the values to give instead.
+
+    Examples
+    --------
+    >>> rates_mode("pooled"), rates_mode({"rho": 0.9, "eta": 0.8})
+    ('pooled', 'known')
+    >>> rates_mode("known")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: rates='known': known rates are given by their values, e.g. rates={'rho': 0.8, 'eta': 0.8}
+    """
+    if isinstance(value, str):
+        if value == "known":
+            raise ParameterError(f"{name}='known': known rates are given by their values, e.g. "
+                                 f"{name}={example}")
+        return choice(value, name, RATES, renamed_values={"estimated": "estimate",
+                                                          "pool": "pooled"})
+    return "known"
+
+
+def rates(value: Any, name: str = "rates", *,
+          example: str = "{'rho': 0.8, 'eta': 0.8}") -> str | Mapping:
+    """The binary model's ``rates``: ``"estimate"``, ``"pooled"`` or known values.
+
+    Known values are ``{'rho': .., 'eta': ..}`` for every group (a rate left out or None is
+    estimated), or one such mapping per group.  Returns ``value`` unchanged once checked.
+
+    Examples
+    --------
+    >>> rates({"rho": 0.9})
+    {'rho': 0.9}
+    >>> rates({"rho": 0.9, "eat": 0.8})
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: rates={'rho': 0.9, 'eat': 0.8} has unknown key 'eat'; known rates are given as {'rho': .., 'eta': ..}
+    """
+    if rates_mode(value, name, example=example) != "known":
+        return value
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"{name}={value!r}: use 'estimate', 'pooled', or known values "
+                             f"{example} (optionally per group)")
+    keys = set(map(str, value))
+    if keys & {"rho", "eta"}:
+        entries = {None: value}
+    elif value and not any(isinstance(v, Mapping) for v in value.values()):
+        # numbers under keys that are neither rate: a misspelt pair, not groups
+        raise ParameterError(f"{name}={dict(value)!r} has unknown keys {sorted(keys)}; known rates "
+                             "are given as {'rho': .., 'eta': ..} (or per group "
+                             "{'sys1': {'rho': .., 'eta': ..}, ...})")
+    else:
+        entries = {str(g): v for g, v in value.items()}
+    for g, entry in entries.items():
+        where = name if g is None else f"{name}[{g!r}]"
+        if not isinstance(entry, Mapping):
+            raise ParameterError(f"{where}={entry!r}: give a mapping {{'rho': .., 'eta': ..}}")
+        unknown = set(map(str, entry)) - {"rho", "eta"}
+        if unknown:
+            raise ParameterError(f"{where}={dict(entry)!r} has unknown key {sorted(unknown)[0]!r}; "
+                                 "known rates are given as {'rho': .., 'eta': ..}")
+        for key, v in entry.items():
+            if v is not None:
+                probability(v, f"known {key}")
+    return value
+
+
 def flag(value: Any, name: str) -> bool:
     """True or False (numpy booleans included; 0/1 and strings are refused).
 
@@ -341,3 +445,97 @@ def unique_columns(data: Any, names: Sequence[Any]) -> None:
             raise DataError(f"data has {n} columns named {name!r}; rename or drop the extra ones "
                             "(e.g. data.loc[:, ~data.columns.duplicated()]) so that "
                             f"{name!r} names one column")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation now (None where the system does not say).
+
+    Linux's ``MemAvailable`` (what can be allocated without swapping), else the free physical
+    pages.
+
+    Examples
+    --------
+    >>> m = available_memory()
+    >>> m is None or m > 0
+    True
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _in_units(nbytes: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} bytes"
+
+
+def memory(nbytes: float, request: str, fix: str) -> None:
+    """Refuse up front a request whose arrays need more memory than is available.
+
+    Parameters
+    ----------
+    nbytes : float
+        The memory the request needs (its largest arrays together).
+    request : str
+        The call as the user wrote it, e.g. ``"rvs(size=1000000000)"``.
+    fix : str
+        What to do instead.
+
+    Examples
+    --------
+    >>> try:
+    ...     memory(1e20, "rvs(size=10**19)", "draw in batches")
+    ... except ParameterError as err:
+    ...     print(str(err).split(", more")[0])
+    rvs(size=10**19) needs about 1e+08 TB of memory
+    """
+    avail = available_memory()
+    if avail is not None and nbytes > avail:
+        raise ParameterError(f"{request} needs about {_in_units(nbytes)} of memory, more than "
+                             f"the {_in_units(avail)} available; {fix}")
+
+
+def require_pandas(data: Any, what: str) -> None:
+    """Refuse ``data`` unless it is a pandas DataFrame, saying what to pass instead.
+
+    Parameters
+    ----------
+    data : object
+        The caller's ``data``.
+    what : str
+        What needs the rows in memory, for the message about a Dask frame (``"fit_latent()"``).
+
+    Raises
+    ------
+    DataError
+
+    Examples
+    --------
+    >>> require_pandas([1, 2], "fit_latent()")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: data must be a pandas DataFrame, got list; wrap it with pd.DataFrame(...)
+    """
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        return
+    dask_frames = sys.modules.get("dask.dataframe")
+    if dask_frames is not None and isinstance(data, dask_frames.DataFrame):
+        raise DataError(f"data is a Dask DataFrame, and {what} needs the rows in memory: pass a "
+                        "pandas frame (data.compute(), after selecting the rows and columns the "
+                        "formula uses)")
+    raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}; wrap it with "
+                    "pd.DataFrame(...)")

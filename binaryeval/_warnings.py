@@ -1,14 +1,53 @@
-"""Warnings that point at the user's line, whatever depth inside the package they come from."""
+"""Warnings that point at the user's line, whatever depth inside the package they come from.
+
+The one place that walks the call stack out of the package: :func:`warn` uses it for the warning's
+``stacklevel``, :func:`user_frame` for the names a formula's expressions may use
+(``eval_env``, :mod:`binaryeval._partition`).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 import warnings
+from types import FrameType
 
-__all__ = ["warn"]
+__all__ = ["user_frame", "warn"]
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _leave_package(frame: FrameType | None) -> tuple[FrameType | None, int]:
+    """The first frame from ``frame`` outwards whose code is not in the package, and the steps."""
+    steps = 0
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        steps += 1
+    return frame, steps
+
+
+def user_frame(depth: int = 0) -> FrameType | None:
+    """The frame of the first caller outside binaryeval, or ``depth`` frames above it.
+
+    Parameters
+    ----------
+    depth : int
+        How many frames further out (0: the user's line that called into the package).
+
+    Returns
+    -------
+    frame or None
+        None when the stack is not that deep.
+
+    Examples
+    --------
+    >>> user_frame().f_code.co_filename.endswith("_warnings.py")
+    False
+    """
+    frame, _ = _leave_package(sys._getframe(1))
+    for _ in range(depth):
+        frame = frame.f_back if frame is not None else None
+    return frame
 
 
 def warn(message: str, category: type[Warning]) -> None:
@@ -31,10 +70,5 @@ def warn(message: str, category: type[Warning]) -> None:
     >>> caught[0].filename.endswith("_warnings.py")
     False
     """
-    frame = sys._getframe(1)
-    level = 2
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-            _PACKAGE_DIR + os.sep):
-        frame = frame.f_back
-        level += 1
-    warnings.warn(message, category, stacklevel=level)
+    _, steps = _leave_package(sys._getframe(1))
+    warnings.warn(message, category, stacklevel=2 + steps)

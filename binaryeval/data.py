@@ -16,8 +16,9 @@ import pandas as pd
 
 from .errors import CountsError, DataError, InputTypeError
 
-__all__ = ["COUNT_COLUMNS", "RowAccount", "as_binary", "cell_codes", "cells_frame", "count_binary",
-           "count_cells", "is_binary"]
+__all__ = ["COUNT_COLUMNS", "RowAccount", "argument_series", "as_binary", "cell_codes",
+           "cells_frame", "count_binary", "count_cells", "is_binary", "join_label", "label_text",
+           "numbers", "refuse_all_missing"]
 
 #: The sufficient statistics of the binary model, per group.
 COUNT_COLUMNS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
@@ -50,25 +51,220 @@ def _row_label(values: pd.Series, mask: np.ndarray) -> str:
     return _show(values.index[np.flatnonzero(mask)[0]])
 
 
+def argument_series(values, name: str) -> pd.Series:
+    """A one-dimensional argument (list, array, Series) as a Series numbered from 0.
+
+    Parameters
+    ----------
+    values : array-like
+        The values a caller passed (a Series keeps its dtype, e.g. ``category``).
+    name : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    Series
+
+    Raises
+    ------
+    InputTypeError
+        For a single value, a string, or a table of more than one column.
+
+    Examples
+    --------
+    >>> argument_series([1, 0, None], "human").tolist()
+    [1.0, 0.0, nan]
+    >>> argument_series("10", "human")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.InputTypeError: human must be a sequence of values (a list, array or Series), got the single value '10'
+    """
+    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+        raise InputTypeError(f"{name} must be a sequence of values (a list, array or Series), "
+                             f"got the single value {_show(values)}")
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] != 1:
+            raise InputTypeError(f"{name} must be one column of values, got a table of "
+                                 f"{values.shape[1]} columns; pass one column, e.g. "
+                                 f"{name}=frame['column']")
+        values = values.iloc[:, 0]
+    if isinstance(values, pd.Series):
+        return values.reset_index(drop=True)
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if arr.ndim > 1 and sum(d > 1 for d in arr.shape) > 1:
+        raise InputTypeError(f"{name} must be one-dimensional, got an array of shape "
+                             f"{arr.shape}")
+    # a list's values are read as pandas reads them (numbers with None: float with NaN)
+    return pd.Series(arr.ravel() if isinstance(values, np.ndarray) else arr.ravel().tolist())
+
+
+def _where(values: pd.Series, mask: np.ndarray, position: bool) -> str:
+    """Where the first flagged value is: its row label, or its position in an argument."""
+    if position:
+        return f"position {int(np.flatnonzero(mask)[0])}"
+    return f"row {_row_label(values, mask)}"
+
+
+def numbers(values: pd.Series, name: str, what: str = "column", *,
+            position: bool = False) -> np.ndarray:
+    """The values as floats with NaN for missing; text and other non-numbers refused.
+
+    Booleans count as numbers (True = 1); infinities are kept (the caller decides).
+
+    Parameters
+    ----------
+    values : Series
+    name : str
+        The column, term or argument, for messages.
+    what : str
+        What ``name`` is (``"column"``, ``"metric column"``, ``"argument"``).
+    position : bool
+        Name the offending value by its position (an argument) instead of its row label.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> numbers(pd.Series([0.5, None, True]), "bleu").tolist()
+    [0.5, nan, 1.0]
+    >>> numbers(argument_series(["0.2", "high"], "score"), "score", "argument", position=True)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: argument 'score' holds a non-numeric value 'high' (position 1); scores must be numbers (NaN for not rated)
+    """
+    values = _plain(values)
+    if pd.api.types.is_bool_dtype(values.dtype) or pd.api.types.is_numeric_dtype(values.dtype):
+        return values.to_numpy(dtype=float, na_value=np.nan)
+    if values.dtype.kind in "mM":
+        # pandas would read dates as nanoseconds since 1970: never a score by accident
+        first = values.dropna()
+        raise DataError(f"{what} {name!r} holds dates or durations ({values.dtype}, e.g. "
+                        f"{_show(first.iloc[0]) if len(first) else 'NaT'}), not scores; turn "
+                        "them into numbers first if they are meant as scores")
+    score = pd.to_numeric(values, errors="coerce")
+    bad = (values.notna() & score.isna()).to_numpy()
+    if bad.any():
+        raise DataError(f"{what} {name!r} holds a non-numeric value "
+                        f"{_show(values[bad].iloc[0])} ({_where(values, bad, position)}); scores "
+                        "must be numbers (NaN for not rated)")
+    return score.to_numpy(dtype=float, na_value=np.nan)
+
+
+def scores(values: pd.Series, name: str, what: str = "column", *,
+           position: bool = False) -> np.ndarray:
+    """Scores as floats with NaN for "not rated"; text and infinities refused with the row.
+
+    Parameters
+    ----------
+    values : Series
+        The scores as read (numbers, booleans, NaN/None; anything else is refused).
+    name : str
+        The column or term, for messages.
+    what : str
+        What ``name`` is, for messages (``"metric column"``, ``"term"``).
+    position : bool
+        Name the offending value by its position (an argument) instead of its row label.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> scores(pd.Series([0.5, None, 2]), "bleu").tolist()
+    [0.5, nan, 2.0]
+    >>> scores(pd.Series([0.5, "high"]), "bleu")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'bleu' holds a non-numeric value 'high' (row 1); scores must be numbers (NaN for not rated)
+    """
+    arr = numbers(values, name, what, position=position)
+    inf = np.isinf(arr)
+    if inf.any():
+        raise DataError(f"{what} {name!r} holds an infinite value {arr[inf][0]} "
+                        f"({_where(values, inf, position)}); replace it with NaN (not rated) or "
+                        "a finite score")
+    return arr
+
+
+#: booleans written out, as CSV files hold them and as Dask stores a column of Python booleans
+#: (its string conversion of object columns); read as booleans wherever a rating is
+_TRUE_TEXT = ("True", "TRUE", "true")
+_FALSE_TEXT = ("False", "FALSE", "false")
+
+
+def _plain(values: pd.Series) -> pd.Series:
+    """A categorical column as its values (the ratings are the categories' values)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.astype(object)
+    return values
+
+
 def _numeric(values: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
     """The values as float with NaN for missing, or None when some value is not a number.
 
-    Returns ``(numbers, missing)``.  Booleans count as numbers (True = 1).
+    Returns ``(numbers, missing)``.  Booleans count as numbers (True = 1); text counts as the
+    number or boolean it spells (``"1"``, ``"0.5"``, ``"True"``/``"False"``), as a CSV reader
+    reads it and as Dask's string columns hold numbers and booleans; a categorical column
+    counts by its values.
     """
+    values = _plain(values)
     missing = values.isna().to_numpy()
     dtype = values.dtype
     if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
         arr = values.to_numpy(dtype=float, na_value=np.nan)
         return arr, missing
+    present = values[~missing]
     if dtype == np.dtype(object):
         # mixed objects: booleans and numbers are fine, anything else is not
-        present = values[~missing]
         kinds = present.map(type).unique() if len(present) else []
         if all(issubclass(k, (bool, np.bool_, int, float, np.integer, np.floating)) for k in kinds):
             arr = np.full(len(values), np.nan)
             arr[~missing] = present.astype(float).to_numpy()
             return arr, missing
+    if (dtype == np.dtype(object) or pd.api.types.is_string_dtype(dtype)) and len(present):
+        # text: read as the number or boolean it spells, as a CSV reader would (Dask stores
+        # object columns, numbers and booleans included, as text); anything else is not
+        text = present.astype(str)
+        true = text.isin(_TRUE_TEXT).to_numpy()
+        false = text.isin(_FALSE_TEXT).to_numpy()
+        number = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        if (true | false | ~np.isnan(number)).all():
+            arr = np.full(len(values), np.nan)
+            arr[~missing] = np.where(true, 1.0, np.where(false, 0.0, number))
+            return arr, missing
     return None, missing
+
+
+def refuse_all_missing(columns: dict[str, pd.Series], role: str) -> None:
+    """Refuse the first term that is missing in every row (a term nobody rated).
+
+    Parameters
+    ----------
+    columns : dict of str to Series
+        The evaluated terms by name.
+    role : str
+        What they are, for the message (``"metric rating"``).
+
+    Raises
+    ------
+    DataError
+        Naming the term, before it can make other terms' ratings look missing.
+
+    Examples
+    --------
+    >>> refuse_all_missing({"m1": pd.Series([1, 0]), "m2": pd.Series([np.nan, np.nan])},
+    ...                    "metric rating")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'm2' (metric rating) is missing (NaN) in every row; there is nothing to fit: drop it from the formula (or fill it)
+    """
+    for name, values in columns.items():
+        if len(values) and not values.notna().any():
+            raise DataError(f"column {name!r} ({role}) is missing (NaN) in every row; there is "
+                            "nothing to fit: drop it from the formula (or fill it)")
 
 
 def all_missing(column: str, role: str) -> DataError:
@@ -106,17 +302,50 @@ def is_binary(values: pd.Series) -> bool:
     return bool(np.all((present == 0.0) | (present == 1.0)))
 
 
-def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.Series:
-    """Code a rating column as float 0/1 with NaN for "not rated".
+def _binarise_hint(name: str, present: np.ndarray, argument: bool) -> str:
+    """How to turn numbers other than 0/1 into a binary rating (formula term or argument)."""
+    def expr(op: str, value) -> str:
+        value = _show(value)
+        return f"np.asarray({name}) {op} {value}" if argument else f"I({name} {op} {value})"
+
+    where = "before the call" if argument else "in the formula"
+    distinct = np.unique(present)
+    whole = bool(np.all(np.mod(distinct, 1) == 0))
+    if whole and set(distinct.tolist()) <= {-1.0, 0.0, 1.0}:
+        return (f"it looks coded -1/+1: make 1 the adequate outputs and everything else 0 "
+                f"{where}, e.g. {expr('==', 1)}")
+    if whole:
+        lo, hi = int(distinct.min()), int(distinct.max())
+        return (f"binarise it {where}: {expr('==', 1)} if 1 marks an adequate output, "
+                f"{expr('==', 0)} for penalty points (MQM: 0 = no error), or a cut of the "
+                f"scale ({lo} to {hi}), e.g. {expr('>=', hi)}")
+    return (f"binarise it {where}, e.g. {expr('>', 0.5)} for a score whose values above 0.5 "
+            "mean adequate")
+
+
+def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
+              argument: bool = False) -> pd.Series:
+    """Code a rating column as float 0/1 with NaN for "not rated": the one check of ratings.
+
+    Accepted: the numbers 0 and 1 (any numeric dtype, nullable ones too), booleans, the same
+    written as text (``"1"``, ``"0"``, ``"True"``/``"False"``, as CSV files and Dask's string
+    columns hold them), a categorical column of such values, and NaN/None/``pd.NA`` for "not
+    rated".  Anything else is
+    refused, with the way to binarise it: numbers coded -1/+1, a Likert scale (1 to 5), penalty
+    points or scores give a different answer than the same ratings coded 0/1, so they are never
+    read as ratings.
 
     Parameters
     ----------
     values : Series
-        Booleans, 0/1 numbers, or missing values.
+        The ratings.
     column : str
-        The column's name (for error messages).
+        The column's (or argument's) name (for error messages).
     role : str
         What the column is (for error messages), e.g. ``"metric rating"``.
+    argument : bool
+        ``values`` is a function's argument, not a formula term: the messages name positions
+        and suggest numpy (``np.asarray(human) == 1``) instead of a formula term.
 
     Returns
     -------
@@ -134,31 +363,144 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating") -> pd.
     --------
     >>> as_binary(pd.Series([True, False, None]), "ok").tolist()
     [1.0, 0.0, nan]
+    >>> as_binary(pd.Series([1, -1, 1]), "human")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'human' (human rating) must be binary (1 = adequate, 0 = not, or booleans) but holds -1.0 (row 1); it looks coded -1/+1: make 1 the adequate outputs and everything else 0 in the formula, e.g. I(human == 1)
     """
+    values = _plain(values)
     arr, missing = _numeric(values)
+    what = f"argument {column!r}" if argument else f"column {column!r}"
     if missing.all():
+        if argument:
+            raise DataError(f"{what} ({role}) is missing (NaN) everywhere; there is nothing "
+                            "to fit")
         raise all_missing(column, role)
     if arr is None:
         present = values[~missing]
-        numbers = (bool, np.bool_, int, float, np.integer, np.floating)
-        bad = np.array([not isinstance(v, numbers) for v in present], dtype=bool)
+        kinds = (bool, np.bool_, int, float, np.integer, np.floating)
+        bad = np.array([not isinstance(v, kinds) for v in present], dtype=bool)
+        # text among numbers written as text (a column read as text because of one value):
+        # point at the value that is no number, the reason the column is text
+        parsed = pd.to_numeric(present[bad].astype(str), errors="coerce").notna().to_numpy()
+        text = ""
+        if parsed.any() and not parsed.all():
+            bad[np.flatnonzero(bad)[parsed]] = False
+            text = " among numbers written as text (the column was read as text because of it)"
         example = present[bad].iloc[0]
+        fix = (f"np.asarray({column}) == {_show(example)}" if argument
+               else f"I({column} == {_show(example)})")
         raise InputTypeError(
-            f"column {column!r} ({role}) holds a non-numeric value {_show(example)} "
-            f"(row {_show(present.index[np.flatnonzero(bad)[0]])}); code it as 0/1 or booleans, "
-            f"e.g. I({column} == 'yes')")
+            f"{what} ({role}) holds a non-numeric value {_show(example)} "
+            f"({_where(present, bad, argument)}){text}; code it as 0/1 or booleans, e.g. {fix} "
+            "for the values that mean adequate")
     infinite = np.isinf(arr)
     if infinite.any():
-        raise DataError(f"column {column!r} ({role}) holds {_show(arr[infinite][0])} "
-                        f"(row {_row_label(values, infinite)}); ratings must be 0/1 "
+        raise DataError(f"{what} ({role}) holds {_show(arr[infinite][0])} "
+                        f"({_where(values, infinite, argument)}); ratings must be 0/1 "
                         "or NaN for 'not rated'")
     bad = ~missing & (arr != 0.0) & (arr != 1.0)
     if bad.any():
         raise DataError(
-            f"column {column!r} ({role}) must be binary (0/1 or bool) but holds "
-            f"{_show(arr[bad][0])} (row {_row_label(values, bad)}); binarise it in the formula, "
-            f"e.g. I({column} == 0) or I(score > 0.5)")
+            f"{what} ({role}) must be binary (1 = adequate, 0 = not, or booleans) but holds "
+            f"{_show(arr[bad][0])} ({_where(values, bad, argument)}); "
+            f"{_binarise_hint(column, arr[~missing], argument)}")
     return pd.Series(arr, index=values.index, dtype=float)
+
+
+def label_text(values: pd.Series) -> pd.Series:
+    """Labels (groups, systems, items) as text, the one rule by which they are told apart.
+
+    A label is what its value prints as: ``1``, ``np.int64(1)`` and ``"1"`` are one label
+    (``"1"``), so a column mixing them (ids read from two sources) names one item or system, not
+    two that never meet; ``1`` and ``1.0`` print differently and stay two.  Missing values stay
+    missing.
+
+    Parameters
+    ----------
+    values : Series
+
+    Returns
+    -------
+    Series
+        Object dtype: ``str`` values and NaN, same index.
+
+    Examples
+    --------
+    >>> label_text(pd.Series([1, "1", None, 2.5], dtype=object)).tolist()
+    ['1', '1', nan, '2.5']
+    """
+    missing = values.isna().to_numpy()
+    text = values.astype(str).astype(object)
+    if missing.any():
+        text = text.mask(missing)
+    return text
+
+
+#: characters that make a value quoted inside a joined label
+_QUOTED = re.compile(r"[:'\"\\]")
+
+
+def join_label(parts) -> str:
+    """The label of a row grouped by several columns: the values' text joined by ``":"``.
+
+    A value holding ``":"``, a quote or a backslash is written quoted (Python's ``repr`` of the
+    text), so that different rows never share a label: ``("x:y", "z")`` is ``'x:y':z`` and
+    ``("x", "y:z")`` is ``x:'y:z'``.  A bare part holds none of those characters, and a quoted one
+    starts with a quote and ends at its closing quote, so a label reads back into its parts in one
+    way only.
+
+    Parameters
+    ----------
+    parts : iterable of str
+        The values' text (:func:`label_text`), one per grouping column.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> join_label(["sys1", "news"]), join_label(["x:y", "z"]), join_label(["x", "y:z"])
+    ('sys1:news', "'x:y':z", "x:'y:z'")
+    """
+    return ":".join(repr(p) if _QUOTED.search(p) else p for p in map(str, parts))
+
+
+def keyed_by_label(mapping, what: str) -> dict:
+    """A mapping of groups to values (known rates, thresholds) keyed by the groups' labels.
+
+    Keys match groups by their text, as labels do (:func:`label_text`): ``{1: ...}`` is the
+    entry of group ``"1"``; a tuple key names a group of several grouping columns
+    (``("sys1", "news")`` is ``"sys1:news"``, :func:`join_label`).  Two keys with the same text
+    are refused.
+
+    Parameters
+    ----------
+    mapping : mapping
+    what : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> keyed_by_label({1: 0.5, ("a", "b"): 0.7}, "threshold")
+    {'1': 0.5, 'a:b': 0.7}
+    """
+    from .errors import ParameterError
+
+    out: dict = {}
+    first: dict = {}
+    for key, value in mapping.items():
+        label = join_label(key) if isinstance(key, tuple) else str(key)
+        if label in out:
+            raise ParameterError(f"{what} has two entries for group {label!r} ({first[label]!r} "
+                                 f"and {key!r}); groups are told apart by their text: keep one")
+        out[label], first[label] = value, key
+    return out
 
 
 def count_binary(human: np.ndarray, metric: np.ndarray, group: np.ndarray,
@@ -290,7 +632,8 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.index.has_duplicates:
         dup = frame.index[frame.index.duplicated()][0]
         raise CountsError(f"group {dup!r} appears more than once in the counts; sum its rows "
-                          "first (counts.groupby(level=0).sum()) or give each group one row")
+                          "first (counts.groupby(level=0).sum()) or give each group one row "
+                          "(groups are told apart by their text: 1 and '1' are one group)")
     unknown = [c for c in frame.columns if c not in COUNT_COLUMNS]
     if unknown:
         raise CountsError(f"counts has unknown column {unknown[0]!r}; the columns are "
@@ -302,7 +645,7 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         values = []
         for g, v in zip(frame.index, frame[col], strict=True):
-            if v is None or (isinstance(v, float) and np.isnan(v)):
+            if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
                 raise CountsError(f"counts[{col!r}] for group {g!r} is missing ({_show(v)}); "
                                   "give a count (0 if there are none)")
             try:

@@ -19,6 +19,7 @@ __all__ = [
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
+    "OutputError",
     "ParameterError",
     "RenderError",
     "SmallSampleWarning",
@@ -50,7 +51,7 @@ class DataError(BinaryEvalError, ValueError):
     >>> be.fit("h ~ m", pd.DataFrame({"h": [1, 2], "m": [1, 0]}))
     Traceback (most recent call last):
     ...
-    binaryeval.errors.DataError: column 'h' (human rating) must be binary (0/1 or bool) but holds 2.0 (row 1); binarise it in the formula, e.g. I(h == 0) or I(score > 0.5)
+    binaryeval.errors.DataError: column 'h' (human rating) must be binary (1 = adequate, 0 = not, or booleans) but holds 2.0 (row 1); binarise it in the formula: I(h == 1) if 1 marks an adequate output, I(h == 0) for penalty points (MQM: 0 = no error), or a cut of the scale (1 to 2), e.g. I(h >= 2)
     """
 
 
@@ -247,6 +248,22 @@ class SmallSampleWarning(BinaryEvalWarning):
     """
 
 
+class DependenceWarning(BinaryEvalWarning):
+    """Several metrics fitted as conditionally independent (``dependence="independent"``) although
+    the paired items say they err together.
+
+    The product model then counts the same evidence more than once and its intervals are too
+    narrow; the message gives the dependence check's Bayes factor and the fix,
+    ``dependence="joint"`` (the default).
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.DependenceWarning, be.BinaryEvalWarning)
+    True
+    """
+
+
 class ConvergenceWarning(BinaryEvalWarning):
     """A sampler's diagnostics (R-hat, effective sample size) say its draws are not yet reliable.
 
@@ -255,6 +272,22 @@ class ConvergenceWarning(BinaryEvalWarning):
     >>> import binaryeval as be
     >>> issubclass(be.ConvergenceWarning, be.BinaryEvalWarning)
     True
+    """
+
+
+class OutputError(ParameterError):
+    """A file the package will not write (an input, an existing file, a folder).
+
+    An input is never written over; an existing file only with leave to replace it; a folder,
+    or a file in a folder that does not exist, is refused.  The command line exits with code 2 on it, as on any other usage error.
+
+    Examples
+    --------
+    >>> from binaryeval.reports import make_report
+    >>> make_report("wmt15", "human ~ 1", output="no/such/folder/r.html")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.OutputError: output 'no/such/folder/r.html': the folder 'no/such/folder' does not exist; create it first or write elsewhere
     """
 
 

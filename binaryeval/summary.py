@@ -8,7 +8,6 @@ text form, notebooks show the HTML form and ``as_latex()`` gives a ``tabular`` p
 from __future__ import annotations
 
 import html
-import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ._format import format_probability, is_probability_name
 
 __all__ = ["Summary"]
 
@@ -37,19 +38,9 @@ def _format_value(value: Any, digits: int) -> str:
     return str(value)
 
 
-# probability columns (p_value, p_adjusted, prob_greater, ...): fixed decimals, never e-notation
-_PROBABILITY = re.compile(r"^(p|p_.*|prob.*)$")
-
-
 def _format_probability(value: Any, digits: int) -> str:
-    if not isinstance(value, (float, np.floating)) or np.isnan(value):
-        return _format_value(value, digits)
-    v, step = float(value), 10.0 ** -digits
-    if v < step:
-        return f"< {step:.{digits}f}"
-    if 1 - step < v < 1:
-        return f"> {1 - step:.{digits}f}"
-    return f"{v:.{digits}f}"
+    """A probability by the package's one rule (:mod:`binaryeval._format`); missing as elsewhere."""
+    return format_probability(value, digits, na="") or _format_value(value, digits)
 
 
 def _format_fact(value: Any, digits: int) -> str:
@@ -69,7 +60,7 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     # a table of probabilities (e.g. a matrix of p-values named after metrics) says so in attrs
     every = bool(frame.attrs.get("probabilities", False))
     for col in out.columns:
-        probability = every or _PROBABILITY.match(str(col))
+        probability = every or is_probability_name(col)
         fmt = _format_probability if probability else _format_value
         out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)

@@ -104,3 +104,55 @@ def broken_links(path: Path) -> list[str]:
             if unquote(parts.fragment) not in _ids(target):
                 broken.append(link)
     return broken
+
+
+# elements that never come from the package's own writers: one in a page came from data
+_FOREIGN = {"iframe", "object", "embed", "base", "form", "frame", "frameset", "applet", "svg",
+            "math", "template", "audio", "video", "source", "input", "button", "textarea"}
+
+
+def live_markup(page: str, *, images: str = "data:image/") -> list[str]:
+    """Everything in ``page`` through which text from the data could act as markup.
+
+    Script elements, event-handler attributes (``on...``), ``javascript:``/``vbscript:``/
+    ``data:text/html`` URLs in any attribute (entities are decoded by the parser first), elements
+    the package never writes (``iframe``, ``svg``, ``form``, ``base``, ...), images not embedded
+    as data URIs, and ``<meta http-equiv="refresh">``.  The package writes none of these, so the
+    list of a page made from hostile names is empty.
+    """
+    found = []
+    doc = soup(page)
+    for el in doc.find_all("script"):
+        found.append(f"<script> {str(el)[:60]}")
+    for el in doc.find_all(True):
+        for attr, value in el.attrs.items():
+            text = " ".join(value) if isinstance(value, list) else str(value)
+            if attr.lower().startswith("on"):
+                found.append(f"<{el.name} {attr}={text[:40]!r}>")
+            squeezed = re.sub(r"[\s\x00-\x1f]+", "", text).lower()
+            if re.search(r"(javascript|vbscript):|data:text/html", squeezed):
+                found.append(f"<{el.name} {attr}={text[:40]!r}>")
+        if el.name in _FOREIGN:
+            found.append(f"<{el.name}>")
+        if el.name == "img" and not str(el.get("src", "")).startswith(images):
+            found.append(f"<img src={el.get('src')!r}>")
+        if el.name == "meta" and str(el.get("http-equiv", "")).lower() == "refresh":
+            found.append("<meta http-equiv=refresh>")
+    return found
+
+
+def content_security_policy(page: str) -> str | None:
+    """The policy of the page's ``<meta http-equiv="Content-Security-Policy">``, if it has one
+    before any other element of ``<head>`` but ``<meta charset>`` (a policy applies only to what
+    follows it)."""
+    head = soup(page).head
+    if head is None:
+        return None
+    for el in head.find_all(True, recursive=False):
+        if el.name == "meta" and el.get("charset"):
+            continue
+        if el.name == "meta" and str(el.get("http-equiv", "")).lower() == \
+                "content-security-policy":
+            return el.get("content")
+        return None
+    return None

@@ -67,7 +67,7 @@ CASES = [
     ("fit known rate as text", _fit("h ~ m", PAIRED, rates={"rho": "0.9", "eta": 0.8}),
      ["rho='0.9'", "is a str", "number"]),
     ("fit rates as a pair", _fit("h ~ m", PAIRED, rates=(0.9, 0.8)),
-     ["rates=(0.9, 0.8)", "{'rho': .7, 'eta': .7}"]),
+     ["rates=(0.9, 0.8)", "{'rho': 0.8, 'eta': 0.8}"]),
     ("fit known rates without the group", _fit("h ~ m | g", PAIRED.assign(g="a"),
                                               rates={"b": {"rho": 0.9, "eta": 0.8}}),
      ["no entry for group 'a'"]),
@@ -255,11 +255,13 @@ CASES = [
     ("plan old rates spelling", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
                                                                       rates="estimated"),
      ["rates='estimated'", "'estimate'"]),
-    ("plan pooled rates", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
-                                                                rates="pooled"),
-     ["rates='pooled'", "n_paired", "'known'"]),
-    ("plan rates as a mapping", lambda: be.plan.detectable_difference(
-        0.6, 0.8, n_human=100, rates={"rho": 0.8, "eta": 0.8}), ["rho=", "eta=", "rates='known'"]),
+    ("plan rates='known'", lambda: be.plan.detectable_difference(0.6, 0.8, n_human=100,
+                                                                 rates="known"),
+     ["rates='known'", "rates={'rho': 0.8, 'eta': 0.8}"]),
+    ("plan known rates unlike rho", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"rho": 0.9, "eta": 0.8}), ["rho=0.8", "differ", "rates="]),
+    ("plan known rates per group", lambda: be.plan.detectable_difference(
+        0.6, 0.8, n_human=100, rates={"A": {"rho": 0.9, "eta": 0.8}}), ["one system", "both"]),
     ("plan old significance name", lambda: be.plan.detectable_difference(0.6, 0.8, gamma=0.1),
      ["'gamma'", "sig_level=0.1"]),
     ("plan old resample name", lambda: be.plan.simulate(0.6, 0.8, n_human=10, reps=5),
@@ -273,7 +275,7 @@ CASES = [
     ("plan target out of range", lambda: be.plan.required_sample_size(2, alpha=0.6, rho=0.8),
      ["epsilon=2", "(0, 1]"]),
     ("plan paired sizes with known rates", lambda: be.plan.required_sample_size(
-        0.05, "n_paired", alpha=0.6, rho=0.8, rates="known"), ["vary='n_paired'", "rates='known'"]),
+        0.05, "n_paired", alpha=0.6, rates={"rho": 0.8, "eta": 0.8}), ["vary='n_paired'", "known rates"]),
     ("plan budget negative", lambda: be.plan.optimal_allocation(-5, 1.0, 0.1, 0.6, 0.8),
      ["budget=-5", "positive"]),
     ("hybrid duplicated rows", lambda: be.hybrid_supersample(
@@ -297,3 +299,370 @@ def test_bad_input_raises_package_error(name, call, fragments):
 def test_catalogue_is_large_enough():
     assert len(CASES) > 60
     assert len({c[0] for c in CASES}) == len(CASES)
+
+
+# ==================================================================================================
+# Silent wrong answers and raw crashes on realistic input: each test fails on the code before the
+# change it guards (the comment says which) and checks the answer against an independent count.
+# ==================================================================================================
+import json  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from scipy import stats  # noqa: E402
+
+from binaryeval.errors import CountsError, DataError, InputTypeError, ParameterError  # noqa: E402
+
+REFERENCE = Path(__file__).parent / "reference"
+
+
+def _paired_frame(n_per_group=24, groups=("A", "B", "C")):
+    """Three groups, each with paired rows of both human classes, human-only, metric-only and
+    unrated rows (a 12-row pattern repeated), a scalar score, and a second binary metric."""
+    h = [1, 0, 1, 0, 1, 1, 0, np.nan, np.nan, np.nan, 1, 0]
+    m = [1, 0, 1, 0, 1, 0, 0, 1, 0, np.nan, np.nan, np.nan]
+    k = n_per_group // 12
+    n = k * 12 * len(groups)
+    human = np.array(h * k * len(groups), dtype=float)
+    # a score that separates the human classes (AUC > 0.5), ties broken by the row
+    score = 0.6 * np.nan_to_num(human, nan=0.5) + np.linspace(0.0, 0.3, n)
+    return D({"human": human, "m1": m * k * len(groups),
+              "m2": [1.0, 0, 1, 1, 0, 0] * (n // 6), "score": score,
+              "system": np.repeat(list(groups), k * 12)})
+
+
+def _counts_by_hand(h, m, g):
+    """The eight counts per group from 0/1/NaN arrays, by pandas boolean sums (not the package)."""
+    d = D({"h": np.asarray(h, dtype=float), "m": np.asarray(m, dtype=float), "g": g})
+    rows = {}
+    for name, part in d.groupby("g", sort=True):
+        hh, mm = part["h"], part["m"]
+        rows[str(name)] = {
+            "human_pos": int(((hh == 1) & mm.isna()).sum()), "human_total": int((hh.notna() & mm.isna()).sum()),
+            "metric_pos": int(((mm == 1) & hh.isna()).sum()), "metric_total": int((mm.notna() & hh.isna()).sum()),
+            "tp": int(((hh == 1) & (mm == 1)).sum()), "fn": int(((hh == 1) & (mm == 0)).sum()),
+            "tn": int(((hh == 0) & (mm == 0)).sum()), "fp": int(((hh == 0) & (mm == 1)).sum())}
+    return D(rows).T.sort_index()
+
+
+def _assert_counts(res, expected):
+    got = res.counts.rename(index=str).sort_index()[expected.columns]
+    pd.testing.assert_frame_equal(got.astype(np.int64), expected.astype(np.int64), check_names=False)
+
+
+def _sklearn_roc_data():
+    df = pd.read_csv(REFERENCE / "roc_threshold_data.csv")
+    ref = json.loads((REFERENCE / "roc_threshold_sklearn.json").read_text())
+    return df, ref["drop_intermediate=False"]["threshold"]
+
+
+# -- 4. one check of human ratings --------------------------------------------------------------
+def test_choose_threshold_refuses_minus_one_plus_one_and_scales():
+    # Guards: choose_threshold(2*h - 1, s) returned another threshold (the -1 rows counted as
+    # negative positives) and a 1/5 Likert coding a third one; roc refused the same data.  The
+    # 0/1 answer is sklearn's (tests/reference/roc_threshold_sklearn.json: 0.6).
+    df, expected = _sklearn_roc_data()
+    h, s = df["human"].to_numpy(), df["score"].to_numpy()
+    assert be.choose_threshold(h, s) == expected
+    with pytest.raises(DataError, match=r"'human'.*holds -1.0 \(position 0\).*-1/\+1.*"
+                                        r"np.asarray\(human\) == 1"):
+        be.choose_threshold(2 * h - 1, s)
+    with pytest.raises(DataError, match=r"'human'.*holds 5.0.*scale \(1 to 5\)"):
+        be.choose_threshold(np.where(h == 1, 5, 1), s)
+    with pytest.raises(DataError, match=r"'h' \(human rating\).*-1.0.*I\(h == 1\)"):
+        be.roc("h ~ s", D({"h": 2 * h - 1, "s": s}))
+    with pytest.raises(DataError, match=r"'h' \(human rating\).*-1.0.*I\(h == 1\)"):
+        be.fit("h ~ s", D({"h": 2 * h - 1, "s": s}), threshold="balanced")
+    # the fix the message names gives the 0/1 answer
+    assert be.choose_threshold(np.asarray(2 * h - 1) == 1, s) == expected
+
+
+def test_choose_threshold_text_and_lengths_are_refused_clearly():
+    # Guards: choose_threshold(['yes', 'no'], ...) raised numpy's "could not convert string to
+    # float"; different lengths, a text score and a single string are named too
+    with pytest.raises(InputTypeError, match=r"'human'.*'yes' \(position 0\).*== 'yes'"):
+        be.choose_threshold(["yes", "no"], [0.2, 0.5])
+    with pytest.raises(DataError, match=r"human \(3 values\) and score \(2 values\)"):
+        be.choose_threshold([1, 0, 1], [0.2, 0.5])
+    with pytest.raises(DataError, match=r"'score'.*'high' \(position 1\)"):
+        be.choose_threshold([1, 0], [0.2, "high"])
+    with pytest.raises(InputTypeError, match="single value '10'"):
+        be.choose_threshold("10", [0.2, 0.5])
+
+
+@pytest.mark.filterwarnings("ignore::binaryeval.errors.ConvergenceWarning")
+@pytest.mark.parametrize("coding", ["bool", "Int64", "boolean", "category", "category of bools",
+                                    "object bools", "text booleans"])
+def test_human_codings_give_the_answer_of_zero_one(coding):
+    # Guards: a categorical human column crashed with IndexError in data.py (fit, roc, Dask,
+    # fit_latent); every accepted coding of the same ratings gives the 0/1 answer everywhere
+    df, expected = _sklearn_roc_data()
+    h = df["human"]
+    coded = {"bool": h.astype(bool), "Int64": h.astype("Int64"), "boolean": h.astype("boolean"),
+             "category": h.astype("category"), "category of bools": h.astype(bool).astype("category"),
+             "object bools": h.astype(bool).astype(object),
+             "text booleans": h.astype(bool).astype(str)}[coding]
+    assert be.choose_threshold(coded, df["score"]) == expected
+    data = D({"h": coded, "s": df["score"]})
+    assert be.roc("h ~ s", data).auc()["pooled"] == pytest.approx(
+        stats.mannwhitneyu(df.score[h == 1], df.score[h == 0]).statistic / (288 * 212), abs=1e-12)
+    frame = _paired_frame()
+    canonical = frame["human"]
+    recoded = {"bool": canonical.map({1.0: True, 0.0: False}),
+               "Int64": canonical.astype("Int64"), "boolean": canonical.astype("boolean"),
+               "category": canonical.astype("category"),
+               "category of bools": canonical.map({1.0: True, 0.0: False}).astype("category"),
+               "object bools": canonical.map({1.0: True, 0.0: False}).astype(object),
+               "text booleans": canonical.map({1.0: "True", 0.0: "False"})}[coding]
+    res = be.fit("human ~ m1 | system", frame.assign(human=recoded))
+    _assert_counts(res, _counts_by_hand(canonical, frame["m1"], frame["system"]))
+    latent = be.fit("human ~ m1 + m2 | system", frame.assign(human=recoded), draws=50, chains=1,
+                    seed=1)
+    reference = be.fit("human ~ m1 + m2 | system", frame, draws=50, chains=1, seed=1)
+    np.testing.assert_array_equal(latent.posterior.paired, reference.posterior.paired)
+    np.testing.assert_array_equal(latent.posterior.human, reference.posterior.human)
+
+
+def test_categorical_and_boolean_metrics_are_ratings_not_scalars():
+    # Guards: a 0/1 categorical metric was called "scalar"; the answer is the 0/1 metric's
+    frame = _paired_frame()
+    expected = _counts_by_hand(frame["human"], frame["m1"], frame["system"])
+    for metric in (frame["m1"].astype("category"), frame["m1"].astype("Int64"),
+                   frame["m1"].map({1.0: True, 0.0: False}).astype("category")):
+        _assert_counts(be.fit("human ~ m1 | system", frame.assign(m1=metric)), expected)
+    with pytest.raises(InputTypeError, match=r"'m1' \(metric rating\).*'good'.*I\(m1 == 'good'\)"):
+        be.fit("human ~ m1", frame.assign(m1=np.where(frame.m1 == 1, "good", "bad")))
+
+
+@pytest.mark.filterwarnings("ignore::binaryeval.errors.ConvergenceWarning")
+# -- 5. a term missing everywhere ----------------------------------------------------------------
+def test_an_all_missing_metric_term_is_refused_by_name():
+    # Guards: fit("human ~ m1 + m2 | system", df.assign(m2=nan)) reported the rows rated by m1 as
+    # "no rating" (the joint pattern was missing everywhere) and fitted the human ratings alone;
+    # a thresholded scalar metric missing everywhere gave a fit of the human ratings alone too
+    frame = _paired_frame()
+    with pytest.raises(DataError, match=r"column 'm2' \(metric rating\) is missing \(NaN\) in every row"):
+        be.fit("human ~ m1 + m2 | system", frame.assign(m2=np.nan), draws=50, chains=1)
+    with pytest.raises(DataError, match=r"'score' \(metric score\) is missing \(NaN\) in every row"):
+        be.fit("human ~ score | system", frame.assign(score=np.nan), threshold=0.5)
+    with pytest.raises(DataError, match=r"'score' \(metric score\) is missing"):
+        be.roc("human ~ score | system", frame.assign(score=np.nan))
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(DataError, match=r"'score' \(metric score\) is missing"):
+        be.fit("human ~ score | system", dd.from_pandas(frame.assign(score=np.nan), npartitions=3),
+               threshold=0.5)
+    prefs = D({"item": np.repeat(np.arange(30), 2), "system": ["a", "b"] * 30,
+               "human": np.arange(60.0) % 7, "m1": np.arange(60.0) % 5, "m2": np.nan})
+    with pytest.raises(DataError, match=r"column 'm2' \(rating\) is missing"):
+        be.fit_preferences("human ~ m1 + m2 | system", prefs, item="item", draws=50, chains=1)
+
+
+# -- 7. several grouping columns -----------------------------------------------------------------
+def test_values_holding_the_separator_never_merge_groups():
+    # Guards: ("x:y", "z") and ("x", "y:z") were one group "x:y:z" in fit, on Dask (across
+    # partitions), in roc and in correlate
+    frame = _paired_frame(groups=("g1", "g2"))
+    frame["a"] = np.where(frame["system"] == "g1", "x:y", "x")
+    frame["b"] = np.where(frame["system"] == "g1", "z", "y:z")
+    expected = _counts_by_hand(frame["human"], frame["m1"], frame["system"]).rename(
+        index={"g1": "'x:y':z", "g2": "x:'y:z'"}).sort_index()
+    res = be.fit("human ~ m1 | a + b", frame)
+    _assert_counts(res, expected)
+    dd = pytest.importorskip("dask.dataframe")
+    _assert_counts(be.fit("human ~ m1 | a + b", dd.from_pandas(frame, npartitions=2)), expected)
+    # roc groups through the formula's own evaluation (the latent-truth model takes one column)
+    assert sorted(be.roc("human ~ score | a + b", frame, pooled=False).curves) == sorted(expected.index)
+    scores = D({"h": np.arange(8.0), "m": np.arange(8.0) ** 1.5, "a": ["x:y", "x"] * 4,
+                "b": ["z", "y:z"] * 4, "s": np.repeat(np.arange(4), 2)})
+    res = be.correlate("h ~ m | s + a + b", scores)
+    assert res.n == 8  # eight systems, none merged (before: four, each the mean of two rows)
+    assert res.r["m"] == pytest.approx(stats.pearsonr(scores.h, scores.m).statistic, abs=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::binaryeval.errors.ConvergenceWarning")
+# -- 8. one rule for labels: text ---------------------------------------------------------------
+def test_items_written_as_numbers_and_text_meet():
+    # Guards: fit_preferences with item 1 (int) for one system and "1" (str) for the other gave
+    # the pair no shared item and a prior-only answer, silently; items are told apart by text
+    rng = np.random.default_rng(3)
+    rows = [{"item": i if s == "A" else str(i), "system": s,
+             "human": q + rng.normal() if i < 60 else np.nan, "metric": q + rng.normal()}
+            for i in range(150) for s, q in (("A", 0.5), ("B", 0.0))]
+    mixed = D(rows)
+    text = mixed.assign(item=mixed["item"].astype(str))
+    a = be.fit_preferences("human ~ metric | system", mixed, item="item", draws=200, seed=1)
+    b = be.fit_preferences("human ~ metric | system", text, item="item", draws=200, seed=1)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    # the human preferences counted by hand: 60 items rated by both systems
+    assert int(a.to_frame()["n_paired"].iloc[0]) == 60
+    # favi counts the same pairs with mixed items
+    fa = be.favi("human ~ metric | system", mixed, item="item").to_frame()
+    fb = be.favi("human ~ metric | system", text, item="item").to_frame()
+    pd.testing.assert_frame_equal(fa, fb)
+
+
+def test_favi_systems_one_and_text_one_are_one_system():
+    # Guards: favi with systems 1 and "1" in one column crashed in numpy (bincount of -1); they
+    # are one system by the text rule, so an item has two rows for it: a clear error
+    df = D({"item": np.repeat(np.arange(10), 3), "system": [1, "1", "B"] * 10,
+            "human": np.arange(30.0), "metric": np.arange(30.0) % 4})
+    with pytest.raises(DataError, match=r"item 0 has more than one row for system '1'.*1 and '1' are one"):
+        be.favi("human ~ metric | system", df, item="item")
+
+
+def test_counts_tables_keyed_by_text():
+    # Guards: fit_counts with index [1, "1"] crashed ("truth value of a Series is ambiguous") and
+    # a MultiIndex crashed in pandas; the MultiIndex names groups as fit names several columns
+    with pytest.raises(CountsError, match=r"group '1' appears more than once.*1 and '1' are one"):
+        be.fit_counts(D({"human_pos": [3, 4], "human_total": [5, 6]}, index=[1, "1"]))
+    index = pd.MultiIndex.from_tuples([("a", "news"), ("a", "x:y")], names=["system", "domain"])
+    res = be.fit_counts(D({"human_pos": [3, 4], "human_total": [5, 6]}, index=index))
+    table = res.to_frame()
+    assert sorted(table.index) == ["a:'x:y'", "a:news"]
+    assert table.index.name == "system:domain"
+    # Beta(1 + 3, 1 + 2) and Beta(1 + 4, 1 + 2): posterior means 4/7 and 5/8
+    assert table.loc["a:news", "estimate"] == pytest.approx(4 / 7, abs=1e-9)
+    assert table.loc["a:'x:y'", "estimate"] == pytest.approx(5 / 8, abs=1e-9)
+
+
+def test_per_group_known_rates_and_thresholds_keyed_by_numbers():
+    # Guards: rates={1: {...}, 2: {...}} for systems 1 and 2 said "rates has no entry for group
+    # '1'" (integer keys never matched the text labels); thresholds per group alike
+    frame = _paired_frame(groups=("1", "2")).assign(system=lambda d: d["system"].astype(int))
+    known = {"rho": 0.8, "eta": 0.7}
+    by_int = be.fit("human ~ m1 | system", frame, rates={1: known, 2: known}).to_frame()
+    by_text = be.fit("human ~ m1 | system", frame, rates={"1": known, "2": known}).to_frame()
+    pd.testing.assert_frame_equal(by_int, by_text)
+    cut = be.fit("human ~ score | system", frame, threshold={1: 0.5, 2: 0.25})
+    assert cut.to_frame()["threshold"].to_dict() == {"1": 0.5, "2": 0.25}
+    with pytest.raises(ParameterError, match=r"two entries for group '1' \(1 and '1'\)"):
+        be.fit("human ~ m1 | system", frame, rates={1: known, "1": known, 2: known})
+
+
+# -- crashes and misleading messages -------------------------------------------------------------
+def test_preferences_of_text_scores_are_refused():
+    # Guards: preferences(['a'], ['b']) raised numpy's "could not convert string to float"
+    with pytest.raises(DataError, match=r"'scores_1' holds a non-numeric value 'a' \(position 0\)"):
+        be.preferences(["a"], ["b"])
+
+
+def test_latent_model_on_dask_says_dask():
+    # Guards: fit_latent(ddf) said "must be a pandas DataFrame, got DataFrame"
+    dd = pytest.importorskip("dask.dataframe")
+    ddf = dd.from_pandas(_paired_frame(), npartitions=2)
+    for call in (lambda: be.fit_latent("human ~ m1 + m2 | system", ddf),
+                 lambda: be.fit_preferences("human ~ m1 | system", ddf, item="score"),
+                 lambda: be.roc("human ~ score | system", ddf)):
+        with pytest.raises(DataError, match=r"data is a Dask DataFrame.*\.compute\(\)"):
+            call()
+
+
+def test_dask_string_booleans_are_booleans():
+    # Guards: Dask turns an object column of Python booleans into strings ('True'), which fit
+    # called a "scalar" metric; the text of a boolean is read as the boolean (pandas' CSV rule)
+    dd = pytest.importorskip("dask.dataframe")
+    frame = _paired_frame()
+    booleans = frame.assign(m1=frame["m1"].map({1.0: True, 0.0: False}).astype(object))
+    expected = _counts_by_hand(frame["human"], frame["m1"], frame["system"])
+    _assert_counts(be.fit("human ~ m1 | system", dd.from_pandas(booleans, npartitions=3)), expected)
+
+
+# -- 6. names in text files ---------------------------------------------------------------------
+_IDS_CSV = ("system,item,human,metric\n"
+            + "".join(f"{s},{i},{h},{m}\n" for i in range(6)
+                      for s, h, m in (("007", 1, 1), ("7", 0, 0), ("07.0", 1, 0), ("NA", 0, 1),
+                                      ("None", 1, 1), ("null", 0, 0), ("", 1, 1)))
+            + "A,9,1,NA\n")
+
+
+def test_read_table_keeps_names_as_written(tmp_path):
+    # Guards: reading a CSV merged systems 007, 7 and 07.0 into one group 7.0, and read systems
+    # named NA, None and null as missing; with string_columns only an empty cell is missing, and
+    # the other columns keep pandas' reading (the metric "NA" of system A is missing)
+    csv = tmp_path / "ratings.csv"
+    csv.write_text(_IDS_CSV)
+    plain = be.read_table(csv)
+    assert plain["system"].nunique() < 6  # pandas' own reading: the merge this guards against
+    table = be.read_table(csv, string_columns=["system", "item", "absent"])
+    assert table["system"].value_counts(dropna=False).to_dict() == {
+        "007": 6, "7": 6, "07.0": 6, "NA": 6, "None": 6, "null": 6, np.nan: 6, "A": 1}
+    assert table["metric"].isna().sum() == 1 and table["metric"].dtype == float
+    tsv = tmp_path / "ratings.tsv"
+    tsv.write_text(_IDS_CSV.replace(",", "\t"))
+    assert be.read_table(tsv, string_columns="system")["system"].nunique() == 7
+    js = tmp_path / "ratings.json"
+    table.to_json(js, orient="records")
+    assert set(be.read_table(js, string_columns=["system"])["system"].dropna()) == {
+        "007", "7", "07.0", "NA", "None", "null", "A"}
+    pytest.importorskip("dask.dataframe")
+    lazy = be.read_table(csv, dask=True, string_columns=["system"]).compute()
+    assert sorted(lazy["system"].dropna().unique()) == ["007", "07.0", "7", "A", "NA", "None", "null"]
+    with pytest.raises(ParameterError, match=r"string_columns holds 3"):
+        be.read_table(csv, string_columns=["system", 3])
+
+
+def test_command_line_keeps_system_names(tmp_path, capsys):
+    # Guards: `binaryeval fit ... --data file.csv` fitted one group "7.0" for systems 007, 7 and
+    # 07.0 and dropped systems NA, None and null as missing; the counts are checked by hand
+    from binaryeval.cli import main
+
+    csv = tmp_path / "ratings.csv"
+    csv.write_text(_IDS_CSV)
+    out = tmp_path / "fit.csv"
+    assert main(["fit", "human ~ metric | system", "--data", str(csv), "-o", str(out)]) == 0
+    result = pd.read_csv(out, dtype={"system": str}, keep_default_na=False).set_index("system")
+    assert sorted(result.index) == sorted(["007", "7", "07.0", "NA", "None", "null", "A"])
+    # 007: six paired rows human 1 / metric 1; A: one human-only row
+    assert result.loc["007", "n_paired"] == 6 and result.loc["A", "n_human"] == 1
+    # favi's --item is a column of names too: items 0..5 shared by every system
+    assert main(["favi", "human ~ metric | system", "--data", str(csv), "--item", "item",
+                 "--format", "csv"]) == 0
+
+
+def test_make_report_reads_grouping_columns_as_written(tmp_path, monkeypatch):
+    # Guards: make_report read its data file as the command line did before (systems merged);
+    # the table it fits is checked, the rendering is not needed for that
+    from binaryeval.reports import user_report
+
+    csv = tmp_path / "ratings.csv"
+    csv.write_text(_IDS_CSV)
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fit(formula, table, **kw):
+        seen["systems"] = sorted(table["system"].dropna().unique())
+        raise Stop
+
+    monkeypatch.setattr(user_report, "fit", fit)
+    with pytest.raises(Stop):
+        user_report.make_report(csv, "human ~ metric | system", output=tmp_path / "r.html")
+    assert seen["systems"] == ["007", "07.0", "7", "A", "NA", "None", "null"]
+
+
+def test_parquet_folder_with_a_missing_column_reads_on_dask(tmp_path):
+    # Guards: --dask on a folder whose files lack a column raised KeyError (pandas reads it,
+    # missing where a file lacks it); the Dask fit equals the pandas fit and the hand counts
+    dd = pytest.importorskip("dask.dataframe")
+    frame = _paired_frame()
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    frame.iloc[:24].to_parquet(folder / "a.parquet")
+    frame.iloc[24:48].drop(columns=["score"]).to_parquet(folder / "b.parquet")
+    frame.iloc[48:].drop(columns=["m1"]).to_parquet(folder / "c.parquet")
+    lazy = be.read_table(folder, dask=True)
+    eager = be.read_table(folder)
+    assert list(lazy.columns) == list(eager.columns)
+    score = frame["score"].where(np.arange(len(frame)) // 24 != 1)
+    m1 = frame["m1"].where(np.arange(len(frame)) // 24 != 2)
+    for formula, kw, metric in (("human ~ score | system", {"threshold": 0.5},
+                                 np.where(score.isna(), np.nan, score >= 0.5)),
+                                ("human ~ m1 | system", {}, m1)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = be.fit(formula, lazy, **kw)
+            b = be.fit(formula, eager, **kw)
+        pd.testing.assert_frame_equal(a.counts, b.counts)
+        _assert_counts(a, _counts_by_hand(frame["human"], metric, frame["system"]))
+    assert isinstance(lazy, dd.DataFrame)

@@ -1,6 +1,6 @@
 """Peer intervals against their reference implementations, and a small calibration study.
 
-The full, seeded study is ``validation/calibration.py`` (results in ``vignettes/data``); the
+The full, seeded study is ``studies/calibration.py`` (results in ``vignettes/data``); the
 tests here run a reduced version of it in seconds and assert what the study shows: exact SBC
 coverage and uniform ranks, interval widths against the peers on identical data, and the bias of
 pooled rates when the metric's quality differs by system.
@@ -230,7 +230,7 @@ def test_peer_errors_name_the_argument():
 
 
 # --------------------------------------------------------------------------------------------
-# calibration: a reduced version of validation/calibration.py
+# calibration: a reduced version of studies/calibration.py
 # --------------------------------------------------------------------------------------------
 def test_coverage_region_is_the_binomial_acceptance_region():
     # scipy binom.ppf at 0.0005 and 0.9995: P(Binom(300, .8) in [lo, hi]) >= 0.999

@@ -4,7 +4,9 @@ fit, favi, correlate."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import subprocess
 import sys
 import warnings
@@ -16,6 +18,7 @@ import pytest
 
 import binaryeval as be
 from binaryeval import cli, datasets
+from binaryeval._advice import as_flags
 from binaryeval.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -182,7 +185,8 @@ def _api(func, *args, **kwargs):
 
 @pytest.mark.parametrize("command, options", [
     ("fit", ["--threshold", "--rates", "--prior", "--compare", "--data", "--output", "--format"]),
-    ("favi", ["--item", "--pairs", "--tolerance", "--lower-is-better", "--ties", "--sig-level"]),
+    ("favi", ["--item", "--pairs", "--tolerance", "--lower-is-better", "--sign-test-ties",
+              "--sig-level"]),
     ("correlate", ["--method", "--lower-is-better", "--aggregate", "--absolute", "--pairwise"]),
     ("report", ["DATA", "--formula", "--threshold", "--rates", "--output", "--engine"]),
 ])
@@ -298,14 +302,19 @@ def test_favi_prints_the_api_summary(tmp_path, capsys, suffix):
     # options: pairs, tolerance per side, direction, tie rule; CSV table = to_frame()
     target = tmp_path / "favi.csv"
     assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg", "--pairs", "C:A,B:C",
-                 "--tolerance", "human=1,metric=0.05", "--ties", "split", "-o", str(target)]) == 0
+                 "--tolerance", "human=1,metric=0.05", "--sign-test-ties", "split", "-o",
+                 str(target)]) == 0
     expected = _api(be.favi, "mqm ~ score | system", table, item="seg", pairs=[("C", "A"), ("B", "C")],
                     tolerance={"human": 1, "metric": 0.05}, sign_test_ties="split")
     back = pd.read_csv(target)
     want = expected.to_frame()
-    assert back[["system_1", "system_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
+    assert back[["group_1", "group_2"]].values.tolist() == [["C", "A"], ["B", "C"]]
     np.testing.assert_allclose(back["favi"], want["favi"], rtol=1e-12)
     assert back["n_disagreements"].tolist() == want["n_disagreements"].tolist()
+    # the old spelling of the tie option is refused with the new one
+    assert main(["favi", "mqm ~ score | system", "--data", path, "--item", "seg", "--ties",
+                 "split"]) == 2
+    assert "--ties is now --sign-test-ties: use --sign-test-ties split" in capsys.readouterr().err
 
 
 def test_favi_direction_flags(tmp_path, capsys):
@@ -378,7 +387,8 @@ def test_bad_input_exits_one_with_the_package_message(tmp_path, capsys):
     for argv, message, command in cases:
         assert main(argv) == 1, argv
         err = capsys.readouterr().err
-        assert err.endswith(f"binaryeval {command}: error: {message}\n"), (argv, err)
+        # the package's message, its advice written as the command line's flags
+        assert err.endswith(f"binaryeval {command}: error: {as_flags(message)}\n"), (argv, err)
     assert "did you mean 'score'" in cases[0][1]
     assert "fewer than 4 systems" in cases[-1][1] or "at least 4 systems" in cases[-1][1]
 
@@ -439,13 +449,18 @@ def test_plan_difference_paper_table_1(capsys):
     # von Däniken et al. (2022) Table 1 (known rates): alpha 0.6, rho = eta 0.7, 1000 human ratings -> 0.043
     from binaryeval import plan
 
-    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--n-human", "1000",
-                 "--rates", "known", "--format", "csv"]) == 0
+    assert main(["plan", "difference", "--alpha", "0.6", "--n-human", "1000",
+                 "--rates", "rho=0.7,eta=0.7", "--format", "csv"]) == 0
     row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
     assert round(row["epsilon"], 3) == 0.043
-    assert row["epsilon"] == pytest.approx(plan.detectable_difference(0.6, 0.7, n_human=1000, rates="known"),
-                                           rel=1e-12)
-    assert (row["n_paired"], row["eta"], row["rates"]) == (1000, 0.7, "known")
+    known = {"rho": 0.7, "eta": 0.7}
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(0.6, n_human=1000,
+                                                                      rates=known), rel=1e-12)
+    assert (row["n_paired"], row["rho"], row["eta"], row["rates"]) == (1000, 0.7, 0.7,
+                                                                        "rho=0.7,eta=0.7")
+    # --rates takes what 'binaryeval fit --rates' takes; the word 'known' names the fix
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.7", "--rates", "known"]) == 2
+    assert "--rates rho=0.7,eta=0.8" in capsys.readouterr().err
 
 
 def test_plan_table_and_size_print_the_api_summaries(capsys):
@@ -453,13 +468,15 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
 
     # paper Table 1 corner: [[1.0, 0.109], [0.134, 0.085]] (rows n_human 0, 100; columns n_metric 0, 1000)
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "0,100",
-                 "--n-metric", "0,1000", "--rates", "known"]) == 0
-    table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000], rates="known")
+                 "--n-metric", "0,1000", "--rates", "rho=0.7,eta=0.7"]) == 0
+    table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
+                                             rates={"rho": 0.7, "eta": 0.7})
     assert capsys.readouterr().out == table.summary().as_text() + "\n"
     assert table.table.round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
     assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
-                 "--rates", "known"]) == 0
-    size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+                 "--rates", "rho=0.7,eta=0.7"]) == 0
+    size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7,
+                                     rates={"rho": 0.7, "eta": 0.7})
     out = capsys.readouterr().out
     assert out == size.summary().as_text() + "\n"
     assert f"n_human = {size.size} gives eps" in out and size.size > 2000
@@ -478,3 +495,156 @@ def test_plan_errors(capsys):
     assert main(["plan", "difference", "--alpha", "1.6", "--rho", "0.7"]) == 1
     assert capsys.readouterr().err == f"binaryeval plan: error: {info.value}\n"
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing lost: never over an input, never over a file without --overwrite, never half a file
+# ---------------------------------------------------------------------------------------------
+
+def _victim(tmp_path: Path) -> tuple[Path, bytes]:
+    path = tmp_path / "victim.csv"
+    _write(_rating_table(), path)
+    return path, path.read_bytes()
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".part"))
+
+
+@pytest.mark.parametrize("command", [
+    ["fit", "human ~ score | system", "--threshold", "0.5"],
+    ["fit", "human ~ score | system", "--threshold", "0.5", "--overwrite"],  # --overwrite: never inputs
+    ["favi", "human ~ score | system", "--item", "seg"],
+    ["correlate", "human ~ score | system"],
+])
+def test_output_over_the_input_is_refused(command, tmp_path, capsys):
+    victim, before = _victim(tmp_path)
+    link = tmp_path / "link.csv"
+    link.symlink_to(victim)
+    hard = tmp_path / "hard.csv"
+    os.link(victim, hard)
+    for target in (victim, link, hard, tmp_path / "." / "victim.csv"):
+        assert main([*command, "--data", str(victim), "-o", str(target)]) == 2, target
+        err = capsys.readouterr().err
+        assert "is an input of this command" in err and "Traceback" not in err
+        assert victim.read_bytes() == before
+    # reading through the link, writing to the file: refused as well
+    assert main([*command, "--data", str(link), "-o", str(victim)]) == 2
+    assert victim.read_bytes() == before and _leftovers(tmp_path) == []
+
+
+def test_report_over_its_data_is_refused(tmp_path, capsys):
+    victim, before = _victim(tmp_path)
+    for extra in ([], ["--overwrite"]):
+        code = main(["report", str(victim), "--formula", "human ~ 1 | system", "-o", str(victim),
+                     *extra])
+        assert code == 2 and "is an input of this command" in capsys.readouterr().err
+        assert victim.read_bytes() == before
+    # the default name (DATA's stem + -report.html) exists: refused before any work
+    existing = tmp_path / "victim-report.html"
+    existing.write_text("an earlier report")
+    with pytest.raises(be.errors.OutputError, match=r"exists; pass overwrite=True \(--overwrite\)"):
+        from binaryeval.reports import make_report
+
+        make_report(victim, "human ~ 1 | system", output=existing, overwrite=False)
+    assert existing.read_text() == "an earlier report"
+
+
+def test_existing_output_needs_force_and_is_replaced_whole(tmp_path, capsys):
+    victim, _ = _victim(tmp_path)
+    target = tmp_path / "fit.csv"
+    target.write_text("keep me\n")
+    os.chmod(target, 0o640)
+    argv = ["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(target)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--output {str(target)!r} exists; pass --overwrite to replace it" in err
+    assert target.read_text() == "keep me\n"
+    # the option is named as the library's argument (overwrite=); the old --force says so
+    assert main([*argv, "--force"]) == 2
+    assert "--force is now --overwrite: use --overwrite" in capsys.readouterr().err
+    assert target.read_text() == "keep me\n"
+    assert main([*argv, "--overwrite"]) == 0
+    assert pd.read_csv(target)["system"].tolist() == ["A", "B", "C"]
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # a replaced file keeps its mode
+    # a symbolic link at the destination is replaced by the file, not written through
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("untouched\n")
+    link = tmp_path / "out.csv"
+    link.symlink_to(elsewhere)
+    assert main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(link)]) == 2
+    assert main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(link),
+                 "--overwrite"]) == 0
+    assert elsewhere.read_text() == "untouched\n" and not link.is_symlink()
+    assert _leftovers(tmp_path) == []
+
+
+def test_missing_folder_and_folder_outputs_are_usage_errors(tmp_path, capsys):
+    victim, _ = _victim(tmp_path)
+    folder = tmp_path / "some_dir"
+    folder.mkdir()
+    cases = {str(tmp_path / "nodir" / "out.csv"): "the folder", str(folder): "is a folder"}
+    for target, message in cases.items():
+        for command in (["fit", "human ~ 1 | system", "--data", str(victim)],
+                        ["report", str(victim), "--formula", "human ~ 1 | system"]):
+            assert main([*command, "-o", target]) == 2
+            err = capsys.readouterr().err
+            assert message in err and "Traceback" not in err, err
+    assert not (tmp_path / "nodir").exists() and list(folder.iterdir()) == []
+    # into the input folder of Parquet files: refused
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    _rating_table().to_parquet(parts / "part0.parquet", index=False)
+    assert main(["fit", "human ~ 1 | system", "--data", str(parts), "-o",
+                 str(parts / "part0.parquet"), "--overwrite"]) == 2
+    assert "inside the input folder" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(pd.read_parquet(parts / "part0.parquet"), _rating_table())
+
+
+def test_a_failed_run_leaves_nothing_half_written(tmp_path, capsys, monkeypatch):
+    victim, _ = _victim(tmp_path)
+    target = tmp_path / "fit.csv"
+    # the command fails: no file at all
+    assert main(["fit", "human ~ nosuch | system", "--data", str(victim), "-o", str(target)]) == 1
+    assert not target.exists()
+    # the write is interrupted after the content was written, before the rename: the old file
+    # is intact and the temporary file is gone
+    target.write_text("old\n")
+    import binaryeval._output as output
+
+    def interrupted(src, dst):
+        assert Path(src).read_text().startswith("system,")  # the whole table was in the temp file
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(output.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        main(["fit", "human ~ 1 | system", "--data", str(victim), "-o", str(target), "--overwrite"])
+    assert target.read_text() == "old\n" and _leftovers(tmp_path) == []
+
+
+def test_datasets_export_refuses_existing_files_without_force(tmp_path, capsys):
+    (tmp_path / "stb_convai2.csv").write_text("mine\n")
+    assert main(["datasets", "wmt15", "stb_convai2", "--output-dir", str(tmp_path)]) == 2
+    assert "stb_convai2.csv' exists; pass --overwrite" in capsys.readouterr().err
+    # all or nothing: wmt15.csv was not written either
+    assert not (tmp_path / "wmt15.csv").exists()
+    assert (tmp_path / "stb_convai2.csv").read_text() == "mine\n"
+    assert main(["datasets", "wmt15", "stb_convai2", "--output-dir", str(tmp_path),
+                 "--overwrite"]) == 0
+    assert pd.read_csv(tmp_path / "stb_convai2.csv").shape == (42, 8)
+    a_file = tmp_path / "wmt15.csv"
+    assert main(["datasets", "wmt15", "--output-dir", str(a_file)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_summary_page_of_hostile_names_is_inert(tmp_path, capsys):
+    from htmlchecks import content_security_policy, live_markup, soup
+
+    table = _rating_table().replace({"system": {"A": "<script>alert(1)</script>",
+                                                "B": "<img src=x onerror=alert(2)>"}})
+    path = _write(table, tmp_path / "r.csv")
+    target = tmp_path / "fit.html"
+    assert main(["fit", "human ~ 1 | system", "--data", path, "-o", str(target)]) == 0
+    page = target.read_text()
+    assert live_markup(page) == [] and "script-src 'none'" in content_security_policy(page)
+    assert "<script>alert(1)</script>" in soup(page).get_text()

@@ -163,13 +163,32 @@ def test_edge_n3_rejected(edge_R):
 
 
 def test_edge_r_equal_one(edge_R):
-    # R: r12 = 1: Williams t = 15.2177, p = 9.95e-8; Zou NA (c divides by 1 - r12^2 = 0) -> NaN
+    # R: r12 = 1: Williams t = 15.2177, p = 9.95e-8; Zou NA in cocor (c is 0/0 there)
     row = _edge(edge_R, 12, 1.0, 0.9, 0.9)
     t, p = williams_test(1.0, 0.9, 0.9, 12, alternative="two-sided")
     assert t == pytest.approx(row.williams_t, abs=TOL)
     assert p == pytest.approx(row.williams_p_two, abs=TOL)
-    assert all(math.isnan(v) for v in zou_ci(1.0, 0.9, 0.9, 12))
+    assert math.isnan(row.zou95_lo)
     assert fisher_ci(1.0, 12) == (1.0, 1.0)
+
+
+def test_zou_at_r_equal_one_is_the_limit():
+    # Guards: zou_ci(1.0, 0.5, 0.5, 20) returned (nan, nan), a silent non-answer (R's cocor: NA).
+    # At r12 = 1 the single interval of r12 is the point 1, its distance term and the cross term
+    # vanish, and the interval is r13's Fisher interval shifted: (1 - u2, 1 - l2).  Checked
+    # against that closed form (scipy's normal quantile, numpy's tanh) and against the limit
+    # of Zou's interval as r12 -> 1 (valid matrices: r23 = r13 there).
+    for r13, n in ((0.5, 20), (0.9, 12), (-0.3, 50)):
+        q = stats.norm.ppf(0.975)
+        l2, u2 = np.tanh(np.arctanh(r13) + np.array([-1, 1]) * q / math.sqrt(n - 3))
+        low, high = zou_ci(1.0, r13, r13, n)
+        assert (low, high) == pytest.approx((1 - u2, 1 - l2), abs=1e-12)
+        near = zou_ci(1 - 1e-9, r13, r13, n)
+        assert near == pytest.approx((low, high), abs=1e-6)
+        # r12 = -1 (valid with r23 = -r13): the mirror image
+        assert zou_ci(-1.0, r13, -r13, n) == pytest.approx((-1 - u2, -1 - l2), abs=1e-12)
+    # r13 = 1 as well: both intervals are points, so is the difference's
+    assert zou_ci(1.0, 1.0, 1.0, 20) == (0.0, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -763,7 +782,7 @@ def test_human_lower_is_better_equals_the_negated_column(ende):
     assert declared.lower_is_better == ("mqm",) and declared.flipped == ("mqm",)
     attrs = declared.to_frame().attrs
     assert attrs["lower_is_better"] == ["mqm"]
-    assert attrs["direction"] == {"mqm": "lower is better (negated)", "chrf": "higher is better",
+    assert attrs["directions"] == {"mqm": "lower is better (negated)", "chrf": "higher is better",
                                   "bleu": "higher is better"}
     assert "lower is better (negated): mqm" in str(declared)
     assert "higher is better: chrf, bleu" in str(declared)
@@ -771,7 +790,7 @@ def test_human_lower_is_better_equals_the_negated_column(ende):
     both = correlate("mqm ~ chrf + ter | system", raw, lower_is_better=["mqm", "ter"])
     ter = correlate("mqm ~ I(-ter) | system", ende).r["I(-ter)"]
     assert both.r["ter"] == pytest.approx(ter, abs=1e-14) and ter > 0
-    assert both.to_frame().attrs["direction"]["ter"] == "lower is better (negated)"
+    assert both.to_frame().attrs["directions"]["ter"] == "lower is better (negated)"
 
 
 def test_sign_check_warns_once_at_the_users_line(ende):

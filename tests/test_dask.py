@@ -419,7 +419,7 @@ def test_cli_on_a_running_scheduler(tmp_path):
 
 # -- joblib's Dask backend -----------------------------------------------------------------------
 def test_calibration_study_on_a_dask_cluster(tmp_path):
-    # The study's chunks (validation/calibration.py, run through joblib) on a LocalCluster give
+    # The study's chunks (studies/calibration.py, run through joblib) on a LocalCluster give
     # the replicates a local run gives, seed for seed, and the cluster did the work.
     distributed = pytest.importorskip("distributed")
     import importlib.util
@@ -427,7 +427,7 @@ def test_calibration_study_on_a_dask_cluster(tmp_path):
 
     from joblib import Parallel, delayed, parallel_config
 
-    path = Path(__file__).resolve().parents[1] / "validation" / "calibration.py"
+    path = Path(__file__).resolve().parents[1] / "studies" / "calibration.py"
     spec = importlib.util.spec_from_file_location("calibration_study", path)
     study = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(study)

@@ -1,7 +1,6 @@
 """Tests of binaryeval.favoritism: Favi-Score, preference confusion matrices, sign tests, all-pairs analysis."""
 
 import itertools
-import json
 import warnings
 
 import matplotlib
@@ -22,6 +21,7 @@ from binaryeval.errors import (
     DirectionWarning,
     FaviUndefinedWarning,
     FormulaError,
+    InputTypeError,
     ParameterError,
     SmallSampleWarning,
     UnpairedItemsWarning,
@@ -79,44 +79,76 @@ def test_paper_worked_examples(name, expected):
 
 
 # ---------------------------------------------------------------------------------------------
-# favi_score_DERIVED.json (paper definitions applied to hand-made and seeded cases)
+# the paper's definitions, worked by hand (von Däniken et al. 2024; paper_tables.md):
+#   C rows human, columns metric, order +, =, -;  N = sum(C);  E = sum of off-diagonal cells;
+#   mar(d) = d_+ - d_-  (mar_human from the row sums, mar_metric from the column sums);
+#   Favi = sum(W * C) / E = (mar_metric - mar_human) / E,  W = [[0,-1,-2],[1,0,-1],[2,1,0]];
+#   sample-level sign accuracy = trace(C) / N;  system level: sign(mar_human) == sign(mar_metric)
 # ---------------------------------------------------------------------------------------------
 
-def _derived():
-    return json.loads((REFERENCE / "favi_score_DERIVED.json").read_text())
+HAND_CASES = {
+    # human + + = - - + = +  /  metric + = = - + + - +  (8 items):
+    #   (+,+) x3, (+,=), (=,=), (=,-), (-,-), (-,+)
+    #   N = 8; E = C[+,=] + C[=,-] + C[-,+] = 3; rows (4, 2, 2), columns (4, 2, 2):
+    #   mar_human = 4 - 2 = 2, mar_metric = 4 - 2 = 2; Favi = -1 - 1 + 2 = 0 = (2 - 2) / 3;
+    #   accuracy = (3 + 1 + 1) / 8 = 0.625; signs agree (+, +)
+    "hand_1": (list("++=--+=+"), [1, 0, 0, -1, 1, 1, -1, 1],
+               [[3, 1, 0], [0, 1, 1], [1, 0, 1]], 8, 3, 2, 2, 0.0, 0.625, True),
+    # all agree: E = 0, Favi undefined (0/0; the package says NaN, never 0); accuracy 3/3
+    "all_agree": ([1, 0, -1], [1, 0, -1], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], 3, 0, 0, 0, None,
+                  1.0, True),
+    # humans tie on 10 items, the metric says + on all: E = 10, mar_human = 0, mar_metric = 10;
+    #   Favi = 1 * 10 / 10 = 1 = (10 - 0) / 10; accuracy 0; signs 0 vs + disagree
+    "metric_plus_humans_tie": (None, None, [[0, 0, 0], [10, 0, 0], [0, 0, 0]], 10, 10, 0, 10,
+                               1.0, 0.0, False),
+    # 5 human - rated +: Favi = 2 * 5 / 5 = 2 (the maximum); mar_human = -5, mar_metric = 5
+    "max_plus_2": (None, None, [[0, 0, 0], [0, 0, 0], [5, 0, 0]], 5, 5, -5, 5, 2.0, 0.0, False),
+    # 5 human + rated -: Favi = -2 * 5 / 5 = -2 (the minimum)
+    "max_minus_2": (None, None, [[0, 0, 5], [0, 0, 0], [0, 0, 0]], 5, 5, 5, -5, -2.0, 0.0, False),
+    # C[+,-] = 1, C[=,+] = 1, C[=,-] = 1, C[-,+] = 1: W-sum = -2 + 1 - 1 + 2 = 0; rows (1, 2, 1),
+    #   columns (2, 0, 2): mar_human = 0, mar_metric = 0; Favi = 0 / 4 = 0; signs 0 = 0 agree
+    "symmetric_errors": (None, None, [[0, 0, 1], [1, 0, 1], [1, 0, 0]], 4, 4, 0, 0, 0.0, 0.0,
+                         True),
+    # rows 456, 202, 342 (N = 1000); columns 485, 197, 318; E = 20 + 23 + 28 + 10 + 44 + 13 = 138;
+    #   mar_human = 456 - 342 = 114, mar_metric = 485 - 318 = 167;
+    #   W-sum = -20 - 2*23 + 28 - 10 + 2*44 + 13 = 53 = 167 - 114; Favi = 53/138;
+    #   accuracy = (413 + 164 + 285) / 1000 = 0.862
+    "larger": (None, None, [[413, 20, 23], [28, 164, 10], [44, 13, 285]], 1000, 138, 114, 167,
+               53 / 138, 0.862, True),
+    # rows 59, 82, 59 (N = 200); columns 87, 59, 54; E = 3 + 3 + 25 + 5 + 9 + 4 = 49;
+    #   mar_human = 0, mar_metric = 87 - 54 = 33; W-sum = -3 - 6 + 25 - 5 + 18 + 4 = 33;
+    #   Favi = 33/49; accuracy = (53 + 52 + 46) / 200 = 0.755; signs 0 vs + disagree
+    "human_tie_metric_plus": (None, None, [[53, 3, 3], [25, 52, 5], [9, 4, 46]], 200, 49, 0, 33,
+                              33 / 49, 0.755, False),
+}
 
 
-def _derived_cases():
-    return [k for k, v in _derived().items() if "confusion" in v]
-
-
-@pytest.mark.parametrize("case", _derived_cases())
-def test_derived_reference_cases(case):
-    # expected: favi_score_DERIVED.json (N, E, margins, Favi, sample and system-level sign agreement)
-    ref = _derived()[case]
-    conf = np.array(ref["confusion"])
-    if ref["human"] is not None:
-        pc = preference_confusion(ref["human"], ref["metric"])
+@pytest.mark.parametrize("case", list(HAND_CASES))
+def test_definitions_worked_by_hand(case):
+    human, metric, conf, n, e, mar_h, mar_m, fv, acc, agree = HAND_CASES[case]
+    conf = np.array(conf)
+    if human is not None:
+        pc = preference_confusion(human, metric)
         np.testing.assert_array_equal(pc.counts, conf)
     pc = PreferenceConfusion.from_counts(conf)
-    assert pc.n == ref["N"] and pc.E == ref["E"]
-    assert pc.mar_human == ref["mar_human"] and pc.mar_metric == ref["mar_metric"]
-    assert pc.accuracy == pytest.approx(ref["sample_sign_accuracy"], abs=1e-15)
-    assert pc.sign_agreement is ref["system_sign_correct"]
-    if ref["favi"] is None:
+    assert pc.n == n and pc.E == e
+    assert pc.mar_human == mar_h and pc.mar_metric == mar_m
+    assert pc.accuracy == pytest.approx(acc, abs=1e-15)
+    assert pc.sign_agreement is agree
+    if fv is None:
         # undefined: NaN with a warning, never 0
         with pytest.warns(FaviUndefinedWarning, match="E = 0"):
             assert np.isnan(favi_score(conf))
         assert np.isnan(pc.favi_margin_form)
     else:
-        assert favi_score(conf) == pytest.approx(ref["favi"], abs=1e-14)
-        assert pc.favi_margin_form == pytest.approx(ref["favi"], abs=1e-14)
+        assert favi_score(conf) == pytest.approx(fv, abs=1e-14)
+        assert pc.favi_margin_form == pytest.approx(fv, abs=1e-14)
 
 
-def test_derived_system_level_accuracy_over_pairs():
-    # expected: favi_score_DERIVED.json "system_level_over_pairs": AB right, AC wrong, BC right, BD a
-    # tie on both sides (counted as right) -> 0.75
-    ref = _derived()["system_level_over_pairs"]
+def test_system_level_accuracy_over_pairs_by_hand():
+    # the paper's system-level sign accuracy: the share of pairs where sign(mar_human) equals
+    # sign(mar_metric); AB right, AC wrong, BC right, BD a tie on both sides (counted as right:
+    # sign(0) == sign(0)) -> 3 / 4 = 0.75
     rows = []
     plan = {"AB": (["+", "+", "-"], ["+", "=", "="]),    # mar_h = 1, mar_m = 1
             "AC": (["+", "+", "="], ["-", "-", "+"]),    # mar_h = 2, mar_m = -1
@@ -126,9 +158,11 @@ def test_derived_system_level_accuracy_over_pairs():
         for i, (h, m) in enumerate(zip(hs, ms, strict=True)):
             rows.append({"item": i, "a": pair[0], "b": pair[1], "h": h, "m": m})
     res = favi("h ~ m | a + b", pd.DataFrame(rows), item="item")
-    fr = res.to_frame().set_index(res.to_frame().system_1 + res.to_frame().system_2)
-    assert fr.loc[ref["pairs"], "sign_agreement"].tolist() == ref["correct"]
-    assert res.system_sign_accuracy == pytest.approx(ref["system_sign_accuracy"], abs=1e-15)
+    fr = res.to_frame().set_index(res.to_frame().group_1 + res.to_frame().group_2)
+    assert fr.loc[["AB", "AC", "BC", "BD"], "sign_agreement"].tolist() == [True, False, True, True]
+    assert fr.loc[["AB", "AC", "BC", "BD"], "mar_human"].tolist() == [1, 2, -2, 0]
+    assert fr.loc[["AB", "AC", "BC", "BD"], "mar_metric"].tolist() == [1, -1, -1, 0]
+    assert res.system_sign_accuracy == pytest.approx(0.75, abs=1e-15)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,8 +261,10 @@ def test_preferences_tolerance_and_direction():
     # Def. 13: '+' if s1 > s2, '-' if s1 < s2, '=' otherwise; tolerance widens '='
     assert preferences([3, 2, 2], [1, 2, 5]).tolist() == [1, 0, -1]
     assert preferences([0.50, 0.50, 0.50], [0.45, 0.56, 0.60], tolerance=0.05).tolist() == [0, -1, -1]
-    # TER: lower is better
-    assert preferences([10, 30], [20, 20], lower_is_better=True).tolist() == [1, -1]
+    # TER: lower is better, negated first; the flag of a single score is refused with that fix
+    assert preferences(-np.array([10, 30]), -np.array([20, 20])).tolist() == [1, -1]
+    with pytest.raises(InputTypeError, match=r"negate.*preferences\(-scores_1, -scores_2\)"):
+        preferences([10, 30], [20, 20], lower_is_better=True)
     with pytest.raises(DataError, match="same length"):
         preferences([1, 2], [1])
 
@@ -276,26 +312,28 @@ def test_result_frames_are_consistent():
     res = favi("human ~ metric | system", _toy_long(), item="seg")
     fr = res.to_frame()
     # the column contract of to_frame()
-    assert list(fr.columns) == ["system_1", "system_2", "n", "n_skipped", "n_disagreements", "favi", "mar_human",
+    assert list(fr.columns) == ["group_1", "group_2", "n", "n_skipped", "n_disagreements", "favi", "mar_human",
                                 "mar_metric", "sample_accuracy", "sign_agreement", "p_value_human",
                                 "p_value_metric"]
     m = res.matrix()
     np.testing.assert_allclose(m.to_numpy(), -m.to_numpy().T, equal_nan=True)
     long = res.by_system()
-    assert len(long) == 12 and long.groupby("system").size().eq(3).all()
+    assert len(long) == 12 and long.groupby("group_1").size().eq(3).all()
+    assert list(long.columns) == ["group_1", "group_2", "favi"]
+    assert long.attrs["summary"].index.name == "group"
     summ = long.attrs["summary"]
     np.testing.assert_allclose(summ.loc[list(m.index), "mean"], m.mean(axis=1, skipna=True))
     # pooled one-vs-all Favi of A = Favi of the sum of A's three matrices (A is always system 1)
     pooled_a = sum(res.confusion("A", o).counts for o in "BCD")
-    assert summ.loc["A", "pooled"] == pytest.approx(favi_score(pooled_a))
+    assert summ.loc["A", "pooled_favi"] == pytest.approx(favi_score(pooled_a))
     pooled_c = sum(res.confusion("C", o).counts for o in "ABD")
-    assert summ.loc["C", "pooled"] == pytest.approx(favi_score(pooled_c))
+    assert summ.loc["C", "pooled_favi"] == pytest.approx(favi_score(pooled_c))
     assert res.sample_accuracy == pytest.approx((fr.sample_accuracy * fr.n).sum() / fr.n.sum())
     assert res.mean_abs_favi == pytest.approx(fr.favi.abs().mean())
     assert res.sd_abs_favi == pytest.approx(fr.favi.abs().std(ddof=1))
     np.testing.assert_allclose(fr.favi, (fr.mar_metric - fr.mar_human) / fr.n_disagreements)
     for row in fr.itertuples():
-        c = res.confusion(row.system_1, row.system_2)
+        c = res.confusion(row.group_1, row.group_2)
         assert row.p_value_human == pytest.approx(c.sign_test("human").p_value, rel=1e-12)
         assert row.p_value_metric == pytest.approx(c.sign_test("metric").p_value, rel=1e-12)
     text = str(res)
@@ -304,7 +342,7 @@ def test_result_frames_are_consistent():
     assert "tabular" in res.summary().as_latex()
     # favoured(): Wilcoxon signed-rank p of each system's one-vs-all Favi values (expected: scipy)
     fav = res.favoured(sig_level=0.05)
-    a_vals = long.loc[long.system == "A", "favi"].to_numpy()
+    a_vals = long.loc[long.group_1 == "A", "favi"].to_numpy()
     assert fav.loc["A", "p_value"] == pytest.approx(stats.wilcoxon(a_vals).pvalue)
     assert fav.loc["A", "significant"] == (fav.loc["A", "p_value"] < 0.05)
     assert fr.attrs["method"].startswith("Favi-Score")
@@ -391,7 +429,7 @@ def test_items_rated_for_one_system_are_skipped_and_counted():
     df.loc[(df.system == "C") & (df.seg.isin([10, 11])), "metric"] = np.nan
     with pytest.warns(UnpairedItemsWarning, match="skipped and counted"):
         res = favi("human ~ metric | system", df, item="seg")
-    fr = res.to_frame().set_index(["system_1", "system_2"])
+    fr = res.to_frame().set_index(["group_1", "group_2"])
     # expected by hand: B misses 5 items, C 2 other items; AD is complete
     assert fr.loc[("A", "B"), "n_skipped"] == 5 and fr.loc[("A", "B"), "n"] == 35
     assert fr.loc[("B", "C"), "n_skipped"] == 7 and fr.loc[("B", "C"), "n"] == 33
@@ -477,7 +515,7 @@ def test_dirichlet_interval_is_what_it_says():
     f = (p * FAVI_WEIGHTS).sum(axis=(1, 2)) / p[:, ~np.eye(3, dtype=bool)].sum(axis=1)
     assert ci.lower[0] == pytest.approx(np.quantile(f, 0.05), abs=0.01)
     assert ci.upper[0] == pytest.approx(np.quantile(f, 0.95), abs=0.01)
-    assert ci.attrs["prior"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
+    assert ci.attrs["cell_concentration"] == 0.5 and ci.attrs["level"] == 0.9 and "Dirichlet" in ci.attrs["description"]
     # reproducible with the recorded seed; a missing seed is drawn and recorded
     again = pc.interval(level=0.9, n_resamples=40_000, seed=ci.attrs["seed"])
     pd.testing.assert_frame_equal(ci, again)
@@ -500,7 +538,7 @@ def test_bootstrap_interval_matches_item_resampling():
     f = (cnt * FAVI_WEIGHTS).sum(axis=(1, 2)) / cnt[:, ~np.eye(3, dtype=bool)].sum(axis=1)
     assert ci.lower[0] == pytest.approx(np.quantile(f, 0.025), abs=0.02)
     assert ci.upper[0] == pytest.approx(np.quantile(f, 0.975), abs=0.02)
-    assert ci.attrs["prior"] is None
+    assert ci.attrs["cell_concentration"] is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -530,11 +568,13 @@ def test_ranking_is_the_transitive_reduction():
     assert res.ranking("metric").number_of_edges() == 0
     # Holm over the 3 pairs: all three p = 2 * 0.5**12 -> 3 * p = 7.3e-4, still significant
     # (expected: statsmodels multipletests, Holm)
-    gh = res.ranking("human", p_adjust="holm")
+    gh = res.ranking("human", adjust="holm")
     assert sorted(gh.edges) == [("A", "B"), ("B", "C")]
     assert gh.edges["A", "B"]["p_value"] == pytest.approx(3 * 2 * 0.5 ** 12)
-    with pytest.raises(ParameterError, match="p_adjust"):
-        res.ranking("human", p_adjust="nonsense")
+    with pytest.raises(ParameterError, match="adjust='nonsense'"):
+        res.ranking("human", adjust="nonsense")
+    with pytest.raises(InputTypeError, match="'p_adjust', which is now 'adjust'"):
+        res.ranking("human", p_adjust="holm")
 
 
 def test_ranking_with_a_cycle_is_not_reduced():
@@ -570,11 +610,11 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
     assert (res.counts.sum(axis=(1, 2)) == n_shared).all() and (fr.n_skipped == 0).all()
     # sign-test p-values agree with scipy's binomtest (ties dropped)
     for row in fr.head(5).itertuples():
-        c = res.confusion(row.system_1, row.system_2).counts
+        c = res.confusion(row.group_1, row.group_2).counts
         k, n = int(c[0].sum()), int(c[0].sum() + c[2].sum())
         assert row.p_value_human == pytest.approx(stats.binomtest(k, n).pvalue, rel=1e-10)
     # hand recount of pairs with plain pandas
-    pairs = recount_pairs or list(zip(fr.system_1, fr.system_2, strict=True))
+    pairs = recount_pairs or list(zip(fr.group_1, fr.group_2, strict=True))
     for a, b in pairs:
         naive, n = _naive_counts(df, human, metric, item, "system", a, b,
                                  sign_m=1.0 if metric_higher else -1.0)
@@ -589,7 +629,7 @@ def _check_real(res, df, human, metric, item, n_shared, metric_higher=True, reco
         full.add_nodes_from(res.systems)
         for row, pv, mg in zip(fr.itertuples(), p, mar, strict=True):
             if pv < 0.05 and mg != 0:
-                full.add_edge(*((row.system_1, row.system_2) if mg > 0 else (row.system_2, row.system_1)))
+                full.add_edge(*((row.group_1, row.group_2) if mg > 0 else (row.group_2, row.group_1)))
         assert nx.is_directed_acyclic_graph(g)
         assert set(nx.transitive_closure_dag(g).edges) == set(nx.transitive_closure(full).edges)
     return fr
@@ -605,7 +645,7 @@ def test_summeval(human, metric):
     recount = None if (human, metric) == ("relevance", "bertscore_f1") else [("M0", "M1"), ("M22", "M23")]
     fr = _check_real(res, df, f"expert_{human}", metric, "doc_id", 100, recount_pairs=recount)
     assert fr.favi.notna().all()
-    assert res.by_system().groupby("system").size().eq(15).all()
+    assert res.by_system().groupby("group_1").size().eq(15).all()
 
 
 @pytest.mark.parametrize("metric, higher", [("chrf", True), ("bleu", True), ("ter", False)])
@@ -641,7 +681,7 @@ def test_wmt21_enru(metric):
 
 
 def test_summary_labels_pairs_readably():
-    # regression: the pairs table used a (system_1, system_2) MultiIndex, which the Summary renderer
+    # regression: the pairs table used a (group_1, group_2) MultiIndex, which the Summary renderer
     # printed as Python tuples "('a', 'b')"; each pair is now one label "a vs b"
     df = pd.DataFrame({"seg": np.repeat([1, 2, 3], 3), "system": ["a", "b", "c"] * 3,
                        "h": [3, 1, 2, 1, 2, 3, 2, 2, 1], "m": [0.9, 0.1, 0.5, 0.2, 0.4, 0.3, 0.6, 0.5, 0.1]})

@@ -309,7 +309,9 @@ def test_known_and_pooled_rates():
     with pytest.raises(DataError, match="group 'y' has 1000 metric-only ratings but no paired"):
         be.fit_counts(counts)
     pooled = be.fit_counts(counts, rates="pooled")
-    assert pooled.rates().loc["y", "rho"] == pytest.approx(41 / 52)
+    # the paired rows' pooled Beta(41, 11); the model's posterior also reads group y's metric
+    assert pooled.paired_rates().loc["y", "rho"] == pytest.approx(41 / 52)
+    assert pooled.rates().loc["y", "rho"] != pytest.approx(41 / 52, abs=1e-3)
     known = be.fit_counts(counts, rates={"rho": 0.8, "eta": 0.8})
     # known rates: moment check against the 1-D posterior by quadrature
     from scipy import integrate
@@ -424,7 +426,7 @@ def _p_unidentified_exact(tp, fn, tn, fp):
                                     (150, 40, 10, 160), (0, 40, 0, 35)])
 def test_probability_rates_unidentified_is_exact(counts):
     # The beta-binomial sum against exact rationals: 1e-15 absolute, 1e-13 relative.
-    from binaryeval.binary.fit import _prob_rates_unidentified
+    from binaryeval.binary.model import _prob_rates_unidentified
 
     exact = _p_unidentified_exact(*counts)
     got = _prob_rates_unidentified(*counts, (1, 1))
@@ -436,7 +438,7 @@ def test_probability_rates_unidentified_other_priors():
     # rho's density times eta's distribution function (scipy's frozen Beta distributions).
     from scipy import integrate
 
-    from binaryeval.binary.fit import _prob_rates_unidentified
+    from binaryeval.binary.model import _prob_rates_unidentified
 
     for prior in ((2, 3), (0.5, 0.5), (1.5, 1)):
         for tp, fn, tn, fp in ((5, 3, 4, 2), (40, 12, 9, 30), (300, 20, 250, 40)):

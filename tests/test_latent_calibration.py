@@ -1,4 +1,4 @@
-"""Simulation-based calibration of the latent-truth model (validation/latent_calibration.py).
+"""Simulation-based calibration of the latent-truth model (studies/latent_calibration.py).
 
 The full study's results ship in ``vignettes/data/latent_calibration.csv``; these tests check
 that every coverage there lies in its binomial 99.9 % region, and re-run one batch of each
@@ -21,7 +21,7 @@ CSV = ROOT / "vignettes" / "data" / "latent_calibration.csv"
 
 def _study():
     spec = importlib.util.spec_from_file_location(
-        "latent_calibration", ROOT / "validation" / "latent_calibration.py")
+        "latent_calibration", ROOT / "studies" / "latent_calibration.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)

@@ -98,7 +98,8 @@ def test_binary_model_equals_the_exact_engine():
 def test_binary_model_with_priors_equals_the_exact_engine():
     # alpha ~ Beta(2, 3) is pi ~ Dirichlet(3, 2) over (class 0, class 1); rho, eta ~ Beta(2, 1)
     setting = {"priors": (40, 15, 30, 15, 10, 30, 2600, 5000)}
-    post = _sample(setting, prior=[3, 2], rate_prior=[[2, 1], [1, 2]], draws=1500, seed=12)
+    post = _sample(setting, share_concentration=[3, 2], rate_concentration=[[2, 1], [1, 2]],
+                   draws=1500, seed=12)
     tp, fn, tn, fp, hp, ht, k, m = setting["priors"]
     exact = be.alpha_posterior(hp + tp + fn, ht + tp + fn + tn + fp, k, m, tp, fn, tn, fp,
                                prior=(2, 3), rate_prior=(2, 1))

@@ -102,7 +102,7 @@ def test_bins_are_the_paired_rows_quantiles_and_are_reported():
     text = " ".join(str(res).split())
     assert "bins of score" in text and "quantiles of the paired rows" in text
     # the paired rows fall evenly into the four bins
-    assert res.posterior.paired.sum(axis=(0, 1)).tolist() == [100, 100, 100, 100]
+    assert res.latent.paired.sum(axis=(0, 1)).tolist() == [100, 100, 100, 100]
     with pytest.raises(DataError, match="bins=5"):
         fit_latent("human ~ score", df)
 
@@ -152,9 +152,9 @@ def test_scores_become_preferences_as_counted_by_hand():
     rated = hd.notna().to_numpy()
     np.add.at(paired, (cls[rated], out[rated]), 1)
     i = res.pairs.index(("A", "C"))
-    np.testing.assert_array_equal(res.posterior.paired[i], paired)
-    np.testing.assert_array_equal(res.posterior.metric[i], np.bincount(out[~rated], minlength=3))
-    assert res.posterior.human[i].sum() == 0
+    np.testing.assert_array_equal(res.latent.paired[i], paired)
+    np.testing.assert_array_equal(res.latent.metric[i], np.bincount(out[~rated], minlength=3))
+    assert res.latent.human[i].sum() == 0
     row = res.to_frame().iloc[i]
     assert row.naive_diff == pytest.approx(((out == 0).sum() - (out == 2).sum()) / len(out))
 
@@ -165,8 +165,8 @@ def test_lower_is_better_flips_the_preference():
     a = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", draws=50, seed=1)
     b = _quiet(fit_preferences, "hum ~ neg | sys", df, item="seg", lower_is_better="neg",
                draws=50, seed=1)
-    np.testing.assert_array_equal(a.posterior.paired, b.posterior.paired)
-    np.testing.assert_array_equal(a.posterior.draws.pi, b.posterior.draws.pi)
+    np.testing.assert_array_equal(a.latent.paired, b.latent.paired)
+    np.testing.assert_array_equal(a.latent.draws.pi, b.latent.draws.pi)
     with pytest.raises(ParameterError, match="not a term of the formula"):
         fit_preferences("hum ~ met | sys", df, item="seg", lower_is_better="ter")
     with pytest.raises(TypeError, match="lower_is_better"):
@@ -194,9 +194,9 @@ def test_ready_preferences_in_either_order_equal_the_scores_route():
     res2 = _quiet(fit_preferences, "h ~ m", ready, first="first", second="second", draws=60,
                   seed=4)
     assert res2.pairs == res.pairs
-    np.testing.assert_array_equal(res2.posterior.paired, res.posterior.paired)
-    np.testing.assert_array_equal(res2.posterior.metric, res.posterior.metric)
-    np.testing.assert_array_equal(res2.posterior.draws.pi, res.posterior.draws.pi)
+    np.testing.assert_array_equal(res2.latent.paired, res.latent.paired)
+    np.testing.assert_array_equal(res2.latent.metric, res.latent.metric)
+    np.testing.assert_array_equal(res2.latent.draws.pi, res.latent.draws.pi)
 
 
 def test_three_classes_with_known_rates_match_a_grid_posterior():
@@ -246,8 +246,8 @@ def test_favi_of_the_expected_confusion_matrix():
     df = _scores_frame(seed=7, items=200, rated=80)
     res = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", draws=100, seed=2)
     draws = res._favi_draws()
-    pi = res.posterior.draws.pi
-    theta = res.posterior.draws.theta.astype(float)
+    pi = res.latent.draws.pi
+    theta = res.latent.draws.theta.astype(float)
     for c, d, p in ((0, 0, 0), (1, 17, 1), (3, 99, 2)):
         conf = pi[c, d, p][:, None] * theta[c, d, p]
         assert draws[c, d, p] == pytest.approx(be.favi_score(conf), rel=1e-9)
@@ -258,15 +258,17 @@ def test_favi_of_the_expected_confusion_matrix():
 def test_compare_ranking_and_table_agree():
     df = _scores_frame(seed=8, items=300, rated=150)
     res = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", draws=300, seed=3)
-    m = res.compare()
-    frame = res.to_frame()
+    m = res.compare().matrix()
+    frame = res.to_frame().reset_index()
     for row in frame.itertuples():
-        assert m.loc[row.group_1, row.group_2] == pytest.approx(row.prob_1_better)
+        assert m.loc[row.group_1, row.group_2] == pytest.approx(row.prob_greater)
         assert m.loc[row.group_1, row.group_2] + m.loc[row.group_2, row.group_1] == \
             pytest.approx(1.0)
-    g = res.ranking(threshold=0.9)
+    g = res.ranking(min_prob=0.9)
     for a, b, data in g.edges(data=True):
         assert data["prob"] >= 0.9 and m.loc[a, b] >= 0.9
+    with pytest.raises(be.InputTypeError, match="'threshold', which is now 'min_prob'"):
+        res.ranking(threshold=0.9)
     iv = res.interval(0.5)
     assert np.all(iv["lower"].to_numpy() <= frame["diff"].to_numpy())
     d = res.pair_draws("C", "A")
@@ -317,10 +319,10 @@ def test_pooled_and_known_rates_run():
     df = _scores_frame(seed=9, items=200, rated=100)
     pooled = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", rates="pooled",
                     draws=200, seed=1)
-    assert pooled.posterior.draws.theta.shape[2] == 1
+    assert pooled.latent.draws.theta.shape[2] == 1
     assert np.isfinite(pooled.to_frame()["favi"]).all()
     known = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg",
-                   rates=pooled.posterior.theta_mean().to_numpy(), draws=200, seed=1)
+                   rates=pooled.latent.theta_mean().to_numpy(), draws=200, seed=1)
     assert "favi" not in known.to_frame()
     # with the pooled matrix plugged in, the known-rates fit is at least as precise
     assert (known.to_frame()["std_error"] <= pooled.to_frame()["std_error"] * 1.1).all()

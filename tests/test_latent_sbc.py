@@ -1,6 +1,6 @@
 """Simulation-based calibration and convergence of the latent-truth sampler.
 
-``validation/latent_sbc.py`` runs the full study (500 data sets per design, parameters drawn
+``studies/latent_sbc.py`` runs the full study (500 data sets per design, parameters drawn
 from the prior); its results ship in ``vignettes/data/latent_sbc.csv``.  These tests check the
 saved verdicts (Talts et al. 2018: uniform ranks of the drawn values among the posterior draws,
 coverage of central intervals at 50 / 90 / 95 %; the share of fits that would warn), re-run
@@ -26,7 +26,7 @@ CSV = ROOT / "vignettes" / "data" / "latent_sbc.csv"
 @pytest.fixture(scope="module")
 def study():
     spec = importlib.util.spec_from_file_location("latent_sbc",
-                                                  ROOT / "validation" / "latent_sbc.py")
+                                                  ROOT / "studies" / "latent_sbc.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)

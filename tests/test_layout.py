@@ -1,81 +1,175 @@
-"""The package's layout: no import cycles between its modules, and ``import binaryeval`` stays light.
+"""The package's layout: no import cycle between modules, each layer imports only from below it.
 
-The import graph is read from the source (top-level ``import``/``from`` statements inside the
-package; imports inside functions are deliberate deferrals and do not count).
+The import graph counts every import statement, those inside functions included
+(:mod:`importgraph`).  The layers, top to bottom (README's developer section draws the same):
+
+- the command: ``binaryeval.cli`` (and ``__main__``), which calls the library only;
+- the public namespace: ``binaryeval/__init__.py``;
+- the user report: ``binaryeval.reports``;
+- the site builder, a tool: ``binaryeval._site``;
+- the front door: ``binaryeval.api`` (``fit``, ``roc``, the model frame);
+- the models, peers: ``binary``, ``latent``, ``plan``, ``favoritism``, ``correlation`` and the
+  calibration library ``validation``; a model imports another only by leave (``PEERS``);
+- the ground floor: the formula, data coding and row accounting, directions, checks, results,
+  the summary renderer, errors and warnings, table reading, the datasets.
 """
 
 from __future__ import annotations
 
-import ast
+import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
+
+from importgraph import cycles, describe_cycle, import_graph, layer_violations
 
 import binaryeval
 
 PACKAGE = Path(binaryeval.__file__).parent
 
+LAYERS = [
+    ("command", ["binaryeval.__main__", "binaryeval.cli"]),
+    ("public namespace", ["binaryeval"]),
+    ("user report", ["binaryeval.reports"]),
+    ("site builder", ["binaryeval._site"]),
+    ("front door", ["binaryeval.api"]),
+    ("models", ["binaryeval.binary", "binaryeval.latent", "binaryeval.plan",
+                "binaryeval.favoritism", "binaryeval.correlation", "binaryeval.validation"]),
+    ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions", "binaryeval._pairs", "binaryeval._vocabulary",
+                      "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
+                      "binaryeval._results", "binaryeval._comparison", "binaryeval.summary", "binaryeval.errors",
+                      "binaryeval._warnings", "binaryeval._ranking", "binaryeval._format",
+                      "binaryeval.io", "binaryeval._output", "binaryeval.datasets",
+                      "binaryeval._pairs", "binaryeval._vocabulary"]),
+]
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
+#: Which model may use which (the rest do not import one another).
+PEERS = [
+    # planning runs the binary engine on expected counts, and plans from a binary fit
+    ("binaryeval.plan", "binaryeval.binary"),
+    # ... and plans from a latent-truth fit (LatentFit.plan(), PreferenceFit.plan())
+    ("binaryeval.plan", "binaryeval.latent"),
+    # the calibration library simulates and fits with the binary engine
+    ("binaryeval.validation", "binaryeval.binary"),
+    # the preference model reports the Favi-Score of its posterior, with the score's weights
+    ("binaryeval.latent", "binaryeval.favoritism"),
+]
 
 
-def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
-    base = module.split(".") if is_package else module.split(".")[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join(base + ([target] if target else []))
-
-
-def _graph() -> dict[str, set[str]]:
-    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-    graph: dict[str, set[str]] = {m: set() for m in modules}
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        is_package = path.name == "__init__.py"
-        for node in tree.body:  # top level only
-            targets = []
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = _resolve(name, is_package, node.level, node.module)
-                    targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
-                               for a in node.names]
-                elif node.module and node.module.startswith("binaryeval"):
-                    targets = [node.module]
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names if a.name.startswith("binaryeval")]
-            for t in targets:
-                if t in modules and t != name:
-                    graph[name].add(t)
-    return graph
+def test_the_graph_sees_imports_inside_functions():
+    graph = import_graph(PACKAGE)
+    # known edges: a top-level one, one inside a function, one through "from . import x"
+    assert "binaryeval.binary.engine" in graph["binaryeval.binary.model"]
+    assert "binaryeval.binary.compare" in graph["binaryeval.binary.result"]   # inside compare()
+    assert "binaryeval.plan.cells" in graph["binaryeval.plan"]                # from . import cells
+    assert "binaryeval.api.frame" in graph["binaryeval.api.fit"]              # from . import frame
 
 
 def test_no_import_cycles_between_modules():
-    graph = _graph()
-    # the walk sees the real structure (a known edge), so an empty graph cannot pass
-    assert "binaryeval.binary.engine" in graph["binaryeval.binary.fit"]
-    state: dict[str, int] = {}
-    stack: list[str] = []
+    graph = import_graph(PACKAGE)
+    found = cycles(graph)
+    assert not found, "\n".join(describe_cycle(graph, c) for c in found)
 
-    def visit(m: str) -> None:
-        state[m] = 1
-        stack.append(m)
-        for n in sorted(graph[m]):
-            if state.get(n) == 1:
-                cycle = stack[stack.index(n):] + [n]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if state.get(n) is None:
-                visit(n)
-        stack.pop()
-        state[m] = 2
 
-    for m in sorted(graph):
-        if state.get(m) is None:
-            visit(m)
+def test_each_layer_imports_only_from_below():
+    problems = layer_violations(import_graph(PACKAGE), LAYERS, PEERS)
+    assert not problems, "\n".join(problems)
+
+
+def _readme_layout() -> list[set[str]]:
+    """The modules each line of README's layout names, top to bottom (``x/`` and ``x.py``)."""
+    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Layout (for developers)", 1)[1].split("```", 2)[1]
+    lines = []
+    for line in block.splitlines():
+        if not line.startswith("  ") or line.startswith("   "):
+            continue  # the package's own entries, not continuation lines or the other folders
+        names = re.findall(r"(?<![\w/.])(_?\w+)(/|\.py)(?=[\s;:,)]|$)", line)
+        lines.append({"binaryeval" if n == "__init__" else f"binaryeval.{n}" for n, _ in names})
+    return lines
+
+
+def test_readme_layout_is_the_import_graph():
+    # the developer section of README.md lists the package so that each line imports only from
+    # the lines below it (several modules on one line count as one), and lists every module
+    graph = import_graph(PACKAGE)
+    lines = _readme_layout()
+    rank = {}
+    for i, names in enumerate(lines):
+        for name in names:
+            rank[name] = i
+
+    def line_of(module: str) -> int | None:
+        while module and module not in rank:
+            module = module.rpartition(".")[0]
+        return rank.get(module)
+
+    assert len(lines) > 15 and "binaryeval.api" in rank and "binaryeval.io" in rank
+    missing = [m for m in graph if line_of(m) is None]
+    assert not missing, f"README's layout does not list {missing}"
+    upward = [f"{a} imports {b}" for a in graph for b in graph[a]
+              if line_of(b) < line_of(a)]
+    assert not upward, "README's layout lists these above what they import:\n" + "\n".join(upward)
+
+
+def _fake_package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "fake" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root / "fake"
+
+
+def test_a_function_level_import_that_closes_a_cycle_fails(tmp_path):
+    # low imports high at the top; high imports low only inside a function: still a cycle
+    pkg = _fake_package(tmp_path, {
+        "__init__.py": "",
+        "low.py": "from . import high\n",
+        "high.py": "def f():\n    from .low import g\n    return g\n",
+        "typed.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                     "    from .user import User\n"),
+        "user.py": "from .typed import TYPE_CHECKING\n",
+        "sub/__init__.py": "",
+        "sub/deep.py": "def h():\n    import fake.high\n    from .. import low\n",
+    })
+    graph = import_graph(pkg)
+    assert graph["fake.low"] == {"fake.high": 1}
+    assert graph["fake.high"] == {"fake.low": 2}
+    assert graph["fake.sub.deep"] == {"fake.high": 2, "fake.low": 3}
+    assert cycles(graph) == [["fake.high", "fake.low"]]
+    message = describe_cycle(graph, ["fake.high", "fake.low"])
+    assert "fake.high -> fake.low (line 2)" in message
+    # an annotation-only import (under TYPE_CHECKING) never runs and closes no cycle
+    assert "fake.user" not in graph["fake.typed"]
+    # the same import inside a function of a lower layer goes up a layer
+    layers = [("top", ["fake.high", "fake.sub"]), ("bottom", ["fake.low", "fake.typed",
+                                                               "fake.user", "fake"])]
+    assert layer_violations(graph, layers) == [
+        "fake.low (line 1) imports fake.high: 'bottom' is below 'top'"]
+    # once the function-level import is gone there is no cycle
+    (pkg / "high.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    assert cycles(import_graph(pkg)) == []
+
+
+def test_peers_of_one_layer_import_each_other_only_by_leave(tmp_path):
+    pkg = _fake_package(tmp_path, {
+        "__init__.py": "", "a/__init__.py": "", "b/__init__.py": "",
+        "a/m.py": "def f():\n    from ..b import n\n", "b/n.py": "",
+    })
+    graph = import_graph(pkg)
+    layers = [("models", ["fake.a", "fake.b"]), ("namespace", ["fake"])]
+    assert layer_violations(graph, layers) == [
+        "fake.a.m (line 2) imports fake.b.n: the peers fake.a and fake.b do not import each other"]
+    assert layer_violations(graph, layers, [("fake.a", "fake.b")]) == []
+
+
+def test_every_module_has_a_layer(tmp_path):
+    # the top package's entry is its __init__ only: a new module needs a layer of its own
+    pkg = _fake_package(tmp_path, {"__init__.py": "", "stray.py": "", "sub/__init__.py": "",
+                                   "sub/inner.py": ""})
+    assert layer_violations(import_graph(pkg), [("top", ["fake"]), ("low", ["fake.sub"])]) == [
+        "fake.stray is in no layer: add it to the layers of the test"]
 
 
 def test_import_binaryeval_loads_no_plotting_or_optional_libraries():

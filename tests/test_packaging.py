@@ -113,11 +113,29 @@ def test_the_check_sees_an_undeclared_import(tmp_path):
     assert "mpmath" in _declared() and "required" not in _declared()["mpmath"]
 
 
+# peers that a benchmark runs beside ours, imported everywhere under try/except ImportError (the
+# benchmark prints a note and skips them; a test compares with them when present and with stored
+# values always): no test needs them, so the test extra need not install them (ppi_python brings
+# numba and scikit-learn)
+BENCHMARK_PEERS = {"ppi-python"}
+
+
+def test_benchmark_peers_are_imported_guarded():
+    for where, tree, _ in _sources():
+        assert "ppi_py" not in _imports(tree), f"{where} imports ppi_py unguarded"
+    uses = [where for where, tree, _ in _sources()
+            if "ppi_py" in {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                            for a in node.names}]
+    assert any(w.startswith("benchmarks") for w in uses), uses
+
+
 def test_test_extra_holds_every_extra_the_suite_needs():
     # make test installs .[test] only: every runtime extra (reports, latent, dask, bench) must be
     # inside it, or a test of that extra fails on a fresh machine
     declared = _declared()
     for dist, extras in declared.items():
+        if dist in BENCHMARK_PEERS:
+            continue
         if extras - {"required"}:
             assert "test" in extras or "required" in extras, (
                 f"{dist} is declared in {sorted(extras)} but not in the test extra")

@@ -56,7 +56,7 @@ def _normal_eps(n_human, n_metric, alpha=0.6, rho=0.7, eta=0.7):
 @pytest.fixture(scope="module")
 def table_1():
     return detectable_difference_table(0.6, 0.7, n_human=T1_HUMAN, n_metric=T1_METRIC,
-                                       rates="known")
+                                       rates={"rho": 0.7, "eta": 0.7})
 
 
 def test_table_1_cell_by_cell(table_1):
@@ -80,7 +80,7 @@ def test_table_1_cell_that_differs_from_the_paper(table_1):
     assert round(eps, 3) == 0.021
     assert eps == pytest.approx(_normal_eps(2500, 10000), rel=2e-3)
     for rounding in ("half_up", "half_even"):
-        grid = detectable_difference(0.6, 0.7, n_human=2500, n_metric=10000, rates="known",
+        grid = detectable_difference(0.6, 0.7, n_human=2500, n_metric=10000, rates={"rho": 0.7, "eta": 0.7},
                                      rounding=rounding, method="grid")
         assert round(grid, 3) == 0.021
 
@@ -88,7 +88,7 @@ def test_table_1_cell_that_differs_from_the_paper(table_1):
 def test_table_1_with_the_papers_grid():
     # Expected: paper Table 1 again, with the paper's grid (N_alpha = 2000; known rates = one point).
     t = detectable_difference_table(0.6, 0.7, n_human=[10, 1000, 5000], n_metric=[1000, 50000],
-                                    rates="known", method="grid")
+                                    rates={"rho": 0.7, "eta": 0.7}, method="grid")
     np.testing.assert_allclose(t.table.round(3).to_numpy(),
                                [[0.106, 0.015], [0.040, 0.015], [0.019, 0.012]], atol=1e-9)
 
@@ -182,7 +182,7 @@ def test_sample_mode_human_only_bias_is_the_closed_form():
     res = simulate(0.8, 0.9, n_human=[20, 80], n_metric=0, n_resamples=400, seed=11)
     df = res.to_frame().set_index("n_human")
     for n in (20, 80):
-        assert abs(df.loc[n, "bias"] - (1 - 1.6) / (n + 2)) < 4 * df.loc[n, "bias_se"]
+        assert abs(df.loc[n, "bias"] - (1 - 1.6) / (n + 2)) < 4 * df.loc[n, "bias_std_error"]
     assert len(res.draws) == 800
     assert "Simulated experiments" in str(res)
 
@@ -224,7 +224,7 @@ def test_table_on_a_dask_cluster():
 def test_table_result_protocol(table_1):
     df = table_1.table
     assert df.index.name == "n_human" and df.columns.name == "n_metric"
-    assert df.attrs["rates"] == "known" and df.attrs["sig_level"] == 0.05
+    assert df.attrs["rates"] == {"rho": 0.7, "eta": 0.7} and df.attrs["sig_level"] == 0.05
     tidy = table_1.to_frame()
     assert len(tidy) == len(T1_HUMAN) * len(T1_METRIC)
     assert set(["n_human", "n_metric", "epsilon"]) <= set(tidy.columns)
@@ -238,14 +238,14 @@ def test_table_result_protocol(table_1):
 def test_required_sample_size_is_the_smallest():
     # Invariant: eps(size) <= target < eps(size - 1); with known rho = eta = 0.7 and no metric the
     # paper says >= 5000 human ratings are needed for eps = 0.02 (Table 1: 0.019 at 5000).
-    res = required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+    res = required_sample_size(0.02, vary="n_human", alpha=0.6, rates={"rho": 0.7, "eta": 0.7})
     assert res.attainable and 2500 < res.size <= 5000
-    assert detectable_difference(0.6, 0.7, n_human=res.size, rates="known") <= 0.02
-    assert detectable_difference(0.6, 0.7, n_human=res.size - 1, rates="known") > 0.02
+    assert detectable_difference(0.6, 0.7, n_human=res.size, rates={"rho": 0.7, "eta": 0.7}) <= 0.02
+    assert detectable_difference(0.6, n_human=res.size - 1, rates={"rho": 0.7, "eta": 0.7}) > 0.02
     assert int(res) == res.size
     # The paper's text: 2500 human ratings plus 10000 metric ratings reach about 0.02.
     mix = required_sample_size(0.022, vary="n_metric", alpha=0.6, rho=0.7, n_human=2500,
-                               rates="known")
+                               rates={"rho": 0.7, "eta": 0.7})
     assert mix.attainable and 5000 < mix.size <= 10000
 
 
@@ -266,18 +266,18 @@ def test_required_sample_size_says_what_limits_it():
     res2 = required_sample_size(0.05, vary="n_paired", alpha=0.6, rho=0.9, n_metric=1000, psi=0.6,
                                 max_size=20_000)
     assert not res2.attainable and res2.limited_by == "human and metric ratings"
-    assert res2.limit == pytest.approx(detectable_difference(0.6, 0.9, n_metric=1000, rates="known"))
+    assert res2.limit == pytest.approx(detectable_difference(0.6, 0.9, n_metric=1000, rates={"rho": 0.9, "eta": 0.9}))
     assert "Required sample size" in str(res2)
 
 
 def test_optimal_allocation_known_rates_is_a_corner():
     # With known rates the precision is linear in the split (normal approximation), so the best
     # split is a corner: per unit cost, metric ratings carry 0.644 / 0.01 > 4.17 / 1 here.
-    res = optimal_allocation(2000, 1.0, 0.01, alpha=0.6, rho=0.7, rates="known", n_points=11)
+    res = optimal_allocation(2000, 1.0, 0.01, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}, n_points=11)
     assert res.n_human == 0 and res.n_metric == 200_000
     assert res.epsilon == pytest.approx(res.frontier["epsilon"].min())
     # Expensive metric ratings: all human.
-    res2 = optimal_allocation(2000, 1.0, 0.5, alpha=0.6, rho=0.7, rates="known", n_points=11)
+    res2 = optimal_allocation(2000, 1.0, 0.5, alpha=0.6, rho=0.7, rates={"rho": 0.7, "eta": 0.7}, n_points=11)
     assert res2.n_human == 2000 and res2.n_metric == 0
 
 
@@ -365,8 +365,8 @@ def test_the_model_has_no_defaults(call):
 
 def test_required_sample_size_takes_the_model_by_name():
     # vary stays the second positional argument; the model is named.
-    by_name = required_sample_size(0.05, "n_human", alpha=0.6, rho=0.7, rates="known")
-    assert by_name.size == required_sample_size(0.05, alpha=0.6, rho=0.7, rates="known").size
+    by_name = required_sample_size(0.05, "n_human", alpha=0.6, rho=0.7, rates={"rho": 0.7, "eta": 0.7})
+    assert by_name.size == required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).size
     with pytest.raises(TypeError):
         required_sample_size(0.05, "n_human", 0.6, 0.7)
 
@@ -394,13 +394,6 @@ def test_old_spellings_elsewhere():
         required_sample_size(0.05, alpha=0.6, rho=0.8, rates="estimated")
 
 
-def test_pooled_rates_are_explained():
-    # rates="pooled" is meaningful in a fit (several systems), not in a one-system plan.
-    with pytest.raises(ParameterError, match="no meaning in a plan") as info:
-        detectable_difference(0.6, 0.8, n_human=100, rates="pooled")
-    assert "n_paired" in str(info.value) and "psi" in str(info.value)
-
-
 def test_results_speak_the_vocabulary():
     kw = dict(n_human=[20], n_metric=[0, 100], n_resamples=3, seed=2)
     sim = simulate(0.6, 0.8, **kw)
@@ -426,7 +419,8 @@ def test_cells_equal_the_engine_cell_by_cell(rates):
 
     plan.cells.cache_clear()
     hs, ms = [0, 40, 300], [0, 700]
-    t = detectable_difference_table(0.6, 0.85, 0.75, n_human=hs, n_metric=ms, rates=rates)
+    value = {"rho": 0.85, "eta": 0.75} if rates == "known" else rates
+    t = detectable_difference_table(0.6, 0.85, 0.75, n_human=hs, n_metric=ms, rates=value)
     z = stats.norm.ppf(0.975)
     for h in hs:
         for m in ms:
@@ -452,7 +446,7 @@ def test_identical_posteriors_are_computed_once(monkeypatch):
 
     monkeypatch.setattr(plan.cells, "posterior_moments", counting)
     plan.cells.cache_clear()
-    kw = dict(n_human=[100, 200], n_metric=[0, 1000], rates="known")
+    kw = dict(n_human=[100, 200], n_metric=[0, 1000], rates={"rho": 0.8, "eta": 0.8})
     first = detectable_difference_table(0.6, 0.8, **kw)
     assert len(calls) == 4
     again = detectable_difference_table(0.6, 0.8, **kw, n_paired=50)
@@ -492,3 +486,59 @@ def test_plot_kinds():
     assert sim.plot(kind="sd").get_ylabel() == "mean posterior sd"
     assert sim.plot().get_ylabel() == "bias of the posterior mean"
     plt.close("all")
+
+
+# -- rates: the values fit() takes ------------------------------------------------------------------
+def test_known_rates_are_values_as_in_fit():
+    # {'rho': .., 'eta': ..} is what fit() takes; in a plan rho/eta may then be left out, and when
+    # given they must agree.  The same cell computed three ways is one number.
+    known = {"rho": 0.7, "eta": 0.8}
+    a = detectable_difference(0.6, n_human=300, n_metric=2000, rates=known)
+    b = detectable_difference(0.6, 0.7, 0.8, n_human=300, n_metric=2000, rates=known)
+    from binaryeval.binary.engine import alpha_posterior
+
+    c = expected_counts(0.6, 0.7, 0.8, n_human=300, n_metric=2000)
+    post = alpha_posterior(**c, rho=0.7, eta=0.8)
+    assert a == b == math.sqrt(2.0) * post.std() * stats.norm.ppf(0.975)
+    with pytest.raises(ParameterError, match="differ"):
+        detectable_difference(0.6, 0.75, n_human=300, rates=known)
+    with pytest.raises(ParameterError, match="give both"):
+        detectable_difference(0.6, 0.7, n_human=300, rates={"rho": 0.7})
+    with pytest.raises(ParameterError, match=r"rates='known'.*rates=\{'rho': 0.7, 'eta': 0.7\}"):
+        detectable_difference(0.6, 0.7, n_human=300, rates="known")
+    table = detectable_difference_table(0.6, n_human=[100], n_metric=[0], rates=known)
+    assert table.settings["rates"] == known and table.to_frame().attrs["rates"] == known
+
+
+def test_pooled_rates_plan_a_shared_paired_set():
+    # A pooled paired set is shared by the systems: it may exceed one system's human sample, and
+    # its share of positives defaults to alpha.  Same counts as rates="estimate" with psi=alpha
+    # (the separate calibration set); with the default n_paired, the same as "estimate".
+    pooled = detectable_difference(0.6, 0.8, n_human=200, n_metric=5000, n_paired=2000,
+                                   rates="pooled")
+    separate = detectable_difference(0.6, 0.8, n_human=200, n_metric=5000, n_paired=2000,
+                                     psi=0.6)
+    assert pooled == separate
+    with pytest.raises(ParameterError, match="psi"):
+        detectable_difference(0.6, 0.8, n_human=200, n_metric=5000, n_paired=2000)
+    assert detectable_difference(0.6, 0.8, n_human=200, n_metric=5000, rates="pooled") == \
+        detectable_difference(0.6, 0.8, n_human=200, n_metric=5000)
+    t = detectable_difference_table(0.6, 0.8, n_human=[200], n_metric=[5000], n_paired=2000,
+                                    rates="pooled")
+    assert t.settings["rates"] == "pooled" and t.loc[200, 5000] == pooled
+
+
+def test_fit_and_plan_accept_the_same_rates():
+    # every value one accepts the other accepts; every value one refuses the other refuses
+    import binaryeval as be
+
+    counts = {"A": dict(human_pos=30, human_total=50, metric_pos=600, metric_total=1000, tp=20,
+                        fn=5, tn=20, fp=5)}
+    for value in ("estimate", "pooled", {"rho": 0.8, "eta": 0.8}):
+        be.fit_counts(counts, rates=value)
+        detectable_difference(0.6, 0.8, n_human=100, rates=value)
+    for value in ("known", "estimated", "pool", ["rho", 0.8], {"rh0": 0.8}):
+        with pytest.raises(be.BinaryEvalError, match="rates"):
+            be.fit_counts(counts, rates=value)
+        with pytest.raises(be.BinaryEvalError, match="rates"):
+            detectable_difference(0.6, 0.8, n_human=100, rates=value)

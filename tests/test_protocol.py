@@ -83,6 +83,7 @@ CASES = {
                                                    draws=300, seed=1),
     "PreferenceFit": lambda: _latent_example("preferences"),
     "LatentFit": lambda: _latent_example("multi"),
+    "DrawsPosterior": lambda: _latent_example("multi").posterior("A"),
     "SimulationResult": lambda: be.plan.simulate(0.6, 0.8, n_human=[20, 50], n_metric=[0, 200],
                                                  n_resamples=4, seed=1),
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import pickle
 import re
 import warnings
 from pathlib import Path
@@ -13,7 +14,8 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
-from binaryeval import reports
+from binaryeval._advice import as_flags
+from binaryeval import _site, reports
 from binaryeval.cli import main
 
 
@@ -31,7 +33,7 @@ def _beta_moments(k: int, n: int) -> tuple[float, float]:
 
 def test_template_follows_the_document_rules():
     text = reports.report_template()
-    nb = reports.read_qmd("report.qmd", text=text)
+    nb = _site.read_qmd("report.qmd", text=text)
     assert nb.metadata["quarto"]["jupyter"] == "python3"
     assert nb.metadata["quarto"]["execute"] == {"echo": False, "warning": False}
     labels = [c.metadata["quarto"]["label"] for c in nb.cells if c.cell_type == "code"]
@@ -40,7 +42,7 @@ def test_template_follows_the_document_rules():
     assert {"setup", "fit-summary", "plot-posterior", "plot-interval", "plot-compare", "plot-roc",
             "planning"} <= set(labels)
     doc = reports.user_report._report_document(text, "My title", "h ~ m | s")
-    header, _ = reports.documents._split_header(doc, "doc")
+    header, _ = _site.documents._split_header(doc, "doc")
     assert header["title"] == "My title" and header["subtitle"] == "h ~ m | s"
     assert header["jupyter"] == "python3"
 
@@ -52,14 +54,14 @@ def test_report_parameters_and_default_output(tmp_path, capsys, monkeypatch):
     def fake_render(paths, output_dir, engine, timeout, index):
         doc = Path(paths[0])
         seen["doc"] = doc.read_text()
-        seen["params"] = json.loads((doc.parent / reports.REPORT_PARAMS).read_text())
+        seen["params"] = json.loads((doc.parent / reports.user_report.REPORT_PARAMS).read_text())
         seen["engine"], seen["index"] = engine, index
         Path(output_dir).mkdir(parents=True, exist_ok=True)
         target = Path(output_dir) / "report.html"
         target.write_text("<html>stand-in</html>")
         return [target]
 
-    monkeypatch.setattr(reports, "render", fake_render)
+    monkeypatch.setattr(reports.user_report, "render", fake_render)
     data = _human_only({"A": (30, 50), "B": (20, 50)}).assign(score=np.linspace(0, 1, 100))
     data.to_csv(tmp_path / "ratings.csv", index=False)
     monkeypatch.chdir(tmp_path)
@@ -79,8 +81,93 @@ def test_report_parameters_and_default_output(tmp_path, capsys, monkeypatch):
     assert "title: 'Binary evaluation report: ratings.csv'" in seen["doc"]
 
 
+def test_reports_exports_the_user_report_only():
+    # the site builder is a tool (binaryeval render), not beside fit in the API
+    assert reports.__all__ == ["make_report", "report_template"]
+    assert not any(name in dir(be) for name in ("render", "build_site", "read_qmd"))
+    with pytest.raises(AttributeError, match=r"binaryeval\.reports\.render belongs to the site "
+                                             r"builder.*binaryeval render.*binaryeval\._site\.render"):
+        reports.render  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        reports.nothing  # noqa: B018
+
+
+def test_report_fits_once_on_a_data_frame_in_memory(tmp_path, monkeypatch):
+    # make_report fits the model once, in the calling process, and hands the rows it used and
+    # the fitted result to the template (which does not fit again: see the next test)
+    fits = []
+    real_fit = reports.user_report.fit
+
+    def counting_fit(*args, **kwargs):
+        fits.append(args[0])
+        return real_fit(*args, **kwargs)
+
+    seen = {}
+
+    def fake_render(paths, output_dir, engine, timeout, index):
+        doc = Path(paths[0])
+        seen["params"] = json.loads((doc.parent / reports.user_report.REPORT_PARAMS).read_text())
+        with open(doc.parent / reports.user_report.REPORT_INPUTS, "rb") as inputs:
+            seen["data"], seen["result"] = pickle.load(inputs)
+        Path(output_dir).mkdir(parents=True, exist_ok=True)
+        target = Path(output_dir) / "report.html"
+        target.write_text("<html>stand-in</html>")
+        return [target]
+
+    monkeypatch.setattr(reports.user_report, "fit", counting_fit)
+    monkeypatch.setattr(reports.user_report, "render", fake_render)
+    data = _human_only({"A": (30, 50), "B": (20, 50), "C": (5, 10)})
+    out = reports.make_report(data, "human ~ 1 | system", query="system != 'C'",
+                              output=tmp_path / "r.html")
+    assert out == tmp_path / "r.html" and out.read_text() == "<html>stand-in</html>"
+    assert fits == ["human ~ 1 | system"]
+    pd.testing.assert_frame_equal(seen["data"], data[data.system != "C"].reset_index(drop=True))
+    # human ratings only, Beta(1, 1) prior: the posterior of alpha is Beta(k + 1, n - k + 1)
+    frame = seen["result"].to_frame()
+    for system, (k, n) in {"A": (30, 50), "B": (20, 50)}.items():
+        assert frame.loc[system, "estimate"] == pytest.approx(_beta_moments(k, n)[0], abs=1e-12)
+    params = seen["params"]
+    assert params["data"] is None and params["name"] == "data frame"
+    assert params["command"] == "make_report(data, 'human ~ 1 | system')"
+
+
+def test_report_template_reads_the_fit_it_is_given():
+    # no chunk of the template fits a model or reads the data itself: the kernel gets both from
+    # make_report, so a report costs one fit, and a data frame in memory works as well as a file
+    import ast
+
+    nb = _site.read_qmd("report.qmd", text=reports.report_template())
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    called = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+              for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Call)}
+    assert "roc" in called and "load" in called  # the walk sees the template's calls
+    assert not called & {"fit", "fit_counts", "fit_latent", "fit_preferences", "read_table",
+                         "read_csv", "read_parquet", "read_json"}
+
+
+def test_report_of_a_data_frame_in_memory(tmp_path):
+    # a frame with dtypes a file would not keep (nullable integers, a categorical system)
+    rng = np.random.default_rng(5)
+    n = 240
+    good = rng.random(n) < 0.6
+    data = pd.DataFrame({
+        "system": pd.Categorical(np.repeat(["sysA", "sysB"], n // 2)),
+        "human": pd.array(np.where(np.arange(n) % 3 == 0, good, pd.NA), dtype="Int64"),
+        "metric": np.where(good, rng.random(n) < 0.85, rng.random(n) < 0.2).astype(int)})
+    target = reports.make_report(data, "human ~ metric | system", output=tmp_path / "mem.html")
+    page = target.read_text()
+    _assert_clean(page)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit("human ~ metric | system", data)
+    assert _text(fit.summary().as_html()) in _text(page)
+    assert "<title>Binary evaluation report: data frame</title>" in page
+    assert "the pandas DataFrame the report was made from" in _text(page)
+    assert f"rows used</strong>: {fit.n_used:,}" in page
+
+
 def test_report_bad_input_fails_before_rendering(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(reports, "render", lambda *a, **k: pytest.fail("render must not run"))
+    monkeypatch.setattr(reports.user_report, "render", lambda *a, **k: pytest.fail("render must not run"))
     data = _human_only({"A": (30, 50), "B": (20, 50)})
     path = tmp_path / "d.csv"
     data.to_csv(path, index=False)
@@ -89,7 +176,7 @@ def test_report_bad_input_fails_before_rendering(tmp_path, capsys, monkeypatch):
     assert main(["report", str(path), "--formula", "human ~ 1 | sytem", "-o", str(tmp_path / "r.html")]) == 1
     assert capsys.readouterr().err == f"binaryeval report: error: {info.value}\n"
     assert main(["report", str(tmp_path / "none.csv"), "--formula", "human ~ 1"]) == 1
-    assert "DATA" in capsys.readouterr().err
+    assert "none.csv' is neither a file nor a shipped dataset" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
 
 
@@ -124,6 +211,7 @@ def test_report_on_wmt21(tmp_path, capsys):
     query = "system not in " + str([f"metricsystem{i}" for i in range(1, 6)])
     data = data.query(query).reset_index(drop=True)
     target = tmp_path / "out" / "report.html"
+    target.parent.mkdir()  # the report's folder must exist (a missing one is a usage error)
     formula = "I(mqm == 0) ~ chrf | system"
     assert main(["report", str(path), "--formula", formula, "--threshold", "balanced", "--query", query,
                  "-o", str(target)]) == 0
@@ -134,8 +222,12 @@ def test_report_on_wmt21(tmp_path, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = be.fit(formula, data, threshold="balanced")
-    # the fit's summary tables, as the Python API renders them
-    assert _text(fit.summary().as_html()) in _text(page)
+    # the fit's summary tables, as the Python API renders them (its notes' advice written as
+    # the command line's flags: the report was made by `binaryeval report`)
+    summary = fit.summary()
+    summary.notes = [as_flags(note) for note in summary.notes]
+    assert _text(summary.as_html()) in _text(page)
+    assert "rates='pooled'" not in page and "--rates pooled" in page
     assert "<title>Binary evaluation report: wmt21.csv</title>" in page
     # interval (forest) plot, comparison heatmap, ROC; no density plot for 12 groups (their
     # curves would overlap)
@@ -214,6 +306,7 @@ def test_report_quarto_engine(tmp_path, capsys, monkeypatch):
     path = tmp_path / "d.csv"
     _human_only({"A": (30, 50), "B": (20, 50)}).to_csv(path, index=False)
     target = tmp_path / "sub" / "r.html"
+    target.parent.mkdir()
     assert main(["report", str(path), "--formula", "human ~ 1 | system", "--engine", "quarto",
                  "-o", str(target)]) == 0
     assert target.read_text() == "<html>quarto:human ~ 1 | system</html>"
@@ -270,3 +363,54 @@ def test_report_explains_a_contradiction(tmp_path, capsys):
     page = _text(target.read_text())
     assert "About the contradiction note." in page
     assert "In B the share it accepted among the metric-only outputs" in page
+
+
+def test_report_of_hostile_names_has_no_live_markup(tmp_path, capsys):
+    """System names, column names and the file name are HTML/JS payloads: the page shows them
+    as text, in the summary, the notes, the planning table and the Reproduce code, and holds no
+    script, event handler, javascript: URL or foreign element; it carries a policy that runs no
+    script."""
+    from htmlchecks import content_security_policy, live_markup, soup
+
+    rng = np.random.default_rng(3)
+    s_script, s_svg = "<script>alert('sys')</script>", "<svg onload=alert('svg')>"
+    s_tick = "`x`<img src=x onerror=alert('tick')>**b** [l](javascript:alert('md')) $\\frac$"
+    human = "human<script>alert('col')</script>"
+    metric = "score`<img src=x onerror=alert('mcol')>`"
+    parts = []
+    # s_svg: metric-only rows all above the threshold (a contradiction note); s_tick: 6 paired
+    # rows (an identifiability note); three groups (a planning table)
+    for system, contradiction, n_human in ((s_script, False, 100), (s_svg, True, 100),
+                                           (s_tick, False, 6)):
+        good = rng.random(400) < 0.5
+        score = np.where(good, rng.normal(0.7, 0.2, 400), rng.normal(0.4, 0.2, 400))
+        if contradiction:
+            score[100:] = 0.99
+        parts.append(pd.DataFrame({"system": system, metric: score,
+                                   human: np.where(np.arange(400) < n_human, good * 1.0, np.nan)}))
+    path = tmp_path / "data`<img src=x onerror=alert('file')>`.csv"
+    pd.concat(parts, ignore_index=True).to_csv(path, index=False)
+    target = tmp_path / "report.html"
+    formula = f'Q("{human}") ~ Q("{metric}") | system'
+    assert main(["report", str(path), "--formula", formula, "--threshold", "balanced",
+                 "-o", str(target)]) == 0, capsys.readouterr().err
+    page = target.read_text()
+    assert live_markup(page) == []
+    policy = content_security_policy(page)
+    assert policy is not None and "script-src 'none'" in policy and "default-src 'none'" in policy
+    text = " ".join(soup(page).get_text(" ").split())
+    for name in (s_script, s_svg, s_tick, human, metric, path.name):
+        assert name in text, name  # shown as text
+    for raw in ("<script>alert", "<svg onload", "<img src=x"):
+        assert raw not in page, raw  # never written as markup
+    assert "&lt;script&gt;alert(" in page and "&lt;svg onload=" in page  # written escaped
+    # the places that once took names unescaped each show them
+    note = text[text.index("About the contradiction note"):]
+    assert f"In {s_svg} the share it accepted" in note
+    note = text[text.index("About the identifiability note"):]
+    assert f"(here: {s_tick} (" in note
+    planning = text[text.index("Planning: how many more human ratings?"):]
+    assert s_script in planning and s_tick in planning
+    reproduce = soup(page).find("div", class_="highlight").get_text("")
+    assert path.name in reproduce and f"binaryeval.fit({formula!r}" in reproduce
+    assert len(_IMG.findall(page)) == 4  # every figure drawn ("$" in a name is no TeX)

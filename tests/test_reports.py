@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from binaryeval.errors import ParameterError
-from binaryeval.reports import RenderError, find_documents, project_output_dir, read_qmd, render
+from binaryeval._site import find_documents, project_output_dir, read_qmd, render
+from binaryeval.errors import ParameterError, RenderError
 
 DOC = '''---
 title: "Tiny <report>"

@@ -16,17 +16,19 @@ from pathlib import Path
 import pytest
 from htmlchecks import (
     broken_links,
+    content_security_policy,
     e_notation_in_probability_columns,
     external_resources,
+    live_markup,
     soup,
 )
 
 import binaryeval as be
+from binaryeval._site import build_site, read_site_config, render
+from binaryeval._site.apiref import api_pages, read_api_sections
+from binaryeval._site.pages import finish_body
+from binaryeval._site.rendering import _site_config
 from binaryeval.errors import RenderError
-from binaryeval.reports import build_site, read_site_config, render
-from binaryeval.reports.apiref import api_pages, read_api_sections
-from binaryeval.reports.documents import _site_config
-from binaryeval.reports.pages import finish_body
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -334,7 +336,7 @@ def test_real_configuration(config):
 
 
 def _yaml_header(path: Path) -> dict:
-    from binaryeval.reports.documents import _split_header
+    from binaryeval._site.documents import _split_header
 
     return _split_header(path.read_text(encoding="utf-8"), str(path))[0]
 
@@ -425,3 +427,48 @@ def test_quarto_renders_the_whole_project(tmp_path, monkeypatch):
     written = render([tmp_path / "vignettes"], output_dir=tmp_path / "out")
     assert written == [tmp_path / "out" / "index.html", tmp_path / "out" / "vignettes" / "p.html"]
     assert (tmp_path / "out" / "index.html").read_text() == f"<html>site from {tmp_path}</html>"
+
+
+def test_every_page_carries_a_policy_that_runs_no_script(site):
+    out, written, _ = site
+    for path in written:
+        page = path.read_text(encoding="utf-8")
+        policy = content_security_policy(page)
+        assert policy is not None and "script-src 'none'" in policy, path
+        assert live_markup(page) == [], path
+
+
+def _browser() -> str | None:
+    import shutil
+
+    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(b)), None)
+
+
+def _policy_violations(browser: str, page: Path) -> list[str]:
+    """What a headless browser's console says against the page's Content-Security-Policy."""
+    import subprocess
+
+    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    return [line for line in run.stderr.splitlines() if "Content Security Policy" in line]
+
+
+@pytest.mark.skipif(_browser() is None, reason="no Chromium on this machine to open the pages "
+                                                "(apt-get install chromium)")
+def test_pages_work_under_their_policy_in_a_browser(site, tmp_path):
+    """Opened in headless Chromium, no page breaks its policy: the linked stylesheet, the
+    embedded images and the inline styles all load (a control page that does break it is
+    reported, so the check can fail)."""
+    out, written, _ = site
+    browser = _browser()
+    for path in [p for p in written if p.suffix == ".html"][:4]:
+        assert _policy_violations(browser, path) == [], path
+    control = out / "control.html"
+    control.write_text(path.read_text(encoding="utf-8").replace(
+        "</body>", "<script>document.title = 'ran'</script></body>"), encoding="utf-8")
+    try:
+        assert any("inline script" in v for v in _policy_violations(browser, control))
+    finally:
+        control.unlink()

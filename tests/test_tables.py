@@ -1,4 +1,4 @@
-"""Tables for reading (binaryeval.reports.tables): formats, alignment, highlights, folding."""
+"""Tables for reading (binaryeval._site.tables): formats, alignment, highlights, folding."""
 
 import re
 from html.parser import HTMLParser
@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from binaryeval.errors import InputTypeError, ParameterError
-from binaryeval.reports.tables import (
+from binaryeval._site.tables import (
     format_number,
     format_probability,
     format_table,
     matches_printed,
 )
+from binaryeval.errors import InputTypeError, ParameterError
 
 
 class _Cells(HTMLParser):
@@ -272,3 +272,25 @@ def test_index_levels_take_decimals_and_kinds():
     assert t.cells["r23"].tolist() == ["0.90", "0.95"] and t.kinds["r23"] == "number"
     t = format_table(pd.DataFrame({"x": [0.5]}, index=pd.Index([2500], name="n_human")))
     assert t.cells["n_human"].tolist() == ["2,500"] and t.kinds["n_human"] == "count"
+
+
+def test_summaries_and_tables_write_probabilities_by_one_rule():
+    # the text/HTML/LaTeX summary and the site's tables share one rule (binaryeval._format):
+    # fixed decimals, "< 0.001" below 10**-d, "> 0.999" just below 1, whole numbers included,
+    # and the same column names (p, p_*, prob*, P(...)) read as probabilities
+    from binaryeval.summary import _format_frame
+
+    values = [1.4e-16, 0.0, 0.04567, 0.5, 1 - 1e-9, 1.0, 0, 1]
+    expected = ["< 0.001", "< 0.001", "0.046", "0.500", "> 0.999", "1.000", "< 0.001", "1.000"]
+    frame = pd.DataFrame({"p_value": values, "prob_greater": values, "P(A > B)": values},
+                         dtype=object)
+    summary_cells = _format_frame(frame, 3)
+    table = format_table(frame, decimals=3)
+    for column in frame.columns:
+        assert summary_cells[column].tolist() == expected, column
+        assert table.kinds[column] == "probability"
+        assert table.cells[column].tolist() == expected, column
+    # each renderer keeps its own mark for a missing value
+    missing = pd.DataFrame({"p_value": [np.nan, None]}, dtype=object)
+    assert _format_frame(missing, 3)["p_value"].tolist() == ["NaN", "-"]
+    assert format_table(missing).cells["p_value"].tolist() == ["\u2013", "\u2013"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from htmlchecks import e_notation_in_probability_columns, external_resources, soup
 
-from binaryeval.reports import read_qmd, render
+from binaryeval._site import read_qmd, render
 
 ROOT = Path(__file__).resolve().parents[1]
 VIGNETTES = sorted((ROOT / "vignettes").glob("*.qmd"))

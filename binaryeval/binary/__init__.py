@@ -1,12 +1,16 @@
-"""The binary evaluation model: exact posterior engine, fit, comparisons and ROC."""
+"""The binary evaluation model: the exact posterior engine, fit from counts, comparisons, ROC.
+
+The formula front door :func:`binaryeval.fit` (:mod:`binaryeval.api`) codes a data frame into the
+counts :func:`fit_counts` takes.
+"""
 
 from .compare import Comparison
 from .engine import alpha_posterior
-from .fit import fit, fit_counts
 from .grid import GridPosterior
+from .model import fit_counts
 from .posterior import AlphaPosterior
 from .result import BinaryFit
-from .roc import RocResult, choose_threshold, roc, roc_table
+from .roc import RocResult, choose_threshold, roc_table
 
 __all__ = ["AlphaPosterior", "BinaryFit", "Comparison", "GridPosterior", "RocResult",
-           "alpha_posterior", "choose_threshold", "fit", "fit_counts", "roc", "roc_table"]
+           "alpha_posterior", "choose_threshold", "fit_counts", "roc_table"]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._directions import check_direction
 from ..summary import Summary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,22 +35,28 @@ def _metric_name(fit: BinaryFit) -> str:
     return "metric"
 
 
-def _runs_backwards(fit: BinaryFit) -> bool:
-    """A thresholded metric whose scores run against the human ratings on the paired rows."""
+def _direction_advice(fit: BinaryFit) -> str | None:
+    """The direction message of a thresholded metric that runs against the human ratings.
+
+    The package's one direction check on the paired rows' AUC, when at the threshold the metric
+    is also no better than chance (``rho + eta < 1``); None otherwise.
+    """
     d = fit.diagnostics
     auc, rho, eta = d.get("auc", np.nan), d.get("rho", np.nan), d.get("eta", np.nan)
-    return fit.threshold is not None and bool(np.isfinite(auc) and auc < 0.5
-                                              and rho + eta < 1.0)
-
-
-def _direction_advice(fit: BinaryFit) -> str:
-    d = fit.diagnostics
+    if fit.threshold is None or not rho + eta < 1.0:
+        return None
     name = _metric_name(fit)
-    fix = (f"lower_is_better=[{name!r}]" if name not in fit.lower_is_better
-           else "dropping lower_is_better")
-    return (f"Higher {name!r} scores go with inadequate outputs on the paired rows (AUC "
-            f"{d['auc']:.2f}; at the threshold rho + eta = {d['rho'] + d['eta']:.2f} < 1): if "
-            f"lower scores are better, fit with {fix}.")
+    way = "Lower" if name in fit.lower_is_better else "Higher"
+    message = check_direction(
+        auc, lambda: (f"{way} {name!r} scores go with inadequate outputs on the paired rows (AUC "
+                      f"{auc:.2f}; at the threshold rho + eta = {rho + eta:.2f} < 1)"),
+        terms=[name], sides=[(name,)], lower=fit.lower_is_better, emit=False)
+    return None if message is None else message + "."
+
+
+def _runs_backwards(fit: BinaryFit) -> bool:
+    """A thresholded metric whose scores run against the human ratings on the paired rows."""
+    return _direction_advice(fit) is not None
 
 
 def _flagged(fit: BinaryFit) -> dict[str, float]:
@@ -111,23 +118,23 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
     """
     from scipy import stats
 
-    rates = fit.rates(CONTRADICTION_LEVEL)
+    rates = fit.paired_rates(CONTRADICTION_LEVEL)   # a row per group, in fit.groups' order
     tail = (1 - CONTRADICTION_LEVEL) / 2
-    rows = {}
-    for i, g in enumerate(fit.groups):
-        c = fit.counts.loc[g]
-        k, m = float(c["metric_pos"]), float(c["metric_total"])
-        r = rates.iloc[i]   # rates() has a row per group, in this order
-        if m == 0 or not np.isfinite(r["rho_lower"]) or not np.isfinite(r["eta_lower"]):
-            continue
-        lo = min(r["rho_lower"], 1.0 - r["eta_upper"])
-        hi = max(r["rho_upper"], 1.0 - r["eta_lower"])
-        q_lo = float(stats.beta.ppf(tail, k + 0.5, m - k + 0.5)) if k > 0 else 0.0
-        q_hi = float(stats.beta.ppf(1 - tail, k + 0.5, m - k + 0.5)) if k < m else 1.0
-        if q_hi < lo or q_lo > hi:
-            rows[g] = {"metric_rate": k / m, "reachable_lower": lo, "reachable_upper": hi}
-    return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=["metric_rate", "reachable_lower", "reachable_upper"])
+    c = fit.counts.loc[fit.groups]
+    k = c["metric_pos"].to_numpy(dtype=float)
+    m = c["metric_total"].to_numpy(dtype=float)
+    lo = np.minimum(rates["rho_lower"].to_numpy(), 1.0 - rates["eta_upper"].to_numpy())
+    hi = np.maximum(rates["rho_upper"].to_numpy(), 1.0 - rates["eta_lower"].to_numpy())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q_lo = np.where(k > 0, stats.beta.ppf(tail, k + 0.5, m - k + 0.5), 0.0)
+        q_hi = np.where(k < m, stats.beta.ppf(1 - tail, k + 0.5, m - k + 0.5), 1.0)
+        share = k / m
+    usable = (m > 0) & np.isfinite(rates["rho_lower"].to_numpy()) & \
+        np.isfinite(rates["eta_lower"].to_numpy())
+    bad = usable & ((q_hi < lo) | (q_lo > hi))
+    return pd.DataFrame({"metric_rate": share[bad], "reachable_lower": lo[bad],
+                         "reachable_upper": hi[bad]},
+                        index=pd.Index([fit.groups[i] for i in np.flatnonzero(bad)]))
 
 
 def contradiction_message(fit: BinaryFit) -> str | None:

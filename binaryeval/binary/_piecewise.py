@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PiecewiseChebyshev", "interpolate", "interpolate_noisy"]
+__all__ = ["CHEB_DEGREE", "CHEB_NODES", "PiecewiseChebyshev", "chebyshev_coefficients",
+           "interpolate", "interpolate_noisy"]
 
-_DEG = 24
-_NODES = np.cos(np.pi * (np.arange(_DEG + 1) + 0.5) / (_DEG + 1))[::-1]
+#: Degree of every panel's interpolant (here and in the engine's interpolation of log L).
+CHEB_DEGREE = 24
+#: Its nodes, the Chebyshev points of the first kind on [-1, 1] (ascending).
+CHEB_NODES = np.cos(np.pi * (np.arange(CHEB_DEGREE + 1) + 0.5) / (CHEB_DEGREE + 1))[::-1]
+_DEG, _NODES = CHEB_DEGREE, CHEB_NODES
 # check points: between the nodes, away from them (where an interpolant errs most)
 _CHECK = np.array([-0.985, -0.83, -0.52, -0.11, 0.31, 0.66, 0.92, 0.995])
 # the inverse of the Chebyshev-Vandermonde matrix at the nodes, in closed form (discrete
@@ -66,10 +70,22 @@ class PiecewiseChebyshev:
         return out
 
 
-def _coefs(values: np.ndarray) -> np.ndarray:
-    """Chebyshev coefficients of the interpolants through values at ``_NODES`` (rows = panels)."""
+def chebyshev_coefficients(values: np.ndarray) -> np.ndarray:
+    """Chebyshev coefficients of the interpolants through values at :data:`CHEB_NODES`.
+
+    One row per panel; a fixed linear map (discrete orthogonality), no linear solve.
+
+    Examples
+    --------
+    >>> c = chebyshev_coefficients(np.exp(CHEB_NODES)[None, :])
+    >>> bool(abs(np.polynomial.chebyshev.chebval(0.3, c[0]) - np.exp(0.3)) < 1e-14)
+    True
+    """
     # a small matrix product by multiply and sum: no BLAS threads (einsum may call BLAS)
     return np.add.reduce(values[:, None, :] * _VANDER_INV[None, :, :], axis=2)
+
+
+_coefs = chebyshev_coefficients
 
 
 def interpolate(fn, breakpoints, tol: float, *, max_panels: int = 4096,

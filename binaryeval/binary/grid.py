@@ -36,7 +36,7 @@ from scipy.special import logsumexp
 
 from .. import _validate
 from ..errors import CountsError, InputTypeError, ParameterError
-from .posterior import PosteriorDistribution
+from .posterior import PosteriorDistribution, _scipy_confidence
 
 __all__ = ["GridPosterior", "grid_posterior"]
 
@@ -256,7 +256,66 @@ class GridPosterior(PosteriorDistribution):
         """
         return self.ppf(1.0 - np.asarray(q, dtype=float))
 
-    def interval(self, level: float = 0.95, kind: str = "eti") -> tuple[float, float]:
+    def _raw_moment(self, n: int) -> float:
+        """``E[alpha^n]`` over the cell midpoints (the paper's convention, as :meth:`mean`)."""
+        return float(np.dot(self.weights, self.alpha ** n))
+
+    def _central_moments(self) -> tuple[float, float]:
+        d = self.alpha - self.mean()
+        return float(np.dot(self.weights, d ** 3)), float(np.dot(self.weights, d ** 4))
+
+    def expect(self, func=None, args: tuple = (), lb: float | None = None,
+               ub: float | None = None, conditional: bool = False, **kwds) -> float:
+        """``E[func(alpha)]`` over the cell midpoints with the cell masses (as :meth:`mean`).
+
+        Parameters
+        ----------
+        func : callable, optional
+            A function of one point (and ``args``); the identity when None.
+        args : tuple
+            Further arguments of ``func``.
+        lb, ub : float, optional
+            Only cells whose midpoints lie in ``[lb, ub]``.
+        conditional : bool
+            Divide by the mass of those cells.
+        **kwds
+            Not used (scipy passes them to its quadrature).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> post = grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1))
+        >>> round(post.expect(), 6) == round(post.mean(), 6)
+        True
+        """
+        x = self.alpha
+        sel = np.ones(x.size, dtype=bool)
+        if lb is not None:
+            sel &= x >= lb
+        if ub is not None:
+            sel &= x <= ub
+        vals = x[sel] if func is None else np.array([func(v, *args) for v in x[sel]], dtype=float)
+        total = float(np.dot(self.weights[sel], vals))
+        if conditional:
+            total /= float(self.weights[sel].sum())
+        return total
+
+    def entropy(self) -> float:
+        """Differential entropy of the piecewise constant density, ``-sum_i w_i log(w_i N)``.
+
+        Examples
+        --------
+        >>> round(grid_posterior(grid=(10, 1, 1)).entropy(), 12)  # uniform on [0, 1]
+        0.0
+        """
+        w = self.weights[self.weights > 0]
+        return float(-np.dot(w, np.log(w * self.alpha.size)))
+
+    def interval(self, level: float = 0.95, kind: str = "eti", *,
+                 confidence: float | None = None) -> tuple[float, float]:
         """Credible interval of ``alpha``.
 
         Parameters
@@ -266,6 +325,8 @@ class GridPosterior(PosteriorDistribution):
         kind : {"eti", "hdi"}
             Equal-tailed interval or highest-density interval (the shortest interval holding
             ``level`` of the mass; with a piecewise constant density it is found to within one cell).
+        confidence : float, optional
+            scipy's name for ``level``; give one of the two.
 
         Returns
         -------
@@ -276,7 +337,7 @@ class GridPosterior(PosteriorDistribution):
         >>> [round(v, 3) for v in grid_posterior(grid=(1000, 1, 1)).interval(0.5)]
         [0.25, 0.75]
         """
-        level = _validate.level(level)
+        level = _validate.level(_scipy_confidence(level, confidence))
         kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         if kind == "eti":
             lo, hi = self.ppf([(1 - level) / 2, (1 + level) / 2])
@@ -287,12 +348,28 @@ class GridPosterior(PosteriorDistribution):
         k = int(np.argmin(hi - lo))
         return float(lo[k]), float(hi[k])
 
-    def _draw(self, rng, size):
+    def _draw(self, rng, n: int) -> np.ndarray:
         """A cell by its mass, then a uniform point inside it."""
-        shape = (size,) if np.isscalar(size) else tuple(size)
-        n = int(np.prod(shape))
         cells = rng.choice(self.alpha.size, size=n, p=self.weights)
-        return ((cells + rng.random(n)) / self.alpha.size).reshape(shape)
+        return (cells + rng.random(n)) / self.alpha.size
+
+
+#: The most likelihood evaluations (alpha cells times rate cells kept) a grid may ask for: 50
+#: times the paper's grid (2000 x 1000 x 1000), about two hours at 1.6e7 per second.
+MAX_GRID_EVALUATIONS = 1e11
+
+
+def _check_grid_size(grid, n_alpha: int, rate_cells: int) -> None:
+    """Refuse a grid that needs more memory than is available, or absurdly many evaluations."""
+    # the rate grid's flattened arrays (four) and two work arrays of at least one alpha row
+    need = 8.0 * (4 * rate_cells + 2 * max(rate_cells, _CHUNK_ELEMENTS))
+    fix = "use method='exact' (the default), or fewer cells (the paper's grid is (2000, 1000, 1000))"
+    _validate.memory(need, f"grid={tuple(grid)!r} ({rate_cells} rate cells kept)", fix)
+    work = float(n_alpha) * rate_cells
+    if work > MAX_GRID_EVALUATIONS:
+        raise ParameterError(f"grid={tuple(grid)!r} needs {work:.1e} likelihood evaluations ("
+                             f"{work / 2e9:.3g} times the paper's grid, which takes minutes); "
+                             f"at most {MAX_GRID_EVALUATIONS:.0e} are done: {fix}")
 
 
 def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0,
@@ -356,6 +433,7 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
     if mt > 0:
         r, lr = _rate_cells(rho, tp, fn, rate_prior, nr)
         e, le = _rate_cells(eta, tn, fp, rate_prior, ne)
+        _check_grid_size(grid, na, r.size * e.size)
         like = _metric_loglik(a, r, lr, e, le, mp, mt - mp)
         logw = logw + like
 

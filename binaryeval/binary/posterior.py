@@ -3,10 +3,22 @@
 :class:`AlphaPosterior` is the exact posterior, a finite mixture of Beta distributions whose
 components share ``a_j + b_j = N`` and have consecutive ``a_j = a_0 + j`` (see
 :mod:`binaryeval.binary.engine` for how the weights are computed).  It offers what code written for
-``scipy.stats`` expects of a frozen distribution -- ``mean()``, ``var()``, ``std()``,
-``median()``, ``pdf``, ``logpdf``, ``cdf``, ``sf``, ``ppf``, ``isf``, ``interval``, ``rvs``,
-``support()`` -- plus ``mode()``, :meth:`~AlphaPosterior.prob_greater` and the package's result
-protocol (``summary()``, ``to_frame()``).
+``scipy.stats`` expects of a frozen distribution, with scipy's argument names -- ``mean()``,
+``var()``, ``std()``, ``median()``, ``stats(moments)``, ``moment(order)``, ``entropy()``,
+``pdf``, ``logpdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``,
+``interval(confidence)``, ``expect(func, args, lb, ub, conditional)``,
+``rvs(size, random_state)`` (one float for ``size=None``), ``support()`` -- checked against
+``scipy.stats.beta`` where the posterior is a Beta; plus ``mode()``,
+:meth:`~AlphaPosterior.prob_greater` and the package's result protocol (``summary()``,
+``to_frame()``; ``interval`` also takes the package's ``level`` and ``kind``).  Moments are
+exact sums over the components (skewness and kurtosis from each component's central moments
+shifted to the mixture's mean, without the cancellation of raw moments).
+
+Quantiles
+---------
+``ppf``/``isf`` solve ``log F(x) = log q`` on the side where the tail is small by Newton's method
+from the moment-matched Beta, inside a bracket kept from the signs seen (bisection when a step
+leaves it); a few cdf and density evaluations per quantile, every requested quantile at once.
 
 Distribution functions without summing incomplete beta functions
 -----------------------------------------------------------------
@@ -55,21 +67,18 @@ from scipy import special
 
 from .. import _validate
 from .._results import Result
-from ..errors import ParameterError
+from ..errors import InputTypeError, ParameterError
 from ..summary import Summary
-from ._kernels import log_beta_pdf, log_dbinom
+from . import _matrix, _stack
+from ._kernels import dot as _dot
+from ._kernels import log_beta_pdf
 from ._piecewise import PiecewiseChebyshev, interpolate_noisy
 from ._smooth import SmoothMixture, _cumulative
+from ._stack import Stack, _solve_tails
 
+__all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater", "prob_greater_matrix"]
 
-def _dot(u, v) -> float:
-    """Inner product without BLAS (no thread start-up for these short vectors)."""
-    return float(np.add.reduce(np.multiply(u, v)))
-
-__all__ = ["AlphaPosterior", "PosteriorDistribution", "prob_greater"]
-
-_TAIL = math.log(1e-18)
-_CHUNK = 2_000_000  # elements of the (points x window) work arrays per chunk
+_FAR_TAIL = 1e-14  # pairs whose tails beyond a point between them hold less are 0 or 1
 _GL8 = np.polynomial.legendre.leggauss(8)
 _GL16 = np.polynomial.legendre.leggauss(16)
 
@@ -135,7 +144,8 @@ class PosteriorDistribution(Result):
         """
         return math.sqrt(self.var())
 
-    def interval(self, level: float = 0.95, kind: str = "eti") -> tuple[float, float]:
+    def interval(self, level: float = 0.95, kind: str = "eti", *,
+                 confidence: float | None = None) -> tuple[float, float]:
         """Credible interval holding posterior probability ``level``.
 
         Parameters
@@ -146,6 +156,9 @@ class PosteriorDistribution(Result):
             Equal-tailed interval, or the highest-density interval (the shortest single interval
             with that probability; where the paired rows contradict the metric the posterior can
             have two modes, and the interval then spans the valley between them).
+        confidence : float, optional
+            scipy's name for ``level`` (``interval(confidence=0.9)`` as for a frozen
+            ``scipy.stats`` distribution); give one of the two.
 
         Returns
         -------
@@ -156,12 +169,14 @@ class PosteriorDistribution(Result):
         >>> from binaryeval import alpha_posterior
         >>> [round(v, 4) for v in alpha_posterior(human_pos=6, human_total=10).interval(0.9)]
         [0.3498, 0.8004]
+        >>> post = alpha_posterior(human_pos=6, human_total=10)
+        >>> post.interval(confidence=0.9) == post.interval(0.9)  # scipy's name
+        True
         """
-        level = _validate.level(level)
+        level = _validate.level(_scipy_confidence(level, confidence))
         kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         if kind == "eti":
-            tail = (1.0 - level) / 2.0
-            return (float(self.ppf(tail)), float(self.isf(tail)))
+            return self._eti((1.0 - level) / 2.0)
         from scipy.optimize import minimize_scalar
 
         def width(p: float) -> float:
@@ -174,19 +189,188 @@ class PosteriorDistribution(Result):
                    (width(1.0 - level), 1.0 - level))
         return (float(self.ppf(p)), float(self.ppf(p + level)))
 
-    def rvs(self, size: int | tuple[int, ...] = 1, random_state: Any = None) -> np.ndarray:
+    def _eti(self, tail: float) -> tuple[float, float]:
+        """The equal-tailed interval with ``tail`` of the mass outside on each side."""
+        return (float(self.ppf(tail)), float(self.isf(tail)))
+
+    def logcdf(self, x):
+        """Logarithm of :meth:`cdf`, accurate far in the lower tail.
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logcdf(0.1), 4)  # Beta(7, 5)
+        -10.6844
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(x))
+
+    def logsf(self, x):
+        """Logarithm of :meth:`sf`, accurate far in the upper tail.
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logsf(0.99), 4)  # Beta(7, 5)
+        -16.9405
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.sf(x))
+
+    def moment(self, order: int) -> float:
+        """The non-central moment ``E[alpha^order]`` (scipy's ``moment``).
+
+        Parameters
+        ----------
+        order : int
+            A whole number >= 0.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).moment(2), 10)  # 7 * 8 / (12 * 13)
+        0.3589743590
+        """
+        n = _validate.size(order, "order", minimum=0)
+        return 1.0 if n == 0 else float(self._raw_moment(n))
+
+    def stats(self, moments: str = "mv"):
+        """Mean (``m``), variance (``v``), skewness (``s``) and excess kurtosis (``k``), as scipy.
+
+        Parameters
+        ----------
+        moments : str
+            Which of ``"mvsk"`` to return, in that order.
+
+        Returns
+        -------
+        float or tuple of float
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> [round(v, 6) for v in alpha_posterior(human_pos=6, human_total=10).stats("mvsk")]
+        [0.583333, 0.018697, -0.174128, -0.357551]
+        """
+        if not isinstance(moments, str) or not moments or set(moments) - set("mvsk"):
+            raise ParameterError(f"moments={moments!r}: give letters from 'mvsk' (mean, "
+                                 "variance, skewness, excess kurtosis), e.g. moments='mv'")
+        var = self.var()
+        out = []
+        if "m" in moments:
+            out.append(self.mean())
+        if "v" in moments:
+            out.append(var)
+        if "s" in moments or "k" in moments:
+            mu3, mu4 = self._central_moments()
+            if "s" in moments:
+                out.append(mu3 / var ** 1.5)
+            if "k" in moments:
+                out.append(mu4 / var ** 2 - 3.0)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def expect(self, func=None, args: tuple = (), lb: float | None = None,
+               ub: float | None = None, conditional: bool = False, **kwds) -> float:
+        """``E[func(alpha)]`` by numerical integration, as scipy's ``expect``.
+
+        ``int func(x) pdf(x) dx`` over ``[lb, ub]`` (default: all of [0, 1]), on panels between
+        the posterior's quantiles (so that a narrow posterior is resolved; beyond its 1e-16
+        quantiles the mass is left out): when ``func`` takes arrays, by Gauss-Legendre rules of
+        8 and 16 points on panels halved until the two agree (an error of about 1e-14); else, or
+        with ``kwds``, by :func:`scipy.integrate.quad` (``kwds`` go to it).
+
+        Parameters
+        ----------
+        func : callable, optional
+            A function of one point (and ``args``); the identity when None.
+        args : tuple
+            Further arguments of ``func``.
+        lb, ub : float, optional
+            Limits of integration.
+        conditional : bool
+            Divide by the posterior probability of ``[lb, ub]``.
+        **kwds
+            Passed to :func:`scipy.integrate.quad`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> post = alpha_posterior(human_pos=6, human_total=10)
+        >>> round(post.expect(lambda x: x * x), 8) == round(post.moment(2), 8)
+        True
+        """
+        if func is None:
+            def func(x, *a):
+                return x
+        lo, hi = self._support()
+        lo = lo if lb is None else max(lo, float(lb))
+        hi = hi if ub is None else min(hi, float(ub))
+        if not hi > lo:
+            return 0.0
+        qs = np.array([1e-12, 1e-9, 1e-6, 1e-3, 0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 0.98,
+                       1 - 1e-3, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12])
+        pts = np.unique(np.r_[lo, np.asarray(self.ppf(qs), dtype=float), hi])
+        pts = pts[(pts >= lo) & (pts <= hi)]
+        vectorised = _vectorised(func, args, pts) if not kwds else False
+        if vectorised:
+            total = _integral(lambda x: func(x, *args) * self.pdf(x), pts)
+        else:
+            from scipy import integrate
+
+            opts = {"epsabs": 1e-14, "epsrel": 1e-12, "limit": 200}
+            opts.update(kwds)
+            total = 0.0
+            for a, b in zip(pts[:-1], pts[1:], strict=True):
+                if b > a:
+                    total += integrate.quad(lambda x: func(x, *args) * float(self.pdf(x)), a,
+                                            b, **opts)[0]
+        if conditional and (lb is not None or ub is not None):
+            total /= float(self.cdf(hi) - self.cdf(lo))
+        return float(total)
+
+    def entropy(self) -> float:
+        """Differential entropy ``-int f log f`` (by :meth:`expect`'s quadrature, about 1e-14).
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).entropy(), 6)  # Beta(7, 5)
+        -0.579563
+        """
+        lo, hi = self._support()
+        qs = np.array([1e-12, 1e-9, 1e-6, 1e-3, 0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 0.98,
+                       1 - 1e-3, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12])
+        pts = np.unique(np.r_[lo, np.asarray(self.ppf(qs), dtype=float), hi])
+
+        def integrand(x):
+            logf = np.asarray(self.logpdf(x), dtype=float)
+            with np.errstate(invalid="ignore"):
+                return np.where(np.isfinite(logf), -np.exp(logf) * logf, 0.0)
+        return float(_integral(integrand, pts))
+
+    def rvs(self, size: int | tuple[int, ...] | None = None,
+            random_state: Any = None) -> float | np.ndarray:
         """Random draws from the posterior (scipy's argument names).
 
         Parameters
         ----------
-        size : int or tuple of int
-            Shape of the output.
+        size : None, int or tuple of int
+            Shape of the output; None (the default, as scipy's frozen distributions) gives one
+            float.  A request needing more memory than is available is refused before drawing.
         random_state : None, int, numpy Generator or RandomState
             Source of randomness; the same integer gives the same draws.
 
         Returns
         -------
-        ndarray
+        float or ndarray
 
         Examples
         --------
@@ -194,12 +378,20 @@ class PosteriorDistribution(Result):
         >>> post = alpha_posterior(human_pos=6, human_total=10)
         >>> post.rvs(size=3, random_state=1).shape
         (3,)
+        >>> isinstance(post.rvs(random_state=1), float)
+        True
         """
+        shape = _sample_shape(size)
+        n = math.prod(shape)
+        _validate.memory(self._draw_memory(n), f"rvs(size={size!r})",
+                         "draw in batches (several rvs calls sharing one numpy Generator as "
+                         "random_state)")
         if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
             rng = random_state
         else:
             rng = np.random.default_rng(_validate.seed(random_state, "random_state"))
-        return self._draw(rng, size)
+        draws = self._draw(rng, n)
+        return float(draws[0]) if size is None else draws.reshape(shape)
 
     def prob_greater(self, other: PosteriorDistribution) -> float:
         """``P(alpha_self > alpha_other)`` for independent posteriors.
@@ -283,8 +475,24 @@ class PosteriorDistribution(Result):
                        [(f"{100 * level:g}% equal-tailed credible interval", table)])
 
     # -- hooks -------------------------------------------------------------------------------
-    def _draw(self, rng, size):  # pragma: no cover - every subclass implements it
+    def _raw_moment(self, n: int) -> float:  # pragma: no cover - every subclass implements it
+        """``E[alpha^n]`` for a whole number ``n >= 1``."""
+        raise TypeError(f"{type(self).__name__} has no moments")
+
+    def _central_moments(self) -> tuple[float, float]:  # pragma: no cover - every subclass
+        """The third and fourth central moments."""
+        raise TypeError(f"{type(self).__name__} has no moments")
+
+    def _draw(self, rng, n: int) -> np.ndarray:  # pragma: no cover - subclasses implement it
+        """``n`` independent draws, a flat array."""
         raise TypeError(f"{type(self).__name__} cannot draw samples")
+
+    def _draw_memory(self, n: int) -> float:
+        """Bytes that ``n`` draws need at their peak: 32 per draw.
+
+        (The component index, its two parameters and the draw.)
+        """
+        return 32.0 * n
 
     def _support(self) -> tuple[float, float]:
         """Where all but 1e-15 of each tail's mass lies (cached by subclasses)."""
@@ -440,6 +648,48 @@ class AlphaPosterior(PosteriorDistribution):
         between = float(_dot(w, (m_j - mean) ** 2))
         return mean, within + between
 
+    def _component_sum(self, h) -> float:
+        """``sum_j w_j h(a_j)`` over the components (``h`` vectorised in ``a``)."""
+        if self.parts:
+            return float(sum(w * p._component_sum(h)
+                             for p, w in zip(self.parts, self.part_weights, strict=True)))
+        if self.smooth is not None:
+            return self.smooth.component_sum(h)
+        return _dot(self.weights, h(self.a))
+
+    def _raw_moment(self, n: int) -> float:
+        # E[Beta(a, N - a)^n] = prod_{i < n} (a + i) / (N + i), each factor below one
+        N = self._total
+
+        def h(a):
+            out = np.ones(np.shape(a))
+            for i in range(n):
+                out = out * ((a + i) / (N + i))
+            return out
+        return self._component_sum(h)
+
+    def _central_moments(self) -> tuple[float, float]:
+        # each component's central moments about its own mean, shifted to the mixture's mean
+        # d = a / N - m: E[(X - m)^3] = k3 + 3 v d + d^3, E[(X - m)^4] = k4 + 4 k3 d + 6 v d^2 + d^4
+        N, m = self._total, self.mean()
+
+        def parts(a):
+            b = N - a
+            v = a * b / (N * N * (N + 1.0))
+            k3 = 2.0 * a * b * (b - a) / (N ** 3 * (N + 1.0) * (N + 2.0))
+            k4 = 3.0 * a * b * (a * b * (N - 6.0) + 2.0 * N * N) / (
+                N ** 4 * (N + 1.0) * (N + 2.0) * (N + 3.0))
+            return a / N - m, v, k3, k4
+
+        def third(a):
+            d, v, k3, _ = parts(a)
+            return k3 + 3.0 * v * d + d ** 3
+
+        def fourth(a):
+            d, v, k3, k4 = parts(a)
+            return k4 + 4.0 * k3 * d + 6.0 * v * d * d + d ** 4
+        return self._component_sum(third), self._component_sum(fourth)
+
     def mean(self) -> float:
         """Posterior mean.
 
@@ -479,6 +729,12 @@ class AlphaPosterior(PosteriorDistribution):
             sd = self.std()
             lo, hi = max(self.mean() - 8 * sd, 0.0), min(self.mean() + 8 * sd, 1.0)
         else:
+            # Newton's method on the density's derivative (the kernel sums of the stack)
+            mode = float(_stack.modes(self._sides, np.array([self.mean()]),
+                                      np.array([self.std()]))[0])
+            if np.isfinite(mode):
+                return mode
+            # not a single interior maximum within 8 sd of the mean: look at the whole density
             lo, hi = float(self.ppf(1e-9)), float(self.isf(1e-9))
         if lo == hi:
             return lo
@@ -522,7 +778,21 @@ class AlphaPosterior(PosteriorDistribution):
             return _PartsSide(self.parts, self.part_weights, upper=False)
         if self.smooth is not None:
             return _SmoothEval(self.smooth.lower)
-        return _Telescope(self.a, self.b, self.weights)
+        return _MixtureSide(self.a, self.b, self.weights)
+
+    def _eti(self, tail: float) -> tuple[float, float]:
+        if self.smooth is not None or self.parts or self._is_beta:
+            return super()._eti(tail)
+        # both ends in one Newton iteration (the mixture and its mirror side by side)
+        m, v = self.mean(), self.var()
+        y = _stack.solve(self._sides, np.array([0, 1]), np.array([tail, tail]),
+                         np.array([m, 1.0 - m]), np.array([v, v]))
+        return float(y[0]), float(1.0 - y[1])
+
+    @cached_property
+    def _sides(self) -> Stack:
+        """A materialised mixture and its mirror in one stack (groups 0 and 1)."""
+        return _stack.both_sides([(self.a, self.b, self.weights)])
 
     @cached_property
     def _upper(self):
@@ -531,7 +801,7 @@ class AlphaPosterior(PosteriorDistribution):
             return _PartsSide(self.parts, self.part_weights, upper=True)
         if self.smooth is not None:
             return _SmoothEval(self.smooth.upper)
-        return _Telescope(self.b[::-1].copy(), self.a[::-1].copy(), self.weights[::-1].copy())
+        return _MixtureSide(self.b[::-1].copy(), self.a[::-1].copy(), self.weights[::-1].copy())
 
     def cdf(self, x):
         """Posterior distribution function ``P(alpha <= x)``; NaN in, NaN out.
@@ -557,6 +827,43 @@ class AlphaPosterior(PosteriorDistribution):
         """
         pts, scalar = _as_points(x)
         return _shape(self._split(pts, upper=True), x, scalar)
+
+    def logcdf(self, x):
+        """Logarithm of :meth:`cdf`, accurate in both tails (``log1p(-sf)`` above the mean).
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logcdf(0.1), 4)  # Beta(7, 5)
+        -10.6844
+        """
+        pts, scalar = _as_points(x)
+        return _shape(self._log_split(pts, upper=False), x, scalar)
+
+    def logsf(self, x):
+        """Logarithm of :meth:`sf`, accurate in both tails (``log1p(-cdf)`` below the mean).
+
+        Examples
+        --------
+        >>> from binaryeval import alpha_posterior
+        >>> round(alpha_posterior(human_pos=6, human_total=10).logsf(0.99), 4)  # Beta(7, 5)
+        -16.9405
+        """
+        pts, scalar = _as_points(x)
+        return _shape(self._log_split(pts, upper=True), x, scalar)
+
+    def _log_split(self, x: np.ndarray, upper: bool) -> np.ndarray:
+        out = np.full(x.shape, np.nan)
+        low = x <= self.mean()
+        high = x > self.mean()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cdf_low = self._lower.cdf(x[low])
+            sf_high = self._upper.cdf(1.0 - x[high])
+            if upper:
+                out[low], out[high] = np.log1p(-cdf_low), np.log(sf_high)
+            else:
+                out[low], out[high] = np.log(cdf_low), np.log1p(-sf_high)
+        return out
 
     def _split(self, x: np.ndarray, upper: bool) -> np.ndarray:
         """Cdf (or sf) computed from the side where it is small.
@@ -610,8 +917,7 @@ class AlphaPosterior(PosteriorDistribution):
         0.58811
         """
         pts, scalar = _as_points(q)
-        out = np.array([self._quantile(float(p), upper=False) for p in pts])
-        return _shape(out, q, scalar)
+        return _shape(self._quantiles(pts, upper=False), q, scalar)
 
     def isf(self, q):
         """Inverse survival function: the ``x`` with ``P(alpha > x) = q``.
@@ -623,29 +929,17 @@ class AlphaPosterior(PosteriorDistribution):
         0.58811
         """
         pts, scalar = _as_points(q)
-        out = np.array([self._quantile(float(p), upper=True) for p in pts])
-        return _shape(out, q, scalar)
+        return _shape(self._quantiles(pts, upper=True), q, scalar)
 
     @cached_property
     def _support_cached(self) -> tuple[float, float]:
-        if self.parts:
-            ends = [p._support_cached for p, w in zip(self.parts, self.part_weights, strict=True)
-                    if w > 1e-16]
-            return min(e[0] for e in ends), max(e[1] for e in ends)
-        if self.smooth is not None:
-            return self.smooth.support(1e-16)
-        if self.weights.size == 1:
+        """Where all but 1e-16 of each tail's mass lies: the exact quantiles."""
+        if self._is_beta:
             a, b = float(self.a[0]), float(self.b[0])
-            return (float(special.betaincinv(a, b, 1e-15)), float(special.betainccinv(a, b, 1e-15)))
-        # below the 1e-16 quantile of the first component holding more than 1e-16 of the weight,
-        # the mixture has at most 2e-16 of its mass (components further down hold less than 1e-16
-        # together); the same from the top
-        cum = self._lower.cum
-        first = int(np.searchsorted(cum, 1e-16, side="right"))
-        last = int(np.searchsorted(cum, 1.0 - 1e-16, side="left"))
-        first, last = min(first, cum.size - 1), min(last, cum.size - 1)
-        return (float(special.betaincinv(self.a[first], self.b[first], 1e-16)),
-                float(special.betainccinv(self.a[last], self.b[last], 1e-16)))
+            return (float(special.betaincinv(a, b, 1e-16)), float(special.betainccinv(a, b, 1e-16)))
+        tail = np.array([1e-16])
+        return (float(self._quantiles(tail, upper=False)[0]),
+                float(self._quantiles(tail, upper=True)[0]))
 
     def _support(self) -> tuple[float, float]:
         return self._support_cached
@@ -677,115 +971,198 @@ class AlphaPosterior(PosteriorDistribution):
         cdf, pdf = self._interpolants
         return cdf, (lambda x: 1.0 - cdf(x)), pdf
 
-    def _quantile(self, q: float, upper: bool, exact: bool = False) -> float:
-        if not 0.0 <= q <= 1.0:  # NaN included
-            return math.nan
-        if upper:
-            q_low, target = 1.0 - q, q
-        else:
-            q_low, target = q, q
-        if q_low == 0.0:
-            return 0.0
-        if q_low == 1.0:
-            return 1.0
+    def _quantiles(self, q: np.ndarray, upper: bool) -> np.ndarray:
+        """``ppf(q)`` (or ``isf(q)`` when ``upper``) for an array, each solved on its small side.
+
+        A quantile below the median is a root of ``F(x) = q`` with ``F`` the lower tail's
+        telescoping sum; above it a root of ``S(x) = 1 - q`` with ``S`` the mirrored mixture's,
+        solved for ``y = 1 - x`` (so that a quantile near 1 keeps its relative accuracy in
+        ``1 - x``).  See :func:`_solve_tails`.
+        """
+        out = np.full(q.shape, np.nan)
+        valid = (q >= 0.0) & (q <= 1.0)
+        if not valid.any():
+            return out
+        qv = q[valid]
+        # the probability on the side where it is small, and which side that is
+        small = qv <= 0.5
+        tail = np.where(small, qv, 1.0 - qv)        # 1 - q is exact for q >= 1/2
+        on_lower = small != upper                   # ppf of a small q, or isf of a large one
+        res = np.empty(qv.shape)
         if self._is_beta:
             a, b = float(self.a[0]), float(self.b[0])
-            if upper:
-                return float(special.betainccinv(a, b, q))
-            return float(special.betaincinv(a, b, q))
-        if not exact and 1e-9 < q < 1.0 - 1e-9 and "_interpolants" in self.__dict__:
-            # a posterior already compared with others has its interpolants: use them
-            return self._polished_quantile(q if not upper else 1.0 - q)
-        # solve on the side where the function is accurate: cdf below the median, sf above
-        use_sf = (not upper and q > 0.5) or (upper and q < 0.5)
-        if use_sf:
-            tail = target if upper else 1.0 - q
-
-            def f(t: float) -> float:
-                return tail - float(self._upper.cdf(np.array([1.0 - t]))[0])
+            res[on_lower] = special.betaincinv(a, b, tail[on_lower])
+            res[~on_lower] = special.betainccinv(a, b, tail[~on_lower])
+        elif self.smooth is None and not self.parts:
+            # both sides of the mixture in one stack: every quantile in one Newton iteration
+            m, v = self.mean(), self.var()
+            n = tail.size
+            y = _stack.solve(self._sides, np.where(on_lower, 0, 1), tail,
+                             np.where(on_lower, m, 1.0 - m), np.full(n, v))
+            res[:] = np.where(on_lower, y, 1.0 - y)
         else:
-            tail = 1.0 - target if upper else q
+            m, v = self.mean(), self.var()
+            for side, sel, mid in ((self._lower, on_lower, m), (self._upper, ~on_lower, 1.0 - m)):
+                if sel.any():
+                    y = _solve_tails(_side_evaluator(side), tail[sel], np.full(sel.sum(), mid),
+                                     np.full(sel.sum(), v))
+                    res[sel] = y if side is self._lower else 1.0 - y
+        out[valid] = res
+        return out
 
-            def f(t: float) -> float:
-                return float(self._lower.cdf(np.array([t]))[0]) - tail
-        return _solve_increasing(f, self._bracket(q_low))
-
-    def _polished_quantile(self, p: float) -> float:
-        """The p-quantile: a root of the cdf interpolant, then Newton steps on the exact cdf."""
-        from scipy.optimize import brentq
-
-        cdf, pdf = self._interpolants
-        lo, hi = self._support_cached
-        x = float(brentq(lambda t: float(cdf(np.array([t]))[0]) - p, lo, hi, xtol=1e-15,
-                         rtol=1e-15))
-        for _ in range(3):
-            fx = float(self._split(np.array([x]), upper=p > 0.5)[0])
-            resid = (fx - p) if p <= 0.5 else (1.0 - p) - fx
-            dens = float(np.exp(self._lower.logpdf(np.array([x]))[0]))
-            if not dens > 0 or abs(resid) <= 1e-16:
-                break
-            step = resid / dens if p <= 0.5 else -resid / dens
-            x = min(max(x - step, lo), hi)
-            if abs(step) <= 4e-16 * max(abs(x), 1e-300):
-                break
-        return x
-
-    def _bracket(self, q: float) -> tuple[float, float]:
-        if self.parts:
-            # the part holding the q-quantile, and the quantile within it
-            cum = np.cumsum(self.part_weights)
-            i = int(min(np.searchsorted(cum, q), len(self.parts) - 1))
-            before = cum[i] - self.part_weights[i]
-            local = min(max((q - before) / self.part_weights[i], 0.0), 1.0)
-            return self.parts[i]._bracket(local)
-        sd = max(self.std(), 1e-12)
-        if self.smooth is not None:
-            guess = self.mean() + sd * float(special.ndtri(q))
-            return max(guess - 2.0 * sd, 0.0), min(guess + 2.0 * sd, 1.0)
-        idx = int(min(np.searchsorted(self._lower.cum, q), self.weights.size - 1))
-        guess = float(special.betaincinv(self.a[idx], self.b[idx], q))
-        return max(guess - 2.0 * sd, 0.0), min(guess + 2.0 * sd, 1.0)
-
-    def _draw(self, rng, size):
-        shape = (size,) if np.isscalar(size) else tuple(size)
-        n = int(np.prod(shape))
+    def _draw(self, rng, n: int) -> np.ndarray:
         if self.parts:
             which = rng.choice(len(self.parts), size=n, p=self.part_weights)
             out = np.empty(n)
             for i, part in enumerate(self.parts):
                 sel = which == i
                 out[sel] = part._draw(rng, int(sel.sum()))
-            return out.reshape(shape)
+            return out
         a, b, w = self.components()
         comp = rng.choice(w.size, size=n, p=w / w.sum())
-        return rng.beta(a[comp], b[comp]).reshape(shape)
+        return rng.beta(a[comp], b[comp])
+
+    def _draw_memory(self, n: int) -> float:
+        # a smooth representation materialises its components (a, b, weights) to draw
+        held = 0 if self.smooth is None and not self.parts else 32.0 * self.n_components
+        return 32.0 * n + held
 
 
-def _solve_increasing(fn, bracket: tuple[float, float]) -> float:
-    """Root of an increasing function on [0, 1], from a starting bracket widened as needed."""
-    from scipy.optimize import brentq
+def _vectorised(func, args, pts: np.ndarray) -> bool:
+    """Whether ``func`` maps an array of points to an array of their values."""
+    try:
+        probe = pts[:3]
+        out = np.asarray(func(probe, *args), dtype=float)
+        return out.shape == probe.shape and bool(
+            np.allclose(out, [float(func(float(v), *args)) for v in probe], rtol=1e-14,
+                        atol=0.0, equal_nan=True))
+    except (TypeError, ValueError):
+        return False
 
-    seen: dict[float, float] = {}
 
-    def f(t: float) -> float:
-        # each point once: the bracket's ends are needed by the widening and again by brentq
-        if t not in seen:
-            seen[t] = fn(t)
-        return seen[t]
+def _integral(f, edges: np.ndarray, tol: float = 1e-14) -> float:
+    """``int f`` over ``[edges[0], edges[-1]]`` for a vectorised ``f``.
 
-    lo, hi = bracket
-    step = max(hi - lo, 1e-9)
-    while lo > 0.0 and f(lo) > 0:
-        lo, step = max(lo - 2.0 * step, 0.0), 2.0 * step
-    step = max(hi - lo, 1e-9)
-    while hi < 1.0 and f(hi) < 0:
-        hi, step = min(hi + 2.0 * step, 1.0), 2.0 * step
-    flo, fhi = f(lo), f(hi)
-    if flo >= 0:
-        return lo
-    if fhi <= 0:
-        return hi
-    return float(brentq(f, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=300))
+    Panels start at ``edges`` and are halved until Gauss-Legendre rules of 8 and 16 points agree
+    within ``tol`` times the panel's share of the whole width (so the error is about ``tol``),
+    or within 1e-12 of the panel's integral of ``|f|`` (the rounding noise of ``f``); the
+    16-point value is kept.
+    """
+    x8, w8 = _GL8
+    x16, w16 = _GL16
+    todo = [(float(a), float(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+    span = float(edges[-1] - edges[0])
+    total = 0.0
+    for _ in range(60):
+        if not todo:
+            break
+        mids = np.array([0.5 * (a + b) for a, b in todo])
+        rads = np.array([0.5 * (b - a) for a, b in todo])
+        nodes = np.concatenate([(mids[:, None] + rads[:, None] * x8[None, :]).ravel(),
+                                (mids[:, None] + rads[:, None] * x16[None, :]).ravel()])
+        vals = np.asarray(f(nodes), dtype=float)
+        n8 = len(todo) * 8
+        lo8 = (vals[:n8].reshape(-1, 8) * w8).sum(axis=1) * rads
+        hi16 = (vals[n8:].reshape(-1, 16) * w16).sum(axis=1) * rads
+        # or within 1e-12 of the panel's own integral of |f| (rounding noise of f, which halving
+        # cannot reduce, adds no more than that)
+        size = (np.abs(vals[n8:]).reshape(-1, 16) * w16).sum(axis=1) * rads
+        err = np.abs(hi16 - lo8)
+        ok = (err <= np.maximum(tol * 2.0 * rads / span, 1e-12 * size)) | (rads < 1e-15)
+        total += float(hi16[ok].sum())
+        todo = [half for (a, b), k in zip(todo, ok, strict=True) if not k
+                for half in ((a, 0.5 * (a + b)), (0.5 * (a + b), b))]
+    if todo:
+        raise FloatingPointError("internal: the integral did not converge; please report")
+    return total
+
+
+def _scipy_confidence(level, confidence):
+    """``level``, or scipy's ``confidence`` when that is given instead."""
+    if confidence is None:
+        return level
+    if level != 0.95:
+        raise ParameterError(f"level={level!r} and confidence={confidence!r}: give one (confidence "
+                             "is scipy's name for level)")
+    return confidence
+
+
+def _sample_shape(size) -> tuple[int, ...]:
+    """The shape of ``size`` as scipy reads it: None (one draw), a whole number or a tuple."""
+    if size is None:
+        return ()
+    dims = size if isinstance(size, (tuple, list)) else (size,)
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise InputTypeError(f"size={size!r}: pass None (one draw), a whole number of draws "
+                                 "or a tuple of them, e.g. size=1000")
+        if d < 0:
+            raise ParameterError(f"size={size!r}: the number of draws cannot be negative; pass "
+                                 "a whole number >= 0, e.g. size=1000")
+    return tuple(int(d) for d in dims)
+
+
+def summaries(posts, tail: float, median: bool = False, mode: bool = True) -> dict[str, np.ndarray]:
+    """Equal-tailed interval ends, mode (and median) of many posteriors at once.
+
+    ``lower``/``upper`` leave ``tail`` outside on each side.  The materialised mixtures are answered together (:mod:`._stack`: one Newton iteration for
+    every quantile of every posterior, one for every mode): the same numbers as each
+    posterior's own methods, within a few units in the last place.  Other posteriors (smooth,
+    several parts, the grid's) answer one by one.
+    """
+    n = len(posts)
+    out = {key: np.full(n, np.nan) for key in ("lower", "upper", "median", "mode")}
+    every = [i for i, p in enumerate(posts) if isinstance(p, AlphaPosterior) and p.smooth is None
+             and not p.parts]
+    # blocks of about a million components (the work arrays stay in the cache's reach)
+    sizes = np.array([posts[i].n_components for i in every], dtype=np.int64)
+    block = np.cumsum(sizes) // 1_000_000
+    for b in np.unique(block) if every else ():
+        _summaries_block(posts, [i for i, k in zip(every, block, strict=True) if k == b], tail,
+                         median, mode, out)
+    for i, p in enumerate(posts):
+        if not np.isfinite(out["lower"][i]):
+            out["lower"][i], out["upper"][i] = p._eti(tail)
+            if median:
+                out["median"][i] = p.median()
+        if mode and not np.isfinite(out["mode"][i]):
+            out["mode"][i] = p.mode()
+    return out
+
+
+def _summaries_block(posts, batch: list[int], tail: float, median: bool, mode: bool,
+                     out: dict) -> None:
+    """:func:`summaries` for the materialised mixtures ``batch`` of ``posts``, into ``out``."""
+    if batch:
+        mix = [posts[i].components() for i in batch]
+        stack = _stack.both_sides(mix)
+        m = np.array([posts[i].mean() for i in batch])
+        v = np.array([posts[i].var() for i in batch])
+        g = np.arange(len(batch))
+        grp = np.r_[g, g + len(batch), g if median else g[:0]]
+        tails = np.r_[np.full(2 * g.size, tail), np.full(g.size if median else 0, 0.5)]
+        y = _stack.solve(stack, grp, tails, np.r_[m, 1.0 - m, m], np.r_[v, v, v])
+        out["lower"][batch] = y[:g.size]
+        out["upper"][batch] = 1.0 - y[g.size:2 * g.size]
+        if median:
+            out["median"][batch] = y[2 * g.size:]
+        if mode:
+            out["mode"][batch] = _stack.modes(stack, m, np.sqrt(v))
+            # a single Beta's mode in closed form
+            for i in batch:
+                if posts[i]._is_beta:
+                    out["mode"][i] = posts[i].mode()
+
+
+def _side_evaluator(side):
+    """``evaluate(active, y) -> (cdf, log density)`` of one side of a posterior."""
+    def evaluate(active, y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = (y > 0.0) & (y < 1.0)
+            if isinstance(side, _MixtureSide) and inner.all():
+                return side.cdf_logpdf(y)
+            return side.cdf(y), side.logpdf(y)
+    return evaluate
 
 
 class _SmoothEval:
@@ -839,61 +1216,49 @@ class _PartsSide:
             return special.logsumexp(logs, axis=0)
 
 
-class _Telescope:
-    """``F(x) = I_x(a_last, b_last) + sum_j d_j(x) C_j`` and the mixture density, vectorised."""
+class _MixtureSide:
+    """A materialised mixture's cdf and log density on all of [0, 1] (one :class:`Stack`).
+
+    The telescoping sum and the density are the kernel sums of :mod:`._stack`; a single Beta is
+    scipy's (one component, no sum).
+    """
 
     def __init__(self, a: np.ndarray, b: np.ndarray, w: np.ndarray):
         self.a, self.b, self.w = a, b, w
         self.K = int(w.size)
-        self.N = float(a[0] + b[0])
-        self.cum = np.cumsum(w)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # log d_{j+1} - log d_j - logit(x) and the same for the Beta densities
-            self.g = np.log((b[:-1] - 1.0) / (a[:-1] + 1.0))
-            self.h = np.log((b[:-1] - 1.0) / a[:-1])
+        self.stack = Stack([(a, b, w)])
 
-    # -- public -----------------------------------------------------------------------------
-    def cdf(self, x: np.ndarray) -> np.ndarray:
+    def _inner(self, x: np.ndarray, fill_outside: tuple[float, float]):
         out = np.full(x.shape, np.nan)
-        out[x <= 0.0] = 0.0
-        out[x >= 1.0] = 1.0
+        below, above = fill_outside
+        out[x < 0.0] = below
+        out[x > 1.0] = above
         inner = (x > 0.0) & (x < 1.0)
-        if not inner.any():
-            return out
-        xi = x[inner]
-        last = special.betainc(self.a[-1], self.b[-1], xi)
-        if self.K > 1:
-            n = self.N - 1.0
-            centre = xi * n - self.a[0]
-            anchor_log = lambda idx, xs: log_dbinom(self.a[idx], n, xs)  # noqa: E731
-            log_peak, scaled = _kernel_sum(xi, centre, np.sqrt(n * xi * (1.0 - xi)),
-                                           self.g, self.cum[:-1], anchor_log)
-            with np.errstate(under="ignore"):
-                last = last + np.exp(log_peak) * scaled
-        out[inner] = np.minimum(last, 1.0)
+        return out, inner, np.zeros(int(inner.sum()), dtype=np.int64)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        out, inner, grp = self._inner(x, (0.0, 1.0))
+        out[x == 0.0], out[x == 1.0] = 0.0, 1.0
+        if inner.any():
+            out[inner] = self.stack.cdf(grp, x[inner])
         return out
 
     def logpdf(self, x: np.ndarray) -> np.ndarray:
-        out = np.full(x.shape, np.nan)
-        out[(x < 0.0) | (x > 1.0)] = -np.inf
+        out, inner, grp = self._inner(x, (-np.inf, -np.inf))
         ends = (x == 0.0) | (x == 1.0)
         if ends.any():
             out[ends] = self._logpdf_ends(x[ends])
-        inner = (x > 0.0) & (x < 1.0)
-        if not inner.any():
-            return out
-        xi = x[inner]
-        if self.K == 1:
-            out[inner] = log_beta_pdf(xi, self.a[0], self.b[0])
-            return out
-        n = self.N - 2.0
-        centre = xi * n + 1.0 - self.a[0]
-        anchor_log = lambda idx, xs: log_beta_pdf(xs, self.a[idx], self.b[idx])  # noqa: E731
-        log_peak, scaled = _kernel_sum(xi, centre, np.sqrt(np.maximum(n, 0.0) * xi * (1.0 - xi)),
-                                       self.h, self.w, anchor_log)
-        with np.errstate(divide="ignore"):
-            out[inner] = log_peak + np.log(scaled)
+        if inner.any():
+            xi = x[inner]
+            out[inner] = (log_beta_pdf(xi, self.a[0], self.b[0]) if self.K == 1
+                          else self.stack.logpdf(grp, xi))
         return out
+
+    def cdf_logpdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both at once (one kernel sum) for points strictly inside (0, 1)."""
+        cdf, pdf = self.stack.cdf_pdf(np.zeros(x.size, dtype=np.int64), x)
+        with np.errstate(divide="ignore"):
+            return cdf, np.log(pdf)
 
     def _logpdf_ends(self, x: np.ndarray) -> np.ndarray:
         from scipy import stats
@@ -905,84 +1270,6 @@ class _Telescope:
                 j = 0 if v == 0.0 else self.K - 1
                 out[i] = np.log(self.w[j]) + stats.beta.logpdf(v, self.a[j], self.b[j])
         return out
-
-
-def _kernel_sum(x, centre, spread, ratio, coef, anchor_log):
-    """``sum_j coef[j] k_j(x)`` for a bell-shaped kernel ``k`` in ``j``, for many ``x`` at once.
-
-    ``log k_{j+1} - log k_j = ratio[j] + logit(x)``; ``anchor_log(j, x)`` gives ``log k_j(x)``
-    accurately at the peak.  Returns ``(log k_peak, sum_j coef[j] k_j / k_peak)`` per point.
-    """
-    n_terms = coef.size
-    lx = np.log(x) - np.log1p(-x)
-    half = np.ceil(10.0 * spread + 40.0)
-    log_peak = np.empty(x.size)
-    scaled = np.zeros(x.size)
-    # points whose kernel lies beyond the last term add nothing (all terms below 1e-18); points
-    # left of the first term keep a short window there so that the lower tail stays accurate
-    lo = np.clip(np.floor(centre - half), 0, n_terms - 1)
-    hi = np.clip(np.ceil(centre + half), 0, n_terms - 1)
-    # a point whose kernel peaks before the first (after the last) term sums a tail of the
-    # kernel: the terms fall geometrically away from that end (the kernel is log-concave), at
-    # least by the end's own ratio, so 42 / |log ratio| terms (at most twice the usual
-    # half-width) bring them below 1e-18 of the largest term summed
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if ratio.size:
-            reach_l = np.ceil(42.0 / np.maximum(-(ratio[0] + lx), 1e-300)) + 1
-            reach_r = np.ceil(42.0 / np.maximum(ratio[-1] + lx, 1e-300)) + 1
-        else:
-            reach_l = reach_r = np.zeros(x.size)
-    reach_l = np.minimum(reach_l, 2.0 * half)
-    reach_r = np.minimum(reach_r, 2.0 * half)
-    before = centre < 0
-    after = centre > n_terms - 1
-    hi = np.where(before, np.minimum(n_terms - 1, np.maximum(hi, reach_l)), hi)
-    lo = np.where(after, np.maximum(0, np.minimum(lo, n_terms - 1 - reach_r)), lo)
-    anchor = np.clip(np.round(centre), lo, hi).astype(np.int64)
-    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
-    todo = np.arange(x.size)
-    log_peak[:] = anchor_log(anchor, x)
-    width = int(max((hi[todo] - anchor[todo]).max(), (anchor[todo] - lo[todo]).max()))
-    if width == 0:
-        scaled[todo] = coef[anchor[todo]]
-        return log_peak, scaled
-    rows = max(1, _CHUNK // (2 * width + 1))
-    for start in range(0, todo.size, rows):
-        sel = todo[start:start + rows]
-        scaled[sel] = _window_sums(sel, anchor, lo, hi, lx, ratio, coef, width)
-    return log_peak, scaled
-
-
-def _window_sums(sel, anchor, lo, hi, lx, ratio, coef, width):
-    """The scaled sums for the points ``sel``: cumulative log ratios outwards from the anchor."""
-    a = anchor[sel][:, None]
-    steps = np.arange(width)[None, :]
-    total = coef[anchor[sel]].copy()
-    # forward: log k_{a+m} - log k_a = sum_{t < m} (ratio[a + t] + lx), m = 1..width
-    fwd_idx = a + steps  # index of the ratio used for the step a + t -> a + t + 1
-    fwd_ok = (fwd_idx + 1) <= hi[sel][:, None]
-    vals = np.where(fwd_ok, ratio[np.minimum(fwd_idx, ratio.size - 1)] + lx[sel][:, None], 0.0)
-    rel = np.cumsum(vals, axis=1)
-    with np.errstate(under="ignore"):
-        terms = np.where(fwd_ok, np.exp(rel) * coef[np.minimum(fwd_idx + 1, coef.size - 1)], 0.0)
-    total += terms.sum(axis=1)
-    edge_f = np.where(fwd_ok.any(axis=1), rel[np.arange(len(sel)), fwd_ok.sum(axis=1) - 1], -np.inf)
-    # backward: log k_{a-m} - log k_a = -sum_{t = 1..m} (ratio[a - t] + lx)
-    bwd_idx = a - 1 - steps
-    bwd_ok = bwd_idx >= lo[sel][:, None]
-    vals = np.where(bwd_ok, ratio[np.maximum(bwd_idx, 0)] + lx[sel][:, None], 0.0)
-    rel = -np.cumsum(vals, axis=1)
-    with np.errstate(under="ignore"):
-        terms = np.where(bwd_ok, np.exp(rel) * coef[np.maximum(bwd_idx, 0)], 0.0)
-    total += terms.sum(axis=1)
-    edge_b = np.where(bwd_ok.any(axis=1), rel[np.arange(len(sel)), bwd_ok.sum(axis=1) - 1], -np.inf)
-    # the window must end where the kernel is negligible (unless it ends at the first/last term)
-    n_terms = coef.size
-    open_f = (hi[sel] < n_terms - 1) & (edge_f > _TAIL)
-    open_b = (lo[sel] > 0) & (edge_b > _TAIL)
-    if np.any(open_f | open_b):
-        raise FloatingPointError("internal: kernel window too narrow; please report this case")
-    return total
 
 
 def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) -> float:
@@ -1014,6 +1301,19 @@ def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) ->
     if isinstance(second, AlphaPosterior) and second.parts:
         return float(sum(w * prob_greater(first, part)
                          for part, w in zip(second.parts, second.part_weights, strict=True)))
+    far = _far_apart(first, second)
+    if far is not None:
+        return far
+    # the shared quadrature of prob_greater_matrix for this one pair (exact densities and cdfs
+    # on Gauss-Legendre panels, checked by a second rule); the adaptive quadrature over
+    # interpolants where the check fails
+    pair = [first, second]
+    ends = summaries(pair, 1e-16, mode=False)
+    todo = ~np.eye(2, dtype=bool)
+    P, good = _matrix.quadrature(pair, ends["lower"], ends["upper"],
+                                 np.array([first.std(), second.std()]), todo)
+    if good[0, 1]:
+        return float(P[0, 1])
     swap = second.std() < first.std()
     narrow, wide = (second, first) if swap else (first, second)
     # P(first > second) = int f_first F_second  (narrow = first)
@@ -1027,6 +1327,86 @@ def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) ->
     good, bad = (j_sf, j_cdf) if swap else (j_cdf, j_sf)
     total = good + bad
     return float(min(max(good / total, 0.0), 1.0))
+
+
+def prob_greater_matrix(posts) -> np.ndarray:
+    """``P[i, j] = P(alpha_i > alpha_j)`` for every pair of independent posteriors at once.
+
+    Pairs whose 1e-16 quantiles do not overlap are 0 or 1; the others come from one quadrature
+    over shared nodes (:mod:`binaryeval.binary._matrix`: the same numbers as
+    :func:`prob_greater` pair by pair, within 1e-12), pairs it cannot vouch for (and posteriors
+    with separate modes) from :func:`prob_greater`.
+
+    Parameters
+    ----------
+    posts : sequence of PosteriorDistribution
+
+    Returns
+    -------
+    ndarray
+        ``(G, G)``; the diagonal is NaN.
+
+    Examples
+    --------
+    >>> from binaryeval import alpha_posterior
+    >>> posts = [alpha_posterior(70, 100), alpha_posterior(55, 100), alpha_posterior(60, 100)]
+    >>> P = prob_greater_matrix(posts)
+    >>> round(float(P[0, 1]), 4), round(float(P[0, 1] + P[1, 0]), 12)
+    (0.9855, 1.0)
+    """
+    G = len(posts)
+    out = np.full((G, G), np.nan)
+    if G < 2:
+        return out
+    sd = np.array([p.std() for p in posts])
+    ends = summaries(posts, 1e-16, mode=False)
+    lo, hi = ends["lower"], ends["upper"]
+    apart = hi[:, None] < lo[None, :]           # i's mass wholly below j's
+    out[apart] = 0.0
+    out[apart.T] = 1.0
+    close = ~(apart | apart.T)
+    np.fill_diagonal(close, False)
+    # posteriors with separate modes have narrow features their sd does not show
+    parts = np.array([isinstance(p, AlphaPosterior) and bool(p.parts) for p in posts])
+    todo = close & ~parts[:, None] & ~parts[None, :]
+    P, good = _matrix.quadrature(posts, lo, hi, sd, todo)
+    out[good] = P[good]
+    rest = close & ~good
+    # the rest one by one (each pair once; the other order by complement)
+    for i, j in zip(*np.nonzero(np.triu(rest)), strict=True):
+        v = prob_greater(posts[i], posts[j])
+        out[i, j], out[j, i] = v, 1.0 - v
+    return out
+
+
+def _far_apart(first: PosteriorDistribution, second: PosteriorDistribution) -> float | None:
+    """0 or 1 when the two posteriors' masses are apart, else None.
+
+    ``alpha_1 > alpha_2`` needs ``alpha_1 > c`` or ``alpha_2 < c`` for any ``c``, so
+    ``P(alpha_1 > alpha_2) <= P(alpha_1 > c) + P(alpha_2 < c)`` (and the same with the roles
+    swapped bounds ``1 - P``).  Both tails are exact (each evaluated on its own small side); the
+    smallest sum over a few points ``c`` between the posteriors is the bound.  Below
+    ``_FAR_TAIL`` the answer is 0 (or 1), within that bound plus the tails' own error.  Pairs
+    less than four combined standard deviations apart are never tried.
+    """
+    m1, s1, m2, s2 = first.mean(), first.std(), second.mean(), second.std()
+    if abs(m1 - m2) < 4.0 * (s1 + s2):
+        return None
+    low, high = (first, second) if m1 < m2 else (second, first)
+    ml, sl, mh, sh = (m1, s1, m2, s2) if m1 < m2 else (m2, s2, m1, s1)
+    # points between the two, the one as many of its standard deviations from each mean first
+    balanced = (ml * sh + mh * sl) / (sl + sh)
+    a, b = ml + 2.0 * sl, mh - 2.0 * sh
+    c = np.unique(np.r_[balanced, np.linspace(a, b, 7)[1:-1]] if b > a else [balanced])
+    c = c[(c > 0.0) & (c < 1.0)]
+    if not c.size:
+        return None
+    bound = float(np.min(np.asarray(low.sf(c), dtype=float) + np.asarray(high.cdf(c),
+                                                                          dtype=float)))
+    if not bound <= _FAR_TAIL:
+        return None
+    # the lower posterior is above the higher one with probability at most `bound`
+    return 0.0 if low is first else 1.0
 
 
 def _panel_edges(narrow, wide, lo: float, hi: float) -> np.ndarray:

@@ -14,7 +14,7 @@ from .. import _validate
 from .._results import Result
 from ..errors import ParameterError
 from ..summary import Summary
-from .posterior import AlphaPosterior
+from .posterior import AlphaPosterior, summaries
 
 __all__ = ["BinaryFit"]
 
@@ -73,6 +73,7 @@ class BinaryFit(Result):
     order: tuple[str, ...] = ()
     diagnostics: dict = field(default_factory=dict)
     call: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- access ----------------------------------------------------------------------------
     @property
@@ -143,7 +144,12 @@ class BinaryFit(Result):
         [[0.3498, 0.8004]]
         """
         level = self.level if level is None else _validate.level(level)
-        rows = [self.posteriors[g].interval(level, kind) for g in self.groups]
+        kind = _validate.choice(kind, "kind", ("eti", "hdi"))
+        if kind == "eti":
+            s = summaries([self.posteriors[g] for g in self.groups], (1.0 - level) / 2.0)
+            rows = np.c_[s["lower"], s["upper"]]
+        else:
+            rows = [self.posteriors[g].interval(level, kind) for g in self.groups]
         out = pd.DataFrame(rows, columns=["lower", "upper"], index=self._index())
         out.attrs.update(level=level, kind=kind)
         return out
@@ -188,7 +194,13 @@ class BinaryFit(Result):
         return out
 
     def rates(self, level: float | None = None) -> pd.DataFrame:
-        """The metric's rates per group: posterior mean and interval of ``rho`` and ``eta``.
+        """The metric's rates per group: the model's posterior of ``rho`` and ``eta``.
+
+        The posterior of the whole model, paired *and* metric-only ratings (through ``alpha``
+        the metric-only ratings say how often the metric accepts), computed exactly as a
+        mixture over how the metric-only ratings split into adequate and inadequate outputs
+        (:mod:`binaryeval.binary.rates`).  The paired rows' own Beta posterior is
+        :meth:`paired_rates`.
 
         Parameters
         ----------
@@ -198,8 +210,9 @@ class BinaryFit(Result):
         Returns
         -------
         DataFrame
-            ``rho``, ``rho_std``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
-            counts and ``p_unidentified`` = P(rho + eta <= 1).
+            ``rho``, ``rho_std_error``, ``rho_lower``, ``rho_upper``, the same for ``eta``, the paired
+            counts and ``p_unidentified`` = P(rho + eta <= 1) (from the paired rows).  A group
+            without metric-only ratings has no rates (NaN): they take no part in its fit.
 
         Examples
         --------
@@ -207,39 +220,120 @@ class BinaryFit(Result):
         >>> res = be.fit_counts({"metric_pos": 30, "metric_total": 50, "tp": 8, "fn": 2,
         ...                      "tn": 7, "fp": 3})
         >>> res.rates()[["rho", "eta"]].round(4).values.tolist()
+        [[0.7805, 0.6367]]
+        """
+        level = self.level if level is None else _validate.level(level)
+        key = ("rates", level)
+        if key not in self._cache:
+            self._cache[key] = self._rates(level, model=True)
+        return self._cache[key].copy()
+
+    def paired_rates(self, level: float | None = None) -> pd.DataFrame:
+        """The rates as the paired rows alone say: ``Beta(tp + a, fn + b)`` and
+        ``Beta(tn + a, fp + b)`` (pooled counts with pooled rates).
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+            The columns of :meth:`rates`.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"metric_pos": 30, "metric_total": 50, "tp": 8, "fn": 2,
+        ...                      "tn": 7, "fp": 3})
+        >>> res.paired_rates()[["rho", "eta"]].round(4).values.tolist()
         [[0.75, 0.6667]]
         """
         level = self.level if level is None else _validate.level(level)
+        return self._rates(level, model=False)
+
+    def _rates(self, level: float, model: bool) -> pd.DataFrame:
+        from .rates import model_rates
+
         tail = (1 - level) / 2
         ar, br = self.rate_prior
+        if not model:
+            # every group's Beta posterior of the paired rows' rates at once
+            c = self.counts.loc[self.groups]
+            n = len(self.groups)
+            out: dict[str, Any] = {}
+            known = [self.known_rates.get(g, (None, None)) for g in self.groups]
+            no_metric = c["metric_total"].to_numpy() == 0
+            sides = (("rho", ("tp", "fn")), ("eta", ("tn", "fp")))
+            for j, (name, (pos, neg)) in enumerate(sides):
+                if self.rates_mode == "pooled":
+                    a = np.full(n, float(self.counts[pos].sum()) + ar)
+                    b = np.full(n, float(self.counts[neg].sum()) + br)
+                else:
+                    a = c[pos].to_numpy(dtype=float) + ar
+                    b = c[neg].to_numpy(dtype=float) + br
+                est = {name: stats.beta.mean(a, b), f"{name}_std_error": stats.beta.std(a, b),
+                       f"{name}_lower": stats.beta.ppf(tail, a, b),
+                       f"{name}_upper": stats.beta.ppf(1 - tail, a, b)}
+                kn = np.array([np.nan if k[j] is None else k[j] for k in known], dtype=float)
+                is_known = ~np.isnan(kn)
+                for key, vals in est.items():
+                    vals = np.asarray(vals, dtype=float).copy()
+                    # no metric-only rating in a group: the rate takes no part in its fit
+                    vals[no_metric] = np.nan
+                    vals[is_known] = 0.0 if key.endswith("_std_error") else kn[is_known]
+                    out[key] = vals
+            for k in ("tp", "fn", "tn", "fp"):
+                out[k] = c[k].to_numpy().astype(int)
+            out["p_unidentified"] = [self.unidentified.get(g, np.nan) for g in self.groups]
+            frame = pd.DataFrame(out, index=self._index())
+            frame.attrs.update(level=level, rates=self.rates_mode,
+                               method="the paired rows' Beta posterior")
+            return frame
+        a, b = self.prior
         rows = []
         for g in self.groups:
             c = self.counts.loc[g]
             known = self.known_rates.get(g, (None, None))
+            paired = self.counts[["tp", "fn", "tn", "fp"]].sum() if self.rates_mode == "pooled" \
+                else c[["tp", "fn", "tn", "fp"]]
             row: dict[str, Any] = {}
-            for name, (pos, neg), kn in (("rho", ("tp", "fn"), known[0]),
-                                         ("eta", ("tn", "fp"), known[1])):
-                if kn is not None:
-                    row.update({name: kn, f"{name}_std": 0.0, f"{name}_lower": kn,
-                                f"{name}_upper": kn})
-                    continue
-                if self.rates_mode == "pooled":
-                    a, b = self.counts[pos].sum() + ar, self.counts[neg].sum() + br
-                else:
-                    a, b = c[pos] + ar, c[neg] + br
-                if c["metric_total"] == 0:
-                    # no metric-only rating in this group: the rate takes no part in its fit
-                    row.update({name: np.nan, f"{name}_std": np.nan, f"{name}_lower": np.nan,
-                                f"{name}_upper": np.nan})
-                    continue
-                d = stats.beta(a, b)
-                row.update({name: d.mean(), f"{name}_std": d.std(),
-                            f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
+            if c["metric_total"] == 0:
+                # no metric-only rating in this group: the rates take no part in its fit
+                for name in ("rho", "eta"):
+                    row.update({name: np.nan, f"{name}_std_error": np.nan,
+                                f"{name}_lower": np.nan, f"{name}_upper": np.nan})
+            elif model:
+                n_paired = int(c[["tp", "fn", "tn", "fp"]].sum())
+                hp = int(c["human_pos"]) + (int(c["tp"] + c["fn"])
+                                            if self.paired_informs_alpha else 0)
+                ht = int(c["human_total"]) + (n_paired if self.paired_informs_alpha else 0)
+                rho, eta, _ = model_rates(
+                    A=a + hp, B=b + ht - hp, k=int(c["metric_pos"]), M=int(c["metric_total"]),
+                    tp=int(paired["tp"]), fn=int(paired["fn"]), tn=int(paired["tn"]),
+                    fp=int(paired["fp"]), rate_prior=(ar, br), rho=known[0], eta=known[1],
+                    level=level)
+                for name, r in (("rho", rho), ("eta", eta)):
+                    row.update({name: r.mean, f"{name}_std_error": r.sd,
+                                f"{name}_lower": r.lower, f"{name}_upper": r.upper})
+            else:
+                for name, (pos, neg), kn in (("rho", ("tp", "fn"), known[0]),
+                                             ("eta", ("tn", "fp"), known[1])):
+                    if kn is not None:
+                        row.update({name: kn, f"{name}_std_error": 0.0, f"{name}_lower": kn,
+                                    f"{name}_upper": kn})
+                        continue
+                    d = stats.beta(paired[pos] + ar, paired[neg] + br)
+                    row.update({name: d.mean(), f"{name}_std_error": d.std(),
+                                f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
             row.update({k: int(c[k]) for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)
             rows.append(row)
         out = pd.DataFrame(rows, index=self._index())
-        out.attrs.update(level=level, rates=self.rates_mode)
+        out.attrs.update(level=level, rates=self.rates_mode,
+                         method=("the model's posterior (paired and metric-only ratings)"
+                                 if model else "the paired rows' Beta posterior"))
         return out
 
     def n_eff(self) -> pd.Series:
@@ -302,18 +396,25 @@ class BinaryFit(Result):
         ['n_human', 'n_paired', 'n_metric', 'estimate', 'std_error', 'mode']
         """
         level = self.level if level is None else _validate.level(level)
+        kind = _validate.choice(kind, "kind", ("eti", "hdi"))
         c = self.counts.loc[self.groups]
-        iv = self.interval(level, kind)
+        post = [self.posteriors[g] for g in self.groups]
+        # every group's quantiles and mode together (one Newton iteration for all of them)
+        s = summaries(post, (1.0 - level) / 2.0)
+        if kind == "eti":
+            lower, upper = s["lower"], s["upper"]
+        else:
+            iv = self.interval(level, kind)
+            lower, upper = iv["lower"].to_numpy(), iv["upper"].to_numpy()
         rates = self.rates(level)
         n_human = self._n_human()
         n_eff = self.n_eff()
-        post = [self.posteriors[g] for g in self.groups]
         out = pd.DataFrame({
             "n_human": n_human,
             "n_paired": (c["tp"] + c["fn"] + c["tn"] + c["fp"]).astype(int),
             "n_metric": c["metric_total"].astype(int),
             "estimate": [p.mean() for p in post], "std_error": [p.std() for p in post],
-            "mode": [p.mode() for p in post], "lower": iv["lower"], "upper": iv["upper"],
+            "mode": s["mode"], "lower": lower, "upper": upper,
             "naive": self.naive(level)["estimate"]}, index=self._index())
         for name in ("rho", "eta"):
             for suffix in ("", "_lower", "_upper"):
@@ -428,48 +529,8 @@ class BinaryFit(Result):
             sig_level, "sig_level", open=True)
         groups = self.groups if order is None else _resolve_order(self, order)
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
-                                  sig_level=sig, adjust=adjust, group_name=self.group_name)
-
-
-def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
-                 sig_level: float | None = None, max_human: int = 100_000):
-    """How many more human ratings, at the fitted values, would tell systems apart.
-
-    Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
-    ratings it has: ``k`` more human ratings per system go first to outputs that have a metric
-    rating only (see :mod:`binaryeval.binary.planning`).  The answer says when no ``k`` up to
-    ``max_human`` is enough, and why.
-
-    Parameters
-    ----------
-    epsilon : float, optional
-        Difference to detect; by default each pair's estimated difference.
-    pairs : {"neighbours", "all"} or None
-        Neighbouring groups in the fit's order (default), every pair, or each group on its own
-        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
-    sig_level : float, optional
-        Significance level (default ``1 - level`` of the fit).
-    max_human : int
-        Largest number of additional human ratings per system tried.
-
-    Returns
-    -------
-    FitPlan
-
-    Examples
-    --------
-    >>> import binaryeval as be
-    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
-    ...                      "B": {"human_pos": 62, "human_total": 100}})
-    >>> int(res.plan().to_frame()["more_human"].iloc[0])
-    177
-    """
-    from .planning import plan_fit
-
-    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
-
-
-BinaryFit.plan = _plan_method  # type: ignore[attr-defined]
+                                  sig_level=sig, adjust=adjust, group_name=self.group_name,
+                                  level=self.level)
 
 
 def _resolve_order(fit: BinaryFit, order) -> list[str]:

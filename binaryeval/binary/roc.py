@@ -20,12 +20,12 @@ import pandas as pd
 
 from .. import _validate
 from .._results import Result
+from ..data import argument_series, as_binary, keyed_by_label, scores
 from ..errors import DataError, ParameterError
-from ..formula import parse_formula
 from ..summary import Summary
 
-__all__ = ["roc", "RocResult", "roc_table", "choose_threshold", "apply_threshold",
-           "choose_cuts", "Cuts", "THRESHOLD_RULES", "Thresholded"]
+__all__ = ["RocResult", "roc_table", "choose_threshold", "apply_threshold", "choose_cuts", "Cuts",
+           "THRESHOLD_RULES", "Thresholded"]
 
 THRESHOLD_RULES = ("balanced", "youden")
 
@@ -57,6 +57,10 @@ def roc_table(human, score) -> pd.DataFrame:
         raise DataError(f"human ({h.size}) and score ({s.size}) have different lengths")
     ok = ~(np.isnan(h) | np.isnan(s))
     h, s = h[ok], s[ok]
+    if not np.all((h == 0.0) | (h == 1.0)):
+        # the curve counts positives as the sum of the ratings: only 0/1 gives it
+        raise DataError(f"human ratings must be 0/1, got {h[(h != 0.0) & (h != 1.0)][0]:g}; "
+                        "code them 1 (adequate) and 0 (not)")
     n_pos = int(h.sum())
     n_neg = int(h.size - n_pos)
     if n_pos == 0 or n_neg == 0:
@@ -108,9 +112,11 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     Parameters
     ----------
     human : array-like of 0/1
-        Human ratings of the paired rows.
+        Human ratings of the paired rows: 0/1 or booleans, NaN for not rated (checked as in
+        :func:`binaryeval.fit`: other codings, such as -1/+1 or a 1-5 scale, are refused with
+        the way to binarise them).
     score : array-like of float
-        Metric scores of the same rows.
+        Metric scores of the same rows (NaN: not scored).  Rows missing either are left out.
     rule : {"balanced", "youden"}
         ``"balanced"`` minimises ``|rho - eta|`` (the papers' rule), ``"youden"`` maximises
         ``rho + eta - 1``.
@@ -124,17 +130,25 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     >>> choose_threshold([1, 1, 0, 0], [0.9, 0.4, 0.5, 0.1], "balanced")
     0.5
     """
-    table = roc_table(human, score)
+    h = argument_series(human, "human")
+    s = argument_series(score, "score")
+    if len(h) != len(s):
+        raise DataError(f"human ({len(h)} values) and score ({len(s)} values) have different "
+                        "lengths; give the two ratings of the same rows")
+    h = as_binary(h, "human", "human rating", argument=True).to_numpy()
+    s = scores(s, "score", "argument", position=True)
+    table = roc_table(h, s)
     return float(table.loc[_pick(table, rule), "threshold"])
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class RocResult(Result):
-    """ROC curves per group and pooled, from :func:`roc`.
+    """ROC curves per group and pooled, from :func:`binaryeval.roc`.
 
     Examples
     --------
     >>> import pandas as pd
+    >>> from binaryeval import roc
     >>> df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "s": [.9, .2, .7, .6, .4, .1]})
     >>> roc("h ~ s", df)
     RocResult(formula='h ~ s', curves=1, n_used=6)
@@ -163,6 +177,7 @@ class RocResult(Result):
         Examples
         --------
         >>> import pandas as pd
+        >>> from binaryeval import roc
         >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
         >>> float(roc("h ~ s", df).auc()["pooled"])
         0.75
@@ -179,6 +194,7 @@ class RocResult(Result):
         Examples
         --------
         >>> import pandas as pd
+        >>> from binaryeval import roc
         >>> df = pd.DataFrame({"h": [1, 1, 0, 0], "s": [.9, .4, .5, .1]})
         >>> roc("h ~ s", df).thresholds()[["rule", "threshold"]].values.tolist()
         [['balanced', 0.5], ['youden', 0.9]]
@@ -203,6 +219,7 @@ class RocResult(Result):
         Examples
         --------
         >>> import pandas as pd
+        >>> from binaryeval import roc
         >>> df = pd.DataFrame({"h": [1, 0], "s": [.9, .2]})
         >>> list(roc("h ~ s", df).to_frame().columns)
         ['threshold', 'tp', 'fp', 'fn', 'tn', 'rho', 'eta', 'fpr', 'group']
@@ -230,6 +247,7 @@ class RocResult(Result):
         Examples
         --------
         >>> import pandas as pd
+        >>> from binaryeval import roc
         >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
         >>> print(roc("h ~ s", df).summary().as_text().splitlines()[0])
         ROC of a scalar metric against binary human ratings
@@ -270,6 +288,7 @@ class RocResult(Result):
         Examples
         --------
         >>> import pandas as pd
+        >>> from binaryeval import roc
         >>> df = pd.DataFrame({"h": [1, 0, 1, 0], "s": [.9, .2, .7, .8]})
         >>> ax = roc("h ~ s", df).plot()
         """
@@ -295,99 +314,6 @@ class RocResult(Result):
         ax.set_ylim(0, 1.01)
         ax.legend(fontsize=7, loc="lower right")
         return ax
-
-
-def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | None = None,
-        pooled: bool = True, eval_env: int | dict = 0) -> RocResult:
-    """ROC curve of a scalar metric per group and pooled.
-
-    Parameters
-    ----------
-    formula : str
-        ``"human ~ score | group"`` (the group part is optional).  ``human`` must be binary
-        (e.g. ``I(mqm == 0)``); ``score`` is the scalar metric.
-    data : DataFrame
-        One row per output; rows missing either rating are left out and counted.
-    lower_is_better : str or list of str, optional
-        The score term, when its lower values are better (TER, error counts): a rating is then
-        positive when ``score <= threshold``.  When the pooled curve runs below the diagonal
-        (AUC < 0.5) the call warns (:class:`~binaryeval.errors.DirectionWarning`).
-    pooled : bool
-        Add a curve over all groups.
-    eval_env : int or dict
-        Names for the formula's expressions: a mapping, or a stack depth as in patsy.
-
-    Returns
-    -------
-    RocResult
-        ``auc()``, ``thresholds()`` (what each rule picks), ``to_frame()``, ``summary()``,
-        ``plot()``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "s": [.9, .2, .7, .6, .4, .1],
-    ...                    "g": list("aaabbb")})
-    >>> round(float(roc("h ~ s | g", df).auc()["pooled"]), 4)
-    0.8889
-
-    A score where lower is better gives the same curve with ``lower_is_better``; its thresholds
-    are in its own units (positive when ``penalty <= threshold``):
-
-    >>> df["penalty"] = 1 - df["s"]
-    >>> res = roc("h ~ penalty | g", df, lower_is_better="penalty")
-    >>> round(float(res.auc()["pooled"]), 4)
-    0.8889
-    >>> rules = res.thresholds().set_index(["group", "rule"])["threshold"]
-    >>> round(float(rules["pooled", "balanced"]), 4)  # 1 - 0.6, the threshold on s
-    0.4
-    """
-    from ..data import as_binary, natural_order
-    from ._frame import _scores
-    from .fit import _directions
-
-    parsed = parse_formula(formula, allow_multiple_rhs=False, allow_intercept_rhs=False)
-    frame = parsed.evaluate(data, eval_env + 1 if isinstance(eval_env, int) else eval_env)
-    lower = bool(_directions(lower_is_better, parsed, thresholded=True))
-    hname = parsed.lhs_names[0]
-    human = as_binary(frame.lhs.iloc[:, 0], hname)
-    raw = frame.rhs.iloc[:, 0]
-    score = pd.Series(_scores(raw, parsed.rhs_names[0]), index=raw.index)
-    if lower:
-        score = -score
-    ok = human.notna() & score.notna()
-    if frame.group is not None:
-        ok &= frame.group.notna()
-    curves: dict[str, pd.DataFrame] = {}
-    if frame.group is not None:
-        for g in natural_order(pd.unique(frame.group[ok])):
-            sel = ok & (frame.group == g)
-            curves[str(g)] = roc_table(human[sel], score[sel])
-    if pooled or frame.group is None:
-        curves["pooled"] = roc_table(human[ok], score[ok])
-    result = RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
-                       None if frame.group is None else str(frame.group.name),
-                       {"missing rating or group": int((~ok).sum())}, lower)
-    _check_direction(result, parsed.rhs_names[0])
-    return result
-
-
-def _check_direction(result: RocResult, name: str) -> None:
-    """Warn when the pooled (or only) curve runs below the diagonal."""
-    from .._warnings import warn
-    from ..errors import DirectionWarning
-
-    key = "pooled" if "pooled" in result.curves else next(iter(result.curves), None)
-    auc = _auc(result.curves[key]) if key is not None else np.nan
-    if auc < 0.5:
-        fix = ("dropping lower_is_better" if result.lower_is_better
-               else f"lower_is_better={[name]!r}")
-        warn(f"the score {name!r} runs against the human ratings (AUC {auc:.2f} < 0.5 on "
-             f"{result.n_used:,} paired rows): likely fix: {fix}, if lower {name} is better"
-             if not result.lower_is_better else
-             f"the score {name!r} runs against the human ratings (AUC {auc:.2f} < 0.5 on "
-             f"{result.n_used:,} paired rows) with lower_is_better: likely fix: {fix}",
-             DirectionWarning)
 
 
 @dataclass(frozen=True)
@@ -563,12 +489,14 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
     paired = ~np.isnan(human) & ~np.isnan(score)
     per_group = isinstance(threshold, Mapping)
     if per_group:
-        missing = [g for g in labels if g not in threshold and str(g) not in threshold]
+        # keys match the groups by their text (1 is group "1")
+        threshold = keyed_by_label(threshold, "threshold")
+        missing = [g for g in labels if str(g) not in threshold]
         if missing:
-            raise ParameterError(f"threshold has no entry for group {missing[0]!r}; give one per "
-                                 "group or a single number or rule")
-    specs = {g: (threshold.get(g, threshold.get(str(g))) if per_group else threshold)
-             for g in labels}
+            raise ParameterError(f"threshold has no entry for group {missing[0]!r} (its groups: "
+                                 f"{list(threshold)[:8]}); give one per group or a single "
+                                 "number or rule")
+    specs = {g: (threshold[str(g)] if per_group else threshold) for g in labels}
     rule = "given"
     cuts: dict = {}
     pooled_cut = None

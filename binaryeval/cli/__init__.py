@@ -2,22 +2,29 @@
 
 ``binaryeval <subcommand> [options]``; ``python -m binaryeval`` is the same.  Exit codes: 0 success,
 1 the command failed (a :class:`~binaryeval.errors.BinaryEvalError`; the message is printed on
-stderr), 2 bad command-line usage (argparse).  Warnings raised while a command runs are printed on
+stderr), 2 bad command-line usage (argparse), or an output the command will not write
+(:class:`~binaryeval.errors.OutputError`: an input, an existing file without ``--overwrite``, a folder,
+a file in a missing folder; checked before any work, so nothing is computed in vain).  Output
+files are written to a temporary file and renamed into place, so a failed run leaves none half
+written.  Warnings raised while a command runs are printed on
 stderr, one line each (``binaryeval fit: warning: ...``).
 
 Subcommands
 -----------
-``render``     render ``.qmd`` documents to HTML (:mod:`binaryeval.reports`)
+``render``     render ``.qmd`` documents to HTML (the site builder, :mod:`binaryeval._site`)
 ``datasets``   list or export the shipped datasets
-``fit``        :func:`binaryeval.fit`; ``--compare`` for ``result.compare()``
+``fit``        :func:`binaryeval.fit` (one metric, several metric terms, ``--bins``);
+               ``--compare`` for ``result.compare()``, ``--plan`` for ``result.plan()``
+``preferences`` :func:`binaryeval.fit_preferences`: preference rates per system pair
 ``favi``       :func:`binaryeval.favi`
 ``correlate``  :func:`binaryeval.correlate`; ``--pairwise`` for the Williams tests
 ``plan``       detectable differences and sample sizes (:mod:`binaryeval.plan`)
-``report``     an HTML report of :func:`binaryeval.fit` on the user's data, rendered from
-               ``binaryeval/templates/report.qmd``
+``report``     an HTML report of :func:`binaryeval.fit` on the user's data (or of
+               :func:`binaryeval.fit_preferences` with ``--item`` or ``--first/--second``),
+               rendered from ``binaryeval/reports/templates/``
 
-``fit``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, exactly as the Python API
-does; ``--output FILE`` writes the summary as text (``.txt``), HTML (``.html``) or LaTeX (``.tex``),
+``fit``, ``preferences``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, as the
+Python API does, with advice naming the command line's flags (``--bins 5``, not ``bins=5``); ``--output FILE`` writes the summary as text (``.txt``), HTML (``.html``) or LaTeX (``.tex``),
 or the tidy table ``to_frame()`` as CSV (``.csv``) or JSON records (``.json``).  Input tables are
 read by extension: CSV, TSV, Parquet, JSON.
 
@@ -60,13 +67,25 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from ..errors import BinaryEvalError
-from . import _common, correlate, datasets, favi, fit, plan, render, report  # noqa: F401  (registers them)
+from .._advice import as_flags
+from ..errors import BinaryEvalError, OutputError
+from . import (  # noqa: F401  (registers them)
+    _common,
+    correlate,
+    datasets,
+    favi,
+    fit,
+    plan,
+    preferences,
+    render,
+    report,
+)
 from ._common import (
     PROG,
     SUBCOMMANDS,
     add_data_arguments,
     add_output_arguments,
+    check_destination,
     output_format,
     read_data,
     read_table,
@@ -113,15 +132,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     with warnings.catch_warnings(record=True) as caught:
         try:
+            check_destination(args)
             code = int(args.func(args) or 0)
         except BinaryEvalError as exc:
-            code = 1
-            message = f"{PROG} {args.command}: error: {exc}"
+            code = 2 if isinstance(exc, OutputError) else 1
+            message = f"{PROG} {args.command}: error: {as_flags(str(exc))}"
         else:
             message = None
     # warnings (identifiability, unpaired items, ...) go to stderr as one line each
+    # advice names the options as typed here: --bins 5, not bins=5
     for w in caught:
-        print(f"{PROG} {args.command}: warning: {w.message}", file=sys.stderr)
+        print(f"{PROG} {args.command}: warning: {as_flags(str(w.message))}", file=sys.stderr)
     if message:
         print(message, file=sys.stderr)
     return code

@@ -1,4 +1,4 @@
-"""What the subcommands share: the registry, reading data, writing results, option values."""
+"""What the subcommands share: the registry, the data options, writing results, option values."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from ..io import read_table
 
 PROG = "binaryeval"
 
@@ -40,6 +41,26 @@ def subcommand(add_parser: Callable[[Any], None]) -> Callable[[Any], None]:
     """
     SUBCOMMANDS.append(add_parser)
     return add_parser
+
+
+class _Renamed(argparse.Action):
+    """An option spelled an earlier way: an error that names the new spelling."""
+
+    def __init__(self, option_strings, dest, new: str = "", flag: bool = False, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, nargs=0 if flag else "?", help=argparse.SUPPRESS,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        shown = f"{self.new} {values}" if values not in (None, []) else self.new
+        parser.error(f"{option_string} is now {self.new}: use {shown}")
+
+
+def add_renamed_option(parser: argparse.ArgumentParser, old: str, new: str, *,
+                       flag: bool = False) -> None:
+    """Refuse ``old`` with an error naming ``new`` (hidden from the help); ``flag``: no value."""
+    parser.add_argument(old, action=_Renamed, new=new, flag=flag,
+                        dest=f"_renamed_{old.strip('-')}")
 
 
 def add_data_arguments(parser: argparse.ArgumentParser, *, dask: bool = False) -> None:
@@ -126,96 +147,44 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
-def read_table(source: str | Path, query: str | None = None, *, option: str = "--data",
-               dask: bool = False):
-    """Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
+#: options of the subcommands that name a column of names (read as text, as written)
+NAME_OPTIONS = ("item", "rater", "first", "second")
 
-    Parameters
-    ----------
-    source : str or Path
-        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl`` (by
-        extension), a folder of Parquet files, or the name of a shipped dataset
-        (``binaryeval.datasets.names()``).
-    query : str, optional
-        A pandas ``DataFrame.query`` expression selecting the rows to keep.
-    option : str
-        The command-line option named in error messages.
-    dask : bool
-        Return a Dask frame (Parquet and CSV are read lazily, partition by partition).
 
-    Returns
-    -------
-    DataFrame
-        A pandas frame, or a Dask frame with ``dask``.
+def name_columns(args: argparse.Namespace) -> list[str]:
+    """The columns of names a command reads: the formula's grouping columns, ``--item``, ...
+
+    Read from a text file as written (:func:`binaryeval.read_table`'s ``string_columns``), so
+    that systems ``007`` and ``7`` stay two and a system named ``NA`` keeps its name.
 
     Examples
     --------
-    >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
-    (13, 26)
+    >>> name_columns(argparse.Namespace(formula="h ~ m | system + lp", item="seg_id"))
+    ['system', 'lp', 'seg_id']
     """
-    import pandas as pd
+    from .._partition import grouping_columns
+    from ..errors import FormulaError
+    from ..formula import parse_formula
 
-    from .. import datasets
-
-    source = str(source)
-    path = Path(source)
-    name = path.name.lower()
-    if path.is_dir():
-        if not any(path.glob("*.parquet")) and not any(path.glob("*.pq")):
-            raise ParameterError(f"{option} {source!r} is a folder without .parquet files; pass a "
-                                 "folder of Parquet files or a table file")
-        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
-    elif path.is_file() and name.endswith((".parquet", ".pq")):
-        df = _read(lambda: _reader(dask).read_parquet(path), option, source)
-    elif path.is_file() and name.endswith((".json", ".jsonl")):
-        df = _read(lambda: pd.read_json(path, lines=name.endswith(".jsonl")), option, source)
-    elif path.is_file() and name.endswith((".tsv", ".tsv.gz", ".tab")):
-        df = _read(lambda: _reader(dask).read_csv(path, sep="\t"), option, source)
-    elif path.is_file():
-        df = _read(lambda: _reader(dask).read_csv(path), option, source)
-    elif source in datasets.names():
-        df = datasets.load(source)
-    else:
-        raise ParameterError(f"{option} {source!r} is neither a file nor a shipped dataset; "
-                             "pass a table file or one of the names listed by `binaryeval datasets`")
-    if dask and isinstance(df, pd.DataFrame):
-        import dask.dataframe as dd
-
-        df = dd.from_pandas(df, npartitions=1)
-    if query:
+    names: list[str] = []
+    formula = getattr(args, "formula", None)
+    if isinstance(formula, str):
         try:
-            df = df.query(query) if dask else df.query(query).reset_index(drop=True)
-        except Exception as exc:  # pandas raises many types here
-            raise ParameterError(f"--query {query!r} failed: {exc}") from None
-    return df
-
-
-def _reader(dask: bool):
-    """The module whose ``read_parquet``/``read_csv`` read the data: pandas or Dask's."""
-    if dask:
-        import dask.dataframe as dd
-
-        return dd
-    import pandas as pd
-
-    return pd
-
-
-def _read(read: Callable[[], Any], option: str, source: str):
-    try:
-        return read()
-    except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
-        raise ParameterError(f"{option} {source!r} could not be read as a table "
-                             f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
-                             "or .json file, or a folder of .parquet files") from None
+            names += grouping_columns(parse_formula(formula))
+        except FormulaError:
+            pass  # the command's own call reports it, with a caret
+    names += [v for v in (getattr(args, o, None) for o in NAME_OPTIONS) if isinstance(v, str)]
+    return list(dict.fromkeys(names))
 
 
 def read_data(args: argparse.Namespace):
     """Read the table named by ``--data`` and apply ``--query``.
 
-    A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.
+    A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.  The columns
+    of names (:func:`name_columns`) are read as text, as written.
     """
-    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args))
+    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args),
+                      argument_names=("--data", "--query"), string_columns=name_columns(args))
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -225,7 +194,33 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                              "the summary. Default: from the --output extension (.csv, .json, .html, "
                              ".tex), else text")
     parser.add_argument("--output", "-o", default=None, metavar="FILE",
-                        help="write here instead of stdout (the format follows the extension)")
+                        help="write here instead of stdout (the format follows the extension); "
+                             "never over the input, nor over an existing file without "
+                             "--overwrite")
+    add_force_argument(parser)
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--overwrite`` (``overwrite=`` of the library): leave to replace existing output files.
+
+    An input is never replaced.  The earlier spelling ``--force`` is refused naming it.
+    """
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an existing output file (an input is never replaced)")
+    add_renamed_option(parser, "--force", "--overwrite", flag=True)
+
+
+def check_destination(args: argparse.Namespace) -> None:
+    """Refuse ``--output`` before any work (:func:`binaryeval._output.check_output`).
+
+    An input, an existing file without ``--overwrite``, a folder, a file in a missing folder.
+    """
+    from .._output import check_output, input_paths
+
+    output = getattr(args, "output", None)
+    if output not in (None, "-"):
+        check_output(output, inputs=input_paths(getattr(args, "data", None)),
+                     force=bool(getattr(args, "overwrite", False)))
 
 
 #: output formats of :func:`write_result` and the file extensions that select them
@@ -247,17 +242,24 @@ def output_format(args: argparse.Namespace) -> str:
     return "text"
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str, output: str | None, args: argparse.Namespace | None = None) -> None:
+    text = text if text.endswith("\n") else text + "\n"
     if output in (None, "-"):
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
     else:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        from .._output import write_text
+
+        check_destination(args if args is not None else argparse.Namespace(output=output))
+        write_text(output, text)  # a temporary file renamed into place: never half written
 
 
 def _html_page(body: str, title: str) -> str:
     import html
 
+    from .._site.pages import CONTENT_SECURITY_POLICY
+
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
             f"<title>{html.escape(title)}</title>\n"
             "<style>body { font-family: system-ui, sans-serif; margin: 2rem; } "
             "table { border-collapse: collapse; margin: 0.5rem 0; } "
@@ -300,13 +302,18 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
                 "latex": frame.to_latex}[fmt]()
     else:
         summary = result.summary() if hasattr(result, "summary") else None
+        if summary is not None:
+            from .._advice import as_flags
+
+            # the notes' advice as typed on the command line (--rates pooled, not rates='pooled')
+            summary.notes = [as_flags(note) for note in summary.notes]
         if summary is None:
             text = str(result)
         else:
             text = {"text": summary.as_text, "html": summary.as_html, "latex": summary.as_latex}[fmt]()
             if fmt == "html" and output not in (None, "-"):
                 text = _html_page(text, summary.title)
-    _emit(text, output)
+    _emit(text, output, args)
     return 0
 
 
@@ -346,10 +353,20 @@ def _key_values(text: str, option: str) -> dict[str, float]:
     return out
 
 
-def _rates(text: str) -> str | dict:
-    """``estimate``, ``pooled``, ``rho=..,eta=..`` or a JSON mapping (per group)."""
+def _rates(text: str) -> str | dict | list:
+    """``estimate``, ``pooled``, ``rho=..,eta=..``, a JSON mapping (per group) or a JSON matrix
+    (the latent-truth model's known confusion matrix)."""
     if text in ("estimate", "pooled"):
         return text
+    if text == "known":
+        raise argparse.ArgumentTypeError(
+            "--rates known: give the known values instead, e.g. --rates rho=0.7,eta=0.8")
+    if text.lstrip().startswith("["):
+        try:
+            matrix = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise argparse.ArgumentTypeError(f"--rates: invalid JSON ({exc})") from None
+        return matrix
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)
@@ -361,8 +378,9 @@ def _rates(text: str) -> str | dict:
     if "=" in text:
         return _key_values(text, "--rates")
     raise argparse.ArgumentTypeError(
-        f"--rates {text!r}: use estimate, pooled, known rates rho=0.7,eta=0.8, or a JSON object "
-        "per group '{\"sysA\": {\"rho\": 0.7, \"eta\": 0.8}, ...}'")
+        f"--rates {text!r}: use estimate, pooled, known rates rho=0.7,eta=0.8, a JSON object "
+        "per group '{\"sysA\": {\"rho\": 0.7, \"eta\": 0.8}, ...}', or a known confusion "
+        "matrix as JSON '[[0.8, 0.1, 0.1], ...]' (rows: the human classes)")
 
 
 def _tolerance(text: str) -> float | dict[str, float]:
@@ -401,6 +419,57 @@ def _add_fit_options(p: argparse.ArgumentParser) -> None:
                         "is positive when score <= threshold), e.g. --lower-is-better ter")
     p.add_argument("--level", type=float, default=0.95,
                    help="credible level of intervals and comparisons (default: 0.95)")
+
+
+def _bins(text: str) -> int | dict[str, int]:
+    """``--bins 5`` (every metric term) or ``--bins score=5,ter=3`` (per term)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    out = {}
+    for key, value in _key_values(text, "--bins").items():
+        if not float(value).is_integer():
+            raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers")
+        out[key] = int(value)
+    return out
+
+
+def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True) -> None:
+    """The latent-truth model's options: its sampler, and how several metrics combine."""
+    group = p.add_argument_group(
+        "latent-truth model", "several metric terms, --bins or preferences: the sampler's "
+        "settings and how several metrics combine")
+    if dependence:
+        group.add_argument("--dependence", choices=["joint", "independent"], default=None,
+                           help="several metrics: their joint pattern (default, valid however "
+                                "they depend on each other) or a product of one confusion "
+                                "matrix per metric")
+    group.add_argument("--seed", type=int, default=None, help="seed of the sampler")
+    group.add_argument("--draws", type=int, default=1000,
+                       help="draws kept per chain (default: 1000)")
+    group.add_argument("--chains", type=int, default=4, help="chains (default: 4)")
+
+
+def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The sampler's options, only those given (the binary model refuses them)."""
+    out: dict[str, Any] = {}
+    if getattr(args, "seed", None) is not None:
+        out["seed"] = args.seed
+    if getattr(args, "draws", 1000) != 1000:
+        out["draws"] = args.draws
+    if getattr(args, "chains", 4) != 4:
+        out["chains"] = args.chains
+    if getattr(args, "dependence", None) is not None:
+        out["dependence"] = args.dependence
+    return out
+
+
+def _order(text: str) -> str | list[str]:
+    """``estimate``, ``input`` or SYSTEM,SYSTEM,... (every group once)."""
+    if text in ("estimate", "input"):
+        return text
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _fit_kwargs(args: argparse.Namespace) -> dict[str, Any]:

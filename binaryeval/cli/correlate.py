@@ -47,7 +47,8 @@ def add_correlate_parser(subparsers) -> None:
         with dask_session(args):
             result = correlate(args.formula, read_data(args), method=args.method,
                                level=args.level, lower_is_better=args.lower_is_better,
-                               aggregate=args.aggregate, absolute=args.absolute)
+                               aggregate=args.aggregate, absolute=args.absolute,
+                               eval_env={})  # columns only, never variables of this process
         return write_result(result.pairwise() if args.pairwise else result, args)
 
     p.set_defaults(func=run)

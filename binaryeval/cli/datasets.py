@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import ParameterError
-from ._common import subcommand
+from ..errors import OutputError, ParameterError
+from ._common import add_force_argument, subcommand
 
 
 @subcommand
@@ -18,7 +18,10 @@ def add_datasets_parser(subparsers) -> None:
         description="Without NAME: list the shipped datasets (rows, columns, licence). With NAME(s): "
                     "write each as NAME.csv into --output-dir, or to stdout with --stdout.")
     p.add_argument("names", nargs="*", metavar="NAME", help="datasets to export; 'all' for every one")
-    p.add_argument("--output-dir", default=".", metavar="DIR", help="folder for NAME.csv (default: .)")
+    p.add_argument("--output-dir", default=".", metavar="DIR",
+                   help="folder for NAME.csv (default: .; created if missing); an existing "
+                        "NAME.csv is replaced only with --overwrite")
+    add_force_argument(p)
     p.add_argument("--stdout", action="store_true", help="print the CSV of one dataset instead")
 
     def run(args: argparse.Namespace) -> int:
@@ -40,11 +43,18 @@ def add_datasets_parser(subparsers) -> None:
                 raise ParameterError(f"--stdout prints one dataset, got {len(names)}: {names}")
             sys.stdout.write(datasets.load(names[0]).to_csv(index=False))
             return 0
+        from .._output import check_output, write_atomic
+
         out = Path(args.output_dir)
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"--output-dir {args.output_dir!r} is a file, not a folder")
         out.mkdir(parents=True, exist_ok=True)
-        for name in names:
-            target = out / f"{name}.csv"
-            datasets.load(name).to_csv(target, index=False)
+        # every file checked before the first is written: all are written, or none
+        targets = [check_output(out / f"{name}.csv", force=args.overwrite, option="--output-dir")
+                   for name in names]
+        for name, target in zip(names, targets, strict=True):
+            frame = datasets.load(name)
+            write_atomic(target, lambda tmp, frame=frame: frame.to_csv(tmp, index=False))
             print(target)
         return 0
 

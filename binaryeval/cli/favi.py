@@ -9,6 +9,7 @@ from ._common import (
     _tolerance,
     add_data_arguments,
     add_output_arguments,
+    add_renamed_option,
     dask_session,
     read_data,
     subcommand,
@@ -39,8 +40,9 @@ def add_favi_parser(subparsers) -> None:
     p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
                    help="terms (human or metric, as in the formula) whose lower scores are better, "
                         "e.g. mqm for MQM penalty points or ter")
-    p.add_argument("--ties", choices=["drop", "split"], default="drop",
+    p.add_argument("--sign-test-ties", choices=["drop", "split"], default="drop",
                    help="tie rule of the sign tests (default: drop)")
+    add_renamed_option(p, "--ties", "--sign-test-ties")
     p.add_argument("--sig-level", type=float, default=0.05,
                    help="significance threshold of the sign tests (default: 0.05)")
     p.add_argument("--unpaired", choices=["warn", "raise", "count"], default="warn",
@@ -54,7 +56,7 @@ def add_favi_parser(subparsers) -> None:
         with dask_session(args):
             result = favi(args.formula, read_data(args), item=args.item, pairs=args.pairs,
                           tolerance=args.tolerance,
-                          lower_is_better=args.lower_is_better, sign_test_ties=args.ties,
+                          lower_is_better=args.lower_is_better, sign_test_ties=args.sign_test_ties,
                           sig_level=args.sig_level, unpaired=args.unpaired)
         return write_result(result, args)
 

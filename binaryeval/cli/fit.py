@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import ParameterError
+
 from ._common import (
     _add_fit_options,
+    _add_sampler_options,
+    _bins,
     _fit_kwargs,
+    _order,
+    _sampler_kwargs,
     add_data_arguments,
     add_output_arguments,
     dask_session,
@@ -20,34 +26,55 @@ from ._common import (
 def add_fit_parser(subparsers) -> None:
     """Add the ``fit`` subcommand to ``subparsers`` (see ``binaryeval fit --help``)."""
     p = subparsers.add_parser(
-        "fit", help="fit the binary evaluation model (rate of adequate outputs per system)",
-        description="Fit the binary evaluation model to the table in --data and print its summary "
+        "fit", help="fit the evaluation model (rate of adequate outputs per system)",
+        description="Fit the evaluation model to the table in --data and print its summary "
                     "(the same as binaryeval.fit(FORMULA, data, ...).summary()). Human ratings are "
-                    "0/1 (empty = not rated); the metric is 0/1 or a score with --threshold.",
+                    "0/1 (empty = not rated); one metric, 0/1 or a score with --threshold, is the "
+                    "exact binary model; several metric terms (\"human ~ m1 + m2 | system\") or a "
+                    "score entered in bins (--bins K) are the latent-truth model.",
         epilog='example: binaryeval fit "I(mqm == 0) ~ chrf | system" --data wmt21.csv '
-               '--threshold balanced -o fit.csv; a folder of Parquet files larger than memory: '
-               'binaryeval fit "human ~ judge | system" --data ratings/ --dask')
+               '--threshold balanced -o fit.csv; binned: binaryeval fit "I(mqm == 0) ~ chrf | '
+               'system" --data wmt21.csv --bins 3 --seed 1; a folder of Parquet files larger '
+               'than memory: binaryeval fit "human ~ judge | system" --data ratings/ --dask')
     p.add_argument("formula", help='"human ~ metric | system", e.g. "I(mqm == 0) ~ chrf | system"; '
-                                   '"human ~ 1 | system" for human ratings only')
+                                   '"human ~ 1 | system" for human ratings only; "human ~ m1 + m2 '
+                                   '| system" for several metrics')
     add_data_arguments(p, dask=True)
     _add_fit_options(p)
     p.add_argument("--method", choices=["exact", "grid"], default="exact",
-                   help="posterior engine (default: exact)")
+                   help="posterior engine of the binary model (default: exact)")
+    p.add_argument("--bins", type=_bins, default=None, metavar="K|TERM=K,...",
+                   help="enter a scalar metric in K bins (edges: the paired rows' quantiles) "
+                        "through the latent-truth model, instead of a threshold")
+    p.add_argument("--order", type=_order, default="estimate", metavar="estimate|input|A,B,...",
+                   help="order of the groups in tables: by estimate (default), as the names "
+                        "sort, or as listed")
+    _add_sampler_options(p)
     p.add_argument("--compare", action="store_true",
                    help="write the pairwise comparison of groups (result.compare()) instead")
     p.add_argument("--compare-method", choices=["bayes", "z"], default="bayes",
                    help="with --compare: posterior probability (bayes, default) or z-test")
     p.add_argument("--adjust", default=None, metavar="METHOD",
                    help="with --compare: multiple-testing adjustment (holm, bonferroni, fdr_bh, ...)")
+    p.add_argument("--plan", action="store_true",
+                   help="write how many more human ratings would separate neighbouring systems "
+                        "(result.plan()) instead")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
-        from ..binary import fit
+        from ..api import fit
 
         with dask_session(args):
-            result = fit(args.formula, read_data(args), method=args.method, **_fit_kwargs(args))
+            # a formula on the command line reads columns only, never variables of this process
+            result = fit(args.formula, read_data(args), method=args.method, eval_env={},
+                         bins=args.bins, order=args.order, **_fit_kwargs(args),
+                         **_sampler_kwargs(args))
+        if args.compare and args.plan:
+            raise ParameterError("--compare and --plan write different tables: give one")
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
+        elif args.plan:
+            result = result.plan()
         return write_result(result, args)
 
     p.set_defaults(func=run)

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from ..errors import ParameterError
 from ._common import (
     _number_pair,
+    _rates,
     _use_dask,
     add_cluster_arguments,
     add_output_arguments,
@@ -33,7 +34,8 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("what", choices=["difference", "table", "size"],
                    help="difference, table or size (see above)")
     p.add_argument("--alpha", type=float, required=True, help="share of positive outputs")
-    p.add_argument("--rho", type=float, required=True, help="the metric's true-positive rate")
+    p.add_argument("--rho", type=float, default=None,
+                   help="the metric's true-positive rate (or give known rates with --rates)")
     p.add_argument("--eta", type=float, default=None,
                    help="the metric's true-negative rate (default: rho)")
     p.add_argument("--n-human", type=_sizes, default=None, metavar="N[,N...]",
@@ -48,8 +50,10 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
                    help="share of positives in a separate paired set (n_paired > n_human)")
     p.add_argument("--sig-level", type=float, default=0.05,
                    help="significance level of the comparison (default: 0.05)")
-    p.add_argument("--rates", choices=["estimate", "known"], default="estimate",
-                   help="rho and eta estimated from the paired ratings (default) or known exactly")
+    p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
+                   help="as in 'binaryeval fit': estimate (from the paired ratings; default), "
+                        "pooled (a paired set shared by the systems) or known values "
+                        "rho=0.7,eta=0.7 (then --rho and --eta may be left out)")
     p.add_argument("--simulate", choices=["expected", "sample"], default="expected",
                    help="expected counts (the paper; default) or binomial draws (difference, table)")
     p.add_argument("--n-resamples", type=int, default=50,
@@ -88,8 +92,8 @@ def add_plan_parser(subparsers) -> None:
                     "every combination of --n-human and --n-metric (detectable_difference_table; "
                     "default sizes: the paper's Table 12); 'size': the smallest number of ratings "
                     "of one kind (--vary) reaching --epsilon (required_sample_size).",
-        epilog="example: binaryeval plan difference --alpha 0.6 --rho 0.7 --n-human 1000 "
-               "--rates known")
+        epilog="example: binaryeval plan difference --alpha 0.6 --n-human 1000 "
+               "--rates rho=0.7,eta=0.7")
     _add_plan_options(p)
     add_output_arguments(p)
     p.set_defaults(func=_run)
@@ -120,7 +124,13 @@ def _run(a: argparse.Namespace) -> int:
 
     from .. import plan
 
-    common = {"eta": a.eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
+    known = a.rates if isinstance(a.rates, dict) else {}
+    rho = a.rho if a.rho is not None else known.get("rho")
+    if rho is None:
+        raise ParameterError("plan needs the metric's true-positive rate: --rho 0.7, or known "
+                             "rates --rates rho=0.7,eta=0.7")
+    eta = a.eta if a.eta is not None else known.get("eta")
+    common = {"eta": eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
               "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
               "rate_prior": a.rate_prior}
     if _use_dask(a) and a.what != "table":
@@ -131,7 +141,7 @@ def _run(a: argparse.Namespace) -> int:
             raise ParameterError("plan size needs --epsilon, the target detectable difference, "
                                  "e.g. --epsilon 0.05")
         result = plan.required_sample_size(
-            a.epsilon, vary=a.vary, alpha=a.alpha, rho=a.rho, n_human=_one(a.n_human, "--n-human", a.what),
+            a.epsilon, vary=a.vary, alpha=a.alpha, rho=rho, n_human=_one(a.n_human, "--n-human", a.what),
             n_metric=_one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
     elif a.what == "table":
         sizes = {}
@@ -142,17 +152,18 @@ def _run(a: argparse.Namespace) -> int:
         with dask_session(a), _backend(a):
             n_jobs = -1 if a.n_jobs is None and _use_dask(a) else a.n_jobs
             result = plan.detectable_difference_table(
-                a.alpha, a.rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
+                a.alpha, rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
                 n_jobs=n_jobs, progress=False, **sizes, **common)
     else:
         n_human = _one(a.n_human, "--n-human", a.what)
         n_metric = _one(a.n_metric, "--n-metric", a.what)
-        eps = plan.detectable_difference(a.alpha, a.rho, n_human=n_human, n_metric=n_metric,
+        eps = plan.detectable_difference(a.alpha, rho, n_human=n_human, n_metric=n_metric,
                                          simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
                                          **common)
         result = pd.DataFrame([{
-            "alpha": a.alpha, "rho": a.rho, "eta": a.rho if a.eta is None else a.eta,
+            "alpha": a.alpha, "rho": rho, "eta": rho if eta is None else eta,
             "n_human": n_human, "n_metric": n_metric,
             "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
-            "rates": a.rates, "epsilon": eps}])
+            "rates": ",".join(f"{k}={v:g}" for k, v in known.items()) if known else a.rates,
+            "epsilon": eps}])
     return write_result(result, a)

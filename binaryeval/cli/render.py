@@ -30,7 +30,7 @@ def add_render_parser(subparsers) -> None:
     p.add_argument("--no-index", action="store_true", help="do not write index.html")
 
     def run(args: argparse.Namespace) -> int:
-        from ..reports import render
+        from .._site import render
 
         written = render(args.paths, output_dir=args.output_dir, engine=args.engine,
                          timeout=args.timeout, index=not args.no_index)

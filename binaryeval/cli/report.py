@@ -6,7 +6,15 @@ import argparse
 import json
 import shlex
 
-from ._common import _add_fit_options, _fit_kwargs, subcommand
+from ._common import (
+    _add_fit_options,
+    _add_sampler_options,
+    _fit_kwargs,
+    _sampler_kwargs,
+    add_force_argument,
+    subcommand,
+)
+from .preferences import add_preference_data_arguments
 
 
 def _report_command(args: argparse.Namespace) -> str:
@@ -14,6 +22,18 @@ def _report_command(args: argparse.Namespace) -> str:
     words = ["binaryeval", "report", str(args.data), "--formula", args.formula]
     if args.query:
         words += ["--query", args.query]
+    for option, value in (("--item", args.item), ("--first", args.first),
+                          ("--second", args.second)):
+        if value:
+            words += [option, value]
+    if args.tolerance not in (0, 0.0):
+        words += ["--tolerance", f"{args.tolerance:g}" if isinstance(args.tolerance, float)
+                  else ",".join(f"{k}={v:g}" for k, v in args.tolerance.items())]
+    for option, value in (("--seed", args.seed), ("--draws", None if args.draws == 1000
+                                                   else args.draws),
+                          ("--chains", None if args.chains == 4 else args.chains)):
+        if value is not None:
+            words += [option, str(value)]
     if args.threshold is not None:
         words += ["--threshold", f"{args.threshold:g}" if isinstance(args.threshold, float)
                   else str(args.threshold)]
@@ -33,15 +53,20 @@ def _report_command(args: argparse.Namespace) -> str:
 def add_report_parser(subparsers) -> None:
     """Add the ``report`` subcommand to ``subparsers`` (see ``binaryeval report --help``)."""
     p = subparsers.add_parser(
-        "report", help="an HTML report of the binary evaluation model on your data",
+        "report", help="an HTML report of the evaluation model on your data",
         description="Fit the binary evaluation model to DATA and write a self-contained HTML report: "
                     "the data and the rows used, the fit's summary, posterior and interval plots, "
                     "the pairwise comparison heatmap, the metric's ROC curve (with --threshold) "
-                    "and how many more human ratings would separate neighbouring systems. The "
-                    "report template (binaryeval/reports/templates/report.qmd) is filled with these "
-                    "options and rendered with Jupyter (or Quarto, --engine quarto).",
+                    "and how many more human ratings would separate neighbouring systems. With "
+                    "--item (scores per item and system) or --first/--second (ready "
+                    "preferences), a preference report instead: per-pair differences, the "
+                    "corrected ranking, the metric's confusion matrix and Favi-Scores, and what "
+                    "more human ratings would decide. The templates "
+                    "(binaryeval/reports/templates/) are filled with these options and rendered "
+                    "with Jupyter (or Quarto, --engine quarto).",
         epilog='example: binaryeval report wmt21.csv --formula "I(mqm == 0) ~ chrf | system" '
-               '--threshold balanced -o report.html')
+               '--threshold balanced -o report.html; preference data: binaryeval report '
+               'wmt21_ende --formula "mqm ~ chrf | system" --item seg_id --seed 1')
     p.add_argument("data", metavar="DATA",
                    help="table: .csv, .tsv, .parquet or .json file, or a shipped dataset name")
     p.add_argument("--formula", required=True,
@@ -49,9 +74,15 @@ def add_report_parser(subparsers) -> None:
     p.add_argument("--query", "-q", default=None, metavar="EXPR",
                    help="keep the rows matching this pandas query, e.g. \"lp == 'en-de'\"")
     _add_fit_options(p)
+    group = p.add_argument_group("preference data", "--item or --first/--second: the "
+                                 "preference report (binaryeval.fit_preferences)")
+    add_preference_data_arguments(group, lower_is_better=False)
+    _add_sampler_options(p, dependence=False)
     p.add_argument("--title", default=None, help="report title (default: from DATA)")
     p.add_argument("--output", "-o", default=None, metavar="FILE.html",
-                   help="the HTML file to write (default: DATA's name + '-report.html')")
+                   help="the HTML file to write (default: DATA's name + '-report.html'); never "
+                        "over DATA, nor over an existing file without --overwrite")
+    add_force_argument(p)
     p.add_argument("--engine", choices=["jupyter", "quarto", "auto"], default="jupyter",
                    help="renderer (default: jupyter; auto uses Quarto when installed)")
     p.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
@@ -60,9 +91,12 @@ def add_report_parser(subparsers) -> None:
     def run(args: argparse.Namespace) -> int:
         from ..reports import make_report
 
+        preference = {"item": args.item, "first": args.first, "second": args.second,
+                      "tolerance": args.tolerance, **_sampler_kwargs(args)}
         path = make_report(args.data, args.formula, query=args.query, title=args.title,
-                           output=args.output, engine=args.engine, timeout=args.timeout,
-                           command=_report_command(args), **_fit_kwargs(args))
+                           output=args.output, overwrite=args.overwrite, engine=args.engine,
+                           timeout=args.timeout,
+                           command=_report_command(args), **_fit_kwargs(args), **preference)
         print(path)
         return 0
 

@@ -70,17 +70,27 @@ def t_pvalue(t, df, alternative: str):
 
 
 def zou_bounds(r12, r13, r23, n, level: float, method: str):
-    """Zou's (2007) interval of ``r12 - r13`` from the two single Fisher intervals."""
+    """Zou's (2007) interval of ``r12 - r13`` from the two single Fisher intervals.
+
+    At ``|r12| = 1`` (or ``|r13| = 1``) the single interval of that correlation is the point
+    itself (:func:`fisher_bounds`), so its distance term is 0 and the cross term ``2 c a b``
+    vanishes with it, although ``c`` is 0/0 there (R's cocor returns NA).  That is the
+    interval's limit as the correlation tends to +-1 (``c a`` tends to 0: a valid correlation
+    matrix with ``|r12| = 1`` has ``r23 = r12 r13``, where the numerator of ``c`` is 0), so the
+    interval is the other correlation's interval, shifted: e.g. ``(1 - u2, 1 - l2)`` at
+    ``r12 = 1``.
+    """
     r12, r13, r23 = (np.asarray(v, dtype=float) for v in (r12, r13, r23))
     l1, u1 = fisher_bounds(r12, n, level, method)
     l2, u2 = fisher_bounds(r13, n, level, method)
     with np.errstate(divide="ignore", invalid="ignore"):
         c = (((r23 - r12 * r13 / 2.0) * (1.0 - r12 ** 2 - r13 ** 2 - r23 ** 2) + r23 ** 3)
              / ((1.0 - r12 ** 2) * (1.0 - r13 ** 2)))
-        a, b = r12 - l1, u2 - r13
-        low = r12 - r13 - np.sqrt(a ** 2 + b ** 2 - 2.0 * c * a * b)
-        a, b = u1 - r12, r13 - l2
-        high = r12 - r13 + np.sqrt(a ** 2 + b ** 2 - 2.0 * c * a * b)
-    # c is undefined when one correlation is +-1 (R's cocor returns NA there too)
-    bad = ~np.isfinite(c)
-    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+        def half_width(a, b):
+            cross = np.where((a == 0) | (b == 0), 0.0, 2.0 * c * a * b)
+            return np.sqrt(np.maximum(a ** 2 + b ** 2 - cross, 0.0))
+
+        low = r12 - r13 - half_width(r12 - l1, u2 - r13)
+        high = r12 - r13 + half_width(u1 - r12, r13 - l2)
+    return low, high

@@ -6,19 +6,30 @@ formula -> system scores (:mod:`.frame`) -> directions -> correlation matrix ->
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from .. import _validate
-from ..errors import DirectionWarning, ParameterError
+from .._dask import is_dask_frame
+from .._directions import check_direction, read_lower_is_better
+from .._partition import formula_env
 from ._args import method_arg
 from ._matrices import corr_matrix
-from .frame import AGGREGATES, system_scores
+from ._partitions import dask_system_scores
+from .frame import (
+    AGGREGATES,
+    SystemScores,
+    _account,
+    _check_columns,
+    _check_systems,
+    _combine,
+    _terms,
+    check_rows,
+    label,
+    partition_rows,
+)
 from .result import CorrelationResult
 
 __all__ = ["correlate"]
@@ -26,7 +37,7 @@ __all__ = ["correlate"]
 
 def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", level: float = 0.95,
               lower_is_better: str | Sequence[str] | None = None, aggregate: str | None = "mean",
-              absolute: bool = False) -> CorrelationResult:
+              absolute: bool = False, eval_env: int | dict = 0) -> CorrelationResult:
     """Correlate metrics with a human score over systems: ``"human ~ bleu + chrf + comet"``.
 
     Parameters
@@ -47,7 +58,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     lower_is_better : str or list of str, optional
         Terms of either side of the formula where a lower score is better, negated before
         correlating: the human score given as error penalties (raw MQM, ``"mqm"``) or an error
-        metric (``"ter"``).  The summary and ``to_frame().attrs["direction"]`` state the
+        metric (``"ter"``).  The summary and ``to_frame().attrs["directions"]`` state the
         direction used for every term.
     aggregate : {"mean", "median"} or None
         With ``| system``: how the segment scores of a system become its system score, the
@@ -57,6 +68,10 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     absolute : bool
         Negate every metric whose correlation with the human score is negative (the WMT ``|r|``
         convention, applied consistently to the metric-metric correlations).
+    eval_env : int or dict
+        Variables of your code the formula may read as values (numbers, strings, arrays,
+        Series): a mapping, ``{}`` for none, or a stack depth as in patsy (0: the code calling
+        ``correlate``).  See :mod:`binaryeval.formula` for what a formula may contain.
 
     Returns
     -------
@@ -103,7 +118,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     >>> res = correlate("human ~ bleu + ter", d, lower_is_better=["ter"])
     >>> res.to_frame()[["metric", "estimate"]].round(3).values.tolist()
     [['bleu', 0.918], ['ter', 0.929]]
-    >>> res.to_frame().attrs["direction"]
+    >>> res.to_frame().attrs["directions"]
     {'human': 'higher is better', 'bleu': 'higher is better', 'ter': 'lower is better (negated)'}
 
     Segment scores with raw MQM penalties (lower is better), averaged per system:
@@ -120,8 +135,9 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     absolute = _validate.flag(absolute, "absolute")
     if aggregate is not None:
         aggregate = _validate.choice(aggregate, "aggregate", AGGREGATES)
-    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=0)
-    lower = _lower_is_better_arg(lower_is_better, scores.human, scores.metrics, scores.codes)
+    scores = system_scores(formula, data, aggregate=aggregate, method=method, eval_env=eval_env)
+    lower = read_lower_is_better(lower_is_better, [scores.human, *scores.metrics],
+                                 aliases=scores.codes)
     table = scores.table.copy()
     for term in lower:
         table[term] = -table[term]
@@ -146,58 +162,42 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
         absolute=absolute, _scores=table, _corr=corr, _rows_per_system=scores.rows_per_system)
 
 
-def _lower_is_better_arg(value, human: str, metrics: tuple[str, ...],
-                         codes: dict[str, str]) -> tuple[str, ...]:
-    """The terms named in ``lower_is_better`` as column labels, in the order given."""
-    if value is None:
-        return ()
-    names = [value] if isinstance(value, str) else value
-    terms = [human, *metrics]
-    if not isinstance(names, (Sequence, pd.Index, np.ndarray, set)):
-        raise ParameterError(f"lower_is_better={value!r}: give a term name or a list of them, "
-                             f"from {terms}")
-    out = []
-    for name in names:
-        term = codes.get(name, name) if isinstance(name, str) else name
-        if term not in terms:
-            raise ParameterError(f"lower_is_better names {name!r}, which is not a term of the "
-                                 f"formula; the terms are {terms}")
-        out.append(term)
-    return tuple(dict.fromkeys(out))
+def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
+                  eval_env: int | dict) -> SystemScores:
+    """Evaluate ``formula`` on ``data`` and build the system-level table (:mod:`.frame`).
+
+    ``eval_env`` is a mapping of the variables the formula's expressions may read, or the stack
+    depth of the frame whose variables they may read, as in patsy, 0 being the user's code that
+    called into binaryeval.  A Dask frame is read partition by partition (see
+    :mod:`._partitions`).
+    """
+    _check_columns(data)
+    parsed, human, names = _terms(formula)
+    env = formula_env(parsed, eval_env)
+    if is_dask_frame(data):
+        table, account, sizes, rule = dask_system_scores(parsed, data, env, human, names,
+                                                         aggregate)
+    else:
+        rows = partition_rows(parsed, data, env, human, names)
+        check_rows(parsed, rows.n_rows, rows.present, rows.problem)
+        account = _account(rows.n_rows, rows.missing_score, rows.missing_system)
+        table, sizes, rule = rows.table, None, None
+        if rows.group is not None:
+            table, sizes, rule = _combine(table, rows.group, aggregate)
+    _check_systems(table, method, account)
+    codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
+    return SystemScores(table, human, tuple(names), codes, account, sizes, rule)
 
 
 def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
                 lower: tuple[str, ...]) -> None:
-    """Warn once when every metric correlates negatively with the human score."""
-    if not (r < 0).all():
-        return
+    """The direction check: warn once when every metric correlates negatively with the human."""
     what = (f"the metric {metrics[0]!r} correlates" if len(metrics) == 1 else
             "every metric correlates")
     span = f"r = {r[0]:.3f}" if len(r) == 1 else f"r from {r.min():.3f} to {r.max():.3f}"
-    if human in lower:
-        fix = (f"lower_is_better names {human!r}: check that lower {human} really is better "
-               f"(if not, drop it from lower_is_better)")
-    else:
-        fix = (f"if lower {human} is better (e.g. raw MQM error penalties), pass "
-               f"lower_is_better=[{human!r}]")
-    warnings.warn(f"{what} negatively with {human!r} ({span}): the human score and the metrics "
-                  "seem to point in opposite directions, so the comparisons of metrics would run "
-                  f"the wrong way; {fix}, or, if the metrics are the lower-is-better scores (e.g. "
-                  "TER), name them in lower_is_better=[...]. (Human translations among the "
-                  "systems, scored by metrics against another reference, can also turn the "
-                  "correlations round: filter them out first.)", DirectionWarning, stacklevel=_user_stacklevel())
-
-
-def _user_stacklevel() -> int:
-    """Give the ``stacklevel`` that points a warning at the user's line.
-
-    For a warning raised by this function's caller: the first frame outside the binaryeval
-    package (robust to helpers and decorators in between).
-    """
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    frame = sys._getframe(2)  # the caller of the function that calls warnings.warn
-    level = 2
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
-        frame = frame.f_back
-        level += 1
-    return level
+    check_direction(
+        float(r.max()), lambda: (f"{what} negatively with {human!r} ({span}): the comparisons of "
+                                 "metrics would run the wrong way"),
+        chance=0.0, terms=[human, *metrics], sides=[(human,), tuple(metrics)], lower=lower,
+        note="human translations among the systems, scored by metrics against another "
+             "reference, can also turn the correlations round: filter them out first")

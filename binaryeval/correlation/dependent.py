@@ -260,13 +260,24 @@ def zou_ci(r12: float, r13: float, r23: float, n: int, level: float = 0.95, *,
     Returns
     -------
     (low, high) : tuple of float
-        ``(nan, nan)`` when ``|r12|`` or ``|r13|`` is 1 (``c`` is undefined; cocor gives NA).
+        When ``|r12|`` or ``|r13|`` is 1 its single interval is the point itself (Fisher's
+        transform is infinite there) and ``c`` is 0/0 (R's cocor gives NA): the interval is then
+        the limit of Zou's as the correlation tends to +-1, the other correlation's interval
+        shifted (``(1 - u2, 1 - l2)`` at ``r12 = 1``); it carries the uncertainty of that other
+        correlation only.
 
     Examples
     --------
     >>> low, high = zou_ci(0.95, 0.90, 0.90, 12)
     >>> round(low, 6), round(high, 6)
     (-0.055455, 0.259031)
+
+    A metric that ranks the systems exactly as the humans do (``r12 = 1``):
+
+    >>> low, high = zou_ci(1.0, 0.5, 0.5, 20)
+    >>> l2, u2 = fisher_ci(0.5, 20)
+    >>> round(low, 6) == round(1 - u2, 6), round(high, 6) == round(1 - l2, 6)
+    (True, True)
     """
     method = method_arg(method)
     r12, r13, r23 = triple_arg(r12, r13, r23)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_frame
-from .._partition import code_groups, evaluate_terms, formula_env
+from .._partition import code_groups, evaluate_terms
 from ..data import RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
@@ -71,6 +71,12 @@ def _numeric(table: pd.DataFrame) -> pd.DataFrame:
     """
     for i, col in enumerate(table.columns):
         series = table[col]
+        if series.dtype.kind in "mM":
+            # pandas would read dates as nanoseconds since 1970: never a score by accident
+            exc = DataError(f"column {col!r} holds dates or durations ({series.dtype}), not "
+                            "scores; turn them into numbers first if they are meant as scores")
+            exc.order = (1, i)
+            raise exc
         if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             coerced = pd.to_numeric(series, errors="coerce")
             bad = coerced.isna() & series.notna()
@@ -213,31 +219,3 @@ def _terms(formula: str) -> tuple[ParsedFormula, str, list[str]]:
         raise DataError(f"metric names must be distinct and differ from the human score; got "
                         f"{human!r} ~ {names}")
     return parsed, human, names
-
-
-def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
-                  eval_env: int) -> SystemScores:
-    """Evaluate ``formula`` on ``data`` and build the system-level table.
-
-    ``eval_env`` is the stack depth of the frame whose variables the formula's expressions may
-    use, as in patsy, 0 being the user's code that called into binaryeval.  A Dask frame is read partition
-    by partition (see :mod:`._partitions`).
-    """
-    _check_columns(data)
-    parsed, human, names = _terms(formula)
-    env = formula_env(parsed, eval_env)
-    if is_dask_frame(data):
-        from ._partitions import dask_system_scores
-
-        table, account, sizes, rule = dask_system_scores(parsed, data, env, human, names,
-                                                         aggregate)
-    else:
-        rows = partition_rows(parsed, data, env, human, names)
-        check_rows(parsed, rows.n_rows, rows.present, rows.problem)
-        account = _account(rows.n_rows, rows.missing_score, rows.missing_system)
-        table, sizes, rule = rows.table, None, None
-        if rows.group is not None:
-            table, sizes, rule = _combine(table, rows.group, aggregate)
-    _check_systems(table, method, account)
-    codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
-    return SystemScores(table, human, tuple(names), codes, account, sizes, rule)

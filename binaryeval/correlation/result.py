@@ -154,7 +154,7 @@ class CorrelationResult(Result):
     def _attrs(self) -> dict[str, Any]:
         return {"method": self.method, "interval": INTERVAL_NAMES[self.method],
                 "human": self.human, "lower_is_better": list(self.lower_is_better),
-                "direction": self.direction, "aggregate": self.aggregate,
+                "directions": self.direction, "aggregate": self.aggregate,
                 "system_scores": self.system_scores, "n_rows": self.n_rows,
                 "n_used": self.n_used, "n_excluded": self.n_excluded,
                 "excluded": self.excluded}

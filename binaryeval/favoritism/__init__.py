@@ -29,13 +29,12 @@ Entry points
 
 Modules
 -------
-``score``       the weights, the score of one matrix, preferences from scores
+``score``       the weights and their arithmetic, count matrices checked, preferences from scores
 ``ratings``     rating symbols to codes, tolerances
 ``sign``        the sign test and its result
-``confusion``   one confusion matrix (:class:`PreferenceConfusion`)
+``confusion``   one confusion matrix (:class:`PreferenceConfusion`) and its score (:func:`favi_score`)
 ``intervals``   Dirichlet, bootstrap and score intervals, and the small-``E`` rule
 ``frame``       formula and data to checked, directed ratings (row accounting)
-``direction``   ``lower_is_better`` and the sign check between human and metric
 ``counting``    confusion counts of every system pair
 ``result``      :class:`FaviResult`
 ``ranking``     significant wins as a DAG
@@ -46,9 +45,9 @@ Modules
 from __future__ import annotations
 
 from .api import favi
-from .confusion import PreferenceConfusion, preference_confusion
+from .confusion import PreferenceConfusion, favi_score, preference_confusion
 from .result import FaviResult
-from .score import FAVI_WEIGHTS, favi_score, preferences
+from .score import FAVI_WEIGHTS, preferences
 from .sign import SignTestResult, sign_test
 
 __all__ = [

@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _dask
+from .._pairs import system_order
 from .._partition import referenced_names
-from ..data import RowAccount, natural_order
+from ..data import RowAccount, label_text
 from ..errors import BinaryEvalError, DataError
 from .counting import (
     PairCounts,
@@ -117,7 +118,8 @@ def kept_scores(part: pd.DataFrame, spec: FaviSpec) -> pd.DataFrame:
     rows = favi_rows(spec, part)
     if rows.problem is not None:  # the first pass found none; the data changed in between
         raise rows.problem[1]
-    return pd.DataFrame({"item": rows.items.to_numpy(),
+    # items by their text (as the pandas path counts them), so the shuffle meets "1" and 1
+    return pd.DataFrame({"item": label_text(rows.items).to_numpy(),
                          "system": system_labels(rows.systems[0]).to_numpy().astype(object),
                          "human": rows.human, "metric": rows.metric})
 
@@ -150,15 +152,13 @@ def count_preferences(part: pd.DataFrame, spec: FaviSpec, systems: tuple[str, ..
 
 
 def kept_items(part: pd.DataFrame, spec: FaviSpec) -> pd.Series:
-    """The item of each complete row of one partition."""
-    return favi_rows(spec, part).items
+    """The item of each complete row of one partition, as text (1 and "1" are one item)."""
+    return label_text(favi_rows(spec, part).items)
 
 
 def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: Any,
                 tol: tuple[float, float]) -> tuple[FaviSpec, RowAccount, PairCounts]:
     """What :func:`~.frame.favi_frame` and :func:`~.counting.count_pairs` give, for a Dask frame."""
-    import dask
-
     spec = favi_spec(formula, ddf, item=item, lower_is_better=lower_is_better)
     columns = _dask.needed_columns(ddf.columns, referenced_names(spec.parsed), {}, extra=[item])
     frame = ddf if columns is None else ddf[columns]
@@ -167,11 +167,11 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
     account = check_rows(spec, first.n_rows, first.excluded, first.present, problem)
     if first.problem is not None:
         raise first.problem[1]
-    systems = tuple(natural_order(first.systems))
+    systems = system_order(first.systems)
     if spec.mode == "scores":
         check_systems(systems)
         ia, ib = resolve_pairs(pairs, systems)
-        meta = pd.DataFrame({"item": ddf._meta[item].iloc[:0].to_numpy(),
+        meta = pd.DataFrame({"item": pd.Series([], dtype=object),
                              "system": pd.Series([], dtype=object),
                              "human": pd.Series([], dtype=float),
                              "metric": pd.Series([], dtype=float)})
@@ -181,9 +181,9 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
             raise counted.problem
         return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counted.counts,
                                          counted.skipped, counted.n_items)
-    items = frame.map_partitions(kept_items, spec, meta=ddf._meta[item])
+    items = frame.map_partitions(kept_items, spec, meta=pd.Series([], dtype=object, name=item))
     # one computation for both (an expression and a delayed task; mixing them warns)
-    table, n_items = dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
+    table, n_items = _dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
                                   items.nunique().to_delayed())
     ia, ib, counts = preference_pairs(table.counts, pairs, systems)
     return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counts,

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_frame
+from .._directions import check_direction
 from .._validate import choice, probability, renamed
 from .._warnings import warn
 from ..errors import DataError, UnpairedItemsWarning
 from .counting import count_pairs
-from .direction import check_agreement
 from .frame import favi_frame
 from .ratings import tolerances
 from .result import FaviResult
@@ -29,6 +29,29 @@ def _report_unpaired(skipped: np.ndarray, unpaired: str) -> None:
         raise DataError(msg + "; drop those items or pass unpaired='warn'")
     if unpaired == "warn":
         warn(msg, UnpairedItemsWarning)
+
+
+def _check_agreement(counts: np.ndarray, human_term: str, metric_term: str,
+                     lower: tuple[str, ...], mode: str) -> None:
+    """The direction check on the item comparisons that human and metric both decide.
+
+    A comparison (an item of a pair) is decided when both prefer a system (cells ``(+, +)``,
+    ``(+, -)``, ``(-, +)``, ``(-, -)``).  A metric worth evaluating agrees with the humans on most
+    of them; agreeing on fewer than half means that one score most likely points the other way
+    (an error penalty or TER read as higher-is-better).
+    """
+    c = np.asarray(counts).sum(axis=0)
+    opposite = int(c[0, 2] + c[2, 0])
+    decided = opposite + int(c[0, 0] + c[2, 2])
+    agree = 1.0 - opposite / decided if decided else np.nan
+    terms = (human_term, metric_term)
+    check_direction(
+        agree, lambda: (f"the human ({human_term}) and metric ({metric_term}) preferences point to "
+                        f"opposite systems on {opposite / decided:.0%} of the {decided:,} item "
+                        "comparisons where both prefer a system"),
+        terms=terms, sides=[(human_term,), (metric_term,)], lower=lower,
+        advice=("check that '+' (or 1) means the first system is better in both columns"
+                if mode == "preferences" else None))
 
 
 @renamed(human_higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
@@ -53,8 +76,9 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
     item : str
         Column naming the input (segment, document) shared by the systems.
     pairs : "all" or list of (str, str)
-        The system pairs (oriented as given).  ``"all"`` takes every unordered pair, system 1
-        first in natural order (``sys2`` before ``sys10``).
+        The system pairs (oriented as given).  ``"all"`` takes every unordered pair, ``group_1``
+        first in natural order (``sys2`` before ``sys10``; the orientation of every pair table,
+        :func:`binaryeval.fit_preferences` included).
     tolerance : float, (float, float) or dict
         Score differences ``<= tolerance`` count as ``=``; a pair or ``{"human": .., "metric": ..}``
         sets the two sides separately (their scales differ).
@@ -94,8 +118,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
     >>> df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3], "system": list("ababab"),
     ...                    "human": [3, 2, 1, 1, 4, 5], "metric": [0.9, 0.2, 0.6, 0.5, 0.4, 0.3]})
     >>> r = favi("human ~ metric | system", df, item="seg")
-    >>> r.to_frame()[["system_1", "system_2", "n", "n_disagreements", "favi"]].to_dict("records")
-    [{'system_1': 'a', 'system_2': 'b', 'n': 3, 'n_disagreements': 2, 'favi': 1.5}]
+    >>> r.to_frame()[["group_1", "group_2", "n", "n_disagreements", "favi"]].to_dict("records")
+    [{'group_1': 'a', 'group_2': 'b', 'n': 3, 'n_disagreements': 2, 'favi': 1.5}]
 
     MQM error penalties (lower is better) against chrF:
 
@@ -119,8 +143,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
         counted = count_pairs(frame, pairs, tol)
         spec, account = frame, frame.account
     _report_unpaired(counted.n_skipped, unpaired)
-    check_agreement(counted.counts, spec.human_term, spec.metric_term, spec.lower_is_better,
-                    spec.mode)
+    _check_agreement(counted.counts, spec.human_term, spec.metric_term, spec.lower_is_better,
+                     spec.mode)
     call = {"formula": formula, "item": item, "pairs": pairs, "tolerance": tolerance,
             "lower_is_better": lower_is_better, "sign_test_ties": sign_test_ties,
             "sig_level": sig_level, "unpaired": unpaired}

@@ -12,17 +12,62 @@ import pandas as pd
 
 from .._results import Result
 from .._validate import choice, renamed
+from .._warnings import warn
 from ..errors import DataError, FaviUndefinedWarning
 from ..summary import Summary
 from .intervals import favi_intervals
 from .ratings import codes
-from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, as_confusion, favi_score
+from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, UNDEFINED_MESSAGE, as_confusion, favi_from_counts
 from .sign import SignTestResult, sign_test
 
 
 def _num(x: Any) -> float:
     x = float(x)
     return int(x) if x.is_integer() else x
+
+
+def favi_score(confusion: Any) -> float:
+    """The Favi-Score of a 3 x 3 preference confusion matrix.
+
+    Parameters
+    ----------
+    confusion : array-like of shape (3, 3) or PreferenceConfusion
+        Counts with rows = human rating and columns = metric rating, both in the order
+        ``+, =, -`` (``+``: the first system is better).  Non-integer non-negative values
+        (e.g. cell probabilities) are accepted.
+
+    Returns
+    -------
+    float
+        ``sum(W * C) / E`` in ``[-2, 2]``; positive when the metric's disagreements with the
+        humans favour the first system.  NaN, with a :class:`FaviUndefinedWarning`, when the
+        metric never disagrees (``E = 0``): the score is undefined, not 0.
+
+    Raises
+    ------
+    CountsError
+        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**61``
+        ratings in all (beyond it the int64 sums could overflow).
+
+    Examples
+    --------
+    >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
+    >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
+    2.0
+    """
+    counts = _matrix(confusion)
+    num, e = favi_from_counts(counts)
+    if e == 0:
+        warn(UNDEFINED_MESSAGE, FaviUndefinedWarning)
+        return float("nan")
+    return float(num / e)
+
+
+def _matrix(confusion: Any, name: str = "confusion") -> np.ndarray:
+    """The checked counts of a :class:`PreferenceConfusion` or of a 3 x 3 array."""
+    if isinstance(confusion, PreferenceConfusion):
+        return confusion.counts
+    return as_confusion(confusion, name)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -70,7 +115,7 @@ class PreferenceConfusion(Result):
         >>> PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).E
         5
         """
-        return cls(as_confusion(confusion))
+        return cls(_matrix(confusion))
 
     # -- counts -------------------------------------------------------------------------------
     @property
@@ -161,10 +206,11 @@ class PreferenceConfusion(Result):
         d = self.human_margins if source == "human" else self.metric_margins
         return sign_test(int(d["+"]), int(d["-"]), int(d["="]), ties=ties, alternative=alternative)
 
-    @renamed(draws="n_resamples")
+    @renamed(draws="n_resamples", prior="cell_concentration")
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
-                 n_resamples: int = 4000, prior: float | None = None, seed: Any = None) -> pd.DataFrame:
+                 n_resamples: int = 4000, cell_concentration: float | None = None,
+                 seed: Any = None) -> pd.DataFrame:
         """Interval for the Favi-Score of the population the items come from.
 
         Parameters
@@ -173,14 +219,15 @@ class PreferenceConfusion(Result):
             Probability content of the interval.
         method : {"dirichlet", "bootstrap", "score"}
             ``"dirichlet"``: equal-tailed interval of Favi under the posterior
-            ``Dirichlet(C + prior)`` of the 9 cell probabilities.  ``"bootstrap"``: percentile
+            ``Dirichlet(C + cell_concentration)`` of the 9 cell probabilities.  ``"bootstrap"``: percentile
             bootstrap over items.  ``"score"``: the score (Wilson-type) interval for the mean
             disagreement weight, exact arithmetic, no draws.  With fewer than 20 disagreements
             the score interval is used whatever is asked (see Notes).
         n_resamples : int
             Monte Carlo draws (posterior draws or bootstrap resamples).
-        prior : float, optional
-            Dirichlet concentration added to every cell (default 0.5, Jeffreys).
+        cell_concentration : float, optional
+            Dirichlet concentration added to every cell, the prior of ``"dirichlet"`` (default
+            0.5, Jeffreys).
         seed : int, optional
             Seed of ``numpy.random.default_rng``; drawn at random and recorded when omitted.
 
@@ -189,7 +236,7 @@ class PreferenceConfusion(Result):
         DataFrame
             One row with ``estimate``, ``lower``, ``upper``, ``p_undefined`` (share of draws
             with ``E = 0``; NaN for the score interval) and ``method`` (the interval used);
-            ``level``, ``method``, ``seed``, ``prior``, ``n_resamples`` and ``description`` in
+            ``level``, ``method``, ``seed``, ``cell_concentration``, ``n_resamples`` and ``description`` in
             ``attrs``.
 
         Warns
@@ -216,7 +263,8 @@ class PreferenceConfusion(Result):
         [{'lower': 0.311, 'upper': 0.951}]
         """
         columns, meta = favi_intervals(self.counts[None], ["this pair"], level=level, method=method,
-                                       n_resamples=n_resamples, prior=prior, seed=seed)
+                                       n_resamples=n_resamples,
+                                       cell_concentration=cell_concentration, seed=seed)
         out = pd.DataFrame({"estimate": [self._quiet_favi()], **columns})
         out.attrs.update(meta)
         return out

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _show, natural_order
+from .._pairs import orient_codes, pair_indices, system_order
+from ..data import _show, label_text
 from ..errors import DataError, ParameterError
 from .frame import FaviFrame
 
@@ -28,14 +29,13 @@ def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.
     """Indices of system 1 and system 2 of each requested pair (``"all"``: natural order, ``sys2`` before ``sys10``)."""
     if isinstance(pairs, str):
         if pairs != "all":
-            raise ParameterError(f"pairs must be 'all' or a list of (system_1, system_2), got {pairs!r}")
-        ia, ib = np.triu_indices(len(systems), 1)
-        return ia.astype(np.intp), ib.astype(np.intp)
+            raise ParameterError(f"pairs must be 'all' or a list of (group_1, group_2), got {pairs!r}")
+        return pair_indices(len(systems))
     idx = {s: i for i, s in enumerate(systems)}
     ia, ib = [], []
     for p in pairs:
         if not isinstance(p, (tuple, list)) or len(p) != 2:
-            raise ParameterError(f"each entry of pairs must be (system_1, system_2), got {p!r}")
+            raise ParameterError(f"each entry of pairs must be (group_1, group_2), got {p!r}")
         a, b = p
         for s in (a, b):
             if s not in idx:
@@ -45,7 +45,7 @@ def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.
         ia.append(idx[a])
         ib.append(idx[b])
     if not ia:
-        raise ParameterError("pairs is empty; give 'all' or at least one (system_1, system_2)")
+        raise ParameterError("pairs is empty; give 'all' or at least one (group_1, group_2)")
     return np.asarray(ia, dtype=np.intp), np.asarray(ib, dtype=np.intp)
 
 
@@ -84,10 +84,8 @@ def count_from_scores(hs: np.ndarray, ms: np.ndarray, ia: np.ndarray, ib: np.nda
 
 
 def system_labels(column: pd.Series) -> pd.Series:
-    """System names as text (numbers and other values by their ``str``)."""
-    if column.dtype.kind not in "OUST" and not isinstance(column.dtype, pd.StringDtype):
-        return column.astype(str)
-    return column
+    """System names as text (:func:`binaryeval.data.label_text`: ``1`` and ``"1"`` are one)."""
+    return label_text(column)
 
 
 def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metric: np.ndarray,
@@ -101,16 +99,19 @@ def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metr
     """
     sys_col = system_labels(sys_col)
     if systems is None:
-        systems = tuple(str(s) for s in natural_order(sys_col.unique()))
+        systems = system_order(sys_col.unique())
     s_codes = pd.Index(systems).get_indexer(sys_col)
-    i_codes, items_arr = pd.factorize(items, sort=False)
+    # items by their text, as systems and groups (1 and "1" are one item)
+    i_codes, items_arr = pd.factorize(label_text(items), sort=False)
     n_sys = len(systems)
     seen = np.bincount(i_codes.astype(np.int64) * n_sys + s_codes, minlength=len(items_arr) * n_sys)
     if seen.size and seen.max() > 1:
         j = int(np.argmax(seen))
-        raise DataError(f"item {_show(items_arr[j // n_sys])} has more than one row for system "
+        shown = items.iloc[int(np.flatnonzero(i_codes == j // n_sys)[0])]
+        raise DataError(f"item {_show(shown)} has more than one row for system "
                         f"{systems[j % n_sys]!r}; data need one row per (item, system): "
-                        "average repeated ratings first")
+                        "average repeated ratings first (items and systems are told apart by "
+                        "their text: 1 and '1' are one)")
     hs = np.full((n_sys, len(items_arr)), np.nan)
     ms = np.full_like(hs, np.nan)
     hs[s_codes, i_codes] = human
@@ -148,16 +149,15 @@ def preference_table(sa: np.ndarray, sb: np.ndarray, human: np.ndarray, metric: 
                      systems: tuple[str, ...]) -> np.ndarray:
     """Ratings per (lower system, higher system) and cell: a (k * k, 3, 3) table.
 
-    Every row is oriented as (lower index, higher index): swapping the systems reverses both
-    ratings.
+    Every row is oriented as :func:`binaryeval._pairs.orient_codes` orients it (lower index
+    first): swapping the systems reverses both ratings.
     """
     idx = {s: i for i, s in enumerate(systems)}
     a = np.fromiter((idx[s] for s in sa), dtype=np.intp, count=sa.size)
     b = np.fromiter((idx[s] for s in sb), dtype=np.intp, count=sb.size)
-    flip = a > b
+    lo, hi, flip = orient_codes(a, b)
     ha = np.where(flip, -human, human)
     ma = np.where(flip, -metric, metric)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
     k = len(systems)
     cell = (1 - ha.astype(np.int64)) * 3 + (1 - ma.astype(np.int64))
     return np.bincount((lo * k + hi) * 9 + cell, minlength=k * k * 9).reshape(k * k, 3, 3)
@@ -185,10 +185,10 @@ def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     j = self_comparison(sa, sb)
     if j is not None:
         raise self_comparison_error(j, sa[j])
-    systems = tuple(natural_order(set(sa) | set(sb)))
+    systems = system_order(set(sa) | set(sb))
     table = preference_table(sa, sb, frame.human, frame.metric, systems)
     ia, ib, counts = preference_pairs(table, pairs, systems)
-    n_items = int(pd.unique(frame.items.to_numpy()).size)
+    n_items = int(pd.unique(label_text(frame.items).to_numpy()).size)
     return PairCounts(systems, np.column_stack([ia, ib]), counts, np.zeros(ia.size, dtype=np.int64), n_items)
 
 

@@ -8,18 +8,17 @@ and turns lower-is-better scores around so that higher is better everywhere afte
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._partition import evaluate_terms
-from .._validate import unique_columns
-from ..data import RowAccount, _show
-from ..errors import BinaryEvalError, DataError, FormulaError
+from .._directions import read_lower_is_better
+from .._partition import evaluate_terms, referenced_names
+from .._validate import require_pandas, unique_columns
+from ..data import RowAccount, _show, numbers
+from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
-from .direction import resolve_lower_is_better
 from .ratings import codes
 
 
@@ -59,11 +58,6 @@ def _column(data: pd.DataFrame, name: str, what: str, formula: str | None = None
     return data[name]
 
 
-def _names_read(formula: str, item: str) -> list[str]:
-    """Column names the call may read: identifiers and quoted names in the formula, and the item."""
-    return [*re.findall(r"[A-Za-z_]\w*", formula), *re.findall(r"[\"']([^\"']+)[\"']", formula), item]
-
-
 def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.ndarray:
     """Rows with every value present; each other row is counted once, under its first missing value."""
     keep = np.ones(account.n_rows, dtype=bool)
@@ -75,12 +69,12 @@ def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.nda
 
 
 def _as_float(values: pd.Series, side: str, term: str) -> np.ndarray:
+    # the one reading of scores (numbers, numbers written as text; no text, no dates)
     try:
-        return values.to_numpy().astype(float)
-    except (TypeError, ValueError):
-        raise DataError(f"{side} column {term!r} must hold numbers (scalar or ordinal scores) when data have "
-                        "one row per (item, system); for preference symbols use "
-                        "'| system_a + system_b'") from None
+        return numbers(values, term, f"{side} column")
+    except DataError as exc:
+        raise DataError(f"{exc}; data with one row per (item, system) hold scalar or ordinal "
+                        "scores, for preference symbols use '| system_a + system_b'") from None
 
 
 def _check_finite(out: np.ndarray, values: pd.Series, side: str, term: str) -> np.ndarray:
@@ -120,13 +114,16 @@ class FaviSpec:
 def favi_spec(formula: str, data, *, item: str, lower_is_better: object) -> FaviSpec:
     """Parse ``formula`` and check it against the columns of ``data`` (a pandas or Dask frame)."""
     parsed = _parse(formula)
-    unique_columns(data, _names_read(formula, item))
+    unique_columns(data, [*referenced_names(parsed), item])
     _column(data, item, "item")
     for t in parsed.groups:
         _column(data, t.code, "system", formula)
     mode = "scores" if len(parsed.groups) == 1 else "preferences"
     h_term, m_term = parsed.lhs[0].code, parsed.rhs[0].code
-    lower = resolve_lower_is_better(lower_is_better, h_term, m_term, mode)
+    lower = read_lower_is_better(lower_is_better, (h_term, m_term))
+    if lower and mode == "preferences":
+        raise ParameterError(f"lower_is_better={list(lower)!r} applies to scores; preference "
+                             "ratings ('+' = the first system is better) have no direction to flip")
     return FaviSpec(parsed, item, mode, h_term, m_term, lower)
 
 
@@ -222,8 +219,7 @@ def check_rows(spec: FaviSpec, n_rows: int, excluded: np.ndarray, present: np.nd
 
 def favi_frame(formula: str, data: pd.DataFrame, *, item: str, lower_is_better: object) -> FaviFrame:
     """Parse ``formula``, check the columns, evaluate the terms and keep the complete rows."""
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    require_pandas(data, "favi()")
     spec = favi_spec(formula, data, item=item, lower_is_better=lower_is_better)
     rows = favi_rows(spec, data)
     account = check_rows(spec, rows.n_rows, rows.excluded, rows.present, rows.problem)

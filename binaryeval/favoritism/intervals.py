@@ -10,8 +10,8 @@ else in the 3 x 3 matrix matters once ``E`` is given.
 Three intervals are offered:
 
 ``"dirichlet"``
-    Equal-tailed interval of Favi under the posterior ``Dirichlet(C + prior)`` of the nine cell
-    probabilities (Monte Carlo).  Given ``E`` this is the ``Dirichlet(C_offdiag + prior)``
+    Equal-tailed interval of Favi under the posterior ``Dirichlet(C + cell_concentration)`` of the nine cell
+    probabilities (Monte Carlo).  Given ``E`` this is the ``Dirichlet(C_offdiag + cell_concentration)``
     posterior of the six off-diagonal cells: with few disagreements the prior's pseudo-counts
     (3 at the Jeffreys prior) pull the interval towards 0, and it misses a true Favi near the
     ends of ``[-2, 2]``.
@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import choice, real, size
+from .._validate import choice, memory, real, size
 from .._validate import level as check_level
 from .._validate import seed as check_seed
 from .._warnings import warn
@@ -78,7 +78,7 @@ METHODS = ("dirichlet", "bootstrap", "score")
 WEIGHT_VALUES = np.array([-2.0, -1.0, 1.0, 2.0])
 
 METHOD_TEXT = {
-    "dirichlet": "equal-tailed posterior interval of Favi under a Dirichlet(C + prior) posterior over the "
+    "dirichlet": "equal-tailed posterior interval of Favi under a Dirichlet(C + cell_concentration) posterior over the "
                  "9 cell probabilities (Monte Carlo)",
     "bootstrap": "percentile bootstrap over the pair's items (resampling items with replacement is a "
                  "multinomial draw from the observed confusion matrix)",
@@ -226,7 +226,8 @@ def _small_e_message(e: np.ndarray, small: np.ndarray, labels: list[str], method
 
 
 def favi_intervals(counts: np.ndarray, labels: list[str], *, level: float, method: str,
-                   n_resamples: int, prior: float | None, seed: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+                   n_resamples: int, cell_concentration: float | None,
+                   seed: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """Intervals for a stack of matrices: columns ``lower, upper, p_undefined, method`` and attrs.
 
     Pairs with ``E < SMALL_E`` get the score interval (with one warning naming their ``E``).
@@ -234,12 +235,13 @@ def favi_intervals(counts: np.ndarray, labels: list[str], *, level: float, metho
     level = check_level(level)
     method = choice(method, "method", METHODS)
     n_resamples = size(n_resamples, "n_resamples", minimum=100)
+    prior = cell_concentration
     if prior is None:
         prior = 0.5 if method == "dirichlet" else 0.0
-    prior = real(prior, "prior")
+    prior = real(prior, "cell_concentration")
     if method == "dirichlet" and prior <= 0:
-        raise ParameterError(f"prior (Dirichlet concentration per cell) must be > 0, got {prior!r}; "
-                             "0.5 is the Jeffreys prior, 1 the uniform prior")
+        raise ParameterError(f"cell_concentration={prior!r}: the Dirichlet concentration per cell "
+                             "must be > 0; 0.5 is the Jeffreys prior, 1 the uniform prior")
     seed = check_seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**63))
@@ -248,6 +250,10 @@ def favi_intervals(counts: np.ndarray, labels: list[str], *, level: float, metho
     use_score = small | (method == "score")
     lower, upper, undefined = (np.full(e.size, np.nan) for _ in range(3))
     if (~use_score).any():
+        # the draws (resamples x pairs) and nanquantile's two working copies of them
+        n_pairs = int((~use_score).sum())
+        memory(24.0 * n_resamples * n_pairs, f"n_resamples={n_resamples} over {n_pairs} pairs",
+               "use fewer resamples (the default is 4000) or compare fewer systems at once")
         rng = np.random.default_rng(seed)
         lo, hi, und = _monte_carlo(counts[~use_score], level, method, n_resamples, prior, rng)
         lower[~use_score], upper[~use_score], undefined[~use_score] = lo, hi, und
@@ -259,6 +265,6 @@ def favi_intervals(counts: np.ndarray, labels: list[str], *, level: float, metho
                "method": np.where(use_score, "score", method)}
     meta = {"level": level, "method": method, "seed": seed if method != "score" else None,
             "n_resamples": n_resamples if method != "score" else None,
-            "prior": prior if method == "dirichlet" else None, "small_e": SMALL_E,
+            "cell_concentration": prior if method == "dirichlet" else None, "small_e": SMALL_E,
             "n_switched": int(small.sum()), "description": METHOD_TEXT[method]}
     return columns, meta

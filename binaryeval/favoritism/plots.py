@@ -25,11 +25,12 @@ def box(result: FaviResult, ax: Any, **kwargs: Any) -> Any:
     import seaborn as sns
 
     long = result.by_system()
-    order = long.groupby("system")["favi"].median().sort_values(ascending=False).index
-    sns.boxplot(data=long, x="system", y="favi", order=list(order), ax=ax,
+    order = long.groupby("group_1")["favi"].median().sort_values(ascending=False).index
+    sns.boxplot(data=long, x="group_1", y="favi", order=list(order), ax=ax,
                 color=kwargs.pop("color", "0.8"), **kwargs)
     ax.axhline(0, color="0.3", lw=0.8, ls="--")
-    ax.set_ylabel("Favi (system as system 1)")
+    ax.set_xlabel("system")
+    ax.set_ylabel("Favi (system as group_1)")
     ax.tick_params(axis="x", rotation=60)
     return ax
 
@@ -46,7 +47,7 @@ def heatmap(result: FaviResult, ax: Any, **kwargs: Any) -> Any:
     kwargs.setdefault("vmin", -lim)
     kwargs.setdefault("vmax", lim)
     sns.heatmap(m, ax=ax, **kwargs)
-    ax.set_title("Favi (row system as system 1)")
+    ax.set_title("Favi (row system as group_1)")
     return ax
 
 

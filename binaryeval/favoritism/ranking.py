@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .result import FaviResult
 
 
-def _adjusted(p: np.ndarray, sig_level: float, p_adjust: str | None) -> np.ndarray:
-    if p_adjust is None:
+def _adjusted(p: np.ndarray, sig_level: float, adjust: str | None) -> np.ndarray:
+    if adjust is None:
         return p
     from statsmodels.stats.multitest import multipletests
 
@@ -23,23 +23,24 @@ def _adjusted(p: np.ndarray, sig_level: float, p_adjust: str | None) -> np.ndarr
     adjusted = np.full_like(p, np.nan)
     try:
         if ok.any():
-            adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=p_adjust)[1]
+            adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=adjust)[1]
     except ValueError:
-        raise ParameterError(f"p_adjust {p_adjust!r} is not a multipletests method; use e.g. "
+        raise ParameterError(f"adjust={adjust!r} is not a multipletests method; use e.g. "
                              "'holm', 'bonferroni' or 'fdr_bh'") from None
     return adjusted
 
 
-def ranking_graph(result: FaviResult, source: str, sig_level: float | None, p_adjust: str | None) -> Any:
+def ranking_graph(result: FaviResult, source: str, sig_level: float | None, adjust: str | None) -> Any:
     """The graph of :meth:`FaviResult.ranking`."""
     import networkx as nx
 
     choice(source, "source", ("human", "metric"))
     sig_level = result.sig_level if sig_level is None else probability(sig_level, "sig_level", open=True)
     s = result._pair_stats()
-    p = _adjusted(s[f"p_{source}"], sig_level, p_adjust)
+    p = _adjusted(s[f"p_{source}"], sig_level, adjust)
     mar = s[f"mar_{source}"]
-    g = nx.DiGraph(source=source, sig_level=sig_level, ties=result.sign_test_ties, p_adjust=p_adjust)
+    g = nx.DiGraph(source=source, sig_level=sig_level, sign_test_ties=result.sign_test_ties,
+                   adjust=adjust)
     fmean = result.by_system().attrs["summary"]["mean"]
     for name in result.systems:
         g.add_node(name, favi_mean=float(fmean.get(name, np.nan)))

@@ -9,12 +9,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._directions import describe
 from .._results import Result
 from .._validate import choice, probability, renamed
 from ..errors import ParameterError
 from ..summary import Summary
 from .confusion import PreferenceConfusion
-from .direction import describe
 from .intervals import favi_intervals
 from .score import favi_from_counts, ratio
 from .sign import apply_ties, sign_pvalues
@@ -29,7 +29,7 @@ class FaviResult(Result):
     systems : tuple of str
         System names in their canonical order.
     pair_index : ndarray (n_pairs, 2)
-        Indices into ``systems`` of system 1 and system 2 of each pair.
+        Indices into ``systems`` of ``group_1`` and ``group_2`` of each pair.
     counts : ndarray (n_pairs, 3, 3)
         Confusion matrices (rows human, columns metric, order ``+, =, -``).
     n_skipped : ndarray (n_pairs,)
@@ -94,9 +94,15 @@ class FaviResult(Result):
     @property
     def directions(self) -> dict[str, str]:
         """The direction used for each term: ``{term: "higher is better" | "lower is better"}``."""
-        return describe(self.human_term, self.metric_term, self.lower_is_better)
+        return describe((self.human_term, self.metric_term), self.lower_is_better)
 
     def _pair_stats(self) -> dict[str, np.ndarray]:
+        # computed once (the sign tests of half a million pairs are not free)
+        if "_pair_stats_cache" not in self.__dict__:
+            object.__setattr__(self, "_pair_stats_cache", self._compute_pair_stats())
+        return self.__dict__["_pair_stats_cache"]
+
+    def _compute_pair_stats(self) -> dict[str, np.ndarray]:
         c = self.counts
         n = c.sum(axis=(1, 2))
         num, e = favi_from_counts(c)
@@ -118,7 +124,7 @@ class FaviResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per system pair.
 
-        Columns: ``system_1, system_2, n`` (items rated for both), ``n_skipped`` (rated for only
+        Columns: ``group_1, group_2, n`` (items rated for both), ``n_skipped`` (rated for only
         one), ``n_disagreements`` (``E``), ``favi``, ``mar_human``, ``mar_metric``,
         ``sample_accuracy``, ``sign_agreement`` (``sign(mar_human) == sign(mar_metric)``),
         ``p_value_human`` and ``p_value_metric`` (two-sided sign tests with the result's tie rule).
@@ -135,15 +141,15 @@ class FaviResult(Result):
         >>> ende = be.datasets.load_wmt21_ende()
         >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
         >>> frame = res.to_frame()
-        >>> frame.loc[0, ["system_1", "system_2", "n", "n_disagreements"]].to_dict()
-        {'system_1': 'eTranslation', 'system_2': 'Facebook-AI', 'n': 527, 'n_disagreements': 338}
+        >>> frame.loc[0, ["group_1", "group_2", "n", "n_disagreements"]].to_dict()
+        {'group_1': 'eTranslation', 'group_2': 'Facebook-AI', 'n': 527, 'n_disagreements': 338}
         >>> frame.attrs["directions"]
         {'mqm': 'higher is better', 'chrf': 'higher is better'}
         """
         s = self._pair_stats()
         names = np.array(self.systems, dtype=object)
         df = pd.DataFrame({
-            "system_1": names[self.pair_index[:, 0]], "system_2": names[self.pair_index[:, 1]],
+            "group_1": names[self.pair_index[:, 0]], "group_2": names[self.pair_index[:, 1]],
             "n": s["n"], "n_skipped": self.n_skipped, "n_disagreements": s["e"], "favi": s["favi"],
             "mar_human": s["mar_human"], "mar_metric": s["mar_metric"], "sample_accuracy": s["accuracy"],
             "sign_agreement": s["sign_agreement"], "p_value_human": s["p_human"],
@@ -156,13 +162,14 @@ class FaviResult(Result):
                          "excluded": dict(self.excluded)})
         return df
 
-    def confusion(self, system_1: str, system_2: str) -> PreferenceConfusion:
+    @renamed(system_1="group_1", system_2="group_2")
+    def confusion(self, group_1: str, group_2: str) -> PreferenceConfusion:
         """The confusion matrix of one pair, oriented as asked (swapping systems reverses both axes).
 
         Parameters
         ----------
-        system_1, system_2 : str
-            The pair; ``system_1`` is the first system (``+`` means it is better).
+        group_1, group_2 : str
+            The pair; ``group_1`` is the first system (``+`` means it is better).
 
         Returns
         -------
@@ -176,11 +183,11 @@ class FaviResult(Result):
         >>> res.confusion("ref-A", "Online-W").favi == -res.confusion("Online-W", "ref-A").favi
         True
         """
-        i = self._pair_position(system_1, system_2)
+        i = self._pair_position(group_1, group_2)
         if i is None:
-            j = self._pair_position(system_2, system_1)
+            j = self._pair_position(group_2, group_1)
             if j is None:
-                raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in this result; "
+                raise ParameterError(f"the pair ({group_1!r}, {group_2!r}) is not in this result; "
                                      f"systems are {list(self.systems)}")
             return PreferenceConfusion(self.counts[j][::-1, ::-1])
         return PreferenceConfusion(self.counts[i])
@@ -193,7 +200,7 @@ class FaviResult(Result):
         return int(hits[0]) if hits.size else None
 
     def matrix(self) -> pd.DataFrame:
-        """System x system Favi-Scores: entry (row a, column b) is Favi with a as system 1.
+        """System x system Favi-Scores: entry (row a, column b) is Favi with a as ``group_1``.
 
         The matrix is antisymmetric (swapping the systems flips the sign); pairs not evaluated
         and pairs with ``E = 0`` are NaN.
@@ -217,8 +224,8 @@ class FaviResult(Result):
         a, b = self.pair_index[:, 0], self.pair_index[:, 1]
         m[a, b] = fv
         m[b, a] = -fv
-        return pd.DataFrame(m, index=pd.Index(self.systems, name="system_1"),
-                            columns=pd.Index(self.systems, name="system_2"))
+        return pd.DataFrame(m, index=pd.Index(self.systems, name="group_1"),
+                            columns=pd.Index(self.systems, name="group_2"))
 
     def by_system(self) -> pd.DataFrame:
         """One-vs-all distributions (the paper's Fig. 6): Favi of each system against every other.
@@ -226,10 +233,11 @@ class FaviResult(Result):
         Returns
         -------
         DataFrame
-            Long, with ``system``, ``opponent`` and ``favi`` (the system as system 1, so positive
-            values mean the metric favours ``system``); ``attrs["summary"]`` holds per system
-            ``mean``, ``median``, ``sd``, ``min``, ``max`` and ``n_pairs`` (defined scores only)
-            and ``pooled``: the Favi of the summed confusion matrices of all the system's pairs
+            Long, with ``group_1``, ``group_2`` and ``favi`` (every pair both ways round, so
+            positive values mean the metric favours ``group_1``); ``attrs["summary"]`` holds per
+            system (index ``group``) ``mean``, ``median``, ``sd``, ``min``, ``max`` and
+            ``n_pairs`` (defined scores only) and ``pooled_favi``: the Favi of the summed
+            confusion matrices of all the system's pairs
             (each oriented with the system first), i.e. one score weighting pairs by their
             disagreements.
 
@@ -242,21 +250,20 @@ class FaviResult(Result):
         >>> summ.index[-1], int(summ.loc["ref-A", "n_pairs"])
         ('ref-A', 9)
         """
-        m = self.matrix()
-        long = m.stack(future_stack=True).rename("favi").reset_index()
-        long.columns = ["system", "opponent", "favi"]
-        long = long[long.system != long.opponent]
-        evaluated = ~np.isnan(m.to_numpy())
-        keep = [evaluated[self.systems.index(s), self.systems.index(o)] for s, o in
-                zip(long.system, long.opponent, strict=True)]
-        long = long[keep].reset_index(drop=True)
-        g = long.groupby("system", sort=False)["favi"]
+        m = self.matrix().to_numpy()
+        # the defined scores off the diagonal, row by row (group_1, then group_2)
+        rows, cols = np.nonzero(~np.isnan(m) & ~np.eye(len(self.systems), dtype=bool))
+        names = np.array(self.systems, dtype=object)
+        long = pd.DataFrame({"group_1": names[rows], "group_2": names[cols],
+                             "favi": m[rows, cols]})
+        g = long.groupby("group_1", sort=False)["favi"]
         summ = pd.DataFrame({"mean": g.mean(), "median": g.median(), "sd": g.std(), "min": g.min(),
                              "max": g.max(), "n_pairs": g.count()})
         pooled = np.zeros((len(self.systems), 3, 3), dtype=self.counts.dtype)
         np.add.at(pooled, self.pair_index[:, 0], self.counts)
         np.add.at(pooled, self.pair_index[:, 1], self.counts[:, ::-1, ::-1])
-        summ["pooled"] = pd.Series(ratio(*favi_from_counts(pooled)), index=list(self.systems))
+        summ["pooled_favi"] = pd.Series(ratio(*favi_from_counts(pooled)), index=list(self.systems))
+        summ.index.name = "group"
         long.attrs["summary"] = summ.sort_values("mean", ascending=False)
         return long
 
@@ -294,8 +301,8 @@ class FaviResult(Result):
         Parameters
         ----------
         sig_level : float, optional
-            When given, a ``significant`` column marks systems whose one-vs-all Favi values
-            differ from 0 by a two-sided Wilcoxon signed-rank test at this threshold (a
+            Significance level: when given, a ``significant`` column marks systems whose
+            one-vs-all Favi values differ from 0 by a two-sided Wilcoxon signed-rank test (a
             descriptive screen: the pairs share systems and are not independent), beside its
             ``p_value``.
 
@@ -320,7 +327,7 @@ class FaviResult(Result):
             sig_level = probability(sig_level, "sig_level", open=True)
             long = self.by_system()
             p = {}
-            for s, grp in long.groupby("system"):
+            for s, grp in long.groupby("group_1"):
                 v = grp.favi.dropna().to_numpy()
                 p[s] = stats.wilcoxon(v).pvalue if v.size > 1 and np.any(v != 0) else np.nan
             summ["p_value"] = pd.Series(p)
@@ -328,10 +335,11 @@ class FaviResult(Result):
         return summ
 
     # -- uncertainty --------------------------------------------------------------------------
-    @renamed(draws="n_resamples")
+    @renamed(draws="n_resamples", prior="cell_concentration")
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
-                 n_resamples: int = 4000, prior: float | None = None, seed: Any = None) -> pd.DataFrame:
+                 n_resamples: int = 4000, cell_concentration: float | None = None,
+                 seed: Any = None) -> pd.DataFrame:
         """Per-pair intervals for the Favi-Score.
 
         Parameters
@@ -340,23 +348,24 @@ class FaviResult(Result):
             Probability content of each interval.
         method : {"dirichlet", "bootstrap", "score"}
             ``"dirichlet"`` (default): equal-tailed interval of Favi under the posterior
-            ``Dirichlet(C + prior)`` of each pair's 9 cell probabilities; ``"bootstrap"``:
+            ``Dirichlet(C + cell_concentration)`` of each pair's 9 cell probabilities; ``"bootstrap"``:
             percentile bootstrap over each pair's items; ``"score"``: the score (Wilson-type)
             interval for the mean disagreement weight, without random draws.  Pairs with fewer
             than 20 disagreements get the score interval whatever is asked (see Notes).
         n_resamples : int
             Monte Carlo draws per pair (posterior draws or bootstrap resamples).
-        prior : float, optional
-            Dirichlet concentration added to every cell (default 0.5, Jeffreys).
+        cell_concentration : float, optional
+            Dirichlet concentration added to every cell, the prior of ``"dirichlet"`` (default
+            0.5, Jeffreys).
         seed : int, optional
             Seed of ``numpy.random.default_rng``; drawn at random and recorded when omitted.
 
         Returns
         -------
         DataFrame
-            ``system_1, system_2, estimate, n_disagreements, lower, upper, p_undefined`` (share of
+            ``group_1, group_2, estimate, n_disagreements, lower, upper, p_undefined`` (share of
             draws with ``E = 0``; NaN for the score interval) and ``method`` (the interval used
-            for the pair); ``attrs`` hold ``level``, ``method``, ``seed``, ``prior``,
+            for the pair); ``attrs`` hold ``level``, ``method``, ``seed``, ``cell_concentration``,
             ``n_resamples``, ``small_e`` and ``n_switched``.
 
         Warns
@@ -388,8 +397,9 @@ class FaviResult(Result):
         """
         stats = self._pair_stats()
         columns, meta = favi_intervals(self.counts, self._labels(), level=level, method=method,
-                                       n_resamples=n_resamples, prior=prior, seed=seed)
-        df = self.to_frame()[["system_1", "system_2", "favi"]].rename(columns={"favi": "estimate"})
+                                       n_resamples=n_resamples,
+                                       cell_concentration=cell_concentration, seed=seed)
+        df = self.to_frame()[["group_1", "group_2", "favi"]].rename(columns={"favi": "estimate"})
         df["n_disagreements"] = stats["e"]
         for name, values in columns.items():
             df[name] = values
@@ -397,9 +407,9 @@ class FaviResult(Result):
         return df
 
     # -- rankings -----------------------------------------------------------------------------
-    @renamed(alpha="sig_level")
+    @renamed(alpha="sig_level", p_adjust="adjust")
     def ranking(self, source: Literal["human", "metric"] = "human", *, sig_level: float | None = None,
-                p_adjust: str | None = None) -> Any:
+                adjust: str | None = None) -> Any:
         """Significant pairwise wins as a DAG (networkx DiGraph), transitive edges removed.
 
         An edge ``a -> b`` means ``a`` beats ``b``: the two-sided sign test of the ``source``
@@ -416,7 +426,7 @@ class FaviResult(Result):
         sig_level : float, optional
             Significance threshold (default: the result's ``sig_level``, 0.05 unless set in
             :func:`favi`).
-        p_adjust : str, optional
+        adjust : str, optional
             Multiple-testing adjustment over the pairs, a method name of
             ``statsmodels.stats.multitest.multipletests`` (``"holm"``, ``"fdr_bh"``, ...).  The
             default (None) tests each pair at ``sig_level``, as the paper does.
@@ -436,7 +446,7 @@ class FaviResult(Result):
         """
         from .ranking import ranking_graph
 
-        return ranking_graph(self, source, sig_level, p_adjust)
+        return ranking_graph(self, source, sig_level, adjust)
 
     # -- display ------------------------------------------------------------------------------
     def _repr_fields(self) -> Mapping[str, Any]:
@@ -447,7 +457,7 @@ class FaviResult(Result):
         info: dict[str, Any] = {
             "formula": self.formula, "item column": self.item,
             "input": "scores per (item, system)" if self.mode == "scores" else
-            "preferences per (item, system_1, system_2)",
+            "preferences per (item, group_1, group_2)",
             "systems": len(self.systems), "pairs": self.n_pairs, "items": self.n_items,
             "n_rows": self.n_rows, "n_used": self.n_used,
             "n_excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "0"}
@@ -475,13 +485,13 @@ class FaviResult(Result):
         n_undef = int(frame.favi.isna().sum())
         show = frame.drop(columns=["n_skipped"]) if not self.n_skipped.any() else frame
         # one readable label per pair: the Summary renderer would print a MultiIndex as tuples
-        show = show.set_index(pd.Index(show["system_1"] + " vs " + show["system_2"], name="pair")
-                              ).drop(columns=["system_1", "system_2"])
+        show = show.set_index(pd.Index(show["group_1"] + " vs " + show["group_2"], name="pair")
+                              ).drop(columns=["group_1", "group_2"])
         tables = [("pairs", show),
                   ("one-vs-all Favi per system (positive: favoured by the metric)",
                    self.by_system().attrs["summary"])]
-        notes = ["Favi > 0: the metric's disagreements with the humans favour system_1 (the first system of "
-                 "'system_1 vs system_2')",
+        notes = ["Favi > 0: the metric's disagreements with the humans favour group_1 (the first system of "
+                 "'group_1 vs group_2')",
                  "system-level sign agreement counts a pair where humans and metric both tie as agreeing",
                  "sign tests: exact binomial, "
                  + ("ties dropped (conditional test)" if self.sign_test_ties == "drop"
@@ -522,7 +532,7 @@ class FaviResult(Result):
         >>> res = be.favi("mqm ~ chrf | system", ende, item="seg_id")
         >>> ax = res.plot(kind="heatmap")
         >>> ax.get_title()
-        'Favi (row system as system 1)'
+        'Favi (row system as group_1)'
         """
         import matplotlib.pyplot as plt
 

@@ -1,4 +1,4 @@
-"""The Favi-Score of a 3 x 3 preference confusion matrix, and preference ratings from scores."""
+"""The Favi-Score's weights and arithmetic, count matrices checked, preference ratings from scores."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validate import flag, renamed
-from .._warnings import warn
-from ..errors import CountsError, DataError, FaviUndefinedWarning, InputTypeError
+from .._validate import refused, renamed
+from ..data import argument_series, numbers
+from ..errors import CountsError, DataError, InputTypeError
 from .ratings import tolerances
 
 #: The weight matrix W of the Favi-Score (rows human, columns metric, order +, =, -).
@@ -45,10 +45,6 @@ def ratio(num: np.ndarray, e: np.ndarray) -> np.ndarray:
 
 def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
     """A checked 3 x 3 count matrix (int64 when every entry is whole, float otherwise)."""
-    from .confusion import PreferenceConfusion
-
-    if isinstance(confusion, PreferenceConfusion):
-        return confusion.counts
     if isinstance(confusion, pd.DataFrame):
         confusion = confusion.to_numpy()
     try:
@@ -75,59 +71,24 @@ def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
     return arr
 
 
-def favi_score(confusion: Any) -> float:
-    """The Favi-Score of a 3 x 3 preference confusion matrix.
-
-    Parameters
-    ----------
-    confusion : array-like of shape (3, 3) or PreferenceConfusion
-        Counts with rows = human rating and columns = metric rating, both in the order
-        ``+, =, -`` (``+``: the first system is better).  Non-integer non-negative values
-        (e.g. cell probabilities) are accepted.
-
-    Returns
-    -------
-    float
-        ``sum(W * C) / E`` in ``[-2, 2]``; positive when the metric's disagreements with the
-        humans favour the first system.  NaN, with a :class:`FaviUndefinedWarning`, when the
-        metric never disagrees (``E = 0``): the score is undefined, not 0.
-
-    Raises
-    ------
-    CountsError
-        When the matrix is not 3 x 3, has negative or non-finite entries, or more than ``2**61``
-        ratings in all (beyond it the int64 sums could overflow).
-
-    Examples
-    --------
-    >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
-    >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
-    2.0
-    """
-    counts = as_confusion(confusion)
-    num, e = favi_from_counts(counts)
-    if e == 0:
-        warn(UNDEFINED_MESSAGE, FaviUndefinedWarning)
-        return float("nan")
-    return float(num / e)
-
-
-@renamed(higher_is_better="lower_is_better")
-def preferences(first: Any, second: Any, *, tolerance: float = 0.0,
-                lower_is_better: bool = False) -> np.ndarray:
+@renamed(first="scores_1", second="scores_2")
+@refused(lower_is_better="lower_is_better names the terms of a formula; here, negate the "
+                         "scores of a lower-is-better metric: preferences(-scores_1, -scores_2)",
+         higher_is_better="higher scores are better by default; negate the scores of a "
+                          "lower-is-better metric: preferences(-scores_1, -scores_2)")
+def preferences(scores_1: Any, scores_2: Any, *, tolerance: float = 0.0) -> np.ndarray:
     """Preference ratings from the scores of two systems on the same items.
 
-    ``+1`` when the first score is better by more than ``tolerance``, ``-1`` when the second is,
-    ``0`` otherwise (paper Def. 13 with ``tolerance = 0``).
+    ``+1`` when the first system's score is higher by more than ``tolerance``, ``-1`` when the
+    second's is, ``0`` otherwise (paper Def. 13 with ``tolerance = 0``).
 
     Parameters
     ----------
-    first, second : array-like of float
-        Scores of system 1 and system 2, aligned by item.
+    scores_1, scores_2 : array-like of float
+        Scores of ``group_1`` and ``group_2``, aligned by item; higher is better (negate a
+        score where lower is better).
     tolerance : float
         Differences with ``|s1 - s2| <= tolerance`` count as equal.
-    lower_is_better : bool
-        True for scores where lower is better (TER, MQM penalty points).
 
     Returns
     -------
@@ -138,20 +99,23 @@ def preferences(first: Any, second: Any, *, tolerance: float = 0.0,
     --------
     >>> preferences([0.9, 0.5, 0.3], [0.4, 0.5, 0.35], tolerance=0.1).tolist()
     [1, 0, 0]
-    >>> preferences([10, 30], [20, 20], lower_is_better=True).tolist()  # TER
+
+    A score where lower is better (TER, MQM penalty points) is negated first:
+
+    >>> preferences(-np.array([10, 30]), -np.array([20, 20])).tolist()
     [1, -1]
     """
-    a = np.asarray(first, dtype=float).ravel()
-    b = np.asarray(second, dtype=float).ravel()
+    a = numbers(argument_series(scores_1, "scores_1"), "scores_1", "argument", position=True)
+    b = numbers(argument_series(scores_2, "scores_2"), "scores_2", "argument", position=True)
     if a.shape != b.shape:
-        raise DataError(f"first and second must have the same length, got {a.size} and {b.size}; "
-                        "align the two systems' scores by item")
+        raise DataError(f"scores_1 and scores_2 must have the same length, got {a.size} and "
+                        f"{b.size}; align the two systems' scores by item")
     if np.isnan(a).any() or np.isnan(b).any():
-        raise DataError("first/second contain missing scores (NaN); drop those items first")
+        raise DataError("scores_1/scores_2 contain missing scores (NaN); drop those items first")
     if np.isinf(a).any() or np.isinf(b).any():
-        side, arr = ("first", a) if np.isinf(a).any() else ("second", b)
+        side, arr = ("scores_1", a) if np.isinf(a).any() else ("scores_2", b)
         i = int(np.flatnonzero(np.isinf(arr))[0])
         raise DataError(f"{side} holds {arr[i]} at position {i}; scores must be finite")
     tol, _ = tolerances(tolerance)
-    d = (b - a) if flag(lower_is_better, "lower_is_better") else (a - b)
+    d = a - b
     return (d > tol).astype(np.int8) - (d < -tol).astype(np.int8)

@@ -10,15 +10,18 @@ items inform ``pi`` through ``q = pi Theta``.  The binary model (K = J = 2, ``al
 - :func:`fit_latent` -- a binary human rating with several metrics or binned scalar scores
   (:class:`LatentFit`).
 - :func:`latent_posterior` -- the posterior from counts (:class:`LatentPosterior`).
+- :class:`DrawsPosterior` -- the posterior of one quantity from the draws (what the fits'
+  ``posterior()`` returns).
 
 The sampler and its justification are in :mod:`binaryeval.latent.engine`; the convergence
 diagnostics (R-hat, bulk and tail ESS as ArviZ defines them) in
 :mod:`binaryeval.latent.diagnostics`.
 """
 
+from .draws import DrawsPosterior
 from .multi import LatentFit, fit_latent
 from .posterior import LatentPosterior, latent_posterior
 from .preferences import PreferenceFit, fit_preferences
 
-__all__ = ["LatentFit", "LatentPosterior", "PreferenceFit", "fit_latent", "fit_preferences",
-           "latent_posterior"]
+__all__ = ["DrawsPosterior", "LatentFit", "LatentPosterior", "PreferenceFit", "fit_latent",
+           "fit_preferences", "latent_posterior"]

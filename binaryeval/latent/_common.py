@@ -10,11 +10,11 @@ import pandas as pd
 
 from .. import _validate as v
 from .._warnings import warn
+from ..data import keyed_by_label
 from ..errors import ConvergenceWarning, InputTypeError, ParameterError
 from . import diagnostics
 from .engine import Draws, Model, sample
 
-RATES = ("estimate", "pooled")
 RHAT_MAX = 1.01
 ESS_MIN = 400.0
 
@@ -30,8 +30,32 @@ def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any) -> tuple[in
     return draws, chains, warmup, seed
 
 
+class BetaRatePrior(tuple):
+    """``rate_prior=(a, b)`` of :func:`binaryeval.fit` passed on to the latent-truth model.
+
+    The Beta prior of ``rho`` and ``eta`` of a metric with two outputs is the Dirichlet prior
+    ``[[a, b], [b, a]]`` of its confusion matrix (rows inadequate/adequate, columns metric
+    0/1 or low/high bin); a matrix with more outputs has no such reading, and the error says
+    which argument to give instead.
+    """
+
+    def matrix(self, shape: tuple[int, ...]) -> np.ndarray:
+        """``[[a, b], [b, a]]`` for a 2 x 2 matrix; a ParameterError naming the fix otherwise."""
+        a, b = self
+        if tuple(shape) != (2, 2):
+            raise ParameterError(
+                f"rate_prior=({a:g}, {b:g}) is the Beta prior of rho and eta of a metric with "
+                f"two outputs; this latent-truth fit's confusion matrix is {shape[0]} x "
+                f"{shape[1]} (several metric terms or bins=): give its Dirichlet prior as "
+                "rate_concentration= to binaryeval.fit_latent (a number or an array of that "
+                "shape), or leave rate_prior at (1, 1)")
+        return np.array([[a, b], [b, a]], dtype=float)
+
+
 def concentration(value: Any, name: str, shape: tuple[int, ...], *, what: str) -> np.ndarray:
     """A Dirichlet concentration: a positive number (every cell) or an array of ``shape``."""
+    if isinstance(value, BetaRatePrior):
+        return value.matrix(shape)
     if isinstance(value, (str, bytes)) or isinstance(value, Mapping):
         raise InputTypeError(f"{name}={value!r}: give a positive number (the same for every "
                              f"cell) or an array of shape {shape} ({what})")
@@ -73,12 +97,12 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
         return arr
 
     if isinstance(rates, Mapping) and not ({"rho", "eta"} & set(rates)):
-        missing = [g for g in groups if g not in rates and str(g) not in rates]
+        rates = keyed_by_label(rates, "rates")   # keys match groups by their text (1 is "1")
+        missing = [g for g in groups if str(g) not in rates]
         if missing:
             raise ParameterError(f"rates has no entry for group {missing[0]!r}; give a matrix "
                                  "for every group or one matrix for all")
-        return np.stack([one(rates[g] if g in rates else rates[str(g)], f"[{g!r}]")
-                         for g in groups])
+        return np.stack([one(rates[str(g)], f"[{g!r}]") for g in groups])
     if isinstance(rates, Mapping):
         if k != 2 or j != 2:
             raise ParameterError("rates={'rho': .., 'eta': ..} describes one binary metric; "
@@ -92,10 +116,9 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
 
 def rates_mode(rates: Any) -> str:
     """``"estimate"``, ``"pooled"`` or ``"known"`` (old spellings get an error naming the new)."""
-    if isinstance(rates, str):
-        return v.choice(rates, "rates", RATES, renamed_values={"estimated": "estimate",
-                                                                "pool": "pooled"})
-    return "known"
+    return v.rates_mode(rates, example="[[0.9, 0.1], [0.2, 0.8]] (a K x J matrix, rows the "
+                                       "human classes; one per group, or a mapping group -> "
+                                       "matrix)")
 
 
 def run(model: Model, draws: int, chains: int, warmup: int, seed: Any) -> Draws:
@@ -164,3 +187,79 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
 
 def label_pair(a: Any, b: Any) -> str:
     return f"{a} vs {b}"
+
+
+# ----------------------------------------------------------------------------------------------
+# what the data cannot say: posteriors that are essentially the prior
+# ----------------------------------------------------------------------------------------------
+
+#: A posterior whose sd is at least this share of the prior's is "essentially the prior": the data
+#: removed less than 44 % of the prior variance (with a uniform prior, fewer than about three human
+#: ratings' worth of information).
+PRIOR_DOMINATED = 0.75
+
+
+def prior_sd_share(conc: np.ndarray, first: int, second: int | None = None) -> float:
+    """Prior sd of a Dirichlet(``conc``) share, or of the difference of two shares.
+
+    Examples
+    --------
+    >>> round(prior_sd_share(np.array([1.0, 1.0, 1.0]), 0, 2), 4)   # diff under Dirichlet(1, 1, 1)
+    0.4082
+    >>> round(prior_sd_share(np.array([1.0, 1.0]), 1), 4)           # Beta(1, 1)
+    0.2887
+    """
+    c = np.asarray(conc, dtype=float)
+    c0 = c.sum()
+    mean = c / c0
+    var = mean * (1 - mean) / (c0 + 1)
+    if second is None:
+        return float(np.sqrt(var[first]))
+    cov = -mean[first] * mean[second] / (c0 + 1)
+    return float(np.sqrt(var[first] + var[second] - 2 * cov))
+
+
+def effective_human(per_item_var: np.ndarray, post_var: np.ndarray, c0: float) -> np.ndarray:
+    """Human ratings alone that would give the posterior variance: ``V / var - c0 - 1``.
+
+    ``V`` is the variance one rating contributes (``p (1 - p)`` for a share, ``p1 + p3 - (p1 -
+    p3)^2`` for a difference of shares) at the posterior means, ``c0`` the prior's total
+    concentration: exact for a Dirichlet posterior of human ratings alone.
+
+    Examples
+    --------
+    >>> n, a = 40, np.array([1.0, 1.0])            # 30 of 40 positive: Beta(31, 11)
+    >>> m = 31 / 42; var = m * (1 - m) / 43
+    >>> round(float(effective_human(np.array(m * (1 - m)), np.array(var), 2.0)), 9)
+    40.0
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(post_var > 0, per_item_var / post_var - c0 - 1.0, np.inf)
+
+
+def resolve_order(order: Any, labels: Sequence[str], score: Mapping[str, float],
+                  last: Sequence[str] = ()) -> tuple[str, ...]:
+    """Display order: ``"estimate"`` (score, highest first; ``last`` at the end), ``"input"``
+    (as the labels sort) or a list naming every label once.
+
+    Examples
+    --------
+    >>> resolve_order("estimate", ["a", "b", "c"], {"a": 0.1, "b": 0.5, "c": 0.3}, last=["b"])
+    ('c', 'a', 'b')
+    """
+    labels = [str(x) for x in labels]
+    if isinstance(order, str):
+        v.choice(order, "order", ("estimate", "input"))
+        if order == "input":
+            return tuple(labels)
+        tail = set(last)
+        head = sorted((g for g in labels if g not in tail), key=lambda g: -score[g])
+        return tuple(head + sorted((g for g in labels if g in tail), key=lambda g: -score[g]))
+    try:
+        given = [str(g) for g in order]
+    except TypeError:
+        raise InputTypeError(f"order={order!r}: give 'estimate', 'input' or a list of the "
+                             "groups") from None
+    if sorted(given) != sorted(labels):
+        raise ParameterError(f"order={given!r} must list every group once: {sorted(labels)}")
+    return tuple(given)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from ..data import RowAccount, scores
+from ..data import _show as show
 from ..errors import DataError, FormulaError, InputTypeError, ParameterError
 
 #: Preference classes and metric outputs, in the Favi-Score's order (+, =, -).
@@ -27,16 +28,8 @@ class Counts:
     human: np.ndarray
     metric: np.ndarray
     naive: np.ndarray  # (G, L_1): the first metric's outputs over every metric-rated item
-    n_rows: int
-    excluded: Counter = field(default_factory=Counter)
+    account: RowAccount
     notes: list[str] = field(default_factory=list)
-
-
-def show(value: Any) -> str:
-    """``repr`` of a value as a user typed it (numpy scalars as plain Python values)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
 
 
 def column(data: pd.DataFrame, name: Any, what: str) -> pd.Series:
@@ -50,18 +43,6 @@ def column(data: pd.DataFrame, name: Any, what: str) -> pd.Series:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise DataError(f"{what}={name!r} is not a column of data{hint}")
     return data[name]
-
-
-def term_list(value: Any, name: str, terms: Sequence[str]) -> list[str]:
-    """``lower_is_better``-style argument: None, a term or a list of terms of the formula."""
-    if value is None:
-        return []
-    items = [value] if isinstance(value, str) else list(value)
-    for item in items:
-        if item not in terms:
-            raise ParameterError(f"{name}={value!r}: {item!r} is not a term of the formula; the "
-                                 f"terms are {list(terms)}")
-    return items
 
 
 def tolerances(value: Any, terms: Sequence[str]) -> dict[str, float]:
@@ -84,16 +65,8 @@ def tolerances(value: Any, terms: Sequence[str]) -> dict[str, float]:
 
 
 def numeric(values: pd.Series, term: str) -> np.ndarray:
-    """Scores as floats with NaN for "not rated"; a clear error for text."""
-    out = pd.to_numeric(values, errors="coerce")
-    bad = values.notna() & out.isna()
-    if bad.any():
-        raise DataError(f"term {term!r} holds a non-numeric value {show(values[bad].iloc[0])}; "
-                        "scores must be numbers (NaN for not rated)")
-    arr = out.to_numpy(dtype=float)
-    if np.isinf(arr).any():
-        raise DataError(f"term {term!r} holds an infinite value; use NaN for not rated")
-    return arr
+    """A term's scores as floats with NaN for "not rated" (text and infinities refused)."""
+    return scores(values, term, "term")
 
 
 def _symbol(x: Any) -> float:

@@ -12,23 +12,23 @@ def plot_dag(g: Any, ax: Any, **kwargs: Any):
     """The DAG of confident wins in layers (see :func:`binaryeval._ranking.draw_layers`)."""
     from .._ranking import draw_layers
 
-    return draw_layers(g, ax, f"confident wins (P >= {g.graph['threshold']:g})", **kwargs)
+    return draw_layers(g, ax, f"confident wins (P >= {g.graph['min_prob']:g})", **kwargs)
 
 
-def ranking_graph(prob: pd.DataFrame, threshold: float) -> Any:
-    """DAG of wins with ``P(row preferred over column) >= threshold``, transitive edges removed."""
+def ranking_graph(prob: pd.DataFrame, min_prob: float) -> Any:
+    """DAG of wins with ``P(row preferred over column) >= min_prob``, transitive edges removed."""
     import networkx as nx
 
     from .._ranking import reduced
 
-    g = nx.DiGraph(threshold=threshold)
+    g = nx.DiGraph(min_prob=min_prob)
     mean_diff = prob.attrs.get("mean_diff", {})
     for name in prob.index:
         g.add_node(name, mean_diff=float(mean_diff.get(name, np.nan)))
     values = prob.to_numpy()
     for i, a in enumerate(prob.index):
         for j, b in enumerate(prob.columns):
-            if i != j and np.isfinite(values[i, j]) and values[i, j] >= threshold:
+            if i != j and np.isfinite(values[i, j]) and values[i, j] >= min_prob:
                 g.add_edge(a, b, prob=float(values[i, j]))
     return reduced(g, "confident wins")
 
@@ -45,7 +45,8 @@ def prob_matrix(draws: np.ndarray, names: list[str]) -> pd.DataFrame:
     for i in range(g):
         prob[i] = (flat[:, [i]] > flat).mean(axis=0)
         prob[i, i] = np.nan
-    out = pd.DataFrame(prob, index=pd.Index(names, name="group"), columns=list(names))
+    out = pd.DataFrame(prob, index=pd.Index(names, name="group_1"),
+                       columns=pd.Index(names, name="group_2"))
     means = pd.Series(flat.mean(axis=0), index=names)
     out.attrs.update(order=list(means.sort_values(ascending=False).index),
                      mean_diff={n: float(means[n] - means.drop(n).mean()) if g > 1 else 0.0

@@ -82,7 +82,7 @@ def check(paired: np.ndarray, levels: tuple[int, ...], groups, pooled: bool,
              if pooled else float(per_group.sum()))
     out = pd.DataFrame({"n_paired": paired.sum(axis=(1, 2)).astype(int),
                         "log10_bf": per_group}, index=pd.Index(list(groups), name="group"))
-    out.attrs.update(log10_bf=total, verdict=verdict(total), threshold=THRESHOLD,
+    out.attrs.update(log10_bf=total, verdict=verdict(total), decisive_log10_bf=THRESHOLD,
                      method="Bayes factor of joint vs product Dirichlet-multinomial models of "
                             "the paired items' metric patterns, per human class")
     return out

@@ -99,7 +99,7 @@ Checked against exact answers: with K = J = 2 the draws match :func:`binaryeval.
 rates, human-only ratings and the calibration design; K = 3 against a grid posterior (known
 rates), QuaPy's BayesianCC (calibration design) and Dirichlet closed forms; simulation-based
 calibration (ranks of the true values among the draws) in the tests and, at 500 data sets per
-design, in ``validation/latent_sbc.py``.
+design, in ``studies/latent_sbc.py``.
 
 Draws are seeded: ``numpy.random.SeedSequence(seed).spawn(chains)`` gives each chain its own
 generator, and every adaptation uses the chain's own draws, so a chain's draws do not depend on
@@ -113,6 +113,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as v
 from ..errors import CountsError, ParameterError
 
 __all__: list[str] = []
@@ -930,6 +931,11 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     and a metric (at 40 %).
     """
     g, k, j = model.shape
+    # the stored draws: shares (float64) and, unless known, rates (float32)
+    theta_bytes = 4.0 * model.n_theta_groups * k * j if model.rates != "known" else 0.0
+    v.memory(chains * draws * (8.0 * g * k + theta_bytes),
+             f"draws={draws} x chains={chains} over {g} groups",
+             "use fewer draws (the default is 1000 per chain) or fit fewer groups at once")
     sampler = _Sampler(model, chains, seed)
     keep_theta = model.rates != "known"
     pi_out = np.empty((chains, draws, g, k))

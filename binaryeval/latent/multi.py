@@ -14,19 +14,22 @@ which :func:`binaryeval.fit` computes exactly.
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._comparison import Comparison, compare_draws
 from .._results import Result
+from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
-from . import _common, _data, dependence
-from ._ranking import plot_dag, prob_matrix, ranking_graph
+from . import _common, _data, _fit, dependence
+from ._ranking import plot_dag, ranking_graph
+from .draws import DrawsPosterior
 from .posterior import LatentPosterior, build_model
 
 __all__ = ["LatentFit", "fit_latent"]
@@ -35,16 +38,24 @@ _SINGLE = "all"
 _MAX_LEVELS = 12
 
 
-def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int | None
-                  ) -> tuple[np.ndarray, tuple[str, ...], np.ndarray | None]:
-    """Output index per row (-1 missing), the output labels and the bin edges (binned terms)."""
+def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int | None,
+                  lower: bool = False
+                  ) -> tuple[np.ndarray, tuple[str, ...], np.ndarray | None, bool]:
+    """Output index per row (-1 missing), the output labels, the bin edges (binned terms) and
+    whether the outputs are ordered (numbers or bins, not text).
+
+    A lower-is-better score is binned turned round (its first bin holds the highest scores);
+    labels and edges stay in the score's own units.
+    """
     if n_bins is not None:
-        score = _data.numeric(values, term)
+        score = _data.numeric(values, term) * (-1.0 if lower else 1.0)
         edges = _data.bin_edges(score, paired, n_bins, term)
         code = np.where(np.isnan(score), -1, np.searchsorted(edges, score, side="right"))
-        labels = _bin_labels(edges)
-        return code.astype(np.int64), labels, edges
+        labels = _bin_labels(edges, lower)
+        return code.astype(np.int64), labels, (-edges[::-1] if lower else edges), True
     present = values.dropna()
+    if pd.api.types.is_numeric_dtype(present):
+        scores(values, term, "metric term")  # infinities refused by name, not counted as levels
     if present.map(lambda x: isinstance(x, (bool, np.bool_))).all() and len(present):
         present = present.astype(int)
         values = values.map(lambda x: x if pd.isna(x) else int(x))
@@ -62,10 +73,15 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
                             "no information")
     index = {lv: i for i, lv in enumerate(levels)}
     code = values.map(lambda x: -1 if pd.isna(x) else index[x]).to_numpy(dtype=np.int64)
-    return code, tuple(str(lv) for lv in levels), None
+    return code, tuple(str(lv) for lv in levels), None, bool(numeric)
 
 
-def _bin_labels(edges: np.ndarray) -> tuple[str, ...]:
+def _bin_labels(edges: np.ndarray, lower: bool = False) -> tuple[str, ...]:
+    if lower:   # edges of the negated score: bins from the highest scores down
+        cuts = [f"{-e:.4g}" for e in edges]
+        return tuple([f"> {cuts[0]}"] + [f"({b}, {a}]" for a, b in zip(cuts[:-1], cuts[1:],
+                                                                       strict=True)]
+                     + [f"<= {cuts[-1]}"])
     cuts = [f"{e:.4g}" for e in edges]
     return tuple([f"< {cuts[0]}"] + [f"[{a}, {b})" for a, b in zip(cuts[:-1], cuts[1:],
                                                                    strict=True)]
@@ -76,13 +92,21 @@ def _bin_labels(edges: np.ndarray) -> tuple[str, ...]:
 class LatentFit(Result):
     """Rate of adequate outputs per group from several metrics or binned scores.
 
-    Returned by :func:`fit_latent`.
+    Returned by :func:`fit_latent` (and by :func:`binaryeval.fit` for several metric terms or
+    ``bins=``).  It answers what :class:`~binaryeval.BinaryFit` answers: ``to_frame()`` (indexed
+    by the grouping column), ``compare()``, ``posterior(group)``, ``rates()``, ``naive()``,
+    ``plan()``, ``ranking()``, in the fit's ``order``.
 
     Attributes
     ----------
     groups : tuple of str
-        The groups (systems).
-    posterior : LatentPosterior
+        The groups (systems), as their labels sort.
+    order : tuple of str
+        The groups in display order (``order=`` of the fit; by default by posterior mean, those
+        whose posterior is essentially the prior last).
+    group_name : str
+        Name of the grouping column(s) (the index name of the tables).
+    latent : LatentPosterior
         The draws; classes ``0`` and ``1`` (inadequate, adequate); the outputs are the joint
         metric patterns.
     metric_levels : dict
@@ -95,13 +119,15 @@ class LatentFit(Result):
     >>> res = _example()
     >>> res
     LatentFit(groups=2, metrics=2, outputs=4, n_rows=2400, chains=4, draws=300)
-    >>> list(res.to_frame().columns)[:5]
-    ['group', 'n_human', 'n_paired', 'n_metric', 'estimate']
+    >>> list(res.to_frame().columns)[:4]
+    ['n_human', 'n_paired', 'n_metric', 'estimate']
+    >>> res.to_frame().index.name
+    'system'
     """
 
     formula: str
     groups: tuple[str, ...]
-    posterior: LatentPosterior
+    latent: LatentPosterior
     human_term: str
     metric_terms: tuple[str, ...]
     metric_levels: dict
@@ -111,7 +137,14 @@ class LatentFit(Result):
     excluded: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     call: dict = field(default_factory=dict)
+    group_name: str = "group"
+    order: tuple[str, ...] = ()
+    prior: tuple[float, float] = (1.0, 1.0)
+    lower_is_better: tuple[str, ...] = ()
+    naive_counts: np.ndarray | None = None
+    naive_positive: tuple[bool, ...] = ()
 
+    # -- access -----------------------------------------------------------------------------------
     @property
     def n_used(self) -> int:
         """Rows used (``n_rows - n_excluded``)."""
@@ -122,8 +155,15 @@ class LatentFit(Result):
         """Rows left out (reasons in ``excluded``)."""
         return int(sum(self.excluded.values()))
 
+    @property
+    def _shown(self) -> list[str]:
+        return list(self.order) if self.order else list(self.groups)
+
+    def _positions(self) -> list[int]:
+        return [self.groups.index(g) for g in self._shown]
+
     def _alpha(self) -> np.ndarray:
-        return self.posterior.draws.pi[..., 1]
+        return self.latent.draws.pi[..., 1]
 
     def alpha_draws(self, group: str | None = None) -> np.ndarray:
         """Posterior draws of ``alpha`` (the rate of adequate outputs), shape (chains, draws).
@@ -142,7 +182,38 @@ class LatentFit(Result):
         >>> _example().alpha_draws("A").shape
         (4, 300)
         """
-        return self.posterior.pi_draws(group)[..., 1]
+        return self.latent.pi_draws(group)[..., 1]
+
+    def posterior(self, group: str | None = None) -> DrawsPosterior:
+        """Posterior of ``alpha`` for one group (the only one when there is a single group).
+
+        Parameters
+        ----------
+        group : str, optional
+            A group label; may be omitted when the fit has one group.
+
+        Returns
+        -------
+        DrawsPosterior
+            ``mean()``, ``std()``, ``interval()``, ``cdf``, ``ppf``, ``prob_greater`` ... of
+            the draws.
+
+        Examples
+        --------
+        >>> post = _example().posterior("A")
+        >>> round(post.mean(), 1)
+        0.7
+        """
+        if group is None and len(self.groups) != 1:
+            raise ParameterError(f"name a group: one of {self._shown}")
+        label = self.groups[0] if group is None else str(group)
+        if label not in self.groups:
+            raise ParameterError(f"group {group!r} is not in the fit; groups are {self._shown}")
+        return DrawsPosterior(self.alpha_draws(label), "alpha", label, source=id(self.latent))
+
+    # -- tables -----------------------------------------------------------------------------------
+    def _index(self) -> pd.Index:
+        return pd.Index(self._shown, name=self.group_name)
 
     def interval(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
         """Credible intervals of ``alpha`` per group: columns ``lower``, ``upper``.
@@ -164,71 +235,237 @@ class LatentFit(Result):
         'hdi'
         """
         level = self.level if level is None else level
-        return _common.interval_frame(self._alpha(), level, kind,
-                                      pd.Index(self.groups, name="group"))
+        return _common.interval_frame(self._alpha()[..., self._positions()], level, kind,
+                                      self._index())
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per group.
+    def _prior_sd(self) -> float:
+        a, b = self.prior
+        return _common.prior_sd_share(np.array([b, a]), 1)
 
-        Columns: ``group``, ``n_human`` (human ratings informing ``alpha``, paired included),
-        ``n_paired``, ``n_metric`` (metric-only), ``estimate`` (posterior mean of ``alpha``),
-        ``std_error`` (posterior sd), ``lower``/``upper`` (equal-tailed interval at ``level``),
-        and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail``.
+    def to_frame(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """One row per group, indexed by the grouping column, in the fit's order.
 
-        Examples
-        --------
-        >>> int(_example().to_frame()["n_paired"].iloc[0])
-        200
-        """
-        post = self.posterior
-        s = _common.summarise(self._alpha(), self.level)
-        n_paired = post.paired.sum(axis=(1, 2))
-        out = pd.DataFrame({
-            "group": list(self.groups),
-            "n_human": (post.human.sum(axis=1)
-                        + (n_paired if post.paired_informs_pi else 0)).astype(int),
-            "n_paired": n_paired.astype(int), "n_metric": post.metric.sum(axis=1).astype(int),
-            **s})
-        out.attrs.update(level=self.level, kind="eti", method=post.method,
-                         dependence=post.dependence, bins={k: e.tolist() for k, e in
-                                                           self.bin_edges.items()})
-        return out
-
-    def compare(self) -> pd.DataFrame:
-        """Group x group matrix of ``P(alpha_row > alpha_column)``.
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level; in ``attrs``).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density intervals.
 
         Returns
         -------
         DataFrame
-            ``attrs["order"]`` lists the groups by posterior mean (best first).
+            ``n_human`` (human ratings informing ``alpha``, paired included), ``n_paired``,
+            ``n_metric`` (metric-only), ``estimate`` (posterior mean of ``alpha``),
+            ``std_error`` (posterior sd), ``lower``/``upper`` (credible interval at
+            ``level``), ``naive`` (:meth:`naive`), ``n_eff`` (human ratings alone that would
+            give this posterior sd) and ``metric_worth`` (``n_eff - n_human``),
+            ``prior_dominated`` (the posterior sd is at least 0.75 of the prior's: the data say
+            little about this group), and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail``.
 
         Examples
         --------
-        >>> m = _example().compare()
-        >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
-        1.0
+        >>> int(_example().to_frame().loc["A", "n_paired"])
+        200
         """
-        return prob_matrix(self._alpha(), list(self.groups))
+        level = self.level if level is None else v.level(level)
+        post = self.latent
+        pos = self._positions()
+        alpha = self._alpha()[..., pos]
+        s = _common.summarise(alpha, level)
+        iv = _common.interval_frame(alpha, level, kind, self._index())
+        n_paired = post.paired.sum(axis=(1, 2))[pos]
+        n_human = (post.human.sum(axis=1)[pos] + (n_paired if post.paired_informs_pi else 0))
+        m = s["estimate"]
+        n_eff = _common.effective_human(m * (1 - m), s["std_error"] ** 2, float(sum(self.prior)))
+        out = pd.DataFrame({
+            "n_human": n_human.astype(int), "n_paired": n_paired.astype(int),
+            "n_metric": post.metric.sum(axis=1)[pos].astype(int),
+            "estimate": m, "std_error": s["std_error"], "lower": iv["lower"].to_numpy(),
+            "upper": iv["upper"].to_numpy(), "naive": self.naive(level)["estimate"].to_numpy(),
+            "n_eff": n_eff, "metric_worth": n_eff - n_human,
+            "prior_dominated": _fit.prior_dominated(s["std_error"], self._prior_sd()),
+            "rhat": s["rhat"], "ess_bulk": s["ess_bulk"], "ess_tail": s["ess_tail"]},
+            index=self._index())
+        out.attrs.update(level=level, kind=kind, method=post.method, rates=post.rates,
+                         dependence=post.dependence,
+                         bins={k: e.tolist() for k, e in self.bin_edges.items()},
+                         lower_is_better=list(self.lower_is_better))
+        return out
 
-    def ranking(self, threshold: float = 0.95) -> Any:
-        """Groups ranked by ``P(alpha_a > alpha_b) >= threshold``: a DAG (networkx).
+    def prior_dominated(self) -> list[str]:
+        """The groups whose posterior of ``alpha`` is essentially the prior (see
+        :meth:`to_frame`).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> _example().prior_dominated()
+        []
+        """
+        frame = self.to_frame()
+        return [str(g) for g in frame.index[frame["prior_dominated"].to_numpy(dtype=bool)]]
+
+    def naive(self, level: float | None = None) -> pd.DataFrame:
+        """Uncorrected classify-and-count with the first metric, per group.
+
+        Every item the first metric rated (paired and metric-only) counts as if the metric were a
+        human: a 0/1 metric's 1 as adequate; the levels or bins of any other metric as the class
+        most of their paired rows have (all groups together).  ``estimate`` is the share, with a
+        Beta(1, 1)-posterior interval (as :meth:`BinaryFit.naive`).
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability an edge needs.
+        level : float, optional
+            Probability of the interval (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> int(_example().naive().loc["A", "n_metric"])
+        1200
+        """
+        from scipy import stats
+
+        level = self.level if level is None else v.level(level)
+        pos = self._positions()
+        counts = np.asarray(self.naive_counts)[pos]
+        positive = np.asarray(self.naive_positive, dtype=bool)
+        n = counts.sum(axis=1)
+        k = counts[:, positive].sum(axis=1)
+        tail = (1 - level) / 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = k / n
+        out = pd.DataFrame({
+            "n_metric": n.astype(int), "metric_pos": k.astype(int), "estimate": est,
+            "std_error": np.sqrt(est * (1 - est) / n),
+            "lower": stats.beta.ppf(tail, k + 1, n - k + 1),
+            "upper": stats.beta.ppf(1 - tail, k + 1, n - k + 1)}, index=self._index())
+        out.attrs.update(level=level, method="classify and count (uncorrected): "
+                         + _naive_note(self), term=self.metric_terms[0])
+        return out
+
+    def rates(self, level: float | None = None) -> pd.DataFrame:
+        """The model's posterior of the metrics' confusion matrix ``Theta`` per group.
+
+        One row per (group, human class, metric output): ``P(output | class)`` from the draws of
+        the whole model (paired and metric-only items), not from the paired rows alone;
+        ``n_paired`` is the group's paired count in that cell.  Pooled rates repeat the one
+        matrix for every group; known rates have no spread.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> r = _example().rates()
+        >>> r.index.names
+        FrozenList(['system', 'class', 'metric_output'])
+        >>> round(float(r.loc[("A", "1")]["estimate"].sum()), 6)
+        1.0
+        """
+        level = self.level if level is None else v.level(level)
+        return _fit.rates_frame(self.latent, [(g,) for g in self.groups], [self.group_name],
+                                level, self._positions())
+
+    def compare(self, method: str = "bayes", *, sig_level: float | None = None,
+                adjust: str | None = None,
+                order: str | Sequence[str] | None = None) -> Comparison:
+        """Compare every pair of groups from the joint posterior draws.
+
+        Parameters
+        ----------
+        method : {"bayes", "z"}
+            Which p-value decides ``significant`` (see :meth:`BinaryFit.compare`).
+        sig_level : float, optional
+            Significance threshold (default ``1 - level`` of the fit).
+        adjust : str, optional
+            A statsmodels ``multipletests`` method applied over all pairs.
+        order : "estimate", "input" or list of str, optional
+            Order of the groups (default: the fit's order).
+
+        Returns
+        -------
+        Comparison
+            ``diff`` = posterior mean of ``alpha_1 - alpha_2`` with its ``std_error`` and
+            credible interval ``lower``/``upper``, ``prob_greater`` = ``P(alpha_1 >
+            alpha_2)``, ``prior_dominated`` when either group's posterior is essentially the
+            prior.
+
+        Examples
+        --------
+        >>> m = _example().compare().matrix()
+        >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
+        1.0
+        """
+        sig = 1.0 - self.level if sig_level is None else v.probability(
+            sig_level, "sig_level", open=True)
+        shown = self._shown if order is None else list(self._order_of(order))
+        dominated = set(self.prior_dominated())
+        alpha = self._alpha()
+        idx = {g: i for i, g in enumerate(self.groups)}
+        pairs = [(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]]
+        diff = np.stack([alpha[..., idx[a]] - alpha[..., idx[b]] for a, b in pairs], axis=-1) \
+            if pairs else np.zeros(alpha.shape[:2] + (0,))
+        comp = compare_draws(diff, pairs, groups=shown, method=method, sig_level=sig,
+                             adjust=adjust, level=self.level, group_name=self.group_name,
+                             quantity="P(alpha_1 > alpha_2)")
+        comp.table["prior_dominated"] = [a in dominated or b in dominated for a, b in pairs]
+        return comp
+
+    def _order_of(self, order: Any) -> tuple[str, ...]:
+        frame_mean = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
+        score = dict(zip(self.groups, frame_mean, strict=True))
+        return _common.resolve_order(order, self.groups, score)
+
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> Any:
+        """Groups ranked by ``P(alpha_a > alpha_b) >= min_prob``: a DAG (networkx).
+
+        Parameters
+        ----------
+        min_prob : float
+            Posterior probability an edge needs (0.5 < min_prob < 1).
+        include_prior_dominated : bool
+            Keep the groups whose posterior is essentially the prior (left out by default: the
+            data cannot place them).
 
         Returns
         -------
         networkx.DiGraph
-            Transitive edges removed; see :meth:`PreferenceFit.ranking`.
+            Transitive edges removed; see :meth:`PreferenceFit.ranking`.  ``graph["left_out"]``
+            lists the groups left out.
 
         Examples
         --------
         >>> sorted(_example().ranking().nodes)
         ['A', 'B']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        min_prob = v.probability(min_prob, "min_prob", open=True)
+        keep_all = v.flag(include_prior_dominated, "include_prior_dominated")
+        left_out = [] if keep_all else self.prior_dominated()
+        kept = [g for g in self._shown if g not in left_out]
+        prob = self.compare().matrix().loc[kept, kept]
+        means = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
+        score = dict(zip(self.groups, means, strict=True))
+        prob.attrs["mean_diff"] = {g: float(score[g] - np.mean([score[h] for h in kept
+                                                                 if h != g]))
+                                   if len(kept) > 1 else 0.0 for g in kept}
+        g = ranking_graph(prob, min_prob)
+        g.graph["left_out"] = left_out
+        return g
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items.
@@ -247,27 +484,40 @@ class LatentFit(Result):
         """
         if len(self.metric_terms) < 2:
             raise ParameterError("the dependence check compares metrics: the fit has one")
-        post = self.posterior
-        return dependence.check(post.paired, post.levels, self.groups,
-                                pooled=post.rates == "pooled")
+        post = self.latent
+        out = dependence.check(post.paired, post.levels, self.groups,
+                               pooled=post.rates == "pooled")
+        out.index.name = self.group_name
+        return out
 
+    # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
         return {"groups": len(self.groups), "metrics": len(self.metric_terms),
-                "outputs": len(self.posterior.outputs), "n_rows": self.n_rows,
-                "chains": self.posterior.n_chains, "draws": self.posterior.n_draws}
+                "outputs": len(self.latent.outputs), "n_rows": self.n_rows,
+                "chains": self.latent.n_chains, "draws": self.latent.n_draws}
 
-    def summary(self) -> Summary:
+    def summary(self, level: float | None = None) -> Summary:
         """Facts of the fit, the table per group and the dependence check.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level).
+
+        Returns
+        -------
+        Summary
 
         Examples
         --------
         >>> print(_example().summary().title)
         Latent-truth model: rate of adequate outputs from several metrics
         """
-        post = self.posterior
-        table = self.to_frame().set_index("group")
+        level = self.level if level is None else v.level(level)
+        post = self.latent
+        table = self.to_frame(level).drop(columns=["n_eff", "metric_worth"])
         table[["ess_bulk", "ess_tail"]] = table[["ess_bulk", "ess_tail"]].round().astype("Int64")
-        pct = f"{100 * self.level:g}%"
+        pct = f"{100 * level:g}%"
         info: dict[str, Any] = {
             "formula": self.formula, "rows": self.n_rows, "rows used": self.n_used,
             "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
@@ -277,8 +527,11 @@ class LatentFit(Result):
             "dependence": post.dependence,
             "rates": {"estimate": "estimated per group", "pooled": "estimated once from all "
                       "groups", "known": "known"}[post.rates],
+            "prior": f"Beta{tuple(float(x) for x in self.prior)} on alpha",
             "interval": f"{pct} equal-tailed credible interval", "sampler": post.method,
             "seed": post.seed}
+        if self.lower_is_better:
+            info["lower is better"] = ", ".join(self.lower_is_better)
         for term, edges in self.bin_edges.items():
             info[f"bins of {term}"] = ("edges " + ", ".join(f"{e:.4g}" for e in edges)
                                        + " (quantiles of the paired rows' scores)")
@@ -286,13 +539,25 @@ class LatentFit(Result):
                     [("per group (estimate: alpha, the rate of adequate outputs)", table)])
         if len(self.metric_terms) > 1:
             dep = self.dependence()
-            s.add_note(f"dependence check on the paired items: log10 BF (joint vs independent) "
-                       f"= {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+            loud = post.dependence == "independent" and dep.attrs["log10_bf"] > \
+                dependence.THRESHOLD
+            s.add_note(("WARNING: the metrics err together, so dependence='independent' is "
+                        "invalid here and its intervals are too narrow; " if loud else "")
+                       + f"dependence check on the paired items: log10 BF (joint vs "
+                       f"independent) = {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+        dominated = [g for g in table.index[table["prior_dominated"].to_numpy(dtype=bool)]]
+        if dominated:
+            s.add_note(f"the data say little about {', '.join(map(str, dominated))}: the "
+                       "posterior is essentially the prior (posterior sd at least "
+                       f"{_common.PRIOR_DOMINATED:g} of the prior's; prior_dominated in "
+                       "to_frame()); they are left out of ranking()")
+        s.add_note("naive: " + _naive_note(self))
         for note in self.notes:
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "interval", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "interval", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the rates, the comparison matrix or the ranking.
 
@@ -301,9 +566,9 @@ class LatentFit(Result):
         ax : matplotlib Axes, optional
             Where to draw; a new figure when None.
         kind : {"interval", "matrix", "ranking"}
-            Posterior means and intervals of ``alpha``; heat map of ``P(alpha_row >
-            alpha_column)``; the DAG of :meth:`ranking`.
-        threshold : float
+            Posterior means and intervals of ``alpha`` (the naive share beside them); heat map
+            of ``P(alpha_row > alpha_column)``; the DAG of :meth:`ranking`.
+        min_prob : float
             Posterior probability of an edge in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -319,62 +584,68 @@ class LatentFit(Result):
         import matplotlib.pyplot as plt
 
         kind = v.choice(kind, "kind", ("interval", "matrix", "ranking"))
+        if kind == "matrix":
+            return self.compare().plot(ax, **kwargs)
         if ax is None:
             _, ax = plt.subplots(figsize=(7, min(0.35 * len(self.groups) + 2.5, 14.0)))
         if kind == "interval":
-            frame = self.to_frame().sort_values("estimate")
+            frame = self.to_frame()
             y = np.arange(len(frame))
             ax.errorbar(frame["estimate"], y, xerr=[frame["estimate"] - frame["lower"],
                                                     frame["upper"] - frame["estimate"]],
                         fmt="o", capsize=3, label=f"posterior mean, {self.level:.0%} interval",
                         **kwargs)
-            ax.set_yticks(y, frame["group"])
+            ax.plot(frame["naive"], y, "x", color="C3", label="naive (first metric only)")
+            ax.set_yticks(y, [str(g) for g in frame.index])
+            ax.invert_yaxis()
             ax.set_xlabel("alpha (rate of adequate outputs)")
             ax.legend(fontsize=8)
             return ax
-        if kind == "matrix":
-            import seaborn as sns
-
-            m = self.compare()
-            order = m.attrs["order"]
-            kwargs.setdefault("cmap", "RdBu_r")
-            kwargs.setdefault("vmin", 0.0)
-            kwargs.setdefault("vmax", 1.0)
-            sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
-            ax.set_title("P(alpha_row > alpha_column)")
-            return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
-def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
+def _naive_note(fit: LatentFit) -> str:
+    term = fit.metric_terms[0]
+    read = [lab for lab, p in zip(fit.metric_levels[term], fit.naive_positive, strict=True) if p]
+    return (f"the share of items metric {term!r} alone rates adequate (levels read as adequate: "
+            f"{', '.join(read) or 'none'}), uncorrected")
+
+
+def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int], lower: tuple[str, ...]):
     """Groups, per-metric codes and the counts of the model."""
-    from ..data import as_binary
-
-    account: Counter = Counter()
+    account = RowAccount(len(data))
     human = as_binary(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human rating").to_numpy()
     if frame.group is not None:
         group = frame.group
         missing = group.isna().to_numpy()
-        account["missing group"] = int(missing.sum())
+        account.exclude("missing group", int(missing.sum()))
     else:
         group = pd.Series(_SINGLE, index=data.index)
         missing = np.zeros(len(data), dtype=bool)
     has_human = ~np.isnan(human)
-    codes, labels, edges = [], {}, {}
+    codes, labels, edges, ordered = [], {}, {}, {}
     for term in parsed.rhs_names:
-        present = frame.rhs[term].notna().to_numpy()
-        code, lab, edge = _metric_codes(frame.rhs[term][~missing], term,
-                                        (has_human & present)[~missing], bins.get(term))
+        values = frame.rhs[term]
+        if term in lower and term not in bins:
+            raise ParameterError(
+                f"lower_is_better={term!r} applies to a scalar metric entered with bins=; a "
+                f"binary or categorical metric has no direction to turn: if its 1 means "
+                f"inadequate, flip it in the formula, e.g. I(1 - {term})")
+        present = values.notna().to_numpy()
+        code, lab, edge, is_ordered = _metric_codes(values[~missing], term,
+                                                    (has_human & present)[~missing],
+                                                    bins.get(term), lower=term in lower)
         full = np.full(len(data), -1, dtype=np.int64)
         full[~missing] = code
         codes.append(full)
         labels[term] = lab
+        ordered[term] = is_ordered
         if edge is not None:
             edges[term] = edge
     levels = tuple(len(labels[t]) for t in parsed.rhs_names)
     out = _data.joint_index(codes, levels)
     unrated = ~has_human & (out < 0) & ~missing
-    account["no rating (human and metrics missing)"] = int(unrated.sum())
+    account.exclude("no rating (human and metrics missing)", int(unrated.sum()))
     keep = ~missing & ~unrated
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")
@@ -385,13 +656,59 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int]):
     partial = int(((np.stack(codes) >= 0).any(axis=0) & (out < 0) & keep).sum())
     notes = ([f"{partial} rows rated by some metrics only: their metric ratings are not used"]
              if partial and len(codes) > 1 else [])
-    return tuple(str(x) for x in names), n, h, m, labels, edges, levels, account, notes
+    return (tuple(str(x) for x in names), n, h, m, naive, labels, edges, levels, ordered,
+            account, notes)
 
 
-@v.renamed(confidence="level", random_state="seed")
+def _margin(paired: np.ndarray, levels: tuple[int, ...], r: int) -> np.ndarray:
+    """Paired counts of all groups by (human class, level of metric ``r``)."""
+    k = paired.shape[1]
+    full = paired.sum(axis=0).reshape(k, *levels)
+    other = tuple(1 + s for s in range(len(levels)) if s != r)
+    return full.sum(axis=other) if other else full
+
+
+def _naive_reading(paired: np.ndarray, levels: tuple[int, ...], labels: tuple[str, ...]
+                   ) -> tuple[bool, ...]:
+    """Which levels of the first metric count as adequate in :meth:`LatentFit.naive`."""
+    if labels == ("0", "1"):
+        return (False, True)
+    margin = _margin(paired, levels, 0)
+    return tuple(bool(margin[1, lv] > 0 and margin[1, lv] >= margin[0, lv])
+                 for lv in range(levels[0]))
+
+
+def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[str],
+                      human: str, ordered: dict, binned: set, lower: tuple[str, ...]) -> None:
+    """The direction check of each ordered metric: AUC on the paired rows below 0.5."""
+    messages = []
+    for r, term in enumerate(terms):
+        if not ordered[term]:
+            continue
+        margin = _margin(paired, levels, r)
+        auc = _fit.auc_from_counts(margin[0], margin[1])
+        flip = (None if term in binned else
+                f"if {term}'s 1 means inadequate, flip it in the formula, e.g. I(1 - {term})")
+        msg = _fit.check_terms(
+            auc, lambda term=term, auc=auc: (
+                f"the metric {term!r} runs against the human ratings ({human}) on the paired "
+                f"rows (AUC {auc:.2f}: its higher {'bins' if term in binned else 'values'} go "
+                "with inadequate outputs)"),
+            terms=[t for t in terms if t in binned], sides=[(term,)], lower=lower,
+            advice=flip, note=f"or {human} is coded the other way round (1 = inadequate): flip "
+                              f"it, e.g. I(1 - {human})")
+        if msg:
+            messages.append(msg)
+    _fit.emit_direction(messages)
+
+
+@v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration",
+           higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better")
 def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                bins: int | dict[str, int] | None = None, rates: Any = "estimate",
-               prior: tuple[float, float] = (1.0, 1.0), rate_prior: Any = 1.0,
+               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: Any = 1.0,
+               lower_is_better: str | Sequence[str] | None = None,
+               order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
                paired_informs_pi: bool = True, level: float = 0.95, seed: Any = None,
                draws: int = 1000, chains: int = 4, warmup: int | None = None) -> LatentFit:
     """The rate of adequate outputs per group from several metrics or binned scalar scores.
@@ -406,7 +723,9 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         One row per rated output.
     dependence : {"joint", "independent"}
         How several metrics combine: their joint pattern (valid however they depend on each
-        other given the truth) or the product of per-metric confusion matrices.
+        other given the truth; the default) or the product of per-metric confusion matrices
+        (valid only when they err independently: a :class:`~binaryeval.DependenceWarning` says
+        when the paired items show otherwise).
     bins : int or dict, optional
         Bin scalar metric terms into this many bins (one number for every metric term, or
         ``{term: bins}``); the edges are the quantiles of the paired rows' scores.
@@ -416,9 +735,19 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         metric).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
-    rate_prior : float or array-like of shape (2, J)
-        Dirichlet concentration of each row of the confusion matrix (1: uniform; for one
-        binary metric this is the Beta(1, 1) prior of ``rho`` and ``eta``).
+    rate_concentration : float or array-like of shape (2, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior (1: uniform;
+        for one binary metric, ``[[a, b], [b, a]]``, rows inadequate/adequate and columns
+        metric 0/1, is the Beta prior ``rate_prior=(a, b)`` of :func:`binaryeval.fit` on
+        ``eta`` and ``rho``).
+    lower_is_better : str or list of str, optional
+        Binned metric terms whose lower scores are better (their bins are turned round, so the
+        highest bin is the best); a binary metric has no direction (flip it in the formula).
+    order : "estimate", "input" or list of str
+        Order of the groups in tables and plots: by posterior mean (highest first; groups whose
+        posterior is essentially the prior last), as the labels sort, or as listed.
+    eval_env : int or dict
+        Variables of your code the formula may read as values (see :func:`binaryeval.fit`).
     paired_informs_pi : bool
         Whether the paired rows' human ratings count for ``alpha``.
     level : float
@@ -436,6 +765,10 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     -----
     ConvergenceWarning
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
+    DirectionWarning
+        When a metric's higher values go with inadequate outputs on the paired rows.
+    DependenceWarning
+        With ``dependence="independent"``, when the paired items show the metrics err together.
 
     Examples
     --------
@@ -449,36 +782,59 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     >>> round(float(res.to_frame()["estimate"].iloc[0]), 1)
     0.6
     """
+    from .._directions import read_lower_is_better
     from ..formula import parse_formula
 
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    v.require_pandas(data, "fit_latent()")
     level = v.level(level)
     a, b = v.beta_pair(prior, "prior")
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
     parsed = parse_formula(formula)
     _data.check_formula_sides(parsed, formula, groups=(0, 1))
-    frame = parsed.evaluate(data, eval_env={})
-    bins_map = _data.bins_for(bins, parsed.rhs_names)
-    groups, n, h, m, labels, edges, levels, account, notes = _counts(parsed, frame, data,
-                                                                     bins_map)
-    outputs = ["/".join(labels[t][i] for t, i in zip(parsed.rhs_names, pattern, strict=True))
+    terms = list(parsed.rhs_names)
+    lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms])
+    if parsed.lhs_names[0] in lower:
+        raise ParameterError(f"lower_is_better={parsed.lhs_names[0]!r}: the human rating is "
+                             "binary (1 = adequate); turn penalties into a rating in the "
+                             f"formula, e.g. I({parsed.lhs_names[0]} == 0)")
+    if not isinstance(order, str):
+        order = list(order)
+    frame = parsed.evaluate(data, eval_env=eval_env)
+    # before an all-missing term makes every row look unrated by the others
+    refuse_all_missing({t: frame.rhs[t] for t in terms}, "metric rating")
+    bins_map = _data.bins_for(bins, terms)
+    (groups, n, h, m, naive, labels, edges, levels, ordered, account,
+     notes) = _counts(parsed, frame, data, bins_map, lower)
+    _check_directions(n, levels, terms, parsed.lhs_names[0], ordered, set(bins_map), lower)
+    outputs = ["/".join(labels[t][i] for t, i in zip(terms, pattern, strict=True))
                for pattern in np.ndindex(*levels)]
     model = build_model(n, h, m, groups, ("0", "1"), outputs, levels=levels,
-                        dependence=dependence, rates=rates, prior=np.array([b, a]),
-                        rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        dependence=dependence, rates=rates,
+                        share_concentration=np.array([b, a]),
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(groups, ("0", "1"), tuple(outputs), n, h, m, out, level=level,
-                           prior=model.prior[0], rate_prior=model.rate_prior, rates=model.rates,
+                           share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known, dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
-    res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(parsed.rhs_names),
-                    labels, edges, level=level, n_rows=len(data),
-                    excluded={k: c for k, c in account.items() if c}, notes=tuple(notes),
+    group_name = ":".join(parsed.group_names) if parsed.groups else "group"
+    res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(terms),
+                    labels, edges, level=level, n_rows=account.n_rows,
+                    excluded=dict(account.excluded), notes=tuple(notes),
                     call={"formula": formula, "dependence": dependence, "bins": bins,
-                          "rates": rates, "prior": (a, b), "draws": draws, "chains": chains,
-                          "seed": seed})
-    _common.warn_convergence(res.to_frame(), "alpha", list(groups), draws, chains)
+                          "rates": rates, "prior": (a, b), "lower_is_better": lower_is_better,
+                          "order": order, "draws": draws, "chains": chains, "seed": seed},
+                    group_name=group_name, prior=(a, b), lower_is_better=lower,
+                    naive_counts=naive,
+                    naive_positive=_naive_reading(n, levels, labels[terms[0]]))
+    frame_now = res.to_frame()
+    dominated = frame_now.index[frame_now["prior_dominated"].to_numpy(dtype=bool)]
+    means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
+    res = replace(res, order=_common.resolve_order(order, groups, means, last=list(dominated)))
+    _fit.dependence_alarm(post, list(groups), terms)
+    _common.warn_convergence(res.to_frame(), "alpha", list(res.order), draws, chains)
     return res
 
 

@@ -56,8 +56,8 @@ class LatentPosterior(Result):
     metric: np.ndarray
     draws: Draws
     level: float = 0.95
-    prior: np.ndarray | None = None
-    rate_prior: Any = None
+    share_concentration: np.ndarray | None = None
+    rate_concentration: Any = None
     rates: str = "estimate"
     known: np.ndarray | None = None
     dependence: str = "joint"
@@ -284,11 +284,13 @@ def _rates_text(rates: str, dependence: str) -> str:
                    " (metrics conditionally independent given the truth)")
 
 
+@v.renamed(prior="share_concentration", rate_prior="rate_concentration")
 def latent_posterior(paired: Any, human: Any = None, metric: Any = None, *,
                      groups: Sequence[str] | None = None, classes: Sequence[str] | None = None,
                      outputs: Sequence[str] | None = None, levels: Sequence[int] | None = None,
-                     dependence: str = "joint", rates: Any = "estimate", prior: Any = 1.0,
-                     rate_prior: Any = 1.0, paired_informs_pi: bool = True, level: float = 0.95,
+                     dependence: str = "joint", rates: Any = "estimate",
+                     share_concentration: Any = 1.0, rate_concentration: Any = 1.0,
+                     paired_informs_pi: bool = True, level: float = 0.95,
                      draws: int = 1000, chains: int = 4, warmup: int | None = None,
                      seed: Any = None) -> LatentPosterior:
     """Posterior of the class shares from counts (the engine behind the data-frame faces).
@@ -312,10 +314,10 @@ def latent_posterior(paired: Any, human: Any = None, metric: Any = None, *,
     rates : "estimate", "pooled" or array-like
         ``Theta`` per group, one for all groups, or known: a K x J matrix (or one per group,
         shape (groups, K, J), or a mapping group -> matrix).
-    prior : float or array-like of shape (K,)
-        Dirichlet concentration of ``pi``.
-    rate_prior : float or array-like
-        Dirichlet concentration of each row of ``Theta``: shape (K, J), or for
+    share_concentration : float or array-like of shape (K,)
+        Dirichlet concentration of the class shares ``pi`` (their prior; 1: uniform).
+    rate_concentration : float or array-like
+        Dirichlet concentration of each row of ``Theta`` (its prior): shape (K, J), or for
         ``dependence="independent"`` a number (every cell of every metric's matrix).
     paired_informs_pi : bool
         Whether the paired items' human ratings count for ``pi`` (True in the model; False
@@ -362,13 +364,16 @@ def latent_posterior(paired: Any, human: Any = None, metric: Any = None, *,
     class_names = _names(classes, k, "classes", [str(i) for i in range(k)])
     output_names = _names(outputs, j, "outputs", [str(i) for i in range(j)])
     model = build_model(paired_arr, human_arr, metric_arr, names, class_names, output_names,
-                        levels=levels, dependence=dependence, rates=rates, prior=prior,
-                        rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        levels=levels, dependence=dependence, rates=rates,
+                        share_concentration=share_concentration,
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     level = v.level(level)
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(names, class_names, output_names, paired_arr, human_arr, metric_arr,
-                           out, level=level, prior=model.prior[0], rate_prior=model.rate_prior,
+                           out, level=level, share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior,
                            rates=model.rates, known=model.known, dependence=model.dependence,
                            levels=model.levels, paired_informs_pi=model.paired_informs_pi,
                            seed=seed, warmup=warmup)
@@ -393,8 +398,9 @@ def _names(values: Sequence[str] | None, n: int, name: str, default: list[str]) 
 
 def build_model(paired: np.ndarray, human: np.ndarray, metric: np.ndarray,
                 groups: Sequence[str], classes: Sequence[str], outputs: Sequence[str], *,
-                levels: Sequence[int] | None, dependence: str, rates: Any, prior: Any,
-                rate_prior: Any, paired_informs_pi: bool) -> Model:
+                levels: Sequence[int] | None, dependence: str, rates: Any,
+                share_concentration: Any, rate_concentration: Any,
+                paired_informs_pi: bool) -> Model:
     """Check the options and assemble the engine's :class:`~binaryeval.latent.engine.Model`."""
     g, k, j = paired.shape
     dependence = v.choice(dependence, "dependence", ("joint", "independent"))
@@ -408,15 +414,20 @@ def build_model(paired: np.ndarray, human: np.ndarray, metric: np.ndarray,
     mode = _common.rates_mode(rates)
     known = _common.known_rates(rates, groups, k, j, classes, outputs) if mode == "known" \
         else None
-    pri = _common.concentration(prior, "prior", (k,), what="one per human class")
+    pri = _common.concentration(share_concentration, "share_concentration", (k,),
+                                what="one per human class")
     if dependence == "joint":
-        rp: Any = _common.concentration(rate_prior, "rate_prior", (k, j),
+        rp: Any = _common.concentration(rate_concentration, "rate_concentration", (k, j),
                                         what="rows: human classes, columns: metric outputs")
+    elif isinstance(rate_concentration, _common.BetaRatePrior):
+        rp = [rate_concentration.matrix((k, lvl)) for lvl in lv]
     else:
-        if np.ndim(rate_prior) != 0:
-            raise ParameterError("with dependence='independent' give rate_prior as one number "
-                                 "(the concentration of every cell of every metric's matrix)")
-        val = float(_common.concentration(rate_prior, "rate_prior", (), what="one number"))
+        if np.ndim(rate_concentration) != 0:
+            raise ParameterError("with dependence='independent' give rate_concentration as one "
+                                 "number (the concentration of every cell of every metric's "
+                                 "matrix)")
+        val = float(_common.concentration(rate_concentration, "rate_concentration", (),
+                                          what="one number"))
         rp = [np.full((k, lvl), val) for lvl in lv]
     return Model(paired, human, metric, np.broadcast_to(pri, (g, k)).copy(), rp, lv,
                  dependence=dependence, rates=mode, known=known,

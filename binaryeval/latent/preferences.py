@@ -15,20 +15,25 @@ says whether the metric's errors favour one system (von Däniken et al. 2024).
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import _validate as v
+from .._directions import read_lower_is_better
+from .._comparison import Comparison, compare_draws
+from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
+from ..data import RowAccount, label_text, refuse_all_missing
 from ..errors import DataError, ParameterError
+from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
-from . import _common, _data, dependence
+from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
+from .draws import DrawsPosterior
 from .posterior import LatentPosterior, build_model
 
 __all__ = ["PreferenceFit", "fit_preferences"]
@@ -44,31 +49,36 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
                    tolerance: Any) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
     """Counts per system pair from scores per (item, system)."""
     terms = [*parsed.lhs_names, *parsed.rhs_names]
-    lower = _data.term_list(lower_is_better, "lower_is_better", terms)
+    lower = read_lower_is_better(lower_is_better, terms)
     tol = _data.tolerances(tolerance, terms)
     items = _data.column(data, item, "item")
     system = frame.group
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss_sys, miss_item = system.isna().to_numpy(), items.isna().to_numpy()
-    excluded["missing system"] = int(miss_sys.sum())
-    excluded["missing item"] = int((miss_item & ~miss_sys).sum())
+    account.exclude("missing system", int(miss_sys.sum()))
+    account.exclude("missing item", int((miss_item & ~miss_sys).sum()))
     values = {t: _data.numeric(frame.lhs[t] if t in frame.lhs else frame.rhs[t], t)
               * (-1.0 if t in lower else 1.0) for t in terms}
     unrated = np.all([np.isnan(x) for x in values.values()], axis=0)
     keep = ~miss_sys & ~miss_item
-    excluded["no rating (every term missing)"] = int((unrated & keep).sum())
+    account.exclude("no rating (every term missing)", int((unrated & keep).sum()))
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
-    s_codes, systems = pd.factorize(system[keep].astype(str), sort=True)
-    i_codes, _ = pd.factorize(items[keep], sort=False)
+    labels = label_text(system[keep])
+    systems = system_order(labels.unique())
+    s_codes = pd.Index(systems).get_indexer(labels)
+    # items by their text, as systems (1 and "1" are one item: rows of two sources meet)
+    i_codes, _ = pd.factorize(label_text(items[keep]), sort=False)
     n_sys, n_items = len(systems), int(i_codes.max()) + 1
     cell = i_codes.astype(np.int64) * n_sys + s_codes
     seen = np.bincount(cell, minlength=n_sys * n_items)
     if seen.max() > 1:
         j = int(np.argmax(seen))
-        raise DataError(f"item {_data.show(pd.unique(items[keep])[j // n_sys])} has more than one row for "
-                        f"system {systems[j % n_sys]!r}; give one row per (item, system)")
+        shown = items[keep].iloc[int(np.flatnonzero(i_codes == j // n_sys)[0])]
+        raise DataError(f"item {_data.show(shown)} has more than one row for system "
+                        f"{systems[j % n_sys]!r}; give one row per (item, system) (items and "
+                        "systems are told apart by their text: 1 and '1' are one)")
     if n_sys < 2:
         raise DataError(f"the system column has one system ({list(systems)}); preferences "
                         "compare pairs of systems")
@@ -77,23 +87,22 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
         arr = np.full((n_sys, n_items), np.nan)
         arr[s_codes, i_codes] = values[t][keep]
         grid[t] = arr
-    ia, ib = np.triu_indices(n_sys, k=1)
+    ia, ib = pair_indices(n_sys)
     cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia] - grid[terms[0]][ib],
                                                     tol[terms[0]]))
     parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
              for t in terms[1:]]
     counts = _pair_counts(np.repeat(np.arange(ia.size), n_items), cls.ravel(),
-                          [p.ravel() for p in parts], ia.size, len(data), excluded)
+                          [p.ravel() for p in parts], ia.size, account)
     return tuple(str(s) for s in systems), np.column_stack([ia, ib]), counts
 
 
-def _pair_counts(group, cls, parts, n_pairs, n_rows, excluded) -> _data.Counts:
+def _pair_counts(group, cls, parts, n_pairs, account: RowAccount) -> _data.Counts:
     levels = (_K,) * len(parts)
     out = _data.joint_index(parts, levels)
     n, h, m, naive = _data.tally(group, cls, out, parts[0], n_pairs, _K, _K ** len(parts), _K)
     partial = int(((np.stack(parts) >= 0).any(axis=0) & (out < 0)).sum()) if len(parts) > 1 else 0
-    counts = _data.Counts(n, h, m, naive, n_rows, Counter({k: c for k, c in excluded.items()
-                                                           if c}))
+    counts = _data.Counts(n, h, m, naive, account)
     if partial:
         counts.notes.append(f"{partial} item-pair combinations rated by some metrics only: their "
                             "metric ratings are not used")
@@ -105,33 +114,33 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     """Counts per system pair from ready preferences with the two systems named per row."""
     sa = _data.column(data, first, "first")
     sb = _data.column(data, second, "second")
-    excluded: Counter = Counter()
+    account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
-    excluded["missing system"] = int(miss.sum())
+    account.exclude("missing system", int(miss.sum()))
     codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])]
     codes += [_data.preference_codes(frame.rhs[t], t) for t in parsed.rhs_names]
     unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
-    excluded["no rating (every term missing)"] = int(unrated.sum())
+    account.exclude("no rating (every term missing)", int(unrated.sum()))
     keep = ~miss & ~unrated
     if not keep.any():
         raise DataError("no row has both systems and at least one rating")
-    a = sa[keep].astype(str).to_numpy()
-    b = sb[keep].astype(str).to_numpy()
+    a = label_text(sa[keep]).to_numpy()
+    b = label_text(sb[keep]).to_numpy()
     same = a == b
     if same.any():
         raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
                         f"needs two different systems in {first!r} and {second!r}")
-    systems = tuple(sorted(set(a) | set(b)))
+    systems = system_order(set(a) | set(b))
     idx = {s: i for i, s in enumerate(systems)}
     ia = np.fromiter((idx[s] for s in a), dtype=np.int64, count=a.size)
     ib = np.fromiter((idx[s] for s in b), dtype=np.int64, count=b.size)
-    flip = np.where(ia > ib, -1.0, 1.0)
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    lo, hi, swapped = orient_codes(ia, ib)
+    flip = np.where(swapped, -1.0, 1.0)
     key = lo * len(systems) + hi
     present, group = np.unique(key, return_inverse=True)
     cls = _data.classes_from_codes(codes[0][keep] * flip)
     parts = [_data.classes_from_codes(c[keep] * flip) for c in codes[1:]]
-    counts = _pair_counts(group, cls, parts, present.size, len(data), excluded)
+    counts = _pair_counts(group, cls, parts, present.size, account)
     pairs = np.column_stack([present // len(systems), present % len(systems)])
     return systems, pairs, counts
 
@@ -144,17 +153,24 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
 class PreferenceFit(Result):
     """Corrected preference rates per system pair (returned by :func:`fit_preferences`).
 
+    It answers what :class:`~binaryeval.BinaryFit` answers, pair by pair: ``to_frame()`` (indexed
+    by ``group_1``, ``group_2``), ``compare()``, ``posterior(group_1, group_2)``, ``rates()``,
+    ``naive()``, ``plan()``, ``ranking()``, with the systems in the fit's ``order``.
+
     Attributes
     ----------
     systems : tuple of str
-        The systems, sorted.
+        The systems, in natural order (the order of every pair: ``group_1`` comes first).
     pair_index : ndarray (pairs, 2)
         Indices into ``systems`` of ``group_1`` and ``group_2`` of every pair.
-    posterior : LatentPosterior
+    latent : LatentPosterior
         The draws; classes ``first``, ``tie``, ``second`` (first system better, tie, second
         better), metric outputs the (joint) metric preferences.
     naive_counts : ndarray (pairs, 3)
         The first metric's preferences over every item it rated.
+    order : tuple of str
+        The systems in display order (``order=`` of the fit; by default by their mean ``diff``
+        against the others, over the pairs the data say something about).
 
     Examples
     --------
@@ -168,15 +184,15 @@ class PreferenceFit(Result):
     >>> res = fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
     >>> res
     PreferenceFit(systems=3, pairs=3, metrics=1, n_rows=900, chains=4, draws=300)
-    >>> row = res.to_frame().iloc[0]
-    >>> row["group_1"], row["group_2"], int(row["n_paired"]), int(row["n_metric"])
-    ('A', 'B', 60, 240)
+    >>> row = res.to_frame().loc[("A", "B")]
+    >>> int(row["n_paired"]), int(row["n_metric"])
+    (60, 240)
     """
 
     formula: str
     systems: tuple[str, ...]
     pair_index: np.ndarray
-    posterior: LatentPosterior
+    latent: LatentPosterior
     human_term: str
     metric_terms: tuple[str, ...]
     naive_counts: np.ndarray
@@ -188,6 +204,7 @@ class PreferenceFit(Result):
     lower_is_better: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     call: dict = field(default_factory=dict)
+    order: tuple[str, ...] = ()
 
     # -- access -----------------------------------------------------------------------------------
     @property
@@ -210,28 +227,39 @@ class PreferenceFit(Result):
         """The pairs as ``(group_1, group_2)`` names."""
         return [(self.systems[a], self.systems[b]) for a, b in self.pair_index]
 
+    @property
+    def _shown(self) -> list[str]:
+        return list(self.order) if self.order else list(self.systems)
+
     def _labels(self) -> list[str]:
         return [_common.label_pair(a, b) for a, b in self.pairs]
 
+    def _pair_index(self) -> pd.MultiIndex:
+        return pd.MultiIndex.from_tuples(self.pairs, names=["group_1", "group_2"])
+
     def _diff_draws(self) -> np.ndarray:
-        pi = self.posterior.draws.pi
+        pi = self.latent.draws.pi
         return pi[..., 0] - pi[..., 2]
 
-    def _position(self, system_1: str, system_2: str) -> tuple[int, float]:
-        for i, (a, b) in enumerate(self.pairs):
-            if (a, b) == (system_1, system_2):
-                return i, 1.0
-            if (b, a) == (system_1, system_2):
-                return i, -1.0
-        raise ParameterError(f"the pair ({system_1!r}, {system_2!r}) is not in the fit; systems "
+    def _position(self, group_1: str, group_2: str) -> tuple[int, float]:
+        """Position of the pair in ``pairs`` and +1, or -1 when it is stored the other way round."""
+        try:
+            a, b, swapped = orient_pair(group_1, group_2)
+        except ValueError:
+            a, b, swapped = None, None, False
+        for i, pair in enumerate(self.pairs):
+            if pair == (a, b):
+                return i, -1.0 if swapped else 1.0
+        raise ParameterError(f"the pair ({group_1!r}, {group_2!r}) is not in the fit; systems "
                              f"are {list(self.systems)}")
 
-    def pair_draws(self, system_1: str, system_2: str) -> pd.DataFrame:
+    @v.renamed(system_1="group_1", system_2="group_2")
+    def pair_draws(self, group_1: str, group_2: str) -> pd.DataFrame:
         """Posterior draws of one pair, oriented as asked: ``win_1``, ``tie``, ``win_2``, ``diff``.
 
         Parameters
         ----------
-        system_1, system_2 : str
+        group_1, group_2 : str
             The pair; swapping them swaps ``win_1`` and ``win_2``.
 
         Returns
@@ -246,13 +274,79 @@ class PreferenceFit(Result):
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
         """
-        i, sign = self._position(system_1, system_2)
-        pi = self.posterior.draws.pi[:, :, i]
+        i, sign = self._position(group_1, group_2)
+        pi = self.latent.draws.pi[:, :, i]
         c, n, _ = pi.shape
         first, second = (pi[..., 0], pi[..., 2]) if sign > 0 else (pi[..., 2], pi[..., 0])
         return pd.DataFrame({"chain": np.repeat(np.arange(c), n), "win_1": first.ravel(),
                              "tie": pi[..., 1].ravel(), "win_2": second.ravel(),
                              "diff": (first - second).ravel()})
+
+    def posterior(self, group_1: str | None = None, group_2: str | None = None
+                  ) -> DrawsPosterior:
+        """Posterior of ``diff = win_1 - win_2`` for one pair, oriented as asked.
+
+        Parameters
+        ----------
+        group_1, group_2 : str, optional
+            The pair (may be omitted when the fit has one pair); swapping them changes the sign.
+
+        Returns
+        -------
+        DrawsPosterior
+
+        Examples
+        --------
+        >>> res = _example()
+        >>> round(res.posterior("A", "B").mean() + res.posterior("B", "A").mean(), 12)
+        0.0
+        """
+        if group_1 is None and group_2 is None:
+            if self.n_pairs != 1:
+                raise ParameterError(f"name a pair: group_1 and group_2, two of "
+                                     f"{list(self.systems)}")
+            group_1, group_2 = self.pairs[0]
+        if group_1 is None or group_2 is None:
+            raise ParameterError("name both systems of the pair: group_1 and group_2")
+        i, sign = self._position(group_1, group_2)
+        return DrawsPosterior(sign * self._diff_draws()[..., i], "diff",
+                              _common.label_pair(group_1, group_2), source=id(self.latent))
+
+    # -- what the data cannot say -----------------------------------------------------------------
+    def _prior_sd(self) -> float:
+        conc = self.latent.share_concentration
+        conc = np.asarray(conc, dtype=float)
+        return _common.prior_sd_share(conc[0] if conc.ndim > 1 else conc, 0, 2)
+
+    def _dominated(self) -> np.ndarray:
+        flat = self._diff_draws().reshape(-1, self.n_pairs)
+        return _fit.prior_dominated(flat.std(axis=0, ddof=1), self._prior_sd())
+
+    def prior_dominated(self) -> list[tuple[str, str]]:
+        """The pairs whose posterior of ``diff`` is essentially the prior (see :meth:`to_frame`).
+
+        Returns
+        -------
+        list of (str, str)
+
+        Examples
+        --------
+        >>> _example().prior_dominated()
+        []
+        """
+        return [p for p, d in zip(self.pairs, self._dominated(), strict=True) if d]
+
+    def _system_scores(self) -> dict[str, float]:
+        """Each system's mean ``diff`` against the others, over the pairs that are not
+        prior-dominated (NaN when every pair of the system is)."""
+        d = self._diff_draws().reshape(-1, self.n_pairs).mean(axis=0)
+        dominated = self._dominated()
+        sums = {s: [] for s in self.systems}
+        for (a, b), x, dom in zip(self.pairs, d, dominated, strict=True):
+            if not dom:
+                sums[a].append(x)
+                sums[b].append(-x)
+        return {s: float(np.mean(v_)) if v_ else float("nan") for s, v_ in sums.items()}
 
     # -- tables -----------------------------------------------------------------------------------
     def interval(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
@@ -276,54 +370,148 @@ class PreferenceFit(Result):
         (3, 2)
         """
         level = self.level if level is None else level
-        index = pd.MultiIndex.from_tuples(self.pairs, names=["group_1", "group_2"])
-        return _common.interval_frame(self._diff_draws(), level, kind, index)
+        return _common.interval_frame(self._diff_draws(), level, kind, self._pair_index())
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per system pair.
+    def to_frame(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """One row per system pair, indexed by ``group_1``, ``group_2``.
 
-        Columns: ``group_1``, ``group_2``; ``n_human`` (human ratings informing the shares,
-        paired included), ``n_paired``, ``n_metric`` (metric-only); the posterior means
-        ``win_1``, ``tie``, ``win_2``; ``diff`` (mean of ``win_1 - win_2``), ``std_error``
-        (its posterior sd), ``lower``/``upper`` (equal-tailed interval at ``level``),
-        ``prob_1_better`` (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of
-        first-better minus second-better over every item it rated); with one metric ``favi``,
-        ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``); and the
-        sampler diagnostics of ``diff``: ``rhat``, ``ess_bulk``, ``ess_tail``.
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level; in ``attrs``).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density intervals.
+
+        Returns
+        -------
+        DataFrame
+            ``n_human`` (human ratings informing the shares, paired included), ``n_paired``,
+            ``n_metric`` (metric-only); the posterior means ``win_1``, ``tie``, ``win_2``;
+            ``diff`` (mean of ``win_1 - win_2``), ``std_error`` (its posterior sd),
+            ``lower``/``upper`` (credible interval at ``level``), ``prob_greater``
+            (``P(win_1 > win_2)``); ``naive_diff`` (the first metric's share of first-better
+            minus second-better over every item it rated); with one metric ``favi``,
+            ``favi_lower``, ``favi_upper`` (the Favi-Score of ``pi_c Theta[c, j]``; missing for a
+            pair the metric did not rate);
+            ``n_eff`` (human ratings alone that would give this posterior sd of ``diff``);
+            ``prior_dominated`` (the posterior sd of ``diff`` is at least 0.75 of the
+            prior's: the data say little about the pair); and the sampler diagnostics of
+            ``diff``: ``rhat``, ``ess_bulk``, ``ess_tail``.
 
         Examples
         --------
-        >>> list(_example().to_frame().columns)[:8]
-        ['group_1', 'group_2', 'n_human', 'n_paired', 'n_metric', 'win_1', 'tie', 'win_2']
+        >>> list(_example().to_frame().columns)[:6]
+        ['n_human', 'n_paired', 'n_metric', 'win_1', 'tie', 'win_2']
         """
-        post = self.posterior
+        level = self.level if level is None else v.level(level)
+        post = self.latent
         pi = post.draws.pi.reshape(-1, self.n_pairs, _K).mean(axis=0)
         diff = self._diff_draws()
-        s = _common.summarise(diff, self.level)
+        s = _common.summarise(diff, level)
+        iv = _common.interval_frame(diff, level, kind, self._pair_index())
         n_paired = post.paired.sum(axis=(1, 2))
         n_human = post.human.sum(axis=1) + (n_paired if post.paired_informs_pi else 0)
         naive = self.naive_counts
         with np.errstate(invalid="ignore", divide="ignore"):
             naive_diff = (naive[:, 0] - naive[:, 2]) / naive.sum(axis=1)
+        per_item = pi[:, 0] + pi[:, 2] - (pi[:, 0] - pi[:, 2]) ** 2
+        conc = np.asarray(post.share_concentration, dtype=float)
+        c0 = float((conc[0] if conc.ndim > 1 else conc).sum())
         out = pd.DataFrame({
-            "group_1": [a for a, _ in self.pairs], "group_2": [b for _, b in self.pairs],
             "n_human": n_human.astype(int), "n_paired": n_paired.astype(int),
             "n_metric": post.metric.sum(axis=1).astype(int),
             "win_1": pi[:, 0], "tie": pi[:, 1], "win_2": pi[:, 2],
-            "diff": s["estimate"], "std_error": s["std_error"], "lower": s["lower"],
-            "upper": s["upper"], "prob_1_better": (diff > 0).mean(axis=(0, 1)),
-            "naive_diff": naive_diff})
+            "diff": s["estimate"], "std_error": s["std_error"],
+            "lower": iv["lower"].to_numpy(), "upper": iv["upper"].to_numpy(),
+            "prob_greater": (diff > 0).mean(axis=(0, 1)), "naive_diff": naive_diff},
+            index=self._pair_index())
         if len(self.metric_terms) == 1 and post.draws.theta is not None:
-            fv = self.favi()
-            out["favi"] = fv["estimate"].to_numpy()
-            out["favi_lower"] = fv["lower"].to_numpy()
-            out["favi_upper"] = fv["upper"].to_numpy()
+            fv = self.favi(level=level)
+            # a pair the metric never rated has no Favi-Score (its Theta is the prior's)
+            rated = (n_paired + post.metric.sum(axis=1)) > 0
+            for col, src in (("favi", "estimate"), ("favi_lower", "lower"),
+                             ("favi_upper", "upper")):
+                out[col] = np.where(rated, fv[src].to_numpy(), np.nan)
+        out["n_eff"] = _common.effective_human(per_item, s["std_error"] ** 2, c0)
+        out["prior_dominated"] = _fit.prior_dominated(s["std_error"], self._prior_sd())
         out["rhat"] = s["rhat"]
         out["ess_bulk"] = s["ess_bulk"]
         out["ess_tail"] = s["ess_tail"]
-        out.attrs.update(level=self.level, kind="eti", method=post.method,
-                         naive=f"metric {self.metric_terms[0]!r}, every item it rated")
+        out.attrs.update(level=level, kind=kind, method=post.method, rates=post.rates,
+                         naive_basis=f"metric {self.metric_terms[0]!r}, every item it rated",
+                         order=self._shown)
         return out
+
+    def naive(self, level: float | None = None) -> pd.DataFrame:
+        """Uncorrected preferences of the first metric per pair (every item it rated).
+
+        The metric's preferences count as if they were the humans': ``win_1``, ``tie``,
+        ``win_2`` are its shares and ``estimate`` their difference ``win_1 - win_2``, with the
+        posterior sd and equal-tailed interval of that difference under a Dirichlet(1, 1, 1)
+        prior (exact, by quadrature over ``win_1 + win_2``).
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the interval (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+            Indexed by (group_1, group_2).
+
+        Examples
+        --------
+        >>> nv = _example().naive()
+        >>> int(nv["n_metric"].iloc[0])
+        300
+        """
+        level = self.level if level is None else v.level(level)
+        c = np.asarray(self.naive_counts, dtype=float)
+        n = c.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = c / n[:, None]
+        a = c + 1.0
+        a0 = a.sum(axis=1)
+        var = (a[:, 0] * (a0 - a[:, 0]) + a[:, 2] * (a0 - a[:, 2]) + 2 * a[:, 0] * a[:, 2]) / (
+            a0 ** 2 * (a0 + 1))
+        bounds = np.array([dirichlet_diff_interval(*row, level) for row in a])
+        out = pd.DataFrame({"n_metric": n.astype(int), "win_1": shares[:, 0],
+                            "tie": shares[:, 1], "win_2": shares[:, 2],
+                            "estimate": shares[:, 0] - shares[:, 2], "std_error": np.sqrt(var),
+                            "lower": bounds[:, 0], "upper": bounds[:, 1]},
+                           index=self._pair_index())
+        out.attrs.update(level=level, kind="eti", term=self.metric_terms[0],
+                         method="the metric's preferences counted as the humans' (uncorrected)")
+        return out
+
+    def rates(self, level: float | None = None) -> pd.DataFrame:
+        """The model's posterior of the metric's confusion matrix ``Theta`` per pair.
+
+        One row per (pair, human class, metric output): ``P(metric output | human preference)``
+        from the draws of the whole model (paired and metric-only items), not from the paired
+        items alone; ``n_paired`` is the pair's paired count in that cell.  Pooled rates repeat
+        the one matrix for every pair; known rates have no spread.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> r = _example().rates()
+        >>> r.index.names
+        FrozenList(['group_1', 'group_2', 'class', 'metric_output'])
+        >>> round(float(r.loc[("A", "B", "first")]["estimate"].sum()), 6)
+        1.0
+        """
+        level = self.level if level is None else v.level(level)
+        return _fit.rates_frame(self.latent, self.pairs, ["group_1", "group_2"], level)
 
     def favi(self, term: str | None = None, level: float | None = None) -> pd.DataFrame:
         """The Favi-Score implied by the model per pair, with its posterior interval.
@@ -356,20 +544,17 @@ class PreferenceFit(Result):
         score = self._favi_draws(term)
         s = _common.summarise(score, level)
         out = pd.DataFrame({k: s[k] for k in ("estimate", "std_error", "lower", "upper")},
-                           index=pd.MultiIndex.from_tuples(self.pairs,
-                                                           names=["group_1", "group_2"]))
+                           index=self._pair_index())
         out.attrs.update(level=level, kind="eti", term=term or self.metric_terms[0])
         return out
 
     def _favi_draws(self, term: str | None = None) -> np.ndarray:
         """Favi-Score of ``pi_c Theta_term[c, j]`` for every draw: (chains, draws, pairs)."""
-        import binaryeval as be
-
         term = self.metric_terms[0] if term is None else term
         if term not in self.metric_terms:
             raise ParameterError(f"term={term!r} is not a metric of the fit; the metrics are "
                                  f"{list(self.metric_terms)}")
-        theta = self.posterior.draws.theta
+        theta = self.latent.draws.theta
         if theta is None:
             raise ParameterError("known rates: the Favi-Score of the known matrices has no "
                                  "posterior; compute it with binaryeval.favi_score")
@@ -380,59 +565,77 @@ class PreferenceFit(Result):
         marg = full.sum(axis=other) if other else full
         if marg.shape[2] != self.n_pairs:  # pooled rates: one matrix for every pair
             marg = np.broadcast_to(marg, (*marg.shape[:2], self.n_pairs, _K, _K))
-        conf = self.posterior.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
-        weights = np.asarray(be.FAVI_WEIGHTS, dtype=float)
+        conf = self.latent.draws.pi[..., None] * marg  # (C, D, P, 3, 3)
+        weights = np.asarray(FAVI_WEIGHTS, dtype=float)
         num = np.einsum("cdpij,ij->cdp", conf, weights)
         off = conf.sum(axis=(3, 4)) - np.trace(conf, axis1=3, axis2=4)
         return num / off
 
-    def compare(self) -> pd.DataFrame:
-        """System x system matrix of ``P(row system preferred over column system)``.
+    def compare(self, method: str = "bayes", *, sig_level: float | None = None,
+                adjust: str | None = None,
+                order: str | Sequence[str] | None = None) -> Comparison:
+        """The pairs as a comparison of systems: ``P(humans prefer group_1 over group_2)``.
 
-        ``P(win_row > win_column)`` from the pair's posterior; the diagonal and pairs without
-        data are NaN.  ``attrs["order"]`` lists the systems by their mean ``diff`` against the
-        others (best first).
-
-        Returns
-        -------
-        DataFrame
-
-        Examples
-        --------
-        >>> m = _example().compare()
-        >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
-        1.0
-        """
-        n = len(self.systems)
-        prob = np.full((n, n), np.nan)
-        mean = np.full((n, n), np.nan)
-        diff = self._diff_draws()
-        p1 = (diff > 0).mean(axis=(0, 1))
-        p2 = (diff < 0).mean(axis=(0, 1))
-        d = diff.mean(axis=(0, 1))
-        for (a, b), pa, pb, da in zip(self.pair_index, p1, p2, d, strict=True):
-            prob[a, b], prob[b, a] = pa, pb
-            mean[a, b], mean[b, a] = da, -da
-        out = pd.DataFrame(prob, index=pd.Index(self.systems, name="system"),
-                           columns=list(self.systems))
-        score = pd.Series(np.nanmean(mean, axis=1), index=self.systems)
-        out.attrs.update(order=list(score.sort_values(ascending=False).index),
-                         mean_diff=score.to_dict(), quantity="P(row preferred over column)")
-        return out
-
-    def ranking(self, threshold: float = 0.95) -> Any:
-        """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
-
-        An edge ``a -> b`` means ``P(a preferred over b) >= threshold``; transitive edges are
-        removed (as in :meth:`binaryeval.FaviResult.ranking`).  Node attributes: ``wins``,
-        ``losses`` (before the reduction) and ``mean_diff`` (mean ``diff`` against the others);
-        edge attributes ``prob`` and ``diff``.  When the confident wins contain a cycle the full
-        graph is returned with ``graph["reduced"] = False``.
+        Each pair of the fit is one row (oriented as in :meth:`to_frame`): ``diff`` is the
+        posterior mean of ``win_1 - win_2`` with its ``std_error`` and credible interval
+        ``lower``/``upper``, ``prob_greater`` = ``P(win_1 > win_2)``; ``prior_dominated`` marks
+        the pairs the data say little about.  :meth:`Comparison.matrix` lays it out over the
+        systems (in the fit's order); pairs without data are missing.
 
         Parameters
         ----------
-        threshold : float
-            Posterior probability a win needs (0.5 < threshold < 1).
+        method : {"bayes", "z"}
+            Which p-value decides ``significant`` (see :meth:`BinaryFit.compare`).
+        sig_level : float, optional
+            Significance threshold (default ``1 - level`` of the fit).
+        adjust : str, optional
+            A statsmodels ``multipletests`` method applied over all pairs.
+        order : "estimate", "input" or list of str, optional
+            Order of the systems in the matrix (default: the fit's order).
+
+        Returns
+        -------
+        Comparison
+
+        Examples
+        --------
+        >>> m = _example().compare().matrix()
+        >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
+        1.0
+        """
+        sig = 1.0 - self.level if sig_level is None else v.probability(
+            sig_level, "sig_level", open=True)
+        shown = self._shown if order is None else list(self._order_of(order))
+        comp = compare_draws(self._diff_draws(), self.pairs, groups=shown, method=method,
+                             sig_level=sig, adjust=adjust, level=self.level,
+                             group_name="system",
+                             quantity="P(humans prefer group_1 over group_2)")
+        comp.table["prior_dominated"] = self._dominated()
+        return comp
+
+    def _order_of(self, order: Any) -> tuple[str, ...]:
+        scores = self._system_scores()
+        unknown = [s for s, x in scores.items() if not np.isfinite(x)]
+        score = {s: (x if np.isfinite(x) else -np.inf) for s, x in scores.items()}
+        return _common.resolve_order(order, self.systems, score, last=unknown)
+
+    @v.renamed(threshold="min_prob")
+    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> Any:
+        """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
+
+        An edge ``a -> b`` means ``P(a preferred over b) >= min_prob``; transitive edges are
+        removed (as in :meth:`binaryeval.FaviResult.ranking`).  Node attributes: ``mean_diff``
+        (mean ``diff`` against the others, over the pairs kept); edge attribute ``prob``.  When
+        the confident wins contain a cycle the full graph is returned with ``graph["reduced"] =
+        False``.  Pairs whose posterior is essentially the prior are left out (and systems with
+        no other pair; ``graph["left_out"]`` lists them) unless asked.
+
+        Parameters
+        ----------
+        min_prob : float
+            Posterior probability a win needs (0.5 < min_prob < 1).
+        include_prior_dominated : bool
+            Keep the pairs whose posterior is essentially the prior.
 
         Returns
         -------
@@ -444,7 +647,22 @@ class PreferenceFit(Result):
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
-        return ranking_graph(self.compare(), v.probability(threshold, "threshold", open=True))
+        min_prob = v.probability(min_prob, "min_prob", open=True)
+        keep_all = v.flag(include_prior_dominated, "include_prior_dominated")
+        comp = self.compare()
+        table = comp.table
+        if not keep_all:
+            table = table[~table["prior_dominated"].to_numpy(dtype=bool)]
+        present = set(table["group_1"]) | set(table["group_2"])
+        kept = [s for s in self._shown if s in present]
+        left_out = [s for s in self._shown if s not in present]
+        prob = Comparison(table, kept, comp.method, comp.sig_level, comp.adjust,
+                          comp.group_name).matrix()
+        scores = self._system_scores()
+        prob.attrs["mean_diff"] = {s: scores[s] for s in kept}
+        g = ranking_graph(prob, min_prob)
+        g.graph["left_out"] = left_out
+        return g
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items (several metrics).
@@ -468,30 +686,42 @@ class PreferenceFit(Result):
         """
         if len(self.metric_terms) < 2:
             raise ParameterError("the dependence check compares metrics: the fit has one")
-        post = self.posterior
-        return dependence.check(post.paired, (_K,) * len(self.metric_terms), self._labels(),
-                                pooled=post.rates == "pooled")
+        post = self.latent
+        out = dependence.check(post.paired, (_K,) * len(self.metric_terms), self._labels(),
+                               pooled=post.rates == "pooled")
+        out.index.name = "pair"
+        return out
 
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
         return {"systems": len(self.systems), "pairs": self.n_pairs,
                 "metrics": len(self.metric_terms), "n_rows": self.n_rows,
-                "chains": self.posterior.n_chains, "draws": self.posterior.n_draws}
+                "chains": self.latent.n_chains, "draws": self.latent.n_draws}
 
-    def summary(self) -> Summary:
+    def summary(self, level: float | None = None) -> Summary:
         """Facts of the fit and the table of pairs.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level).
+
+        Returns
+        -------
+        Summary
 
         Examples
         --------
         >>> print(_example().summary().title)
         Preference ratings corrected for metric errors
         """
-        frame = self.to_frame()
-        pct = f"{100 * self.level:g}%"
+        level = self.level if level is None else v.level(level)
+        frame = self.to_frame(level)
+        pct = f"{100 * level:g}%"
         show = frame.set_index(pd.Index(self._labels(), name="pair")).drop(
-            columns=["group_1", "group_2", "win_1", "tie", "win_2"])
+            columns=["win_1", "tie", "win_2", "n_eff"])
         show[["ess_bulk", "ess_tail"]] = show[["ess_bulk", "ess_tail"]].round().astype("Int64")
-        post = self.posterior
+        post = self.latent
         info: dict[str, Any] = {
             "formula": self.formula,
             "input": ("scores per (item, system)" if self.input == "scores"
@@ -506,21 +736,36 @@ class PreferenceFit(Result):
         info["rates"] = (post.rates if post.rates != "estimate" else "estimated per pair") + (
             "" if len(self.metric_terms) == 1 else f"; dependence: {post.dependence}")
         info["interval"] = f"{pct} equal-tailed credible interval of diff = win_1 - win_2"
+        info["system order"] = ", ".join(self._shown)
         info["sampler"] = post.method
         info["seed"] = post.seed
         s = Summary("Preference ratings corrected for metric errors", info, [("pairs", show)])
         if len(self.metric_terms) > 1:
             dep = self.dependence()
-            s.add_note(f"dependence check on the paired items: log10 BF (joint vs independent) "
-                       f"= {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+            loud = post.dependence == "independent" and dep.attrs["log10_bf"] > \
+                dependence.THRESHOLD
+            s.add_note(("WARNING: the metrics err together, so dependence='independent' is "
+                        "invalid here and its intervals are too narrow; " if loud else "")
+                       + f"dependence check on the paired items: log10 BF (joint vs "
+                       f"independent) = {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+        dominated = [_common.label_pair(a, b) for a, b in self.prior_dominated()]
+        if dominated:
+            shown = ", ".join(dominated[:8]) + (f" and {len(dominated) - 8} more"
+                                                 if len(dominated) > 8 else "")
+            s.add_note(f"the data say little about {len(dominated)} of {self.n_pairs} pairs "
+                       f"({shown}): their posterior of diff is essentially the prior "
+                       f"(posterior sd at least {_common.PRIOR_DOMINATED:g} of the prior's; "
+                       "prior_dominated in to_frame()); they are left out of the system order "
+                       "and of ranking()")
         s.add_note("diff = win_1 - win_2: the share of items humans prefer from group_1 minus "
-                   "from group_2; prob_1_better = P(win_1 > win_2)")
+                   "from group_2; prob_greater = P(win_1 > win_2)")
         s.add_note(f"naive_diff: the same from metric {self.metric_terms[0]!r} alone, uncorrected")
         for note in self.notes:
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "diff", threshold: float = 0.95,
+    @v.renamed(threshold="min_prob")
+    def plot(self, ax: Any = None, *, kind: str = "diff", min_prob: float = 0.95,
              **kwargs: Any) -> Any:
         """Draw the pairs, the preference matrix or the ranking.
 
@@ -529,10 +774,11 @@ class PreferenceFit(Result):
         ax : matplotlib Axes, optional
             Where to draw; a new figure when None.
         kind : {"diff", "matrix", "ranking"}
-            ``"diff"``: corrected ``diff`` with its interval per pair, the naive metric answer
-            beside it; ``"matrix"``: heat map of ``P(row preferred over column)``;
-            ``"ranking"``: the DAG of :meth:`ranking` in layers (winners on top).
-        threshold : float
+            ``"diff"``: corrected ``diff`` with its interval per pair (hollow grey where the
+            posterior is essentially the prior), the naive metric answer beside it;
+            ``"matrix"``: heat map of ``P(row preferred over column)``; ``"ranking"``: the DAG
+            of :meth:`ranking` in layers (winners on top).
+        min_prob : float
             Posterior probability of a win in ``kind="ranking"``.
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
@@ -548,32 +794,26 @@ class PreferenceFit(Result):
         import matplotlib.pyplot as plt
 
         kind = v.choice(kind, "kind", ("diff", "matrix", "ranking"))
+        if kind == "matrix":
+            kwargs.setdefault("annot", len(self.systems) <= 12)
+            return self.compare().plot(ax, **kwargs)
         if ax is None:
             height = 0.3 * self.n_pairs + 2.0 if kind == "diff" else 5.0
             _, ax = plt.subplots(figsize=(7, min(height, 14.0)))
         if kind == "diff":
             return _plot_diff(self.to_frame(), self._labels(), self.level, ax, **kwargs)
-        if kind == "matrix":
-            import seaborn as sns
-
-            kwargs.setdefault("cmap", "RdBu_r")
-            kwargs.setdefault("vmin", 0.0)
-            kwargs.setdefault("vmax", 1.0)
-            kwargs.setdefault("center", 0.5)
-            m = self.compare()
-            order = m.attrs["order"]
-            sns.heatmap(m.loc[order, order], ax=ax, **kwargs)
-            ax.set_title("P(row preferred over column)")
-            return ax
-        return plot_dag(self.ranking(threshold), ax, **kwargs)
+        return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
 def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **kwargs: Any):
     y = np.arange(len(frame))
-    ax.errorbar(frame["diff"], y, xerr=[frame["diff"] - frame["lower"],
-                                        frame["upper"] - frame["diff"]],
-                fmt="o", capsize=2, color="C0", label=f"corrected, {level:.0%} interval",
-                **kwargs)
+    weak = frame["prior_dominated"].to_numpy(dtype=bool)
+    err = np.array([frame["diff"] - frame["lower"], frame["upper"] - frame["diff"]])
+    ax.errorbar(frame["diff"][~weak], y[~weak], xerr=err[:, ~weak], fmt="o", capsize=2,
+                color="C0", label=f"corrected, {level:.0%} interval", **kwargs)
+    if weak.any():
+        ax.errorbar(frame["diff"][weak], y[weak], xerr=err[:, weak], fmt="o", mfc="none",
+                    capsize=2, color="0.6", label="corrected, posterior essentially the prior")
     ax.plot(frame["naive_diff"], y, "x", color="C3", label="naive (metric only)")
     ax.axvline(0.0, color="0.5", lw=0.8, ls="--")
     ax.set_yticks(y, labels)
@@ -583,18 +823,78 @@ def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **
     return ax
 
 
+def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
+                            ) -> tuple[float, float]:
+    """Equal-tailed interval of ``p1 - p3`` for ``(p1, p2, p3) ~ Dirichlet(a1, a2, a3)``.
+
+    ``p1 - p3 = S (2U - 1)`` with ``S = p1 + p3 ~ Beta(a1 + a3, a2)`` and ``U ~ Beta(a1, a3)``
+    independent, so ``P(p1 - p3 <= d) = E_S[I_{(1 + d/S)/2}(a1, a3)]``: 64-point Gauss-Legendre
+    quadrature in the quantile scale of ``S``, split where ``S = |d|`` (below it the inner
+    probability is 0 or 1), and Brent's method for the quantiles.
+
+    Examples
+    --------
+    >>> lo, hi = dirichlet_diff_interval(2.0, 1.0, 2.0, 0.95)
+    >>> round(lo + hi, 12)   # symmetric when a1 == a3
+    0.0
+    """
+    from scipy import optimize, special, stats
+
+    s_dist = stats.beta(a1 + a3, a2)
+    x, w = np.polynomial.legendre.leggauss(64)
+
+    def cdf(d: float) -> float:
+        u_star = float(s_dist.cdf(abs(d)))
+        head = u_star if d > 0 else 0.0
+        if u_star >= 1.0:
+            return head
+        u = u_star + (1.0 - u_star) * (x + 1.0) / 2.0
+        s = s_dist.ppf(u)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            arg = np.clip((1.0 + d / s) / 2.0, 0.0, 1.0)
+        return head + float((1.0 - u_star) / 2.0 * (w * special.betainc(a1, a3, arg)).sum())
+
+    out = []
+    for p in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
+        out.append(float(optimize.brentq(lambda d: cdf(d) - p, -1.0, 1.0, xtol=1e-12)))
+    return out[0], out[1]
+
+
 # ----------------------------------------------------------------------------------------------
 # the entry point
 # ----------------------------------------------------------------------------------------------
 
+def _check_directions(paired: np.ndarray, human: str, terms: Sequence[str], lower: Sequence[str],
+                      ready: bool) -> None:
+    """The direction check: a metric and the humans prefer opposite systems on most of the
+    decided item comparisons (one warning per call)."""
+    messages = []
+    for r, term in enumerate(terms):
+        agree, opposite, decided = _fit.preference_agreement(paired, r, len(terms))
+        msg = _fit.check_terms(
+            agree, lambda term=term, opposite=opposite, decided=decided: (
+                f"the human ({human}) and metric ({term}) preferences point to opposite "
+                f"systems on {opposite / decided:.0%} of the {decided:,} paired item "
+                "comparisons where both prefer a system"),
+            terms=[human, *terms], sides=[(human,), (term,)], lower=lower,
+            advice=("check that 'first' (or 1) means the first system is better in both columns"
+                    if ready else None))
+        if msg:
+            messages.append(msg)
+    _fit.emit_direction(messages)
+
+
 @v.renamed(higher_is_better="lower_is_better", human_higher_is_better="lower_is_better",
-           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed")
+           metric_higher_is_better="lower_is_better", confidence="level", random_state="seed",
+           prior="share_concentration", rate_prior="rate_concentration")
 def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None,
                     first: str | None = None, second: str | None = None,
                     lower_is_better: str | Sequence[str] | None = None,
                     tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
-                    rates: Any = "estimate", prior: Any = 1.0, rate_prior: Any = 1.0,
+                    rates: Any = "estimate", share_concentration: Any = 1.0,
+                    rate_concentration: Any = 1.0,
                     paired_informs_pi: bool = True, level: float = 0.95,
+                    order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
                     seed: Any = None, draws: int = 1000, chains: int = 4,
                     warmup: int | None = None) -> PreferenceFit:
     """Preference rates per system pair, corrected for the errors of automated metrics.
@@ -615,26 +915,36 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         or ``"second"``, ``"tie"``, ``"first"`` (``"-"``, ``"="``, ``"+"``); rows for (a, b)
         and (b, a) are merged with the sign flipped; NaN means not rated.
     lower_is_better : str or list of str, optional
-        Terms whose lower scores are better (TER, MQM penalty points), scores input.
+        Terms, human or metric, whose lower scores are better (TER, MQM penalty points), scores
+        input.  A :class:`~binaryeval.DirectionWarning` names the likely list when the human
+        and a metric prefer opposite systems on most items.
     tolerance : float or dict
         Score differences up to the tolerance are ties: one number for every term or
         ``{term: tolerance}`` (others 0).  Scores input.
     dependence : {"joint", "independent"}
         Several metrics: their joint pattern (``"joint"``, valid whatever their dependence) or
         a product of one confusion matrix per metric (``"independent"``; narrower but wrong
-        when they err together: see :meth:`PreferenceFit.dependence`).
+        when they err together: a :class:`~binaryeval.DependenceWarning` says so, see
+        :meth:`PreferenceFit.dependence`).
     rates : "estimate", "pooled" or array-like
         The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
         first/tie/second better by the humans).
-    prior : float or array-like of shape (3,)
-        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``.
-    rate_prior : float or array-like of shape (3, J)
-        Dirichlet concentration of each row of the confusion matrix.
+    share_concentration : float or array-like of shape (3,)
+        Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
+        (1: uniform).
+    rate_concentration : float or array-like of shape (3, J)
+        Dirichlet concentration of each row of the confusion matrix, its prior.
     paired_informs_pi : bool
         Whether the paired items' human preferences count for the shares (True; False when
         they are a separate calibration sample).
     level : float
         Coverage of the credible intervals.
+    order : "estimate", "input" or list of str
+        Order of the systems in the comparison matrix, plots and plans: by their mean ``diff``
+        against the others (over the pairs the data say something about; best first), as the
+        names sort, or as listed.
+    eval_env : int or dict
+        Variables of your code the formula may read as values (see :func:`binaryeval.fit`).
     seed : int, optional
         Seed of the sampler (each chain gets its own stream).
     draws, chains, warmup : int
@@ -646,6 +956,11 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
 
     Warns
     -----
+    DirectionWarning
+        When the human and a metric prefer opposite systems on most paired item comparisons:
+        a lower-is-better score (an MQM penalty, TER) was probably read as higher-is-better.
+    DependenceWarning
+        With ``dependence="independent"``, when the paired items show the metrics err together.
     ConvergenceWarning
         When ``diff`` of some pair has R-hat above 1.01 or bulk/tail ESS below 400.
 
@@ -656,20 +971,20 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     ...                    "human": [1, -1, 0, None] * 30, "metric": [1, -1, 1, 1] * 30})
     >>> res = fit_preferences("human ~ metric", df, first="sys_a", second="sys_b",
     ...                       draws=300, seed=2)
-    >>> row = res.to_frame().iloc[0]
-    >>> row["group_1"], row["group_2"], int(row["n_paired"]), int(row["n_metric"])
-    ('x', 'y', 90, 30)
+    >>> row = res.to_frame().loc[("x", "y")]
+    >>> int(row["n_paired"]), int(row["n_metric"])
+    (90, 30)
     """
     from ..formula import parse_formula
 
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    v.require_pandas(data, "fit_preferences()")
     level = v.level(level)
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
     parsed = parse_formula(formula)
     ready = first is not None or second is not None
     _data.check_formula_sides(parsed, formula, groups=(0,) if ready else (1,))
-    frame = parsed.evaluate(data, eval_env={})
+    if not isinstance(order, str):
+        order = list(order)
     if ready:
         if first is None or second is None or item is not None:
             raise ParameterError("ready preferences need first= and second= (the two system "
@@ -677,39 +992,50 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         if lower_is_better is not None or tolerance not in (0, 0.0):
             raise ParameterError("lower_is_better and tolerance turn scores into preferences; "
                                  "the data already hold preferences")
+        frame = parsed.evaluate(data, eval_env=eval_env)
+        refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
         systems, pairs, counts = _preference_counts(parsed, frame, data, first, second)
+        lower: tuple[str, ...] = ()
     else:
         if item is None:
             raise ParameterError("scores per (item, system) need item=, the column naming the "
                                  "shared input (segment); for ready preferences give first= "
                                  "and second=")
+        lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *parsed.rhs_names])
+        frame = parsed.evaluate(data, eval_env=eval_env)
+        refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
         systems, pairs, counts = _scores_counts(parsed, frame, data, item, lower_is_better,
                                                 tolerance)
     terms = parsed.rhs_names
+    _check_directions(counts.paired, parsed.lhs_names[0], terms, lower, ready)
     labels = [_common.label_pair(systems[a], systems[b]) for a, b in pairs]
     names = _data.PREFERENCE_LABELS
     outputs = ["/".join(names[int(i)] for i in pattern) for pattern in
                np.ndindex(*(_K,) * len(terms))]
     model = build_model(counts.paired, counts.human, counts.metric, labels, names, outputs,
                         levels=(_K,) * len(terms), dependence=dependence, rates=rates,
-                        prior=prior, rate_prior=rate_prior, paired_informs_pi=paired_informs_pi)
+                        share_concentration=share_concentration,
+                        rate_concentration=rate_concentration,
+                        paired_informs_pi=paired_informs_pi)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(tuple(labels), names, tuple(outputs), counts.paired, counts.human,
-                           counts.metric, out, level=level, prior=model.prior[0],
-                           rate_prior=model.rate_prior, rates=model.rates, known=model.known,
+                           counts.metric, out, level=level, share_concentration=model.prior[0],
+                           rate_concentration=model.rate_prior, rates=model.rates,
+                           known=model.known,
                            dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
-                        n_rows=counts.n_rows, excluded=dict(counts.excluded),
+                        n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
                         tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
                         if not ready else {},
-                        lower_is_better=tuple(_data.term_list(
-                            lower_is_better, "lower_is_better", [*parsed.lhs_names, *terms])),
-                        notes=tuple(counts.notes),
+                        lower_is_better=lower, notes=tuple(counts.notes),
                         call={"formula": formula, "item": item, "first": first,
                               "second": second, "rates": rates, "dependence": dependence,
+                              "lower_is_better": lower_is_better, "order": order,
                               "draws": draws, "chains": chains, "seed": seed})
+    res = replace(res, order=res._order_of(order))
+    _fit.dependence_alarm(post, labels, list(terms))
     s = _common.summarise(res._diff_draws(), level)
     _common.warn_convergence(pd.DataFrame(s), "diff", labels, draws, chains)
     return res

@@ -31,7 +31,14 @@ Layout
 ``sample_size``
     :func:`required_sample_size`;
 ``allocation``
-    :func:`optimal_allocation` (splitting a budget).
+    :func:`optimal_allocation` (splitting a budget);
+``fit_plan``
+    ``BinaryFit.plan()``: how many more human ratings would separate a fit's systems (this
+    package sits above :mod:`binaryeval.binary` and adds the method to its result);
+``latent_plan``
+    ``LatentFit.plan()`` and ``PreferenceFit.plan()``, the same question for the latent-truth
+    model (an effective-sample-size approximation; this package sits above
+    :mod:`binaryeval.latent` too).
 
 Counts of one planned experiment
 --------------------------------
@@ -60,15 +67,16 @@ a set also inform ``alpha``, add it to ``n_human``.
 
 Rates
 -----
-``rates="estimate"`` (the default, as in :func:`binaryeval.fit`) estimates ``rho`` and ``eta`` from
-the paired counts (``rate_prior`` on each); ``rates="known"`` takes the given values as exact.
-A fit takes known rates as a mapping ``{"rho": ..., "eta": ...}`` because it has no other place for
-them; a plan already has ``rho`` and ``eta`` as arguments (the rates that generate the counts), so
-``"known"`` says only that the analysis will not estimate them, and a mapping would repeat them.
-There is no ``"pooled"``: in a fit it shares one ``rho``/``eta`` among several systems, but a plan
-describes the posterior of one system (both systems of a comparison alike), so there are no other
-systems' paired ratings to pool.  A paired set shared by several systems is planned as a separate
-calibration set: its size as ``n_paired`` and its share of positives as ``psi``.
+``rates`` takes the values it takes in :func:`binaryeval.fit`.  ``rates="estimate"`` (the default)
+estimates ``rho`` and ``eta`` from the paired counts (``rate_prior`` on each).  Known rates are
+given by their values, ``rates={"rho": 0.7, "eta": 0.7}``: the analysis takes them as exact, and
+since in a plan they are the metric's rates, ``rho`` and ``eta`` need not be given again (when they
+are, they must agree).  ``rates="pooled"`` plans a paired set shared by the systems, as a pooled fit
+uses it: the set (``n_paired``, default ``n_human``) may be larger than one system's human sample
+and informs only the rates, with a share of positives ``psi`` that defaults to ``alpha`` (both
+systems of the planned comparison are like this one).  The plan then treats the two systems'
+posteriors as independent, ignoring the positive correlation that shared rates induce, which makes
+the detectable difference slightly conservative.
 
 Posterior engines
 -----------------
@@ -80,7 +88,7 @@ order ``1 / N_alpha^2`` in the variance.
 Reproducing the paper
 ---------------------
 With the default settings (``rounding="half_up"``, exact engine) all 56 cells of the paper's
-Table 12 (``rates="estimate"``) and 29 of the 30 cells of Table 1 (``rates="known"``) are reproduced
+Table 12 (``rates="estimate"``) and 29 of the 30 cells of Table 1 (known rates) are reproduced
 to three decimals.  The exception is Table 1 at ``n_human = 2500, n_metric = 10000``: the paper prints
 0.020, while its own procedure gives 0.0213 (the exact posterior, the paper's grid and the normal
 approximation agree, under either rounding), and its neighbouring cells agree with this computation;
@@ -118,6 +126,8 @@ Examples
 from __future__ import annotations
 
 from . import cells as cells
+from . import fit_plan as fit_plan  # BinaryFit.plan(): planning from a fit
+from . import latent_plan as latent_plan  # LatentFit.plan(), PreferenceFit.plan()
 from ._setup import DEFAULT_GRID as DEFAULT_GRID  # the paper's grid and Table 12's sizes
 from ._setup import PAPER_N_HUMAN as PAPER_N_HUMAN
 from ._setup import PAPER_N_METRIC as PAPER_N_METRIC

@@ -6,6 +6,7 @@ the options that apply to every cell); the cells of a table or a search then car
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -23,7 +24,6 @@ PAPER_N_HUMAN = (0, 100, 250, 500, 1000, 2500, 5000, 10000)
 PAPER_N_METRIC = (0, 1000, 2500, 5000, 10000, 50000, 100000)
 DEFAULT_GRID = (2000, 1000, 1000)
 
-RATES = ("estimate", "known")
 SIMULATE = ("expected", "sample")
 ROUNDING = ("half_up", "half_even")
 METHODS = ("exact", "grid")
@@ -52,6 +52,11 @@ def requires_model(func: F) -> F:
     def inner(*args: Any, **kwargs: Any) -> Any:
         missing = [name for name, pos in where.items()
                    if name not in kwargs and (pos is None or pos >= len(args))]
+        known = kwargs.get("rates")
+        if "rho" in missing and isinstance(known, Mapping) and "rho" in known:
+            # known rates {'rho': .., 'eta': ..} are the metric's rates: rho need not be repeated
+            kwargs["rho"] = known["rho"]
+            missing.remove("rho")
         if missing:
             names = " and ".join(missing)
             raise InputTypeError(f"{func.__name__}() needs the model's {names}: a plan has no "
@@ -74,21 +79,33 @@ def model(alpha: Any, rho: Any, eta: Any) -> tuple[float, float, float]:
     return alpha, rho, eta
 
 
-def check_rates(value: Any) -> str:
-    """``"estimate"`` or ``"known"``; the old ``"estimated"`` and ``"pooled"`` are explained."""
-    if isinstance(value, str) and value == "pooled":
-        # A fit pools the paired ratings of several systems into one rho and eta; a plan describes
-        # one system's posterior (both systems of a comparison alike), so there is nothing to pool.
-        raise ParameterError("rates='pooled' has no meaning in a plan: a plan describes the "
-                             "posterior of one system (both systems of the comparison alike), "
-                             "so there are no other systems' paired ratings to pool; use "
-                             "rates='estimate' with n_paired= (and psi=) set to the size of the "
-                             "shared paired set, or rates='known'")
-    if isinstance(value, Mapping):
-        # a fit's spelling of known rates; a plan has rho and eta as arguments already
-        raise ParameterError(f"rates={value!r}: in a plan the rates are the arguments rho= and "
-                             f"eta=; pass them there with rates='known'")
-    return check.choice(value, "rates", RATES, renamed_values={"estimated": "estimate"})
+def check_rates(value: Any, rho: Any = None, eta: Any = None) -> tuple[str, Any, Any]:
+    """The plan's ``rates`` (the values :func:`binaryeval.fit` takes): mode, rho and eta.
+
+    Returns ``("estimate" | "pooled" | "known", rho, eta)``.  Known rates are the mapping
+    ``{'rho': .., 'eta': ..}``; ``rho`` and ``eta`` then default to its values and, when given
+    too, must agree with them (in a plan the known rates are the metric's rates).
+    """
+    example = "{'rho': 0.8, 'eta': 0.8}"
+    if rho is not None and not isinstance(rho, (str, bytes)):
+        with contextlib.suppress(TypeError, ValueError):
+            e = rho if eta is None else eta
+            example = f"{{'rho': {float(rho):g}, 'eta': {float(e):g}}}"
+    value = check.rates(value, example=example)
+    if not isinstance(value, Mapping):
+        return value, rho, eta
+    if not ({"rho", "eta"} <= set(map(str, value))) or any(v is None for v in value.values()):
+        raise ParameterError(f"rates={dict(value)!r}: a plan describes one system, whose rates are "
+                             f"known or estimated together: give both, e.g. rates={example}, or "
+                             "rates='estimate'")
+    out = []
+    for name, given in (("rho", rho), ("eta", eta)):
+        known = check.probability(value[name], f"known {name}")
+        if given is not None and check.probability(given, name) != known:
+            raise ParameterError(f"{name}={given!r} and rates={dict(value)!r} differ: in a plan the "
+                                 f"known rates are the metric's rates; give them once, as rates=")
+        out.append(known)
+    return "known", out[0], out[1]
 
 
 def size(value: Any, name: str) -> int:
@@ -158,7 +175,11 @@ class Setup:
     sig_level : float
         Significance level of the comparison.
     rates : {"estimate", "known"}
-        Whether the rates are estimated from the paired counts or known.
+        Whether the rates are estimated from the paired counts or known (the engine's mode; the
+        caller's ``rates`` is :attr:`rates_value`).
+    pooled : bool
+        ``rates="pooled"``: the paired set is shared by the systems, so it may be larger than
+        one system's human sample; its share of positives ``psi`` defaults to ``alpha``.
     rounding : {"half_up", "half_even"}
         Rounding of expected counts.
     method : {"exact", "grid"}
@@ -174,6 +195,7 @@ class Setup:
     eta: float
     sig_level: float = 0.05
     rates: str = "estimate"
+    pooled: bool = False
     rounding: str = "half_up"
     method: str = "exact"
     prior: tuple[float, float] = (1.0, 1.0)
@@ -185,10 +207,11 @@ class Setup:
               rates: Any = "estimate", rounding: Any = "half_up", method: Any = "exact",
               prior: Any = (1, 1), rate_prior: Any = (1, 1), grid: Any = None) -> Setup:
         """Check every argument once and return the settings."""
+        mode, rho, eta = check_rates(rates, rho, eta)
         alpha, rho, eta = model(alpha, rho, eta)
         return cls(alpha, rho, eta,
                    sig_level=check.probability(sig_level, "sig_level", open=True),
-                   rates=check_rates(rates),
+                   rates="known" if mode == "known" else "estimate", pooled=mode == "pooled",
                    rounding=check.choice(rounding, "rounding", ROUNDING),
                    method=check.choice(method, "method", METHODS),
                    prior=check.beta_pair(prior, "prior"),
@@ -199,7 +222,18 @@ class Setup:
         """``eps = sqrt(2) sd z_{1 - sig_level/2}`` for a posterior standard deviation ``sd``."""
         return float(math.sqrt(2.0) * sd * special.ndtri(1.0 - self.sig_level / 2.0))
 
+    @property
+    def rates_value(self) -> str | dict[str, float]:
+        """``rates`` as the caller gives it: ``"estimate"``, ``"pooled"`` or the known values."""
+        if self.rates == "known":
+            return {"rho": self.rho, "eta": self.eta}
+        return "pooled" if self.pooled else "estimate"
+
+    def paired_share(self, psi: Any) -> Any:
+        """``psi`` of the paired set: as given, else ``alpha`` for a pooled (shared) set."""
+        return self.alpha if psi is None and self.pooled else psi
+
     def facts(self) -> dict[str, Any]:
         """The settings as a result reports them (``attrs`` of its frames, facts of its summary)."""
         return dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
-                    rates=self.rates, rounding=self.rounding, method=self.method)
+                    rates=self.rates_value, rounding=self.rounding, method=self.method)

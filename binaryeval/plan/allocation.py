@@ -171,6 +171,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+    psi = s.paired_share(psi)
     budget, cost_human, cost_metric = (_positive(budget, "budget"),
                                        _positive(cost_human, "cost_human"),
                                        _positive(cost_metric, "cost_metric"))

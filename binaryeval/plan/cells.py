@@ -255,14 +255,14 @@ def frame(s: Setup, results: list[Moments]) -> pd.DataFrame:
                                "n_paired": c.n_paired}
         k = len(r.sd)
         if c.uninformed:
-            row.update(epsilon=1.0, sd_mean=np.nan, sd_sd=np.nan, bias=np.nan, bias_se=np.nan,
+            row.update(epsilon=1.0, sd_mean=np.nan, sd_sd=np.nan, bias=np.nan, bias_std_error=np.nan,
                        empirical_sd=np.nan, rmse=np.nan, n_resamples=k)
         else:
             sd, mean = r.sd, r.mean
             row.update(epsilon=s.epsilon(float(sd.mean())), sd_mean=float(sd.mean()),
                        sd_sd=float(sd.std(ddof=1)) if k > 1 else np.nan,
                        bias=float(mean.mean() - s.alpha),
-                       bias_se=float(mean.std(ddof=1) / math.sqrt(k)) if k > 1 else np.nan,
+                       bias_std_error=float(mean.std(ddof=1) / math.sqrt(k)) if k > 1 else np.nan,
                        empirical_sd=float(mean.std(ddof=1)) if k > 1 else np.nan,
                        rmse=float(np.sqrt(np.mean((mean - s.alpha) ** 2))), n_resamples=k)
         rows.append(row)

@@ -49,7 +49,13 @@ def expected_counts(alpha: float, rho: float, eta: float | None = None, n_human:
     -------
     dict
         ``human_pos, human_total, metric_pos, metric_total, tp, fn, tn, fp``: the keywords of
-        :func:`binaryeval.binary.engine.alpha_posterior`.
+        :func:`binaryeval.binary.engine.alpha_posterior`, so that
+        ``alpha_posterior(**expected_counts(...))`` is the planned posterior.  The keywords name
+        cells of the count vector, not design sizes: ``human_total`` is every human rating that
+        informs ``alpha`` (here ``n_human``: the paired items are counted once, in the human
+        part) and ``tp + fn + tn + fp`` is ``n_paired``.  In :func:`binaryeval.fit_counts` the
+        same keywords count the rows outside the paired table, and the fit's ``n_human`` adds
+        the paired rows when they inform ``alpha``.
 
     Examples
     --------

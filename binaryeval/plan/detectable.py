@@ -63,10 +63,12 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
         See the package notes on the paired set.
     sig_level : float
         Significance level of the comparison, in (0, 1).
-    rates : {"estimate", "known"}
-        Estimate ``rho``/``eta`` from the paired counts (paper Table 12) or treat them as known
-        exactly (paper Table 1).  There is no ``"pooled"``: a plan describes one system's
-        posterior, so there are no other systems' paired ratings to pool.
+    rates : "estimate", "pooled" or {"rho": float, "eta": float}
+        The values :func:`binaryeval.fit` takes.  ``"estimate"``: ``rho``/``eta`` estimated from
+        the paired counts (paper Table 12); ``"pooled"``: estimated from a paired set shared by
+        the systems, which may be larger than ``n_human`` (its share of positives ``psi``
+        defaults to ``alpha``); known values ``{"rho": 0.7, "eta": 0.7}``: the rates are known
+        exactly (paper Table 1), and ``rho``/``eta`` need not be given again.
     simulate : {"expected", "sample"}
         Expected counts (the paper) or ``n_resamples`` binomial draws (thesis Algorithm 2); with
         ``"sample"`` the result is ``sqrt(2) z`` times the mean posterior sd over the draws.
@@ -94,11 +96,14 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
 
     Examples
     --------
-    >>> round(detectable_difference(0.6, 0.7, n_human=1000, rates="known"), 3)  # paper Table 1
+    Known rates (paper Table 1):
+
+    >>> round(detectable_difference(0.6, n_human=1000, rates={"rho": 0.7, "eta": 0.7}), 3)
     0.043
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+    psi = s.paired_share(psi)
     simulate, n_resamples = simulation(simulate, n_resamples)
     cell = make_cell(size(n_human, "n_human"), size(n_metric, "n_metric"), n_paired, psi,
                      check.seed(seed))
@@ -125,10 +130,10 @@ class DetectableDifferenceTable(Result):
 
     Examples
     --------
-    >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
-    ...                                 rates="known")
+    >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
+    ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t
-    DetectableDifferenceTable(alpha=0.6, rho=0.7, eta=0.7, rates='known', simulate='expected', n_human=[0, 100], n_metric=[0, 1000])
+    DetectableDifferenceTable(alpha=0.6, rho=0.7, eta=0.7, rates={'rho': 0.7, 'eta': 0.7}, simulate='expected', n_human=[0, 100], n_metric=[0, 1000])
     >>> round(float(t.loc[100, 1000]), 3)   # paper Table 1
     0.085
     """
@@ -163,13 +168,13 @@ class DetectableDifferenceTable(Result):
         -------
         DataFrame
             ``n_human``, ``n_metric``, ``n_paired``, ``epsilon``, ``sd_mean`` (mean posterior
-            sd), ``sd_sd``, ``bias``, ``bias_se``, ``empirical_sd``, ``rmse`` (the last five
+            sd), ``sd_sd``, ``bias``, ``bias_std_error``, ``empirical_sd``, ``rmse`` (the last five
             from ``simulate="sample"``, NaN otherwise) and ``n_resamples``.
 
         Examples
         --------
-        >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
-        ...                                 rates="known")
+        >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
+        ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> t.to_frame()[["n_human", "n_metric", "epsilon"]].round(3)
            n_human  n_metric  epsilon
         0        0         0    1.000
@@ -186,8 +191,8 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
-        >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
-        ...                                 rates="known")
+        >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
+        ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> t.summary().title
         'Minimal detectable difference'
         """
@@ -221,8 +226,8 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
-        >>> t = detectable_difference_table(0.6, 0.7, n_human=[100, 1000], n_metric=[0, 1000],
-        ...                                 rates="known")
+        >>> t = detectable_difference_table(0.6, n_human=[100, 1000], n_metric=[0, 1000],
+        ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> len(t.plot().get_lines())
         2
         """
@@ -302,13 +307,14 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
 
     Examples
     --------
-    >>> t = detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
-    ...                                 rates="known")
+    >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
+    ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t.table.round(3).values.tolist()   # paper Table 1
     [[1.0, 0.109], [0.134, 0.085]]
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+    psi = s.paired_share(psi)
     simulate, n_resamples = simulation(simulate, n_resamples)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
     hs = list(dict.fromkeys(sizes(n_human, "n_human")))

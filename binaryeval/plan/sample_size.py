@@ -50,7 +50,7 @@ class SampleSizeResult(Result):
 
     Examples
     --------
-    >>> res = required_sample_size(0.05, alpha=0.6, rho=0.7, rates="known")
+    >>> res = required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7})
     >>> res
     SampleSizeResult(vary='n_human', size=735, epsilon=0.05, achieved=0.0499907, attainable=True)
     >>> int(res)
@@ -81,7 +81,7 @@ class SampleSizeResult(Result):
 
         Examples
         --------
-        >>> frame = required_sample_size(0.05, alpha=0.6, rho=0.7, rates="known").to_frame()
+        >>> frame = required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).to_frame()
         >>> frame[["vary", "size", "attainable"]]
               vary  size  attainable
         0  n_human   735        True
@@ -97,7 +97,7 @@ class SampleSizeResult(Result):
 
         Examples
         --------
-        >>> required_sample_size(0.05, alpha=0.6, rho=0.7, rates="known").summary().notes
+        >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes
         ['n_human = 735 gives eps = 0.04999 <= 0.05.']
         """
         return Summary("Required sample size", dict(self.settings), [("result", self.to_frame())],
@@ -216,12 +216,13 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
 
     Examples
     --------
-    >>> res = required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7, rates="known")
+    >>> res = required_sample_size(0.02, vary="n_human", alpha=0.6, rates={"rho": 0.7, "eta": 0.7})
     >>> res.size > 2000
     True
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+    psi = s.paired_share(psi)
     target = check.real(epsilon, "epsilon")
     if not 0 < target <= 1:
         raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: it is a difference of two "
@@ -229,7 +230,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     vary = check.choice(vary, "vary", _VARY)
     max_size = check.size(max_size, "max_size", minimum=1)
     if vary == "n_paired" and s.rates == "known":
-        raise ParameterError("vary='n_paired' has no effect with rates='known' (paired ratings only "
+        raise ParameterError("vary='n_paired' has no effect with known rates (paired ratings only "
                              "estimate rho and eta); vary n_human or n_metric, or use "
                              "rates='estimate'.")
     base = dict(n_human=size(n_human, "n_human"), n_metric=size(n_metric, "n_metric"),

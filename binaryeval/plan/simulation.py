@@ -27,7 +27,7 @@ class SimulationResult(Result):
     """Bias and spread of the posterior of ``alpha`` over repeated simulated experiments.
 
     ``to_frame()`` has one row per combination of sizes with ``bias`` (mean of posterior mean minus
-    alpha), ``bias_se``, ``sd_mean`` (mean posterior sd), ``sd_sd`` (its spread over the
+    alpha), ``bias_std_error``, ``sd_mean`` (mean posterior sd), ``sd_sd`` (its spread over the
     experiments), ``empirical_sd`` (sd of the posterior means), ``rmse``, ``epsilon``
     (``sqrt(2) z sd_mean``) and ``n_resamples``.
 
@@ -80,7 +80,7 @@ class SimulationResult(Result):
         >>> res.summary().title
         'Simulated experiments'
         """
-        cols = ["n_human", "n_metric", "n_paired", "bias", "bias_se", "sd_mean", "sd_sd",
+        cols = ["n_human", "n_metric", "n_paired", "bias", "bias_std_error", "sd_mean", "sd_sd",
                 "empirical_sd", "rmse", "epsilon"]
         return Summary("Simulated experiments", dict(self.settings),
                        [("per sample size", self.cells[cols].set_index(["n_human", "n_metric"]))],
@@ -127,7 +127,7 @@ class SimulationResult(Result):
         for value, sub in df.groupby(other):
             sub = sub.sort_values(x)
             if kind == "bias":
-                ax.errorbar(sub[x], sub["bias"], yerr=2 * sub["bias_se"], marker="o", capsize=3,
+                ax.errorbar(sub[x], sub["bias"], yerr=2 * sub["bias_std_error"], marker="o", capsize=3,
                             label=f"{other} = {value}", **kwargs)
             else:
                 ax.plot(sub[x], sub["sd_mean"], marker="o", label=f"{other} = {value}", **kwargs)
@@ -182,6 +182,7 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: Any = 
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, method=method,
                     prior=prior, rate_prior=rate_prior, grid=grid)
+    psi = s.paired_share(psi)
     _, n_resamples = simulation("sample", n_resamples)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
     pairs = [(h, m) for h in dict.fromkeys(sizes(n_human, "n_human"))

@@ -1,14 +1,17 @@
 """A report of a fit on the user's own data, rendered from a Quarto template.
 
-:func:`make_report` fits the binary evaluation model (so that a bad formula or option is reported as
-such, not as a failed chunk), writes the template ``templates/report.qmd`` with the options in a
-parameter file beside it, and renders it to one self-contained HTML file.  ``binaryeval report`` on
-the command line is this function.
+:func:`make_report` fits the binary evaluation model once (so that a bad formula or option is
+reported as such, not as a failed chunk), writes the template ``templates/report.qmd`` with the
+options in a parameter file beside it and the data with the fitted result in a second file (in a
+temporary folder only this call uses), and renders it to one self-contained HTML file with the
+site builder's document renderer (:mod:`binaryeval._site`).  ``binaryeval report`` on the
+command line is this function.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import tempfile
 import warnings
@@ -17,14 +20,34 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REPORT_PARAMS", "make_report", "report_template"]
+import pandas as pd
+
+from .._output import check_output, input_paths, write_atomic
+from .._partition import grouping_columns
+from .._site.documents import _split_header
+from .._site.rendering import render
+from ..api import fit
+from ..errors import BinaryEvalWarning, ParameterError
+from ..formula import parse_formula
+from ..io import read_table, select_rows
+from ..latent import fit_preferences
+
+__all__ = ["make_report", "report_template"]
 
 #: name of the parameter file the report template reads from its own folder
 REPORT_PARAMS = "report-params.json"
+#: name of the file with the data and the fitted result, beside the parameter file
+REPORT_INPUTS = "report-inputs.pkl"
 
 
-def report_template() -> str:
-    """The text of the report template shipped in ``binaryeval/reports/templates/report.qmd``.
+def report_template(kind: str = "fit") -> str:
+    """The text of a report template shipped in ``binaryeval/reports/templates/``.
+
+    Parameters
+    ----------
+    kind : {"fit", "preferences"}
+        The report of :func:`binaryeval.fit` (``report.qmd``) or of
+        :func:`binaryeval.fit_preferences` (``preferences.qmd``).
 
     Returns
     -------
@@ -34,53 +57,83 @@ def report_template() -> str:
     --------
     >>> report_template().startswith("---")
     True
+    >>> "corrected ranking" in report_template("preferences")
+    True
     """
-    return (files("binaryeval.reports") / "templates" / "report.qmd").read_text(encoding="utf-8")
+    from .._validate import choice
+
+    name = {"fit": "report.qmd", "preferences": "preferences.qmd"}[
+        choice(kind, "kind", ("fit", "preferences"))]
+    return (files("binaryeval.reports") / "templates" / name).read_text(encoding="utf-8")
 
 
 def _report_document(template: str, title: str, subtitle: str) -> str:
     """The template with ``title`` and ``subtitle`` set in its YAML header."""
     import yaml
 
-    from .documents import _split_header
-
     header, body = _split_header(template, "report template")
     header.update(title=title, subtitle=subtitle)
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + body
 
 
-
-def make_report(data: Any, formula: str, *, name: str | None = None, query: str | None = None,
+def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | None = None,
+                query: str | None = None,
                 threshold: Any = None, lower_is_better: str | Sequence[str] | None = None,
                 rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
-                output: str | Path | None = None, engine: str = "jupyter",
-                timeout: int = 600, command: str | None = None) -> Path:
-    """Fit the model on ``data`` and write an HTML report of it.
+                output: str | Path | None = None, overwrite: bool = True,
+                engine: str = "jupyter",
+                timeout: int = 600, command: str | None = None,
+                item: str | None = None, first: str | None = None, second: str | None = None,
+                tolerance: float | dict[str, float] = 0.0, seed: Any = None,
+                draws: int = 1000, chains: int = 4) -> Path:
+    """Fit the model on ``data`` once and write an HTML report of the fit.
+
+    With ``item=`` (scores per item and system) or ``first=``/``second=`` (ready preferences
+    per row) the data are preference data: the report is of
+    :func:`binaryeval.fit_preferences` (per-pair differences, the corrected ranking, the
+    metric's confusion matrix and Favi-Scores, and what more human ratings would decide);
+    otherwise of :func:`binaryeval.fit`.
 
     Parameters
     ----------
-    data : str or Path
-        A table file (CSV, TSV, Parquet, JSON) or the name of a shipped dataset.
+    data : DataFrame, str or Path
+        The ratings: a pandas DataFrame in memory, or a table file (CSV, TSV, Parquet, JSON, a
+        folder of Parquet files) or the name of a shipped dataset, read with
+        :func:`binaryeval.read_table`.
     formula : str
         ``"human ~ metric | system"`` as for :func:`binaryeval.fit`.
     name : str, optional
-        How the data are named in the report (default: the file's name).
+        How the data are named in the report (default: the file's or dataset's name, or "data
+        frame").
     query : str, optional
         A pandas query selecting the rows to use.
     threshold, lower_is_better, rates, prior, rate_prior, level
-        As for :func:`binaryeval.fit` (``lower_is_better`` also orients the ROC curve).
+        As for :func:`binaryeval.fit` (``lower_is_better`` also orients the ROC curve); for
+        preference data ``lower_is_better``, ``rates`` and ``level`` as for
+        :func:`binaryeval.fit_preferences` (``threshold``, ``prior`` and ``rate_prior`` are then
+        refused).
     title : str, optional
         The report's title.
     output : str or Path, optional
-        The HTML file to write (default: the data's name + ``-report.html``).
+        The HTML file to write (default: the data's name + ``-report.html``, or ``report.html``
+        for a data frame).  Never the data file itself; its folder must exist.  Written to a
+        temporary file and renamed into place once rendered, so a failed rendering leaves no file.
+    overwrite : bool
+        Replace ``output`` when it exists (``binaryeval report --overwrite``).
     engine : {"jupyter", "quarto", "auto"}
         The renderer.
     timeout : int
         Seconds allowed per chunk.
     command : str, optional
-        The command line shown in the report's "Reproduce" section.
+        The command line shown in the report's "Reproduce" section; a ``binaryeval ...`` command
+        makes the report's advice name the command line's flags (``--rates pooled``), otherwise
+        Python arguments (``rates='pooled'``).
+    item, first, second, tolerance
+        Preference data, as for :func:`binaryeval.fit_preferences`.
+    seed, draws, chains
+        The preference model's sampler.
 
     Returns
     -------
@@ -89,47 +142,85 @@ def make_report(data: Any, formula: str, *, name: str | None = None, query: str 
 
     Examples
     --------
-    A report of a small table of human ratings (a shipped dataset's name works as ``data`` too,
-    e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system", threshold="balanced")``):
+    A report of a small table of human ratings in memory (a file or a shipped dataset's name
+    works as ``data`` too, e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system",
+    threshold="balanced")``):
 
     >>> import tempfile
     >>> import pandas as pd
     >>> folder = Path(tempfile.mkdtemp())
-    >>> pd.DataFrame({"system": ["A"] * 20 + ["B"] * 20,
-    ...               "human": [1, 0, 1, 1] * 5 + [0, 1, 0, 0] * 5}).to_csv(folder / "r.csv")
-    >>> make_report(folder / "r.csv", "human ~ 1 | system", output=folder / "r.html").name
+    >>> ratings = pd.DataFrame({"system": ["A"] * 20 + ["B"] * 20,
+    ...                         "human": [1, 0, 1, 1] * 5 + [0, 1, 0, 0] * 5})
+    >>> make_report(ratings, "human ~ 1 | system", output=folder / "r.html").name
     'r.html'
     """
-    from ..binary import fit
-    from ..cli._common import read_table
-    from . import render  # looked up at call time (the package's function)
-
-    table = read_table(data, query, option="DATA")
+    if isinstance(data, pd.DataFrame):
+        source = None
+        stem = None
+    else:
+        source = Path(str(data))
+        stem = source.name.split(".")[0] if source.is_file() else str(data)
+    target = Path(output) if output else Path(f"{stem}-report.html" if stem else "report.html")
+    # before any work: never over the data, an existing report only with overwrite
+    check_output(target, inputs=[] if source is None else input_paths(data), force=overwrite,
+                 option="output", force_hint="overwrite=True (--overwrite)")
+    if source is None:
+        table = select_rows(data, query) if query else data
+    else:
+        # the grouping columns (and the item and system columns of preferences) hold names:
+        # read as written (systems 007 and 7 stay two)
+        names = [*grouping_columns(parse_formula(formula)),
+                 *(c for c in (item, first, second) if isinstance(c, str))]
+        table = read_table(data, query, string_columns=list(dict.fromkeys(names)))
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
-    options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
-               "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit(formula, table, **options)
-    source = Path(str(data))
-    is_file = source.is_file()
-    name = name or (source.name if is_file else str(data))
-    stem = source.name.split(".")[0] if is_file else str(data)
-    target = Path(output) if output else Path(f"{stem}-report.html")
-    params = {"data": str(source.resolve()) if is_file else str(data), "name": name,
-              "query": query, "formula": formula, **options,
-              "prior": list(prior), "rate_prior": list(rate_prior),
-              "command": command or f"make_report({str(data)!r}, {formula!r})"}
-    title = title or f"Binary evaluation report: {name}"
+    preference = item is not None or first is not None or second is not None
+    if preference:
+        for option, value, default in (("threshold", threshold, None),
+                                       ("prior", tuple(prior), (1, 1)),
+                                       ("rate_prior", tuple(rate_prior), (1, 1))):
+            if value != default:
+                raise ParameterError(f"{option}={value!r} belongs to the binary model; the "
+                                     "preference report (item= or first=/second=) fits "
+                                     "binaryeval.fit_preferences, which has no such option")
+        options = {"item": item, "first": first, "second": second, "tolerance": tolerance,
+                   "lower_is_better": lower or None, "rates": rates, "level": level,
+                   "seed": seed, "draws": draws, "chains": chains}
+    else:
+        options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
+                   "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
+    with warnings.catch_warnings(record=True) as caught:
+        # the report shows the fit's warnings (its summary notes and a section of their own)
+        warnings.simplefilter("always")
+        if preference:
+            result = fit_preferences(formula, table, eval_env={}, **{
+                k: v for k, v in options.items() if v is not None or k == "seed"})
+        else:
+            result = fit(formula, table, eval_env={}, **options)
+    said = list(dict.fromkeys(str(w.message) for w in caught
+                              if issubclass(w.category, BinaryEvalWarning)))
+    is_file = source is not None and source.is_file()
+    if source is None:
+        name = name or "data frame"
+    else:
+        name = name or (source.name if is_file else str(data))
+    params = {"data": None if source is None else str(source.resolve()) if is_file else str(data),
+              "name": name, "query": query, "formula": formula, **options,
+              "prior": list(prior), "rate_prior": list(rate_prior), "warnings": said,
+              "advice": "cli" if (command or "").startswith("binaryeval ") else "python",
+              "command": command or (f"make_report({str(data)!r}, {formula!r})" if source
+                                     else f"make_report(data, {formula!r})")}
+    title = title or (f"Preference report: {name}" if preference
+                      else f"Binary evaluation report: {name}")
     subtitle = formula + (f" (rows where {query})" if query else "")
     with tempfile.TemporaryDirectory(prefix="binaryeval-report-") as tmp:
         folder = Path(tmp)
         doc = folder / "report.qmd"
-        doc.write_text(_report_document(report_template(), title, subtitle), encoding="utf-8")
+        doc.write_text(_report_document(report_template("preferences" if preference else "fit"),
+                                        title, subtitle), encoding="utf-8")
         (folder / REPORT_PARAMS).write_text(json.dumps(params, indent=2), encoding="utf-8")
+        with open(folder / REPORT_INPUTS, "wb") as inputs:
+            pickle.dump((table, result), inputs, protocol=pickle.HIGHEST_PROTOCOL)
         written = render([doc], output_dir=folder / "html", engine=engine, timeout=timeout,
                          index=False)
-        if target.parent != Path(""):
-            target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(written[0], target)
+        write_atomic(target, lambda tmp: shutil.copyfile(written[0], tmp))
     return target

@@ -1,6 +1,6 @@
 """Simulation-based calibration of the alpha posterior and of its peer intervals.
 
-The building blocks of the calibration study (``validation/calibration.py`` runs the full,
+The building blocks of the calibration study (``studies/calibration.py`` runs the full,
 seeded version; ``tests/test_calibration.py`` a small one).  Data are drawn from the model the
 posterior assumes, as sufficient statistics:
 
@@ -192,6 +192,37 @@ def random_designs(n: int, seed: int) -> list[tuple[int, ...]]:
         k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
         out.append((int(rng.binomial(nh, alpha)), nh, k, M, tp, npos - tp, tn, npair - npos - tn))
     return out
+
+
+def pair_sweep() -> dict[str, tuple[int, ...]]:
+    """Count sets of posteriors of very different widths and locations, for sweeps over pairs.
+
+    Single Betas from 5 to 10^5 human ratings, materialised mixtures of 10^3 to 2 * 10^4 metric
+    ratings (a few paired rows among them) and smooth ones of 3.7 * 10^4 to 10^6 metric ratings;
+    the first two smooth ones are two realistic fits whose comparison once crashed after minutes.
+    Every pair of them is a case for :func:`binaryeval.binary.posterior.prob_greater`.
+
+    Returns
+    -------
+    dict
+        ``name -> counts``, the positional arguments of :func:`binaryeval.alpha_posterior`.
+
+    Examples
+    --------
+    >>> sweep = pair_sweep()
+    >>> len(sweep), sweep["beta 60"]
+    (10, (41, 60))
+    """
+    return {
+        "beta 5": (2, 5), "beta 60": (41, 60), "beta 2000": (300, 2000),
+        "beta 1e5": (62000, 10**5),
+        "mix 1e3": (60, 100, 560, 1000, 48, 12, 32, 8),
+        "mix 1e4, 20 paired": (0, 0, 5600, 10000, 8, 2, 7, 3),
+        "mix 2e4": (10, 30, 19000, 20000, 90, 3, 20, 2),
+        "smooth 2.3e5": (23, 276, 33160, 231434, 21, 2, 231, 22),
+        "smooth 3.7e4": (44, 59, 27736, 36852, 40, 4, 8, 7),
+        "smooth 1e6": (6000, 10000, 560000, 1000000, 4800, 1200, 3200, 800),
+    }
 
 
 def _pooled_confusion(rng, own, others, n_human):

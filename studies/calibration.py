@@ -2,10 +2,10 @@
 
 Run from the repository root::
 
-    python validation/calibration.py                # the full study, 2 processes
-    python validation/calibration.py --reps 50 --misspec-reps 50 --out /tmp/quick   # a look
+    python studies/calibration.py                # the full study, 2 processes
+    python studies/calibration.py --reps 50 --misspec-reps 50 --out /tmp/quick   # a look
 
-It lives in ``validation/`` rather than ``benchmarks/`` because it measures statistical validity
+It lives in ``studies/`` rather than ``benchmarks/`` because it measures statistical validity
 (coverage, calibration, bias), not speed.  The building blocks are in
 :mod:`binaryeval.validation.calibration`; ``tests/test_calibration.py`` runs a small version in CI.
 
@@ -285,7 +285,7 @@ def main(argv=None) -> None:
     n_reps = {s.name: special.get(s.name, args.reps) for s in settings}
     args.cache.mkdir(parents=True, exist_ok=True)
     run_info = dict(processes=args.jobs,
-                    command="python validation/calibration.py " + " ".join(argv or sys.argv[1:]))
+                    command="python studies/calibration.py " + " ".join(argv or sys.argv[1:]))
     meta_path = args.out / "calibration_meta.json"
     if args.assemble_only and meta_path.exists():
         # keep the record of the run that produced the cached chunks

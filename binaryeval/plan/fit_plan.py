@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,11 +29,12 @@ from scipy import special
 
 from .. import _validate
 from .._results import Result
+from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .result import BinaryFit
+from ._setup import Setup
+from .cells import evaluate, make_cell
+from .sample_size import smallest_size
 
 __all__ = ["FitPlan", "plan_fit"]
 
@@ -94,12 +95,12 @@ class _Planner:
     """Posterior sd of a group's alpha at ``k`` more human ratings (cached)."""
 
     def __init__(self, fit: BinaryFit, groups: dict[str, _Group], sig_level: float):
-        from ..plan._setup import Setup
-
         self.groups = groups
         self.sig_level = sig_level
         self.z = float(special.ndtri(1.0 - sig_level / 2.0))
-        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level, rates=m.rates,
+        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level,
+                                      rates={"rho": m.rho, "eta": m.eta} if m.rates == "known"
+                                      else "estimate",
                                       prior=fit.prior, rate_prior=fit.rate_prior)
                        for g, m in groups.items()}
         self._sd: dict[tuple[str, int], float] = {}
@@ -107,8 +108,6 @@ class _Planner:
     def sd(self, g: str, k: int) -> float:
         key = (g, k)
         if key not in self._sd:
-            from ..plan.cells import evaluate, make_cell
-
             n_human, n_metric, n_paired, psi = self.groups[g].cell(k)
             (moments,) = evaluate(self.setups[g], [make_cell(n_human, n_metric, n_paired, psi)])
             self._sd[key] = float(moments.sd.mean())
@@ -212,8 +211,6 @@ def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: f
     if not goal > 0:
         k, reached = None, row["separated_now"]
     else:
-        from ..plan.sample_size import smallest_size
-
         k, reached = smallest_size(lambda n: planner.threshold(gs, n), goal, cap)
     row["more_human"] = k
     for i, g in enumerate(gs, start=1):
@@ -239,15 +236,20 @@ def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: f
 
 @dataclass(frozen=True, eq=False, repr=False)
 class FitPlan(Result):
-    """How many more human ratings would separate systems, from :meth:`BinaryFit.plan`.
+    """How many more human ratings would settle comparisons, from the ``plan()`` of a fit.
 
     Attributes
     ----------
     table : DataFrame
         One row per pair (or group): the difference to detect (``epsilon``), the smallest
         difference separated now (``separated_now``), ``more_human`` (additional human ratings per
-        system; missing (``pd.NA``, the columns are ``Int64``) when not within
-        ``max_human``), the human ratings now and then, and a note.
+        system, or per pair for preferences; missing (``pd.NA``, the columns are ``Int64``) when
+        not within ``max_human``), the human ratings now and then, and a note.
+    unit : {"pair", "group", "preference"}
+        Pairs of groups, single groups, or preference pairs (one difference per pair).
+    method : str
+        How the posterior at more ratings is obtained (exact for the binary model, an
+        approximation for the latent-truth model).
 
     Examples
     --------
@@ -266,6 +268,7 @@ class FitPlan(Result):
     rates: str
     group_name: str = "group"
     settings: dict = field(default_factory=dict)
+    method: str = "exact posterior on expected counts at the fitted values"
 
     def to_frame(self) -> pd.DataFrame:
         """The plan, one row per pair (or group); ``sig_level`` and the method in ``attrs``.
@@ -284,7 +287,7 @@ class FitPlan(Result):
         """
         out = self.table.copy()
         out.attrs.update(sig_level=self.sig_level, max_human=self.max_human, rates=self.rates,
-                         method="exact posterior on expected counts at the fitted values")
+                         method=self.method)
         return out
 
     def _repr_fields(self) -> Mapping[str, Any]:
@@ -306,28 +309,37 @@ class FitPlan(Result):
         >>> print(res.plan().summary().as_text().splitlines()[0])
         Planning from the fit: more human ratings to separate systems
         """
+        per = "pair" if self.unit == "preference" else "system"
         info = {"target": ("each pair's estimated difference" if self.epsilon is None
                            else f"a difference of {self.epsilon:g}"),
                 "significance": f"sig_level = {self.sig_level:g} (two-sided)",
-                "fitted values": f"alpha per group, rates {self.rates}",
-                "new ratings": "turn metric-only outputs into paired ones, then new outputs",
-                "largest plan": f"{self.max_human:,} more human ratings per system",
-                "method": "exact posterior on expected counts (binaryeval.plan)"}
+                "fitted values": (f"preference shares per pair, rates {self.rates}"
+                                  if self.unit == "preference"
+                                  else f"alpha per group, rates {self.rates}"),
+                "new ratings": "turn metric-only items into paired ones, then new items",
+                "largest plan": f"{self.max_human:,} more human ratings per {per}",
+                "method": self.method}
         t = self.table
-        if self.unit == "pair":
+        if self.unit == "preference":
+            shown = t.assign(pair=t["group_1"].astype(str) + " vs " + t["group_2"].astype(str))
+            cols = ["diff", "epsilon", "separated_now", "more_human", "n_human", "n_metric"]
+            shown = shown.set_index("pair")[cols]
+        elif self.unit == "pair":
             shown = t.assign(pair=t["group_1"].astype(str) + " vs " + t["group_2"].astype(str))
             cols = ["diff", "epsilon", "separated_now", "more_human", "n_human_1", "n_human_2"]
             shown = shown.set_index("pair")[cols]
         else:
             shown = t.set_index("group")[["epsilon", "separated_now", "more_human", "n_human"]]
-        s = Summary("Planning from the fit: more human ratings to separate systems", info,
-                    [("per pair" if self.unit == "pair" else "per group", shown)])
+        title = ("Planning from the fit: more human ratings to decide each preference"
+                 if self.unit == "preference"
+                 else "Planning from the fit: more human ratings to separate systems")
+        s = Summary(title, info, [("per group" if self.unit == "group" else "per pair", shown)])
         for _, r in t.iterrows():
             if not r["attainable"]:
                 who = r["group"] if self.unit == "group" else f"{r['group_1']} vs {r['group_2']}"
                 s.add_note(f"{who}: {r['note']}")
         s.add_note("separated_now = the smallest difference the ratings at hand separate; "
-                   "more_human = additional human ratings per system")
+                   f"more_human = additional human ratings per {per}")
         return s
 
     def plot(self, ax=None, *, kind: str = "bars", **kw):
@@ -359,7 +371,8 @@ class FitPlan(Result):
         t = self.table
         labels = (t["group"] if self.unit == "group"
                   else t["group_1"].astype(str) + " vs " + t["group_2"].astype(str))
-        now = t["n_human"] if self.unit == "group" else t[["n_human_1", "n_human_2"]].max(axis=1)
+        now = (t["n_human"] if self.unit in ("group", "preference")
+               else t[["n_human_1", "n_human_2"]].max(axis=1))
         more = t["more_human"].astype(float).fillna(self.max_human)
         if ax is None:
             _, ax = plt.subplots(figsize=(7, 0.35 * len(t) + 2))
@@ -368,6 +381,48 @@ class FitPlan(Result):
         ax.barh(y, more, left=now, color="C1", alpha=0.7,
                 label="more needed (capped where unattainable)")
         ax.set_yticks(y, labels)
-        ax.set_xlabel("human ratings per system")
+        ax.set_xlabel("human ratings per pair" if self.unit == "preference"
+                      else "human ratings per system")
         ax.legend(fontsize=8, loc="best")
         return ax
+
+
+def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
+                 sig_level: float | None = None, max_human: int = 100_000):
+    """How many more human ratings, at the fitted values, would tell systems apart.
+
+    Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
+    ratings it has: ``k`` more human ratings per system go first to outputs that have a metric
+    rating only (see :mod:`binaryeval.plan.fit_plan`).  The answer says when no ``k`` up to
+    ``max_human`` is enough, and why.
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        Difference to detect; by default each pair's estimated difference.
+    pairs : {"neighbours", "all"} or None
+        Neighbouring groups in the fit's order (default), every pair, or each group on its own
+        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
+    sig_level : float, optional
+        Significance level (default ``1 - level`` of the fit).
+    max_human : int
+        Largest number of additional human ratings per system tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+    ...                      "B": {"human_pos": 62, "human_total": 100}})
+    >>> int(res.plan().to_frame()["more_human"].iloc[0])
+    177
+    """
+    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
+
+
+# The planning package sits above the binary model and gives its result this method: the
+# model's result never imports the planner (see the layers in README.md).
+BinaryFit.plan = _plan_method  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@
   sidebar gives the previous/next links (``page-navigation: true``);
 - ``format: html: toc: true`` gives each page a table of contents of its ``h2``/``h3``
   headings (a page's ``toc: false`` header key turns it off);
-- ``quartodoc:`` gives the API reference (:mod:`binaryeval.reports.apiref`), with its own sidebar;
+- ``quartodoc:`` gives the API reference (:mod:`binaryeval._site.apiref`), with its own sidebar;
 - ``vignettes/index.qmd`` becomes the landing page ``index.html``; its header's ``listing:``
   (``contents`` = the showcase files, as Quarto's grid listings read them) becomes cards with the
   showcase's title, its ``description`` and a thumbnail: the page's ``image:`` header key, or
@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._validate import renamed
 from ..errors import RenderError
 from .apiref import ApiSection, api_pages, read_api_sections
-from .pages import Heading, finish_body, layout, relative_href, site_css
+from .pages import Heading, finish_body, import_object, layout, relative_href, site_css
 
 __all__ = ["SiteConfig", "build_site", "find_site_config", "read_site_config"]
 
@@ -213,8 +214,6 @@ class _Site:
         """The link from ``page`` to the reference of ``name`` (a method: its class's page)."""
         import inspect
 
-        from .apiref import _runtime
-
         target = self.api_names.get(name)
         if target is None:
             # a method or attribute of a documented class, or a name re-exported elsewhere
@@ -223,12 +222,12 @@ class _Site:
                 target = f"{self.api_names[head]}#{name}"
             else:
                 try:
-                    obj = _runtime(name)
+                    obj = import_object(name)
                 except (ImportError, AttributeError):
                     return None
                 for path, out in self.api_names.items():
                     try:
-                        same = _runtime(path) is obj and not inspect.ismodule(obj) or path == name
+                        same = import_object(path) is obj and not inspect.ismodule(obj) or path == name
                     except (ImportError, AttributeError):
                         same = False
                     if same:
@@ -453,7 +452,8 @@ def _notice(message: str) -> None:
     print(f"binaryeval render: {message}", file=sys.stderr)
 
 
-def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeout: int = 600,
+@renamed(out_dir="output_dir")
+def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, timeout: int = 600,
                kernel_name: str = "python3", index: bool = True, notice=_notice) -> list[Path]:
     r"""Render ``docs`` and the API reference as the website ``config`` describes.
 
@@ -463,10 +463,10 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
         The website (:func:`read_site_config`).
     docs : sequence of Path
         The ``.qmd`` documents; one named ``index.qmd`` is the landing page.
-    out_dir : Path
+    output_dir : Path
         Where the pages go.
     timeout, kernel_name
-        As for :func:`binaryeval.reports.render_document`.
+        As for :func:`binaryeval._site.documents.render_document`.
     index : bool, default True
         Render the landing page (``index.qmd``).
     notice : callable
@@ -504,8 +504,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
                                                 str(config.api.get("package") or "binaryeval")).items():
             site.pages[out].title = site.pages[out].title or title
             site.pages[out].fragment = fragment
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / CSS_FILE).write_text(site_css(), encoding="utf-8")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / CSS_FILE).write_text(site_css(), encoding="utf-8")
     order = _flat(site.sidebar)
     api_side = _api_sidebar(site)
     api_order = _flat(api_side)
@@ -531,7 +531,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], out_dir: Path, *, timeo
             if config.page_navigation else "",
             site_title=config.title, footer=_footer(config),
             description=str(page.header.get("description") or ""))
-        target = out_dir / out
+        target = output_dir / out
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html_page, encoding="utf-8")
         written.append(target)

@@ -24,7 +24,7 @@ table's id and it loads nothing from the network.
 Examples
 --------
 >>> import pandas as pd
->>> from binaryeval.reports.tables import format_table
+>>> from binaryeval._site.tables import format_table
 >>> df = pd.DataFrame({"system": ["A", "B"], "n": [527.0, 100.0], "estimate": [0.6712, 0.5],
 ...                    "p_value": [1.4e-16, 0.2345]})
 >>> print(format_table(df, decimals={"estimate": 2}))
@@ -46,12 +46,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._format import PROBABILITY_NAME, format_probability
 from ..errors import InputTypeError, ParameterError
 
 __all__ = ["Table", "format_table", "format_probability", "format_number", "matches_printed"]
 
-#: Column names read as probabilities when ``probabilities=`` does not say otherwise.
-PROBABILITY_NAME = re.compile(r"^(p|p_.*|prob.*|P\(.*\))$")
 _KINDS = ("text", "verbatim", "count", "probability", "number", "percent", "flag")
 # strings that are numbers as printed elsewhere ("0.64-0.65", "< 0.001", "12.5%", "1/2", "0.67**")
 _PRINTED_NUMBER = re.compile(
@@ -69,41 +68,6 @@ def _missing(value: Any) -> bool:
         return bool(pd.isna(value))
     except (TypeError, ValueError):  # lists and other containers are not missing values
         return False
-
-
-def format_probability(value: Any, decimals: int = 3, na: str = _DASH) -> str:
-    """Format a probability with fixed decimals, never in e-notation.
-
-    Parameters
-    ----------
-    value : float
-        A probability (``NaN`` or ``None`` for a missing one).
-    decimals : int, default 3
-        Decimals shown; values closer to 0 or 1 than ``10**-decimals`` read ``< 0.001`` or
-        ``> 0.999`` (for three decimals).
-    na : str
-        Text for a missing value.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> format_probability(1.41e-16), format_probability(0.04567), format_probability(1 - 1e-9)
-    ('< 0.001', '0.046', '> 0.999')
-    >>> format_probability(0.0), format_probability(1.0)
-    ('< 0.001', '1.000')
-    """
-    if _missing(value):
-        return na
-    v = float(value)
-    step = 10.0 ** -decimals
-    if v < step:
-        return f"< {step:.{decimals}f}"
-    if 1 - step < v < 1:
-        return f"> {1 - step:.{decimals}f}"
-    return f"{v:.{decimals}f}"
 
 
 def format_number(value: Any, decimals: int = 3, *, signed: bool = False,
@@ -572,6 +536,8 @@ def _styler_html(plain: pd.DataFrame, kinds: dict, marks: dict, letters: dict, r
         styles.append({"selector": f"td.col{j}, th.col_heading.col{j}:not([colspan])",
                        "props": f"text-align: {align};{wrap}"})
     st = Styler(shown, uuid=uid, uuid_len=0, cell_ids=False)
+    # column headers are labels of the data: escaped like the cells
+    st = st.format_index(escape="html", axis=1)
     st = st.hide(axis="index").set_table_styles(styles).set_td_classes(classes)
     if caption:
         st = st.set_caption(_inline(caption))

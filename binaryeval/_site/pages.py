@@ -23,11 +23,21 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from posixpath import relpath
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import RenderError
 
-__all__ = ["Heading", "finish_body", "layout", "relative_href", "site_css"]
+__all__ = ["CONTENT_SECURITY_POLICY", "Heading", "finish_body", "layout", "relative_href",
+           "site_css"]
+
+#: the Content-Security-Policy of every page written: no script at all, nothing loaded but the
+#: site's own stylesheet and images (and inline styles and data: images), no forms, no <base>.
+#: The pages need no script (the navbar and contents are <details> elements), so a name from
+#: the data that slipped through unescaped still could not run.
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'none'; img-src 'self' data:; "
+                           "style-src 'self' 'unsafe-inline'; font-src 'self' data:; "
+                           "base-uri 'none'; form-action 'none'; object-src 'none'")
 
 # quartodoc's interlinks syntax: the link target is a Python name in backticks; "~" shows only
 # the last part of the name ([](`~binaryeval.fit`) reads "fit")
@@ -57,7 +67,7 @@ def site_css() -> str:
     """
     from pygments.formatters import HtmlFormatter
 
-    own = (files("binaryeval.reports") / "assets" / "site.css").read_text(encoding="utf-8")
+    own = (files("binaryeval._site") / "assets" / "site.css").read_text(encoding="utf-8")
     code = HtmlFormatter(style="friendly").get_style_defs(".highlight")
     code = code.replace(".highlight { background: #f0f0f0; }", ".highlight { background: none; }")
     # Pygments names each token type in a comment ("Generic.Traceback", "Generic.Error"); a
@@ -251,11 +261,26 @@ def _interlink(soup, link, name: str, *, short: bool, where: str, api_link) -> N
         link["class"] = ["api-link"]
 
 
-def _check_name(name: str, where: str) -> None:
-    """Import ``name`` (``module.object.attribute``) or raise a RenderError saying why not."""
+def import_object(path: str) -> Any:
+    """The object named ``path`` (``module.object.attribute``), imported.
+
+    The longest importable prefix is the module; the rest are attributes.
+
+    Raises
+    ------
+    ImportError
+        No prefix of ``path`` is an importable module.
+    AttributeError
+        The module (or an object in it) lacks the next name; the message names both.
+
+    Examples
+    --------
+    >>> import_object("binaryeval.plan.sample_size").__name__
+    'binaryeval.plan.sample_size'
+    """
     import importlib
 
-    parts = name.split(".")
+    parts = path.split(".")
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
@@ -263,11 +288,20 @@ def _check_name(name: str, where: str) -> None:
             continue
         for attr in parts[cut:]:
             if not hasattr(obj, attr):
-                raise RenderError(f"{where}: the API link [](`{name}`) names nothing: "
-                                  f"{'.'.join(parts[:cut])} has no attribute {attr!r}")
+                raise AttributeError(f"{'.'.join(parts[:cut])} has no attribute {attr!r}")
             obj = getattr(obj, attr)
-        return
-    raise RenderError(f"{where}: the API link [](`{name}`) names no importable module")
+        return obj
+    raise ImportError(path)
+
+
+def _check_name(name: str, where: str) -> None:
+    """Import ``name`` (``module.object.attribute``) or raise a RenderError saying why not."""
+    try:
+        import_object(name)
+    except AttributeError as exc:
+        raise RenderError(f"{where}: the API link [](`{name}`) names nothing: {exc}") from None
+    except ImportError:
+        raise RenderError(f"{where}: the API link [](`{name}`) names no importable module") from None
 
 
 def toc_html(headings: list[Heading]) -> str:
@@ -286,7 +320,7 @@ def toc_html(headings: list[Heading]) -> str:
 def _template():
     import jinja2
 
-    text = (files("binaryeval.reports") / "templates" / "page.html.j2").read_text(encoding="utf-8")
+    text = (files("binaryeval._site") / "templates" / "page.html.j2").read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=False, trim_blocks=True, lstrip_blocks=True)
     return env.from_string(text)
 
@@ -298,13 +332,15 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
     """The full HTML page around a finished body.
 
     ``css_href`` links the stylesheet file (site pages); without it the stylesheet is inlined
-    (a single self-contained document).  ``navbar``, ``sidebar`` and ``page_nav`` are HTML made
-    by :mod:`binaryeval.reports.site`; empty strings leave them out.
+    (a single self-contained document).  Every page carries :data:`CONTENT_SECURITY_POLICY`.  ``navbar``, ``sidebar`` and ``page_nav`` are HTML made
+    by :mod:`binaryeval._site.site`; empty strings leave them out.
 
     Examples
     --------
     >>> page = layout(title="T", body="<p>x</p>")
     >>> "<title>T</title>" in page and "<style>" in page and "<script" not in page
+    True
+    >>> "Content-Security-Policy" in page
     True
     """
     toc = toc_html(headings or [])
@@ -313,4 +349,4 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
                                                           and site_title != title else title),
         body=body, toc=toc, css_href=css_href, css=None if css_href else site_css(),
         navbar=navbar, sidebar=sidebar, sidebar_inline=sidebar_inline, page_nav=page_nav,
-        footer=footer, description=html.escape(description))
+        footer=footer, description=html.escape(description), csp=CONTENT_SECURITY_POLICY)

@@ -2,7 +2,7 @@
 
 Run (QuaPy 0.2.3 with its Bayesian extras: numpyro 0.22.0, jax 0.10.2, pystan 3.10.0):
 
-    PYTHONPATH=.:<path with quapy, numpyro, jax> python validation/latent_quapy_reference.py
+    PYTHONPATH=.:<path with quapy, numpyro, jax> python studies/latent_quapy_reference.py
 
 BayesianCC (Ziegler and Czyz 2024, "Bayesian quantification with black-box estimators", TMLR) is
 the latent-truth model in which the labelled items inform only the confusion matrix ``P(C|Y)``:
@@ -66,7 +66,7 @@ def main():
     meta = {"source": "QuaPy BayesianCC (quapy.method._bayesian.sample_posterior_bayesianCC)",
             "quapy": quapy.__version__, "numpyro": numpyro.__version__,
             "jax": jax.__version__, "python": platform.python_version(),
-            "script": "validation/latent_quapy_reference.py",
+            "script": "studies/latent_quapy_reference.py",
             "layout": "labeled[true class][predicted class]; unlabeled[predicted class]; "
                       "summaries per true class of the prevalence pi",
             "results": results}

@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python validation/latent_sbc.py                    # 500 data sets per design, 2 processes
-    python validation/latent_sbc.py --batches 2 --out /tmp/quick      # a look
+    python studies/latent_sbc.py                    # 500 data sets per design, 2 processes
+    python studies/latent_sbc.py --batches 2 --out /tmp/quick      # a look
 
 Simulation-based calibration (Talts, Betancourt, Simpson, Vehtari and Gelman 2018, "Validating
 Bayesian inference algorithms with simulation-based calibration"): every data set draws its

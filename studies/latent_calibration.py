@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python validation/latent_calibration.py             # the full study, 2 processes
-    python validation/latent_calibration.py --batches 2 --out /tmp/quick   # a look
+    python studies/latent_calibration.py             # the full study, 2 processes
+    python studies/latent_calibration.py --batches 2 --out /tmp/quick   # a look
 
 Simulation-based calibration (Talts et al. 2018): every replicate draws its parameters from the
 prior the model uses (``pi ~ Dirichlet(1)``, every row of ``Theta ~ Dirichlet(1)``), then data

@@ -22,7 +22,10 @@ import numpy as np
 import pandas as pd
 
 from .. import _dask
+from .._directions import read_lower_is_better
 from .._partition import code_groups, evaluate_terms, merge_labels, referenced_names
+from ..binary.model import SINGLE
+from ..binary.roc import Cuts, choose_cuts
 from ..data import (
     RowAccount,
     _numeric,
@@ -32,12 +35,11 @@ from ..data import (
     cell_codes,
     cells_frame,
     count_cells,
+    scores,
 )
-from ..errors import BinaryEvalError, DataError, FormulaError, InputTypeError
+from ..errors import BinaryEvalError, DataError, FormulaError, InputTypeError, ParameterError
 from ..formula import ParsedFormula
-from .roc import Cuts, choose_cuts
 
-SINGLE = "all"
 # where a partition's problem arose, in the order a single frame's checks meet them: the
 # formula; the human ratings (not numbers, infinite, not 0/1); the metric (not numbers or not
 # 0/1, infinite)
@@ -51,6 +53,25 @@ def terms(parsed: ParsedFormula) -> tuple[str, str | None]:
     if len(parsed.lhs) != 1:
         raise FormulaError("the left side must be one human-rating term", parsed.text)
     return parsed.lhs_names[0], (parsed.rhs_names[0] if parsed.rhs else None)
+
+
+def metric_directions(value: Any, parsed: ParsedFormula, *, thresholded: bool) -> tuple[str, ...]:
+    """``lower_is_better`` of a binary human rating and one metric (``fit`` and ``roc``).
+
+    Only a scalar metric that a threshold turns into ratings has a direction: the human rating is
+    binary (a penalty becomes a rating in the formula), and so is an unthresholded metric.
+    """
+    lower = read_lower_is_better(value, parsed.lhs_names + parsed.rhs_names)
+    for name in lower:
+        if name in parsed.lhs_names:
+            raise ParameterError(f"lower_is_better={name!r}: the human rating is binary (1 = "
+                                 "adequate); turn penalties into a rating in the formula, e.g. "
+                                 f"I({name} == 0)")
+        if not thresholded:
+            raise ParameterError(f"lower_is_better={name!r} applies to a scalar metric with "
+                                 "threshold=; a binary metric has no direction to turn: if its "
+                                 f"1 means inadequate, flip it in the formula, e.g. I(1 - {name})")
+    return lower
 
 
 @dataclass
@@ -69,7 +90,10 @@ class Coded:
 
 def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
     arr, missing = _numeric(raw)
-    bad = ~missing if arr is None else ~missing & (arr != 0.0) & (arr != 1.0)
+    if arr is None:
+        # text (or other objects): the one check of ratings says what it holds and the fix
+        as_binary(raw, name, "metric rating")
+    bad = ~missing & (arr != 0.0) & (arr != 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(f"metric column {name!r} is scalar (e.g. {_show(raw.iloc[i])} in row "
@@ -79,19 +103,8 @@ def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
 
 
 def _scores(raw: pd.Series, name: str) -> np.ndarray:
-    score = pd.to_numeric(raw, errors="coerce")
-    bad = raw.notna() & score.isna()
-    if bad.any():
-        raise DataError(f"metric column {name!r} holds a non-numeric value "
-                        f"{_show(raw[bad].iloc[0])} (row {_show(raw.index[bad.to_numpy()][0])}); "
-                        "a thresholded metric must be numeric")
-    arr = score.to_numpy(dtype=float, na_value=np.nan)
-    inf = np.isinf(arr)
-    if inf.any():
-        raise DataError(f"metric column {name!r} holds an infinite value {arr[inf][0]} (row "
-                        f"{_show(raw.index[np.flatnonzero(inf)[0]])}); replace it with NaN (not "
-                        "rated) or a finite score")
-    return arr
+    """A scalar metric's scores (a threshold turns them into ratings)."""
+    return scores(raw, name, "metric column")
 
 
 def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bool) -> Coded:
@@ -121,7 +134,7 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
             metric = np.full(n, np.nan)
         else:
             metric = _scores(m_raw, mname) if scalar_metric else _binary_metric(m_raw, mname)
-    except DataError as exc:
+    except (DataError, InputTypeError) as exc:
         # a thresholded metric's text is reported before its infinities
         infinite = scalar_metric and not (m_raw.notna()
                                           & pd.to_numeric(m_raw, errors="coerce").isna()).any()
@@ -226,8 +239,9 @@ def check(summary: Summary, parsed: ParsedFormula, binary_metric: bool) -> None:
         raise all_missing(hname, "human rating")
     if problem is not None:
         raise problem
-    if binary_metric and mname is not None and summary.present[-1] == 0:
-        raise all_missing(mname, "metric rating")
+    if mname is not None and summary.present[-1] == 0:
+        # a scalar metric too: thresholded, it would leave a fit of the human ratings alone
+        raise all_missing(mname, "metric rating" if binary_metric else "metric score")
 
 
 def choose(summary: Summary, threshold: Any, *, lower_is_better: bool, column: str) -> Cuts:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RenderError
+from .pages import import_object, relative_href
 
 __all__ = ["ApiEntry", "ApiSection", "api_pages", "read_api_sections"]
 
@@ -62,20 +63,6 @@ class ApiSection:
 # ---------------------------------------------------------------------------------------------
 # configuration
 # ---------------------------------------------------------------------------------------------
-
-def _runtime(path: str) -> Any:
-    """The object named ``path`` (``binaryeval.plan.sample_size``), imported."""
-    parts = path.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise ImportError(path)
-
 
 def _kind(obj: Any) -> str:
     if inspect.ismodule(obj):
@@ -126,7 +113,7 @@ def read_api_sections(config: dict[str, Any], directory: str | None = None,
             pkg = str(sec.get("package") or package)
             path = f"{pkg}.{name}"
             try:
-                obj = _runtime(path)
+                obj = import_object(path)
             except (ImportError, AttributeError):
                 if "." not in name:  # a module that is not (yet) part of the package
                     notice(f"API reference: {path} cannot be imported; its pages are left out")
@@ -172,7 +159,7 @@ class _Docs:
 
     def get(self, path: str):
         """The griffe object documenting the runtime object ``path`` (follows re-exports)."""
-        obj = _runtime(path)
+        obj = import_object(path)
         rest = None
         if inspect.ismodule(obj):
             rest = obj.__name__
@@ -229,7 +216,7 @@ def _qualify(name: str, module: str) -> str | None:
     """The full dotted name that ``name`` means inside ``module``, if it can be imported."""
     for cand in (name, f"binaryeval.{name}", f"{module}.{name.lstrip('.')}"):
         try:
-            _runtime(cand)
+            import_object(cand)
         except (ImportError, AttributeError):
             continue
         return cand if cand.startswith("binaryeval") else None
@@ -408,7 +395,7 @@ def _object_body(docs: _Docs, entry: ApiEntry) -> str:
 
 
 def _methods(docs: _Docs, cls, entry: ApiEntry, module: str) -> str:
-    runtime = _runtime(entry.path)
+    runtime = import_object(entry.path)
     methods = []
     for name in sorted(cls.all_members if hasattr(cls, "all_members") else cls.members):
         if name.startswith("_"):
@@ -446,8 +433,6 @@ def _summary_line(obj) -> str:
 
 
 def _member_table(entries: list[ApiEntry], page: str) -> str:
-    from .pages import relative_href
-
     rows = "".join(
         f'<tr><td><a href="{html.escape(relative_href(e.page, page))}"><code>{html.escape(e.name)}'
         f"</code></a></td><td>{_markdown(e.summary, 'binaryeval')}</td></tr>" for e in entries)
@@ -475,7 +460,7 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
     """The reference pages: ``{page path: (title, HTML fragment)}``, index first.
 
     The fragments still hold interlinks (``<a href="`binaryeval.fit`">``) for
-    :func:`binaryeval.reports.pages.finish_body` to resolve.
+    :func:`binaryeval._site.pages.finish_body` to resolve.
 
     Examples
     --------

@@ -1,0 +1,264 @@
+"""Speed of the exact engine against its goals, the package before this work, and ppi_py.
+
+Run: ``python benchmarks/bench_speed.py [--rounds 7] [--quick]``.
+
+The baseline is the package as it was before the engine's speed work (commit ``BASELINE``, read
+from git history into a temporary folder and imported as ``binaryeval_baseline``); it runs in
+this process on the same data, so a loaded machine slows both alike and the ratio
+``baseline / now`` holds.  Absolute times are printed too (wall clock, and the process's CPU
+time, which waiting for a busy CPU does not inflate).  Rows:
+
+1. one posterior with its 95 % interval from 300 paired and 10^3 / 10^4 / 10^5 metric-only
+   rows; beside it ppi_py's PPI++ mean and 95 % interval on the same rows (skipped, with a
+   note, when ``ppi_py`` is not installed: ``pip install -e .[bench]``).  Goal: 2 ms.
+2. ``be.fit`` on a 10^3-row frame (300 paired rows).  Goal: 10 ms.
+3. ``fit`` + ``to_frame()`` on 10^7 rows in 10^4 groups (10 % paired).  Goal: 10 s.  The
+   baseline runs 100 of the groups (it took 309 s + minutes for all of them); its time per
+   group gives the ratio.
+4. ``compare()`` of 1,000 groups (499,500 pairs).  Goal: 10 s.  Baseline: 40 groups, per pair.
+5. ``favi(...).summary()`` with 1,000 systems.  Goal: 2 s.  Baseline: 150 systems.
+6. ``P(alpha_1 > alpha_2)`` over every pair of :func:`binaryeval.validation.pair_sweep` (fresh
+   posteriors each, so each pair pays for what it builds), and over consecutive pairs of 30
+   random designs (10^4.5 to 10^8.5 metric ratings): the slowest pair and the median.  Not run
+   for the baseline, which crashed after minutes on two of these fits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import importlib
+import io
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pandas as pd
+
+import binaryeval as be
+from binaryeval.binary.engine import alpha_posterior
+from binaryeval.validation import pair_sweep, random_designs
+
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE = "941f54a"  # the package before the engine's speed work
+GOALS = {"posterior": 0.002, "fit_1e3": 0.010, "scale": 10.0, "compare": 10.0, "favi": 2.0}
+
+
+def baseline_package() -> ModuleType | None:
+    """The package at ``BASELINE`` from git, imported as ``binaryeval_baseline`` (None without git)."""
+    try:
+        archive = subprocess.run(["git", "archive", BASELINE, "binaryeval"], cwd=ROOT,
+                                 capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="bench_speed_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    (folder / "binaryeval").rename(folder / "binaryeval_baseline")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("binaryeval_baseline")
+
+
+def timed(fn, rounds: int = 1) -> tuple[float, float, object]:
+    """Median wall and CPU time of ``rounds`` calls, and the last result."""
+    wall, cpu, out = [], [], None
+    for _ in range(rounds):
+        t, c = time.perf_counter(), time.process_time()
+        out = fn()
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return statistics.median(wall), statistics.median(cpu), out
+
+
+# -- data ---------------------------------------------------------------------------------------
+def paired_design(n_metric: int, n_paired: int = 300, seed: int = 0):
+    """Rows of one system: ``(Y, Yhat)`` on the paired rows, ``Yhat`` on the metric-only ones."""
+    rng = np.random.default_rng(seed)
+    alpha, rho, eta = 0.7, 0.85, 0.8
+    adequate = rng.random(n_paired + n_metric) < alpha
+    metric = np.where(adequate, rng.random(adequate.size) < rho, rng.random(adequate.size) > eta)
+    y, yhat = adequate[:n_paired].astype(float), metric[:n_paired].astype(float)
+    return y, yhat, metric[n_paired:].astype(float)
+
+
+def counts_of(y, yhat, unlabeled) -> tuple[int, ...]:
+    tp = int(np.sum((y == 1) & (yhat == 1)))
+    fn = int(np.sum((y == 1) & (yhat == 0)))
+    tn = int(np.sum((y == 0) & (yhat == 0)))
+    fp = int(np.sum((y == 0) & (yhat == 1)))
+    return (tp + fn, y.size, int(unlabeled.sum()), unlabeled.size, tp, fn, tn, fp)
+
+
+def grouped_rows(n_groups: int, per_group: int, paired_share: float = 0.1, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    n = n_groups * per_group
+    g = np.repeat(np.arange(n_groups), per_group)
+    alpha = rng.uniform(0.3, 0.85, n_groups)[g]
+    adequate = rng.random(n) < alpha
+    metric = np.where(adequate, rng.random(n) < 0.85, rng.random(n) < 0.2).astype(np.int8)
+    human = np.where(rng.random(n) < paired_share, adequate.astype(float), np.nan)
+    names = np.array([f"g{i:05d}" for i in range(n_groups)])
+    return pd.DataFrame({"system": pd.Categorical(names[g]), "human": human, "metric": metric})
+
+
+# -- rows ---------------------------------------------------------------------------------------
+def posterior_rows(old, rounds: int) -> None:
+    try:
+        import ppi_py
+    except ImportError:
+        ppi_py = None
+        print("(ppi_py not installed: its column is skipped; pip install -e .[bench])")
+    print(f"\n1. one posterior with its 95% interval, 300 paired rows (goal "
+          f"{1e3 * GOALS['posterior']:.0f} ms; median of {rounds})")
+    print(f"{'metric-only rows':>17}{'now ms':>9}{'cpu ms':>9}{'/goal':>7}{'base ms':>9}"
+          f"{'base/now':>9}{'ppi_py ms':>11}{'lower':>9}{'upper':>9}{'ppi lower':>11}"
+          f"{'ppi upper':>11}")
+    for n in (10**3, 10**4, 10**5):
+        y, yhat, unl = paired_design(n)
+        c = counts_of(y, yhat, unl)
+        wall, cpu, iv = timed(lambda c=c: alpha_posterior(*c).interval(0.95), rounds)
+        base = float("nan")
+        if old is not None:
+            base = timed(lambda c=c: old.alpha_posterior(*c).interval(0.95), max(1, rounds // 2))[0]
+        peer = (float("nan"),) * 3
+        if ppi_py is not None:
+            t_ppi, _, ci = timed(lambda y=y, yhat=yhat, unl=unl: ppi_py.ppi_mean_ci(
+                y, yhat, unl, alpha=0.05), rounds)
+            peer = (t_ppi, float(np.ravel(ci[0])[0]), float(np.ravel(ci[1])[0]))
+        print(f"{n:>17,}{1e3 * wall:>9.2f}{1e3 * cpu:>9.2f}{wall / GOALS['posterior']:>7.2f}"
+              f"{1e3 * base:>9.1f}{base / wall:>9.1f}{1e3 * peer[0]:>11.2f}{iv[0]:>9.4f}"
+              f"{iv[1]:>9.4f}{peer[1]:>11.4f}{peer[2]:>11.4f}")
+
+
+def fit_row(old, rounds: int) -> None:
+    y, yhat, unl = paired_design(700)
+    frame = pd.DataFrame({"human": np.r_[y, np.full(unl.size, np.nan)],
+                          "metric": np.r_[yhat, unl].astype(int)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wall, cpu, _ = timed(lambda: be.fit("human ~ metric", frame), rounds)
+        base = (timed(lambda: old.fit("human ~ metric", frame), rounds)[0] if old is not None
+                else float("nan"))
+    print(f"\n2. be.fit on a 10^3-row frame: now {1e3 * wall:.2f} ms (cpu {1e3 * cpu:.2f}), goal "
+          f"{1e3 * GOALS['fit_1e3']:.0f} ms, now/goal {wall / GOALS['fit_1e3']:.2f}; baseline "
+          f"{1e3 * base:.1f} ms, baseline/now {base / wall:.1f}")
+
+
+def scale_row(old, quick: bool) -> None:
+    n_groups = 1000 if quick else 10_000
+    frame = grouped_rows(n_groups, 1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        w_fit, c_fit, res = timed(lambda: be.fit("human ~ metric | system", frame))
+        w_tf, c_tf, _ = timed(lambda: res.to_frame())
+        base_per_group = float("nan")
+        if old is not None:
+            small = grouped_rows(100, 1000)
+            w_b = timed(lambda: old.fit("human ~ metric | system", small).to_frame())[0]
+            base_per_group = w_b / 100
+    total = w_fit + w_tf
+    print(f"\n3. fit + to_frame(), {len(frame):,} rows in {n_groups:,} groups: fit {w_fit:.2f} s "
+          f"(cpu {c_fit:.2f}), to_frame {w_tf:.2f} s (cpu {c_tf:.2f}); total {total:.2f} s, goal "
+          f"{GOALS['scale']:.0f} s, now/goal {total / GOALS['scale']:.2f}; baseline "
+          f"{1e3 * base_per_group:.1f} ms per group (100 groups), baseline/now "
+          f"{base_per_group * n_groups / total:.0f}")
+
+
+def compare_row(old, quick: bool) -> None:
+    n_groups = 300 if quick else 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = be.fit("human ~ metric | system", grouped_rows(n_groups, 1000, seed=2))
+        wall, cpu, comp = timed(lambda: res.compare())
+        w_m, _, _ = timed(lambda: comp.matrix())
+        base_per_pair = float("nan")
+        if old is not None:
+            small = old.fit("human ~ metric | system", grouped_rows(40, 1000, seed=2))
+            base_per_pair = timed(lambda: small.compare())[0] / (40 * 39 / 2)
+    pairs = n_groups * (n_groups - 1) // 2
+    print(f"\n4. compare() of {n_groups:,} groups ({pairs:,} pairs): {wall:.2f} s (cpu {cpu:.2f}), "
+          f"matrix() {w_m:.2f} s; goal {GOALS['compare']:.0f} s, now/goal "
+          f"{wall / GOALS['compare']:.2f}; baseline {1e3 * base_per_pair:.2f} ms per pair (40 "
+          f"groups), baseline/now {base_per_pair * pairs / wall:.0f}")
+
+
+def favi_row(old, quick: bool) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_favi import simulate
+
+    n_sys = 300 if quick else 1000
+    data = simulate(200, n_sys)
+    res = be.favi("human ~ metric | system", data, item="item")
+    wall, cpu, _ = timed(lambda: res.summary())
+    base = float("nan")
+    if old is not None:
+        small = simulate(200, 150)
+        r_old = old.favi("human ~ metric | system", small, item="item")
+        base = timed(lambda: r_old.summary())[0]
+    print(f"\n5. favi(...).summary() with {n_sys:,} systems: {wall:.2f} s (cpu {cpu:.2f}), goal "
+          f"{GOALS['favi']:.0f} s, now/goal {wall / GOALS['favi']:.2f}; baseline with 150 "
+          f"systems {base:.2f} s")
+
+
+def pairs_row() -> None:
+    sweep = list(pair_sweep().values())
+    times, answers = [], {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(len(sweep)):
+            for j in range(i + 1, len(sweep)):
+                a, b = alpha_posterior(*sweep[i]), alpha_posterior(*sweep[j])
+                t = time.perf_counter()
+                answers[(i, j)] = a.prob_greater(b)
+                times.append(time.perf_counter() - t)
+        names = list(pair_sweep())
+        crash = (names.index("smooth 2.3e5"), names.index("smooth 3.7e4"))
+        t = time.perf_counter()
+        alpha_posterior(*sweep[crash[0]]).prob_greater(alpha_posterior(*sweep[crash[1]]))
+        t_crash = time.perf_counter() - t
+        designs = random_designs(30, seed=5)
+        scan, fails = [], 0
+        for k in range(0, 30, 2):
+            a, b = alpha_posterior(*designs[k]), alpha_posterior(*designs[k + 1])
+            t = time.perf_counter()
+            try:
+                a.prob_greater(b)
+            except Exception:  # noqa: BLE001 - counted
+                fails += 1
+            scan.append(time.perf_counter() - t)
+    print(f"\n6. P(alpha_1 > alpha_2): {len(times)} pairs of the pair sweep, slowest "
+          f"{max(times):.3f} s, median {statistics.median(times) * 1e3:.1f} ms; the two fits "
+          f"that once crashed compare(): {1e3 * t_crash:.1f} ms; 15 pairs of random designs: "
+          f"slowest {max(scan):.3f} s, median {statistics.median(scan) * 1e3:.1f} ms, "
+          f"{fails} failures")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--quick", action="store_true",
+                        help="smaller scale rows (1,000 groups, 300 in compare and favi)")
+    parser.add_argument("--skip-baseline", action="store_true")
+    args = parser.parse_args(argv)
+    old = None if args.skip_baseline else baseline_package()
+    if old is None:
+        print("(baseline package not loaded: ratios not shown)")
+    posterior_rows(old, args.rounds)
+    fit_row(old, args.rounds)
+    scale_row(old, args.quick)
+    compare_row(old, args.quick)
+    favi_row(old, args.quick)
+    pairs_row()
+
+
+if __name__ == "__main__":
+    main()

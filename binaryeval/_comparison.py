@@ -1,0 +1,371 @@
+"""Pairwise comparison of groups: one :class:`Comparison` for every fit.
+
+Every fit's ``compare()`` (:class:`~binaryeval.BinaryFit`, :class:`~binaryeval.LatentFit`,
+:class:`~binaryeval.PreferenceFit`) returns a :class:`Comparison`: one row per pair of groups with
+the posterior of the difference (``diff``, its ``std_error``, the credible interval ``lower``,
+``upper`` at ``level``), ``P(group_1 > group_2)`` (``prob_greater``), a z statistic, a p-value and
+the call at ``sig_level``.  :meth:`Comparison.matrix` turns any column into a square table over the
+groups.  The models compute the rows (the binary model from its exact posteriors, the latent model
+from its draws); :func:`finish` adds the p-values, the multiple-testing adjustment and the stars
+the same way for both.
+
+A later method of the fits (``ranks()``) reads the same draws or posteriors; nothing here assumes
+more than a table of pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from . import _validate
+from ._results import Result
+from .errors import DataError, ParameterError
+from .summary import Summary
+
+__all__ = ["Comparison", "compare_draws", "finish", "METHODS"]
+
+#: how ``p_value`` is computed, by ``method``
+METHODS = {"bayes": "two-sided posterior tail 2 min(P, 1 - P) of P(group_1 > group_2)",
+           "z": "z-test on a normal approximation of the difference (paper eq. 6)"}
+
+#: columns whose value for (j, i) is minus that for (i, j)
+_ANTISYMMETRIC = ("diff", "statistic")
+
+
+def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level: float,
+           adjust: str | None, level: float, group_name: str, quantity: str,
+           interval: str, extra: dict[str, Any] | None = None) -> Comparison:
+    """p-values, adjustment, significance and stars for rows of pairs; the :class:`Comparison`.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        ``group_1, group_2, diff, std_error, lower, upper, prob_greater`` per pair.
+    groups : sequence of str
+        The groups in display order (rows and columns of :meth:`Comparison.matrix`).
+    method : {"bayes", "z"}
+        Which p-value decides significance.
+    sig_level : float
+        Significance threshold.
+    adjust : str, optional
+        A statsmodels ``multipletests`` method applied over all pairs.
+    level : float
+        Probability of the credible intervals ``lower``/``upper``.
+    group_name : str
+        Name of the grouping column.
+    quantity : str
+        What ``prob_greater`` is the probability of, in words (for the summary and plot).
+    interval : str
+        How ``lower``/``upper`` were computed (the summary says it).
+    extra : dict, optional
+        Further facts for ``attrs`` and the summary.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"group_1": ["A"], "group_2": ["B"], "diff": [0.1],
+    ...                      "std_error": [0.05], "lower": [0.002], "upper": [0.198],
+    ...                      "prob_greater": [0.977]})
+    >>> finish(rows, groups=["A", "B"], method="bayes", sig_level=0.05, adjust=None,
+    ...        level=0.95, group_name="system", quantity="P(A > B)", interval="eti")
+    Comparison(pairs=1, significant=1, method='bayes', sig_level=0.05)
+    """
+    method = _validate.choice(method, "method", tuple(METHODS))
+    frame = rows.reset_index(drop=True).copy()
+    se = frame["std_error"].to_numpy(dtype=float)
+    diff = frame["diff"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(se > 0, diff / se, np.nan)
+    pg = frame["prob_greater"].to_numpy(dtype=float)
+    frame["statistic"] = z
+    p_z = np.where(np.isfinite(z), 2 * stats.norm.sf(np.abs(z)), np.nan)
+    p_bayes = np.minimum(1.0, 2 * np.minimum(pg, 1 - pg))
+    frame["p_value"] = p_z if method == "z" else p_bayes
+    if adjust is not None:
+        from statsmodels.stats.multitest import multipletests
+
+        pv = frame["p_value"].to_numpy(dtype=float)
+        ok = np.isfinite(pv)
+        padj = np.full(pv.shape, np.nan)
+        reject = np.zeros(pv.shape, dtype=bool)
+        if ok.any():
+            try:
+                rj, pa, _, _ = multipletests(pv[ok], alpha=sig_level, method=adjust)
+            except ValueError as exc:
+                raise ParameterError(f"adjust={adjust!r}: {exc}") from None
+            padj[ok], reject[ok] = pa, rj
+        frame["p_adjusted"] = padj
+        frame["significant"] = reject
+        pcol = frame["p_adjusted"]
+    else:
+        frame["significant"] = (frame["p_value"] < sig_level).to_numpy()
+        pcol = frame["p_value"]
+    frame["stars"] = np.select([pcol < 0.001, pcol < 0.01, pcol < 0.05], ["***", "**", "*"], "")
+    attrs = dict(sig_level=sig_level, method=method, adjust=adjust, level=level, kind="eti",
+                 quantity=quantity, interval=interval, **(extra or {}))
+    frame.attrs.update(attrs)
+    return Comparison(frame, [str(g) for g in groups], method, sig_level, adjust, group_name,
+                      level, quantity, interval)
+
+
+def compare_draws(draws: np.ndarray, pairs: Sequence[tuple[str, str]], *, groups: Sequence[str],
+                  method: str = "bayes", sig_level: float = 0.05, adjust: str | None = None,
+                  level: float = 0.95, group_name: str = "group", quantity: str,
+                  extra: dict[str, Any] | None = None) -> Comparison:
+    """A :class:`Comparison` from posterior draws of each pair's difference.
+
+    Parameters
+    ----------
+    draws : ndarray (chains, draws, pairs)
+        Draws of ``x_group_1 - x_group_2`` for each pair, from the joint posterior.
+    pairs : sequence of (str, str)
+        ``(group_1, group_2)`` of each column of ``draws``.
+    groups, method, sig_level, adjust, level, group_name, quantity, extra
+        As in :func:`finish`.
+
+    Returns
+    -------
+    Comparison
+        ``diff`` is the posterior mean of the difference, ``std_error`` its posterior sd,
+        ``lower``/``upper`` the equal-tailed interval of the draws at ``level``,
+        ``prob_greater`` the share of draws above 0 (ties, a difference of exactly 0, count
+        half).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> d = rng.normal(0.1, 0.05, size=(2, 500, 1))
+    >>> c = compare_draws(d, [("A", "B")], groups=["A", "B"], quantity="P(A > B)")
+    >>> round(float(c.to_frame()["prob_greater"].iloc[0]), 2)
+    0.98
+    """
+    if len(groups) < 2:
+        raise DataError("compare needs at least two groups; add '| system' to the formula")
+    level = _validate.level(level)
+    flat = np.asarray(draws, dtype=float).reshape(-1, draws.shape[-1])
+    tail = (1.0 - level) / 2.0
+    if flat.shape[1]:
+        lower, upper = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+    else:
+        lower = upper = np.zeros(0)
+    rows = pd.DataFrame({
+        "group_1": [str(a) for a, _ in pairs], "group_2": [str(b) for _, b in pairs],
+        "diff": flat.mean(axis=0), "std_error": flat.std(axis=0, ddof=1),
+        "lower": lower, "upper": upper,
+        "prob_greater": (flat > 0).mean(axis=0) + 0.5 * (flat == 0).mean(axis=0)})
+    return finish(rows, groups=groups, method=method, sig_level=sig_level, adjust=adjust,
+                  level=level, group_name=group_name, quantity=quantity,
+                  interval=f"equal-tailed quantiles of {flat.shape[0]:,} posterior draws",
+                  extra=extra)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Comparison(Result):
+    """Pairwise comparison of groups, from the ``compare()`` of every fit.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per pair (see :meth:`to_frame`).
+    groups : list of str
+        The groups in display order.
+    method : str
+        ``"bayes"`` or ``"z"``: which p-value decides ``significant``.
+    sig_level : float
+        Significance threshold.
+    adjust : str or None
+        Multiple-testing adjustment of the p-values.
+    group_name : str
+        Name of the grouping column.
+    level : float
+        Probability of the credible intervals of the differences.
+    quantity : str
+        What ``prob_greater`` is the probability of.
+    interval : str
+        How the intervals were computed.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+    ...                      "B": {"human_pos": 55, "human_total": 100}})
+    >>> res.compare().to_frame()[["group_1", "group_2", "prob_greater"]].round(4)
+      group_1 group_2  prob_greater
+    0       A       B        0.9855
+    """
+
+    table: pd.DataFrame
+    groups: list[str]
+    method: str
+    sig_level: float
+    adjust: str | None
+    group_name: str = "group"
+    level: float = 0.95
+    quantity: str = "P(group_1 > group_2)"
+    interval: str = ""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair.
+
+        Returns
+        -------
+        DataFrame
+            ``group_1, group_2``, ``diff`` (posterior mean of the difference), ``std_error``
+            (its posterior sd), ``lower``, ``upper`` (its equal-tailed credible interval at
+            ``level``), ``prob_greater``, ``statistic`` (z = diff / std_error), ``p_value``,
+            [``p_adjusted``,] ``significant``, ``stars``; ``level``, ``kind``, ``sig_level``,
+            ``method`` and ``adjust`` in ``attrs``.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> list(res.compare().to_frame().columns)[:7]
+        ['group_1', 'group_2', 'diff', 'std_error', 'lower', 'upper', 'prob_greater']
+        """
+        out = self.table.copy()
+        out.attrs.update(self.table.attrs)
+        return out
+
+    def matrix(self, value: str = "prob_greater") -> pd.DataFrame:
+        """Square table over groups; cell (i, j) is the value for group i against group j.
+
+        Parameters
+        ----------
+        value : str
+            A column of :meth:`to_frame`.  ``prob_greater`` gives ``P(x_i > x_j)`` (the papers'
+            table); ``diff`` and ``statistic`` are antisymmetric; ``lower`` of (j, i) is minus
+            ``upper`` of (i, j) and the other way round; ``p_value`` and ``significant`` are
+            symmetric.  Pairs without a row (no data) are missing.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> res.compare().matrix().round(3)
+        group_2      A      B
+        group_1
+        A          NaN  0.901
+        B        0.099    NaN
+        """
+        cols = [c for c in self.table.columns if c not in ("group_1", "group_2")]
+        value = _validate.choice(value, "value", cols)
+        idx = {g: i for i, g in enumerate(self.groups)}
+        n = len(self.groups)
+        vals = np.full((n, n), np.nan, dtype=object)
+        other = {"lower": "upper", "upper": "lower"}.get(value)
+        for k, (g1, g2) in enumerate(zip(self.table["group_1"], self.table["group_2"],
+                                         strict=True)):
+            if g1 not in idx or g2 not in idx:
+                continue
+            i, j = idx[g1], idx[g2]
+            v = self.table[value].iloc[k]
+            vals[i, j] = v
+            if value == "prob_greater":
+                vals[j, i] = 1 - v
+            elif value in _ANTISYMMETRIC:
+                vals[j, i] = -v
+            elif other is not None:
+                vals[j, i] = -self.table[other].iloc[k]
+            else:
+                vals[j, i] = v
+        m = pd.DataFrame(vals, index=pd.Index(self.groups, name="group_1"),
+                         columns=pd.Index(self.groups, name="group_2"))
+        return m if value == "stars" else m.astype(float)
+
+    def _repr_fields(self) -> dict[str, Any]:
+        return {"pairs": len(self.table), "significant": int(self.table["significant"].sum()),
+                "method": self.method, "sig_level": self.sig_level}
+
+    def summary(self) -> Summary:
+        """Printable summary: the test, the level and one row per pair.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> print(res.compare().summary().as_text().splitlines()[0])
+        Pairwise comparison of groups
+        """
+        info = {"quantity": self.quantity, "method": METHODS[self.method],
+                "sig_level": self.sig_level, "adjustment": self.adjust or "none",
+                "pairs": len(self.table),
+                "significant pairs": int(self.table["significant"].sum()),
+                "interval": f"{100 * self.level:g}% credible interval of diff"
+                            + (f" ({self.interval})" if self.interval else ""),
+                "statistic": "z = diff / std_error"}
+        # one readable label per pair ("A vs B"); a two-level index would print as tuples
+        pairs = self.table.assign(pair=self.table["group_1"].astype(str) + " vs "
+                                  + self.table["group_2"].astype(str))
+        pairs = pairs.drop(columns=["group_1", "group_2"]).set_index("pair")
+        return Summary("Pairwise comparison of groups", info, [("pairs", pairs)])
+
+    def plot(self, ax=None, *, kind: str = "heatmap", value: str = "prob_greater",
+             annot: bool = True, **kw):
+        """Heatmap of :meth:`matrix` (seaborn), rows and columns in the fit's order.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when None).
+        kind : {"heatmap"}
+            The only kind.
+        value : str
+            The column of :meth:`to_frame` to show.
+        annot : bool
+            Write the values in the cells.
+        **kw
+            Passed to :func:`seaborn.heatmap`.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> ax = res.compare().plot()
+        """
+        import matplotlib.pyplot as plt
+        import seaborn as sns
+
+        _validate.choice(kind, "kind", ("heatmap",))
+        m = self.matrix(value).astype(float)
+        if ax is None:
+            n = len(self.groups)
+            _, ax = plt.subplots(figsize=(0.6 * n + 2.5, 0.5 * n + 2))
+        opts = {"cmap": "vlag", "center": 0.5 if value == "prob_greater" else 0.0,
+                "annot": annot, "fmt": ".2f", "annot_kws": {"size": 7}, "square": True,
+                "cbar_kws": {"label": value}}
+        opts.update(kw)
+        sns.heatmap(m, ax=ax, **opts)
+        ax.set_title(_row_column(self.quantity) if value == "prob_greater" else value)
+        return ax
+
+
+def _row_column(quantity: str) -> str:
+    """``P(alpha_1 > alpha_2)`` -> ``P(alpha row > alpha column)`` for the heatmap's title."""
+    out = quantity.replace("group_1", "row").replace("group_2", "column")
+    return out.replace("_1", " row").replace("_2", " column")

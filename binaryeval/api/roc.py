@@ -1,0 +1,101 @@
+"""``roc``: the ROC curve of a scalar metric from a formula (the curves are :mod:`binaryeval.binary.roc`'s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._directions import check_direction
+from ..binary.roc import RocResult, roc_table
+from ..data import as_binary, label_text, natural_order, refuse_all_missing
+from ..formula import parse_formula
+from .frame import _scores, metric_directions
+
+__all__ = ["roc"]
+
+
+def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | None = None,
+        pooled: bool = True, eval_env: int | dict = 0) -> RocResult:
+    """ROC curve of a scalar metric per group and pooled.
+
+    Parameters
+    ----------
+    formula : str
+        ``"human ~ score | group"`` (the group part is optional).  ``human`` must be binary
+        (e.g. ``I(mqm == 0)``); ``score`` is the scalar metric.
+    data : DataFrame
+        One row per output; rows missing either rating are left out and counted.
+    lower_is_better : str or list of str, optional
+        The score term, when its lower values are better (TER, error counts): a rating is then
+        positive when ``score <= threshold``.  When the pooled curve runs below the diagonal
+        (AUC < 0.5) the call warns (:class:`~binaryeval.errors.DirectionWarning`).
+    pooled : bool
+        Add a curve over all groups.
+    eval_env : int or dict
+        Variables of your code the formula may read as values (numbers, strings, arrays,
+        Series; see :mod:`binaryeval.formula`): a mapping, ``{}`` for none, or a stack depth as
+        in patsy.
+
+    Returns
+    -------
+    RocResult
+        ``auc()``, ``thresholds()`` (what each rule picks), ``to_frame()``, ``summary()``,
+        ``plot()``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "s": [.9, .2, .7, .6, .4, .1],
+    ...                    "g": list("aaabbb")})
+    >>> round(float(roc("h ~ s | g", df).auc()["pooled"]), 4)
+    0.8889
+
+    A score where lower is better gives the same curve with ``lower_is_better``; its thresholds
+    are in its own units (positive when ``penalty <= threshold``):
+
+    >>> df["penalty"] = 1 - df["s"]
+    >>> res = roc("h ~ penalty | g", df, lower_is_better="penalty")
+    >>> round(float(res.auc()["pooled"]), 4)
+    0.8889
+    >>> rules = res.thresholds().set_index(["group", "rule"])["threshold"]
+    >>> round(float(rules["pooled", "balanced"]), 4)  # 1 - 0.6, the threshold on s
+    0.4
+    """
+    parsed = parse_formula(formula, allow_multiple_rhs=False, allow_intercept_rhs=False)
+    frame = parsed.evaluate(data, eval_env)
+    lower = bool(metric_directions(lower_is_better, parsed, thresholded=True))
+    hname = parsed.lhs_names[0]
+    human = as_binary(frame.lhs.iloc[:, 0], hname)
+    raw = frame.rhs.iloc[:, 0]
+    refuse_all_missing({parsed.rhs_names[0]: raw}, "metric score")
+    score = pd.Series(_scores(raw, parsed.rhs_names[0]), index=raw.index)
+    if lower:
+        score = -score
+    ok = human.notna() & score.notna()
+    # groups by their labels' text, as fit names them
+    group = None if frame.group is None else label_text(frame.group)
+    if group is not None:
+        ok &= group.notna()
+    curves: dict[str, pd.DataFrame] = {}
+    if group is not None:
+        for g in natural_order(pd.unique(group[ok])):
+            sel = ok & (group == g)
+            curves[str(g)] = roc_table(human[sel], score[sel])
+    if pooled or group is None:
+        curves["pooled"] = roc_table(human[ok], score[ok])
+    result = RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
+                       None if frame.group is None else str(frame.group.name),
+                       {"missing rating or group": int((~ok).sum())}, lower)
+    _check_direction(result, parsed.rhs_names[0])
+    return result
+
+
+def _check_direction(result: RocResult, name: str) -> None:
+    """The direction check on the pooled (or only) curve: warn when it runs below the diagonal."""
+    auc = result.auc()
+    value = float(auc.get("pooled", auc.iloc[0] if len(auc) else np.nan))
+    read = " (read as lower-is-better)" if result.lower_is_better else ""
+    check_direction(
+        value, lambda: (f"the score {name!r}{read} runs against the human ratings (AUC "
+                        f"{value:.2f} < 0.5 on {result.n_used:,} paired rows)"),
+        terms=[name], sides=[(name,)], lower=[name] if result.lower_is_better else [])

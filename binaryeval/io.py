@@ -1,0 +1,248 @@
+"""Reading the user's tables: a file, a folder of Parquet files or a shipped dataset, filtered.
+
+:func:`read_table` is what ``binaryeval <command> --data`` and :func:`binaryeval.reports.make_report`
+read data with, and what a script can call to read the same table the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import datasets
+from .errors import ParameterError
+
+__all__ = ["read_table"]
+
+
+def read_table(source: str | Path, query: str | None = None, *, dask: bool = False,
+               argument_names: tuple[str, str] | None = None,
+               string_columns: Sequence[str] | None = None) -> Any:
+    r"""Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
+
+    A folder of Parquet files whose files hold different columns reads as one table with every
+    column (missing where a file lacks it), with or without ``dask``.
+
+    Parameters
+    ----------
+    source : str or Path
+        ``.csv`` (also ``.csv.gz``), ``.tsv``, ``.parquet``/``.pq``, ``.json``/``.jsonl`` (by
+        extension), a folder of Parquet files, or the name of a shipped dataset
+        (``binaryeval.datasets.names()``).
+    query : str, optional
+        A pandas ``DataFrame.query`` expression selecting the rows to keep (the index of a pandas
+        frame is then renumbered from 0).
+    dask : bool
+        Return a Dask frame (Parquet and CSV are read lazily, partition by partition).
+    argument_names : (str, str), optional
+        How the caller names ``source`` and ``query`` in error messages (default ``("data",
+        "query")``; the command line says ``("--data", "--query")``).
+    string_columns : list of str, optional
+        Columns of names (groups, systems, items, raters) read from a text file (CSV, TSV,
+        JSON) as the text written there: ``007``, ``7`` and ``07.0`` stay three systems, and a
+        system named ``NA``, ``None`` or ``null`` keeps its name; only an empty cell (JSON:
+        ``null``) is missing.  Other columns are read as pandas reads them (``NA`` and empty
+        cells missing).  The command line and :func:`binaryeval.reports.make_report` pass the
+        formula's grouping columns and the ``--item``/``--rater`` columns.  Columns the table
+        lacks are ignored; Parquet files and datasets keep their stored types.
+
+    Returns
+    -------
+    DataFrame
+        A pandas frame, or a Dask frame with ``dask``.
+
+    Raises
+    ------
+    ParameterError
+        ``source`` is neither a readable table nor a dataset name, or ``query`` fails.
+
+    Examples
+    --------
+    >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
+    (13, 26)
+
+    System ids that look like numbers stay as written:
+
+    >>> import tempfile
+    >>> csv = Path(tempfile.mkdtemp()) / "ratings.csv"
+    >>> _ = csv.write_text("system,human\n007,1\n7,0\nNA,1\n,1\n")
+    >>> read_table(csv, string_columns=["system"])["system"].tolist()
+    ['007', '7', 'NA', nan]
+    """
+    what, query_name = argument_names or ("data", "query")
+    text_columns = _string_columns(string_columns)
+    source = str(source)
+    path = Path(source)
+    name = path.name.lower()
+    if path.is_dir():
+        files = sorted(f for f in path.iterdir()
+                       if f.is_file() and f.suffix.lower() in (".parquet", ".pq"))
+        if not files:
+            raise ParameterError(f"{what} {source!r} is a folder without .parquet files; pass a "
+                                 "folder of Parquet files or a table file")
+        df = _read(lambda: _read_parquet_folder(path, files, dask), what, source)
+    elif path.is_file() and name.endswith((".parquet", ".pq")):
+        df = _read(lambda: _reader(dask).read_parquet(path), what, source)
+    elif path.is_file() and name.endswith((".json", ".jsonl")):
+        df = _read(lambda: pd.read_json(path, lines=name.endswith(".jsonl"),
+                                        dtype=_json_types(text_columns)), what, source)
+    elif path.is_file() and name.endswith((".tsv", ".tsv.gz", ".tab")):
+        df = _read(lambda: _reader(dask).read_csv(
+            path, sep="\t", **_csv_options(path, "\t", text_columns)), what, source)
+    elif path.is_file():
+        df = _read(lambda: _reader(dask).read_csv(path, **_csv_options(path, ",", text_columns)),
+                   what, source)
+    elif source in datasets.names():
+        df = datasets.load(source)
+    else:
+        raise ParameterError(f"{what} {source!r} is neither a file nor a shipped dataset; pass a "
+                             "table file or one of the names listed by `binaryeval datasets`")
+    if dask and isinstance(df, pd.DataFrame):
+        import dask.dataframe as dd
+
+        df = dd.from_pandas(df, npartitions=1)
+    if query:
+        df = select_rows(df, query, query_name=query_name)
+    return df
+
+
+def select_rows(data: Any, query: str, *, query_name: str = "query") -> Any:
+    """The rows of ``data`` (pandas or Dask) matching a pandas ``query``; a pandas index from 0.
+
+    Examples
+    --------
+    >>> select_rows(pd.DataFrame({"x": [1, 2, 3]}), "x > 1")["x"].tolist()
+    [2, 3]
+    """
+    try:
+        out = data.query(query)
+    except Exception as exc:  # pandas raises many types here
+        raise ParameterError(f"{query_name} {query!r} failed: {exc}") from None
+    return out.reset_index(drop=True) if isinstance(out, pd.DataFrame) else out
+
+
+def _string_columns(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    names = list(value)
+    bad = [v for v in names if not isinstance(v, str)]
+    if bad:
+        raise ParameterError(f"string_columns holds {bad[0]!r}; give column names (text), e.g. "
+                             "string_columns=['system']")
+    return names
+
+
+def _csv_options(path: Path, sep: str, text_columns: list[str]) -> dict[str, Any]:
+    """``read_csv`` options reading ``text_columns`` as written, only an empty cell missing.
+
+    pandas takes a missing-value list per column only when every column has one, so the others
+    get pandas' own list (``NA``, ``null``, ``None``, ``NaN``, ...).
+    """
+    if not text_columns:
+        return {}
+    header = [str(c) for c in pd.read_csv(path, sep=sep, nrows=0).columns]
+    wanted = [c for c in header if c in set(text_columns)]
+    if not wanted:
+        return {}
+    from pandas._libs.parsers import STR_NA_VALUES  # pandas' default missing-value strings
+
+    return {"dtype": {c: str for c in wanted}, "keep_default_na": False,
+            "na_values": {c: [""] if c in wanted else sorted(STR_NA_VALUES) for c in header}}
+
+
+def _json_types(text_columns: list[str]) -> Any:
+    """``read_json``'s ``dtype``: the id columns as stored (``"007"`` is not made a number)."""
+    return {c: object for c in text_columns} if text_columns else True
+
+
+def _read_parquet_folder(path: Path, files: list[Path], dask: bool) -> Any:
+    """A folder of Parquet files as one table; files lacking some columns get them missing.
+
+    pandas (pyarrow's dataset) reads such a folder with every column; Dask's reader would fail
+    on the first file that lacks a column the call reads, so a folder whose files differ is read
+    file by file against their unified schema (only the columns a call reads are read).
+    """
+    if not dask:
+        return pd.read_parquet(path)
+    import dask.dataframe as dd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schemas = [pq.read_schema(f) for f in files]
+    if all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
+        return dd.read_parquet(path)
+    schema = pa.unify_schemas([s.remove_metadata() for s in schemas], promote_options="permissive")
+    meta = schema.empty_table().to_pandas()
+    partial = {n for s in schemas for n in schema.names if n not in s.names}
+    for name in partial:
+        # a column some files lack holds missing values: numbers as float, booleans as objects
+        if pd.api.types.is_integer_dtype(meta[name]) or pd.api.types.is_float_dtype(meta[name]):
+            meta[name] = meta[name].astype(float)
+        elif pd.api.types.is_bool_dtype(meta[name]):
+            meta[name] = meta[name].astype(object)
+    return dd.from_map(_ParquetFile(schema, meta.dtypes.to_dict()), [str(f) for f in files],
+                       meta=meta, label="read-parquet-files")
+
+
+class _ParquetFile:
+    """Read one Parquet file as a partition of the unified schema (``columns=``: a projection)."""
+
+    def __init__(self, schema, dtypes: dict) -> None:
+        self.schema = schema
+        self.dtypes = dtypes
+
+    def __call__(self, file: str, columns: list | None = None) -> pd.DataFrame:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        names = list(columns) if columns is not None else list(self.schema.names)
+        stored = set(pq.read_schema(file).names)
+        table = pq.read_table(file, columns=[n for n in names if n in stored])
+        arrays = [table[n] if n in stored
+                  else pa.nulls(table.num_rows, type=self.schema.field(n).type) for n in names]
+        table = pa.table(arrays, schema=pa.schema([self.schema.field(n) for n in names]))
+        frame = table.to_pandas()
+        return frame.astype({n: self.dtypes[n] for n in names
+                             if frame[n].dtype != self.dtypes[n]})
+
+
+def _reader(dask: bool):
+    """The module whose ``read_parquet``/``read_csv`` read the data: pandas or Dask's."""
+    if dask:
+        return _DaskReader
+    return pd
+
+
+class _DaskReader:
+    """Dask's readers; a CSV's whole-number columns read as floats.
+
+    Dask reads a CSV file's types from its first rows: a whole-number column with a missing
+    value further down (a rating not given) would fail the read of that block, so such columns
+    are read as floats from the start (``assume_missing``), as pandas reads them.
+    """
+
+    @staticmethod
+    def read_parquet(*args, **kwargs):
+        import dask.dataframe as dd
+
+        return dd.read_parquet(*args, **kwargs)
+
+    @staticmethod
+    def read_csv(*args, **kwargs):
+        import dask.dataframe as dd
+
+        return dd.read_csv(*args, assume_missing=True, **kwargs)
+
+
+def _read(read: Callable[[], Any], what: str, source: str):
+    try:
+        return read()
+    except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
+        raise ParameterError(f"{what} {source!r} could not be read as a table "
+                             f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "
+                             "or .json file, or a folder of .parquet files") from None

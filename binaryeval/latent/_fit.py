@@ -1,0 +1,121 @@
+"""What the latent model's fits share: the rates table, the dependence alarm, direction checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._directions import check_direction
+from .._warnings import warn
+from ..errors import DependenceWarning
+from . import _common, dependence
+from .posterior import LatentPosterior
+
+
+def rates_frame(post: LatentPosterior, index_rows: Sequence[tuple], names: Sequence[str],
+                level: float, order: Sequence[int] | None = None) -> pd.DataFrame:
+    """The model's posterior of ``Theta``: one row per (unit, human class, metric output).
+
+    ``index_rows`` holds one tuple of index values per unit (group or pair), in the order of
+    the posterior's groups; ``order`` the positions to show, in display order.
+    """
+    g, k, j = post.paired.shape
+    order = list(range(g)) if order is None else list(order)
+    theta = post.draws.theta
+    tail = (1.0 - level) / 2.0
+    if theta is not None:
+        flat = theta.reshape(-1, theta.shape[2], k, j).astype(float)
+        mean = flat.mean(axis=0)
+        sd = flat.std(axis=0, ddof=1)
+        lo, hi = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+    else:
+        known = np.asarray(post.known, dtype=float)
+        mean, sd, lo, hi = known, np.zeros_like(known), known, known
+    shared = mean.shape[0] == 1
+    rows, idx = [], []
+    for u in order:
+        t = 0 if shared else u
+        for c in range(k):
+            for o in range(j):
+                idx.append((*index_rows[u], post.classes[c], post.outputs[o]))
+                rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o],
+                             int(post.paired[u, c, o])))
+    out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper", "n_paired"],
+                       index=pd.MultiIndex.from_tuples(idx, names=[*names, "class",
+                                                                    "metric_output"]))
+    out.attrs.update(level=level, kind="eti", rates=post.rates,
+                     method=("known" if theta is None else
+                             "posterior draws of the model (paired and metric-only items)"))
+    return out
+
+
+def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequence[str]
+                     ) -> str | None:
+    """With ``dependence="independent"``: the warning when the paired items say the metrics err
+    together (log10 Bayes factor above :data:`dependence.THRESHOLD`), said once, loudly."""
+    if post.dependence != "independent" or len(terms) < 2:
+        return None
+    check = dependence.check(post.paired, post.levels, labels, pooled=post.rates == "pooled")
+    bf = check.attrs["log10_bf"]
+    if not (np.isfinite(bf) and bf > dependence.THRESHOLD):
+        return None
+    message = (f"dependence='independent' treats {', '.join(map(repr, terms))} as erring "
+               f"independently given the truth, but on the paired items they err together: the "
+               f"dependence check's log10 Bayes factor is {bf:,.1f} for the joint model (above "
+               f"{dependence.THRESHOLD:g} is decisive). The product model then counts the same "
+               "evidence more than once and its intervals are too narrow (a metric and its copy "
+               "cover the truth far less often than stated); refit with dependence='joint' "
+               "(the default)")
+    warn(message, DependenceWarning)
+    return message
+
+
+def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:
+    """Area under the ROC curve of ordered levels: P(level of a positive > a negative's), ties
+    half, from the counts of negatives ``n0`` and positives ``n1`` per level.
+
+    Examples
+    --------
+    >>> auc_from_counts(np.array([3, 1]), np.array([1, 3]))
+    0.75
+    """
+    n0, n1 = np.asarray(n0, dtype=float), np.asarray(n1, dtype=float)
+    total = n0.sum() * n1.sum()
+    if total == 0:
+        return float("nan")
+    below = np.cumsum(n0) - n0
+    return float((n1 * (below + 0.5 * n0)).sum() / total)
+
+
+def preference_agreement(paired: np.ndarray, r: int, n_metrics: int) -> tuple[float, int, int]:
+    """Share of the decided item comparisons where the human and metric ``r`` prefer the same
+    system (cells first/first and second/second against first/second and second/first), the
+    number opposite and the number decided."""
+    k = paired.shape[1]
+    full = paired.sum(axis=0).reshape(k, *(3,) * n_metrics)
+    other = tuple(1 + s for s in range(n_metrics) if s != r)
+    margin = full.sum(axis=other) if other else full
+    opposite = int(margin[0, 2] + margin[2, 0])
+    decided = opposite + int(margin[0, 0] + margin[2, 2])
+    return (1.0 - opposite / decided if decided else float("nan")), opposite, decided
+
+
+def emit_direction(messages: list[str]) -> None:
+    """Say the direction findings of one call as one warning."""
+    from ..errors import DirectionWarning
+
+    if messages:
+        warn("; ".join(messages), DirectionWarning)
+
+
+def check_terms(statistic: float, evidence: Any, **kw: Any) -> str | None:
+    """:func:`binaryeval._directions.check_direction` without emitting (collected per call)."""
+    return check_direction(statistic, evidence, emit=False, **kw)
+
+
+def prior_dominated(sd: np.ndarray, prior_sd: float) -> np.ndarray:
+    """Whether each posterior sd is at least :data:`_common.PRIOR_DOMINATED` of the prior's."""
+    return np.asarray(sd, dtype=float) >= _common.PRIOR_DOMINATED * prior_sd

@@ -1,0 +1,305 @@
+"""From a latent-truth fit to a plan: how many more human ratings would settle each comparison.
+
+:meth:`LatentFit.plan <binaryeval.latent.LatentFit.plan>` asks, for neighbouring groups in the
+fit's order, how many more human ratings per system would separate them;
+:meth:`PreferenceFit.plan <binaryeval.latent.PreferenceFit.plan>` asks, for each pair of systems,
+how many more human preference ratings would decide the sign of ``diff = win_1 - win_2``.  Both
+at the fitted values, as :meth:`BinaryFit.plan` does, and with the same answer
+(:class:`~binaryeval.plan.fit_plan.FitPlan`).
+
+The method: an effective-sample-size approximation
+--------------------------------------------------
+The sampler cannot be rerun for every candidate number of ratings, so the plan uses the
+information the fit already shows.  For a share ``p`` (``alpha``) or a difference of shares
+(``diff``), one human rating contributes the variance ``V`` (``p (1 - p)``, or
+``win_1 + win_2 - diff^2``), and a Dirichlet posterior of ``n`` human ratings alone has variance
+``V / (n + c0 + 1)`` (``c0`` the prior's total concentration).  So the fit's posterior sd ``s``
+is worth ``n_eff = V / s^2 - c0 - 1`` human ratings (exact without metric ratings), and each of
+its ``n_metric`` metric-only items ``w = (n_eff - n_human) / n_metric`` of one (between 0 and 1).
+``k`` more human ratings go first to metric-only items (each adds a rating and gives up that
+item's metric share ``w``), then to new items:
+
+    n(k) = n_eff + k (1 - w)                                  k <= n_metric
+    n(k) = n_eff + n_metric (1 - w) + (k - n_metric)          beyond,
+
+and the sd at ``k`` is ``sqrt(V / (n(k) + c0 + 1))`` at the fitted ``p``.  A comparison is settled
+at ``sig_level`` when the difference is at least ``z_{1 - sig_level/2}`` times its sd (two
+groups: ``sqrt(sd_1^2 + sd_2^2)``, as for the binary model).  The approximation leaves out that
+the new paired items also sharpen the metric's confusion matrix (which makes the remaining
+metric-only items worth more), so it errs towards more ratings; it is checked against the exact
+plan of the binary model (:meth:`BinaryFit.plan`) on a binary metric in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from .. import _validate
+from ..errors import ParameterError
+from ..latent.multi import LatentFit
+from ..latent.preferences import PreferenceFit
+from .fit_plan import FitPlan
+from .sample_size import smallest_size
+
+__all__ = ["plan_latent", "plan_preferences"]
+
+METHOD = ("effective-sample-size approximation at the fitted values (the posterior sd's worth "
+          "in human ratings, see binaryeval.plan.latent_plan)")
+
+
+class _Unit:
+    """One share or difference: its posterior and the ratings behind it."""
+
+    def __init__(self, mean: float, sd: float, per_item: float, c0: float, n_human: int,
+                 n_metric: int):
+        self.mean, self.sd, self.per_item, self.c0 = mean, sd, per_item, c0
+        self.n_human, self.n_metric = int(n_human), int(n_metric)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            n_eff = per_item / sd ** 2 - c0 - 1.0 if sd > 0 else math.inf
+        self.n_eff = max(float(n_eff), 0.0)
+        worth = (self.n_eff - n_human) / n_metric if n_metric else 0.0
+        self.worth = float(min(max(worth, 0.0), 1.0))
+
+    def sd_at(self, k: int) -> float:
+        if not self.sd > 0:
+            return 0.0
+        k_old = min(k, self.n_metric)
+        n = self.n_eff + k_old * (1.0 - self.worth) + max(k - self.n_metric, 0)
+        return math.sqrt(max(self.per_item, 0.0) / (n + self.c0 + 1.0))
+
+
+def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any
+              ) -> tuple[float, int, float | None, float]:
+    sig = 1.0 - level if sig_level is None else _validate.probability(
+        sig_level, "sig_level", open=True)
+    cap = _validate.size(max_human, "max_human", minimum=1)
+    target = None if epsilon is None else _validate.real(epsilon, "epsilon")
+    if target is not None and not 0 < target <= 2:
+        raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 2]: a difference of shares")
+    return sig, cap, target, float(special.ndtri(1.0 - sig / 2.0))
+
+
+def _note(k: int | None, n_metric: int, cap: int, why: str) -> str:
+    if k is None:
+        return f"not within {cap:,} more human ratings per system: {why}"
+    if k == 0:
+        return "already separated"
+    if k <= n_metric:
+        return f"rate {k:,} more items per system (of those with a metric rating only)"
+    return f"{k:,} more human ratings per system, beyond the items rated so far: rate new items"
+
+
+def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "neighbours",
+                sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+    """More human ratings per group that would separate groups (see :meth:`LatentFit.plan`).
+
+    Parameters
+    ----------
+    fit : LatentFit
+    epsilon : float, optional
+        Difference to detect; default each pair's estimated difference.
+    pairs : {"neighbours", "all"}
+        Neighbouring groups in the fit's order, or every pair.
+    sig_level : float, optional
+        Significance level (default: 1 - the fit's level).
+    max_human : int
+        Largest number of additional human ratings per group tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> from binaryeval.latent.multi import _example
+    >>> plan_latent(_example()).to_frame()[["group_1", "group_2", "more_human"]].shape
+    (1, 3)
+    """
+    sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon)
+    _validate.choice(pairs, "pairs", ("neighbours", "all"))
+    order = list(fit.order or fit.groups)
+    if len(order) < 2:
+        raise ParameterError("planning pairs needs at least two groups")
+    frame = fit.to_frame()
+    a, b = fit.prior
+    units = {g: _Unit(float(frame.loc[g, "estimate"]), float(frame.loc[g, "std_error"]),
+                      float(frame.loc[g, "estimate"] * (1 - frame.loc[g, "estimate"])),
+                      a + b, int(frame.loc[g, "n_human"]), int(frame.loc[g, "n_metric"]))
+             for g in order}
+    todo = (list(zip(order[:-1], order[1:], strict=True)) if pairs == "neighbours"
+            else [(x, y) for i, x in enumerate(order) for y in order[i + 1:]])
+    rows = []
+    for g1, g2 in todo:
+        u1, u2 = units[g1], units[g2]
+        diff = u1.mean - u2.mean
+        goal = target if target is not None else abs(diff)
+
+        def needed(k: int, u1=u1, u2=u2) -> float:
+            return z * math.sqrt(u1.sd_at(k) ** 2 + u2.sd_at(k) ** 2)
+
+        now = needed(0)
+        k, reached = (smallest_size(needed, goal, cap) if goal > 0 else (None, now))
+        why = ("the estimated difference is 0" if not goal > 0 else
+               "the difference is small against what human ratings can resolve")
+        rows.append({"group_1": g1, "group_2": g2, "diff": diff, "epsilon": goal,
+                     "separated_now": now, "more_human": k,
+                     "n_human_1": u1.n_human, "n_human_needed_1": None if k is None
+                     else u1.n_human + k, "n_metric_1": u1.n_metric,
+                     "n_human_2": u2.n_human, "n_human_needed_2": None if k is None
+                     else u2.n_human + k, "n_metric_2": u2.n_metric,
+                     "achieved": reached, "attainable": k is not None,
+                     "note": _note(k, min(u1.n_metric, u2.n_metric), cap, why)})
+    return _result(rows, "pair", sig, target, cap, fit.latent.rates, fit.group_name)
+
+
+def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs: str = "all",
+                     sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+    """More human preference ratings per pair that would decide its sign
+    (see :meth:`PreferenceFit.plan`).
+
+    Parameters
+    ----------
+    fit : PreferenceFit
+    epsilon : float, optional
+        The difference ``|win_1 - win_2|`` to detect; default each pair's estimate.
+    pairs : {"all", "neighbours"}
+        Every pair of the fit, or the pairs of neighbouring systems in the fit's order.
+    sig_level : float, optional
+        Significance level (default: 1 - the fit's level).
+    max_human : int
+        Largest number of additional human ratings per pair tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> from binaryeval.latent.preferences import _example
+    >>> plan_preferences(_example()).to_frame()["more_human"].tolist()
+    [0, 0, 0]
+    """
+    sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon)
+    _validate.choice(pairs, "pairs", ("all", "neighbours"))
+    frame = fit.to_frame()
+    conc = np.asarray(fit.latent.share_concentration, dtype=float)
+    c0 = float((conc[0] if conc.ndim > 1 else conc).sum())
+    keys = list(frame.index)
+    if pairs == "neighbours":
+        order = list(fit.order or fit.systems)
+        wanted = set()
+        for x, y in zip(order[:-1], order[1:], strict=True):
+            wanted.add(tuple(sorted((x, y), key=lambda s: fit.systems.index(s))))
+        keys = [key for key in keys if key in wanted]
+    rows = []
+    for g1, g2 in keys:
+        r = frame.loc[(g1, g2)]
+        per_item = float(r["win_1"] + r["win_2"] - (r["win_1"] - r["win_2"]) ** 2)
+        u = _Unit(float(r["diff"]), float(r["std_error"]), per_item, c0, int(r["n_human"]),
+                  int(r["n_metric"]))
+        goal = target if target is not None else abs(u.mean)
+        now = z * u.sd_at(0)
+        k, reached = (smallest_size(lambda k, u=u: z * u.sd_at(k), goal, cap) if goal > 0
+                      else (None, now))
+        if bool(r["prior_dominated"]) and target is None:
+            why = ("the data say nothing about this pair yet (its posterior is the prior): "
+                   "rate some of its items by humans first, then plan again")
+            k, reached = None, now
+        elif not goal > 0:
+            why = "the estimated difference is 0"
+        else:
+            why = "the difference is small against what human ratings can resolve"
+        rows.append({"group_1": g1, "group_2": g2, "diff": u.mean, "epsilon": goal,
+                     "separated_now": now, "more_human": k, "n_human": u.n_human,
+                     "n_human_needed": None if k is None else u.n_human + k,
+                     "n_metric": u.n_metric, "achieved": reached, "attainable": k is not None,
+                     "note": _note(k, u.n_metric, cap, why).replace("per system", "per pair")})
+    return _result(rows, "preference", sig, target, cap, fit.latent.rates, "system")
+
+
+def _result(rows: list[dict], unit: str, sig: float, target: float | None, cap: int,
+            rates: str, group_name: str) -> FitPlan:
+    frame = pd.DataFrame(rows)
+    counts = [c for c in frame.columns if c == "more_human" or c.startswith("n_human")]
+    frame[counts] = frame[counts].astype("Int64")
+    return FitPlan(frame, unit, sig, target, cap, rates, group_name, method=METHOD)
+
+
+def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours",
+                 sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+    """How many more human ratings per system, at the fitted values, would separate groups.
+
+    For neighbouring groups in the fit's order (or every pair): the smallest number of
+    additional human ratings per system whose expected posterior separates the two at
+    ``sig_level`` (two-sided), by the effective-sample-size approximation of
+    :mod:`binaryeval.plan.latent_plan` (the posterior sd's worth in human ratings; the answer
+    says so in ``attrs["method"]``).
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        Difference to detect; by default each pair's estimated difference.
+    pairs : {"neighbours", "all"}
+        Neighbouring groups in the fit's order (default) or every pair.
+    sig_level : float, optional
+        Significance level (default ``1 - level`` of the fit).
+    max_human : int
+        Largest number of additional human ratings per system tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> from binaryeval.latent.multi import _example
+    >>> _example().plan().to_frame().attrs["method"].startswith("effective-sample-size")
+    True
+    """
+    return plan_latent(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
+
+
+def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
+                     sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+    """How many more human preference ratings per pair would decide the sign of ``diff``.
+
+    For each pair (or the pairs of neighbouring systems in the fit's order): the smallest number
+    of additional human ratings of the pair's items whose expected posterior puts the credible
+    interval of ``diff = win_1 - win_2`` at ``1 - sig_level`` on one side of 0, at the fitted
+    values, by the effective-sample-size approximation of :mod:`binaryeval.plan.latent_plan`.
+    Pairs whose posterior is essentially the prior get no plan (rate some of their items first).
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        The difference to detect; by default each pair's estimated ``|diff|``.
+    pairs : {"all", "neighbours"}
+        Every pair (default), or the pairs of neighbouring systems in the fit's order.
+    sig_level : float, optional
+        Significance level (default ``1 - level`` of the fit).
+    max_human : int
+        Largest number of additional human ratings per pair tried.
+
+    Returns
+    -------
+    FitPlan
+
+    Examples
+    --------
+    >>> from binaryeval.latent.preferences import _example
+    >>> _example().plan(epsilon=0.05).to_frame()["attainable"].all()
+    np.True_
+    """
+    return plan_preferences(self, epsilon, pairs=pairs, sig_level=sig_level,
+                            max_human=max_human)
+
+
+# The planning package sits above the latent model and gives its results this method, as it
+# does for the binary model (see the layers in README.md).
+LatentFit.plan = _latent_plan  # type: ignore[attr-defined]
+PreferenceFit.plan = _preference_plan  # type: ignore[attr-defined]

@@ -1,0 +1,153 @@
+"""The command line reaches the latent-truth model: ``fit --bins``, several metric terms, the
+``preferences`` command, the preference report; advice names the command line's flags."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval._advice import as_flags
+from binaryeval.cli import main
+from binaryeval.errors import ConvergenceWarning
+
+
+def _ratings(seed=0, n=400, rated=120):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, alpha in (("A", 0.7), ("B", 0.5)):
+        truth = rng.random(n) < alpha
+        rows.append(pd.DataFrame({
+            "system": system, "human": np.where(np.arange(n) < rated, truth, np.nan),
+            "m1": np.where(truth, rng.random(n) < 0.8, rng.random(n) < 0.3).astype(int),
+            "m2": np.where(truth, rng.random(n) < 0.75, rng.random(n) < 0.3).astype(int),
+            "score": truth + rng.normal(0, 0.8, n)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _scores(seed=1, items=150, rated=50):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        for s, q in (("A", 0.4), ("B", 0.0), ("C", -0.3)):
+            h = np.round(q + rng.normal(), 0)
+            rows.append({"seg": i, "sys": s, "penalty": -h if i < rated else np.nan,
+                         "met": q + rng.normal(0, 0.8)})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture()
+def table(tmp_path):
+    path = tmp_path / "ratings.csv"
+    _ratings().to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture()
+def scores(tmp_path):
+    path = tmp_path / "scores.csv"
+    _scores().to_csv(path, index=False)
+    return path
+
+
+def _quiet_api(func, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return func(*args, **kw)
+
+
+def test_fit_bins_and_several_metrics_are_the_api(table, tmp_path, capsys):
+    data = pd.read_csv(table)
+    for formula, extra, api in (
+            ("human ~ score | system", ["--bins", "3"], {"bins": 3}),
+            ("human ~ m1 + m2 | system", [], {}),
+            ("human ~ m1 + score | system", ["--bins", "score=4"], {"bins": {"score": 4}})):
+        out = tmp_path / "fit.csv"
+        code = main(["fit", formula, "--data", str(table), "--seed", "2", "--draws", "200",
+                     "-o", str(out), "--overwrite", *extra])
+        assert code == 0, capsys.readouterr().err
+        got = pd.read_csv(out).set_index("system")
+        want = _quiet_api(be.fit, formula, data, seed=2, draws=200, **api).to_frame()
+        np.testing.assert_allclose(got["estimate"], want["estimate"], rtol=1e-12)
+    # --compare and --plan of a binned fit
+    assert main(["fit", "human ~ score | system", "--data", str(table), "--bins", "3",
+                 "--seed", "2", "--draws", "200", "--compare", "-f", "csv"]) == 0
+    comp = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert {"group_1", "group_2", "diff", "lower", "upper", "prob_greater"} <= set(comp.columns)
+    assert main(["fit", "human ~ score | system", "--data", str(table), "--bins", "3",
+                 "--seed", "2", "--draws", "200", "--plan", "-f", "csv"]) == 0
+    plan = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert list(plan.columns[:3]) == ["group_1", "group_2", "diff"]
+
+
+def test_preferences_command_is_fit_preferences(scores, tmp_path, capsys):
+    data = pd.read_csv(scores)
+    out = tmp_path / "pairs.csv"
+    code = main(["preferences", "penalty ~ met | sys", "--data", str(scores), "--item", "seg",
+                 "--lower-is-better", "penalty", "--tolerance", "met=0.2", "--seed", "3",
+                 "--draws", "200", "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    got = pd.read_csv(out).set_index(["group_1", "group_2"])
+    want = _quiet_api(be.fit_preferences, "penalty ~ met | sys", data, item="seg",
+                      lower_is_better=["penalty"], tolerance={"met": 0.2}, seed=3,
+                      draws=200).to_frame()
+    np.testing.assert_allclose(got["diff"], want["diff"], rtol=1e-12)
+    assert list(got.index) == list(want.index)
+    # ready preferences and pooled rates
+    ready = pd.DataFrame({"a": ["x", "y"] * 60, "b": ["y", "x"] * 60,
+                          "h": ([1, -1, 0, np.nan] * 30), "m": [1, -1, 1, 1] * 30})
+    path = tmp_path / "ready.csv"
+    ready.to_csv(path, index=False)
+    assert main(["preferences", "h ~ m", "--data", str(path), "--first", "a", "--second", "b",
+                 "--rates", "pooled", "--seed", "1", "--draws", "200"]) == 0
+    text = capsys.readouterr().out
+    assert "Preference ratings corrected for metric errors" in text and "pooled" in text
+
+
+def test_advice_names_the_flags_on_the_command_line(scores, table, capsys):
+    # raw penalties without --lower-is-better: the direction warning says the flag
+    assert main(["preferences", "penalty ~ met | sys", "--data", str(scores), "--item", "seg",
+                 "--seed", "1", "--draws", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "--lower-is-better penalty" in err
+    assert "lower_is_better=" not in err
+    # a scalar metric without --bins: the error says --bins, not bins=
+    assert main(["fit", "human ~ m1 + score | system", "--data", str(table)]) == 1
+    err = capsys.readouterr().err
+    assert "--bins 5" in err and "bins=5" not in err
+    # sampler settings on the exact binary path are refused, naming the flag
+    assert main(["fit", "human ~ m1 | system", "--data", str(table), "--seed", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "--seed 1" in err and "exact" in err
+
+
+def test_as_flags_rewrites_only_what_the_command_line_has():
+    assert as_flags("use rates='pooled' or rate_concentration=[[1, 2]]") == \
+        "use --rates pooled or rate_concentration=[[1, 2]]"
+    assert as_flags("lower_is_better=['mqm', 'ter']") == "--lower-is-better mqm ter"
+    assert as_flags('use dependence="joint"') == "use --dependence joint"
+    assert as_flags("I(score > 0.5) and threshold=0.5") == "I(score > 0.5) and --threshold 0.5"
+    assert as_flags("prior=(5, 2)") == "--prior 5,2"
+    assert as_flags("no arguments here: a = 1, b=2") == "no arguments here: a = 1, b=2"
+
+
+def test_preference_report_from_the_command_line(scores, tmp_path, capsys):
+    out = tmp_path / "report.html"
+    code = main(["report", str(scores), "--formula", "penalty ~ met | sys", "--item", "seg",
+                 "--seed", "1", "--draws", "200", "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    page = out.read_text(encoding="utf-8")
+    for heading in ("Per-pair differences", "The corrected ranking",
+                    "The metric&#x27;s confusion matrix and Favi-Score",
+                    "What more human ratings would decide", "Reproduce"):
+        assert heading in page or heading.replace("&#x27;", "'") in page, heading
+    # the fit's direction warning, worded for the command line
+    assert "--lower-is-better penalty" in page and "lower_is_better=[" not in page
+    assert "fit_preferences" in page   # the Python equivalent in the reproduce section
+    # binary-model options are refused for preference data, naming them
+    assert main(["report", str(scores), "--formula", "penalty ~ met | sys", "--item", "seg",
+                 "--threshold", "0.5", "-o", str(tmp_path / "r2.html")]) == 1
+    assert "--threshold 0.5 belongs to the binary model" in capsys.readouterr().err

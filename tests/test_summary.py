@@ -1,0 +1,85 @@
+"""Summary.as_html and every result's _repr_html_: text from the data is escaped.
+
+System names, column names and formulas are data (a file from someone else): rendered as HTML
+they must show as text and never act as markup.
+"""
+
+from __future__ import annotations
+
+import html
+import warnings
+
+import numpy as np
+import pandas as pd
+from htmlchecks import live_markup, soup
+
+import binaryeval as be
+from binaryeval.summary import Summary
+
+# names that would act as markup if written unescaped
+PAYLOADS = ["<script>alert('sys')</script>", "<svg onload=alert('svg')>",
+            "<img src=x onerror=alert('img')>", "<a href=\"javascript:alert('a')\">x</a>"]
+HUMAN = "human<script>alert('col')</script>"
+METRIC = "score<img src=x onerror=alert('mcol')>"
+
+
+def _segments(seed: int = 7) -> pd.DataFrame:
+    """Four systems named by the payloads; a human and a metric column named like payloads."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for k, system in enumerate(PAYLOADS):
+        good = rng.random(200) < 0.3 + 0.15 * k
+        score = np.where(good, rng.normal(0.7, 0.2, 200), rng.normal(0.4, 0.2, 200))
+        human = np.where(np.arange(200) < 60, good.astype(float), np.nan)
+        parts.append(pd.DataFrame({"system": system, HUMAN: human, METRIC: score,
+                                   "item": np.arange(200)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _assert_inert(page: str, names: list[str]) -> None:
+    assert live_markup(page) == []
+    text = soup(page).get_text(" ")
+    for name in names:
+        assert name in text  # shown as text ...
+        assert name not in page or name == html.escape(name)  # ... and written escaped
+
+
+def test_summary_escapes_title_facts_tables_and_notes():
+    frame = pd.DataFrame({PAYLOADS[1]: [0.5]}, index=pd.Index([PAYLOADS[0]], name=PAYLOADS[2]))
+    s = Summary(PAYLOADS[3], {PAYLOADS[0]: PAYLOADS[1]}, [(PAYLOADS[2], frame)], [PAYLOADS[0]])
+    _assert_inert(s.as_html(), PAYLOADS[:3])
+    assert s._repr_html_() == s.as_html()
+
+
+def test_results_render_hostile_names_as_text():
+    data = _segments()
+    formula = f'I(Q("{HUMAN}") == 1) ~ Q("{METRIC}") | system'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # identifiability and the like: not what is tested
+        fit = be.fit(formula, data, threshold="balanced", eval_env={})
+        results = {
+            "fit": fit,
+            "compare": fit.compare(),
+            "roc": be.roc(formula, data, eval_env={}),
+            "favi": be.favi(f'Q("{METRIC}") ~ Q("{METRIC}") | system', data, item="item"),
+            "correlate": be.correlate(f'Q("{METRIC}") ~ I(Q("{METRIC}") * 2) | system', data),
+            "latent": be.fit(f'I(Q("{HUMAN}") == 1) ~ I(Q("{METRIC}") > 0.5) + '
+                             f'I(Q("{METRIC}") > 0.6) | system', data, draws=200, chains=2,
+                             seed=3),
+        }
+    for name, result in results.items():
+        page = result._repr_html_()
+        assert live_markup(page) == [], name
+        text = soup(page).get_text(" ")
+        # the system named <script>... is listed as text (the correlation lists its metric)
+        assert (METRIC if name == "correlate" else PAYLOADS[0]) in text, name
+        assert "<script>" not in page and "<img src=x" not in page, name
+
+
+def test_live_markup_finds_what_it_looks_for():
+    """The checker itself: each kind of live markup in a page is found."""
+    page = ("<html><head></head><body><script>x()</script><p onclick=\"y()\">p</p>"
+            "<a href=\"java&#x73;cript:z()\">a</a><svg></svg><img src=\"x.png\">"
+            "<iframe src=\"data:text/html,hi\"></iframe></body></html>")
+    found = live_markup(page)
+    assert len(found) == 7, found
