@@ -132,9 +132,10 @@ def summarise(draws: np.ndarray, level: float) -> dict[str, np.ndarray]:
     flat = draws.reshape(-1, draws.shape[2])
     tail = (1.0 - level) / 2.0
     lower, upper = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+    rhat, ess_bulk, ess_tail = diagnostics.summary(draws)
     return {"estimate": flat.mean(axis=0), "std_error": flat.std(axis=0, ddof=1),
-            "lower": lower, "upper": upper, "rhat": diagnostics.rhat(draws),
-            "ess_bulk": diagnostics.ess_bulk(draws), "ess_tail": diagnostics.ess_tail(draws)}
+            "lower": lower, "upper": upper, "rhat": rhat, "ess_bulk": ess_bulk,
+            "ess_tail": ess_tail}
 
 
 def hdi(flat: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

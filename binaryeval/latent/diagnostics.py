@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["ess_bulk", "ess_tail", "rhat"]
+__all__ = ["ess_bulk", "ess_tail", "rhat", "summary"]
 
 
 def _as_draws(draws) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -135,6 +135,22 @@ def _type7_quantile(sorted_rows: np.ndarray, prob: float) -> np.ndarray:
     return (1.0 - gamma) * sorted_rows[:, k - 1] + gamma * sorted_rows[:, k]
 
 
+def _rhat_from(sx: np.ndarray, z_bulk: np.ndarray) -> np.ndarray:
+    """R-hat of split draws ``sx`` given their rank-normalised values ``z_bulk``."""
+    bulk = _rhat_classic(z_bulk)
+    med = np.median(sx.reshape(sx.shape[0], -1), axis=1)[:, None, None]
+    return np.maximum(bulk, _rhat_classic(_z_scale(np.abs(sx - med))))
+
+
+def _ess_tail_of(x: np.ndarray) -> np.ndarray:
+    flat = np.sort(x.reshape(x.shape[0], -1), axis=1)
+    res = []
+    for prob in (0.05, 0.95):
+        quant = _type7_quantile(flat, prob)[:, None, None]
+        res.append(_ess(_split((x <= quant).astype(float))))
+    return np.fmin(res[0], res[1])
+
+
 def rhat(draws) -> np.ndarray:
     """Rank-normalised split R-hat (the larger of the bulk and the folded value).
 
@@ -164,10 +180,7 @@ def rhat(draws) -> np.ndarray:
         out = np.full(x.shape[0], np.nan)
     else:
         sx = _split(x)
-        bulk = _rhat_classic(_z_scale(sx))
-        med = np.median(sx.reshape(sx.shape[0], -1), axis=1)[:, None, None]
-        tail = _rhat_classic(_z_scale(np.abs(sx - med)))
-        out = np.maximum(bulk, tail)
+        out = _rhat_from(sx, _z_scale(sx))
     return float(out[0]) if not qshape else out.reshape(qshape)
 
 
@@ -217,13 +230,37 @@ def ess_tail(draws) -> np.ndarray:
     True
     """
     x, qshape = _as_draws(draws)
-    if x.shape[2] < 4:
-        out = np.full(x.shape[0], np.nan)
-    else:
-        flat = np.sort(x.reshape(x.shape[0], -1), axis=1)
-        res = []
-        for prob in (0.05, 0.95):
-            quant = _type7_quantile(flat, prob)[:, None, None]
-            res.append(_ess(_split((x <= quant).astype(float))))
-        out = np.fmin(res[0], res[1])
+    out = np.full(x.shape[0], np.nan) if x.shape[2] < 4 else _ess_tail_of(x)
     return float(out[0]) if not qshape else out.reshape(qshape)
+
+
+def summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """R-hat, bulk ESS and tail ESS at once (the rank normalisation computed once).
+
+    Parameters
+    ----------
+    draws : array-like, shape (chains, draws, *quantities)
+        MCMC draws.
+
+    Returns
+    -------
+    (ndarray, ndarray, ndarray)
+        :func:`rhat`, :func:`ess_bulk` and :func:`ess_tail` of every quantity.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(3)
+    >>> x = rng.normal(size=(4, 500, 2))
+    >>> r, bulk, tail = summary(x)
+    >>> bool(np.allclose(r, rhat(x)) and np.allclose(bulk, ess_bulk(x)))
+    True
+    """
+    x, qshape = _as_draws(draws)
+    shape = qshape if qshape else (1,)
+    if x.shape[2] < 4:
+        nan = np.full(shape, np.nan)
+        return nan, nan.copy(), nan.copy()
+    sx = _split(x)
+    z = _z_scale(sx)
+    r = _rhat_from(sx, z) if x.shape[1] >= 2 else np.full(x.shape[0], np.nan)
+    return r.reshape(shape), _ess(z).reshape(shape), _ess_tail_of(x).reshape(shape)

@@ -19,57 +19,92 @@ metric-only counts ``m[j]``.  The likelihood is
 where the factor ``pi_c^N[c, .]`` is dropped when the paired items are a separate calibration
 sample (``paired_informs_pi=False``; QuaPy's ``BayesianCC`` makes that assumption).
 
-Why a Gibbs sampler (and not NUTS)
-----------------------------------
-Every full conditional is conjugate once the latent classes of the metric-only items are
-imputed (Dirichlet-multinomial), so one iteration is a handful of vectorised gamma and binomial
-draws over all groups and chains at once: 190 system pairs cost about as much as one.  NUTS
-(numpyro, PyMC) would need a compiled dependency, per-group adaptation and a gradient, and gains
-nothing on a posterior this small.  Plain data augmentation is, however, slow exactly where the
-model matters: with many metric-only items the metric's output distribution ``q`` is pinned
-down while ``pi`` and ``Theta`` can still trade off along the ridge ``pi Theta = q`` (a weak
-metric, ``rho + eta`` near 1, makes it long), and imputed classes move along it only in small
-steps.  Each iteration therefore combines up to four moves, each leaving the posterior invariant:
+The sampler
+-----------
+With many metric-only items the metric's output distribution ``q`` is pinned down while ``pi``
+and ``Theta`` can still trade off along the ridge ``pi Theta = q`` (a weak metric or few paired
+items make it long).  Data augmentation (imputing the classes of the metric-only items) moves
+along it in steps of the size of the complete-data posterior, so it stalls exactly where the
+model matters; an independence proposal at the mode of ``p(pi | Theta)`` must be rebuilt by
+Newton's method whenever ``Theta`` moves (its Hessian can be singular) and still leaves
+``Theta`` to the slow moves.  The sampler instead works in coordinates in which the ridge is
+straight, per (chain, group) unit and vectorised over all units:
 
-A. *Data augmentation* (Tanner and Wong 1987): impute the classes ``Z[c, j] ~ Multinomial(m_j,
-   pi_c Theta[c, j] / q_j)``, then draw ``pi ~ Dir(a + h + N[., .] + Z)`` and
-   ``Theta[c] ~ Dir(b_c + N[c] + Z[c])`` (pooled: summed over groups; independent: one Dirichlet
-   per metric from the margins of ``N + Z``).
-B. *The reverse parametrisation* (unrestricted ``Theta`` per group): ``P[c, j] = pi_c Theta[c,
-   j]`` is the same as ``q_j R[j, c]`` with ``R[j] = P(c | j)``.  In ``(q, R)`` the metric-only
-   items inform only ``q``, so the ridge is an axis.  After imputing the metric outputs ``W`` of
-   the human-only items (and, when the paired items must not inform ``pi``, the negative-binomial
-   augmentation below), ``q ~ Dir(b.sum(0) + N.sum(0) + W.sum(0) + m)`` and ``R[j] ~ Dir(b[:, j] +
-   N[:, j] + W[:, j])`` is the exact posterior under the prior ``P ~ Dirichlet(b)``.  It differs
-   from ours only through ``pi``: ``Dir(pi; a) / Dir(pi; b.sum(1))`` (the aggregation property of
-   the Dirichlet), which is the Metropolis-Hastings weight of this independence proposal.  The
-   move works on the classes with enough human ratings (the weight's negative powers of ``pi_c``
-   would make it stick on the others), given the shares and rows of the rest.
-   ``pi_c^-N[c, .]`` (a calibration sample) is removed exactly by augmenting ``kappa_c ~
-   NegBinomial(N[c, .], pi_c)`` failures, allocated to the other classes in proportion to ``pi``:
-   ``pi_c^-n = sum_k C(n + k - 1, k) (1 - pi_c)^k`` makes them pseudo human-only items.
-C. *pi given Theta* (known, pooled or product ``Theta``; and groups with a class too rare for
-   B): an independence Metropolis-Hastings
-   proposal, a multivariate t (5 degrees of freedom) at the mode of ``log p(pi | Theta, data)`` in
-   additive log-ratio coordinates with the inverse negative Hessian as scale, found by Newton's
-   method from a start that depends on ``Theta`` and the data only (so the proposal does not
-   depend on the current state).
-D. *A calibration sample* (``paired_informs_pi=False``): an independence proposal ``Theta' ~
-   Dir(b + N)`` (the calibration posterior) with ``pi'`` from the proposal of C given ``Theta'``;
-   the weight is the ratio of the evidences ``p(m, h | Theta)``.
+* *Unrestricted ``Theta`` per group* (the preference model, several metrics jointly, bins): the
+  reverse parametrisation ``P[c, j] = pi_c Theta[c, j] = q_j R[j, c]`` with ``R[j] = P(c |
+  j)``.  The metric-only items inform only ``q``, so the ridge is an axis.  In additive
+  log-ratio coordinates of ``q`` and of every ``R[j]`` the posterior density is
+
+      prod_j q_j^(b_.j + N_.j + m_j) * prod_jc R[j, c]^(b_cj + N_cj) * prod_c pi_c^lambda_c,
+      pi_c = sum_j q_j R[j, c],  lambda_c = a_c - B_c + h_c (- N_c. for a calibration sample),
+
+  with ``B_c = sum_j b_cj``: our prior is ``Dir(P; b) Dir(pi; a) / Dir(pi; B)`` (the
+  aggregation property of the Dirichlet), the Jacobian of ``P -> (q, R)`` is ``prod_j
+  q_j^(K - 1)`` and each log-ratio map contributes the product of its simplex's components
+  (the tests check this density against the posterior through a numerical Jacobian).  A
+  Dirichlet in ``(q, R)`` times one smooth factor: close to Gaussian, and a rare class's share
+  and row separate additively in the logarithms.  No augmentation is needed for human-only
+  items or a calibration sample.
+* *The product form of several metrics* (``dependence="independent"``): the shares and the rows
+  of every metric's matrix in log-ratio coordinates, after a Gibbs sweep of data augmentation,
+  a sweep over the rows and a relabelling step (below); two Hamiltonian transitions per
+  iteration, with up to ``HMC_MAX_STEPS`` leapfrog steps.
+* *Pooled or known ``Theta``*: every group's shares given ``Theta``, after a data-augmentation
+  sweep that also draws the pooled ``Theta``.
+
+The moves, each of which leaves the posterior exactly invariant:
+
+H. *Hamiltonian Monte Carlo* (Neal 2011): a fresh momentum, leapfrog steps with a dense metric,
+   and the Metropolis probability ``min(1, exp(-dH))`` (NaN or infinite energies reject).
+   Leapfrog integration is volume preserving and reversible; the step size is jittered by
+   +-20 % (a random choice independent of the state).  The trajectory is a quarter period of a
+   Gaussian in whitened units (``pi / 2``): draws and their squares both decorrelate, so the
+   spread mixes as well as the location (a half period would make the squares repeat);
+   ``HMC_STEPS`` = 3 steps suffice for the reverse parametrisation.
+I. *An independence proposal* after each Hamiltonian transition: a multivariate t (5 degrees of
+   freedom) at the unit's warm-up mean with 1.2 times its metric as scale, accepted with
+   ``min(1, w(y') / w(y))``, ``w = p / t``.  It does not depend on the current point, and its
+   heavy tails reach the far ends of skewed posteriors, where short trajectories are slow.
+A. *Data augmentation* (Tanner and Wong 1987): impute ``Z[c, j] ~ Multinomial(m_j, pi_c
+   Theta[c, j] / q_j)`` and draw ``pi ~ Dir(a + h + N[c, .] + Z)``, ``Theta[c] ~ Dir(b_c + N[c]
+   + Z[c])`` (pooled: summed over groups; the product form: one Dirichlet per metric from the
+   margins of ``N + Z``): a Gibbs sweep.
+E. *One row of a metric's matrix given the rest* (the product form): proposed from the paired
+   items' posterior ``Dir(b + n_r[c])``, accepted with ``min(1, prod_j (q'_j / q_j)^m_j)``, the
+   rest of the full conditional: Metropolis-within-Gibbs.
+D. *A new split of two classes' shares* (a calibration sample, whose paired items do not
+   inform ``pi``): with ``s = pi_a + pi_b`` fixed, ``pi_a' = u s``, ``u ~ Uniform(0, 1)``
+   independent of the current split, ``Theta`` unchanged, accepted with the ratio of the
+   posterior densities: Metropolis-within-Gibbs on the split.  When the metric tells two classes
+   apart poorly, their split is nearly free and flat up to its ends, which log-ratio coordinates
+   stretch into long tails.
+S. *Relabelling* (the product form): swap the shares and rows of two classes.  The swap is an
+   involution with unit Jacobian that leaves ``q`` unchanged, so its ratio is that of the
+   priors and the paired and human-only items; it crosses between the mirror modes that a
+   weak anchoring by the paired items leaves.
+
+Warm-up (at least 20 iterations) adapts, per unit and from the chain's own draws only: the
+step size throughout (dual averaging towards an acceptance of 0.7, Hoffman and Gelman 2014),
+the metric and the mean from the draws of [15 %, 40 %) and [40 %, 85 %) of it (the covariance
+regularised towards a multiple of the identity as Stan does), the number of leapfrog steps at
+85 %; the last 15 % settle the step size.  After warm-up nothing adapts, so the draws kept come
+from a fixed Markov kernel that leaves the posterior invariant.
+
+Where mixing stays slow, the diagnostics say so: a calibration sample whose metric cannot tell
+two classes apart (a share with a long, flat tail down to 0; the tests' case needs the 2,000
+draws the warning asks for), and in the product form a class with almost no paired items.
 
 Checked against exact answers: with K = J = 2 the draws match :func:`binaryeval.alpha_posterior`
 (mean, sd, 2.5 / 97.5 % quantiles within 5 Monte-Carlo errors) on weak and strong metrics, known
 rates, human-only ratings and the calibration design; K = 3 against a grid posterior (known
-rates), QuaPy's BayesianCC (calibration design) and Dirichlet closed forms.  Where mixing is slow
-the diagnostics say so: a calibration sample with a weak metric and K = J = 3 (move D's
-acceptance falls to a few per cent when the metric-only items restrict ``Theta`` beyond its
-calibration posterior), classes with almost no human ratings, and ``Theta`` itself under
-``rates="pooled"`` (its draws move along the ridge only through moves A and C).
+rates), QuaPy's BayesianCC (calibration design) and Dirichlet closed forms; simulation-based
+calibration (ranks of the true values among the draws) in the tests and, at 500 data sets per
+design, in ``studies/latent_sbc.py``.
 
 Draws are seeded: ``numpy.random.SeedSequence(seed).spawn(chains)`` gives each chain its own
-generator, so a chain's draws do not depend on how many chains run beside it.  Diagnostics
-(rank-normalised split R-hat, bulk and tail ESS) are in :mod:`binaryeval.latent.diagnostics`.
+generator, and every adaptation uses the chain's own draws, so a chain's draws do not depend on
+how many chains run beside it.  Diagnostics (rank-normalised split R-hat, bulk and tail ESS)
+are in :mod:`binaryeval.latent.diagnostics`.
 """
 
 from __future__ import annotations
@@ -84,9 +119,19 @@ from ..errors import CountsError, ParameterError
 __all__: list[str] = []
 
 _TINY = np.finfo(float).tiny
-_T_DOF = 5.0
-_NEWTON_STEPS = 12
-SUBSET_MIN = 1  # human ratings a class needs at least to take part in move B
+#: leapfrog steps per transition (the most for the reverse and shares forms), the acceptance
+#: rate the step size is tuned to, its jitter
+HMC_STEPS = 3
+HMC_ACCEPT = 0.7
+HMC_JITTER = 0.2
+#: trajectory length in whitened units (``eps * steps``); the product form's most leapfrog steps
+#: per transition and transitions per iteration
+HMC_LENGTH = 0.5 * np.pi
+HMC_MAX_STEPS = 12
+HMC_TRANSITIONS = 2
+#: the independence move: degrees of freedom and scale (times the metric's) of its t proposal
+T_DOF = 5
+T_SCALE = 1.2
 
 
 @dataclass(frozen=True)
@@ -124,10 +169,11 @@ class Model:
 
 @dataclass(frozen=True)
 class Draws:
-    """Posterior draws and the acceptance rates of the Metropolis-Hastings moves.
+    """Posterior draws and the acceptance rates of the moves.
 
     ``pi`` has shape (chains, draws, G, K); ``theta`` (chains, draws, Gt, K, J) as float32
-    (None for known rates).
+    (None for known rates).  ``accept`` holds the mean acceptance rate of the Hamiltonian move
+    after warm-up.
     """
 
     pi: np.ndarray
@@ -173,12 +219,26 @@ def _multinomial(rngs, n: np.ndarray, prob: np.ndarray, axis: int) -> np.ndarray
     return np.moveaxis(out, 1, axis)
 
 
+def _unit_draws(rngs, groups: int, method: str, lead: tuple[int, ...] = ()) -> np.ndarray:
+    """Draws of shape (*lead, chains * groups), chain by chain.
+
+    ``method``: ``"normal"`` (standard), ``"uniform"`` or ``"gamma"`` (shape ``T_DOF / 2``).
+    """
+    out = np.empty((*lead, len(rngs) * groups))
+    for c, rng in enumerate(rngs):
+        size = (*lead, groups)
+        out[..., c * groups:(c + 1) * groups] = (
+            rng.standard_normal(size) if method == "normal" else rng.random(size)
+            if method == "uniform" else rng.standard_gamma(T_DOF / 2.0, size))
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
-# Theta in its two structures
+# Theta in its two structures; log-ratio coordinates (simplex along axis 0 or 1, units last)
 # ----------------------------------------------------------------------------------------------
 
 def _product_theta(parts: list[np.ndarray]) -> np.ndarray:
-    """Theta[c, (j1, j2, ...)] = prod_r Theta_r[c, j_r] for (C, G, K, L_r) parts."""
+    """Theta[c, (j1, j2, ...)] = prod_r Theta_r[c, j_r] for (..., K, L_r) parts."""
     out = parts[0]
     for part in parts[1:]:
         out = (out[..., :, None] * part[..., None, :]).reshape(*out.shape[:-1], -1)
@@ -197,12 +257,403 @@ def _margins(counts: np.ndarray, levels: tuple[int, ...]) -> list[np.ndarray]:
     return out
 
 
+def _cut(axis: int, index) -> tuple:
+    """An index selecting ``index`` along ``axis``."""
+    return (slice(None),) * axis + (index,)
+
+
+def _alr(x: np.ndarray, axis: int) -> np.ndarray:
+    """Additive log-ratios along ``axis`` (last category the reference): n -> n - 1."""
+    logs = np.log(np.maximum(x, _TINY))
+    return logs[_cut(axis, slice(None, -1))] - logs[_cut(axis, slice(-1, None))]
+
+
+def _simplex(y: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The inverse additive log-ratio along ``axis`` (n - 1 -> n).
+
+    Returns ``x``, ``y`` and ``log_total``: ``log x`` is ``y - log_total`` (the last component
+    ``-log_total``).
+
+    Log-ratios above about 700 overflow to NaN, which the Hamiltonian move rejects; no
+    posterior puts mass there (it would need a share below 1e-304).
+    """
+    e = np.exp(y)
+    total = 1.0 + e.sum(axis=axis, keepdims=True)
+    x = np.concatenate([e, np.ones_like(total)], axis=axis) / total
+    return x, y, np.log(total)
+
+
+def _dirichlet_log(alpha: np.ndarray, alpha_sum: np.ndarray, y: np.ndarray,
+                   log_total: np.ndarray, axis: int) -> np.ndarray:
+    """``sum alpha log x`` along ``axis`` for ``x`` the inverse log-ratio of ``y``."""
+    head = alpha[_cut(axis, slice(None, -1))]
+    return (head * y).sum(axis=axis) - alpha_sum.squeeze(axis) * log_total.squeeze(axis)
+
+
+def _simplex_grad(x: np.ndarray, alpha: np.ndarray, alpha_sum: np.ndarray, ext: np.ndarray,
+                  axis: int) -> np.ndarray:
+    """Gradient in log-ratio coordinates of ``sum alpha log x + f(x)`` with ``df/dx = ext``.
+
+    ``x`` is the inverse log-ratio of ``y`` along ``axis``; the log-ratio Jacobian ``prod x``
+    is part of ``alpha`` (a Dirichlet(alpha) density times the Jacobian is ``prod x^alpha``);
+    ``alpha_sum`` is ``alpha`` summed along ``axis`` (kept).
+    """
+    inner = (x * ext).sum(axis=axis, keepdims=True) + alpha_sum
+    head = _cut(axis, slice(None, -1))
+    return alpha[head] + x[head] * (ext[head] - inner)
+
+
+def _units(a: np.ndarray, chains: int) -> np.ndarray:
+    """A per-group array (G, ...) laid out per unit, units last: (..., chains * G)."""
+    moved = np.moveaxis(np.asarray(a, dtype=float), 0, -1)
+    return np.ascontiguousarray(np.tile(moved, (1,) * (moved.ndim - 1) + (chains,)))
+
+
 # ----------------------------------------------------------------------------------------------
-# the three moves
+# the target of the Hamiltonian move, units last
+# ----------------------------------------------------------------------------------------------
+
+class _Target:
+    """Log posterior density and gradient in log-ratio coordinates, per (chain, group) unit.
+
+    ``kind``: ``"reverse"`` (``y = (alr q, alr R[0], ..., alr R[J-1])``), ``"shares"``
+    (``y = alr pi`` given ``Theta``) or ``"product"`` (``y = (alr pi, alr Theta_1[0], ...,
+    alr Theta_R[K-1])``).  Arrays hold the units on their last axis.
+    """
+
+    def __init__(self, kind: str, k: int, j: int, levels: tuple[int, ...], **const):
+        self.kind = kind
+        self.k, self.j, self.levels = k, j, levels
+        # the sums of every exponent array along its simplex axis, kept
+        if "alpha" in const:
+            const["alpha_sum"] = const["alpha"].sum(axis=0, keepdims=True)
+        if kind == "reverse":
+            const["e_q_head"] = const["e_q"][:-1]
+            const["e_q_sum"] = const["e_q"].sum(axis=0)
+            const["e_r_head"] = const["e_r"][:, :-1]
+            const["e_r_sum"] = const["e_r"].sum(axis=1)  # (J, U)
+            const["q_shift"] = const["lam"].sum(axis=0) + const["e_q_sum"]
+        if "alpha_parts" in const:
+            const["alpha_parts_sum"] = [a.sum(axis=1, keepdims=True)
+                                        for a in const["alpha_parts"]]
+        self.const = const
+        if kind == "reverse":
+            self.dim = (j - 1) + j * (k - 1)
+        elif kind == "shares":
+            self.dim = k - 1
+        else:
+            self.dim = (k - 1) + k * sum(lv - 1 for lv in levels)
+
+    # -- coordinates ------------------------------------------------------------------------------
+    def blocks(self, y: np.ndarray) -> list[np.ndarray]:
+        k, j = self.k, self.j
+        u = y.shape[-1]
+        if self.kind == "reverse":
+            return [y[:j - 1], y[j - 1:].reshape(j, k - 1, u)]
+        out = [y[:k - 1]]
+        start = k - 1
+        for lv in (self.levels if self.kind == "product" else ()):
+            size = k * (lv - 1)
+            out.append(y[start:start + size].reshape(k, lv - 1, u))
+            start += size
+        return out
+
+    def from_state(self, pi: np.ndarray, theta: np.ndarray, parts: list | None) -> np.ndarray:
+        """``y`` (d, U) from ``pi`` (K, U), ``Theta`` (K, J, U) and the product's parts."""
+        u = pi.shape[-1]
+        if self.kind == "reverse":
+            joint = pi[:, None] * theta  # (K, J, U)
+            q = joint.sum(axis=0)
+            r = np.swapaxes(joint, 0, 1) / np.maximum(q, _TINY)[:, None]
+            return np.concatenate([_alr(q, 0), _alr(r, 1).reshape(-1, u)])
+        out = [_alr(pi, 0)]
+        for part in (parts if self.kind == "product" else ()):  # type: ignore[union-attr]
+            out.append(_alr(part, 1).reshape(-1, u))
+        return np.concatenate(out)
+
+    def to_state(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, list | None]:
+        """``pi`` (K, U), ``Theta`` (K, J, U) or None, and the product's parts."""
+        b = self.blocks(y)
+        if self.kind == "reverse":
+            q = _simplex(b[0], 0)[0]
+            r = _simplex(b[1], 1)[0]  # (J, K, U)
+            joint = np.swapaxes(r, 0, 1) * q[None]  # (K, J, U)
+            pi = joint.sum(axis=1)
+            return pi, joint / np.maximum(pi, _TINY)[:, None], None
+        pi = _simplex(b[0], 0)[0]
+        if self.kind == "shares":
+            return pi, None, None
+        parts = [_simplex(x, 1)[0] for x in b[1:]]
+        return pi, _product_theta_units(parts), parts
+
+    # -- density ----------------------------------------------------------------------------------
+    def __call__(self, y: np.ndarray, theta: np.ndarray | None = None, value: bool = True
+                 ) -> tuple[np.ndarray | None, np.ndarray]:
+        """Log density (up to a constant; None unless ``value``) and gradient at ``y`` (d, U)."""
+        if self.kind == "reverse":
+            return self._reverse(y, value)
+        c = self.const
+        b = self.blocks(y)
+        pi, y_pi, lt_pi = _simplex(b[0], 0)
+        if self.kind == "product":
+            parts_all = [_simplex(x, 1) for x in b[1:]]
+            parts = [x for x, _, _ in parts_all]
+            theta = _product_theta_units(parts)
+        q = np.maximum((pi[:, None] * theta).sum(axis=0), _TINY)  # (J, U)
+        logp = None
+        if value:
+            logp = (_dirichlet_log(c["alpha"], c["alpha_sum"], y_pi, lt_pi, 0)
+                    + (c["metric"] * np.log(q)).sum(axis=0))
+        w = c["metric"] / q
+        grads = [_simplex_grad(pi, c["alpha"], c["alpha_sum"], (theta * w[None]).sum(axis=1),
+                               0)]
+        if self.kind == "product":
+            k, u = pi.shape
+            wk = (pi[:, None] * w[None]).reshape(k, *self.levels, u)
+            for r, (alpha, alpha_sum, (part, y_part, lt_part)) in enumerate(zip(
+                    c["alpha_parts"], c["alpha_parts_sum"], parts_all, strict=True)):
+                if value:
+                    logp = logp + _dirichlet_log(alpha, alpha_sum, y_part, lt_part, 1).sum(
+                        axis=0)
+                ext = wk
+                for s in range(len(parts) - 1, -1, -1):  # sum out every other metric
+                    if s == r:
+                        continue
+                    shape = [k] + [1] * len(self.levels) + [u]
+                    shape[1 + s] = self.levels[s]
+                    ext = (ext * parts[s].reshape(shape)).sum(axis=1 + s)
+                grads.append(_simplex_grad(part, alpha, alpha_sum, ext, 1).reshape(-1, u))
+        return logp, np.concatenate(grads)
+
+    def _reverse(self, y: np.ndarray, value: bool) -> tuple[np.ndarray | None, np.ndarray]:
+        """The target in ``(q, R)``, written out.
+
+        With ``v = lambda / pi`` the gradient in the log-ratios of ``q`` is ``e_q,j - e_q,. q_j
+        + q_j (sum_k R[j, k] v_k - sum_k lambda_k)`` (``sum_j q_j sum_k R[j, k] v_k = sum_k
+        lambda_k``) and in those of ``R[j]`` ``e_r,jk - e_r,j. R[j, k] + R[j, k] q_j (v_k -
+        sum_k' R[j, k'] v_k')``.
+        """
+        c = self.const
+        j, k = self.j, self.k
+        u = y.shape[-1]
+        y_q, y_r = y[:j - 1], y[j - 1:].reshape(j, k - 1, u)
+        e_q, e_r = np.exp(y_q), np.exp(y_r)
+        t_q, t_r = 1.0 + e_q.sum(axis=0), 1.0 + e_r.sum(axis=1)  # (U,), (J, U)
+        q = np.empty((j, u))
+        np.divide(e_q, t_q, out=q[:-1])
+        np.divide(1.0, t_q, out=q[-1])
+        r = np.empty((j, k, u))
+        np.divide(e_r, t_r[:, None], out=r[:, :-1])
+        np.divide(1.0, t_r, out=r[:, -1])
+        pi = np.maximum(np.einsum("ju,jku->ku", q, r), _TINY)  # (K, U)
+        lam = c["lam"]
+        v = lam / pi
+        ext = np.einsum("jku,ku->ju", r, v)  # sum_k R[j, k] v_k
+        grad = np.empty_like(y)
+        grad[:j - 1] = c["e_q_head"] + q[:-1] * (ext[:-1] - c["q_shift"])
+        grad[j - 1:] = (c["e_r_head"] + r[:, :-1] * (q[:, None] * (v[None, :-1] - ext[:, None])
+                                                      - c["e_r_sum"][:, None])).reshape(-1, u)
+        logp = None
+        if value:
+            logp = ((c["e_q_head"] * y_q).sum(axis=0) - c["e_q_sum"] * np.log(t_q)
+                    + (c["e_r_head"] * y_r).sum(axis=(0, 1))
+                    - (c["e_r_sum"] * np.log(t_r)).sum(axis=0) + (lam * np.log(pi)).sum(axis=0))
+        return logp, grad
+
+
+def _product_theta_units(parts: list[np.ndarray]) -> np.ndarray:
+    """The product ``Theta`` (K, J, U) from parts (K, L_r, U)."""
+    out = parts[0]
+    for part in parts[1:]:
+        k, a, u = out.shape
+        out = (out[:, :, None] * part[:, None]).reshape(k, a * part.shape[1], u)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# the Hamiltonian move
+# ----------------------------------------------------------------------------------------------
+
+class _Hamiltonian:
+    """HMC for units (columns): per-unit step size, trajectory and dense metric, from warm-up.
+
+    The metric enters as a square root ``S`` of the covariance (``S S^T``): the leapfrog runs
+    in ``x = S^-1 y`` with unit mass, so that ``y += eps S p`` and the gradient is ``S^T g``.
+    Each unit takes its own number of leapfrog steps, ``HMC_LENGTH / eps`` (``HMC_STEPS``
+    before the end of warm-up).
+    """
+
+    def __init__(self, target: _Target, scale: np.ndarray, max_steps: int):
+        self.target = target
+        self.max_steps = max_steps
+        d, u = scale.shape
+        self.root = np.zeros((d, d, u))
+        self.root[np.arange(d), np.arange(d)] = scale
+        self.eps = np.full(u, 0.5 / np.sqrt(np.sqrt(d)))
+        self.n_steps = np.full(u, HMC_STEPS)
+        # the independence proposal: a multivariate t around the warm-up mean
+        self.root_inv = np.zeros((d, d, u))
+        self.root_inv[np.arange(d), np.arange(d)] = 1.0 / scale
+        self.center = np.zeros((d, u))
+        self.has_center = np.zeros(u, dtype=bool)
+        self.jump_sum = 0.0
+        self.n_jumps = 0
+        self._restart()
+        self.window: list[np.ndarray] = []
+        self.accept_sum = 0.0
+        self.n_kept = 0
+
+    def _restart(self) -> None:
+        """Dual averaging state (Hoffman and Gelman 2014, algorithm 5) from the current step."""
+        self.mu = np.log(10.0 * self.eps)
+        self.hbar = np.zeros_like(self.eps)
+        self.log_eps_bar = np.zeros_like(self.eps)
+        self.t = 0
+
+    def set_lengths(self, eps: np.ndarray) -> None:
+        """Leapfrog steps per unit from adapted step sizes ``eps``.
+
+        ``n = ceil(HMC_LENGTH / eps)`` (at most ``max_steps``), and the step size becomes
+        ``HMC_LENGTH / n``.
+
+        A trajectory of length pi / 2 in whitened units is a quarter period of a Gaussian
+        target: both the draws and their squares decorrelate (the spread mixes as well as the
+        location), where a half period would make the squares repeat.
+        """
+        n = np.clip(np.ceil(HMC_LENGTH / eps), 1, self.max_steps)
+        self.eps = np.minimum(eps, HMC_LENGTH / n)
+        self.n_steps = n.astype(np.int64)
+
+    def step(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
+             adapting: bool, start: tuple | None = None) -> tuple[np.ndarray, tuple]:
+        """One transition from ``y0``.
+
+        ``start`` is the target's value and gradient at ``y0`` when known.  Returns the new
+        point with the target's value and gradient there.
+        """
+        d = y0.shape[0]
+        lp0, grad0 = self.target(y0, theta) if start is None else start
+        mom0 = _unit_draws(rngs, groups, "normal", (d,))
+        uniform = _unit_draws(rngs, groups, "uniform", (2,))
+        eps = self.eps * (1.0 + HMC_JITTER * (2.0 * uniform[0] - 1.0))
+        y, lp, grad, mom = self._leapfrog(y0, grad0, mom0, eps, theta)
+        log_ratio = (lp - lp0) - 0.5 * ((mom * mom).sum(axis=0) - (mom0 * mom0).sum(axis=0))
+        prob = np.exp(np.minimum(log_ratio, 0.0))
+        accept = uniform[1] < prob  # NaN (an overflow on the way) compares false: a rejection
+        if adapting:
+            self._adapt_step(np.where(np.isnan(prob), 0.0, prob))
+        else:
+            self.accept_sum += float(accept.mean())
+            self.n_kept += 1
+        return np.where(accept, y, y0), (np.where(accept, lp, lp0), np.where(accept, grad, grad0))
+
+    def _leapfrog(self, y, grad, mom, eps, theta):
+        """``n_steps`` leapfrog steps per unit, in one loop.
+
+        A unit that has taken its steps stays where it is (its gradient is recomputed there,
+        its momentum no longer moves).
+        """
+        root, n = self.root, self.n_steps
+        n_max = int(n.max())
+        mom = mom + 0.5 * eps * np.einsum("abu,au->bu", root, grad)
+        lp = None
+        for i in range(n_max):
+            step = eps if n_max == n.min() else np.where(i < n, eps, 0.0)
+            y = y + step * np.einsum("abu,bu->au", root, mom)
+            lp, grad = self.target(y, theta, value=i == n_max - 1)
+            kick = np.where(i < n - 1, eps, np.where(i == n - 1, 0.5 * eps, 0.0))
+            mom = mom + kick * np.einsum("abu,au->bu", root, grad)
+        return y, lp, grad, mom
+
+    def jump(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
+             start: tuple | None, kept: bool) -> tuple[np.ndarray, tuple]:
+        """An independence Metropolis-Hastings step from a multivariate t.
+
+        The t has ``T_DOF`` degrees of freedom, the warm-up mean and ``T_SCALE`` times the
+        metric's scale.
+
+        The proposal does not depend on the current point, so the ratio ``(p(y') / t(y')) /
+        (p(y) / t(y))`` makes the move exact; its heavy tails reach the far ends of skewed
+        posteriors, where the short Hamiltonian trajectories move slowly.
+        """
+        d, u = y0.shape
+        lp0, grad0 = self.target(y0, theta) if start is None else start
+        z = _unit_draws(rngs, groups, "normal", (d,))
+        u_acc = _unit_draws(rngs, groups, "uniform")
+        scale = np.sqrt(2.0 * _unit_draws(rngs, groups, "gamma") / T_DOF)  # chi2(dof) / dof
+        y = self.center + T_SCALE * np.einsum("abu,bu->au", self.root, z) / scale
+
+        def log_t(point):
+            x = np.einsum("abu,bu->au", self.root_inv, point - self.center) / T_SCALE
+            return -0.5 * (T_DOF + d) * np.log1p((x * x).sum(axis=0) / T_DOF)
+
+        lp, grad = self.target(y, theta)
+        log_ratio = (lp - log_t(y)) - (lp0 - log_t(y0))
+        accept = (u_acc < np.exp(np.minimum(log_ratio, 0.0))) & self.has_center  # NaN: no
+        if kept:
+            self.jump_sum += float(accept.mean())
+            self.n_jumps += 1
+        return np.where(accept, y, y0), (np.where(accept, lp, lp0), np.where(accept, grad, grad0))
+
+    def _adapt_step(self, prob: np.ndarray) -> None:
+        self.t += 1
+        t = self.t
+        t0, gamma, kappa = 10.0, 0.05, 0.75
+        self.hbar = (1.0 - 1.0 / (t + t0)) * self.hbar + (HMC_ACCEPT - prob) / (t + t0)
+        log_eps = np.clip(self.mu - np.sqrt(t) / gamma * self.hbar, -14.0, 2.0)
+        self.eps = np.exp(log_eps)
+        weight = t ** -kappa
+        self.log_eps_bar = weight * log_eps + (1.0 - weight) * self.log_eps_bar
+
+    def collect(self, y: np.ndarray) -> None:
+        self.window.append(y)
+
+    def update_metric(self, lengths: bool = False) -> None:
+        """Dense metric from the window's draws, per unit; Stan's regularisation.
+
+        ``(n / (n + 5)) S + 10^-3 (5 / (n + 5)) s I`` with ``S`` the sample covariance and
+        ``s`` its mean variance; units whose draws are not finite keep their metric.
+        """
+        if len(self.window) >= 10:
+            x = np.stack(self.window)  # (n, d, U)
+            n, d, _ = x.shape
+            centred = x - x.mean(axis=0)
+            cov = np.einsum("nau,nbu->uab", centred, centred) / (n - 1)
+            var = np.einsum("uaa->ua", cov).mean(axis=1)
+            w = n / (n + 5.0)
+            reg = w * cov + ((1.0 - w) * 1e-3 * var + 1e-12)[:, None, None] * np.eye(d)
+            ok = np.isfinite(reg).all(axis=(1, 2)) & (var > 0)
+            reg[~ok] = np.eye(d)
+            vals, vecs = np.linalg.eigh(reg)
+            floor = 1e-10 * np.abs(vals).max(axis=1, keepdims=True) + 1e-300
+            sqrt_vals = np.sqrt(np.maximum(vals, floor))
+            root = np.moveaxis(vecs * sqrt_vals[:, None, :], 0, -1)  # reg = root root^T
+            root_inv = np.moveaxis(np.swapaxes(vecs, 1, 2) / sqrt_vals[:, :, None], 0, -1)
+            self.root = np.where(ok, root, self.root)
+            self.root_inv = np.where(ok, root_inv, self.root_inv)
+            self.center = np.where(ok, x.mean(axis=0), self.center)
+            self.has_center = self.has_center | ok
+        self.window = []
+        if self.t and lengths:
+            self.set_lengths(np.exp(self.log_eps_bar))
+        self._restart()
+
+    def finish_step_size(self) -> None:
+        if self.t:
+            self.eps = np.exp(self.log_eps_bar)
+        self.set_lengths(self.eps)
+
+
+# ----------------------------------------------------------------------------------------------
+# the chains
 # ----------------------------------------------------------------------------------------------
 
 class _Sampler:
-    """State and moves of the chains of one fit (all groups at once)."""
+    """State and moves of the chains of one fit (all groups at once).
+
+    ``pi`` (C, G, K) and ``theta`` (C, Gt, K, J) are the state; the Hamiltonian move works on
+    the same state laid out per unit (units last).
+    """
 
     def __init__(self, model: Model, chains: int, seed) -> None:
         self.model = model
@@ -213,15 +664,14 @@ class _Sampler:
         self.n_paired_class = model.paired.sum(axis=2)  # (G, K)
         informs = model.paired_informs_pi
         self.pi_counts = model.human + (self.n_paired_class if informs else 0)  # (G, K)
-        self.accept = {"reverse": [0.0, 0], "pi_given_theta": [0.0, 0], "calibration": [0.0, 0]}
-        self._known_proposal = None
-        if model.rates == "estimate" and model.dependence == "joint":
-            rated = model.human + self.n_paired_class  # (G, K)
-            need = np.maximum(SUBSET_MIN, 2.0 * (model.rate_prior.sum(axis=1) - model.prior))
-            self.subset = rated >= need
-            self.subset_is_all = bool(self.subset.all())
-            self.reference = model.rate_prior[None] * self.subset[..., None]
+        joint = model.dependence == "joint"
+        self.kind = ("shares" if model.rates != "estimate" else
+                     "reverse" if joint else "product")
+        # the product form's parts (one confusion matrix per metric) and their priors
+        self.part_priors = [model.rate_prior] if joint else list(model.rate_prior)
+        self.levels = (j,) if joint else model.levels
         self._init_state()
+        self._init_hamiltonian()
 
     # -- state -------------------------------------------------------------------------------
     def _init_state(self) -> None:
@@ -229,31 +679,30 @@ class _Sampler:
         c = self.chains
         g, k, j = m.shape
         base = np.broadcast_to(m.prior + self.pi_counts, (c, g, k))
-        self.pi = _dirichlet(self.rngs, np.ascontiguousarray(base))
+        self.pi = _dirichlet(self.rngs, base)
+        self.parts = None
         if m.rates == "known":
             self.theta = np.broadcast_to(m.known, (c, *m.known.shape)).copy()
-            self.parts = None
         elif m.dependence == "independent":
-            margins = _margins(m.paired, m.levels)
             self.parts = []
-            for prior_r, marg in zip(m.rate_prior, margins, strict=True):
+            for prior_r, marg in zip(self.part_priors, _margins(m.paired, self.levels),
+                                     strict=True):
                 conc = prior_r + (marg.sum(axis=0, keepdims=True) if m.rates == "pooled"
                                   else marg)
                 self.parts.append(_dirichlet(self.rngs, np.broadcast_to(
-                    conc, (c, *conc.shape)).copy()))
+                    conc, (c, *conc.shape))))
             self.theta = _product_theta(self.parts)
         else:
             conc = m.rate_prior + (m.paired.sum(axis=0, keepdims=True) if m.rates == "pooled"
                                    else m.paired)
-            self.theta = _dirichlet(self.rngs, np.broadcast_to(conc, (c, *conc.shape)).copy())
-            self.parts = None
+            self.theta = _dirichlet(self.rngs, np.broadcast_to(conc, (c, *conc.shape)))
 
     def _theta_full(self) -> np.ndarray:
         """Theta broadcast to (C, G, K, J)."""
         g = self.model.shape[0]
         return np.broadcast_to(self.theta, (self.chains, g, *self.theta.shape[2:]))
 
-    # -- move A: data augmentation ----------------------------------------------------------------
+    # -- data augmentation --------------------------------------------------------------------
     def augmentation(self) -> None:
         m = self.model
         theta = self._theta_full()
@@ -266,299 +715,206 @@ class _Sampler:
         if m.rates == "known":
             return
         complete = m.paired + z  # (C, G, K, J)
-        if m.dependence == "independent":
-            for r, (prior_r, marg) in enumerate(zip(m.rate_prior, _margins(complete, m.levels),
+        if self.parts is not None:
+            for r, (prior_r, marg) in enumerate(zip(self.part_priors,
+                                                    _margins(complete, self.levels),
                                                     strict=True)):
                 if m.rates == "pooled":
                     marg = marg.sum(axis=1, keepdims=True)
-                self.parts[r] = _dirichlet(self.rngs, prior_r + marg)
-            self.theta = _product_theta(self.parts)
+                self.parts[r] = _dirichlet(self.rngs, prior_r + marg)  # type: ignore[index]
+            self.theta = _product_theta(self.parts)  # type: ignore[arg-type]
         else:
             if m.rates == "pooled":
                 complete = complete.sum(axis=1, keepdims=True)
             self.theta = _dirichlet(self.rngs, m.rate_prior + complete)
 
-    # -- move B: the reverse parametrisation ---------------------------------------------------
-    def reverse(self) -> None:
-        """Independence proposal in ``(q, R)`` for the classes with data (see the module notes).
+    # -- one row of a metric's matrix given the rest ------------------------------------------
+    def rows(self) -> None:
+        """Each row of each metric's matrix in turn from its paired items' posterior.
 
-        The move works on the classes ``S`` with at least ``2 (sum_j b_cj - a_c)`` (and at
-        least one) human ratings, given
-        the shares and rows of the others: the metric-only items are first allocated between
-        ``S`` and each other class, then ``P_S / sum(pi_S)`` is proposed from its conjugate
-        posterior under the prior ``Dirichlet(b_S)``.  The weight is ``prod_{c in S}
-        pi_c^(a_c - sum_j b_cj)`` (our prior over the proposal's), close to constant on classes
-        with data; on classes with few ratings its negative power of ``pi_c`` would have heavy
-        tails (an independence sampler then sticks), so they move in A only.
+        The full conditional of the row ``Theta_r[c]`` is ``Dir(b + n_r[c])`` (``n_r`` the
+        margin of the paired counts for metric ``r``) times ``prod_j q_j^m_j``: an independence
+        proposal from the Dirichlet is accepted with probability ``min(1, prod_j (q'_j /
+        q_j)^m_j)``.  It moves the rows of rare classes, whose shares are too small for the
+        metric-only items to pin them down.
         """
+        m = self.model
+        c = self.chains
+        g, k, _ = m.shape
+        metric = m.metric
+        parts = self.parts
+        q = np.einsum("cgk,cgkj->cgj", self.pi, self.theta)
+        log_q = np.log(np.maximum(q, _TINY))
+        margins = _margins(m.paired, self.levels)
+        for r, (prior_r, marg) in enumerate(zip(self.part_priors, margins, strict=True)):
+            for cls in range(k):
+                prop = _dirichlet(self.rngs, np.broadcast_to(prior_r[cls] + marg[:, cls],
+                                                              (c, g, marg.shape[2])))
+                rows = [p[:, :, cls] for p in parts]  # type: ignore[union-attr]
+                rows[r] = prop
+                row_new = _product_theta(rows)  # (C, G, J)
+                q_new = q + self.pi[:, :, cls, None] * (row_new - self.theta[:, :, cls])
+                log_q_new = np.log(np.maximum(q_new, _TINY))
+                log_ratio = (metric * (log_q_new - log_q)).sum(axis=2)
+                u = np.stack([rng.random(g) for rng in self.rngs])
+                take = (np.log(u) < log_ratio)[..., None]
+                part = parts[r]  # type: ignore[index]
+                part[:, :, cls] = np.where(take, prop, part[:, :, cls])
+                self.theta[:, :, cls] = np.where(take, row_new, self.theta[:, :, cls])
+                q = np.where(take, q_new, q)
+                log_q = np.where(take, log_q_new, log_q)
+
+    # -- a new split of two classes' shares ------------------------------------------------------
+    def split(self) -> None:
+        """Redraw how two classes (a pair chosen uniformly) share their total, given the rest.
+
+        With ``s = pi_a + pi_b`` fixed, ``pi_a' = u s`` with ``u ~ Uniform(0, 1)`` (independent of
+        the current split), ``Theta`` and the other shares unchanged: the ratio of the posterior
+        densities is the Metropolis-Hastings ratio.  When the metric tells the two classes
+        apart poorly, the split is nearly free and flat up to its ends, which log-ratio
+        coordinates stretch into long tails.
+        """
+        m = self.model
+        c = self.chains
+        g, k, _ = m.shape
+        pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        choice = np.stack([rng.integers(len(pairs), size=g) for rng in self.rngs])
+        u = np.stack([rng.random((2, g)) for rng in self.rngs])  # (C, 2, G)
+        first = np.array([a for a, _ in pairs])[choice]
+        second = np.array([b for _, b in pairs])[choice]
+        ci, gi = np.indices((c, g))
+        pi = self.pi
+        total = pi[ci, gi, first] + pi[ci, gi, second]
+        new = pi.copy()
+        new[ci, gi, first] = u[:, 0] * total
+        new[ci, gi, second] = (1.0 - u[:, 0]) * total
+        alpha = m.prior + self.pi_counts - 1.0
+        theta = self._theta_full()
+
+        def log_density(shares):
+            q = np.maximum(np.einsum("cgk,cgkj->cgj", shares, theta), _TINY)
+            return ((alpha * np.log(np.maximum(shares, _TINY))).sum(axis=2)
+                    + (m.metric * np.log(q)).sum(axis=2))
+
+        log_ratio = log_density(new) - log_density(pi)
+        accept = u[:, 1] < np.exp(np.minimum(log_ratio, 0.0))
+        self.pi = np.where(accept[..., None], new, pi)
+
+    # -- relabelling -------------------------------------------------------------------------
+    def relabel(self) -> None:
+        """Swap two classes' shares and rows, accepted with the Metropolis probability.
+
+        The transposition of two classes is chosen uniformly.
+
+        The swap is an involution of the parameter space with unit Jacobian and leaves ``q``
+        (so the metric-only items' likelihood) unchanged; the ratio is that of the priors and
+        the paired and human-only items.  It lets the product form move between the mirror
+        modes that a weak anchoring by the paired items leaves.
+        """
+        m = self.model
+        c = self.chains
+        g, k, _ = m.shape
+        pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        choice = np.stack([rng.integers(len(pairs), size=g) for rng in self.rngs])
+        perm = np.broadcast_to(np.arange(k), (c, g, k)).copy()
+        for i, (a, b) in enumerate(pairs):
+            hit = choice == i
+            perm[hit, a], perm[hit, b] = b, a
+        alpha = m.prior + self.pi_counts - 1.0  # (G, K)
+        log_pi = np.log(np.maximum(self.pi, _TINY))
+        new_log_pi = np.take_along_axis(log_pi, perm, axis=2)
+        log_ratio = (alpha * (new_log_pi - log_pi)).sum(axis=2)
+        margins = _margins(m.paired, self.levels)
+        new_parts = []
+        for prior_r, marg, part in zip(self.part_priors, margins, self.parts, strict=True):
+            log_part = np.log(np.maximum(part, _TINY))
+            new_log = np.take_along_axis(log_part, perm[..., None], axis=2)
+            log_ratio = log_ratio + ((prior_r + marg - 1.0) * (new_log - log_part)).sum(
+                axis=(2, 3))
+            new_parts.append(np.take_along_axis(part, perm[..., None], axis=2))
+        u = np.stack([rng.random(g) for rng in self.rngs])
+        accept = np.log(u) < log_ratio
+        self.pi = np.where(accept[..., None], np.take_along_axis(self.pi, perm, axis=2),
+                           self.pi)
+        self.parts = [np.where(accept[..., None, None], new, old)
+                      for new, old in zip(new_parts, self.parts, strict=True)]
+        self.theta = _product_theta(self.parts)
+
+    # -- the Hamiltonian move -----------------------------------------------------------------
+    def _init_hamiltonian(self) -> None:
         m = self.model
         c = self.chains
         g, k, j = m.shape
-        ins = self.subset  # (G, K)
-        if not ins.any():
-            return
-        human = np.broadcast_to(m.human, (c, g, k)).astype(np.int64)
-        if not m.paired_informs_pi:
-            human = human + self._calibration_pseudo_items()
-        human = human * ins
-        complete = np.broadcast_to(m.paired * ins[..., None], (c, g, k, j)).astype(np.int64)
-        if human.any():
-            complete = complete + _multinomial(self.rngs, human, self.theta, axis=3)
-        if self.subset_is_all:
-            metric = np.broadcast_to(m.metric, (c, g, j))
+        metric = m.metric.astype(float)
+        alpha = m.prior + self.pi_counts  # (G, K)
+        if self.kind == "reverse":
+            b = np.broadcast_to(m.rate_prior, (g, k, j)).astype(float)
+            lam = m.prior - b.sum(axis=2) + m.human - (0 if m.paired_informs_pi
+                                                        else self.n_paired_class)
+            e_q = b.sum(axis=1) + m.paired.sum(axis=1) + metric  # (G, J)
+            e_r = np.swapaxes(b + m.paired, 1, 2)  # (G, J, K)
+            const = {"lam": _units(lam, c), "e_q": _units(e_q, c), "e_r": _units(e_r, c)}
+            scale = [np.sqrt(1.0 / e_q[:, :-1] + 1.0 / e_q[:, -1:]),
+                     np.sqrt(1.0 / e_r[..., :-1] + 1.0 / e_r[..., -1:]).reshape(g, -1)]
         else:
-            joint = self.pi[..., None] * self._theta_full()
-            post = joint / np.maximum(joint.sum(axis=2, keepdims=True), _TINY)
-            z = _multinomial(self.rngs, np.broadcast_to(m.metric, (c, g, j)), post, axis=2)
-            metric = (z * ins[None, :, :, None]).sum(axis=2)
-        ref = self.reference  # (G, K, J): b on the classes in S, 0 elsewhere
-        q = _dirichlet(self.rngs, ref.sum(axis=1) + complete.sum(axis=2) + metric)  # (C, G, J)
-        rev = _dirichlet(self.rngs, ref + complete, axis=2) * ins[None, :, :, None]
-        rev /= rev.sum(axis=2, keepdims=True)
-        joint = rev * q[:, :, None, :]
-        share_new = joint.sum(axis=3)  # (C, G, K), zero outside S
-        mass = (self.pi * ins).sum(axis=2, keepdims=True)
-        share_old = self.pi * ins / np.maximum(mass, _TINY)
-        ok = np.all((share_new > 1e-300) | ~ins, axis=2) & (mass[..., 0] > 0)
-        theta_new = joint / np.maximum(share_new, _TINY)[..., None]
-        expo = np.where(ins, m.prior - ref.sum(axis=2), 0.0)  # (G, K)
-        log_w_new = (expo * np.log(np.maximum(share_new, _TINY))).sum(axis=2)
-        log_w_old = (expo * np.log(np.maximum(share_old, _TINY))).sum(axis=2)
-        u = np.stack([rng.random(g) for rng in self.rngs])
-        accept = ok & (np.log(u) < log_w_new - log_w_old)
-        take = accept[..., None] & ins
-        self.pi = np.where(take, mass * share_new, self.pi)
-        self.theta = np.where(take[..., None], theta_new, self.theta)
-        self.accept["reverse"][0] += float(accept.mean())
-        self.accept["reverse"][1] += 1
+            # the shares' log-ratio sd as if the metric-only items fell in proportion to a
+            spread = alpha + metric.sum(axis=1, keepdims=True) * m.prior / m.prior.sum(
+                axis=1, keepdims=True)
+            scale = [np.sqrt(1.0 / spread[:, :-1] + 1.0 / spread[:, -1:])]
+            const = {"alpha": _units(alpha, c), "metric": _units(metric, c)}
+            if self.kind == "product":
+                alpha_parts = [prior_r + marg for prior_r, marg in
+                               zip(self.part_priors, _margins(m.paired, self.levels),
+                                   strict=True)]
+                const["alpha_parts"] = [_units(a, c) for a in alpha_parts]
+                scale += [np.sqrt(1.0 / a[..., :-1] + 1.0 / a[..., -1:]).reshape(g, -1)
+                          for a in alpha_parts]
+        self.target = _Target(self.kind, k, j, self.levels, **const)
+        self.hamiltonian = _Hamiltonian(self.target, _units(np.concatenate(scale, axis=1), c),
+                                        HMC_MAX_STEPS if self.kind == "product" else HMC_STEPS)
 
-    def _calibration_pseudo_items(self) -> np.ndarray:
-        """Pseudo human-only counts that cancel ``pi_c^N[c, .]`` (negative-binomial augmentation).
+    def _to_units(self, x: np.ndarray) -> np.ndarray:
+        """(C, G, ...) -> (..., C * G)."""
+        c, g = x.shape[:2]
+        return np.moveaxis(x.reshape(c * g, *x.shape[2:]), 0, -1)
 
-        ``kappa_c ~ NegBinomial(N_c, pi_c)`` (failures before ``N_c`` successes); each failure
-        falls in another class ``c'`` with probability ``pi_c' / (1 - pi_c)``.
+    def _from_units(self, x: np.ndarray) -> np.ndarray:
+        """(..., C * G) -> (C, G, ...)."""
+        moved = np.moveaxis(x, -1, 0)
+        return moved.reshape(self.chains, -1, *moved.shape[1:])
+
+    def coordinates(self) -> np.ndarray:
+        parts = None if self.parts is None else [self._to_units(p) for p in self.parts]
+        theta = self._to_units(self._theta_full()) if self.kind == "reverse" else None
+        pi = self._to_units(self.pi)
+        return self.target.from_state(pi, theta, parts)  # type: ignore[arg-type]
+
+    def hamiltonian_step(self, y: np.ndarray, adapting: bool, start: tuple | None = None
+                         ) -> tuple[np.ndarray, tuple]:
+        """One HMC transition from ``y``.
+
+        ``start``: the target's value and gradient there, if known.  Returns the new
+        coordinates and the target there (the state follows in :meth:`set_state`).
         """
-        m = self.model
-        c = self.chains
-        g, k = m.human.shape
-        n_c = np.broadcast_to(self.n_paired_class, (c, g, k))
-        kappa = np.zeros((c, g, k), dtype=np.int64)
-        p = np.clip(self.pi, 1e-300, 1.0)
-        for ci, rng in enumerate(self.rngs):
-            kappa[ci] = rng.negative_binomial(np.maximum(n_c[ci], 1), p[ci]) * (n_c[ci] > 0)
-        pseudo = np.zeros((c, g, k), dtype=np.int64)
-        for cls in range(k):
-            others = self.pi.copy()
-            others[..., cls] = 0.0
-            others /= np.maximum(others.sum(axis=2, keepdims=True), _TINY)
-            pseudo += _multinomial(self.rngs, kappa[..., cls], others, axis=2)
-        return pseudo
+        g = self.model.shape[0]
+        theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
+        return self.hamiltonian.step(y, self.rngs, g, theta, adapting, start)
 
-    # -- move C: pi given Theta ----------------------------------------------------------------
-    def _proposal(self, theta: np.ndarray, idx: np.ndarray | None = None):
-        """Laplace-t proposal for pi given ``theta`` (C, G, K, J): mode, precision, Cholesky.
+    def jump_step(self, y: np.ndarray, start: tuple | None, kept: bool
+                  ) -> tuple[np.ndarray, tuple]:
+        """The independence move from ``y`` (see :meth:`_Hamiltonian.jump`)."""
+        g = self.model.shape[0]
+        theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
+        return self.hamiltonian.jump(y, self.rngs, g, theta, start, kept)
 
-        ``idx`` restricts it to some groups (``theta`` then holds only those).
-        """
-        m = self.model
-        c = self.chains
-        sel = slice(None) if idx is None else idx
-        a_all = (m.prior + self.pi_counts)[sel]
-        g, k = a_all.shape
-        j = m.metric.shape[1]
-        a = np.broadcast_to(a_all, (c, g, k))
-        counts = np.broadcast_to(m.metric[sel], (c, g, j)).astype(float)
-        mode, neg_h = _laplace(a, counts, theta)
-        with np.errstate(invalid="ignore"):
-            eig = np.linalg.eigvalsh(neg_h)
-        valid = np.isfinite(eig).all(axis=2) & (eig.min(axis=2) > 0)
-        safe = np.where(valid[..., None, None], neg_h, np.eye(k - 1))
-        chol = np.linalg.cholesky(np.linalg.inv(safe))
-        half_logdet = 0.5 * np.log(np.where(valid, np.linalg.det(safe), 1.0))
-        return a, counts, mode, safe, chol, half_logdet, valid
-
-    def _t_draw(self, mode, chol) -> np.ndarray:
-        c, g, d = mode.shape
-        z = np.stack([rng.standard_normal((g, d)) for rng in self.rngs])
-        w = np.stack([rng.chisquare(_T_DOF, g) for rng in self.rngs]) / _T_DOF
-        return mode + np.einsum("cgab,cgb->cga", chol, z) / np.sqrt(w)[..., None]
-
-    def _alr(self, pi: np.ndarray) -> np.ndarray:
-        d = pi.shape[-1] - 1
-        return np.log(np.maximum(pi[..., :d], _TINY)) - np.log(np.maximum(pi[..., d:], _TINY))
-
-    def pi_given_theta(self, idx: np.ndarray | None = None) -> None:
-        """Move C on every group, or on the groups ``idx`` (a choice fixed by the data)."""
-        if idx is not None and idx.size == 0:
-            return
-        theta = self._theta_full() if idx is None else self._theta_full()[:, idx]
-        if self.model.rates == "known" and self._known_proposal is not None:
-            prop = self._known_proposal
-        else:
-            prop = self._proposal(theta, idx)
-            if self.model.rates == "known":
-                self._known_proposal = prop
-        a, counts, mode, neg_h, chol, _, valid = prop
-        pi = self.pi if idx is None else self.pi[:, idx]
-        y_new = self._t_draw(mode, chol)
-        y_old = self._alr(pi)
-        log_ratio = (_log_target(y_new, a, counts, theta) - _log_t(y_new, mode, neg_h)
-                     - _log_target(y_old, a, counts, theta) + _log_t(y_old, mode, neg_h))
-        u = np.stack([rng.random(pi.shape[1]) for rng in self.rngs])
-        accept = valid & np.isfinite(log_ratio) & (np.log(u) < log_ratio)
-        new = np.where(accept[..., None], _softmax(y_new), pi)
-        if idx is None:
-            self.pi = new
-        else:
-            self.pi[:, idx] = new
-        self.accept["pi_given_theta"][0] += float(accept.mean())
-        self.accept["pi_given_theta"][1] += 1
-
-    # -- move D: calibration posterior of Theta, then pi ------------------------------------------
-    def calibration(self) -> None:
-        """Independence proposal ``Theta' ~ Dir(b + N)``, ``pi' ~`` Laplace-t given ``Theta'``.
-
-        For a separate calibration sample (``paired_informs_pi=False``) the posterior of
-        ``Theta`` is its calibration posterior reweighted by the evidence ``p(m, h | Theta)``;
-        the Metropolis-Hastings ratio is the ratio of Laplace-normalised evidences, close to 1
-        unless the metric-only items carry much information about ``Theta`` beyond ``q``.
-        """
-        m = self.model
-        c = self.chains
-        g, k, j = m.shape
-        conc = np.broadcast_to(m.rate_prior + m.paired, (c, g, k, j)).copy()
-        theta_new = _dirichlet(self.rngs, conc)
-        a, counts, mode_n, neg_n, chol_n, hld_n, valid_n = self._proposal(theta_new)
-        _, _, mode_o, neg_o, _, hld_o, valid_o = self._proposal(self.theta)
-        y_new = self._t_draw(mode_n, chol_n)
-        y_old = self._alr(self.pi)
-        log_ratio = ((_log_target(y_new, a, counts, theta_new) - _log_t(y_new, mode_n, neg_n)
-                      - hld_n)
-                     - (_log_target(y_old, a, counts, self.theta) - _log_t(y_old, mode_o, neg_o)
-                        - hld_o))
-        u = np.stack([rng.random(g) for rng in self.rngs])
-        accept = valid_n & valid_o & np.isfinite(log_ratio) & (np.log(u) < log_ratio)
-        self.pi = np.where(accept[..., None], _softmax(y_new), self.pi)
-        self.theta = np.where(accept[..., None, None], theta_new, self.theta)
-        self.accept["calibration"][0] += float(accept.mean())
-        self.accept["calibration"][1] += 1
-
-
-def _softmax(y: np.ndarray) -> np.ndarray:
-    """Inverse additive log-ratio: (..., K-1) -> (..., K) with the last class as reference."""
-    full = np.concatenate([y, np.zeros((*y.shape[:-1], 1))], axis=-1)
-    full = full - full.max(axis=-1, keepdims=True)
-    e = np.exp(full)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _log_target(y, a, counts, theta) -> np.ndarray:
-    """Log of p(pi | Theta, data) in log-ratio coordinates (Jacobian included), up to a constant."""
-    pi = np.maximum(_softmax(y), _TINY)
-    q = np.maximum(np.einsum("cgk,cgkj->cgj", pi, theta), _TINY)
-    return (a * np.log(pi)).sum(axis=2) + (counts * np.log(q)).sum(axis=2)
-
-
-def _log_t(y, mode, neg_h) -> np.ndarray:
-    d = y.shape[-1]
-    delta = y - mode
-    quad = np.einsum("cga,cgab,cgb->cg", delta, neg_h, delta)
-    return -0.5 * (_T_DOF + d) * np.log1p(quad / _T_DOF)
-
-
-def _grad_hess(y, a, counts, theta):
-    """Gradient and Hessian of :func:`_log_target` (derived in the module tests)."""
-    d = y.shape[-1]
-    pi = np.maximum(_softmax(y), _TINY)
-    q = np.maximum(np.einsum("cgk,cgkj->cgj", pi, theta), _TINY)
-    a_tot = a.sum(axis=2)
-    m_tot = counts.sum(axis=2)
-    s = np.einsum("cgj,cgkj->cgk", counts / q, theta)
-    gmat = np.einsum("cgj,cgkj,cglj->cgkl", counts / q ** 2, theta, theta)
-    pk = pi[..., :d]
-    grad = a[..., :d] - a_tot[..., None] * pk + pk * (s[..., :d] - m_tot[..., None])
-    total = (a_tot + m_tot)[..., None, None]
-    hess = pk[..., :, None] * pk[..., None, :] * (total - gmat[..., :d, :d])
-    diag = pk * (s[..., :d] - (a_tot + m_tot)[..., None])
-    hess = hess + np.einsum("...a,ab->...ab", diag, np.eye(d))
-    return grad, hess
-
-
-def _start(a, counts, theta) -> np.ndarray:
-    """A start for Newton's method: the least-squares solution of ``pi Theta = m / M``.
-
-    The shares that reproduce the metric's observed output distribution (the method-of-moments
-    answer), clipped into the simplex and mixed with the Dirichlet counts ``a`` in proportion to
-    the numbers of items; log-ratio coordinates.
-    """
-    k = a.shape[2]
-    m_tot = counts.sum(axis=2, keepdims=True)
-    qhat = counts / np.maximum(m_tot, 1.0)
-    gram = np.einsum("cgkj,cglj->cgkl", theta, theta) + 1e-9 * np.eye(k)
-    rhs = np.einsum("cgkj,cgj->cgk", theta, qhat)
-    sol = np.linalg.solve(gram, rhs[..., None])[..., 0]
-    sol = np.clip(sol, 0.0, None) + 1e-3
-    sol /= sol.sum(axis=2, keepdims=True)
-    pi = (a + m_tot * sol) / (a.sum(axis=2, keepdims=True) + m_tot)
-    return np.log(pi[..., :k - 1]) - np.log(pi[..., k - 1:])
-
-
-def _newton_step(grad: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """Solve ``neg @ step = grad`` per (chain, group), shifting ``neg`` to positive definite.
-
-    Far from the mode the target need not be concave in log-ratio coordinates; a shift by the
-    largest diagonal entry then turns the step into a scaled gradient step.  Sizes 1 and 2 are
-    written out (no LAPACK call per iteration).
-    """
-    d = grad.shape[-1]
-    if d == 1:
-        n = neg[..., 0, 0]
-        n = np.where(n > 1e-12 * (np.abs(n) + 1.0), n, np.abs(n) + 1.0)
-        return grad / n[..., None]
-    if d == 2:
-        n00, n01, n11 = neg[..., 0, 0], neg[..., 0, 1], neg[..., 1, 1]
-        det = n00 * n11 - n01 * n01
-        bad = ~((n00 > 0) & (det > 1e-12 * (n00 * n11 + 1.0)))
-        shift = np.where(bad, np.maximum(np.abs(n00), np.abs(n11)) + 1.0, 0.0)
-        n00, n11 = n00 + shift, n11 + shift
-        det = n00 * n11 - n01 * n01
-        g0, g1 = grad[..., 0], grad[..., 1]
-        return np.stack([(n11 * g0 - n01 * g1) / det, (n00 * g1 - n01 * g0) / det], axis=-1)
-    scale = np.abs(np.diagonal(neg, axis1=-2, axis2=-1)).max(axis=-1) + 1.0
-    ridge = np.where(np.linalg.eigvalsh(neg).min(axis=-1) > 1e-10 * scale, 0.0, scale)
-    return np.linalg.solve(neg + ridge[..., None, None] * np.eye(d), grad[..., None])[..., 0]
-
-
-def _laplace(a, counts, theta) -> tuple[np.ndarray, np.ndarray]:
-    """Mode and negative Hessian of log p(pi | Theta) in log-ratio coordinates.
-
-    Starts from :func:`_start` (a function of ``Theta`` and the data only, so that the proposal
-    does not depend on the current state) and takes damped Newton steps (step halving until the
-    target does not decrease).
-    """
-    y = _start(a, counts, theta)
-    f = _log_target(y, a, counts, theta)
-    for _ in range(_NEWTON_STEPS):
-        grad, hess = _grad_hess(y, a, counts, theta)
-        step = _newton_step(grad, -hess)
-        t = np.ones(y.shape[:2])
-        cand = y + step
-        fc = _log_target(cand, a, counts, theta)
-        better = fc >= f - 1e-10 * (1.0 + np.abs(f))
-        for _half in range(30):
-            if better.all():
-                break
-            t = np.where(better, t, t / 2.0)
-            cand = y + t[..., None] * step
-            fc = np.where(better, fc, _log_target(cand, a, counts, theta))
-            better = better | (fc >= f - 1e-10 * (1.0 + np.abs(f)))
-        moved = np.where(better[..., None], t[..., None] * step, 0.0)
-        y = y + moved
-        f = np.where(better, fc, f)
-        if np.abs(moved).max() < 1e-7:
-            break
-    _, hess = _grad_hess(y, a, counts, theta)
-    return y, -hess
+    def set_state(self, y: np.ndarray) -> None:
+        """``pi``, ``theta`` (and the product's parts) from the coordinates ``y``."""
+        pi, theta_new, parts = self.target.to_state(y)
+        self.pi = self._from_units(pi)
+        if self.kind != "shares":
+            self.theta = self._from_units(theta_new)
+        if parts is not None:
+            self.parts = [self._from_units(p) for p in parts]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -568,9 +924,11 @@ def _laplace(a, counts, theta) -> tuple[np.ndarray, np.ndarray]:
 def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws:
     """Run the chains and return the draws after ``warmup`` iterations.
 
-    Every iteration applies move A; move B when ``Theta`` is unrestricted and per group (with
-    move D as well for a calibration sample); move C when ``Theta`` is known, pooled or a
-    product of per-metric matrices, and on the groups with a class too rare for move B.
+    Every iteration (see the module notes): unrestricted ``Theta`` per group, moves H and I in
+    ``(q, R)``; the product form, A, E and S, then twice H and once I on the shares and the
+    metrics' matrices; pooled ``Theta``, A, then H and I on the shares; known ``Theta``, H and
+    I on the shares; a calibration sample, D first.  Move I starts once warm-up has a mean
+    and a metric (at 40 %).
     """
     g, k, j = model.shape
     # the stored draws: shares (float64) and, unless known, rates (float32)
@@ -578,33 +936,53 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     v.memory(chains * draws * (8.0 * g * k + theta_bytes),
              f"draws={draws} x chains={chains} over {g} groups",
              "use fewer draws (the default is 1000 per chain) or fit fewer groups at once")
-    use_reverse = model.rates == "estimate" and model.dependence == "joint"
-    use_pi_move = not use_reverse
-    use_calibration = use_reverse and not model.paired_informs_pi
-    # with move B, groups with a class too rare for it get move C as well (it moves their
-    # shares given Theta, which imputed classes do only slowly)
     sampler = _Sampler(model, chains, seed)
-    rare = (np.flatnonzero(~sampler.subset.all(axis=1)) if use_reverse
-            else np.zeros(0, dtype=int))
     keep_theta = model.rates != "known"
     pi_out = np.empty((chains, draws, g, k))
     gt = model.n_theta_groups
     theta_out = np.empty((chains, draws, gt, k, j), dtype=np.float32) if keep_theta else None
+    adapt = warmup >= 20
+    w15, w40, w85 = (int(f * warmup) for f in (0.15, 0.4, 0.85))
+    hmc = sampler.hamiltonian
+    gibbs = sampler.kind != "reverse" and model.rates != "known"
+    splits = not model.paired_informs_pi
+    y = sampler.coordinates()
+    at = None  # the target's value and gradient at y, when y did not change since
     for it in range(warmup + draws):
-        sampler.augmentation()
-        if use_reverse:
-            sampler.reverse()
-        if use_calibration:
-            sampler.calibration()
-        if use_pi_move:
-            sampler.pi_given_theta()
-        elif rare.size:
-            sampler.pi_given_theta(rare)
-        if it >= warmup:
+        warming = it < warmup
+        if splits:
+            if not gibbs:
+                sampler.set_state(y)
+            sampler.split()
+            if not gibbs:
+                y = sampler.coordinates()
+                at = None
+        if gibbs:
+            sampler.augmentation()
+            if sampler.kind == "product":
+                sampler.rows()
+                sampler.relabel()
+            y = sampler.coordinates()
+            at = None
+        for _ in range(HMC_TRANSITIONS if sampler.kind == "product" else 1):
+            y, at = sampler.hamiltonian_step(y, adapting=adapt and warming, start=at)
+        if hmc.has_center.any():
+            y, at = sampler.jump_step(y, at, kept=not warming)
+        if gibbs or not warming:
+            sampler.set_state(y)
+        if adapt and warming:
+            if w15 <= it < w85:
+                hmc.collect(y)
+            if it + 1 in (w40, w85):
+                hmc.update_metric(lengths=it + 1 == w85)
+            if it + 1 == warmup:
+                hmc.finish_step_size()
+        if not warming:
             pi_out[:, it - warmup] = sampler.pi
             if keep_theta:
-                theta_out[:, it - warmup] = sampler.theta
-    accept = {name: (tot / n if n else float("nan")) for name, (tot, n) in sampler.accept.items()}
+                theta_out[:, it - warmup] = sampler.theta  # type: ignore[index]
+    accept = {"hamiltonian": hmc.accept_sum / hmc.n_kept if hmc.n_kept else float("nan"),
+              "independence": hmc.jump_sum / hmc.n_jumps if hmc.n_jumps else float("nan")}
     return Draws(pi_out, theta_out, accept)
 
 

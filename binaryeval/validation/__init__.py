@@ -2,7 +2,7 @@
 
 - :mod:`.calibration`: simulation-based calibration (the posterior's coverage when data come from
   its own prior) and frequentist coverage at fixed parameters, with the study's settings;
-  ``validation/calibration.py`` in the repository runs the full, seeded study; and the random
+  ``studies/calibration.py`` in the repository runs the full, seeded study; and the random
   count sets of the engine's robustness sweeps (``random_designs``, ``pair_sweep``).
 - :mod:`.peers`: the intervals the posterior is compared with -- Wald, Wilson and Clopper-Pearson
   for human ratings alone, prediction-powered inference (PPI, PPI++) and adjusted classify and

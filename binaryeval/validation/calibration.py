@@ -1,6 +1,6 @@
 """Simulation-based calibration of the alpha posterior and of its peer intervals.
 
-The building blocks of the calibration study (``validation/calibration.py`` runs the full,
+The building blocks of the calibration study (``studies/calibration.py`` runs the full,
 seeded version; ``tests/test_calibration.py`` a small one).  Data are drawn from the model the
 posterior assumes, as sufficient statistics:
 

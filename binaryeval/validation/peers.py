@@ -2,7 +2,7 @@
 
 These are the intervals a user would otherwise reach for when estimating a system's rate of
 adequate outputs ``alpha`` from some human ratings and many metric ratings.  They exist here so
-that the calibration study (``validation/calibration.py``) can compare them with the posterior of
+that the calibration study (``studies/calibration.py``) can compare them with the posterior of
 :func:`binaryeval.binary.engine.alpha_posterior` on identical data.  Every function works on
 sufficient statistics and returns a :class:`PeerInterval` ``(estimate, lower, upper)``.
 
