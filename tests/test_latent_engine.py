@@ -331,8 +331,8 @@ def test_counts_that_made_the_old_proposal_singular_through_fit_preferences():
         res = be.fit_preferences("human ~ judge", pd.DataFrame(rows), first="first",
                                  second="second", paired_informs_pi=False, seed=2)
         post = latent_posterior(paired, None, metric, paired_informs_pi=False, seed=2)
-    np.testing.assert_array_equal(res.posterior.paired[0], paired)
-    np.testing.assert_array_equal(res.posterior.draws.pi, post.draws.pi)
+    np.testing.assert_array_equal(res.latent.paired[0], paired)
+    np.testing.assert_array_equal(res.latent.draws.pi, post.draws.pi)
 
 
 def _awkward(rng, g, k, j):
@@ -373,7 +373,8 @@ def test_no_count_set_crashes_the_sampler(k, levels):
     paired, human, metric = _awkward(rng, 16, k, j)
     options = [dict(), dict(paired_informs_pi=False), dict(rates="pooled"),
                dict(rates=rng.dirichlet(np.ones(j), size=k)),
-               dict(prior=0.05, rate_prior=0.05), dict(prior=50.0, rate_prior=0.3)]
+               dict(share_concentration=0.05, rate_concentration=0.05),
+               dict(share_concentration=50.0, rate_concentration=0.3)]
     if len(levels) > 1:
         options += [dict(dependence="independent"), dict(dependence="independent",
                                                          rates="pooled")]
