@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup
 import binaryeval as be
 from binaryeval import datasets
 from binaryeval.cli import main
-from binaryeval.errors import ConvergenceWarning, ParameterError
+from binaryeval.errors import ParameterError
 
 pytestmark = pytest.mark.slow   # each test renders a report (a Jupyter kernel)
 
@@ -149,8 +149,11 @@ def test_wmt21_preference_report_from_the_command_line(tmp_path, capsys):
     assert got["metric alone: mean diff"].tolist() == [_fixed(naive[s]) for s in got.index]
     want_rank = naive.rank(ascending=False, method="min").astype(int).astype(str)
     assert got["metric alone: rank"].tolist() == [want_rank[s] for s in got.index]
-    graph = fit.ranking(0.95)
-    assert got["confident wins"].astype(int).tolist() == [graph.out_degree(s) for s in got.index]
+    # confident wins: the systems each beats with P >= 0.95 (the ranking's edges before the
+    # implied ones are removed)
+    prob = fit.compare().matrix()
+    assert got["confident wins"].astype(int).tolist() == [
+        int((prob.loc[s].drop(s) >= 0.95).sum()) for s in got.index]
 
     # the confusion matrix, counted here from the raw rows: each pair oriented as the fit,
     # items where both systems have a penalty (the human side) and a chrF (the metric side)
@@ -231,20 +234,53 @@ def test_pairs_the_data_cannot_decide_are_left_out_of_the_ranking_unless_asked(t
     assert plan.loc[(a, b), "more needed"] == "–"
     assert plan.loc[(a, b), "which items"].startswith("the data say nothing about this pair")
 
+    # asked from Python: the pair is kept; the fit's warnings reach the caller's line, and the
+    # page's advice is written as Python arguments (few draws: a convergence warning is sure)
+    from binaryeval.errors import ConvergenceWarning
+    from binaryeval.reports import make_report
+
     out = tmp_path / "kept.html"
-    assert main([*common, "--include-prior-dominated", "-o", str(out)]) == 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make_report(data, "h ~ m", first="s1", second="s2", seed=2, draws=100, chains=2,
+                    include_prior_dominated=True, output=out)
+    conv = [w for w in caught if w.category is ConvergenceWarning]
+    assert len(conv) == 1 and conv[0].filename == __file__
     page = out.read_text(encoding="utf-8")
     text = _text(page)
     assert "kept in the ranking, as asked" in text and "Not counted in the scores" not in text
+    assert "Warnings of the fit" in text and "draws=" in text and "--draws" not in text
+    frame = _fit("h ~ m", data, first="s1", second="s2", seed=2, draws=100,
+                 chains=2).to_frame()
     ranking = _table(page, "rank", "system").set_index("system")
     kept = _scores(frame, "diff", np.ones(len(frame), dtype=bool))
-    assert not np.allclose(kept.sort_index(), left_out.sort_index())
+    assert not np.allclose(kept.sort_index(), _scores(frame, "diff", ~dominated).sort_index())
     assert ranking["mean diff against the others"].tolist() == [
         _fixed(kept[s]) for s in ranking.index]
     assert ranking["pairs used"].astype(int).tolist() == [3] * 4
-    assert "--include-prior-dominated" in BeautifulSoup(page, "html.parser").find(
-        "pre", style="white-space: pre-wrap").get_text()
-    assert "include_prior_dominated=True" in _code(page)   # the Python equivalent
+    assert "include_prior_dominated=True" in _code(page)   # in the code that reproduces it
+
+
+def test_the_command_line_passes_include_prior_dominated(tmp_path, monkeypatch, capsys):
+    import binaryeval.reports as reports
+
+    seen = {}
+
+    def capture(data, formula, **kw):
+        seen.update(kw, data=data, formula=formula)
+        return tmp_path / "r.html"
+
+    monkeypatch.setattr(reports, "make_report", capture)
+    path = tmp_path / "ready.csv"
+    _ready_preferences().to_csv(path, index=False)
+    assert main(["report", str(path), "--formula", "h ~ m", "--first", "s1", "--second", "s2",
+                 "--include-prior-dominated"]) == 0
+    assert seen["include_prior_dominated"] is True
+    assert seen["command"].endswith(" --include-prior-dominated")
+    seen.clear()
+    assert main(["report", str(path), "--formula", "h ~ m", "--first", "s1", "--second",
+                 "s2"]) == 0
+    assert "include_prior_dominated" not in seen and "--include" not in seen["command"]
 
 
 def test_include_prior_dominated_belongs_to_the_preference_report(tmp_path):
@@ -257,30 +293,3 @@ def test_include_prior_dominated_belongs_to_the_preference_report(tmp_path):
         make_report(ratings, "human ~ 1 | system", output=tmp_path / "r.html",
                     include_prior_dominated=True)
     assert not (tmp_path / "r.html").exists()
-
-
-def test_the_report_says_the_fits_warnings_to_its_caller(tmp_path):
-    # a Python caller of make_report gets the fit's warnings too, pointed at its own line
-    from binaryeval.errors import DirectionWarning
-    from binaryeval.reports import make_report
-
-    # scores per item and system; the human score is a penalty (higher = worse), not declared
-    rng = np.random.default_rng(1)
-    rows = []
-    for i in range(150):
-        for system, q in (("A", 0.4), ("B", 0.0), ("C", -0.3)):
-            human = np.round(q + rng.normal(), 0)
-            rows.append({"seg": i, "sys": system, "penalty": -human if i < 50 else np.nan,
-                         "met": q + rng.normal(0, 0.8)})
-    data = pd.DataFrame(rows)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        make_report(data, "penalty ~ met | sys", item="seg", seed=1, draws=100, chains=2,
-                    output=tmp_path / "r.html")
-    direction = [w for w in caught if w.category is DirectionWarning]
-    assert len(direction) == 1 and direction[0].filename == __file__
-    assert "lower_is_better=['penalty']" in str(direction[0].message)
-    # the page's warning names the argument (a Python call: no command-line flags)
-    text = _text((tmp_path / "r.html").read_text(encoding="utf-8"))
-    assert "Warnings of the fit" in text and "likely fix: lower_is_better=['penalty']" in text
