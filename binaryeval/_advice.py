@@ -18,7 +18,8 @@ __all__ = ["FLAGS", "as_flags"]
 #: argument -> command-line flag, for every argument a subcommand offers
 FLAGS = {
     "bins": "--bins", "chains": "--chains", "dependence": "--dependence", "draws": "--draws",
-    "first": "--first", "item": "--item", "level": "--level",
+    "first": "--first", "include_prior_dominated": "--include-prior-dominated",
+    "item": "--item", "level": "--level",
     "lower_is_better": "--lower-is-better", "method": "--method", "order": "--order",
     "overwrite": "--overwrite", "pairs": "--pairs", "prior": "--prior",
     "rate_prior": "--rate-prior", "rates": "--rates", "second": "--second", "seed": "--seed",
@@ -56,7 +57,8 @@ def _literal_end(text: str, start: int) -> int:
                     return i + 1
         return start
     m = re.match(r"[\w.+\-]+", text[start:])
-    return start + (m.end() if m else 0)
+    # a full stop after the value ends the sentence ("... draws=2000.")
+    return start + (len(m.group().rstrip(".")) if m else 0)
 
 
 def _word(value: Any) -> str:

@@ -46,6 +46,8 @@ def _report_command(args: argparse.Namespace) -> str:
             words += [option, ",".join(f"{v:g}" for v in value)]
     if args.level != 0.95:
         words += ["--level", f"{args.level:g}"]
+    if args.include_prior_dominated:
+        words.append("--include-prior-dominated")
     return shlex.join(words)
 
 
@@ -77,6 +79,10 @@ def add_report_parser(subparsers) -> None:
     group = p.add_argument_group("preference data", "--item or --first/--second: the "
                                  "preference report (binaryeval.fit_preferences)")
     add_preference_data_arguments(group, lower_is_better=False)
+    group.add_argument("--include-prior-dominated", action="store_true",
+                       help="keep the pairs whose posterior is essentially the prior (too few "
+                            "human ratings) in the ranking; by default they are named and "
+                            "left out")
     _add_sampler_options(p, dependence=False)
     p.add_argument("--title", default=None, help="report title (default: from DATA)")
     p.add_argument("--output", "-o", default=None, metavar="FILE.html",
@@ -93,6 +99,8 @@ def add_report_parser(subparsers) -> None:
 
         preference = {"item": args.item, "first": args.first, "second": args.second,
                       "tolerance": args.tolerance, **_sampler_kwargs(args)}
+        if args.include_prior_dominated:
+            preference["include_prior_dominated"] = True
         path = make_report(args.data, args.formula, query=args.query, title=args.title,
                            output=args.output, overwrite=args.overwrite, engine=args.engine,
                            timeout=args.timeout,

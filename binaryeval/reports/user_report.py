@@ -26,6 +26,8 @@ from .._output import check_output, input_paths, write_atomic
 from .._partition import grouping_columns
 from .._site.documents import _split_header
 from .._site.rendering import render
+from .._validate import flag
+from .._warnings import warn
 from ..api import fit
 from ..errors import BinaryEvalWarning, ParameterError
 from ..formula import parse_formula
@@ -87,7 +89,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
                 timeout: int = 600, command: str | None = None,
                 item: str | None = None, first: str | None = None, second: str | None = None,
                 tolerance: float | dict[str, float] = 0.0, seed: Any = None,
-                draws: int = 1000, chains: int = 4) -> Path:
+                draws: int = 1000, chains: int = 4,
+                include_prior_dominated: bool = False) -> Path:
     """Fit the model on ``data`` once and write an HTML report of the fit.
 
     With ``item=`` (scores per item and system) or ``first=``/``second=`` (ready preferences
@@ -134,6 +137,10 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         Preference data, as for :func:`binaryeval.fit_preferences`.
     seed, draws, chains
         The preference model's sampler.
+    include_prior_dominated : bool
+        Preference report: keep the pairs whose posterior is essentially the prior in the
+        ranking (by default they are named and left out, as in
+        :meth:`binaryeval.PreferenceFit.ranking`).
 
     Returns
     -------
@@ -174,6 +181,10 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         table = read_table(data, query, string_columns=list(dict.fromkeys(names)))
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
     preference = item is not None or first is not None or second is not None
+    keep_all = flag(include_prior_dominated, "include_prior_dominated")
+    if keep_all and not preference:
+        raise ParameterError("include_prior_dominated=True belongs to the preference report "
+                             "(item= or first=/second=); the binary report has no such option")
     if preference:
         for option, value, default in (("threshold", threshold, None),
                                        ("prior", tuple(prior), (1, 1)),
@@ -198,6 +209,13 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
             result = fit(formula, table, eval_env={}, **options)
     said = list(dict.fromkeys(str(w.message) for w in caught
                               if issubclass(w.category, BinaryEvalWarning)))
+    # said once more to the caller (the command line prints them on stderr), not only inside
+    # the page: a direction or dependence warning must not wait for someone to open the report
+    shown = set()
+    for w in caught:
+        if issubclass(w.category, BinaryEvalWarning) and str(w.message) not in shown:
+            shown.add(str(w.message))
+            warn(str(w.message), w.category)
     is_file = source is not None and source.is_file()
     if source is None:
         name = name or "data frame"
@@ -206,6 +224,7 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     params = {"data": None if source is None else str(source.resolve()) if is_file else str(data),
               "name": name, "query": query, "formula": formula, **options,
               "prior": list(prior), "rate_prior": list(rate_prior), "warnings": said,
+              "include_prior_dominated": keep_all,
               "advice": "cli" if (command or "").startswith("binaryeval ") else "python",
               "command": command or (f"make_report({str(data)!r}, {formula!r})" if source
                                      else f"make_report(data, {formula!r})")}

@@ -1,0 +1,113 @@
+"""Two of the latent path's findings seen from where a user meets them: the direction of a raw
+MQM penalty decides the sign of every preference (WMT21 en-de, 30 % of the human ratings kept),
+and metrics that are copies of each other fitted as independent are reported loudly on the
+command line too, while the default is the joint model.
+
+Numbers: the humans' own wins on the paired items, counted here from the raw rows; the
+dependence check's Bayes factor of the fit itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval import datasets
+from binaryeval.cli import main
+from binaryeval.errors import ConvergenceWarning, DependenceWarning
+
+
+def _wmt21_ende_30_percent() -> pd.DataFrame:
+    """The shipped WMT21 en-de data, the ten systems with MQM and chrF, 30 % of the MQM kept,
+    with the raw penalty (higher = worse) beside it (as in tests/test_latent_protocol.py)."""
+    data = datasets.load_wmt21_ende()
+    has_metric = data.groupby("system")["chrf"].count() > 0
+    data = data[data["system"].isin(has_metric[has_metric].index)].reset_index(drop=True)
+    keep = np.random.default_rng(0).random(len(data)) <= 0.3
+    data.loc[~keep, "mqm"] = np.nan
+    return data.assign(penalty=-data["mqm"])
+
+
+def _quiet(func, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kw)
+
+
+def test_the_direction_of_a_penalty_decides_every_clear_pair_on_wmt21():
+    data = _wmt21_ende_30_percent()
+    kw = {"item": "seg_id", "draws": 200, "chains": 2, "seed": 1}
+    fixed = _quiet(be.fit_preferences, "penalty ~ chrf | system", data,
+                   lower_is_better=["penalty"], **kw).to_frame()
+    raw = _quiet(be.fit_preferences, "penalty ~ chrf | system", data, **kw).to_frame()
+    # the humans' wins on the items where both systems have an MQM score, counted here
+    wide = data.pivot(index="seg_id", columns="system", values="penalty")
+    clear = []
+    for a, b in fixed.index:
+        both = wide[[a, b]].dropna()
+        wins_a = int((both[a] < both[b]).sum())   # a lower penalty is better
+        wins_b = int((both[a] > both[b]).sum())
+        if wins_a + wins_b >= 20 and max(wins_a, wins_b) >= 0.7 * (wins_a + wins_b):
+            clear.append(((a, b), np.sign(wins_a - wins_b)))
+    assert len(clear) >= 5
+    for pair, sign in clear:
+        # the declared direction agrees with the humans' own majority; the raw run reverses it
+        assert np.sign(fixed.loc[pair, "diff"]) == sign, pair
+        assert np.sign(raw.loc[pair, "diff"]) == -sign, pair
+    # and it is the model's whole answer that turns round, not just the clear pairs
+    np.testing.assert_allclose(raw["diff"].corr(fixed["diff"]), -1.0, atol=0.2)
+
+
+def _copies(seed=0, n=500, rated=150) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, alpha in (("A", 0.7), ("B", 0.5)):
+        truth = rng.random(n) < alpha
+        m1 = np.where(truth, rng.random(n) < 0.8, rng.random(n) < 0.3).astype(int)
+        rows.append(pd.DataFrame({"system": system,
+                                  "human": np.where(np.arange(n) < rated, truth, np.nan),
+                                  "m1": m1, "copy": m1}))
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.mark.parametrize("command", ["fit", "preferences"])
+def test_independent_copies_are_said_loudly_on_the_command_line(tmp_path, capsys, command):
+    if command == "fit":
+        data, formula, extra = _copies(), "human ~ m1 + copy | system", []
+    else:
+        rng = np.random.default_rng(3)
+        human = rng.choice([1, 0, -1], 600, p=[0.5, 0.1, 0.4]).astype(float)
+        metric = np.where(rng.random(600) < 0.75, human, -human)
+        human[200:] = np.nan
+        data = pd.DataFrame({"a": "x", "b": "y", "human": human, "m1": metric,
+                             "copy": metric})
+        formula, extra = "human ~ m1 + copy", ["--first", "a", "--second", "b"]
+    path = tmp_path / "copies.csv"
+    data.to_csv(path, index=False)
+    base = [command, formula, "--data", str(path), *extra, "--seed", "1", "--draws", "100",
+            "--chains", "2"]
+    assert main([*base, "--dependence", "independent"]) == 0
+    out, err = capsys.readouterr()
+    said = [line for line in err.splitlines() if "err together" in line]
+    assert len(said) == 1 and "warning:" in said[0] and "--dependence joint" in said[0], err
+    assert "dependence=" not in said[0] and "Bayes factor" in said[0]
+    assert "WARNING: the metrics err together" in " ".join(out.split())
+    # the same data without --dependence: the joint model, and nothing to warn about
+    assert main(base) == 0
+    out, err = capsys.readouterr()
+    assert "err together" not in err and "WARNING: the metrics err together" not in out
+    fit = _quiet((be.fit if command == "fit" else be.fit_preferences), formula, data,
+                 **({} if command == "fit" else {"first": "a", "second": "b"}),
+                 seed=1, draws=100, chains=2)
+    assert fit.latent.dependence == "joint"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        (be.fit if command == "fit" else be.fit_preferences)(
+            formula, data, **({} if command == "fit" else {"first": "a", "second": "b"}),
+            dependence="independent", seed=1, draws=100, chains=2)
+    assert [w.category for w in caught].count(DependenceWarning) == 1
