@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _pooling
 from .._directions import check_direction
 from .._warnings import warn
-from ..errors import DependenceWarning
+from ..errors import DependenceWarning, PoolingWarning
 from . import _common, dependence
 from .posterior import LatentPosterior
 
@@ -71,6 +72,42 @@ def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequen
                "(the default)")
     warn(message, DependenceWarning)
     return message
+
+
+def pooling_check(post: LatentPosterior, labels: Sequence[str]) -> pd.DataFrame:
+    """The check before pooling on the posterior's paired items, one row per group or pair
+    (:mod:`binaryeval._pooling`)."""
+    return _pooling.check(post.paired, labels)
+
+
+def _describe_cell(post: LatentPosterior, check: pd.DataFrame, kind: str):
+    index = {str(g): i for i, g in enumerate(check.index)}
+
+    def describe(g: str) -> str:
+        c, j, share, pooled, n = _pooling.largest_cell(post.paired, index[g])
+        return (f"metric {kind} {post.outputs[j]!r} for human {post.classes[c]!r} in {share:.2f} "
+                f"of {n} paired items against {pooled:.2f} pooled")
+    return describe
+
+
+def pooling_alarm(post: LatentPosterior, labels: Sequence[str], units: str, kind: str
+                  ) -> pd.DataFrame | None:
+    """With ``rates="pooled"``: run the check before pooling and warn, once, when the groups'
+    (pairs') paired items reject one confusion matrix; the check (None when not pooled)."""
+    if post.rates != "pooled" or len(labels) < 2:
+        return None
+    check = pooling_check(post, labels)
+    if not _pooling.passes(check) and np.isfinite(check.attrs["p_value"]):
+        warn(_pooling.message(check, _describe_cell(post, check, kind), units=units,
+                              matrix="one confusion matrix"), PoolingWarning)
+    return check
+
+
+def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) -> str | None:
+    """The summary's line about the check before pooling of a pooled fit."""
+    if post.rates != "pooled":
+        return None
+    return _pooling.summary_note(check, units=units)
 
 
 def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:

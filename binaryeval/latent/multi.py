@@ -490,6 +490,31 @@ class LatentFit(Result):
         out.index.name = self.group_name
         return out
 
+    def pooling_check(self) -> pd.DataFrame:
+        """Check before pooling: does one confusion matrix fit every group's paired items?
+
+        An exact conditional test of homogeneity of the groups' paired confusion counts (per
+        human class, the groups' counts of the metric outputs; see :mod:`binaryeval._pooling`).
+        ``rates="pooled"`` runs it and warns when it fails
+        (:class:`~binaryeval.errors.PoolingWarning`); it answers for any fit.
+
+        Returns
+        -------
+        DataFrame
+            Per group: ``n_paired`` and the group-against-the-rest ``statistic``, ``df`` and
+            approximate ``p_value``; ``attrs`` hold the test's ``statistic``, ``p_value``,
+            ``sig_level``, ``verdict`` and ``method``.
+
+        Examples
+        --------
+        >>> res = _example()   # two metrics that err alike in both systems
+        >>> bool(res.pooling_check().attrs["p_value"] > 0.01)
+        True
+        """
+        out = _fit.pooling_check(self.latent, list(self.groups))
+        out.index.name = self.group_name
+        return out
+
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
         return {"groups": len(self.groups), "metrics": len(self.metric_terms),
@@ -545,6 +570,10 @@ class LatentFit(Result):
                         "invalid here and its intervals are too narrow; " if loud else "")
                        + f"dependence check on the paired items: log10 BF (joint vs "
                        f"independent) = {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+        if post.rates == "pooled":
+            note = _fit.pooling_note(post, self.pooling_check(), "groups")
+            if note:
+                s.add_note(note)
         dominated = [g for g in table.index[table["prior_dominated"].to_numpy(dtype=bool)]]
         if dominated:
             s.add_note(f"the data say little about {', '.join(map(str, dominated))}: the "
@@ -834,6 +863,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
     res = replace(res, order=_common.resolve_order(order, groups, means, last=list(dominated)))
     _fit.dependence_alarm(post, list(groups), terms)
+    _fit.pooling_alarm(post, list(groups), "groups", "output")
     _common.warn_convergence(res.to_frame(), "alpha", list(res.order), draws, chains)
     return res
 
