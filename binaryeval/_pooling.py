@@ -1,4 +1,4 @@
-"""The check before pooling: does one confusion matrix fit every group's paired items?
+"""The check before pooling: whether one confusion matrix fits every group's paired items.
 
 ``rates="pooled"`` assumes that the metric errs alike in every group: one ``Theta`` (in the
 binary model one ``rho`` and one ``eta``) for all of them.  On the paired items that is a
@@ -242,8 +242,8 @@ def message(result: pd.DataFrame, describe: Callable[[str], str], *, units: str,
             f"{_p_text(a['p_value'], a['n_resamples'])}, below {a['sig_level']:g}; exact "
             f"conditional test of the paired confusion counts). Most different: {listed}. "
             f"Pooled intervals can then miss the truth in such {units}, and by more the more "
-            "metric-only items they have. Use rates='estimate' (rates per group: wider, "
-            f"honest), or pool only {units} whose paired items agree (fit them apart), or rate "
+            "metric-only items they have. Use rates='estimate' (rates per "
+            f"{units.rstrip('s')}: wider, honest), or pool only {units} whose paired items agree (fit them apart), or rate "
             f"more paired items in the {units} that deviate")
 
 

@@ -167,8 +167,9 @@ class IdentifiabilityWarning(BinaryEvalWarning):
 
 
 class PoolingWarning(BinaryEvalWarning):
-    """Rates pooled over groups (``rates="pooled"``) although the paired items say the metric
-    errs differently between them.
+    """Rates pooled over groups (``rates="pooled"``) that the paired items say differ.
+
+    The metric errs differently between the groups, so one confusion matrix misreads some.
 
     The check before pooling is an exact conditional test of homogeneity of the groups' paired
     confusion counts (:mod:`binaryeval._pooling`); when it rejects at ``sig_level`` 0.01 the

@@ -125,8 +125,10 @@ def _pooling_advice(fit: BinaryFit) -> str:
 
 
 def pooling_message(fit: BinaryFit) -> str | None:
-    """With ``rates="pooled"``: the warning when the groups' paired rows reject one pair of
-    rates, naming the groups that deviate most (None when the check passes or cannot run)."""
+    """With ``rates="pooled"``: the warning when the paired rows reject one pair of rates.
+
+    It names the groups that deviate most; None when the check passes or cannot run.
+    """
     from .. import _pooling
 
     if fit.rates_mode != "pooled" or len(fit.posteriors) < 2:
@@ -220,8 +222,12 @@ def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:
     pooling) get a :class:`~binaryeval.errors.PoolingWarning` that also carries the other two
     messages; only a direction problem comes first.
     """
-    from ..errors import (ContradictionWarning, DirectionWarning, IdentifiabilityWarning,
-                          PoolingWarning)
+    from ..errors import (
+        ContradictionWarning,
+        DirectionWarning,
+        IdentifiabilityWarning,
+        PoolingWarning,
+    )
 
     if _runs_backwards(fit):
         flagged = _flagged(fit)

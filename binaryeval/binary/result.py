@@ -337,7 +337,7 @@ class BinaryFit(Result):
         return out
 
     def pooling_check(self) -> pd.DataFrame:
-        """Check before pooling: do one ``rho`` and one ``eta`` fit every group's paired rows?
+        """Check before pooling: whether one ``rho`` and one ``eta`` fit every group's paired rows.
 
         An exact conditional test of homogeneity of the groups' paired confusion counts
         (:mod:`binaryeval._pooling`): per human class, Pearson's statistic of the groups'

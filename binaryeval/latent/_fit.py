@@ -75,25 +75,30 @@ def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequen
 
 
 def pooling_check(post: LatentPosterior, labels: Sequence[str]) -> pd.DataFrame:
-    """The check before pooling on the posterior's paired items, one row per group or pair
-    (:mod:`binaryeval._pooling`)."""
+    """The check before pooling on the posterior's paired items (:mod:`binaryeval._pooling`)."""
     return _pooling.check(post.paired, labels)
 
 
 def _describe_cell(post: LatentPosterior, check: pd.DataFrame, kind: str):
+    """How a group's most deviating cell reads: ``kind`` names the ratings ("preference")."""
     index = {str(g): i for i, g in enumerate(check.index)}
 
     def describe(g: str) -> str:
         c, j, share, pooled, n = _pooling.largest_cell(post.paired, index[g])
-        return (f"metric {kind} {post.outputs[j]!r} for human {post.classes[c]!r} in {share:.2f} "
-                f"of {n} paired items against {pooled:.2f} pooled")
+        k = int(post.paired[index[g], c, j])
+        return (f"metric {kind} {post.outputs[j]!r} where the human {kind} is "
+                f"{post.classes[c]!r} in {k} of {n} paired items ({share:.2f}) against "
+                f"{pooled:.2f} pooled")
     return describe
 
 
 def pooling_alarm(post: LatentPosterior, labels: Sequence[str], units: str, kind: str
                   ) -> pd.DataFrame | None:
-    """With ``rates="pooled"``: run the check before pooling and warn, once, when the groups'
-    (pairs') paired items reject one confusion matrix; the check (None when not pooled)."""
+    """With ``rates="pooled"``: the check before pooling, and one warning when it fails.
+
+    The warning is said when the groups' (pairs') paired items reject one confusion matrix;
+    returns the check (None when the fit does not pool).
+    """
     if post.rates != "pooled" or len(labels) < 2:
         return None
     check = pooling_check(post, labels)

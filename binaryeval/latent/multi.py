@@ -491,7 +491,7 @@ class LatentFit(Result):
         return out
 
     def pooling_check(self) -> pd.DataFrame:
-        """Check before pooling: does one confusion matrix fit every group's paired items?
+        """Check before pooling: whether one confusion matrix fits every group's paired items.
 
         An exact conditional test of homogeneity of the groups' paired confusion counts (per
         human class, the groups' counts of the metric outputs; see :mod:`binaryeval._pooling`).
@@ -761,7 +761,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     rates : "estimate", "pooled" or array-like
         The metrics' confusion matrix per group, one for all groups, or known (a 2 x J
         matrix, rows inadequate/adequate, or ``{"rho": .., "eta": ..}`` for one binary
-        metric).
+        metric).  ``"pooled"`` is checked on the paired items first
+        (:meth:`LatentFit.pooling_check`).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
     rate_concentration : float or array-like of shape (2, J)
@@ -798,6 +799,9 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         When a metric's higher values go with inadequate outputs on the paired rows.
     DependenceWarning
         With ``dependence="independent"``, when the paired items show the metrics err together.
+    PoolingWarning
+        With ``rates="pooled"``, when the paired items say the groups' confusion matrices
+        differ (the check before pooling rejects at 0.01).
 
     Examples
     --------
@@ -863,7 +867,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
     res = replace(res, order=_common.resolve_order(order, groups, means, last=list(dominated)))
     _fit.dependence_alarm(post, list(groups), terms)
-    _fit.pooling_alarm(post, list(groups), "groups", "output")
+    _fit.pooling_alarm(post, list(groups), "groups", "rating")
     _common.warn_convergence(res.to_frame(), "alpha", list(res.order), draws, chains)
     return res
 

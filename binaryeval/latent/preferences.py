@@ -693,7 +693,7 @@ class PreferenceFit(Result):
         return out
 
     def pooling_check(self) -> pd.DataFrame:
-        """Check before pooling: does one confusion matrix fit every pair's paired items?
+        """Check before pooling: whether one confusion matrix fits every pair's paired items.
 
         An exact conditional test of homogeneity of the pairs' paired confusion counts (per
         human preference, the pairs' counts of the metric's preferences; see
@@ -957,7 +957,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         :meth:`PreferenceFit.dependence`).
     rates : "estimate", "pooled" or array-like
         The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
-        first/tie/second better by the humans).
+        first/tie/second better by the humans).  ``"pooled"`` is checked on the paired items
+        first (:meth:`PreferenceFit.pooling_check`).
     share_concentration : float or array-like of shape (3,)
         Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
         (1: uniform).
@@ -990,6 +991,9 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         a lower-is-better score (an MQM penalty, TER) was probably read as higher-is-better.
     DependenceWarning
         With ``dependence="independent"``, when the paired items show the metrics err together.
+    PoolingWarning
+        With ``rates="pooled"``, when the paired items say the pairs' confusion matrices differ
+        (the check before pooling rejects at 0.01).
     ConvergenceWarning
         When ``diff`` of some pair has R-hat above 1.01 or bulk/tail ESS below 400.
 
