@@ -88,6 +88,22 @@ def test_p_value_is_the_exact_conditional_one_within_monte_carlo_error():
     assert abs(res.attrs["p_value"] - exact) < 4 * mc_sd + 1 / (1 + _pooling.N_RESAMPLES)
 
 
+def test_one_deviating_group_among_many_is_seen_by_the_group_statistic():
+    # one pair of 190 whose judge is poor, 30 paired items each: the omnibus X^2 spreads the
+    # signal over 760 degrees of freedom (its own Monte Carlo p-value stays large), the check's
+    # combined statistic finds the pair
+    rng = np.random.default_rng(31)
+    hits_combined = hits_omnibus = 0
+    for _ in range(10):
+        tables = _preference_tables(rng, [GOOD] * 189 + [POOR], 30)
+        res = _pooling.check(tables, [str(i) for i in range(190)], n_resamples=500)
+        hits_combined += not _pooling.passes(res)
+        hits_omnibus += stats.chi2.sf(res.attrs["statistic"], res.attrs["df"]) < 0.01
+        if not _pooling.passes(res):
+            assert _pooling.deviations(res, 1) == ["189"]
+    assert hits_combined >= 4 and hits_combined > hits_omnibus
+
+
 def test_nothing_to_check_with_one_group_or_no_shared_class():
     one = _pooling.check([[[5, 5], [5, 5]]], ["a"])
     assert np.isnan(one.attrs["p_value"]) and not _pooling.passes(one)
@@ -138,7 +154,7 @@ def test_quiet_on_equal_rates_in_at_least_95_percent_of_simulations():
                        for _ in range(100)])
     quiet_binary = np.mean(p_binary >= _pooling.SIG_LEVEL)
     quiet_pref = np.mean(p_pref >= _pooling.SIG_LEVEL)
-    assert quiet_binary >= 0.95 and quiet_pref >= 0.95
+    assert quiet_binary >= 0.95 and quiet_pref >= 0.95       # 0.985 and 0.98 with this seed
     # the p-values are (super-)uniform: at most about 10% below 0.1 (3 binomial sds of slack)
     assert np.mean(p_binary < 0.1) <= 0.1 + 3 * np.sqrt(0.09 / 200)
     assert np.mean(p_pref < 0.1) <= 0.1 + 3 * np.sqrt(0.09 / 100)
@@ -154,7 +170,7 @@ def test_fires_on_unequal_rates_and_names_the_groups_that_differ():
         if not _pooling.passes(res):
             fired += 1
             named += _pooling.deviations(res, 1)[0] in {"g", "h"}
-    assert fired >= 90      # 94 of 100 with this seed
+    assert fired >= 90      # 93 of 100 with this seed
     assert named >= 0.9 * fired
     # a judge that is poor on one pair of ten (preference model), 100 paired items per pair
     # (with 60 it fired on 39 of 50: a single deviating pair needs more paired items)

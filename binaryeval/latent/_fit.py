@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,8 +76,20 @@ def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequen
 
 
 def pooling_check(post: LatentPosterior, labels: Sequence[str]) -> pd.DataFrame:
-    """The check before pooling on the posterior's paired items (:mod:`binaryeval._pooling`)."""
-    return _pooling.check(post.paired, labels)
+    """The check before pooling on the posterior's paired items (:mod:`binaryeval._pooling`).
+
+    Kept for the fit's later calls (summary, the method): among 190 pairs it takes a second.
+    """
+    paired = np.ascontiguousarray(post.paired, dtype=np.int64)
+    out = _cached_check(paired.tobytes(), paired.shape, tuple(str(x) for x in labels))
+    frame = out.copy()
+    frame.attrs.update(out.attrs)
+    return frame
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_check(data: bytes, shape: tuple[int, ...], labels: tuple[str, ...]) -> pd.DataFrame:
+    return _pooling.check(np.frombuffer(data, dtype=np.int64).reshape(shape), labels)
 
 
 def _describe_cell(post: LatentPosterior, check: pd.DataFrame, kind: str):
