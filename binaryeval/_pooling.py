@@ -43,7 +43,19 @@ interval width.
 What the check cannot do: it sees only differences that the paired items resolve.  With few
 paired items per group, rates that differ by less than their per-group standard errors pass,
 although with many metric-only items such a difference can still move a pooled estimate by more
-than its (narrow) interval.  A check that passes is no proof that the rates are equal.
+than its (narrow) interval.  A check that passes is no proof that the rates are equal.  Nor
+can a check between groups see paired items that differ from the metric-only ones for every
+group alike (on WMT21 en-ru with BLEURT-20 and MQM kept on 20 % of the segments the pooled
+intervals covered 90 % of the systems while the check stayed quiet: the kept segments' rates
+were higher than the rest's in every system).
+
+``studies/pooling_check.py`` (``vignettes/data/pooling_check.csv``, 100 data sets per design):
+false alarms at 0.01 between 0.00 and 0.02 over binary designs of 2 to 30 groups with 10 to
+200 paired rows and preference designs of 10 and 190 pairs with 5 and 30 paired items; power
+0.80 for one group in eight whose ``rho`` is 0.2 lower (200 paired rows each; 0.17 with 40),
+0.96 for one pair in ten with a poorer judge (60 paired items); on WMT21 en-de (chrF or BLEU at
+one threshold) it fired on every split, where the pooled intervals covered 90 % of the systems
+with MQM on 20 % of the segments (per-system rates 94 %).
 
 Each group's own contribution is also reported as a "group against the rest" test: for a
 ``2 x J`` table (the group, all others) Pearson's statistic is the group's share of ``X^2``
