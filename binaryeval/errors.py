@@ -21,6 +21,7 @@ __all__ = [
     "InputTypeError",
     "OutputError",
     "ParameterError",
+    "PoolingWarning",
     "RenderError",
     "SmallSampleWarning",
     "UnpairedItemsWarning",
@@ -162,6 +163,30 @@ class IdentifiabilityWarning(BinaryEvalWarning):
     ...                          "tn": 20, "fp": 30})
     >>> caught[0].category.__name__, len(caught)
     ('IdentifiabilityWarning', 1)
+    """
+
+
+class PoolingWarning(BinaryEvalWarning):
+    """Rates pooled over groups (``rates="pooled"``) that the paired items say differ.
+
+    The metric errs differently between the groups, so one confusion matrix misreads some.
+
+    The check before pooling is an exact conditional test of homogeneity of the groups' paired
+    confusion counts (:mod:`binaryeval._pooling`); when it rejects at ``sig_level`` 0.01 the
+    warning names the groups that deviate most and the fix, ``rates="estimate"``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import binaryeval as be
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = be.fit_counts({"A": {"metric_pos": 60, "metric_total": 100, "tp": 40,
+    ...                                "fn": 10, "tn": 40, "fp": 10},
+    ...                          "B": {"metric_pos": 60, "metric_total": 100, "tp": 40,
+    ...                                "fn": 10, "tn": 15, "fp": 35}}, rates="pooled")
+    >>> [w.category.__name__ for w in caught]
+    ['PoolingWarning']
     """
 
 

@@ -41,6 +41,7 @@ LAYERS = [
                       "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
                       "binaryeval._results", "binaryeval._comparison", "binaryeval.summary",
                       "binaryeval.errors", "binaryeval._warnings", "binaryeval._ranking",
+                      "binaryeval._pooling",
                       "binaryeval._format", "binaryeval.io", "binaryeval._output",
                       "binaryeval.datasets"]),
 ]

@@ -58,7 +58,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         Beta prior of ``alpha`` (every path).
     rates : "estimate", "pooled" or mapping
         ``"estimate"``: ``rho``/``eta`` per group from its paired rows (the papers' default);
-        ``"pooled"``: one ``rho``/``eta`` from all groups' paired rows; known values
+        ``"pooled"``: one ``rho``/``eta`` from all groups' paired rows (checked first: a
+        :class:`~binaryeval.PoolingWarning` when the groups' paired rows say their rates
+        differ, see :meth:`BinaryFit.pooling_check`); known values
         ``{"rho": .7, "eta": .7}`` or per group ``{"sys1": {"rho": .., "eta": ..}, ...}``; with
         several metrics or bins, a known 2 x J confusion matrix (see
         :func:`binaryeval.latent.fit_latent`).

@@ -89,14 +89,68 @@ def identifiability_message(fit: BinaryFit) -> str | None:
         return head + (f"The thresholded metric has AUC {auc:.2f} on the paired rows: it barely "
                        "separates adequate from inadequate outputs, so its ratings say little "
                        "about alpha and these groups' posteriors rest on their human ratings. "
-                       "More paired ratings, rates='pooled' or a stronger metric would help.")
+                       f"More paired ratings{_pooling_advice(fit)} or a stronger metric would "
+                       "help.")
     worse = [g for g in flagged if flagged[g] > 0.5]
     if worse and fit.threshold is None:
         return head + (f"In {', '.join(map(str, worse))} the metric disagrees with the humans more "
                        "often than chance: if its labels are reversed, flip it in the formula "
                        "(e.g. I(1 - metric)).")
-    return head + ("Too few paired rows pin down the metric's rates there; add paired ratings or "
-                   "use rates='pooled'.")
+    return head + ("Too few paired rows pin down the metric's rates there; add paired ratings"
+                   f"{_pooling_advice(fit)}.")
+
+
+def _pooling_advice(fit: BinaryFit) -> str:
+    """``", rates='pooled'"`` when pooling is an option the paired rows support, else a caveat.
+
+    Pooling is advised only for a fit with rates per group, several groups and a check before
+    pooling (:meth:`BinaryFit.pooling_check`) that passes; when the check fails the advice
+    says why pooling is no remedy.
+    """
+    from .. import _pooling
+
+    if fit.rates_mode != "estimate" or len(fit.posteriors) < 2:
+        return ""
+    check = fit.pooling_check()
+    p = check.attrs["p_value"]
+    if _pooling.passes(check):
+        return (f", rates='pooled' (the check before pooling finds no difference between the "
+                f"groups' rates, p = {p:.2g}, though with few paired rows it sees only large "
+                "ones)")
+    if np.isfinite(p):
+        return (f" (not rates='pooled': the paired rows say the groups' rates differ, check "
+                f"before pooling p = {p:.2g}; most different: "
+                f"{', '.join(_pooling.deviations(check))})")
+    return ""
+
+
+def pooling_message(fit: BinaryFit) -> str | None:
+    """With ``rates="pooled"``: the warning when the paired rows reject one pair of rates.
+
+    It names the groups that deviate most; None when the check passes or cannot run.
+    """
+    from .. import _pooling
+
+    if fit.rates_mode != "pooled" or len(fit.posteriors) < 2:
+        return None
+    check = fit.pooling_check()
+    if _pooling.passes(check) or not np.isfinite(check.attrs["p_value"]):
+        return None
+    c = fit.counts
+    total = c[["tp", "fn", "tn", "fp"]].sum()
+
+    def share(num: float, den: float) -> str:
+        return f"{num / den:.2f}" if den else "n/a"
+
+    def describe(g: str) -> str:
+        r = c.loc[g]
+        return (f"rho {share(r.tp, r.tp + r.fn)} ({int(r.tp)} of {int(r.tp + r.fn)}) against "
+                f"{share(total.tp, total.tp + total.fn)} pooled, eta {share(r.tn, r.tn + r.fp)} "
+                f"({int(r.tn)} of {int(r.tn + r.fp)}) against "
+                f"{share(total.tn, total.tn + total.fp)} pooled")
+
+    return _pooling.message(check, describe, units="groups",
+                            matrix="one pair of rates (rho, eta)")
 
 
 def _percent(x: float) -> str:
@@ -164,8 +218,16 @@ def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:
     metric-only ratings that contradict the paired rows a
     :class:`~binaryeval.errors.ContradictionWarning` (with the poorly identified groups, if any);
     otherwise poorly identified groups get an :class:`~binaryeval.errors.IdentifiabilityWarning`.
+    With ``rates="pooled"``, groups whose paired rows reject one pair of rates (the check before
+    pooling) get a :class:`~binaryeval.errors.PoolingWarning` that also carries the other two
+    messages; only a direction problem comes first.
     """
-    from ..errors import ContradictionWarning, DirectionWarning, IdentifiabilityWarning
+    from ..errors import (
+        ContradictionWarning,
+        DirectionWarning,
+        IdentifiabilityWarning,
+        PoolingWarning,
+    )
 
     if _runs_backwards(fit):
         flagged = _flagged(fit)
@@ -173,6 +235,10 @@ def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:
         return _direction_advice(fit) + tail, DirectionWarning
     message = identifiability_message(fit)
     conflict = contradiction_message(fit)
+    pooling = pooling_message(fit)
+    if pooling:
+        also = " ".join(m for m in (conflict, message) if m)
+        return pooling + "." + (f" Also: {also}" if also else ""), PoolingWarning
     if conflict:
         return conflict + (f" Also: {message}" if message else ""), ContradictionWarning
     return (message, IdentifiabilityWarning) if message else None
@@ -226,6 +292,12 @@ def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
     for message in (contradiction_message(fit), identifiability_message(fit)):
         if message:
             s.add_note(message)
+    if fit.rates_mode == "pooled" and len(fit.posteriors) > 1:
+        from .. import _pooling
+
+        note = _pooling.summary_note(fit.pooling_check(), units="groups")
+        if note:
+            s.add_note(note)
     if not human_only:
         s.add_note("naive = share of positive metric ratings (uncorrected classify and count); "
                    "n_eff = human ratings alone that would give the same posterior variance "

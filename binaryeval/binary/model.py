@@ -133,8 +133,10 @@ def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: Options,
             if known is None and n_class == 0:
                 raise DataError(
                     f"group {g!r} has {mt} metric-only ratings but no paired rows with a {cls} "
-                    f"human rating, so {name} cannot be estimated; use rates='pooled' or give "
-                    "known rates={'rho': .., 'eta': ..}")
+                    f"human rating, so {name} cannot be estimated; add paired ratings, give "
+                    "known rates={'rho': .., 'eta': ..}, or, if the metric errs alike in every "
+                    "group, use rates='pooled' (the pooled fit checks that on the paired rows "
+                    "and warns when the groups differ)")
         if rho is None and eta is None:
             p_unident = _prob_rates_unidentified(tp, fn, tn, fp, opts.rate_prior)
         elif rho is not None and eta is not None:

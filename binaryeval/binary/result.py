@@ -336,6 +336,43 @@ class BinaryFit(Result):
                                  if model else "the paired rows' Beta posterior"))
         return out
 
+    def pooling_check(self) -> pd.DataFrame:
+        """Check before pooling: whether one ``rho`` and one ``eta`` fit every group's paired rows.
+
+        An exact conditional test of homogeneity of the groups' paired confusion counts
+        (:mod:`binaryeval._pooling`): per human class, Pearson's statistic of the groups'
+        ``(tp, fn)`` and ``(fp, tn)`` tables, its p-value from tables drawn with both margins
+        fixed.  ``rates="pooled"`` runs it and warns when it fails; it answers for any fit.
+
+        Returns
+        -------
+        DataFrame
+            Per group: ``n_paired`` and the group-against-the-rest ``statistic``, ``df`` and
+            approximate ``p_value``; ``attrs`` hold the test's ``statistic``, ``p_value``,
+            ``sig_level``, ``verdict`` and ``method``.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"tp": 40, "fn": 10, "tn": 40, "fp": 10},
+        ...                      "B": {"tp": 40, "fn": 10, "tn": 15, "fp": 35}})
+        >>> round(res.pooling_check().attrs["p_value"], 4)
+        0.0005
+        """
+        if "pooling" not in self._cache:
+            from .. import _pooling
+
+            c = self.counts.loc[self.groups]
+            paired = np.stack([c[["tp", "fn"]].to_numpy(dtype=float),
+                               c[["fp", "tn"]].to_numpy(dtype=float)], axis=1)
+            out = _pooling.check(paired, self.groups)
+            out.index.name = self.group_name
+            self._cache["pooling"] = out
+        out = self._cache["pooling"]
+        frame = out.copy()
+        frame.attrs.update(out.attrs)
+        return frame
+
     def n_eff(self) -> pd.Series:
         """Human ratings alone that would give each group's posterior variance of ``alpha``.
 

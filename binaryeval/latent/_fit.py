@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .. import _pooling
 from .._directions import check_direction
 from .._warnings import warn
-from ..errors import DependenceWarning
+from ..errors import DependenceWarning, PoolingWarning
 from . import _common, dependence
 from .posterior import LatentPosterior
 
@@ -71,6 +73,59 @@ def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequen
                "(the default)")
     warn(message, DependenceWarning)
     return message
+
+
+def pooling_check(post: LatentPosterior, labels: Sequence[str]) -> pd.DataFrame:
+    """The check before pooling on the posterior's paired items (:mod:`binaryeval._pooling`).
+
+    Kept for the fit's later calls (summary, the method): among 190 pairs it takes a second.
+    """
+    paired = np.ascontiguousarray(post.paired, dtype=np.int64)
+    out = _cached_check(paired.tobytes(), paired.shape, tuple(str(x) for x in labels))
+    frame = out.copy()
+    frame.attrs.update(out.attrs)
+    return frame
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_check(data: bytes, shape: tuple[int, ...], labels: tuple[str, ...]) -> pd.DataFrame:
+    return _pooling.check(np.frombuffer(data, dtype=np.int64).reshape(shape), labels)
+
+
+def _describe_cell(post: LatentPosterior, check: pd.DataFrame, kind: str):
+    """How a group's most deviating cell reads: ``kind`` names the ratings ("preference")."""
+    index = {str(g): i for i, g in enumerate(check.index)}
+
+    def describe(g: str) -> str:
+        c, j, share, pooled, n = _pooling.largest_cell(post.paired, index[g])
+        k = int(post.paired[index[g], c, j])
+        return (f"metric {kind} {post.outputs[j]!r} where the human {kind} is "
+                f"{post.classes[c]!r} in {k} of {n} paired items ({share:.2f}) against "
+                f"{pooled:.2f} pooled")
+    return describe
+
+
+def pooling_alarm(post: LatentPosterior, labels: Sequence[str], units: str, kind: str
+                  ) -> pd.DataFrame | None:
+    """With ``rates="pooled"``: the check before pooling, and one warning when it fails.
+
+    The warning is said when the groups' (pairs') paired items reject one confusion matrix;
+    returns the check (None when the fit does not pool).
+    """
+    if post.rates != "pooled" or len(labels) < 2:
+        return None
+    check = pooling_check(post, labels)
+    if not _pooling.passes(check) and np.isfinite(check.attrs["p_value"]):
+        warn(_pooling.message(check, _describe_cell(post, check, kind), units=units,
+                              matrix="one confusion matrix"), PoolingWarning)
+    return check
+
+
+def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) -> str | None:
+    """The summary's line about the check before pooling of a pooled fit."""
+    if post.rates != "pooled":
+        return None
+    return _pooling.summary_note(check, units=units)
 
 
 def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:

@@ -490,6 +490,31 @@ class LatentFit(Result):
         out.index.name = self.group_name
         return out
 
+    def pooling_check(self) -> pd.DataFrame:
+        """Check before pooling: whether one confusion matrix fits every group's paired items.
+
+        An exact conditional test of homogeneity of the groups' paired confusion counts (per
+        human class, the groups' counts of the metric outputs; see :mod:`binaryeval._pooling`).
+        ``rates="pooled"`` runs it and warns when it fails
+        (:class:`~binaryeval.errors.PoolingWarning`); it answers for any fit.
+
+        Returns
+        -------
+        DataFrame
+            Per group: ``n_paired`` and the group-against-the-rest ``statistic``, ``df`` and
+            approximate ``p_value``; ``attrs`` hold the test's ``statistic``, ``p_value``,
+            ``sig_level``, ``verdict`` and ``method``.
+
+        Examples
+        --------
+        >>> res = _example()   # two metrics that err alike in both systems
+        >>> bool(res.pooling_check().attrs["p_value"] > 0.01)
+        True
+        """
+        out = _fit.pooling_check(self.latent, list(self.groups))
+        out.index.name = self.group_name
+        return out
+
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
         return {"groups": len(self.groups), "metrics": len(self.metric_terms),
@@ -545,6 +570,10 @@ class LatentFit(Result):
                         "invalid here and its intervals are too narrow; " if loud else "")
                        + f"dependence check on the paired items: log10 BF (joint vs "
                        f"independent) = {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+        if post.rates == "pooled":
+            note = _fit.pooling_note(post, self.pooling_check(), "groups")
+            if note:
+                s.add_note(note)
         dominated = [g for g in table.index[table["prior_dominated"].to_numpy(dtype=bool)]]
         if dominated:
             s.add_note(f"the data say little about {', '.join(map(str, dominated))}: the "
@@ -732,7 +761,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     rates : "estimate", "pooled" or array-like
         The metrics' confusion matrix per group, one for all groups, or known (a 2 x J
         matrix, rows inadequate/adequate, or ``{"rho": .., "eta": ..}`` for one binary
-        metric).
+        metric).  ``"pooled"`` is checked on the paired items first
+        (:meth:`LatentFit.pooling_check`).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
     rate_concentration : float or array-like of shape (2, J)
@@ -769,6 +799,9 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         When a metric's higher values go with inadequate outputs on the paired rows.
     DependenceWarning
         With ``dependence="independent"``, when the paired items show the metrics err together.
+    PoolingWarning
+        With ``rates="pooled"``, when the paired items say the groups' confusion matrices
+        differ (the check before pooling rejects at 0.01).
 
     Examples
     --------
@@ -834,6 +867,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
     res = replace(res, order=_common.resolve_order(order, groups, means, last=list(dominated)))
     _fit.dependence_alarm(post, list(groups), terms)
+    _fit.pooling_alarm(post, list(groups), "groups", "rating")
     _common.warn_convergence(res.to_frame(), "alpha", list(res.order), draws, chains)
     return res
 

@@ -692,6 +692,31 @@ class PreferenceFit(Result):
         out.index.name = "pair"
         return out
 
+    def pooling_check(self) -> pd.DataFrame:
+        """Check before pooling: whether one confusion matrix fits every pair's paired items.
+
+        An exact conditional test of homogeneity of the pairs' paired confusion counts (per
+        human preference, the pairs' counts of the metric's preferences; see
+        :mod:`binaryeval._pooling`).  ``rates="pooled"`` runs it and warns when it fails
+        (:class:`~binaryeval.errors.PoolingWarning`); it answers for any fit.
+
+        Returns
+        -------
+        DataFrame
+            Per pair: ``n_paired`` and the pair-against-the-rest ``statistic``, ``df`` and
+            approximate ``p_value``; ``attrs`` hold the test's ``statistic``, ``p_value``,
+            ``sig_level``, ``verdict`` and ``method``.
+
+        Examples
+        --------
+        >>> res = _example()   # one metric that errs alike on every pair
+        >>> bool(res.pooling_check().attrs["p_value"] > 0.01)
+        True
+        """
+        out = _fit.pooling_check(self.latent, self._labels())
+        out.index.name = "pair"
+        return out
+
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
         return {"systems": len(self.systems), "pairs": self.n_pairs,
@@ -748,6 +773,10 @@ class PreferenceFit(Result):
                         "invalid here and its intervals are too narrow; " if loud else "")
                        + f"dependence check on the paired items: log10 BF (joint vs "
                        f"independent) = {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+        if post.rates == "pooled":
+            note = _fit.pooling_note(post, self.pooling_check(), "pairs")
+            if note:
+                s.add_note(note)
         dominated = [_common.label_pair(a, b) for a, b in self.prior_dominated()]
         if dominated:
             shown = ", ".join(dominated[:8]) + (f" and {len(dominated) - 8} more"
@@ -928,7 +957,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         :meth:`PreferenceFit.dependence`).
     rates : "estimate", "pooled" or array-like
         The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
-        first/tie/second better by the humans).
+        first/tie/second better by the humans).  ``"pooled"`` is checked on the paired items
+        first (:meth:`PreferenceFit.pooling_check`).
     share_concentration : float or array-like of shape (3,)
         Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
         (1: uniform).
@@ -961,6 +991,9 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         a lower-is-better score (an MQM penalty, TER) was probably read as higher-is-better.
     DependenceWarning
         With ``dependence="independent"``, when the paired items show the metrics err together.
+    PoolingWarning
+        With ``rates="pooled"``, when the paired items say the pairs' confusion matrices differ
+        (the check before pooling rejects at 0.01).
     ConvergenceWarning
         When ``diff`` of some pair has R-hat above 1.01 or bulk/tail ESS below 400.
 
@@ -1036,6 +1069,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                               "draws": draws, "chains": chains, "seed": seed})
     res = replace(res, order=res._order_of(order))
     _fit.dependence_alarm(post, labels, list(terms))
+    _fit.pooling_alarm(post, labels, "pairs", "preference")
     s = _common.summarise(res._diff_draws(), level)
     _common.warn_convergence(pd.DataFrame(s), "diff", labels, draws, chains)
     return res
