@@ -61,6 +61,7 @@ from .latent import (
     fit_preferences,
     latent_posterior,
 )
+from ._ranks import Ranks
 from .summary import Summary
 
 __version__ = "0.1.0"
@@ -74,6 +75,7 @@ __all__ = [
     "FaviResult",
     "FaviUndefinedWarning",
     "PreferenceConfusion",
+    "Ranks",
     "RocResult",
     "SignTestResult",
     "UnpairedItemsWarning",
