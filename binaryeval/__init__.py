@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import datasets, plan
+from ._ranks import Ranks
 from .api import fit, roc
 from .binary import (
     AlphaPosterior,
@@ -61,7 +62,6 @@ from .latent import (
     fit_preferences,
     latent_posterior,
 )
-from ._ranks import Ranks
 from .summary import Summary
 
 __version__ = "0.1.0"

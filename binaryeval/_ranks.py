@@ -69,8 +69,10 @@ def rank_draws(scores: np.ndarray) -> np.ndarray:
 
 
 def _marginal_ends(ranks: np.ndarray, tail: float, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each system's equal-tailed rank interval: the smallest rank whose cdf exceeds ``tail``
-    and the largest rank whose survival exceeds ``tail`` (the whole observed range at 0)."""
+    """Each system's equal-tailed rank interval (the whole observed range at ``tail`` 0).
+
+    The smallest rank whose cdf exceeds ``tail`` and the largest whose survival exceeds it.
+    """
     n = ranks.shape[0]
     cdf = np.stack([(ranks <= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n  # (K, k)
     sf = np.stack([(ranks >= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n
@@ -202,7 +204,7 @@ class Ranks(Result):
     method: str = ""
     seed: Any = None
     group_name: str = "group"
-    exact_probabilities: np.ndarray | None = None
+    exact_probabilities: Any = None
     notes: tuple[str, ...] = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -240,7 +242,11 @@ class Ranks(Result):
         """
         k = len(self.groups)
         if self.exact_probabilities is not None:
-            prob = np.asarray(self.exact_probabilities, dtype=float)
+            if "exact" not in self._cache:
+                exact = self.exact_probabilities
+                self._cache["exact"] = np.asarray(exact() if callable(exact) else exact,
+                                                  dtype=float)
+            prob = self._cache["exact"]
             how = "exact, by quadrature over the posteriors"
         else:
             prob = np.stack([(self.ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
@@ -369,8 +375,10 @@ class Ranks(Result):
 
     def plot(self, ax: Any = None, *, kind: str = "leaderboard", level: float | None = None,
              **kwargs: Any) -> Any:
-        """The leaderboard: each system's rank with its simultaneous interval, the naive rank
-        beside it; or the posterior probabilities of the ranks.
+        """The leaderboard, or the posterior probabilities of the ranks.
+
+        The leaderboard shows each system's rank with its simultaneous interval and the naive
+        rank beside it.
 
         Parameters
         ----------
@@ -449,8 +457,9 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
     seed : optional
         The seed of the draws (reported).
     group_name : str
-    exact : ndarray (systems, systems), optional
-        Exact ``P(rank = r)`` (rows in ``groups`` order).
+    exact : ndarray (systems, systems) or callable returning one, optional
+        Exact ``P(rank = r)`` (rows in ``groups`` order); a callable is called when the
+        probabilities are first asked for.
     notes : sequence of str
 
     Returns
@@ -474,7 +483,13 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
     order = np.argsort(-mean, kind="stable")
     x = x[:, order]
     ranks = rank_draws(x)
-    probs = None if exact is None else np.asarray(exact, dtype=float)[order]
+    if exact is None:
+        probs = None
+    elif callable(exact):
+        def probs() -> np.ndarray:
+            return np.asarray(exact(), dtype=float)[order]
+    else:
+        probs = np.asarray(exact, dtype=float)[order]
     return Ranks(tuple(str(groups[i]) for i in order), ranks, mean[order],
                  x.std(axis=0, ddof=1) if x.shape[0] > 1 else np.zeros(x.shape[1]),
                  np.asarray(naive, dtype=float)[order], level=level, ranked=ranked,

@@ -332,7 +332,9 @@ NAMES: tuple[Name, ...] = (
     Name("annotators", "text", "which annotators"),
     Name("annotated_only", "flag", "keep annotated rows only"),
     # -- result columns ------------------------------------------------------------------------------
-    Name("estimate", "number", "the point estimate (posterior mean)", "column"),
+    Name("estimate", "number", "the point estimate (posterior mean); as an argument, estimates "
+         "to rank", "argument column"),
+    Name("covariance", "values", "the covariance matrix of estimates"),
     Name("std_error", "spread", "the standard error (posterior sd) of the estimate", "column"),
     Name("lower", "number", "the lower bound of an interval", "column"),
     Name("upper", "number", "the upper bound of an interval", "column"),

@@ -537,7 +537,8 @@ class BinaryFit(Result):
             draws, groups, self.naive(level)["estimate"].to_numpy(dtype=float), level=level,
             ranked="alpha (rate of adequate outputs)",
             method=f"exact P(rank); rank intervals from {n} joint draws of the exact posteriors",
-            seed=seed, group_name=self.group_name, exact=rank_probabilities(posts))
+            seed=seed, group_name=self.group_name,
+            exact=lambda: rank_probabilities(posts))
 
     # -- comparisons and planning -----------------------------------------------------------
     def compare(self, method: str = "bayes", *, sig_level: float | None = None,

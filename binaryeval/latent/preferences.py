@@ -665,9 +665,11 @@ class PreferenceFit(Result):
         return g
 
     def _win_rates(self, shares: np.ndarray) -> np.ndarray:
-        """Each system's average win rate ``mean_b (win(a over b) + tie / 2)`` over the pairs it
-        is in, from shares ``(..., pairs, 3)``: ``(..., systems)`` (NaN without a pair; pairs
-        with missing shares left out)."""
+        """Each system's average win rate ``mean_b (win(a over b) + tie / 2)``.
+
+        Over the pairs it is in, from shares ``(..., pairs, 3)``: ``(..., systems)`` (NaN
+        without a pair; pairs with missing shares left out).
+        """
         k = len(self.systems)
         first = shares[..., 0] + 0.5 * shares[..., 1]   # group_1's half-tie win rate
         total = np.zeros((*shares.shape[:-2], k))
@@ -683,8 +685,7 @@ class PreferenceFit(Result):
             return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
     def ranks(self, level: float | None = None):
-        """Posterior ranks of the systems by their average win rate, with simultaneous credible
-        rank intervals.
+        """Posterior ranks of the systems by their average win rate, with rank intervals.
 
         The score of a system is its *average win rate*: over every system it is paired with in
         the fit, the share of items the humans prefer its output, ties counted half
