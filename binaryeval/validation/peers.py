@@ -56,7 +56,6 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-
 from scipy import stats
 
 from ..errors import CountsError, ParameterError
