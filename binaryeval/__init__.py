@@ -36,6 +36,7 @@ from .errors import (
     FormulaError,
     IdentifiabilityWarning,
     InputTypeError,
+    JudgeBiasWarning,
     OutputError,
     ParameterError,
     RenderError,
@@ -55,11 +56,13 @@ from .favoritism import (
 )
 from .io import read_table
 from .latent import (
+    JudgeBias,
     LatentFit,
     LatentPosterior,
     PreferenceFit,
     fit_latent,
     fit_preferences,
+    judge_bias,
     latent_posterior,
 )
 from .summary import Summary
@@ -107,11 +110,14 @@ __all__ = [
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
+    "JudgeBias",
+    "JudgeBiasWarning",
     "LatentFit",
     "LatentPosterior",
     "PreferenceFit",
     "fit_latent",
     "fit_preferences",
+    "judge_bias",
     "latent_posterior",
     "OutputError",
     "ParameterError",

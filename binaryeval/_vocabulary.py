@@ -134,7 +134,8 @@ NAMES: tuple[Name, ...] = (
     Name("paired_informs_alpha", "flag", "whether the paired rows' human ratings count for alpha"),
     Name("paired_informs_pi", "flag", "whether the paired items' human ratings count for the "
          "class shares"),
-    Name("bins", "whole", "bins of a scalar metric (one number or one per term)", "argument attrs"),
+    Name("bins", "whole", "bins of a scalar metric (one number or one per term), or of a numeric "
+         "by= covariate", "argument attrs"),
     Name("levels", "whole", "levels of each metric whose joint patterns are the outputs"),
     Name("threshold", "score_cut", "where a scalar score becomes a binary rating "
          "(positive when score >= threshold)", "argument column", doc=r"score"),
@@ -149,6 +150,8 @@ NAMES: tuple[Name, ...] = (
     Name("item", "column", "the column naming the input (segment, document) the systems share"),
     Name("first", "column", "the column naming the first system of each compared pair"),
     Name("second", "column", "the column naming the second system of each compared pair"),
+    Name("shown_first", "column", "the column naming the system whose output was shown first"),
+    Name("by", "column", "a covariate column whose levels (strata) are compared"),
     Name("system", "column", "the column naming the system"),
     Name("rater", "column", "the column naming the rater"),
     Name("metrics", "columns", "the columns of the metrics' scores"),
@@ -405,6 +408,21 @@ NAMES: tuple[Name, ...] = (
          "column"),
     Name("naive_rank", "count", "the rank of the uncorrected score (1 = the best)", "column"),
     Name("ranked", "text", "what a ranking ranks by (the score)", "attrs"),
+    Name("factor", "label", "what the strata of a judge-bias table are (position, order, a "
+         "covariate)", "column"),
+    Name("stratum", "label", "a level of a factor (a covariate's value or bin)", "column"),
+    Name("judge_first", "probability", "share of the judge's preferences for the first output",
+         "column"),
+    Name("judge_tie", "probability", "share of the judge's ties", "column"),
+    Name("judge_second", "probability", "share of the judge's preferences for the second output",
+         "column"),
+    Name("lean", "number", "P(judge prefers first) - P(judge prefers second) in a human class",
+         "column"),
+    Name("lean_lower", "number", "lower bound of the lean's interval", "column"),
+    Name("lean_upper", "number", "upper bound of the lean's interval", "column"),
+    Name("agreement", "probability", "P(judge = the human class)", "column"),
+    Name("agreement_lower", "probability", "lower bound of the agreement's interval", "column"),
+    Name("agreement_upper", "probability", "upper bound of the agreement's interval", "column"),
     Name("joint_probability", "probability", "the posterior probability that every rank lies "
          "inside its interval at once", "attrs"),
     Name("ess_bulk", "number", "bulk effective sample size", "column"),
@@ -443,7 +461,7 @@ NAMES: tuple[Name, ...] = (
     Name("probabilities", "labels", "columns shown as probabilities", "attrs"),
     Name("test", "text", "the test of a matrix of p-values", "attrs"),
     Name("log10_bf", "number", "log10 Bayes factor of dependence", "column attrs"),
-    Name("verdict", "text", "what the Bayes factor says", "attrs"),
+    Name("verdict", "text", "what the Bayes factor says", "column attrs"),
     Name("decisive_log10_bf", "number", "|log10 BF| beyond which the verdict is decisive",
          "attrs"),
 )

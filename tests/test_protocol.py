@@ -69,6 +69,7 @@ CASES = {
                                                 grid=(200, 1, 1)),
     "BinaryFit": _binary_fit,
     "Ranks": lambda: _binary_fit().ranks(seed=1),
+    "JudgeBias": lambda: _latent_example("judge_bias"),
     "Comparison": lambda: _binary_fit().compare(),
     "RocResult": _roc,
     "FaviResult": _favi,
