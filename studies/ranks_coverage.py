@@ -16,7 +16,7 @@ Two designs whose truth is known:
 - ``preference``: 6 systems compared pairwise by an LLM judge on 300 items per pair and by humans
   on 30 more (judged too); the human preference per pair has a tie share of 0.2 and
   ``P(first wins) = 0.8 / (1 + exp(-2 (s_a - s_b)))`` for strengths ``s`` evenly spaced in
-  [-0.5, 0.5]; the judge's 3 x 3 confusion matrix differs between pairs (each row Dirichlet with
+  [-0.5, 0.5] (``--spread 0.2``: in [-0.2, 0.2], closer systems); the judge's 3 x 3 confusion matrix differs between pairs (each row Dirichlet with
   concentration 40 times a base row).  The ranked score is the average win rate (ties half).
   Ours: ``fit_preferences(...).ranks()`` (rates per pair).  Peer: rank-sets from the per-pair PPI
   estimates of the half-tie win rate, averaged over opponents (the covariance of the averages
@@ -100,9 +100,10 @@ def binary_replicate(rep: int, seed: int = BASE_SEED) -> list[dict]:
 _BASE = np.array([[0.75, 0.10, 0.15], [0.25, 0.50, 0.25], [0.15, 0.10, 0.75]])
 
 
-def preference_data(rng: np.random.Generator, k: int, n_paired: int, n_judge: int):
+def preference_data(rng: np.random.Generator, k: int, n_paired: int, n_judge: int,
+                    spread: float = 0.5):
     """Battles per pair, the true average win rates and the PPI rank-set inputs."""
-    strength = np.linspace(0.5, -0.5, k)
+    strength = np.linspace(spread, -spread, k)
     names = [f"m{i}" for i in range(k)]
     rows, psi_hat, psi_var, pairs = [], [], [], []
     true = np.zeros(k)
@@ -139,21 +140,22 @@ def preference_data(rng: np.random.Generator, k: int, n_paired: int, n_judge: in
     return pd.concat(rows, ignore_index=True), names, true / (k - 1), est, cov
 
 
-def preference_replicate(rep: int, seed: int = BASE_SEED) -> list[dict]:
+def preference_replicate(rep: int, seed: int = BASE_SEED, spread: float = 0.5) -> list[dict]:
     rng = np.random.default_rng([seed, 3, rep])
-    df, names, true, est, cov = preference_data(rng, 6, 30, 300)
+    df, names, true, est, cov = preference_data(rng, 6, 30, 300, spread)
     truth = pd.Series(_true_ranks(true), index=names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = be.fit_preferences("human ~ judge", df, first="first", second="second", seed=rep)
     rk = res.ranks(LEVEL)
+    design = "preference" if spread == 0.5 else f"preference (spread {spread:g})"
     out = []
     for kind in ("simultaneous", "marginal"):
         iv = rk.interval(kind=kind)
-        out.append(_record("preference", rep, f"ranks() {kind}", iv["lower"], iv["upper"],
+        out.append(_record(design, rep, f"ranks() {kind}", iv["lower"], iv["upper"],
                            truth[iv.index].to_numpy()))
     lo, hi = rank_sets(est, cov, LEVEL)
-    out.append(_record("preference", rep, "PPR rank-sets (PPI)", lo, hi, truth.to_numpy()))
+    out.append(_record(design, rep, "PPR rank-sets (PPI)", lo, hi, truth.to_numpy()))
     return out
 
 
@@ -163,18 +165,23 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--designs", default="binary,preference")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default="studies/results")
+    parser.add_argument("--spread", type=float, default=0.5,
+                        help="strengths of the preference design in [-spread, spread]")
     args = parser.parse_args(argv)
     jobs = {"binary": binary_replicate, "preference": preference_replicate}
     rows = []
     for design in args.designs.split(","):
         start = time.time()
-        got = Parallel(n_jobs=args.n_jobs)(delayed(jobs[design])(r) for r in range(args.reps))
+        kw = {"spread": args.spread} if design == "preference" else {}
+        got = Parallel(n_jobs=args.n_jobs)(delayed(jobs[design])(r, **kw)
+                                           for r in range(args.reps))
         rows += [row for rep in got for row in rep]
         print(f"{design}: {args.reps} replicates in {time.time() - start:.0f} s", flush=True)
     frame = pd.DataFrame(rows)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out / "ranks_coverage.csv", index=False)
+    name = "ranks_coverage.csv" if args.spread == 0.5 else f"ranks_coverage_spread{args.spread:g}.csv"
+    frame.to_csv(out / name, index=False)
     table = frame.groupby(["design", "method"]).agg(
         reps=("covered", "size"), coverage=("covered", "mean"), mean_size=("mean_size", "mean"))
     table["coverage_se"] = np.sqrt(table["coverage"] * (1 - table["coverage"]) / table["reps"])
