@@ -23,8 +23,10 @@ Two designs whose truth is known:
   from the independent pairs).
 
 Per replicate and method: whether every system's true rank lies in its interval (coverage of
-the true ranking), and the mean interval size (number of ranks).  Output:
-``studies/results/ranks_coverage.csv`` (one row per replicate and method) and a printed table.
+the true ranking), and the mean interval size (number of ranks), at the levels 0.5, 0.8, 0.9 and
+0.95 (so sizes can be compared at equal coverage).  Output:
+``studies/results/ranks_coverage_<designs>.csv`` (one row per replicate, level and method) and a
+printed table.
 Every replicate has its own generator seeded by (base seed, design, replicate index).
 """
 
@@ -43,6 +45,7 @@ import binaryeval as be
 from binaryeval.validation import rank_sets
 
 LEVEL = 0.95
+LEVELS = (0.5, 0.8, 0.9, 0.95)   # every method at each level: compare sizes at equal coverage
 BASE_SEED = 20241126
 
 
@@ -50,9 +53,9 @@ def _true_ranks(score: np.ndarray) -> np.ndarray:
     return 1 + (score[None, :] > score[:, None]).sum(axis=1)
 
 
-def _record(design, rep, method, lower, upper, truth):
+def _record(design, rep, method, lower, upper, truth, level=LEVEL):
     lower, upper = np.asarray(lower), np.asarray(upper)
-    return {"design": design, "rep": rep, "method": method,
+    return {"design": design, "rep": rep, "method": method, "level": level,
             "covered": bool(((lower <= truth) & (truth <= upper)).all()),
             "mean_size": float((upper - lower + 1).mean())}
 
@@ -86,13 +89,18 @@ def binary_replicate(rep: int, seed: int = BASE_SEED) -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # 40 paired items leave some rates loose, by design
         rk = be.fit_counts(counts).ranks(LEVEL, seed=rep)
+    return _methods("binary", rep, rk, est, cov, truth)
+
+
+def _methods(design, rep, rk, est, cov, truth) -> list[dict]:
     out = []
-    for kind in ("simultaneous", "marginal"):
-        iv = rk.interval(kind=kind)
-        out.append(_record("binary", rep, f"ranks() {kind}", iv["lower"], iv["upper"],
-                           truth[iv.index].to_numpy()))
-    lo, hi = rank_sets(est, cov, LEVEL)
-    out.append(_record("binary", rep, "PPR rank-sets (PPI)", lo, hi, truth.to_numpy()))
+    for level in LEVELS:
+        for kind in ("simultaneous", "marginal"):
+            iv = rk.interval(level, kind=kind)
+            out.append(_record(design, rep, f"ranks() {kind}", iv["lower"], iv["upper"],
+                               truth[iv.index].to_numpy(), level))
+        lo, hi = rank_sets(est, cov, level)
+        out.append(_record(design, rep, "PPR rank-sets (PPI)", lo, hi, truth.to_numpy(), level))
     return out
 
 
@@ -149,14 +157,7 @@ def preference_replicate(rep: int, seed: int = BASE_SEED, spread: float = 0.5) -
         res = be.fit_preferences("human ~ judge", df, first="first", second="second", seed=rep)
     rk = res.ranks(LEVEL)
     design = "preference" if spread == 0.5 else f"preference (spread {spread:g})"
-    out = []
-    for kind in ("simultaneous", "marginal"):
-        iv = rk.interval(kind=kind)
-        out.append(_record(design, rep, f"ranks() {kind}", iv["lower"], iv["upper"],
-                           truth[iv.index].to_numpy()))
-    lo, hi = rank_sets(est, cov, LEVEL)
-    out.append(_record(design, rep, "PPR rank-sets (PPI)", lo, hi, truth.to_numpy()))
-    return out
+    return _methods(design, rep, rk, est, cov, truth)
 
 
 def main(argv=None) -> pd.DataFrame:
@@ -180,9 +181,10 @@ def main(argv=None) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = "ranks_coverage.csv" if args.spread == 0.5 else f"ranks_coverage_spread{args.spread:g}.csv"
+    tag = args.designs.replace(",", "_") + ("" if args.spread == 0.5 else f"_spread{args.spread:g}")
+    name = f"ranks_coverage_{tag}.csv"
     frame.to_csv(out / name, index=False)
-    table = frame.groupby(["design", "method"]).agg(
+    table = frame.groupby(["design", "level", "method"]).agg(
         reps=("covered", "size"), coverage=("covered", "mean"), mean_size=("mean_size", "mean"))
     table["coverage_se"] = np.sqrt(table["coverage"] * (1 - table["coverage"]) / table["reps"])
     print(table.round(4).to_string())
