@@ -434,7 +434,8 @@ class Ranks(Result):
         ax.set_xticks(np.arange(1, k + 1))
         ax.set_xlabel("rank (1 = best)")
         ax.set_title(f"ranked by {self.ranked}", fontsize=9)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                  frameon=False)
         return ax
 
 

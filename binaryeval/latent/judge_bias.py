@@ -267,9 +267,13 @@ class JudgeBias(Result):
         est = frame[kind].to_numpy()
         err = np.array([est - frame[f"{kind}_lower"].to_numpy(),
                         frame[f"{kind}_upper"].to_numpy() - est])
+        tie = (frame.index.get_level_values("class") == "tie")
         kwargs.setdefault("color", "C0")
-        ax.errorbar(est, y, xerr=err, fmt="o", capsize=2,
+        ax.errorbar(est[~tie], y[~tie], xerr=err[:, ~tie], fmt="o", capsize=2,
                     label=f"posterior mean, {self.level:.0%} interval", **kwargs)
+        kwargs["color"] = "C1"
+        ax.errorbar(est[tie], y[tie], xerr=err[:, tie], fmt="s", capsize=2,
+                    label="human tie (no position bias: lean 0)", **kwargs)
         labels = [" / ".join(str(x) for x in key) for key in frame.index]
         ax.set_yticks(y, labels, fontsize=8)
         ax.invert_yaxis()
