@@ -23,10 +23,11 @@ Two designs whose truth is known:
   from the independent pairs).
 
 Per replicate and method: whether every system's true rank lies in its interval (coverage of
-the true ranking), and the mean interval size (number of ranks), at the levels 0.5, 0.8, 0.9 and
-0.95 (so sizes can be compared at equal coverage).  Output:
+the true ranking), and the mean interval size (number of ranks), at the levels 0.5, 0.8, 0.9, 0.95
+and 0.99 (so sizes can be compared at equal coverage).  Output:
 ``studies/results/ranks_coverage_<designs>.csv`` (one row per replicate, level and method) and a
-printed table.
+printed table; the summary over every result file is written to
+``vignettes/data/ranks_coverage.csv`` (read by ``vignettes/validation.qmd``).
 Every replicate has its own generator seeded by (base seed, design, replicate index).
 """
 
@@ -45,7 +46,7 @@ import binaryeval as be
 from binaryeval.validation import rank_sets
 
 LEVEL = 0.95
-LEVELS = (0.5, 0.8, 0.9, 0.95)   # every method at each level: compare sizes at equal coverage
+LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)  # every method at each level: sizes at equal coverage
 BASE_SEED = 20241126
 
 
@@ -160,6 +161,20 @@ def preference_replicate(rep: int, seed: int = BASE_SEED, spread: float = 0.5) -
     return _methods(design, rep, rk, est, cov, truth)
 
 
+def summarise(folder: Path, target: Path = Path("vignettes/data/ranks_coverage.csv")
+              ) -> pd.DataFrame:
+    """Coverage and mean size per design, level and method over every result file in
+    ``folder``: the table the validation vignette shows."""
+    frames = [pd.read_csv(f) for f in sorted(Path(folder).glob("ranks_coverage_*.csv"))]
+    frame = pd.concat(frames, ignore_index=True)
+    table = frame.groupby(["design", "level", "method"], as_index=False).agg(
+        reps=("covered", "size"), covered=("covered", "sum"), mean_size=("mean_size", "mean"))
+    table["coverage"] = table["covered"] / table["reps"]
+    if target.parent.is_dir():
+        table.to_csv(target, index=False)
+    return table
+
+
 def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=200)
@@ -184,6 +199,7 @@ def main(argv=None) -> pd.DataFrame:
     tag = args.designs.replace(",", "_") + ("" if args.spread == 0.5 else f"_spread{args.spread:g}")
     name = f"ranks_coverage_{tag}.csv"
     frame.to_csv(out / name, index=False)
+    summarise(out)
     table = frame.groupby(["design", "level", "method"]).agg(
         reps=("covered", "size"), coverage=("covered", "mean"), mean_size=("mean_size", "mean"))
     table["coverage_se"] = np.sqrt(table["coverage"] * (1 - table["coverage"]) / table["reps"])
