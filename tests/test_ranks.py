@@ -35,6 +35,9 @@ from binaryeval.validation import rank_sets
 def test_rank_draws_rank_one_is_the_highest_and_ties_share_the_best_rank():
     x = np.array([[0.1, 0.5, 0.3, 0.5]])
     assert rank_draws(x).tolist() == [[4, 1, 3, 1]]
+    # many ties: 1 + the number of strictly higher scores, counted by brute force
+    x = np.random.default_rng(0).integers(0, 4, (300, 6)).astype(float)
+    np.testing.assert_array_equal(rank_draws(x), 1 + (x[:, None, :] > x[:, :, None]).sum(axis=2))
 
 
 def _draws(seed=0, n=3000):
