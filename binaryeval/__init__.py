@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import datasets, plan
+from ._ranks import Ranks
 from .api import fit, roc
 from .binary import (
     AlphaPosterior,
@@ -35,6 +36,7 @@ from .errors import (
     FormulaError,
     IdentifiabilityWarning,
     InputTypeError,
+    JudgeBiasWarning,
     OutputError,
     ParameterError,
     PoolingWarning,
@@ -55,11 +57,13 @@ from .favoritism import (
 )
 from .io import read_table
 from .latent import (
+    JudgeBias,
     LatentFit,
     LatentPosterior,
     PreferenceFit,
     fit_latent,
     fit_preferences,
+    judge_bias,
     latent_posterior,
 )
 from .summary import Summary
@@ -75,6 +79,7 @@ __all__ = [
     "FaviResult",
     "FaviUndefinedWarning",
     "PreferenceConfusion",
+    "Ranks",
     "RocResult",
     "SignTestResult",
     "UnpairedItemsWarning",
@@ -106,11 +111,14 @@ __all__ = [
     "FormulaError",
     "IdentifiabilityWarning",
     "InputTypeError",
+    "JudgeBias",
+    "JudgeBiasWarning",
     "LatentFit",
     "LatentPosterior",
     "PreferenceFit",
     "fit_latent",
     "fit_preferences",
+    "judge_bias",
     "latent_posterior",
     "OutputError",
     "ParameterError",

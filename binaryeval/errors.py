@@ -289,6 +289,20 @@ class DependenceWarning(BinaryEvalWarning):
     """
 
 
+class JudgeBiasWarning(BinaryEvalWarning):
+    """A judge errs differently by position or across a covariate's levels.
+
+    Said by :func:`binaryeval.judge_bias`: one confusion matrix for all items would mis-correct
+    the judge.
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> issubclass(be.JudgeBiasWarning, be.BinaryEvalWarning)
+    True
+    """
+
+
 class ConvergenceWarning(BinaryEvalWarning):
     """A sampler's diagnostics (R-hat, effective sample size) say its draws are not yet reliable.
 

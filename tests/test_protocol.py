@@ -68,6 +68,8 @@ CASES = {
     "GridPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, method="grid",
                                                 grid=(200, 1, 1)),
     "BinaryFit": _binary_fit,
+    "Ranks": lambda: _binary_fit().ranks(seed=1),
+    "JudgeBias": lambda: _latent_example("judge_bias"),
     "Comparison": lambda: _binary_fit().compare(),
     "RocResult": _roc,
     "FaviResult": _favi,

@@ -527,6 +527,56 @@ class BinaryFit(Result):
         return plot_fit(self, ax, kind, self.level if level is None else _validate.level(level),
                         **kw)
 
+    def ranks(self, level: float | None = None, *, n_resamples: int = 4000,
+              seed: Any = None):
+        """Posterior ranks of the groups by ``alpha``, with simultaneous credible rank intervals.
+
+        ``P(rank = r)`` is exact (quadrature over the independent posteriors,
+        :mod:`binaryeval.binary.ranks`); the rank intervals, which hold for every group at once
+        with posterior probability >= ``level``, come from ``n_resamples`` joint draws of the
+        posteriors (:mod:`binaryeval._ranks`).  The naive rank is the rank of the uncorrected
+        share of positive metric ratings (:meth:`naive`).
+
+        Parameters
+        ----------
+        level : float, optional
+            Joint posterior probability of the rank intervals (default: the fit's level).
+        n_resamples : int
+            Joint posterior draws the intervals come from.
+        seed : int, optional
+            Seed of the draws (one is chosen and reported when None).
+
+        Returns
+        -------
+        Ranks
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> res.ranks(seed=1).to_frame()["rank"].tolist()
+        [1, 2]
+        """
+        from .._ranks import ranks_from_draws
+        from .ranks import rank_probabilities
+
+        level = self.level if level is None else _validate.level(level)
+        n = _validate.size(n_resamples, "n_resamples", minimum=100)
+        seed = _validate.seed(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2 ** 32))
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        groups = self.groups
+        posts = [self.posteriors[g] for g in groups]
+        draws = np.column_stack([p.rvs(size=n, random_state=rng) for p in posts])
+        return ranks_from_draws(
+            draws, groups, self.naive(level)["estimate"].to_numpy(dtype=float), level=level,
+            ranked="alpha (rate of adequate outputs)",
+            method=f"exact P(rank); rank intervals from {n} joint draws of the exact posteriors",
+            seed=seed, group_name=self.group_name,
+            exact=lambda: rank_probabilities(posts))
+
     # -- comparisons and planning -----------------------------------------------------------
     def compare(self, method: str = "bayes", *, sig_level: float | None = None,
                 adjust: str | None = None, order: str | Sequence[str] | None = None):

@@ -10,6 +10,8 @@ items inform ``pi`` through ``q = pi Theta``.  The binary model (K = J = 2, ``al
 - :func:`fit_latent` -- a binary human rating with several metrics or binned scalar scores
   (:class:`LatentFit`).
 - :func:`latent_posterior` -- the posterior from counts (:class:`LatentPosterior`).
+- :func:`judge_bias` -- an LLM judge's confusion by position and by a covariate, on the
+  paired rows (:class:`JudgeBias`).
 - :class:`DrawsPosterior` -- the posterior of one quantity from the draws (what the fits'
   ``posterior()`` returns).
 
@@ -19,9 +21,10 @@ diagnostics (R-hat, bulk and tail ESS as ArviZ defines them) in
 """
 
 from .draws import DrawsPosterior
+from .judge_bias import JudgeBias, judge_bias
 from .multi import LatentFit, fit_latent
 from .posterior import LatentPosterior, latent_posterior
 from .preferences import PreferenceFit, fit_preferences
 
-__all__ = ["DrawsPosterior", "LatentFit", "LatentPosterior", "PreferenceFit", "fit_latent",
-           "fit_preferences", "latent_posterior"]
+__all__ = ["DrawsPosterior", "JudgeBias", "LatentFit", "LatentPosterior", "PreferenceFit", "fit_latent",
+           "fit_preferences", "judge_bias", "latent_posterior"]

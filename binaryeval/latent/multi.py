@@ -309,6 +309,40 @@ class LatentFit(Result):
         frame = self.to_frame()
         return [str(g) for g in frame.index[frame["prior_dominated"].to_numpy(dtype=bool)]]
 
+    def ranks(self, level: float | None = None):
+        """Posterior ranks of the groups by ``alpha``, with simultaneous credible rank intervals.
+
+        Every posterior draw of the sampler ranks the groups (1 = highest ``alpha``); the shares
+        of draws give ``P(rank = r)`` and the rank intervals hold for every group at once with
+        posterior probability >= ``level`` (:mod:`binaryeval._ranks`).  The naive rank is the
+        rank of the uncorrected estimate of :meth:`naive`.
+
+        Parameters
+        ----------
+        level : float, optional
+            Joint posterior probability of the rank intervals (default: the fit's level).
+
+        Returns
+        -------
+        Ranks
+
+        Examples
+        --------
+        >>> _example().ranks().to_frame()["rank"].tolist()
+        [1, 2]
+        """
+        from .._ranks import ranks_from_draws
+
+        level = self.level if level is None else v.level(level)
+        draws = self._alpha().reshape(-1, len(self.groups))
+        naive = self.naive(level)["estimate"].reindex(list(self.groups))
+        post = self.latent
+        return ranks_from_draws(
+            draws, self.groups, naive.to_numpy(dtype=float), level=level,
+            ranked="alpha (rate of adequate outputs)",
+            method=f"{post.n_chains} x {post.n_draws} draws of the sampler ({post.method})",
+            seed=post.seed, group_name=self.group_name)
+
     def naive(self, level: float | None = None) -> pd.DataFrame:
         """Uncorrected classify-and-count with the first metric, per group.
 

@@ -664,6 +664,91 @@ class PreferenceFit(Result):
         g.graph["left_out"] = left_out
         return g
 
+    def _win_rates(self, shares: np.ndarray) -> np.ndarray:
+        """Each system's average win rate ``mean_b (win(a over b) + tie / 2)``.
+
+        Over the pairs it is in, from shares ``(..., pairs, 3)``: ``(..., systems)`` (NaN
+        without a pair; pairs with missing shares left out).
+        """
+        k = len(self.systems)
+        first = shares[..., 0] + 0.5 * shares[..., 1]   # group_1's half-tie win rate
+        total = np.zeros((*shares.shape[:-2], k))
+        n = np.zeros((*shares.shape[:-2], k))
+        for i, (a, b) in enumerate(self.pair_index):
+            x = first[..., i]
+            ok = np.isfinite(x)
+            total[..., a] += np.where(ok, x, 0.0)
+            total[..., b] += np.where(ok, 1.0 - x, 0.0)
+            n[..., a] += ok
+            n[..., b] += ok
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+    def ranks(self, level: float | None = None):
+        """Posterior ranks of the systems by their average win rate, with rank intervals.
+
+        The score of a system is its *average win rate*: over every system it is paired with in
+        the fit, the share of items the humans prefer its output, ties counted half
+        (``win + tie / 2``), averaged over those opponents with equal weight; 0.5 is an even
+        record.  It is computed in every posterior draw from the same draws as :meth:`to_frame`,
+        so ``P(rank = r)`` are shares of draws and the rank intervals hold for every system at
+        once with posterior probability >= ``level`` (:mod:`binaryeval._ranks`).  Pairs whose
+        posterior is essentially the prior are kept: their uncertainty widens the intervals
+        rather than being left out.  The naive score is the same average from the first
+        metric's preferences alone.
+
+        Parameters
+        ----------
+        level : float, optional
+            Joint posterior probability of the rank intervals (default: the fit's level).
+
+        Returns
+        -------
+        Ranks
+
+        Warns
+        -----
+        BinaryEvalWarning
+            When the systems have different sets of opponents in the fit (ready preferences
+            with some pairs never compared): their average win rates are then taken over
+            different opponents.
+
+        Examples
+        --------
+        >>> _example().ranks().to_frame()["rank"].tolist()
+        [1, 2, 3]
+        """
+        from .._ranks import ranks_from_draws
+        from .._warnings import warn
+        from ..errors import BinaryEvalWarning
+
+        level = self.level if level is None else v.level(level)
+        post = self.latent
+        score = self._win_rates(post.draws.pi).reshape(-1, len(self.systems))
+        c = np.asarray(self.naive_counts, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            naive = self._win_rates(c / c.sum(axis=1, keepdims=True))
+        opponents = np.bincount(self.pair_index.ravel(), minlength=len(self.systems))
+        notes = []
+        if (opponents < len(self.systems) - 1).any():
+            few = [f"{s} ({n})" for s, n in zip(self.systems, opponents, strict=True)
+                   if n < len(self.systems) - 1]
+            text = (f"{len(few)} systems were not compared with every other one "
+                    f"(opponents: {', '.join(few[:8])}); their average win rates are over "
+                    "different opponents, so the ranks compare them on different terms: "
+                    "compare every pair on some items")
+            notes.append(text)
+            warn(text, BinaryEvalWarning)
+        if not np.isfinite(score).all():
+            from ..errors import DataError
+            raise DataError("a system has no pair in the fit; its average win rate is undefined")
+        return ranks_from_draws(
+            score, self.systems, naive, level=level,
+            ranked="average win rate (win + tie / 2 against each opponent, opponents weighted "
+                   "equally)",
+            method=f"{post.n_chains} x {post.n_draws} draws of the sampler ({post.method})",
+            seed=post.seed, group_name="system", notes=notes)
+
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items (several metrics).
 

@@ -35,18 +35,33 @@ Methods
 
 All intervals are two-sided with coverage ``level``; note that ppi_py's default is 90 %
 (``alpha=0.1``), ours is 95 %.
+
+Rank sets
+---------
+- :func:`rank_sets`: the rank-sets of prediction-powered ranking (Chatzi, Straitouri, Thejaswi
+  and Gomez-Rodriguez 2024, "Prediction-Powered Ranking of Large Language Models", NeurIPS):
+  from estimates of one score per system (e.g. PPI estimates) with covariance ``Sigma``, the
+  confidence ellipsoid ``(theta - hat) Sigma^-1 (theta - hat) <= chi2_k(level)`` (``k``
+  systems) holds the true scores with probability ``level`` asymptotically; system ``i`` is
+  surely below ``j`` when the ellipsoid's largest ``theta_i - theta_j``,
+  ``hat_i - hat_j + sqrt(chi2_k(level) (Sigma_ii + Sigma_jj - 2 Sigma_ij))``, is negative.  The
+  rank-set of ``i`` runs from ``1 +`` the systems surely above it to ``k -`` the systems surely
+  below it, and all rank-sets cover the true ranking together with probability >= ``level``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 from scipy import stats
 
 from ..errors import CountsError, ParameterError
 
-__all__ = ["PeerInterval", "acc_interval", "classical_interval", "ppi_interval", "ppi_lambda"]
+__all__ = ["PeerInterval", "acc_interval", "classical_interval", "ppi_interval", "ppi_lambda",
+           "rank_sets"]
 
 
 class PeerInterval(NamedTuple):
@@ -272,3 +287,45 @@ def acc_interval(tp: int, fn: int, tn: int, fp: int, metric_pos: int, metric_tot
     half = z * math.sqrt(var)
     clip = lambda v: min(max(v, 0.0), 1.0)  # noqa: E731
     return PeerInterval(clip(theta), clip(theta - half), clip(theta + half))
+
+
+def rank_sets(estimate: Sequence[float], covariance: Sequence[Sequence[float]],
+              level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Rank-sets of prediction-powered ranking (Chatzi et al. 2024; module notes).
+
+    Parameters
+    ----------
+    estimate : sequence of float
+        One score per system (higher is better), e.g. PPI estimates of win rates.
+    covariance : array-like (k, k)
+        Covariance matrix of the estimates.
+    level : float
+        Probability with which all rank-sets cover the true ranking together (asymptotically).
+
+    Returns
+    -------
+    lower, upper : ndarray of int
+        Each system's rank-set ``[lower, upper]`` (rank 1 = the highest score).
+
+    Examples
+    --------
+    >>> lo, hi = rank_sets([0.9, 0.5, 0.45], np.diag([0.02, 0.02, 0.02]) ** 2)
+    >>> lo.tolist(), hi.tolist()
+    ([1, 2, 2], [1, 3, 3])
+    """
+    _z(level)
+    est = np.asarray(estimate, dtype=float)
+    cov = np.asarray(covariance, dtype=float)
+    k = est.size
+    if est.ndim != 1 or cov.shape != (k, k) or not np.isfinite(est).all() \
+            or not np.isfinite(cov).all():
+        raise ParameterError(f"estimate must be {k} finite numbers and covariance a finite "
+                             f"{k} x {k} matrix; got shapes {est.shape} and {cov.shape}")
+    var = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2.0 * cov
+    radius = np.sqrt(stats.chi2.ppf(float(level), k) * np.clip(var, 0.0, None))
+    gap = est[:, None] - est[None, :]          # hat_i - hat_j
+    below = gap + radius < 0                   # i surely below j
+    np.fill_diagonal(below, False)
+    lower = 1 + below.sum(axis=1)              # systems surely above i
+    upper = k - below.sum(axis=0)              # systems surely below i
+    return lower.astype(int), upper.astype(int)

@@ -1,0 +1,501 @@
+"""Ranks of systems with honest uncertainty: one :class:`Ranks` for every fit.
+
+Every fit's ``ranks()`` (:class:`~binaryeval.BinaryFit`, :class:`~binaryeval.LatentFit`,
+:class:`~binaryeval.PreferenceFit`) hands this module joint posterior draws of one score per system
+(``alpha`` for the binary and latent fits, the average win rate for preference fits) and gets a
+:class:`Ranks` back.  Rank 1 is the best (highest score).
+
+Per draw every system gets its rank among the others (ties share the best rank they span); the
+share of draws with rank ``r`` is the posterior probability ``P(rank = r)`` (the binary fit
+computes these exactly from its posteriors and passes them in).
+
+The rank intervals hold *simultaneously*: the posterior probability that every system's rank lies
+inside its interval at once is at least ``level`` (the ``joint_probability`` in ``attrs``).  They
+are found in two steps on the draws:
+
+1. calibrated marginal intervals (Montiel Olea and Plagborg-Moller 2019, "Simultaneous confidence
+   bands", J. Appl. Econometrics 34): each system's equal-tailed rank interval at a common tail
+   ``t``, with ``t`` the largest value (found by bisection) whose box of intervals holds at least
+   ``level`` of the draws;
+2. greedy trimming: while some end of some interval can move inward one rank with the box still
+   holding at least ``level`` of the draws, move the end that loses the fewest draws.
+
+Each step keeps the box's share of draws at or above ``level``, so the result is a set of rank
+intervals (a product set) with joint posterior probability >= ``level`` in the draws; the trimming
+only makes it smaller.  ``kind="marginal"`` gives each system's own equal-tailed rank interval,
+which does not hold jointly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _validate
+from ._results import Result
+from .errors import DataError
+from .summary import Summary
+
+__all__ = ["Ranks", "rank_draws", "ranks_from_draws", "simultaneous_intervals"]
+
+_KINDS = ("simultaneous", "marginal")
+
+
+def rank_draws(scores: np.ndarray) -> np.ndarray:
+    """Rank of every system in every draw: 1 for the highest score (ties share the best rank).
+
+    Parameters
+    ----------
+    scores : ndarray (draws, systems)
+
+    Returns
+    -------
+    ndarray of int, the same shape
+
+    Examples
+    --------
+    >>> rank_draws(np.array([[0.2, 0.9, 0.5], [0.7, 0.1, 0.7]])).tolist()
+    [[3, 1, 2], [1, 3, 1]]
+    """
+    from scipy.stats import rankdata
+
+    x = np.asarray(scores, dtype=float)
+    # rank = 1 + number of systems with a strictly higher score in the same draw ("min" ranks
+    # of the negated scores), O(K log K) per draw
+    return rankdata(-x, method="min", axis=1).astype(np.int32)
+
+
+def _marginal_ends(ranks: np.ndarray, tail: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each system's equal-tailed rank interval (the whole observed range at ``tail`` 0).
+
+    The smallest rank whose cdf exceeds ``tail`` and the largest whose survival exceeds it.
+    """
+    n = ranks.shape[0]
+    cdf = np.stack([(ranks <= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n  # (K, k)
+    sf = np.stack([(ranks >= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n
+    lower = np.argmax(cdf > tail, axis=1) + 1
+    upper = k - np.argmax((sf > tail)[:, ::-1], axis=1)
+    return lower, upper
+
+
+def _inside(ranks: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    return ((ranks >= lower) & (ranks <= upper)).all(axis=1)
+
+
+def simultaneous_intervals(ranks: np.ndarray, level: float
+                           ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Rank intervals holding jointly with posterior probability >= ``level`` (module notes).
+
+    Parameters
+    ----------
+    ranks : ndarray (draws, systems)
+        Ranks per draw (:func:`rank_draws`).
+    level : float
+        Joint posterior probability the intervals must hold.
+
+    Returns
+    -------
+    lower, upper : ndarray of int
+    joint : float
+        The share of draws whose every rank is inside its interval (>= ``level``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> r = rank_draws(rng.normal([3.0, 2.0, 0.0], 0.6, size=(4000, 3)))
+    >>> lo, hi, joint = simultaneous_intervals(r, 0.9)
+    >>> lo.tolist(), hi.tolist(), bool(joint >= 0.9)
+    ([1, 1, 3], [2, 2, 3], True)
+    """
+    ranks = np.asarray(ranks)
+    n, k = ranks.shape
+    need = math.ceil(level * n - 1e-9)
+    # 1. the largest common tail whose box holds `need` draws (bisection; coverage falls with t)
+    lo_t, hi_t = 0.0, (1.0 - level) / 2.0
+    lower, upper = _marginal_ends(ranks, hi_t, k)
+    if _inside(ranks, lower, upper).sum() < need:
+        best = _marginal_ends(ranks, lo_t, k)
+        for _ in range(40):
+            mid = 0.5 * (lo_t + hi_t)
+            ends = _marginal_ends(ranks, mid, k)
+            if _inside(ranks, *ends).sum() >= need:
+                lo_t, best = mid, ends
+            else:
+                hi_t = mid
+        lower, upper = best
+    lower, upper = lower.copy(), upper.copy()
+    # 2. greedy trimming: move inward the end that loses the fewest draws, while enough remain
+    inside = _inside(ranks, lower, upper)
+    count = int(inside.sum())
+    while True:
+        sub = ranks[inside]
+        lose_lo = (sub == lower).sum(axis=0)
+        lose_hi = (sub == upper).sum(axis=0)
+        open_ = upper > lower
+        lose_lo = np.where(open_, lose_lo, n + 1)
+        lose_hi = np.where(open_, lose_hi, n + 1)
+        j_lo, j_hi = int(np.argmin(lose_lo)), int(np.argmin(lose_hi))
+        if lose_lo[j_lo] <= lose_hi[j_hi]:
+            j, loss, side = j_lo, int(lose_lo[j_lo]), "lower"
+        else:
+            j, loss, side = j_hi, int(lose_hi[j_hi]), "upper"
+        if loss > n or count - loss < need:
+            break
+        if side == "lower":
+            inside &= ranks[:, j] != lower[j]
+            lower[j] += 1
+        else:
+            inside &= ranks[:, j] != upper[j]
+            upper[j] -= 1
+        count -= loss
+    return lower.astype(int), upper.astype(int), count / n
+
+
+def _score_ranks(values: np.ndarray) -> np.ndarray:
+    """Rank of each value (1 = highest; NaN ranks missing), ties sharing the best rank."""
+    x = np.asarray(values, dtype=float)
+    ok = np.isfinite(x)
+    out = np.full(x.shape, np.nan)
+    out[ok] = 1 + (x[ok][None, :] > x[ok][:, None]).sum(axis=1)
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Ranks(Result):
+    """Posterior ranks of the systems of a fit, with simultaneous credible rank intervals.
+
+    Returned by the ``ranks()`` method of every fit.  Rank 1 is the best.  ``to_frame()`` has one
+    row per system (best posterior mean first): the ranked score's posterior mean ``estimate``
+    and ``std_error``, its ``rank``, the simultaneous rank interval ``lower``/``upper`` (all
+    systems' ranks lie inside their intervals at once with posterior probability >= ``level``),
+    ``p_best`` = P(rank = 1), the uncorrected score ``naive_score`` and its rank ``naive_rank``.
+    :meth:`probabilities` is the whole posterior of each rank; :meth:`plot` the leaderboard.
+
+    Attributes
+    ----------
+    groups : tuple of str
+        The systems, best posterior mean first.
+    ranks : ndarray (draws, systems)
+        The rank of every system in every posterior draw (columns in ``groups`` order).
+    ranked : str
+        What the score is (e.g. ``"alpha"``, or the average win rate for preferences).
+
+    Examples
+    --------
+    >>> import binaryeval as be
+    >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+    ...                      "B": {"human_pos": 62, "human_total": 100},
+    ...                      "C": {"human_pos": 30, "human_total": 100}})
+    >>> rk = res.ranks(seed=1)
+    >>> rk.to_frame()[["rank", "lower", "upper"]].values.tolist()
+    [[1, 1, 2], [2, 1, 2], [3, 3, 3]]
+    """
+
+    groups: tuple[str, ...]
+    ranks: np.ndarray
+    estimate: np.ndarray
+    std_error: np.ndarray
+    naive_score: np.ndarray
+    level: float = 0.95
+    ranked: str = "score"
+    method: str = ""
+    seed: Any = None
+    group_name: str = "group"
+    exact_probabilities: Any = None
+    notes: tuple[str, ...] = ()
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n_draws(self) -> int:
+        """Posterior draws the rank intervals come from."""
+        return int(self.ranks.shape[0])
+
+    def _index(self) -> pd.Index:
+        return pd.Index(list(self.groups), name=self.group_name)
+
+    def _simultaneous(self, level: float) -> tuple[np.ndarray, np.ndarray, float]:
+        key = ("simultaneous", level)
+        if key not in self._cache:
+            self._cache[key] = simultaneous_intervals(self.ranks, level)
+        return self._cache[key]
+
+    def probabilities(self) -> pd.DataFrame:
+        """``P(rank = r)`` for every system (rows) and rank (columns, 1 = best).
+
+        Returns
+        -------
+        DataFrame
+            Each row sums to 1; ``attrs["method"]`` says whether the probabilities are exact
+            (the binary fit) or shares of posterior draws.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> p = res.ranks(seed=1).probabilities()
+        >>> round(float(p.loc["A", 1]), 4) == round(float(res.compare().matrix().loc["A", "B"]), 4)
+        True
+        """
+        k = len(self.groups)
+        if self.exact_probabilities is not None:
+            if "exact" not in self._cache:
+                exact = self.exact_probabilities
+                self._cache["exact"] = np.asarray(exact() if callable(exact) else exact,
+                                                  dtype=float)
+            prob = self._cache["exact"]
+            how = "exact, by quadrature over the posteriors"
+        else:
+            prob = np.stack([(self.ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
+            how = f"shares of {self.n_draws} posterior draws"
+        out = pd.DataFrame(prob, index=self._index(),
+                           columns=pd.Index(range(1, k + 1), name="rank"))
+        out.attrs.update(method=how, quantity="P(rank = column)")
+        return out
+
+    def interval(self, level: float | None = None, kind: str = "simultaneous") -> pd.DataFrame:
+        """Rank intervals per system: columns ``lower``, ``upper`` (ranks, 1 = best).
+
+        Parameters
+        ----------
+        level : float, optional
+            Posterior probability (default: the level of ``ranks()``).
+        kind : {"simultaneous", "marginal"}
+            Intervals that hold for all systems at once (module notes), or each system's own
+            equal-tailed rank interval.
+
+        Returns
+        -------
+        DataFrame
+            ``attrs`` hold ``level``, ``kind`` and the ``joint_probability`` of the set.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> res.ranks(seed=1).interval(0.5).values.tolist()
+        [[1, 1], [2, 2]]
+        """
+        level = self.level if level is None else _validate.level(level)
+        kind = _validate.choice(kind, "kind", _KINDS)
+        if kind == "simultaneous":
+            lower, upper, joint = self._simultaneous(level)
+        else:
+            lower, upper = _marginal_ends(self.ranks, (1.0 - level) / 2.0, len(self.groups))
+            joint = float(_inside(self.ranks, lower, upper).mean())
+        out = pd.DataFrame({"lower": lower, "upper": upper}, index=self._index())
+        out.attrs.update(level=level, kind=kind, joint_probability=joint)
+        return out
+
+    def to_frame(self, level: float | None = None) -> pd.DataFrame:
+        """One row per system, best posterior mean first.
+
+        Parameters
+        ----------
+        level : float, optional
+            Joint posterior probability of the rank intervals (default: the level of
+            ``ranks()``).
+
+        Returns
+        -------
+        DataFrame
+            ``estimate`` and ``std_error`` (posterior mean and sd of the ranked score),
+            ``rank`` (of ``estimate``), ``lower``/``upper`` (the simultaneous rank interval),
+            ``p_best`` (P(rank = 1)), ``naive_score`` (the score from the metric or judge alone,
+            uncorrected) and ``naive_rank``.  ``attrs``: ``level``, ``kind``, ``method``,
+            ``ranked`` and ``joint_probability``.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> list(res.ranks(seed=1).to_frame().columns)
+        ['estimate', 'std_error', 'rank', 'lower', 'upper', 'p_best', 'naive_score', 'naive_rank']
+        """
+        level = self.level if level is None else _validate.level(level)
+        lower, upper, joint = self._simultaneous(level)
+        prob = self.probabilities()
+        out = pd.DataFrame({
+            "estimate": self.estimate, "std_error": self.std_error,
+            "rank": _score_ranks(self.estimate).astype(int), "lower": lower, "upper": upper,
+            "p_best": prob[1].to_numpy(), "naive_score": self.naive_score,
+            "naive_rank": pd.array(_score_ranks(self.naive_score), dtype="Int64")},
+            index=self._index())
+        out.attrs.update(level=level, kind="simultaneous", method=self.method,
+                         ranked=self.ranked, joint_probability=joint)
+        return out
+
+    def _repr_fields(self) -> Mapping[str, Any]:
+        return {"groups": len(self.groups), "level": self.level, "draws": self.n_draws}
+
+    def summary(self, level: float | None = None) -> Summary:
+        """The leaderboard as a table, with what is ranked and how the intervals hold.
+
+        Parameters
+        ----------
+        level : float, optional
+            Joint posterior probability of the rank intervals.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> print(res.ranks(seed=1).summary().title)
+        Ranks with simultaneous credible intervals
+        """
+        frame = self.to_frame(level)
+        level = frame.attrs["level"]
+        facts: dict[str, Any] = {
+            "ranked by": self.ranked, "systems": len(self.groups),
+            "rank intervals": f"simultaneous, joint posterior probability "
+                              f"{frame.attrs['joint_probability']:.3f} (level {level:g})",
+            "posterior draws": self.n_draws, "method": self.method, "seed": self.seed}
+        s = Summary("Ranks with simultaneous credible intervals", facts, [("ranks", frame)])
+        s.add_note("rank 1 is the best; every system's rank lies inside [lower, upper] at once "
+                   f"with posterior probability >= {level:g}")
+        moved = frame["naive_rank"].notna() & ((frame["naive_rank"] < frame["lower"])
+                                               | (frame["naive_rank"] > frame["upper"]))
+        if moved.any():
+            names = ", ".join(str(g) for g in frame.index[moved.to_numpy(dtype=bool)][:8])
+            s.add_note(f"the uncorrected ranks fall outside the credible rank interval for "
+                       f"{int(moved.sum())} systems ({names})")
+        for note in self.notes:
+            s.add_note(note)
+        return s
+
+    def plot(self, ax: Any = None, *, kind: str = "leaderboard", level: float | None = None,
+             **kwargs: Any) -> Any:
+        """The leaderboard, or the posterior probabilities of the ranks.
+
+        The leaderboard shows each system's rank with its simultaneous interval and the naive
+        rank beside it.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when None).
+        kind : {"leaderboard", "probabilities"}
+            The ranks with their intervals, or a heat map of ``P(rank = r)``.
+        level : float, optional
+            Joint posterior probability of the intervals.
+        **kwargs
+            Passed to the matplotlib call that draws the intervals.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 7, "human_total": 10},
+        ...                      "B": {"human_pos": 4, "human_total": 10}})
+        >>> ax = res.ranks(seed=1).plot()
+        """
+        import matplotlib.pyplot as plt
+
+        kind = _validate.choice(kind, "kind", ("leaderboard", "probabilities"))
+        frame = self.to_frame(level)
+        k = len(frame)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, min(0.35 * k + 2.0, 14.0)))
+        if kind == "probabilities":
+            import seaborn as sns
+
+            kwargs.setdefault("annot", k <= 12)
+            kwargs.setdefault("fmt", ".2f")
+            kwargs.setdefault("cmap", "Blues")
+            sns.heatmap(self.probabilities(), ax=ax, vmin=0.0, vmax=1.0, **kwargs)
+            ax.set_xlabel("rank (1 = best)")
+            ax.set_title("P(rank)", fontsize=9)
+            return ax
+        y = np.arange(k)
+        rank = frame["rank"].to_numpy(dtype=float)
+        err = np.array([rank - frame["lower"].to_numpy(), frame["upper"].to_numpy() - rank])
+        kwargs.setdefault("color", "C0")
+        ax.errorbar(rank, y, xerr=err, fmt="o", capsize=3,
+                    label=f"corrected rank, simultaneous {frame.attrs['level']:.0%} interval",
+                    **kwargs)
+        naive = frame["naive_rank"].to_numpy(dtype=float, na_value=np.nan)
+        ax.plot(naive, y + 0.25, "x", color="C3", label="naive rank (metric or judge alone)")
+        ax.set_yticks(y, [str(g) for g in frame.index])
+        ax.set_ylim(k - 0.5, -0.7)
+        ax.set_xlim(0.5, k + 0.5)
+        ax.set_xticks(np.arange(1, k + 1))
+        ax.set_xlabel("rank (1 = best)")
+        ax.set_title(f"ranked by {self.ranked}", fontsize=9)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                  frameon=False)
+        return ax
+
+
+def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarray, *,
+                     level: float, ranked: str, method: str, seed: Any = None,
+                     group_name: str = "group", exact: np.ndarray | None = None,
+                     notes: Sequence[str] = ()) -> Ranks:
+    """The :class:`Ranks` of joint posterior draws of one score per system.
+
+    Parameters
+    ----------
+    scores : ndarray (draws, systems)
+        Joint posterior draws, columns in ``groups`` order.
+    groups : sequence of str
+    naive : ndarray (systems,)
+        The uncorrected score of each system (NaN when it has none).
+    level : float
+    ranked, method : str
+        What the score is and how the draws were made.
+    seed : optional
+        The seed of the draws (reported).
+    group_name : str
+    exact : ndarray (systems, systems) or callable returning one, optional
+        Exact ``P(rank = r)`` (rows in ``groups`` order); a callable is called when the
+        probabilities are first asked for.
+    notes : sequence of str
+
+    Returns
+    -------
+    Ranks
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> rk = ranks_from_draws(rng.normal([0.0, 1.0], 0.1, size=(1000, 2)), ["a", "b"],
+    ...                       np.array([0.1, 0.9]), level=0.95, ranked="score", method="demo")
+    >>> rk.groups
+    ('b', 'a')
+    """
+    x = np.asarray(scores, dtype=float)
+    if x.ndim != 2 or x.shape[1] != len(groups):
+        raise DataError(f"scores of shape {x.shape} do not match {len(groups)} groups")
+    if not np.isfinite(x).all():
+        raise DataError("the posterior draws of the score hold missing or infinite values")
+    mean = x.mean(axis=0)
+    order = np.argsort(-mean, kind="stable")
+    x = x[:, order]
+    ranks = rank_draws(x)
+    if exact is None:
+        probs = None
+    elif callable(exact):
+        def probs() -> np.ndarray:
+            return np.asarray(exact(), dtype=float)[order]
+    else:
+        probs = np.asarray(exact, dtype=float)[order]
+    return Ranks(tuple(str(groups[i]) for i in order), ranks, mean[order],
+                 x.std(axis=0, ddof=1) if x.shape[0] > 1 else np.zeros(x.shape[1]),
+                 np.asarray(naive, dtype=float)[order], level=level, ranked=ranked,
+                 method=method, seed=seed, group_name=group_name, exact_probabilities=probs,
+                 notes=tuple(notes))
+

@@ -1,0 +1,293 @@
+"""Ranks with simultaneous credible intervals: ``ranks()`` of every fit, :class:`binaryeval.Ranks`.
+
+Where the numbers come from:
+
+- exact rank probabilities of the binary fit: for two systems ``P(rank_A = 1) = P(alpha_A >
+  alpha_B)``, the package's own quadrature of :meth:`AlphaPosterior.prob_greater` (tested to
+  1e-12 elsewhere); for three Beta posteriors the one-dimensional integrals
+  ``int f_A F_B F_C`` etc. by ``scipy.integrate.quad``; for mixture posteriors 200,000 joint draws;
+- the simultaneous intervals: their defining property (joint share of draws >= level) and the
+  greedy stopping rule (no end can move inward), checked on the draws;
+- the preference score: the average of ``win + tie / 2`` over opponents, recomputed from
+  :meth:`PreferenceFit.pair_draws`;
+- coverage of the true ranking: a seeded simulation with known truth (the ``binary`` design of
+  ``studies/ranks_coverage.py``, fewer replicates), beside the rank-sets of prediction-powered
+  ranking (Chatzi et al. 2024, :func:`binaryeval.validation.rank_sets`) on the same data.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+
+import binaryeval as be
+from binaryeval._ranks import _marginal_ends, rank_draws, simultaneous_intervals
+from binaryeval.binary.ranks import rank_probabilities
+from binaryeval.errors import BinaryEvalWarning, ParameterError
+from binaryeval.validation import rank_sets
+
+
+# -- the draws' machinery -----------------------------------------------------------------------------
+def test_rank_draws_rank_one_is_the_highest_and_ties_share_the_best_rank():
+    x = np.array([[0.1, 0.5, 0.3, 0.5]])
+    assert rank_draws(x).tolist() == [[4, 1, 3, 1]]
+    # many ties: 1 + the number of strictly higher scores, counted by brute force
+    x = np.random.default_rng(0).integers(0, 4, (300, 6)).astype(float)
+    np.testing.assert_array_equal(rank_draws(x), 1 + (x[:, None, :] > x[:, :, None]).sum(axis=2))
+
+
+def _draws(seed=0, n=3000):
+    rng = np.random.default_rng(seed)
+    means = np.array([2.0, 1.6, 1.5, 0.8, 0.7, 0.0])
+    return rank_draws(rng.normal(means, 0.4, size=(n, means.size)))
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.95])
+def test_simultaneous_intervals_hold_jointly_and_cannot_shrink(level):
+    ranks = _draws()
+    lower, upper, joint = simultaneous_intervals(ranks, level)
+    inside = ((ranks >= lower) & (ranks <= upper)).all(axis=1)
+    assert joint == pytest.approx(inside.mean(), abs=1e-12)
+    assert joint >= level
+    need = np.ceil(level * len(ranks) - 1e-9)
+    # the greedy stopping rule: moving any end inward would leave fewer than `need` draws
+    for j in range(ranks.shape[1]):
+        if upper[j] == lower[j]:
+            continue
+        for side in ("lower", "upper"):
+            lo, hi = lower.copy(), upper.copy()
+            if side == "lower":
+                lo[j] += 1
+            else:
+                hi[j] -= 1
+            assert ((ranks >= lo) & (ranks <= hi)).all(axis=1).sum() < need
+
+
+def test_simultaneous_intervals_are_no_wider_than_the_calibrated_marginal_box():
+    ranks = _draws(1)
+    lower, upper, _ = simultaneous_intervals(ranks, 0.9)
+    lo0, hi0 = _marginal_ends(ranks, 0.0, ranks.shape[1])   # the whole observed range
+    assert (lower >= lo0).all() and (upper <= hi0).all()
+    # simultaneous holds jointly, so it is at least as wide as each marginal 90 % interval needs
+    # to be for the system with the widest spread of ranks
+    mlo, mhi = _marginal_ends(ranks, 0.05, ranks.shape[1])
+    assert ((upper - lower) >= 0).all()
+    assert (upper - lower).sum() >= 0.5 * (mhi - mlo).sum()
+
+
+def test_marginal_ends_are_equal_tailed_quantiles():
+    ranks = _draws(2)
+    lo, hi = _marginal_ends(ranks, 0.025, ranks.shape[1])
+    # numpy's inverted-cdf quantile is the smallest rank whose cdf reaches the probability
+    q = np.quantile(ranks, 0.025, axis=0, method="inverted_cdf")
+    cdf_at_q = np.array([(ranks[:, j] <= q[j]).mean() for j in range(6)])
+    expected = np.where(cdf_at_q > 0.025, q, q + 1)     # ours asks for cdf > tail
+    np.testing.assert_array_equal(lo, expected)
+    assert (hi >= lo).all()
+    for j in range(ranks.shape[1]):
+        assert (ranks[:, j] < lo[j]).mean() <= 0.025
+        assert (ranks[:, j] > hi[j]).mean() <= 0.025
+
+
+# -- exact rank probabilities of the binary fit ------------------------------------------------------
+def test_exact_two_systems_is_prob_greater():
+    a = be.alpha_posterior(human_pos=70, human_total=100)
+    b = be.alpha_posterior(human_pos=55, human_total=100)
+    p = rank_probabilities([a, b])
+    assert p[0, 0] == pytest.approx(a.prob_greater(b), abs=1e-9)
+    assert p[1, 0] == pytest.approx(b.prob_greater(a), abs=1e-9)
+
+
+def test_exact_three_betas_match_scipy_quad():
+    params = [(31, 21), (26, 26), (12, 9)]     # Beta posteriors of 30/50, 25/50, 11/19
+    posts = [be.alpha_posterior(human_pos=a - 1, human_total=a + b - 2) for a, b in params]
+    d = [stats.beta(a, b) for a, b in params]
+    got = rank_probabilities(posts)
+    for s in range(3):
+        o = [t for t in range(3) if t != s]
+
+        def rank(r, s=s, o=o):
+            def f(x):
+                above = [d[t].sf(x) for t in o]
+                below = [1 - q for q in above]
+                pb = {1: below[0] * below[1], 2: above[0] * below[1] + below[0] * above[1],
+                      3: above[0] * above[1]}[r]
+                return d[s].pdf(x) * pb
+            return integrate.quad(f, 0, 1, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+        for r in (1, 2, 3):
+            assert got[s, r - 1] == pytest.approx(rank(r), abs=1e-9)
+
+
+def test_exact_probabilities_of_mixture_posteriors_match_joint_draws():
+    counts = {"A": dict(human_pos=6, human_total=10, metric_pos=60, metric_total=100, tp=8, fn=2,
+                        tn=7, fp=3),
+              "B": dict(human_pos=5, human_total=10, metric_pos=55, metric_total=100, tp=7, fn=3,
+                        tn=8, fp=2),
+              "C": dict(human_pos=3, human_total=10, metric_pos=40, metric_total=100, tp=6, fn=2,
+                        tn=9, fp=3)}
+    res = be.fit_counts(counts)
+    posts = [res.posteriors[g] for g in res.groups]
+    exact = rank_probabilities(posts)
+    rng = np.random.default_rng(11)
+    n = 200_000
+    r = rank_draws(np.column_stack([p.rvs(size=n, random_state=rng) for p in posts]))
+    emp = np.stack([(r == k).mean(axis=0) for k in (1, 2, 3)], axis=1)
+    se = np.sqrt(exact * (1 - exact) / n)
+    assert (np.abs(emp - exact) <= 5 * se + 1e-12).all()
+    np.testing.assert_allclose(exact.sum(axis=0), 1.0, atol=1e-8)   # each rank held once
+
+
+# -- the fits' ranks() -------------------------------------------------------------------------------
+def _three():
+    return be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                          "B": {"human_pos": 62, "human_total": 100},
+                          "C": {"human_pos": 30, "human_total": 100}})
+
+
+def test_binary_ranks_table_and_reproducibility():
+    res = _three()
+    rk = res.ranks(seed=3)
+    frame = rk.to_frame()
+    assert list(frame.index) == ["A", "B", "C"]
+    np.testing.assert_allclose(frame["estimate"], res.to_frame()["estimate"], atol=0.01)
+    assert frame["p_best"]["A"] == pytest.approx(rank_probabilities(
+        [res.posteriors[g] for g in "ABC"])[0, 0], abs=1e-12)
+    assert frame.attrs["joint_probability"] >= 0.95
+    pd.testing.assert_frame_equal(frame, res.ranks(seed=3).to_frame())
+    assert rk.seed == 3 and res.ranks().seed is not None          # a chosen seed is reported
+    prob = rk.probabilities()
+    np.testing.assert_allclose(prob.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_bad_arguments_are_refused_by_name():
+    res = _three()
+    with pytest.raises(ParameterError, match="level"):
+        res.ranks(level=1.5)
+    with pytest.raises(ParameterError, match="n_resamples"):
+        res.ranks(n_resamples=10)
+    with pytest.raises(ParameterError, match="kind"):
+        res.ranks(seed=1).interval(kind="hdi")
+
+
+def test_latent_ranks_come_from_the_alpha_draws():
+    from binaryeval.latent.multi import _example
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = _example()
+    rk = fit.ranks()
+    draws = np.column_stack([fit.alpha_draws(g).ravel() for g in rk.groups])
+    np.testing.assert_allclose(rk.estimate, draws.mean(axis=0), rtol=1e-12)
+    p_best = (draws[:, 0] > draws[:, 1]).mean()
+    assert rk.to_frame()["p_best"].iloc[0] == pytest.approx(p_best, abs=1e-12)
+    np.testing.assert_allclose(rk.naive_score,
+                               fit.naive()["estimate"].reindex(list(rk.groups)), rtol=1e-12)
+
+
+def test_preference_score_is_the_average_win_rate():
+    from binaryeval.latent.preferences import _example
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = _example()
+    rk = fit.ranks()
+    for s in fit.systems:
+        rates = []
+        for t in fit.systems:
+            if t != s:
+                d = fit.pair_draws(s, t)
+                rates.append(d["win_1"] + d["tie"] / 2)
+        expected = np.mean(rates, axis=0)
+        i = rk.groups.index(s)
+        assert rk.estimate[i] == pytest.approx(expected.mean(), abs=1e-12)
+    nv = fit.naive()
+    naive = {s: np.mean([(nv.loc[p, "win_1"] + nv.loc[p, "tie"] / 2) if p[0] == s else
+                         (nv.loc[p, "win_2"] + nv.loc[p, "tie"] / 2)
+                         for p in nv.index if s in p]) for s in fit.systems}
+    np.testing.assert_allclose(rk.naive_score, [naive[s] for s in rk.groups], rtol=1e-12)
+    assert "average win rate" in rk.to_frame().attrs["ranked"]
+
+
+def test_preferences_with_missing_pairs_warn_once():
+    rng = np.random.default_rng(4)
+    rows = []
+    for a, b in (("x", "y"), ("y", "z")):          # x and z never compared
+        h = rng.choice([-1, 0, 1], size=120)
+        rows.append(pd.DataFrame({"a": a, "b": b, "human": np.where(np.arange(120) < 40, h,
+                                                                      np.nan), "judge": h}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit_preferences("human ~ judge", pd.concat(rows), first="a", second="b",
+                                 draws=200, seed=1)
+    with pytest.warns(BinaryEvalWarning, match="not compared with every other") as caught:
+        rk = fit.ranks()
+    assert len([w for w in caught if issubclass(w.category, BinaryEvalWarning)]) == 1
+    assert any("different opponents" in n for n in rk.summary().notes)
+
+
+def test_names_from_data_are_escaped_in_html():
+    res = be.fit_counts({"<b>A</b>": {"human_pos": 7, "human_total": 10},
+                         "B": {"human_pos": 4, "human_total": 10}})
+    html = res.ranks(seed=1)._repr_html_()
+    assert "<b>A</b>" not in html and "&lt;b&gt;A&lt;/b&gt;" in html
+
+
+# -- the peer ----------------------------------------------------------------------------------------
+def test_rank_sets_separate_exactly_at_the_ellipsoid_radius():
+    # two systems, variances 1e-4 each: radius sqrt(chi2_2(0.95) * 2e-4)
+    radius = np.sqrt(stats.chi2.ppf(0.95, 2) * 2e-4)
+    cov = np.diag([1e-4, 1e-4])
+    lo, hi = rank_sets([0.5 + radius * 1.001, 0.5], cov, 0.95)
+    assert lo.tolist() == [1, 2] and hi.tolist() == [1, 2]
+    lo, hi = rank_sets([0.5 + radius * 0.999, 0.5], cov, 0.95)
+    assert lo.tolist() == [1, 1] and hi.tolist() == [2, 2]
+
+
+# -- coverage of the true ranking --------------------------------------------------------------------
+def _binary_replicate(rep, rho, eta, alpha, level):
+    rng = np.random.default_rng([20241126, 1, rep])
+    counts, est, var = {}, [], []
+    for g, (a, r, e) in enumerate(zip(alpha, rho, eta, strict=True)):
+        h = rng.random(40) < a
+        m = np.where(h, rng.random(40) < r, rng.random(40) > e)
+        hu = rng.random(800) < a
+        mu = np.where(hu, rng.random(800) < r, rng.random(800) > e)
+        counts[f"s{g}"] = {"tp": int((h & m).sum()), "fn": int((h & ~m).sum()),
+                           "tn": int((~h & ~m).sum()), "fp": int((~h & m).sum()),
+                           "metric_pos": int(mu.sum()), "metric_total": 800}
+        resid = h.astype(float) - m
+        est.append(mu.mean() + resid.mean())                       # PPI
+        var.append(mu.var() / 800 + resid.var() / 40)
+    truth = pd.Series(1 + (alpha[None, :] > alpha[:, None]).sum(axis=1),
+                      index=[f"s{g}" for g in range(len(alpha))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        iv = be.fit_counts(counts).ranks(level, n_resamples=2000, seed=rep).interval()
+    t = truth[iv.index].to_numpy()
+    ours = (bool(((iv["lower"] <= t) & (t <= iv["upper"])).all()),
+            float((iv["upper"] - iv["lower"] + 1).mean()))
+    lo, hi = rank_sets(est, np.diag(var), level)
+    peer = (bool(((lo <= truth.to_numpy()) & (truth.to_numpy() <= hi)).all()),
+            float((hi - lo + 1).mean()))
+    return ours, peer
+
+
+def test_rank_intervals_cover_the_true_ranking_and_beat_ppr_rank_sets():
+    # the binary design of studies/ranks_coverage.py: 8 systems, alpha 0.40..0.75, 40 paired and
+    # 800 metric-only items each, the metric's rates differing by system
+    level = 0.95
+    design = np.random.default_rng([20241126, 0])
+    rho, eta = design.uniform(0.7, 0.9, 8), design.uniform(0.7, 0.9, 8)
+    alpha = np.linspace(0.40, 0.75, 8)
+    got = [_binary_replicate(rep, rho, eta, alpha, level) for rep in range(60)]
+    ours = np.array([g[0] for g in got])
+    peer = np.array([g[1] for g in got])
+    assert ours[:, 0].mean() >= level             # coverage of the whole true ranking
+    assert peer[:, 0].mean() >= level             # the peer's guarantee holds here too
+    # at (at least) equal coverage, the posterior's rank intervals are smaller
+    assert ours[:, 1].mean() < 0.8 * peer[:, 1].mean()
