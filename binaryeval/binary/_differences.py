@@ -67,8 +67,10 @@ def _cheb_points(n: int) -> np.ndarray:
 
 
 def _cheb_coefs(values: np.ndarray) -> np.ndarray:
-    """Chebyshev coefficients of the interpolants through ``values`` (rows) at
-    :func:`_cheb_points` (the discrete cosine transform of the first kind)."""
+    """Chebyshev coefficients of the interpolants through ``values`` (rows).
+
+    At :func:`_cheb_points`: the discrete cosine transform of the first kind.
+    """
     n = values.shape[1] - 1
     k = np.arange(n + 1)
     v = values.copy()
@@ -167,9 +169,11 @@ class Surrogates:
 
     # -- exact values -----------------------------------------------------------------------
     def _exact(self, posts, rows: np.ndarray, t: np.ndarray):
-        """Exact normal scores of posteriors ``rows`` at ``t`` (rows x points), each point on
-        its small side (``Phi^-1(F)`` below the mean, ``-Phi^-1(S)`` above); also the tail
-        probabilities and which side."""
+        """Exact normal scores of posteriors ``rows`` at ``t`` (rows x points).
+
+        Each point on its small side (``Phi^-1(F)`` below the mean, ``-Phi^-1(S)`` above);
+        also the tail probabilities and which side.
+        """
         x = np.clip(self.mean[rows, None] + self.sd[rows, None] * t, 0.0, 1.0)
         upper = t > 0.0
         tail = np.empty(t.shape)
@@ -198,8 +202,11 @@ class Surrogates:
         return np.where(upper, -z, z), tail, upper
 
     def _chebyshev(self, posts, rows: np.ndarray) -> dict[int, np.ndarray]:
-        """Chebyshev interpolants of ``z`` in ``t`` on each domain, degree doubled until the
-        interpolant of half the degree is within the tolerance at the new points."""
+        """Chebyshev interpolants of ``z`` in ``t`` on each domain.
+
+        The degree doubles until the interpolant of half the degree is within the tolerance
+        at the new points.
+        """
         out: dict[int, np.ndarray] = {}
         if not rows.size:
             return out
@@ -229,8 +236,11 @@ class Surrogates:
         return out
 
     def _table(self, coefs) -> None:
-        """The cubic Hermite tables of ``z`` from the interpolants, checked halfway between
-        the grid points (the finer grid where the coarser one misses the tolerance)."""
+        """The cubic Hermite tables of ``z`` from the interpolants.
+
+        Checked halfway between the grid points (the finer grid where the coarser one misses
+        the tolerance).
+        """
         G = self.mean.size
         self.cells = np.zeros(G, dtype=np.int64)
         pieces_z, pieces_d, owners = [], [], []

@@ -33,8 +33,13 @@ from .. import _validate
 from .._comparison import Comparison, finish
 from ..errors import DataError, ParameterError
 from . import _differences
-from .posterior import (AlphaPosterior, PosteriorDistribution, _panel_edges,
-                        prob_greater_matrix, summaries)
+from .posterior import (
+    AlphaPosterior,
+    PosteriorDistribution,
+    _panel_edges,
+    prob_greater_matrix,
+    summaries,
+)
 
 __all__ = ["Comparison", "compare_posteriors", "difference_cdf", "difference_interval",
            "difference_intervals"]
@@ -152,7 +157,7 @@ def difference_interval(first: PosteriorDistribution, second: PosteriorDistribut
         elif fa * fb > 0:   # flat within rounding: the closer end
             out.append(float(a if abs(fa) < abs(fb) else b))
         else:
-            out.append(float(optimize.brentq(lambda d: float(cdf(np.array([d]))[0] - p), a, b,
+            out.append(float(optimize.brentq(lambda d, p=p: float(cdf(np.array([d]))[0] - p), a, b,
                                              xtol=1e-12, rtol=4 * np.finfo(float).eps)))
     return out[0], out[1]
 
