@@ -22,7 +22,7 @@ Each pair
 With ``n`` the narrower posterior and ``w`` the other, ``P(alpha_1 - alpha_2 <= d)`` is
 ``E[F_w(Y_n + d)]`` or ``E[S_w(Y_n - d)]``.  The expectation over ``Y_n`` is a Gauss-Hermite rule
 in the normal score: nodes ``y_k = F~_n^-1(Phi(z_k))`` (the surrogate's quantiles at the rule's
-points) with the rule's weights.  Each end is the root of ``H(d) = q`` by Newton's method from
+points) with the rule's weights.  Each end is the root of ``H(d) = q`` by Halley's method from
 the Cornish-Fisher quantile of the difference (its cumulants are exact sums of the two
 posteriors'), every pair at once.
 
@@ -130,7 +130,10 @@ def _hermite(z0, z1, d0, d1, r, deriv: bool):
         return val, None
     slope = (6.0 * r2 - 6.0 * r) * (z0 - z1) + (3.0 * r2 - 4.0 * r + 1.0) * d0 \
         + (3.0 * r2 - 2.0 * r) * d1
-    return val, slope
+    if deriv != 2:
+        return val, slope
+    curv = (12.0 * r - 6.0) * (z0 - z1) + (6.0 * r - 4.0) * d0 + (6.0 * r - 2.0) * d1
+    return val, slope, curv
 
 
 def _side_error(z_approx, tail, upper):
@@ -291,11 +294,15 @@ class Surrogates:
         r = pos - k
         inside = (pos >= 0.0) & (pos <= cells)
         at = self.offset[g, None] + k
-        val, slope = _hermite(self.z[at], self.z[at + 1], self.dz[at], self.dz[at + 1], r, deriv)
-        val = np.where(inside, val, np.where(pos < 0.0, -np.inf, np.inf))
-        if deriv:
-            slope = np.where(inside, slope * cells / ((hi - lo) * self.sd[g, None]), 0.0)
-        return val, slope
+        out = _hermite(self.z[at], self.z[at + 1], self.dz[at], self.dz[at + 1], r, deriv)
+        val = np.where(inside, out[0], np.where(pos < 0.0, -np.inf, np.inf))
+        if not deriv:
+            return val, None
+        scale = cells / ((hi - lo) * self.sd[g, None])
+        slope = np.where(inside, out[1] * scale, 0.0)
+        if deriv != 2:
+            return val, slope
+        return val, slope, np.where(inside, out[2] * scale * scale, 0.0)
 
     def quantile_nodes(self, rule) -> np.ndarray:
         """Each posterior's surrogate quantiles at ``Phi(z_k)`` for the rule's points ``z_k``.
@@ -389,17 +396,22 @@ def _solve(sur: Surrogates, nodes, check_nodes, w, wc, i, j, q):
         if not active.size:
             break
         a = active
-        H, h = _cdf(sur, y[a], w, wide[a], sign[a], d[a], density=True)
+        H, h, hp = _cdf(sur, y[a], w, wide[a], sign[a], d[a], density=True)
         resid = H - p[a]
         close = (h > 0.0) & (np.abs(resid) + bound[a] <= 0.25 * TOL * h)
         if close.any():
             # the second rule's value estimates the first's error: certified or left over
             c = a[close]
-            Hc, _ = _cdf(sur, yc[c], wc, wide[c], sign[c], d[c], density=False)
+            Hc, _, _ = _cdf(sur, yc[c], wc, wide[c], sign[c], d[c], density=False)
             err = np.abs(resid[close]) + bound[c] + np.abs(H[close] - Hc)
             ok[c] = err <= 0.5 * TOL * h[close]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            new = np.clip(d[a] - resid / h, -1.0, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # Halley's step (the curvature from the tables), Newton's where it misleads
+            denom = 2.0 * h * h - resid * hp
+            halley = 2.0 * resid * h / denom
+            newton = resid / h
+            use = (denom > h * h) & np.isfinite(halley)
+            new = np.clip(d[a] - np.where(use, halley, newton), -1.0, 1.0)
         d[a] = np.where(close | ~np.isfinite(new), d[a], new)
         active = a[~close]
     ends = d.reshape(n, 2)
@@ -412,13 +424,19 @@ def _cdf(sur: Surrogates, y: np.ndarray, w: np.ndarray, wide: np.ndarray, sign: 
          d: np.ndarray, density: bool):
     """``H(d) = sum_k w_k G(y_k +/- d)`` with ``G`` the wide posterior's F (sign +) or S (-)."""
     x = y + sign[:, None] * d[:, None]
-    z, dz = sur.scores(wide, x, deriv=density)
-    z = sign[:, None] * z
+    out = sur.scores(wide, x, deriv=2 if density else False)
+    z = sign[:, None] * out[0]
     with np.errstate(invalid="ignore"):
         H = special.ndtr(z) @ w
         if not density:
-            return H, None
-        # dH/dd = sum w_k phi(z) dz/dx (the sign cancels: d/dd of S(y - d) is f(y - d))
-        phi = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
-        h = np.where(np.isfinite(z), phi * dz, 0.0) @ w
-    return H, h
+            return H, None, None
+        # dH/dd = sum w_k f(x_k) = sum w_k phi(z) dz/dx (the sign cancels: d/dd of S(y - d)
+        # is f(y - d)); d2H/dd2 = +/- sum w_k f'(x_k), f' = phi(z) (z'' - z z'^2)
+        finite = np.isfinite(z)
+        phi = np.where(finite, np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi), 0.0)
+        dz = out[1]
+        f = phi * dz
+        h = f @ w
+        zw = np.where(finite, sign[:, None] * z, 0.0)
+        hp = sign * ((phi * (out[2] - zw * dz * dz)) @ w)
+    return H, h, hp
