@@ -187,7 +187,7 @@ def compare_row(old, quick: bool) -> None:
         # 20 groups (190 pairs), and the pair-by-pair interval it replaced, on 100 of the pairs
         small_fit = be.fit("human ~ metric | system", grouped_rows(20, 1000, seed=2))
         w20, c20, _ = timed(lambda: small_fit.compare(), 3)
-        posts = list(res.posteriors().values())
+        posts = list(res.posteriors.values())
         t, c = time.perf_counter(), time.process_time()
         for k in range(100):
             difference_interval(posts[k], posts[k + 1])

@@ -199,7 +199,7 @@ def difference_intervals(posts, first: np.ndarray, second: np.ndarray,
     out = np.full((first.size, 2), np.nan)
     if not first.size:
         return out
-    ends = summaries(posts, 1e-16, mode=False)
+    ends = summaries(posts, _differences.DOMAIN_TAIL, mode=False)
     lo, hi, ok = _differences.intervals(posts, first, second, level, ends["lower"],
                                         ends["upper"])
     out[ok, 0], out[ok, 1] = lo[ok], hi[ok]
