@@ -269,9 +269,9 @@ class Comparison(Result):
         vals = np.full((n, n), np.nan, dtype=object)
         other = {"lower": "upper", "upper": "lower"}.get(value)
         # every pair at once (thousands of groups have half a million pairs)
-        order = pd.Index(self.groups)
-        i = order.get_indexer(self.table["group_1"])
-        j = order.get_indexer(self.table["group_2"])
+        idx = {g: k for k, g in enumerate(self.groups)}
+        i = np.array([idx.get(g, -1) for g in self.table["group_1"]], dtype=np.int64)
+        j = np.array([idx.get(g, -1) for g in self.table["group_2"]], dtype=np.int64)
         keep = (i >= 0) & (j >= 0)
         i, j = i[keep], j[keep]
         v = self.table[value].to_numpy(dtype=object)[keep]
