@@ -15,7 +15,9 @@ time, which waiting for a busy CPU does not inflate).  Rows:
 3. ``fit`` + ``to_frame()`` on 10^7 rows in 10^4 groups (10 % paired).  Goal: 10 s.  The
    baseline runs 100 of the groups (it took 309 s + minutes for all of them); its time per
    group gives the ratio.
-4. ``compare()`` of 1,000 groups (499,500 pairs).  Goal: 10 s.  Baseline: 40 groups, per pair.
+4. ``compare()`` of 1,000 groups (499,500 pairs).  Goal: 10 s.  Baseline: 40 groups, per pair;
+   beside it the pair-by-pair :func:`~binaryeval.binary.compare.difference_interval` that the
+   all-pairs intervals replaced (100 pairs, projected to all), and ``compare()`` of 20 groups.
 5. ``favi(...).summary()`` with 1,000 systems.  Goal: 2 s.  Baseline: 150 systems.
 6. ``P(alpha_1 > alpha_2)`` over every pair of :func:`binaryeval.validation.pair_sweep` (fresh
    posteriors each, so each pair pays for what it builds), and over consecutive pairs of 30
@@ -174,12 +176,23 @@ def scale_row(old, quick: bool) -> None:
 
 
 def compare_row(old, quick: bool) -> None:
+    from binaryeval.binary.compare import difference_interval
+
     n_groups = 300 if quick else 1000
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = be.fit("human ~ metric | system", grouped_rows(n_groups, 1000, seed=2))
         wall, cpu, comp = timed(lambda: res.compare())
         w_m, _, _ = timed(lambda: comp.matrix())
+        # 20 groups (190 pairs), and the pair-by-pair interval it replaced, on 100 of the pairs
+        small_fit = be.fit("human ~ metric | system", grouped_rows(20, 1000, seed=2))
+        w20, c20, _ = timed(lambda: small_fit.compare(), 3)
+        posts = list(res.posteriors.values())
+        t, c = time.perf_counter(), time.process_time()
+        for k in range(100):
+            difference_interval(posts[k], posts[k + 1])
+        per_pair = (time.perf_counter() - t) / 100
+        per_pair_cpu = (time.process_time() - c) / 100
         base_per_pair = float("nan")
         if old is not None:
             small = old.fit("human ~ metric | system", grouped_rows(40, 1000, seed=2))
@@ -189,6 +202,10 @@ def compare_row(old, quick: bool) -> None:
           f"matrix() {w_m:.2f} s; goal {GOALS['compare']:.0f} s, now/goal "
           f"{wall / GOALS['compare']:.2f}; baseline {1e3 * base_per_pair:.2f} ms per pair (40 "
           f"groups), baseline/now {base_per_pair * pairs / wall:.0f}")
+    print(f"   pair-by-pair difference_interval: {1e3 * per_pair:.1f} ms a pair (cpu "
+          f"{1e3 * per_pair_cpu:.1f}), {pairs * per_pair:,.0f} s projected for the {pairs:,} "
+          f"pairs; compare() now / that: {wall / (pairs * per_pair):.4f}")
+    print(f"   compare() of 20 groups (190 pairs): {w20:.3f} s (cpu {c20:.3f})")
 
 
 def favi_row(old, quick: bool) -> None:

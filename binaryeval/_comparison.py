@@ -265,25 +265,25 @@ class Comparison(Result):
         """
         cols = [c for c in self.table.columns if c not in ("group_1", "group_2")]
         value = _validate.choice(value, "value", cols)
-        idx = {g: i for i, g in enumerate(self.groups)}
         n = len(self.groups)
         vals = np.full((n, n), np.nan, dtype=object)
         other = {"lower": "upper", "upper": "lower"}.get(value)
-        for k, (g1, g2) in enumerate(zip(self.table["group_1"], self.table["group_2"],
-                                         strict=True)):
-            if g1 not in idx or g2 not in idx:
-                continue
-            i, j = idx[g1], idx[g2]
-            v = self.table[value].iloc[k]
-            vals[i, j] = v
-            if value == "prob_greater":
-                vals[j, i] = 1 - v
-            elif value in _ANTISYMMETRIC:
-                vals[j, i] = -v
-            elif other is not None:
-                vals[j, i] = -self.table[other].iloc[k]
-            else:
-                vals[j, i] = v
+        # every pair at once (thousands of groups have half a million pairs)
+        idx = {g: k for k, g in enumerate(self.groups)}
+        i = np.array([idx.get(g, -1) for g in self.table["group_1"]], dtype=np.int64)
+        j = np.array([idx.get(g, -1) for g in self.table["group_2"]], dtype=np.int64)
+        keep = (i >= 0) & (j >= 0)
+        i, j = i[keep], j[keep]
+        v = self.table[value].to_numpy(dtype=object)[keep]
+        vals[i, j] = v
+        if value == "prob_greater":
+            vals[j, i] = 1 - v.astype(float)
+        elif value in _ANTISYMMETRIC:
+            vals[j, i] = -v.astype(float)
+        elif other is not None:
+            vals[j, i] = -self.table[other].to_numpy(dtype=float)[keep]
+        else:
+            vals[j, i] = v
         m = pd.DataFrame(vals, index=pd.Index(self.groups, name="group_1"),
                          columns=pd.Index(self.groups, name="group_2"))
         return m if value == "stars" else m.astype(float)

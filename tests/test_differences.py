@@ -1,0 +1,174 @@
+"""Intervals of alpha_1 - alpha_2 for every pair at once (binaryeval.binary._differences).
+
+The stated bound: each end within 1e-9 (``_differences.TOL``) of the exact end.  References:
+the pair-by-pair :func:`binaryeval.binary.compare.difference_interval` (Brent's method to 1e-12
+over an adaptive quadrature, itself held to 1e-9 of scipy in test_latent_protocol), and for Beta
+posteriors scipy's adaptive quadrature of ``P(X_1 - X_2 <= d)`` with scipy's Beta functions and
+Brent's root finder.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, special, stats
+
+from binaryeval import alpha_posterior
+from binaryeval.binary import _differences
+from binaryeval.binary.compare import difference_interval, difference_intervals
+from binaryeval.binary.posterior import summaries
+from binaryeval.validation import pair_sweep
+
+TOL = _differences.TOL
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    names = list(pair_sweep())
+    return names, [alpha_posterior(*c) for c in pair_sweep().values()]
+
+
+@pytest.fixture(scope="module")
+def leaderboard():
+    """Posteriors of 24 groups like a leaderboard's: 80-120 paired and 900 metric-only rows
+    each, the rates shared by none (materialised mixtures of several hundred components)."""
+    rng = np.random.default_rng(11)
+    posts = []
+    for _ in range(24):
+        alpha, rho, eta = rng.uniform(0.3, 0.85), rng.uniform(0.75, 0.95), rng.uniform(0.7, 0.9)
+        n_p, n_m = int(rng.integers(80, 121)), 900
+        adequate = rng.random(n_p + n_m) < alpha
+        metric = np.where(adequate, rng.random(adequate.size) < rho,
+                          rng.random(adequate.size) > eta)
+        y, yh, m = adequate[:n_p], metric[:n_p], metric[n_p:]
+        tp, fn = int(np.sum(y & yh)), int(np.sum(y & ~yh))
+        tn, fp = int(np.sum(~y & ~yh)), int(np.sum(~y & yh))
+        posts.append(alpha_posterior(tp + fn, n_p, int(m.sum()), n_m, tp, fn, tn, fp))
+    return posts
+
+
+def _fast(posts, first, second, level=0.95):
+    ends = summaries(posts, _differences.DOMAIN_TAIL, mode=False)
+    return _differences.intervals(posts, np.asarray(first), np.asarray(second), level,
+                                  ends["lower"], ends["upper"])
+
+
+def test_every_pair_of_the_sweep_matches_the_pair_by_pair_interval(sweep):
+    # every pair of posteriors of very different widths and locations (single
+    # Betas of 5 to 10^5 ratings, mixtures, smooth posteriors of up to 10^6 metric ratings)
+    names, posts = sweep
+    pairs = list(itertools.combinations(range(len(posts)), 2))
+    first, second = (np.array(x) for x in zip(*pairs, strict=True))
+    lo, hi, ok = _fast(posts, first, second)
+    # the Betas of 60 to 10^5 ratings and the mixture of 10^3 take the fast path (6 pairs);
+    # the others (5 ratings, 20 paired rows, the smooth ones) the pair-by-pair one
+    fast = {names.index(n) for n in ("beta 60", "beta 2000", "beta 1e5", "mix 1e3")}
+    assert {k for k, (a, b) in enumerate(pairs) if a in fast and b in fast} <= set(
+        np.flatnonzero(ok))
+    # the other order: the mirrored interval, certified alike
+    lo_s, hi_s, ok_s = _fast(posts, second, first)
+    np.testing.assert_array_equal(ok_s, ok)
+    np.testing.assert_allclose(lo_s[ok], -hi[ok], atol=2 * TOL, rtol=0)
+    np.testing.assert_allclose(hi_s[ok], -lo[ok], atol=2 * TOL, rtol=0)
+    for k, (a, b) in enumerate(pairs):
+        want = difference_interval(posts[a], posts[b])
+        if ok[k]:
+            assert abs(lo[k] - want[0]) <= TOL and abs(hi[k] - want[1]) <= TOL, (
+                names[a], names[b], (lo[k], hi[k]), want)
+        else:
+            assert np.isnan(lo[k]) and np.isnan(hi[k])
+    # the public function: the fast ends where certified, the pair-by-pair ones elsewhere
+    both = difference_intervals(posts, first, second)
+    for k, (a, b) in enumerate(pairs[::7]):
+        want = difference_interval(posts[a], posts[b])
+        np.testing.assert_allclose(both[7 * k], want, atol=TOL, rtol=0)
+
+
+def test_beta_pairs_match_scipy_quadrature():
+    # P(X_1 - X_2 <= d) = int f_1(x) S_2(x - d) dx by scipy.integrate.quad with scipy's Beta
+    # density and survival function; the ends by brentq to 1e-13
+    cases = (((71, 31), (56, 46)), ((3, 9), (40, 30)), ((500, 400), (9, 3)),
+             ((6001, 3001), (5800, 3300)), ((40, 30), (41, 29)))
+    posts, want = [], []
+    for (a1, b1), (a2, b2) in cases:
+        f1, f2 = stats.beta(a1, b1), stats.beta(a2, b2)
+
+        def cdf(d, f1=f1, f2=f2):
+            pts = [f1.mean() + k * f1.std() for k in (-3, 0, 3)]
+            return integrate.quad(lambda x: f1.pdf(x) * f2.sf(min(max(x - d, 0.0), 1.0)), 0, 1,
+                                  epsabs=1e-14, limit=400, points=pts)[0]
+
+        want.append([optimize.brentq(lambda d, p=p: cdf(d) - p, -1, 1, xtol=1e-13)
+                     for p in (0.025, 0.975)])
+        posts += [alpha_posterior(a1 - 1, a1 + b1 - 2), alpha_posterior(a2 - 1, a2 + b2 - 2)]
+    first = np.arange(0, len(posts), 2)
+    lo, hi, ok = _fast(posts, first, first + 1)
+    for k, (w_lo, w_hi) in enumerate(want):
+        if ok[k]:
+            assert abs(lo[k] - w_lo) <= TOL and abs(hi[k] - w_hi) <= TOL, (cases[k], lo[k], hi[k])
+    # Betas of a hundred ratings and more take the fast path (those of twelve, near an end of
+    # [0, 1], the pair-by-pair one)
+    assert ok[[0, 3, 4]].all()
+    got = difference_intervals(posts, first, first + 1)
+    np.testing.assert_allclose(got, np.array(want), atol=TOL, rtol=0)
+
+
+def test_leaderboard_pairs_take_the_fast_path_within_the_bound(leaderboard):
+    posts = leaderboard
+    i, j = np.triu_indices(len(posts), k=1)
+    lo, hi, ok = _fast(posts, i, j, level=0.9)
+    assert ok.all()   # every pair certified: none left to the slow path
+    for k in range(0, i.size, 9):
+        want = difference_interval(posts[i[k]], posts[j[k]], 0.9)
+        assert abs(lo[k] - want[0]) <= TOL and abs(hi[k] - want[1]) <= TOL
+    # swapping a pair mirrors its interval
+    lo_s, hi_s, ok_s = _fast(posts, j, i, level=0.9)
+    assert ok_s.all()
+    np.testing.assert_allclose(lo_s, -hi, atol=2 * TOL, rtol=0)
+    np.testing.assert_allclose(hi_s, -lo, atol=2 * TOL, rtol=0)
+
+
+def test_surrogates_keep_their_stated_error(leaderboard, sweep):
+    # |Phi(z~) - F| at random points (not the check points) within each one's stated error,
+    # F and S from the posteriors' exact kernel sums
+    posts = leaderboard[:8] + sweep[1]
+    ends = summaries(posts, _differences.DOMAIN_TAIL, mode=False)
+    sur = _differences.Surrogates(posts, ends["lower"], ends["upper"])
+    assert sur.ok[:8].all()
+    rng = np.random.default_rng(3)
+    for g in np.flatnonzero(sur.ok):
+        p = posts[g]
+        x = np.sort(rng.uniform(ends["lower"][g], ends["upper"][g], 300))
+        z, dz = sur.scores(np.array([g]), x[None, :], deriv=True)
+        upper = x > p.mean()
+        exact = np.where(upper, p.sf(x), p.cdf(x))
+        approx = special.ndtr(np.where(upper, -z[0], z[0]))
+        assert np.max(np.abs(approx - exact)) <= sur.error[g] <= _differences._F_TOL, g
+        # the surrogate's density, for Newton's method: close to the exact one
+        dens = np.exp(-0.5 * z[0] ** 2) / np.sqrt(2 * np.pi) * dz[0]
+        np.testing.assert_allclose(dens, p.pdf(x), rtol=1e-6, atol=1e-9 * p.pdf(x).max())
+
+
+def test_unsupported_posteriors_go_to_the_pair_by_pair_path(sweep):
+    # a Beta of five ratings (its normal score bends at the end of [0, 1]) is left to
+    # difference_interval; its pairs still get the exact interval
+    names, posts = sweep
+    k = names.index("beta 5")
+    ends = summaries(posts, _differences.DOMAIN_TAIL, mode=False)
+    sur = _differences.Surrogates(posts, ends["lower"], ends["upper"])
+    assert not sur.ok[k] and sur.error[k] > _differences._F_TOL
+    got = difference_intervals(posts, np.array([k, 1]), np.array([1, k]))
+    np.testing.assert_allclose(got[0], difference_interval(posts[k], posts[1]), atol=0, rtol=0)
+    np.testing.assert_allclose(got[1], difference_interval(posts[1], posts[k]), atol=0, rtol=0)
+
+
+def test_compare_reports_the_all_pairs_intervals(leaderboard):
+    from binaryeval.binary.compare import compare_posteriors
+
+    posts = {f"s{k}": p for k, p in enumerate(leaderboard[:6])}
+    rows = compare_posteriors(posts, level=0.9).to_frame()
+    for _, r in rows.iterrows():
+        want = difference_interval(posts[r["group_1"]], posts[r["group_2"]], 0.9)
+        assert abs(r["lower"] - want[0]) <= TOL and abs(r["upper"] - want[1]) <= TOL
