@@ -61,6 +61,8 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval import read_table
     >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
     (13, 26)
 
@@ -114,6 +116,8 @@ def select_rows(data: Any, query: str, *, query_name: str = "query") -> Any:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.io import select_rows
     >>> select_rows(pd.DataFrame({"x": [1, 2, 3]}), "x > 1")["x"].tolist()
     [2, 3]
     """

@@ -93,6 +93,7 @@ def read_api_sections(config: dict[str, Any], directory: str | None = None,
 
     Examples
     --------
+    >>> from binaryeval._site.apiref import read_api_sections
     >>> secs = read_api_sections({"package": "binaryeval", "sections": [
     ...     {"title": "Fit", "contents": ["fit", {"name": "plan", "children": "separate"}]}]})
     >>> [(e.name, e.page, e.kind) for e in secs[0].entries]
@@ -464,6 +465,7 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
 
     Examples
     --------
+    >>> from binaryeval._site.apiref import api_pages, read_api_sections
     >>> secs = read_api_sections({"sections": [{"title": "Fit", "contents": ["fit"]}]})
     >>> pages = api_pages(secs)
     >>> list(pages)

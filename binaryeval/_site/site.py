@@ -106,6 +106,8 @@ def find_site_config(start: str | Path) -> Path | None:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.site import find_site_config
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text("project:\n  type: website\n")
@@ -130,6 +132,8 @@ def read_site_config(path: str | Path) -> SiteConfig:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.site import read_site_config
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text(
@@ -479,6 +483,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.site import build_site, read_site_config
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text(

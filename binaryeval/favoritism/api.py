@@ -114,6 +114,7 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
 
     Examples
     --------
+    >>> from binaryeval import favi
     >>> import pandas as pd
     >>> df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3], "system": list("ababab"),
     ...                    "human": [3, 2, 1, 1, 4, 5], "metric": [0.9, 0.2, 0.6, 0.5, 0.4, 0.3]})

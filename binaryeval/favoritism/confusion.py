@@ -52,6 +52,7 @@ def favi_score(confusion: Any) -> float:
     Examples
     --------
     >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
+    >>> from binaryeval import favi_score
     >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
     2.0
     """
@@ -83,6 +84,7 @@ class PreferenceConfusion(Result):
 
     Examples
     --------
+    >>> from binaryeval import PreferenceConfusion
     >>> c = PreferenceConfusion.from_counts([[413, 20, 23], [28, 164, 10], [44, 13, 285]])
     >>> c.E, c.mar_human, c.mar_metric, round(c.favi, 4), c.accuracy
     (138, 114, 167, 0.3841, 0.862)
@@ -112,6 +114,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).E
         5
         """
@@ -198,6 +201,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[10, 2, 3], [1, 4, 0], [2, 1, 5]])
         >>> c.sign_test("human").n_pos, c.sign_test("metric").n_pos
         (15, 13)
@@ -255,6 +259,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[53, 3, 3], [25, 52, 5], [9, 4, 46]])
         >>> ci = c.interval(seed=1)
         >>> bool(ci.lower[0] < c.favi < ci.upper[0]), ci.method[0]
@@ -279,6 +284,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).matrix()
         metric  +  =  -
         human
@@ -300,6 +306,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]])
         >>> c.to_frame().head(3).to_dict("records")[1]
         {'human': '+', 'metric': '=', 'count': 1, 'weight': -1}
@@ -319,6 +326,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]])
         >>> print(c.summary().as_text().splitlines()[0])
         Preference confusion matrix
@@ -353,6 +361,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> ax = PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).plot()
         >>> ax.get_title()
         'human (rows) vs metric (columns)'
@@ -394,6 +403,7 @@ def preference_confusion(human: Any, metric: Any) -> PreferenceConfusion:
 
     Examples
     --------
+    >>> from binaryeval import preference_confusion
     >>> c = preference_confusion(list("++=--+=+"), [1, 0, 0, -1, 1, 1, -1, 1])
     >>> c.counts.astype(int).tolist(), c.E, c.favi
     ([[3, 1, 0], [0, 1, 1], [1, 0, 1]], 3, 0.0)

@@ -97,6 +97,8 @@ def preferences(scores_1: Any, scores_2: Any, *, tolerance: float = 0.0) -> np.n
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval import preferences
     >>> preferences([0.9, 0.5, 0.3], [0.4, 0.5, 0.35], tolerance=0.1).tolist()
     [1, 0, 0]
 

@@ -44,6 +44,8 @@ class DrawsPosterior(Result):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent import DrawsPosterior
     >>> rng = np.random.default_rng(0)
     >>> post = DrawsPosterior(rng.beta(7, 5, size=(4, 2000)), "alpha", "A")
     >>> round(post.mean(), 2), round(post.std(), 2)
@@ -65,6 +67,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.1, 0.3]])).mean()
         0.2
         """
@@ -75,6 +79,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> round(DrawsPosterior(np.array([[0.1, 0.3]])).var(), 6)
         0.02
         """
@@ -85,6 +91,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> round(DrawsPosterior(np.array([[0.1, 0.3]])).std(), 6)
         0.141421
         """
@@ -95,6 +103,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.1, 0.2, 0.9]])).median()
         0.2
         """
@@ -114,6 +124,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(11.0)[None]).ppf(0.5)
         5.0
         """
@@ -133,6 +145,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(10.0)[None]).cdf(4.5)
         0.5
         """
@@ -153,6 +167,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(10.0)[None]).sf(4.5)
         0.5
         """
@@ -174,6 +190,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(101.0)[None]).interval(0.9)
         (5.0, 95.0)
         """
@@ -192,6 +210,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.2, 0.1, 0.4]])).support()
         (0.1, 0.4)
         """
@@ -213,6 +233,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.1, 0.3]])).rvs(size=3, random_state=1).shape
         (3,)
         """
@@ -239,6 +261,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> a = DrawsPosterior(np.array([[0.5, 0.6, 0.7]]), source=1)
         >>> b = DrawsPosterior(np.array([[0.4, 0.7, 0.6]]), source=1)
         >>> round(a.prob_greater(b), 4), a.prob_greater(0.55)
@@ -278,6 +302,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> rng = np.random.default_rng(0)
         >>> list(DrawsPosterior(rng.normal(size=(4, 500)), "diff").to_frame().columns)[:5]
         ['estimate', 'std_error', 'median', 'lower', 'upper']
@@ -308,6 +334,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> rng = np.random.default_rng(0)
         >>> print(DrawsPosterior(rng.normal(size=(4, 500)), "diff", "A vs B").summary().title)
         Posterior of diff (A vs B), from the sampler's draws

@@ -116,7 +116,16 @@ class LatentFit(Result):
 
     Examples
     --------
-    >>> res = _example()
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+    >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+    >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+    ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+    ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+    ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
     >>> res
     LatentFit(groups=2, metrics=2, outputs=4, n_rows=2400, chains=4, draws=300)
     >>> list(res.to_frame().columns)[:4]
@@ -179,7 +188,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().alpha_draws("A").shape
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.alpha_draws("A").shape
         (4, 300)
         """
         return self.latent.pi_draws(group)[..., 1]
@@ -200,7 +219,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> post = _example().posterior("A")
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> post = res.posterior("A")
         >>> round(post.mean(), 1)
         0.7
         """
@@ -231,7 +260,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().interval(0.8, kind="hdi").attrs["kind"]
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.interval(0.8, kind="hdi").attrs["kind"]
         'hdi'
         """
         level = self.level if level is None else level
@@ -265,7 +304,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> int(_example().to_frame().loc["A", "n_paired"])
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> int(res.to_frame().loc["A", "n_paired"])
         200
         """
         level = self.level if level is None else v.level(level)
@@ -303,7 +352,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().prior_dominated()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.prior_dominated()
         []
         """
         frame = self.to_frame()
@@ -328,7 +387,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> int(_example().naive().loc["A", "n_metric"])
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> int(res.naive().loc["A", "n_metric"])
         1200
         """
         from scipy import stats
@@ -370,7 +439,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> r = _example().rates()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> r = res.rates()
         >>> r.index.names
         FrozenList(['system', 'class', 'metric_output'])
         >>> round(float(r.loc[("A", "1")]["estimate"].sum()), 6)
@@ -406,7 +485,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> m = _example().compare().matrix()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> m = res.compare().matrix()
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
@@ -450,7 +539,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> sorted(_example().ranking().nodes)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> sorted(res.ranking().nodes)
         ['A', 'B']
         """
         min_prob = v.probability(min_prob, "min_prob", open=True)
@@ -479,7 +578,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().dependence().attrs["verdict"]  # two independent metrics, 200 paired rows
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.dependence().attrs["verdict"]  # two independent metrics, 200 paired rows
         'inconclusive: dependence="joint" is the safe choice'
         """
         if len(self.metric_terms) < 2:
@@ -510,7 +619,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> print(_example().summary().title)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> print(res.summary().title)
         Latent-truth model: rate of adequate outputs from several metrics
         """
         level = self.level if level is None else v.level(level)
@@ -579,7 +698,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> ax = _example().plot()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> ax = res.plot()
         """
         import matplotlib.pyplot as plt
 
@@ -772,6 +901,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
 
     Examples
     --------
+    >>> from binaryeval import fit_latent
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.random(2000) < 0.6

@@ -41,6 +41,7 @@ class LatentPosterior(Result):
 
     Examples
     --------
+    >>> from binaryeval import latent_posterior
     >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
     >>> post
     LatentPosterior(groups=1, classes=2, outputs=2, chains=4, draws=300, rates='estimate')
@@ -92,6 +93,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> post.pi_draws().shape
         (4, 300, 2)
@@ -112,6 +114,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> post.theta_mean().round(1).to_numpy().tolist()
         [[0.7, 0.3], [0.1, 0.9]]
@@ -163,6 +166,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> post.interval(0.9).shape
         (2, 2)
@@ -179,6 +183,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> list(post.to_frame().columns)[:4]
         ['group', 'class', 'estimate', 'std_error']
@@ -201,6 +206,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> print(post.summary().title)
         Latent-truth model: class shares per group
@@ -247,6 +253,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> ax = post.plot(kind="trace")
         """
@@ -343,6 +350,7 @@ def latent_posterior(paired: Any, human: Any = None, metric: Any = None, *,
     --------
     A binary metric (K = J = 2) on 100 paired and 1,000 metric-only items:
 
+    >>> from binaryeval import latent_posterior
     >>> post = latent_posterior([[40, 10], [5, 45]], metric=[300, 700], draws=500, seed=3)
     >>> frame = post.to_frame()
     >>> round(float(frame["estimate"].iloc[1]), 2)  # the exact engine: 0.5947

@@ -174,6 +174,7 @@ class PreferenceFit(Result):
 
     Examples
     --------
+    >>> from binaryeval import fit_preferences
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> quality = {"A": 0.3, "B": 0.0, "C": -0.3}
@@ -269,7 +270,17 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> res = _example()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
         >>> d = res.pair_draws("B", "A")
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
@@ -297,7 +308,17 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> res = _example()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
         >>> round(res.posterior("A", "B").mean() + res.posterior("B", "A").mean(), 12)
         0.0
         """
@@ -331,7 +352,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> _example().prior_dominated()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> res.prior_dominated()
         []
         """
         return [p for p, d in zip(self.pairs, self._dominated(), strict=True) if d]
@@ -366,7 +398,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> _example().interval(0.5).shape
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> res.interval(0.5).shape
         (3, 2)
         """
         level = self.level if level is None else level
@@ -400,7 +443,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> list(_example().to_frame().columns)[:6]
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> list(res.to_frame().columns)[:6]
         ['n_human', 'n_paired', 'n_metric', 'win_1', 'tie', 'win_2']
         """
         level = self.level if level is None else v.level(level)
@@ -462,7 +516,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> nv = _example().naive()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> nv = res.naive()
         >>> int(nv["n_metric"].iloc[0])
         300
         """
@@ -504,7 +569,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> r = _example().rates()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> r = res.rates()
         >>> r.index.names
         FrozenList(['group_1', 'group_2', 'class', 'metric_output'])
         >>> round(float(r.loc[("A", "B", "first")]["estimate"].sum()), 6)
@@ -536,7 +612,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> fv = _example().favi()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> fv = res.favi()
         >>> bool(fv["lower"].le(fv["estimate"]).all())
         True
         """
@@ -599,7 +686,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> m = _example().compare().matrix()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> m = res.compare().matrix()
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
@@ -643,7 +741,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> g = _example().ranking(0.9)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> g = res.ranking(0.9)
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
@@ -676,6 +785,7 @@ class PreferenceFit(Result):
 
         Examples
         --------
+        >>> from binaryeval import fit_preferences
         >>> import numpy as np, pandas as pd
         >>> df = pd.DataFrame({"a": ["x"] * 40, "b": ["y"] * 40,
         ...                    "h": np.tile([1, 0, -1, 1], 10), "m": np.tile([1, 0, -1, 0], 10)})
@@ -712,7 +822,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> print(_example().summary().title)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> print(res.summary().title)
         Preference ratings corrected for metric errors
         """
         level = self.level if level is None else v.level(level)
@@ -789,7 +910,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> ax = _example().plot(kind="matrix")
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> ax = res.plot(kind="matrix")
         """
         import matplotlib.pyplot as plt
 
@@ -834,6 +966,7 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
 
     Examples
     --------
+    >>> from binaryeval.latent.preferences import dirichlet_diff_interval
     >>> lo, hi = dirichlet_diff_interval(2.0, 1.0, 2.0, 0.95)
     >>> round(lo + hi, 12)   # symmetric when a1 == a3
     0.0
@@ -966,6 +1099,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
 
     Examples
     --------
+    >>> from binaryeval import fit_preferences
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sys_a": ["x", "y", "x", "x"] * 30, "sys_b": ["y", "x", "y", "y"] * 30,
     ...                    "human": [1, -1, 0, None] * 30, "metric": [1, -1, 1, 1] * 30})

@@ -41,6 +41,7 @@ class AllocationResult(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import optimal_allocation
     >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
     >>> best
     AllocationResult(n_human=150, n_metric=500, epsilon=0.080596, cost=200, budget=200)
@@ -62,6 +63,7 @@ class AllocationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import optimal_allocation
         >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
         >>> list(best.to_frame().columns)
         ['n_human', 'n_metric', 'cost', 'epsilon']
@@ -75,6 +77,7 @@ class AllocationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import optimal_allocation
         >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
         >>> best.summary().title
         'Optimal allocation of a rating budget'
@@ -103,6 +106,7 @@ class AllocationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import optimal_allocation
         >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
         >>> best.plot().get_xlabel()
         'human ratings (the rest of the budget buys metric ratings)'
@@ -165,6 +169,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
 
     Examples
     --------
+    >>> from binaryeval.plan import optimal_allocation
     >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
     >>> best.cost <= 200
     True

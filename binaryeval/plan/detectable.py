@@ -98,6 +98,7 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
     --------
     Known rates (paper Table 1):
 
+    >>> from binaryeval.plan import detectable_difference
     >>> round(detectable_difference(0.6, n_human=1000, rates={"rho": 0.7, "eta": 0.7}), 3)
     0.043
     """
@@ -130,6 +131,7 @@ class DetectableDifferenceTable(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import detectable_difference_table
     >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
     ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t
@@ -173,6 +175,7 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import detectable_difference_table
         >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
         ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> t.to_frame()[["n_human", "n_metric", "epsilon"]].round(3)
@@ -191,6 +194,7 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import detectable_difference_table
         >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
         ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> t.summary().title
@@ -226,6 +230,7 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import detectable_difference_table
         >>> t = detectable_difference_table(0.6, n_human=[100, 1000], n_metric=[0, 1000],
         ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> len(t.plot().get_lines())
@@ -307,6 +312,7 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
 
     Examples
     --------
+    >>> from binaryeval.plan import detectable_difference_table
     >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
     ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t.table.round(3).values.tolist()   # paper Table 1

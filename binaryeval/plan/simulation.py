@@ -43,6 +43,7 @@ class SimulationResult(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import simulate
     >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
     >>> res
     SimulationResult(alpha=0.6, rho=0.8, eta=0.8, rates='estimate', n_resamples=5, seed=1, n_cells=2)
@@ -63,6 +64,7 @@ class SimulationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import simulate
         >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
         >>> res.to_frame()[["n_human", "bias", "sd_mean"]].shape
         (2, 3)
@@ -76,6 +78,7 @@ class SimulationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import simulate
         >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
         >>> res.summary().title
         'Simulated experiments'
@@ -110,6 +113,7 @@ class SimulationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import simulate
         >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
         >>> res.plot(kind="sd").get_ylabel()
         'mean posterior sd'
@@ -176,6 +180,7 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: Any = 
 
     Examples
     --------
+    >>> from binaryeval.plan import simulate
     >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=20, seed=1)
     >>> res.to_frame()[["n_human", "bias", "sd_mean"]].shape
     (2, 3)

@@ -55,6 +55,7 @@ def report_template(kind: str = "fit") -> str:
 
     Examples
     --------
+    >>> from binaryeval.reports import report_template
     >>> report_template().startswith("---")
     True
     >>> "corrected ranking" in report_template("preferences")
@@ -146,6 +147,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     works as ``data`` too, e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system",
     threshold="balanced")``):
 
+    >>> from pathlib import Path
+    >>> from binaryeval.reports import make_report
     >>> import tempfile
     >>> import pandas as pd
     >>> folder = Path(tempfile.mkdtemp())
