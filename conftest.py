@@ -24,4 +24,5 @@ def fresh_namespace(items: list[pytest.Item]) -> int:
 
 
 def pytest_collection_modifyitems(session, config, items):
+    """Run the doctests among the collected items from an empty namespace."""
     fresh_namespace(items)

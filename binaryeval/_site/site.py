@@ -223,7 +223,11 @@ class _Site:
             # a method or attribute of a documented class, or a name re-exported elsewhere
             head, _, tail = name.rpartition(".")
             if head in self.api_names and tail:
-                target = f"{self.api_names[head]}#{name}"
+                try:  # a member has its anchor on the page; a module below has no page
+                    target = (None if inspect.ismodule(import_object(name))
+                              else f"{self.api_names[head]}#{name}")
+                except (ImportError, AttributeError):
+                    target = None
             else:
                 try:
                     obj = import_object(name)
