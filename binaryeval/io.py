@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from . import datasets
 from .errors import ParameterError
 
+if TYPE_CHECKING:  # names used only in type hints
+    import dask.dataframe as dd
+
 __all__ = ["read_table"]
 
 
 def read_table(source: str | Path, query: str | None = None, *, dask: bool = False,
                argument_names: tuple[str, str] | None = None,
-               string_columns: Sequence[str] | None = None) -> Any:
+               string_columns: Sequence[str] | None = None) -> pd.DataFrame | dd.DataFrame:
     r"""Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
 
     A folder of Parquet files whose files hold different columns reads as one table with every

@@ -545,3 +545,33 @@ def test_every_link_and_anchor_of_the_site_resolves(real_site):
     assert len(written) > 60
     dangling = {p.relative_to(out).as_posix(): broken_links(p) for p in written}
     assert {p: links for p, links in dangling.items() if links} == {}
+
+
+def test_reference_pages_render_examples_as_code_and_real_types(real_site):
+    out, written = real_site
+    # a module's Examples are code blocks, not ">>>" read as nested quotes
+    for name in ("plan", "datasets"):
+        page = soup(_page(out, f"reference/{name}.html"))
+        assert page.find("blockquote") is None, name
+        assert ">>>" in page.find("h2", id="examples").find_next("div", class_="highlight").get_text()
+    # a parameter group written without a type ("rho, eta, ..., rates, method") shows each name's
+    # own type from the signature, not the group's first
+    page = soup(_page(out, "reference/plan.detectable_difference_table.html"))
+    types = {dt.strong.get_text(): dt.find("span", class_="annotation").get_text()
+             for dt in page.find("dl", class_="api-params").find_all("dt")
+             if dt.find("span", class_="annotation")}
+    assert types["rates"] == "str" and types["method"] == "str" and types["rounding"] == "str"
+    assert types["alpha"] == "float"
+    # `Any` only where anything goes: keyword arguments passed on, free-form mappings, and the
+    # `loc` of a table (pandas' indexer, whose class pandas keeps private)
+    bare = []
+    for path in written:
+        if "reference" not in path.parts:
+            continue
+        page = soup(path.read_text(encoding="utf-8"))
+        texts = [pre.get_text() for pre in page.find_all("pre", class_="api-signature")]
+        texts += [dt.get_text() for dt in page.find_all("dt")]
+        for text in texts:
+            bare += [f"{path.name}: {m}" for m in re.findall(r"(?<!\*\*)\b\w+\s*:\s*Any\b|->\s*Any\b",
+                                                              text)]
+    assert bare == ["plan.DetectableDifferenceTable.html: loc : Any"]

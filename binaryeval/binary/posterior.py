@@ -358,7 +358,8 @@ class PosteriorDistribution(Result):
         return float(_integral(integrand, pts))
 
     def rvs(self, size: int | tuple[int, ...] | None = None,
-            random_state: Any = None) -> float | np.ndarray:
+            random_state: int | np.random.SeedSequence | np.random.Generator | None = None
+            ) -> float | np.ndarray:
         """Random draws from the posterior (scipy's argument names).
 
         Parameters

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -20,13 +20,17 @@ from .ratings import codes
 from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, UNDEFINED_MESSAGE, as_confusion, favi_from_counts
 from .sign import SignTestResult, sign_test
 
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
 
 def _num(x: Any) -> float:
     x = float(x)
     return int(x) if x.is_integer() else x
 
 
-def favi_score(confusion: Any) -> float:
+def favi_score(confusion: ArrayLike | PreferenceConfusion) -> float:
     """The Favi-Score of a 3 x 3 preference confusion matrix.
 
     Parameters
@@ -100,7 +104,7 @@ class PreferenceConfusion(Result):
         object.__setattr__(self, "counts", arr)
 
     @classmethod
-    def from_counts(cls, confusion: Any) -> PreferenceConfusion:
+    def from_counts(cls, confusion: ArrayLike) -> PreferenceConfusion:
         """Wrap an existing 3 x 3 count matrix (rows human, columns metric, order ``+, =, -``).
 
         Parameters
@@ -214,7 +218,7 @@ class PreferenceConfusion(Result):
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
                  n_resamples: int = 4000, cell_concentration: float | None = None,
-                 seed: Any = None) -> pd.DataFrame:
+                 seed: int | np.random.SeedSequence | np.random.Generator | None = None) -> pd.DataFrame:
         """Interval for the Favi-Score of the population the items come from.
 
         Parameters
@@ -343,7 +347,8 @@ class PreferenceConfusion(Result):
             notes.append("E = 0: the metric never disagrees with the humans, so Favi is undefined (NaN)")
         return Summary("Preference confusion matrix", info, [("counts", table)], notes)
 
-    def plot(self, ax: Any = None, *, kind: Literal["heatmap"] = "heatmap", **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: Literal["heatmap"] = "heatmap",
+             **kwargs: Any) -> Axes:
         """Heat map of the counts; returns the matplotlib Axes.
 
         Parameters
@@ -383,7 +388,7 @@ class PreferenceConfusion(Result):
         return ax
 
 
-def preference_confusion(human: Any, metric: Any) -> PreferenceConfusion:
+def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfusion:
     """Confusion matrix of human against metric preference ratings.
 
     Parameters

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,9 @@ from .. import _validate as v
 from .._results import Result
 from ..summary import Summary
 from . import _common, diagnostics
+
+if TYPE_CHECKING:  # names used only in type hints
+    from numpy.typing import ArrayLike
 
 __all__ = ["DrawsPosterior"]
 
@@ -110,7 +113,7 @@ class DrawsPosterior(Result):
         """
         return float(np.median(self._flat))
 
-    def ppf(self, q: Any) -> Any:
+    def ppf(self, q: ArrayLike) -> float | np.ndarray:
         """Quantiles of the draws (linear interpolation, numpy's default).
 
         Parameters
@@ -132,7 +135,7 @@ class DrawsPosterior(Result):
         out = np.quantile(self._flat, q)
         return float(out) if np.ndim(out) == 0 else out
 
-    def cdf(self, x: Any) -> Any:
+    def cdf(self, x: ArrayLike) -> float | np.ndarray:
         """Share of draws at or below ``x`` (the empirical distribution function).
 
         Parameters
@@ -154,7 +157,7 @@ class DrawsPosterior(Result):
         out = np.searchsorted(s, x, side="right") / s.size
         return float(out) if np.ndim(out) == 0 else out
 
-    def sf(self, x: Any) -> Any:
+    def sf(self, x: ArrayLike) -> float | np.ndarray:
         """Share of draws above ``x``.
 
         Parameters
@@ -217,7 +220,7 @@ class DrawsPosterior(Result):
         """
         return float(self._flat.min()), float(self._flat.max())
 
-    def rvs(self, size: int | tuple[int, ...] = 1, random_state: Any = None) -> np.ndarray:
+    def rvs(self, size: int | tuple[int, ...] = 1, random_state: int | np.random.SeedSequence | np.random.Generator | None = None) -> np.ndarray:
         """Draws resampled (with replacement) from the posterior's draws.
 
         Parameters

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,13 @@ from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import LatentPosterior, build_model
+
+if TYPE_CHECKING:  # names used only in type hints
+    from collections.abc import Mapping
+
+    import networkx as nx
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["LatentFit", "fit_latent"]
 
@@ -520,7 +527,7 @@ class LatentFit(Result):
         return _common.resolve_order(order, self.groups, score)
 
     @v.renamed(threshold="min_prob")
-    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> Any:
+    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> nx.DiGraph:
         """Groups ranked by ``P(alpha_a > alpha_b) >= min_prob``: a DAG (networkx).
 
         Parameters
@@ -676,8 +683,8 @@ class LatentFit(Result):
         return s
 
     @v.renamed(threshold="min_prob")
-    def plot(self, ax: Any = None, *, kind: str = "interval", min_prob: float = 0.95,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "interval", min_prob: float = 0.95,
+             **kwargs: Any) -> Axes:
         """Draw the rates, the comparison matrix or the ranking.
 
         Parameters
@@ -834,11 +841,11 @@ def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[s
 @v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration",
            higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better")
 def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
-               bins: int | dict[str, int] | None = None, rates: Any = "estimate",
-               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: Any = 1.0,
+               bins: int | dict[str, int] | None = None, rates: str | Mapping = "estimate",
+               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: float | ArrayLike = 1.0,
                lower_is_better: str | Sequence[str] | None = None,
                order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
-               paired_informs_pi: bool = True, level: float = 0.95, seed: Any = None,
+               paired_informs_pi: bool = True, level: float = 0.95, seed: int | None = None,
                draws: int = 1000, chains: int = 4, warmup: int | None = None) -> LatentFit:
     """The rate of adequate outputs per group from several metrics or binned scalar scores.
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,13 @@ from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import LatentPosterior, build_model
+
+if TYPE_CHECKING:  # names used only in type hints
+    from collections.abc import Mapping
+
+    import networkx as nx
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["PreferenceFit", "fit_preferences"]
 
@@ -718,7 +725,7 @@ class PreferenceFit(Result):
         return _common.resolve_order(order, self.systems, score, last=unknown)
 
     @v.renamed(threshold="min_prob")
-    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> Any:
+    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> nx.DiGraph:
         """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
 
         An edge ``a -> b`` means ``P(a preferred over b) >= min_prob``; transitive edges are
@@ -886,8 +893,8 @@ class PreferenceFit(Result):
         return s
 
     @v.renamed(threshold="min_prob")
-    def plot(self, ax: Any = None, *, kind: str = "diff", min_prob: float = 0.95,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "diff", min_prob: float = 0.95,
+             **kwargs: Any) -> Axes:
         """Draw the pairs, the preference matrix or the ranking.
 
         Parameters
@@ -1024,11 +1031,12 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                     first: str | None = None, second: str | None = None,
                     lower_is_better: str | Sequence[str] | None = None,
                     tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
-                    rates: Any = "estimate", share_concentration: Any = 1.0,
-                    rate_concentration: Any = 1.0,
+                    rates: str | Mapping = "estimate",
+                    share_concentration: float | ArrayLike = 1.0,
+                    rate_concentration: float | ArrayLike = 1.0,
                     paired_informs_pi: bool = True, level: float = 0.95,
                     order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
-                    seed: Any = None, draws: int = 1000, chains: int = 4,
+                    seed: int | None = None, draws: int = 1000, chains: int = 4,
                     warmup: int | None = None) -> PreferenceFit:
     """Preference rates per system pair, corrected for the errors of automated metrics.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,9 @@ from ..summary import Summary
 from ._setup import Setup, requires_model
 from ._setup import progress as check_progress
 from .cells import epsilon, evaluate, make_cell
+
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
 
 __all__ = ["AllocationResult", "optimal_allocation"]
 
@@ -88,7 +91,7 @@ class AllocationResult(Result):
                        [("best split", best)],
                        [f"{len(self.frontier)} splits evaluated; see .frontier and .plot()."], digits=4)
 
-    def plot(self, ax: Any = None, *, kind: str = "frontier", **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "frontier", **kwargs: Any) -> Axes:
         """Draw eps against the number of human ratings bought, the best split marked.
 
         Parameters

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,9 @@ from ._setup import (
 )
 from .cells import child_seeds, epsilon, evaluate, frame, make_cell
 
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
+
 __all__ = ["DetectableDifferenceTable", "detectable_difference", "detectable_difference_table"]
 
 _PLOT_KINDS = ("lines", "heatmap")
@@ -37,7 +40,8 @@ _PLOT_KINDS = ("lines", "heatmap")
 def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_human: int = 0,
                           n_metric: int = 0, n_paired: int | None = None, sig_level: float = 0.05,
                           rates: str = "estimate", simulate: str = "expected",
-                          rounding: str = "half_up", n_resamples: int = 50, seed: Any = None, *,
+                          rounding: str = "half_up", n_resamples: int = 50,
+                          seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
                           psi: float | None = None, method: str = "exact",
                           prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                           grid: Sequence[int] | None = None) -> float:
@@ -208,8 +212,8 @@ class DetectableDifferenceTable(Result):
         return Summary("Minimal detectable difference", dict(self.settings),
                        [("eps (rows n_human, columns n_metric)", self.table)], notes, digits=3)
 
-    def plot(self, ax: Any = None, *, kind: str = "lines", x: str = "n_metric",
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "lines", x: str = "n_metric",
+             **kwargs: Any) -> Axes:
         """Draw eps against one size, one line per value of the other, or as a heatmap.
 
         Parameters
@@ -282,7 +286,8 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
                                 n_paired: int | None = None, sig_level: float = 0.05,
                                 rates: str = "estimate", simulate: str = "expected",
                                 rounding: str = "half_up", n_resamples: int = 50,
-                                seed: Any = None, *, psi: float | None = None,
+                                seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
+                                psi: float | None = None,
                                 method: str = "exact", prior: Sequence[float] = (1, 1),
                                 rate_prior: Sequence[float] = (1, 1),
                                 grid: Sequence[int] | None = None, n_jobs: int | None = None,

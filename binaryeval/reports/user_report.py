@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -31,6 +31,9 @@ from ..errors import BinaryEvalWarning, ParameterError
 from ..formula import parse_formula
 from ..io import read_table, select_rows
 from ..latent import fit_preferences
+
+if TYPE_CHECKING:  # names used only in type hints
+    import numpy as np
 
 __all__ = ["make_report", "report_template"]
 
@@ -79,7 +82,8 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
 
 def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | None = None,
                 query: str | None = None,
-                threshold: Any = None, lower_is_better: str | Sequence[str] | None = None,
+                threshold: float | str | Mapping | None = None,
+                lower_is_better: str | Sequence[str] | None = None,
                 rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
@@ -87,7 +91,7 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
                 engine: str = "jupyter",
                 timeout: int = 600, command: str | None = None,
                 item: str | None = None, first: str | None = None, second: str | None = None,
-                tolerance: float | dict[str, float] = 0.0, seed: Any = None,
+                tolerance: float | dict[str, float] = 0.0, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                 draws: int = 1000, chains: int = 4) -> Path:
     """Fit the model on ``data`` once and write an HTML report of the fit.
 
