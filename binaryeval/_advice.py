@@ -99,6 +99,7 @@ def as_flags(text: str) -> str:
 
     Examples
     --------
+    >>> from binaryeval._advice import as_flags
     >>> as_flags("pass bins=5 (or bins={'score': 5}), or use rates='pooled'")
     'pass --bins 5 (or --bins score=5), or use --rates pooled'
     >>> as_flags("likely fix: lower_is_better=['mqm'] if lower mqm is better")

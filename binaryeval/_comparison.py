@@ -72,6 +72,8 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval._comparison import finish
     >>> rows = pd.DataFrame({"group_1": ["A"], "group_2": ["B"], "diff": [0.1],
     ...                      "std_error": [0.05], "lower": [0.002], "upper": [0.198],
     ...                      "prob_greater": [0.977]})
@@ -142,6 +144,8 @@ def compare_draws(draws: np.ndarray, pairs: Sequence[tuple[str, str]], *, groups
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval._comparison import compare_draws
     >>> rng = np.random.default_rng(0)
     >>> d = rng.normal(0.1, 0.05, size=(2, 500, 1))
     >>> c = compare_draws(d, [("A", "B")], groups=["A", "B"], quantity="P(A > B)")

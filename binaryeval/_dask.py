@@ -28,6 +28,7 @@ def is_dask_frame(data: Any) -> bool:
 
     Examples
     --------
+    >>> from binaryeval._dask import is_dask_frame
     >>> import pandas as pd
     >>> is_dask_frame(pd.DataFrame({"a": [1]}))
     False
@@ -59,6 +60,7 @@ def needed_columns(columns: Iterable[Any], names: Iterable[str], env: dict[str, 
 
     Examples
     --------
+    >>> from binaryeval._dask import needed_columns
     >>> needed_columns(["h", "m", "unused"], ["h", "I", "m"], {"I": None})
     ['h', 'm']
     """
@@ -109,6 +111,7 @@ def map_reduce(ddf, summarise: Callable[..., Any], *args: Any, columns: list | N
 
     Examples
     --------
+    >>> from binaryeval._dask import map_reduce
     >>> import pandas as pd, dask.dataframe as dd
     >>> class Rows:
     ...     def __init__(self, n): self.n = n
@@ -131,6 +134,7 @@ def compute(*tasks: Any) -> tuple:
 
     Examples
     --------
+    >>> from binaryeval._dask import compute
     >>> import dask
     >>> compute(dask.delayed(sum)([1, 2]))
     (3,)

@@ -51,6 +51,7 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
 
     Examples
     --------
+    >>> from binaryeval._directions import read_lower_is_better
     >>> read_lower_is_better(["ter", "mqm"], ["mqm", "bleu", "ter"])
     ('mqm', 'ter')
     >>> read_lower_is_better(None, ["mqm", "ter"])
@@ -89,6 +90,7 @@ def describe(terms: Sequence[str], lower: Sequence[str]) -> dict[str, str]:
 
     Examples
     --------
+    >>> from binaryeval._directions import describe
     >>> describe(["mqm", "chrf"], ["mqm"])
     {'mqm': 'lower is better', 'chrf': 'higher is better'}
     """
@@ -123,6 +125,7 @@ def direction_message(evidence: str, *, terms: Sequence[str], sides: Sequence[Se
 
     Examples
     --------
+    >>> from binaryeval._directions import direction_message
     >>> direction_message("mqm and chrf disagree", terms=["mqm", "chrf"],
     ...                   sides=[["mqm"], ["chrf"]], lower=[])  # doctest: +NORMALIZE_WHITESPACE
     "mqm and chrf disagree, so one of the scores probably points the other way; likely fix:
@@ -173,6 +176,7 @@ def check_direction(statistic: float, evidence: str | Callable[[], str], *, chan
 
     Examples
     --------
+    >>> from binaryeval._directions import check_direction
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")

@@ -26,6 +26,7 @@ def is_probability_name(name: Any) -> bool:
 
     Examples
     --------
+    >>> from binaryeval._format import is_probability_name
     >>> [is_probability_name(n) for n in ("p_value", "prob_greater", "P(A > B)", "n_paired")]
     [True, True, True, False]
     """
@@ -52,6 +53,7 @@ def format_probability(value: Any, decimals: int = 3, na: str = "\u2013") -> str
 
     Examples
     --------
+    >>> from binaryeval._format import format_probability
     >>> format_probability(1.41e-16), format_probability(0.04567), format_probability(1 - 1e-9)
     ('< 0.001', '0.046', '> 0.999')
     >>> format_probability(0), format_probability(1.0), format_probability(None)

@@ -35,6 +35,7 @@ def input_paths(*sources: str | Path | None) -> list[Path]:
 
     Examples
     --------
+    >>> from binaryeval._output import input_paths
     >>> input_paths(None, "wmt15")
     []
     """
@@ -87,6 +88,8 @@ def check_output(target: str | Path, *, inputs: Iterable[Path] = (), force: bool
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._output import check_output
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> data = folder / "ratings.csv"
@@ -139,6 +142,8 @@ def write_atomic(target: str | Path, write: Callable[[Path], None]) -> Path:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._output import write_atomic
     >>> import tempfile
     >>> out = Path(tempfile.mkdtemp()) / "note.txt"
     >>> write_atomic(out, lambda tmp: tmp.write_text("done\n")).read_text()

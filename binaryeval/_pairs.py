@@ -26,6 +26,7 @@ def system_order(values: Iterable[Any]) -> tuple[str, ...]:
 
     Examples
     --------
+    >>> from binaryeval._pairs import system_order
     >>> system_order(["sys10", "b", "sys2", "A", "b"])
     ('A', 'b', 'sys2', 'sys10')
     """
@@ -41,6 +42,7 @@ def orient_pair(a: Any, b: Any) -> tuple[str, str, bool]:
 
     Examples
     --------
+    >>> from binaryeval._pairs import orient_pair
     >>> orient_pair("sys10", "sys2")
     ('sys2', 'sys10', True)
     >>> orient_pair("Online-B", "metricsys")   # case-insensitive: not ASCII order
@@ -61,6 +63,7 @@ def pair_indices(n_systems: int) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
+    >>> from binaryeval._pairs import pair_indices
     >>> [tuple(map(int, x)) for x in pair_indices(3)]
     [(0, 0, 1), (1, 2, 2)]
     """
@@ -75,6 +78,8 @@ def orient_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval._pairs import orient_codes
     >>> lo, hi, swapped = orient_codes(np.array([2, 0]), np.array([1, 1]))
     >>> lo.tolist(), hi.tolist(), swapped.tolist()
     ([1, 0], [2, 1], [True, False])

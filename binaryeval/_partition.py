@@ -34,6 +34,7 @@ def referenced_names(parsed: ParsedFormula) -> list[str]:
 
     Examples
     --------
+    >>> from binaryeval._partition import referenced_names
     >>> from binaryeval.formula import parse_formula
     >>> referenced_names(parse_formula("I(h == 1) ~ np.log(x) | g"))
     ['h', 'x', 'g']
@@ -53,6 +54,7 @@ def grouping_columns(parsed: ParsedFormula) -> list[str]:
 
     Examples
     --------
+    >>> from binaryeval._partition import grouping_columns
     >>> from binaryeval.formula import parse_formula
     >>> grouping_columns(parse_formula('h ~ m | system + C(domain) + Q("lp x") + I(year > 2020)'))
     ['system', 'domain', 'lp x']
@@ -96,6 +98,7 @@ def formula_env(parsed: ParsedFormula, eval_env: int | dict) -> dict[str, Any]:
 
     Examples
     --------
+    >>> from binaryeval._partition import formula_env
     >>> from binaryeval.formula import parse_formula
     >>> cut = 0.5
     >>> env = formula_env(parse_formula("h ~ I(s > cut)"), {"cut": cut, "other": 1})
@@ -130,6 +133,8 @@ def evaluate_terms(parsed: ParsedFormula, data: pd.DataFrame, env: dict[str, Any
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval._partition import evaluate_terms
     >>> from binaryeval.formula import parse_formula
     >>> df = pd.DataFrame({"h": [1, 0], "s": [0.2, 0.8], "g": ["a", "b"]})
     >>> lhs, rhs, groups = evaluate_terms(parse_formula("h ~ I(s > 0.5) | g"), df, {})
@@ -176,6 +181,8 @@ def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval._partition import code_groups
     >>> g = pd.Series(["b", "a", None, "b"])
     >>> code_groups([g])
     (array([ 0,  1, -1,  0]), ['b', 'a'])
@@ -216,6 +223,7 @@ def merge_labels(first: list[str], second: list[str]) -> tuple[list[str], np.nda
 
     Examples
     --------
+    >>> from binaryeval._partition import merge_labels
     >>> merge_labels(["b", "a"], ["c", "b"])
     (['b', 'a', 'c'], array([2, 0]))
     """

@@ -24,6 +24,7 @@ def reduced(g: Any, what: str) -> Any:
 
     Examples
     --------
+    >>> from binaryeval._ranking import reduced
     >>> import networkx as nx
     >>> g = nx.DiGraph([("A", "B"), ("B", "C"), ("A", "C")])
     >>> sorted(reduced(g, "wins").edges)
@@ -53,6 +54,7 @@ def draw_layers(g: Any, ax: Any, title: str, **kwargs: Any) -> Any:
 
     Examples
     --------
+    >>> from binaryeval._ranking import draw_layers, reduced
     >>> import matplotlib.pyplot as plt, networkx as nx
     >>> g = reduced(nx.DiGraph([("A", "B")]), "wins")
     >>> ax = draw_layers(g, plt.subplots()[1], "wins")

@@ -55,6 +55,7 @@ class Result(ABC):
 
     Examples
     --------
+    >>> from binaryeval._results import Result
     >>> import pandas as pd
     >>> from binaryeval.summary import Summary
     >>> class Mean(Result):
@@ -114,6 +115,7 @@ class TestResult(Result):
 
     Examples
     --------
+    >>> from binaryeval._results import TestResult
     >>> r = TestResult(statistic=1.5, p_value=0.13, method="demo")
     >>> stat, p = r
     >>> p

@@ -72,6 +72,7 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
 
     Examples
     --------
+    >>> from binaryeval._validate import renamed
     >>> @renamed(confidence="level")
     ... def interval(level=0.95):
     ...     return level
@@ -107,6 +108,7 @@ def refused(**fixes: str) -> Callable[[F], F]:
 
     Examples
     --------
+    >>> from binaryeval._validate import refused
     >>> @refused(lower_is_better="negate the scores: f(-x)")
     ... def f(x):
     ...     return x
@@ -146,6 +148,7 @@ def real(value: Any, name: str, *, finite: bool = True) -> float:
 
     Examples
     --------
+    >>> from binaryeval._validate import real
     >>> real(2, "scale")
     2.0
     >>> real("2", "scale")
@@ -167,6 +170,7 @@ def level(value: Any, name: str = "level") -> float:
 
     Examples
     --------
+    >>> from binaryeval._validate import level
     >>> level(0.9)
     0.9
     >>> level(95)
@@ -190,6 +194,7 @@ def probability(value: Any, name: str, *, open: bool = False) -> float:
 
     Examples
     --------
+    >>> from binaryeval._validate import probability
     >>> probability(0.7, "rho")
     0.7
     >>> probability(1.2, "rho")
@@ -211,6 +216,7 @@ def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
 
     Examples
     --------
+    >>> from binaryeval._validate import count
     >>> count(12.0, "tp")
     12
     >>> count(True, "tp")
@@ -236,6 +242,7 @@ def size(value: Any, name: str, *, minimum: int = 1) -> int:
 
     Examples
     --------
+    >>> from binaryeval._validate import size
     >>> size(200, "n_resamples")
     200
     >>> size(0, "n_resamples")
@@ -258,6 +265,7 @@ def choice(value: Any, name: str, options: Sequence[str], *,
 
     Examples
     --------
+    >>> from binaryeval._validate import choice
     >>> choice("eti", "kind", ("eti", "hdi"))
     'eti'
     >>> choice("estimated", "rates", ("estimate", "pooled"), renamed_values={"estimated": "estimate"})
@@ -278,6 +286,7 @@ def beta_pair(value: Any, name: str) -> tuple[float, float]:
 
     Examples
     --------
+    >>> from binaryeval._validate import beta_pair
     >>> beta_pair((1, 1), "prior")
     (1.0, 1.0)
     >>> beta_pair((0, 1), "prior")
@@ -310,6 +319,7 @@ def rates_mode(value: Any, name: str = "rates", *,
 
     Examples
     --------
+    >>> from binaryeval._validate import rates_mode
     >>> rates_mode("pooled"), rates_mode({"rho": 0.9, "eta": 0.8})
     ('pooled', 'known')
     >>> rates_mode("known")
@@ -335,6 +345,7 @@ def rates(value: Any, name: str = "rates", *,
 
     Examples
     --------
+    >>> from binaryeval._validate import rates
     >>> rates({"rho": 0.9})
     {'rho': 0.9}
     >>> rates({"rho": 0.9, "eat": 0.8})
@@ -376,6 +387,7 @@ def flag(value: Any, name: str) -> bool:
 
     Examples
     --------
+    >>> from binaryeval._validate import flag
     >>> flag(True, "pooled")
     True
     """
@@ -389,6 +401,7 @@ def seed(value: Any, name: str = "seed") -> Any:
 
     Examples
     --------
+    >>> from binaryeval._validate import seed
     >>> seed(42)
     42
     """
@@ -406,6 +419,7 @@ def n_jobs(value: Any) -> int | None:
 
     Examples
     --------
+    >>> from binaryeval._validate import n_jobs
     >>> n_jobs(-1)
     -1
     """
@@ -430,6 +444,7 @@ def unique_columns(data: Any, names: Sequence[Any]) -> None:
 
     Examples
     --------
+    >>> from binaryeval._validate import unique_columns
     >>> import pandas as pd
     >>> df = pd.DataFrame([[1, 2, 3]], columns=["h", "m", "m"])
     >>> unique_columns(df, ["h"])
@@ -455,6 +470,7 @@ def available_memory() -> int | None:
 
     Examples
     --------
+    >>> from binaryeval._validate import available_memory
     >>> m = available_memory()
     >>> m is None or m > 0
     True
@@ -495,6 +511,8 @@ def memory(nbytes: float, request: str, fix: str) -> None:
 
     Examples
     --------
+    >>> from binaryeval import ParameterError
+    >>> from binaryeval._validate import memory
     >>> try:
     ...     memory(1e20, "rvs(size=10**19)", "draw in batches")
     ... except ParameterError as err:
@@ -523,6 +541,7 @@ def require_pandas(data: Any, what: str) -> None:
 
     Examples
     --------
+    >>> from binaryeval._validate import require_pandas
     >>> require_pandas([1, 2], "fit_latent()")
     Traceback (most recent call last):
     ...

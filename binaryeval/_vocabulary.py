@@ -88,6 +88,7 @@ class Name:
 
     Examples
     --------
+    >>> from binaryeval._vocabulary import by_name
     >>> by_name()["min_prob"].kind
     'probability'
     """
@@ -502,6 +503,7 @@ def by_name() -> dict[str, Name]:
 
     Examples
     --------
+    >>> from binaryeval._vocabulary import by_name
     >>> by_name()["prior"].kind
     'beta_pair'
     """
@@ -513,6 +515,7 @@ def renamed(where: str = _ARG) -> dict[str, str]:
 
     Examples
     --------
+    >>> from binaryeval._vocabulary import renamed
     >>> renamed("column")["prob_1_better"]
     'prob_greater'
     """
@@ -529,6 +532,7 @@ def table(where: str | None = None):
 
     Examples
     --------
+    >>> from binaryeval._vocabulary import table
     >>> t = table("argument")
     >>> t.set_index("name").loc["rates", "kind"]
     'rates'

@@ -41,6 +41,7 @@ def user_frame(depth: int = 0) -> FrameType | None:
 
     Examples
     --------
+    >>> from binaryeval._warnings import user_frame
     >>> user_frame().f_code.co_filename.endswith("_warnings.py")
     False
     """
@@ -62,6 +63,7 @@ def warn(message: str, category: type[Warning]) -> None:
 
     Examples
     --------
+    >>> from binaryeval._warnings import warn
     >>> import warnings
     >>> from binaryeval.errors import BinaryEvalWarning
     >>> with warnings.catch_warnings(record=True) as caught:

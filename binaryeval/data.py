@@ -30,6 +30,7 @@ def natural_order(values) -> list:
     Runs of digits compare as numbers, the rest as lower-case text; ties fall back to the
     original spelling, so the order is total and repeatable.
 
+    >>> from binaryeval.data import natural_order
     >>> natural_order(["sys10", "sys2", "Sys1", "sys2"])
     ['Sys1', 'sys2', 'sys10']
     """
@@ -72,6 +73,7 @@ def argument_series(values, name: str) -> pd.Series:
 
     Examples
     --------
+    >>> from binaryeval.data import argument_series
     >>> argument_series([1, 0, None], "human").tolist()
     [1.0, 0.0, nan]
     >>> argument_series("10", "human")
@@ -127,6 +129,8 @@ def numbers(values: pd.Series, name: str, what: str = "column", *,
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.data import argument_series, numbers
     >>> numbers(pd.Series([0.5, None, True]), "bleu").tolist()
     [0.5, nan, 1.0]
     >>> numbers(argument_series(["0.2", "high"], "score"), "score", "argument", position=True)
@@ -173,6 +177,8 @@ def scores(values: pd.Series, name: str, what: str = "column", *,
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.data import scores
     >>> scores(pd.Series([0.5, None, 2]), "bleu").tolist()
     [0.5, nan, 2.0]
     >>> scores(pd.Series([0.5, "high"]), "bleu")
@@ -255,6 +261,9 @@ def refuse_all_missing(columns: dict[str, pd.Series], role: str) -> None:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from binaryeval.data import refuse_all_missing
     >>> refuse_all_missing({"m1": pd.Series([1, 0]), "m2": pd.Series([np.nan, np.nan])},
     ...                    "metric rating")
     Traceback (most recent call last):
@@ -272,6 +281,7 @@ def all_missing(column: str, role: str) -> DataError:
 
     Examples
     --------
+    >>> from binaryeval.data import all_missing
     >>> print(all_missing("mqm", "human rating"))
     column 'mqm' (human rating) is missing (NaN) in every row; there is nothing to fit
     """
@@ -292,6 +302,8 @@ def is_binary(values: pd.Series) -> bool:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.data import is_binary
     >>> is_binary(pd.Series([0, 1, None])), is_binary(pd.Series([0.2, 1.0]))
     (True, False)
     """
@@ -361,6 +373,8 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.data import as_binary
     >>> as_binary(pd.Series([True, False, None]), "ok").tolist()
     [1.0, 0.0, nan]
     >>> as_binary(pd.Series([1, -1, 1]), "human")
@@ -427,6 +441,8 @@ def label_text(values: pd.Series) -> pd.Series:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.data import label_text
     >>> label_text(pd.Series([1, "1", None, 2.5], dtype=object)).tolist()
     ['1', '1', nan, '2.5']
     """
@@ -461,6 +477,7 @@ def join_label(parts) -> str:
 
     Examples
     --------
+    >>> from binaryeval.data import join_label
     >>> join_label(["sys1", "news"]), join_label(["x:y", "z"]), join_label(["x", "y:z"])
     ('sys1:news', "'x:y':z", "x:'y:z'")
     """
@@ -487,6 +504,7 @@ def keyed_by_label(mapping, what: str) -> dict:
 
     Examples
     --------
+    >>> from binaryeval.data import keyed_by_label
     >>> keyed_by_label({1: 0.5, ("a", "b"): 0.7}, "threshold")
     {'1': 0.5, 'a:b': 0.7}
     """
@@ -525,6 +543,8 @@ def count_binary(human: np.ndarray, metric: np.ndarray, group: np.ndarray,
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.data import count_binary
     >>> h = np.array([1.0, 0.0, np.nan, 1.0])
     >>> m = np.array([1.0, np.nan, 1.0, 0.0])
     >>> count_binary(h, m, np.array(["A", "A", "A", "B"])).loc["A"].tolist()
@@ -560,6 +580,8 @@ def cell_codes(human: np.ndarray, metric: np.ndarray) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.data import cell_codes
     >>> cell_codes(np.array([1.0, 0.0, np.nan, np.nan]), np.array([1.0, 1.0, 0.0, np.nan])).tolist()
     [4, 7, 3, 8]
     """
@@ -585,6 +607,8 @@ def count_cells(cells: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.data import count_cells
     >>> count_cells(np.array([4, 4, 8]), np.array([0, 1, 1]), 2)[:, [4, 8]].tolist()
     [[1, 0], [1, 1]]
     """
@@ -597,6 +621,8 @@ def cells_frame(table: np.ndarray, labels: list[str]) -> pd.DataFrame:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.data import cells_frame
     >>> cells_frame(np.array([[1, 2, 3, 4, 5, 6, 7, 8, 9]]), ["A"]).loc["A"].tolist()
     [1, 3, 3, 7, 5, 6, 7, 8]
     """
@@ -624,6 +650,8 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.data import check_counts
     >>> check_counts(pd.DataFrame({"human_pos": [3], "human_total": [5]}, index=["A"]))["human_total"].tolist()
     [5]
     """
@@ -668,6 +696,7 @@ class RowAccount:
 
     Examples
     --------
+    >>> from binaryeval.data import RowAccount
     >>> acc = RowAccount(10)
     >>> acc.exclude("missing group", 2)
     >>> acc.n_used, acc.describe()
@@ -692,6 +721,7 @@ class RowAccount:
 
         Examples
         --------
+        >>> from binaryeval.data import RowAccount
         >>> acc = RowAccount(5)
         >>> acc.exclude("no rating", 1)
         >>> dict(acc.excluded)
@@ -705,6 +735,7 @@ class RowAccount:
 
         Examples
         --------
+        >>> from binaryeval.data import RowAccount
         >>> a, b = RowAccount(3), RowAccount(4)
         >>> b.exclude("missing group", 1)
         >>> a.merge(b).n_used
@@ -719,6 +750,7 @@ class RowAccount:
 
         Examples
         --------
+        >>> from binaryeval.data import RowAccount
         >>> RowAccount(3).describe()
         'none'
         """

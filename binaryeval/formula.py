@@ -39,6 +39,7 @@ is NaN, not False, where ``x`` is NaN): missing means "not rated".
 
 Examples
 --------
+>>> from binaryeval.formula import parse_formula
 >>> import pandas as pd
 >>> df = pd.DataFrame({"mqm": [0, -2], "chrf": [0.6, 0.3], "system": ["A", "B"]})
 >>> parse_formula('I(mqm == 0) ~ np.log(chrf) | system').evaluate(df).lhs.iloc[:, 0].tolist()
@@ -534,6 +535,7 @@ def caller_namespace(depth: int = 0) -> dict[str, Any]:
 
     Examples
     --------
+    >>> from binaryeval.formula import caller_namespace
     >>> cut = 0.5
     >>> caller_namespace()["cut"]
     0.5
@@ -576,6 +578,7 @@ def value_names(code: str) -> list[str]:
 
     Examples
     --------
+    >>> from binaryeval.formula import value_names
     >>> value_names('I(h == 1) + np.log(x) + Q("odd name") + log(cut)')
     ['h', 'x', 'odd name', 'cut']
     """
@@ -661,6 +664,7 @@ def parse_formula(formula: str, *, allow_groups: bool = True, allow_multiple_rhs
 
     Examples
     --------
+    >>> from binaryeval.formula import parse_formula
     >>> f = parse_formula("I(mqm == 0) ~ I(chrf > 0.5) | system")
     >>> f.lhs_names, f.rhs_names, f.group_names
     (['I(mqm == 0)'], ['I(chrf > 0.5)'], ['system'])

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from . import datasets
 from .errors import ParameterError
 
+if TYPE_CHECKING:  # names used only in type hints
+    import dask.dataframe as dd
+
 __all__ = ["read_table"]
 
 
 def read_table(source: str | Path, query: str | None = None, *, dask: bool = False,
                argument_names: tuple[str, str] | None = None,
-               string_columns: Sequence[str] | None = None) -> Any:
+               string_columns: Sequence[str] | None = None) -> pd.DataFrame | dd.DataFrame:
     r"""Read a table file, a Parquet folder or a shipped dataset, optionally filtered.
 
     A folder of Parquet files whose files hold different columns reads as one table with every
@@ -61,6 +64,8 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval import read_table
     >>> read_table("wmt15", "lp == 'de-en'").shape  # a shipped dataset, filtered
     (13, 26)
 
@@ -114,6 +119,8 @@ def select_rows(data: Any, query: str, *, query_name: str = "query") -> Any:
 
     Examples
     --------
+    >>> import pandas as pd
+    >>> from binaryeval.io import select_rows
     >>> select_rows(pd.DataFrame({"x": [1, 2, 3]}), "x > 1")["x"].tolist()
     [2, 3]
     """

@@ -93,6 +93,7 @@ class Summary:
 
     Examples
     --------
+    >>> from binaryeval import Summary
     >>> import pandas as pd
     >>> s = Summary("Example", {"rows used": 3}, [("estimates", pd.DataFrame({"mean": [0.5]}))])
     >>> print(s.as_text().splitlines()[0])
@@ -121,6 +122,8 @@ class Summary:
 
         Examples
         --------
+        >>> import pandas as pd
+        >>> from binaryeval import Summary
         >>> s = Summary("Example").add_table("rates", pd.DataFrame({"rho": [0.8]}))
         >>> s.tables[0][0]
         'rates'
@@ -142,6 +145,7 @@ class Summary:
 
         Examples
         --------
+        >>> from binaryeval import Summary
         >>> Summary("Example").add_note("ties dropped").notes
         ['ties dropped']
         """
@@ -158,6 +162,7 @@ class Summary:
 
         Examples
         --------
+        >>> from binaryeval import Summary
         >>> print(Summary("Example", {"n": 3}).as_text())
         Example
         ========================================
@@ -198,6 +203,7 @@ class Summary:
 
         Examples
         --------
+        >>> from binaryeval import Summary
         >>> Summary("Example").as_html().splitlines()[0]
         '<div class="binaryeval-summary"><h4>Example</h4>'
         """
@@ -227,6 +233,7 @@ class Summary:
 
         Examples
         --------
+        >>> from binaryeval import Summary
         >>> print(Summary("Example", {"n": 3}).as_latex().splitlines()[0])
         \textbf{Example}\\
         """

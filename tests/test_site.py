@@ -472,3 +472,106 @@ def test_pages_work_under_their_policy_in_a_browser(site, tmp_path):
         assert any("inline script" in v for v in _policy_violations(browser, control))
     finally:
         control.unlink()
+
+
+# ---------------------------------------------------------------------------------------------
+# the repository's site, built without executing its chunks: every public name has its entry,
+# every link and #anchor resolves
+# ---------------------------------------------------------------------------------------------
+
+def _unexecuted(path, **_):
+    """A document's cells as HTML, code shown, nothing run (the links are in the prose)."""
+    from binaryeval._site import documents
+
+    nb = documents.read_qmd(path)
+    return nb, documents.export_cells(nb, Path(path))
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory, config):
+    from binaryeval._site import documents
+
+    out = tmp_path_factory.mktemp("real_site")
+    patch = pytest.MonkeyPatch()
+    patch.setattr(documents, "execute_document", _unexecuted)
+    try:
+        written = build_site(config, sorted((ROOT / "vignettes").glob("*.qmd")), out,
+                             notice=lambda m: None)
+    finally:
+        patch.undo()
+    return out, written
+
+
+def _own_members(cls) -> set[str]:
+    """The public methods, properties and fields of a class that the package defines (not those
+    of ``object``, ``Exception`` or ``Warning``)."""
+    import dataclasses
+
+    names = set()
+    for klass in cls.__mro__:
+        if not (klass.__module__ or "").startswith("binaryeval"):
+            continue
+        names |= {n for n in vars(klass) if not n.startswith("_")}
+    if dataclasses.is_dataclass(cls):
+        names |= {f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")}
+    return names
+
+
+def test_every_public_name_has_a_reference_entry_with_an_anchor(real_site, config):
+    import inspect
+
+    out, _ = real_site
+    missing = []
+    for sec in read_api_sections(config.api, notice=lambda m: None):
+        for entry in sec.entries:
+            for e in [entry, *entry.members]:
+                page = out / e.page
+                assert page.is_file(), e.page
+                ids = {el.get("id") for el in soup(page.read_text(encoding="utf-8")).find_all(id=True)}
+                obj = importlib.import_module("binaryeval._site.pages").import_object(e.path)
+                if not inspect.isclass(obj):
+                    continue
+                missing += [f"{e.path}.{m}" for m in sorted(_own_members(obj))
+                            if f"{e.path}.{m}" not in ids]
+    assert missing == []
+    # the names a reader follows from the guides
+    bf = soup(_page(out, "reference/BinaryFit.html"))
+    for name in ("plan", "diagnostics", "compare", "rates"):
+        assert bf.find(id=f"binaryeval.BinaryFit.{name}") is not None, name
+
+
+def test_every_link_and_anchor_of_the_site_resolves(real_site):
+    out, written = real_site
+    assert len(written) > 60
+    dangling = {p.relative_to(out).as_posix(): broken_links(p) for p in written}
+    assert {p: links for p, links in dangling.items() if links} == {}
+
+
+def test_reference_pages_render_examples_as_code_and_real_types(real_site):
+    out, written = real_site
+    # a module's Examples are code blocks, not ">>>" read as nested quotes
+    for name in ("plan", "datasets"):
+        page = soup(_page(out, f"reference/{name}.html"))
+        assert page.find("blockquote") is None, name
+        assert ">>>" in page.find("h2", id="examples").find_next("div", class_="highlight").get_text()
+    # a parameter group written without a type ("rho, eta, ..., rates, method") shows each name's
+    # own type from the signature, not the group's first
+    page = soup(_page(out, "reference/plan.detectable_difference_table.html"))
+    types = {dt.strong.get_text(): dt.find("span", class_="annotation").get_text()
+             for dt in page.find("dl", class_="api-params").find_all("dt")
+             if dt.find("span", class_="annotation")}
+    assert types["rates"] == "str" and types["method"] == "str" and types["rounding"] == "str"
+    assert types["alpha"] == "float"
+    # `Any` only where anything goes: keyword arguments passed on, free-form mappings, and the
+    # `loc` of a table (pandas' indexer, whose class pandas keeps private)
+    bare = []
+    for path in written:
+        if "reference" not in path.parts:
+            continue
+        page = soup(path.read_text(encoding="utf-8"))
+        texts = [pre.get_text() for pre in page.find_all("pre", class_="api-signature")]
+        texts += [dt.get_text() for dt in page.find_all("dt")]
+        for text in texts:
+            bare += [f"{path.name}: {m}" for m in re.findall(r"(?<!\*\*)\b\w+\s*:\s*Any\b|->\s*Any\b",
+                                                              text)]
+    assert bare == ["plan.DetectableDifferenceTable.html: loc : Any"]

@@ -25,6 +25,7 @@ index page ``reference/index.html`` listing every object with its one-line summa
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib
 import inspect
@@ -93,6 +94,7 @@ def read_api_sections(config: dict[str, Any], directory: str | None = None,
 
     Examples
     --------
+    >>> from binaryeval._site.apiref import read_api_sections
     >>> secs = read_api_sections({"package": "binaryeval", "sections": [
     ...     {"title": "Fit", "contents": ["fit", {"name": "plan", "children": "separate"}]}]})
     >>> [(e.name, e.page, e.kind) for e in secs[0].entries]
@@ -274,16 +276,29 @@ def _signature(obj, display: str) -> str:
     return f"{display}(\n" + "".join(f"    {p},\n" for p in parts) + f"){tail}"
 
 
-def _param_list(items, module: str, defaults: dict[str, str]) -> str:
+def _param_list(items, module: str, defaults: dict[str, str], *, anchor: str | None = None,
+                types: dict[str, str] | None = None) -> str:
+    """A ``<dl>`` of documented names.
+
+    ``anchor`` prefixes an ``id`` on each (``cls.name``); ``types`` replaces the type of a name
+    the docstring gives none of.
+    """
     rows = []
     for it in items:
-        name = html.escape(str(getattr(it, "name", "") or ""))
+        raw_name = str(getattr(it, "name", "") or "")
+        name = html.escape(raw_name)
         ann = getattr(it, "annotation", None)
+        if types and raw_name in types:
+            ann = types[raw_name]
         ann_text = f' : <span class="annotation">{html.escape(str(ann))}</span>' if ann else ""
         default = defaults.get(str(getattr(it, "name", "")))
         dflt = f' = <span class="annotation">{html.escape(default)}</span>' if default else ""
         head = f"<strong>{name}</strong>{ann_text}{dflt}" if name else ann_text.lstrip(" :")
-        rows.append(f"<dt>{head}</dt><dd>{_markdown(it.description or '', module)}</dd>")
+        # a group ("n_rows, n_used") gives each of its names an anchor
+        names = [n.strip() for n in raw_name.split(",") if n.strip()] if anchor else []
+        ident = f' id="{html.escape(f"{anchor}.{names[0]}")}"' if names else ""
+        head += "".join(f'<span id="{html.escape(f"{anchor}.{n}")}"></span>' for n in names[1:])
+        rows.append(f"<dt{ident}>{head}</dt><dd>{_markdown(it.description or '', module)}</dd>")
     return '<dl class="api-params">' + "".join(rows) + "</dl>"
 
 
@@ -293,13 +308,41 @@ _SECTION_TITLES = {"parameters": "Parameters", "other parameters": "Other parame
                    "examples": "Examples", "deprecated": "Deprecated"}
 
 
-def _sections(obj, module: str, level: int, prefix: str) -> tuple[str, str]:
-    """(summary HTML, sections HTML) of a griffe object's parsed docstring."""
+def _untyped_names(raw: str) -> set[str]:
+    """Names of the docstring's Parameters written without a type (``rho, eta`` alone on a line).
+
+    griffe gives each name of such a group the type of the group's first name; the signature
+    knows the type of each.
+    """
+    out: set[str] = set()
+    for m in re.finditer(r"(?m)^([ \t]*)(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)[ \t]*(:[^\n]*)?$", raw):
+        if m.group(3) is None or not m.group(3)[1:].strip():
+            out |= {n.strip().lstrip("*") for n in m.group(2).split(",")}
+    return out
+
+
+def _signature_types(obj) -> dict[str, str]:
+    """Each parameter's annotation in the signature, for the names the docstring gives no type."""
+    params = getattr(obj, "parameters", None) or []
+    if obj.docstring is None:
+        return {}
+    untyped = _untyped_names(obj.docstring.value)
+    return {p.name: str(p.annotation) for p in params
+            if p.annotation is not None and p.name in untyped}
+
+
+def _sections(obj, module: str, level: int, prefix: str,
+              owner: str | None = None) -> tuple[str, str]:
+    """(summary HTML, sections HTML) of a griffe object's parsed docstring.
+
+    ``owner`` (a class's dotted name) gives each documented attribute its ``id``.
+    """
     doc = obj.docstring
     if doc is None:
         return "", ""
     defaults = {p.name: str(p.default) for p in (getattr(obj, "parameters", None) or [])
                 if p.default is not None}
+    types = _signature_types(obj)
     summary, out = [], []
     h = f"h{level}"
     for section in doc.parsed:
@@ -312,8 +355,10 @@ def _sections(obj, module: str, level: int, prefix: str) -> tuple[str, str]:
             title = section.title or str(section.value.annotation or "").title()
         anchor = _anchor(f"{prefix}{title}")
         out.append(f'<{h} id="{anchor}">{html.escape(title)}</{h}>')
-        if kind in ("parameters", "other parameters", "attributes"):
-            out.append(_param_list(section.value, module, defaults if kind != "attributes" else {}))
+        if kind in ("parameters", "other parameters"):
+            out.append(_param_list(section.value, module, defaults, types=types))
+        elif kind == "attributes":
+            out.append(_param_list(section.value, module, {}, anchor=owner))
         elif kind in ("returns", "yields", "receives", "raises", "warns"):
             out.append(_param_list(section.value, module, {}))
         elif kind == "examples":
@@ -373,7 +418,8 @@ def _object_body(docs: _Docs, entry: ApiEntry) -> str:
         return "\n".join(parts)
     if kind == "module":
         parts.append(f'<pre class="api-signature"><code>import {html.escape(display)}</code></pre>')
-        parts.append(_markdown(obj.docstring.value if obj.docstring else "", module))
+        summary, sections = _sections(obj, module, 2, "")  # Examples as code, not as quotes
+        parts += [summary, sections]
         if entry.members:
             parts.append('<h2 id="members">Members</h2>')
             parts.append(_member_table(entry.members, entry.page))
@@ -387,42 +433,125 @@ def _object_body(docs: _Docs, entry: ApiEntry) -> str:
         bases = ", ".join(str(b) for b in getattr(obj, "bases", []))
         parts.append(f'<pre class="api-signature"><code>class {html.escape(display)}'
                      f'{"(" + html.escape(bases) + ")" if bases else ""}</code></pre>')
-    summary, sections = _sections(obj, module, 2, "")
+    summary, sections = _sections(obj, module, 2, "", owner=entry.path)
     parts += [summary, sections]
     if kind in ("class", "exception"):
-        parts.append(_methods(docs, obj, entry, module))
+        documented = {n.strip() for sec in (obj.docstring.parsed if obj.docstring else [])
+                      if sec.kind.value == "attributes" for it in sec.value
+                      for n in str(it.name).split(",")}
+        parts.append(_members(docs, obj, entry, module, documented))
     return "\n".join(p for p in parts if p)
 
 
-def _methods(docs: _Docs, cls, entry: ApiEntry, module: str) -> str:
-    runtime = import_object(entry.path)
-    methods = []
-    for name in sorted(cls.all_members if hasattr(cls, "all_members") else cls.members):
-        if name.startswith("_"):
+def _runtime_members(runtime) -> dict[str, str]:
+    """The public members of a class that the package defines: ``name -> kind``.
+
+    Kinds are method, property and attribute (dataclass fields included); what ``object``,
+    ``Exception`` or ``Warning`` define is left out.  A method attached after the class
+    (``BinaryFit.plan``) is found too.
+    """
+    import dataclasses
+
+    out: dict[str, str] = {}
+    for klass in reversed(runtime.__mro__):
+        if not (klass.__module__ or "").startswith("binaryeval"):
             continue
-        member = cls.all_members[name] if hasattr(cls, "all_members") else cls.members[name]
+        for name, value in vars(klass).items():
+            if name.startswith("_"):
+                continue
+            if isinstance(value, (property, functools.cached_property)):
+                out[name] = "property"
+            elif inspect.isfunction(value) or isinstance(value, (staticmethod, classmethod)):
+                out[name] = "method"
+            else:
+                out[name] = "attribute"
+    if dataclasses.is_dataclass(runtime):
+        for f in dataclasses.fields(runtime):
+            if not f.name.startswith("_"):
+                out.setdefault(f.name, "attribute")
+    return dict(sorted(out.items()))
+
+
+def _griffe_member(docs: _Docs, cls, runtime, name: str):
+    """The griffe object of ``runtime.name``.
+
+    The class's member, else (a function attached after the class) the function itself.
+    """
+    members = cls.all_members if hasattr(cls, "all_members") else cls.members
+    member = members.get(name)
+    if member is not None:
         try:
             while member.is_alias:
                 member = member.final_target
-        except Exception:  # noqa: BLE001 - an unresolvable inherited name is left out
-            continue
-        if member.kind.value != "function" or not callable(getattr(runtime, name, None)):
-            continue
-        methods.append((name, member))
-    if not methods:
-        return ""
-    rows = "".join(
-        f'<tr><td><a href="#{html.escape(entry.path)}.{name}"><code>{name}</code></a></td>'
-        f"<td>{_markdown(_summary_line(m), module)}</td></tr>" for name, m in methods)
-    out = ['<h2 id="methods">Methods</h2>',
-           f'<table class="api-index"><tbody>{rows}</tbody></table>']
-    for name, member in methods:
-        anchor = f"{entry.path}.{name}"
-        summary, sections = _sections(member, module, 4, f"{name}-")
-        out.append(f'<section class="api-member"><h3 id="{html.escape(anchor)}">{name}</h3>'
-                   f'<pre class="api-signature"><code>'
-                   f"{html.escape(_signature(member, entry.name.rsplit('.', 1)[-1] + '.' + name))}"
-                   f"</code></pre>{summary}{sections}</section>")
+            return member
+        except Exception:  # noqa: BLE001 - an unresolvable inherited name: look at the runtime
+            pass
+    value = inspect.getattr_static(runtime, name, None)
+    value = getattr(value, "__func__", value)
+    value = getattr(value, "fget", value)
+    path = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+    if path.startswith(docs.package + "."):
+        try:
+            return docs.root[path[len(docs.package) + 1:]]
+        except Exception:  # noqa: BLE001 - griffe raises several kinds of lookup errors
+            return None
+    return None
+
+
+def _members(docs: _Docs, cls, entry: ApiEntry, module: str, documented: set[str]) -> str:
+    """The class's properties, its other attributes and its methods.
+
+    Each has an anchor ``<class path>.<name>`` (attributes the class's docstring documents have
+    theirs there).
+    """
+    runtime = import_object(entry.path)
+    kinds = _runtime_members(runtime)
+    short = entry.name.rsplit(".", 1)[-1]
+    out = []
+    props = [n for n, k in kinds.items() if k == "property"]
+    if props:
+        out.append('<h2 id="properties">Properties</h2>')
+        for name in props:
+            member = _griffe_member(docs, cls, runtime, name)
+            anchor = f"{entry.path}.{name}"
+            ann = getattr(member, "annotation", None) if member is not None else None
+            sig = f"{short}.{name}" + (f" : {ann}" if ann is not None else "")
+            summary, sections = (_sections(member, module, 4, f"{name}-")
+                                 if member is not None else ("", ""))
+            out.append(f'<section class="api-member"><h3 id="{html.escape(anchor)}">{name}</h3>'
+                       f'<pre class="api-signature"><code>{html.escape(sig)}</code></pre>'
+                       f"{summary}{sections}</section>")
+    fields = [n for n, k in kinds.items() if k == "attribute" and n not in documented]
+    if fields:
+        rows = []
+        for name in fields:
+            member = _griffe_member(docs, cls, runtime, name)
+            ann = getattr(member, "annotation", None) if member is not None else None
+            ann_text = f' : <span class="annotation">{html.escape(str(ann))}</span>' if ann else ""
+            text = _attribute_doc(member) if member is not None else ""
+            rows.append(f'<dt id="{html.escape(f"{entry.path}.{name}")}"><strong>{name}</strong>'
+                        f"{ann_text}</dt><dd>{_markdown(text, module)}</dd>")
+        title = "Other attributes" if documented else "Attributes"
+        out.append(f'<h2 id="{_anchor(title)}">{title}</h2>'
+                   f'<dl class="api-params">{"".join(rows)}</dl>')
+    methods = []
+    for name in (n for n, k in kinds.items() if k == "method"):
+        member = _griffe_member(docs, cls, runtime, name)
+        if member is not None and member.kind.value == "function":
+            methods.append((name, member))
+    if methods:
+        rows = "".join(
+            f'<tr><td><a href="#{html.escape(entry.path)}.{name}"><code>{name}</code></a></td>'
+            f"<td>{_markdown(_summary_line(m), module)}</td></tr>" for name, m in methods)
+        out += ['<h2 id="methods">Methods</h2>',
+                f'<table class="api-index"><tbody>{rows}</tbody></table>']
+        for name, member in methods:
+            anchor = f"{entry.path}.{name}"
+            summary, sections = _sections(member, module, 4, f"{name}-")
+            out.append(f'<section class="api-member"><h3 id="{html.escape(anchor)}">{name}</h3>'
+                       f'<pre class="api-signature"><code>'
+                       f"{html.escape(_signature(member, short + '.' + name))}"
+                       f"</code></pre>{summary}{sections}</section>")
     return "\n".join(out)
 
 
@@ -464,6 +593,7 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
 
     Examples
     --------
+    >>> from binaryeval._site.apiref import api_pages, read_api_sections
     >>> secs = read_api_sections({"sections": [{"title": "Fit", "contents": ["fit"]}]})
     >>> pages = api_pages(secs)
     >>> list(pages)

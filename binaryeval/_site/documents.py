@@ -132,6 +132,7 @@ def read_qmd(path: str | Path, text: str | None = None):
 
     Examples
     --------
+    >>> from binaryeval._site.documents import read_qmd
     >>> nb = read_qmd("x.qmd", text="---\ntitle: T\n---\n\n```{python}\n#| echo: false\n1 + 1\n```\n")
     >>> nb.cells[-1].source, nb.cells[-1].metadata["tags"]
     ('1 + 1', ['remove_input'])
@@ -398,6 +399,8 @@ def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str =
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.documents import execute_document
     >>> import tempfile
     >>> doc = Path(tempfile.mkdtemp()) / "calc.qmd"
     >>> _ = doc.write_text("---\ntitle: Calc\n---\n\n```{python}\n#| label: sum\n1 + 1\n```\n")
@@ -445,6 +448,8 @@ def render_document(path: str | Path, output_dir: str | Path = "reports", *, tim
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.documents import render_document
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "note.qmd").write_text("---\ntitle: A note\n---\n\nSome text.\n")
@@ -477,6 +482,8 @@ def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.documents import find_documents
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> for name in ("b.qmd", "a.qmd", "_draft.qmd"):
@@ -514,6 +521,8 @@ def project_output_dir(start: str | Path = ".") -> Path | None:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.documents import project_output_dir
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text("project:\n  output-dir: site\n")

@@ -62,6 +62,7 @@ def site_css() -> str:
 
     Examples
     --------
+    >>> from binaryeval._site.pages import site_css
     >>> ".navbar" in site_css() and ".highlight .k" in site_css()
     True
     """
@@ -81,6 +82,7 @@ def relative_href(target: str, page: str) -> str:
 
     Examples
     --------
+    >>> from binaryeval._site.pages import relative_href
     >>> relative_href("reference/fit.html", "getting-started.html")
     'reference/fit.html'
     >>> relative_href("index.html", "reference/fit.html")
@@ -137,6 +139,7 @@ def finish_body(fragment: str, *, where: str,
 
     Examples
     --------
+    >>> from binaryeval._site.pages import finish_body
     >>> body, toc = finish_body('<h2 id="a">A</h2><p><a href="b.qmd#x">b</a></p>', where="doc")
     >>> body
     '<h2 id="a">A</h2><p><a href="b.html#x">b</a></p>'
@@ -209,6 +212,7 @@ def pandoc_id(text: str) -> str:
 
     Examples
     --------
+    >>> from binaryeval._site.pages import pandoc_id
     >>> pandoc_id("2. The fit: what it means!")
     'the-fit-what-it-means'
     """
@@ -275,6 +279,7 @@ def import_object(path: str) -> Any:
 
     Examples
     --------
+    >>> from binaryeval._site.pages import import_object
     >>> import_object("binaryeval.plan.sample_size").__name__
     'binaryeval.plan.sample_size'
     """
@@ -337,6 +342,7 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
 
     Examples
     --------
+    >>> from binaryeval._site.pages import layout
     >>> page = layout(title="T", body="<p>x</p>")
     >>> "<title>T</title>" in page and "<style>" in page and "<script" not in page
     True

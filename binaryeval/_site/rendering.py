@@ -136,6 +136,8 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.rendering import render
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "note.qmd").write_text("---\ntitle: A note\n---\n\nSome text.\n")

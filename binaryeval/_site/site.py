@@ -106,6 +106,8 @@ def find_site_config(start: str | Path) -> Path | None:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.site import find_site_config
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text("project:\n  type: website\n")
@@ -130,6 +132,8 @@ def read_site_config(path: str | Path) -> SiteConfig:
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.site import read_site_config
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text(
@@ -219,7 +223,11 @@ class _Site:
             # a method or attribute of a documented class, or a name re-exported elsewhere
             head, _, tail = name.rpartition(".")
             if head in self.api_names and tail:
-                target = f"{self.api_names[head]}#{name}"
+                try:  # a member has its anchor on the page; a module below has no page
+                    target = (None if inspect.ismodule(import_object(name))
+                              else f"{self.api_names[head]}#{name}")
+                except (ImportError, AttributeError):
+                    target = None
             else:
                 try:
                     obj = import_object(name)
@@ -479,6 +487,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
 
     Examples
     --------
+    >>> from pathlib import Path
+    >>> from binaryeval._site.site import build_site, read_site_config
     >>> import tempfile
     >>> project = Path(tempfile.mkdtemp())
     >>> _ = (project / "_quarto.yml").write_text(

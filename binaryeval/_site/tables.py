@@ -93,6 +93,7 @@ def format_number(value: Any, decimals: int = 3, *, signed: bool = False,
 
     Examples
     --------
+    >>> from binaryeval._site.tables import format_number
     >>> format_number(-0.00004), format_number(0.0123, 2, signed=True), format_number(0.25, 1, percent=True)
     ('0.000', '+0.01', '25.0%')
     >>> format_number(1234567.891, 1)
@@ -130,6 +131,7 @@ def matches_printed(value: Any, printed: str) -> bool:
 
     Examples
     --------
+    >>> from binaryeval._site.tables import matches_printed
     >>> matches_printed(0.80033, "0.798"), matches_printed(0.79792, "0.798")
     (False, True)
     >>> matches_printed(0.0046, "0.005"), matches_printed(-0.0031, "-0.00")
@@ -234,6 +236,7 @@ class Table:
 
     Examples
     --------
+    >>> from binaryeval._site.tables import format_table
     >>> import pandas as pd
     >>> t = format_table(pd.DataFrame({"x": [1.0, 2.5]}), caption="Two numbers")
     >>> t.kinds
@@ -259,6 +262,7 @@ class Table:
 
         Examples
         --------
+        >>> from binaryeval._site.tables import format_table
         >>> import pandas as pd
         >>> format_table(pd.DataFrame({"x": [1]})).to_html().startswith("<div")
         True
@@ -411,6 +415,7 @@ def format_table(
 
     Examples
     --------
+    >>> from binaryeval._site.tables import format_table
     >>> import pandas as pd
     >>> df = pd.DataFrame({"estimate": [0.671234, 0.5], "prob_greater": [1 - 1e-12, 0.5],
     ...                    "n_human": [527.0, 100.0]}, index=pd.Index(["A", "B"], name="system"))

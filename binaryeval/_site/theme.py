@@ -24,6 +24,7 @@ def set_theme() -> None:
 
     Examples
     --------
+    >>> from binaryeval._site.theme import set_theme
     >>> import matplotlib
     >>> with matplotlib.rc_context():
     ...     set_theme()

@@ -11,7 +11,7 @@ A new model is a new package beside these and one more branch here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -25,18 +25,21 @@ from ..latent import fit_latent
 from ..latent._common import BetaRatePrior
 from . import frame
 
+if TYPE_CHECKING:  # names used only in type hints
+    import numpy as np
+
 __all__ = ["fit"]
 
 
 @_validate.renamed(higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
                    confidence="level", confidence_level="level", conf_level="level")
 def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1),
-        rates: str | Mapping = "estimate", threshold: Any = None,
+        rates: str | Mapping = "estimate", threshold: float | str | Mapping | None = None,
         lower_is_better: str | Sequence[str] | None = None, level: float = 0.95,
         order: str | Sequence[str] = "estimate", method: str = "exact",
         rate_prior: tuple[float, float] = (1, 1), grid: tuple[int, int, int] = (2000, 1000, 1000),
-        eval_env: int | dict = 0, dependence: str | None = None, bins: Any = None,
-        seed: Any = None, draws: int = 1000, chains: int = 4):
+        eval_env: int | dict = 0, dependence: str | None = None, bins: int | Mapping[str, int] | None = None,
+        seed: int | np.random.SeedSequence | np.random.Generator | None = None, draws: int = 1000, chains: int = 4):
     """Fit the binary evaluation model with a formula.
 
     Parameters
@@ -101,15 +104,17 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         Sampler settings of the latent-truth model (several metrics or ``bins``); the exact engine
         of one binary metric has no random draws and refuses them.
 
-    Every argument is honoured on both paths or refused with a
-    :class:`~binaryeval.ParameterError` naming it and the path.
-
     Returns
     -------
     BinaryFit or LatentFit
         A :class:`BinaryFit` for one (thresholded) metric or none; a
         :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.  Both answer
         ``to_frame()``, ``compare()``, ``posterior()``, ``rates()``, ``naive()``, ``plan()``.
+
+    Notes
+    -----
+    Every argument is honoured on both paths or refused with a
+    :class:`~binaryeval.ParameterError` naming it and the path.
 
     Examples
     --------

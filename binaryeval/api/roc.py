@@ -44,6 +44,7 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
 
     Examples
     --------
+    >>> from binaryeval import roc
     >>> import pandas as pd
     >>> df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "s": [.9, .2, .7, .6, .4, .1],
     ...                    "g": list("aaabbb")})

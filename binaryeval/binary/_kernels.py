@@ -29,6 +29,8 @@ def dot(u: np.ndarray, v: np.ndarray) -> float:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import dot
     >>> dot(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
     11.0
     """
@@ -45,6 +47,8 @@ def stirlerr(n: np.ndarray, least: float | None = None) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import stirlerr
     >>> abs(float(stirlerr(np.array(1e6))) - 1 / 12e6) < 1e-18
     True
     """
@@ -74,6 +78,8 @@ def bd0(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import bd0
     >>> float(bd0(np.array(10.0), np.array(10.0)))
     0.0
     """
@@ -118,6 +124,8 @@ def log_dbinom(k, n, p):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_dbinom
     >>> from scipy import stats
     >>> bool(np.isclose(log_dbinom(3.0, 10.0, 0.4), stats.binom.logpmf(3, 10, 0.4), rtol=1e-14))
     True
@@ -158,6 +166,8 @@ def log_beta_pdf(x, a, b):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_beta_pdf
     >>> from scipy import stats
     >>> bool(np.isclose(log_beta_pdf(0.3, 2.5, 4.0), stats.beta.logpdf(0.3, 2.5, 4.0), rtol=1e-14))
     True
@@ -194,6 +204,8 @@ def log_gamma_ratio(z, d):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_gamma_ratio
     >>> from scipy import special
     >>> bool(np.isclose(log_gamma_ratio(7.5, 2.25), special.gammaln(9.75) - special.gammaln(7.5)))
     True
@@ -238,6 +250,8 @@ def log_gamma_ratio_change(z, z_ref: float, d: float):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_gamma_ratio_change
     >>> from scipy import special
     >>> z = np.array([1000.5, 2000.0])
     >>> ref = special.gammaln(z + 60) - special.gammaln(z)

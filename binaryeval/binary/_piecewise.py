@@ -36,6 +36,8 @@ class PiecewiseChebyshev:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._piecewise import interpolate
     >>> p = interpolate(np.sin, [0.0, 3.0], tol=1e-13)
     >>> bool(abs(p(np.array([1.0]))[0] - np.sin(1.0)) < 1e-13)
     True
@@ -77,6 +79,8 @@ def chebyshev_coefficients(values: np.ndarray) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._piecewise import CHEB_NODES, chebyshev_coefficients
     >>> c = chebyshev_coefficients(np.exp(CHEB_NODES)[None, :])
     >>> bool(abs(np.polynomial.chebyshev.chebval(0.3, c[0]) - np.exp(0.3)) < 1e-14)
     True
@@ -121,6 +125,8 @@ def interpolate(fn, breakpoints, tol: float, *, max_panels: int = 4096,
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._piecewise import interpolate
     >>> p = interpolate(np.exp, [0.0, 1.0, 2.0], tol=1e-12)
     >>> bool(np.allclose(p(np.linspace(0, 2, 7)), np.exp(np.linspace(0, 2, 7)), atol=1e-12))
     True
@@ -186,6 +192,8 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._piecewise import interpolate_noisy
     >>> rng = np.random.default_rng(0)
     >>> noisy = lambda x: np.sin(x) + 1e-14 * rng.standard_normal(np.shape(x))
     >>> p = interpolate_noisy(noisy, [0.0, 1.0], 1e-16)

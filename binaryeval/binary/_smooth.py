@@ -171,6 +171,8 @@ class SmoothMixture:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._smooth import SmoothMixture
     >>> w = lambda u: np.exp(-0.5 * ((u - 2500.0) / 300.0) ** 2)
     >>> mix = SmoothMixture(4000.5, 20001.0, 5000, w, [0.0, 2500.0, 5000.0])
     >>> round(mix.mean(), 6)  # (a0 + E[u]) / N
@@ -236,6 +238,8 @@ class SmoothMixture:
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.binary._smooth import SmoothMixture
         >>> w = lambda u: np.exp(-0.5 * ((u - 2500.0) / 300.0) ** 2)
         >>> mix = SmoothMixture(4000.5, 20001.0, 5000, w, [0.0, 2500.0, 5000.0])
         >>> round(mix.component_sum(lambda a: a / 20001.0), 6) == round(mix.mean(), 6)

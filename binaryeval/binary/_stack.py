@@ -46,6 +46,8 @@ class Stack:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._stack import Stack
     >>> from scipy import stats
     >>> s = Stack([(np.array([7.0]), np.array([5.0]), np.array([1.0]))])
     >>> cdf, pdf = s.cdf_pdf(np.array([0]), np.array([0.5]))

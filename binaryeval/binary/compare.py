@@ -84,6 +84,8 @@ def difference_cdf(first: PosteriorDistribution, second: PosteriorDistribution
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary.compare import difference_cdf
     >>> from binaryeval import alpha_posterior
     >>> a = alpha_posterior(human_pos=60, human_total=100)
     >>> cdf = difference_cdf(a, a)
@@ -130,6 +132,7 @@ def difference_interval(first: PosteriorDistribution, second: PosteriorDistribut
 
     Examples
     --------
+    >>> from binaryeval.binary.compare import difference_interval
     >>> from binaryeval import alpha_posterior
     >>> a = alpha_posterior(human_pos=70, human_total=100)
     >>> b = alpha_posterior(human_pos=55, human_total=100)
@@ -234,6 +237,7 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
 
     Examples
     --------
+    >>> from binaryeval.binary.compare import compare_posteriors
     >>> from binaryeval import alpha_posterior
     >>> comp = compare_posteriors({"A": alpha_posterior(human_pos=70, human_total=100),
     ...                            "B": alpha_posterior(human_pos=55, human_total=100)})

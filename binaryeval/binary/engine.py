@@ -1309,6 +1309,7 @@ def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 
 
     Examples
     --------
+    >>> from binaryeval import alpha_posterior
     >>> post = alpha_posterior(human_pos=60, human_total=100, metric_pos=5600,
     ...                        metric_total=10000, tp=96, fn=24, tn=64, fp=16)
     >>> round(post.mean(), 2)

@@ -124,6 +124,7 @@ class GridPosterior(PosteriorDistribution):
 
     Examples
     --------
+    >>> from binaryeval.binary.grid import grid_posterior
     >>> post = grid_posterior(human_pos=60, human_total=100, grid=(1000, 1, 1))
     >>> post
     GridPosterior(mean=0.598039, std=0.0483101, method='grid')
@@ -143,6 +144,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).mean(), 6)
         0.583333
         """
@@ -153,6 +155,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).var(), 5)
         0.0187
         """
@@ -164,6 +167,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1)).mode()
         0.59975
         """
@@ -184,6 +188,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> float(grid_posterior(grid=(10, 1, 1)).pdf(0.5))
         1.0
         """
@@ -200,6 +205,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> float(grid_posterior(grid=(10, 1, 1)).logpdf(0.5))
         0.0
         """
@@ -211,6 +217,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(float(grid_posterior(grid=(10, 1, 1)).cdf(0.25)), 12)
         0.25
         """
@@ -222,6 +229,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(float(grid_posterior(grid=(10, 1, 1)).sf(0.25)), 12)
         0.75
         """
@@ -232,6 +240,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(float(grid_posterior(grid=(10, 1, 1)).ppf(0.3)), 12)
         0.3
         """
@@ -251,6 +260,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(float(grid_posterior(grid=(10, 1, 1)).isf(0.3)), 12)
         0.7
         """
@@ -287,6 +297,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> post = grid_posterior(human_pos=6, human_total=10, grid=(2000, 1, 1))
         >>> round(post.expect(), 6) == round(post.mean(), 6)
         True
@@ -308,6 +319,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> round(grid_posterior(grid=(10, 1, 1)).entropy(), 12)  # uniform on [0, 1]
         0.0
         """
@@ -334,6 +346,7 @@ class GridPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval.binary.grid import grid_posterior
         >>> [round(v, 3) for v in grid_posterior(grid=(1000, 1, 1)).interval(0.5)]
         [0.25, 0.75]
         """
@@ -403,6 +416,7 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
 
     Examples
     --------
+    >>> from binaryeval.binary.grid import grid_posterior
     >>> post = grid_posterior(human_pos=60, human_total=100, grid=(1000, 1, 1))
     >>> round(post.mean(), 4)   # Beta(61, 41) has mean 61/102
     0.598

@@ -259,6 +259,7 @@ def fit_counts(counts, *, prior: tuple[float, float] = (1, 1), rates: str | Mapp
 
     Examples
     --------
+    >>> from binaryeval import fit_counts
     >>> res = fit_counts({"human_pos": 113, "human_total": 200, "metric_pos": 5575,
     ...                   "metric_total": 10000, "tp": 92, "fn": 21, "tn": 64, "fp": 23},
     ...                  paired_informs_alpha=False)

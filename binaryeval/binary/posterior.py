@@ -103,6 +103,7 @@ class PosteriorDistribution(Result):
 
     Examples
     --------
+    >>> from binaryeval.binary.posterior import PosteriorDistribution
     >>> from binaryeval import alpha_posterior
     >>> post = alpha_posterior(human_pos=6, human_total=10)
     >>> isinstance(post, PosteriorDistribution)
@@ -357,7 +358,8 @@ class PosteriorDistribution(Result):
         return float(_integral(integrand, pts))
 
     def rvs(self, size: int | tuple[int, ...] | None = None,
-            random_state: Any = None) -> float | np.ndarray:
+            random_state: int | np.random.SeedSequence | np.random.Generator | None = None
+            ) -> float | np.ndarray:
         """Random draws from the posterior (scipy's argument names).
 
         Parameters
@@ -581,6 +583,7 @@ class AlphaPosterior(PosteriorDistribution):
 
         Examples
         --------
+        >>> from binaryeval import AlphaPosterior
         >>> from binaryeval import alpha_posterior
         >>> post = AlphaPosterior.from_parts(
         ...     [alpha_posterior(1, 10), alpha_posterior(9, 10)], [0.5, 0.5])
@@ -1285,6 +1288,7 @@ def prob_greater(first: PosteriorDistribution, second: PosteriorDistribution) ->
 
     Examples
     --------
+    >>> from binaryeval.binary.posterior import prob_greater
     >>> from binaryeval import alpha_posterior
     >>> a, b = alpha_posterior(human_pos=1, human_total=2), alpha_posterior(human_pos=3, human_total=4)
     >>> round(prob_greater(a, b) + prob_greater(b, a), 14)
@@ -1348,6 +1352,7 @@ def prob_greater_matrix(posts) -> np.ndarray:
 
     Examples
     --------
+    >>> from binaryeval.binary.posterior import prob_greater_matrix
     >>> from binaryeval import alpha_posterior
     >>> posts = [alpha_posterior(70, 100), alpha_posterior(55, 100), alpha_posterior(60, 100)]
     >>> P = prob_greater_matrix(posts)

@@ -188,6 +188,7 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     --------
     Without metric-only ratings the posterior of the rates is the paired rows' Beta:
 
+    >>> from binaryeval.binary.rates import model_rates
     >>> r, e, _ = model_rates(A=61, B=41, k=0, M=0, tp=40, fn=10, tn=30, fp=20,
     ...                       rate_prior=(1, 1))
     >>> round(r.mean, 6), round(41 / 52, 6)

@@ -60,7 +60,7 @@ class BinaryFit(Result):
     rate_prior: tuple[float, float] = (1.0, 1.0)
     rates_mode: str = "estimate"
     known_rates: dict = field(default_factory=dict)
-    threshold: Any = None
+    threshold: float | str | Mapping | None = None
     threshold_rule: str | None = None
     lower_is_better: tuple[str, ...] = ()
     level: float = 0.95

@@ -48,6 +48,7 @@ def roc_table(human, score) -> pd.DataFrame:
 
     Examples
     --------
+    >>> from binaryeval.binary import roc_table
     >>> roc_table([1, 0, 1, 0], [0.9, 0.1, 0.6, 0.7])[["threshold", "rho", "eta"]].iloc[2].tolist()
     [0.7, 0.5, 0.5]
     """
@@ -127,6 +128,7 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
 
     Examples
     --------
+    >>> from binaryeval import choose_threshold
     >>> choose_threshold([1, 1, 0, 0], [0.9, 0.4, 0.5, 0.1], "balanced")
     0.5
     """
@@ -386,6 +388,8 @@ def apply_threshold(human: np.ndarray, score: np.ndarray, group: np.ndarray, thr
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary.roc import apply_threshold
     >>> h = np.array([1.0, 1.0, 0.0, 0.0, np.nan])
     >>> s = np.array([0.9, 0.4, 0.5, 0.1, 0.7])
     >>> t = apply_threshold(h, s, np.array(["A"] * 5), "balanced")
@@ -440,6 +444,8 @@ class Cuts:
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.binary.roc import Cuts
         >>> c = Cuts({"A": 0.5, "B": 0.8}, "given", True, False, np.nan, np.nan, np.nan)
         >>> c.apply(np.array([0.6, 0.6, np.nan]), np.array([0, 1, 1]), ["A", "B"]).tolist()
         [1.0, 0.0, nan]
@@ -480,6 +486,8 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary.roc import choose_cuts
     >>> h, s = np.array([1.0, 1.0, 0.0, 0.0]), np.array([0.9, 0.4, 0.5, 0.1])
     >>> choose_cuts(h, s, np.array(["A"] * 4), ["A"], "balanced", score_range=(0.1, 0.9)).thresholds
     {'A': 0.5}

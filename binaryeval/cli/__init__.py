@@ -117,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
+    >>> from binaryeval.cli import main
     >>> code = main(["datasets"])  # doctest: +ELLIPSIS
     name...wmt21_ende...
     >>> code

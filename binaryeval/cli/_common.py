@@ -121,6 +121,8 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
 
     Examples
     --------
+    >>> import argparse
+    >>> from binaryeval.cli._common import dask_session
     >>> with dask_session(argparse.Namespace()):
     ...     pass
     """
@@ -159,6 +161,8 @@ def name_columns(args: argparse.Namespace) -> list[str]:
 
     Examples
     --------
+    >>> import argparse
+    >>> from binaryeval.cli._common import name_columns
     >>> name_columns(argparse.Namespace(formula="h ~ m | system + lp", item="seg_id"))
     ['system', 'lp', 'seg_id']
     """

@@ -112,6 +112,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     System-level scores, the usual case (e.g. corpus BLEU and chrF per system, and TER, where
     lower is better):
 
+    >>> from binaryeval import correlate
     >>> import pandas as pd
     >>> d = pd.DataFrame({"human": [1, 2, 3, 4, 5.5], "bleu": [10, 12, 11, 15, 16.0],
     ...                   "ter": [0.9, 0.8, 0.85, 0.6, 0.5]})

@@ -52,6 +52,7 @@ def fisher_ci(r: float, n: int, level: float = 0.95, *, method: str = "pearson")
 
     Examples
     --------
+    >>> from binaryeval import fisher_ci
     >>> low, high = fisher_ci(0.9, 16)
     >>> round(low, 4), round(high, 4)
     (0.73, 0.9651)
@@ -87,6 +88,7 @@ class WilliamsResult(TestResult):
 
     Examples
     --------
+    >>> from binaryeval import williams_test
     >>> res = williams_test(0.95, 0.90, 0.90, 16)
     >>> res
     WilliamsResult(statistic=1.35281, p_value=0.099589, df=13, alternative='greater')
@@ -119,6 +121,7 @@ class WilliamsResult(TestResult):
 
         Examples
         --------
+        >>> from binaryeval import williams_test
         >>> low, high = williams_test(0.95, 0.90, 0.90, 12).confidence_interval(level=0.9)
         >>> round(low, 4), round(high, 4)
         (-0.031, 0.2076)
@@ -141,6 +144,7 @@ class WilliamsResult(TestResult):
 
         Examples
         --------
+        >>> from binaryeval import williams_test
         >>> williams_test(0.95, 0.90, 0.90, 12).to_frame().round(4)
             r12  r13  r23  estimate   lower   upper  statistic  df  p_value   n
         0  0.95  0.9  0.9      0.05 -0.0555  0.2590     1.1263   9   0.1446  12
@@ -164,6 +168,7 @@ class WilliamsResult(TestResult):
 
         Examples
         --------
+        >>> from binaryeval import williams_test
         >>> print(williams_test(0.95, 0.90, 0.90, 12).summary().as_text().splitlines()[0])
         Williams test of dependent correlations r12 vs r13
         """
@@ -219,6 +224,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int,
 
     Examples
     --------
+    >>> from binaryeval import williams_test
     >>> t, p = williams_test(0.95, 0.90, 0.90, 12, alternative="two-sided")
     >>> round(t, 6), round(p, 6)
     (1.126297, 0.289175)
@@ -268,6 +274,7 @@ def zou_ci(r12: float, r13: float, r23: float, n: int, level: float = 0.95, *,
 
     Examples
     --------
+    >>> from binaryeval import fisher_ci, zou_ci
     >>> low, high = zou_ci(0.95, 0.90, 0.90, 12)
     >>> round(low, 6), round(high, 6)
     (-0.055455, 0.259031)

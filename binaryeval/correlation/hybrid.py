@@ -60,6 +60,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
 
     Examples
     --------
+    >>> from binaryeval import hybrid_supersample
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> d = pd.DataFrame({"sys": np.repeat(list("ABCD"), 50), "seg": np.tile(range(50), 4)})

@@ -332,7 +332,8 @@ class CorrelationResult(Result):
         return mat
 
     # -- resampling alternatives --------------------------------------------------------------
-    def bootstrap(self, n_resamples: int = 9999, *, seed: Any = None,
+    def bootstrap(self, n_resamples: int = 9999, *,
+                  seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                   level: float | None = None, ci_method: str = "BCa") -> pd.DataFrame:
         """Bootstrap (resampling systems) intervals of each r and of each difference of r.
 
@@ -383,7 +384,8 @@ class CorrelationResult(Result):
                          interval=f"bootstrap ({ci_method}) over systems")
         return out
 
-    def permutation_test(self, n_resamples: int = 9999, *, seed: Any = None,
+    def permutation_test(self, n_resamples: int = 9999, *,
+                         seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                          alternative: str = "greater") -> pd.DataFrame:
         """Paired permutation test of ``r_1 = r_2`` for every ordered pair of metrics.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,9 @@ from .frame import favi_frame
 from .ratings import tolerances
 from .result import FaviResult
 from .sign import TIES
+
+if TYPE_CHECKING:  # names used only in type hints
+    from collections.abc import Sequence
 
 
 def _report_unpaired(skipped: np.ndarray, unpaired: str) -> None:
@@ -56,7 +59,7 @@ def _check_agreement(counts: np.ndarray, human_term: str, metric_term: str,
 
 @renamed(human_higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better",
          alpha="sig_level")
-def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
+def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[tuple[str, str]] = "all",
          tolerance: float | tuple[float, float] | dict[str, float] = 0.0,
          lower_is_better: str | list[str] | None = None,
          sign_test_ties: Literal["drop", "split"] = "drop", sig_level: float = 0.05,
@@ -114,6 +117,7 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: Any = "all",
 
     Examples
     --------
+    >>> from binaryeval import favi
     >>> import pandas as pd
     >>> df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3], "system": list("ababab"),
     ...                    "human": [3, 2, 1, 1, 4, 5], "metric": [0.9, 0.2, 0.6, 0.5, 0.4, 0.3]})

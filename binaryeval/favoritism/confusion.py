@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -20,13 +20,17 @@ from .ratings import codes
 from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, UNDEFINED_MESSAGE, as_confusion, favi_from_counts
 from .sign import SignTestResult, sign_test
 
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
 
 def _num(x: Any) -> float:
     x = float(x)
     return int(x) if x.is_integer() else x
 
 
-def favi_score(confusion: Any) -> float:
+def favi_score(confusion: ArrayLike | PreferenceConfusion) -> float:
     """The Favi-Score of a 3 x 3 preference confusion matrix.
 
     Parameters
@@ -52,6 +56,7 @@ def favi_score(confusion: Any) -> float:
     Examples
     --------
     >>> # 10 items humans rated '-' and the metric '+' (paper example C1)
+    >>> from binaryeval import favi_score
     >>> favi_score([[100, 0, 0], [0, 100, 0], [10, 0, 90]])
     2.0
     """
@@ -83,6 +88,7 @@ class PreferenceConfusion(Result):
 
     Examples
     --------
+    >>> from binaryeval import PreferenceConfusion
     >>> c = PreferenceConfusion.from_counts([[413, 20, 23], [28, 164, 10], [44, 13, 285]])
     >>> c.E, c.mar_human, c.mar_metric, round(c.favi, 4), c.accuracy
     (138, 114, 167, 0.3841, 0.862)
@@ -98,7 +104,7 @@ class PreferenceConfusion(Result):
         object.__setattr__(self, "counts", arr)
 
     @classmethod
-    def from_counts(cls, confusion: Any) -> PreferenceConfusion:
+    def from_counts(cls, confusion: ArrayLike) -> PreferenceConfusion:
         """Wrap an existing 3 x 3 count matrix (rows human, columns metric, order ``+, =, -``).
 
         Parameters
@@ -112,6 +118,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).E
         5
         """
@@ -198,6 +205,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[10, 2, 3], [1, 4, 0], [2, 1, 5]])
         >>> c.sign_test("human").n_pos, c.sign_test("metric").n_pos
         (15, 13)
@@ -210,7 +218,7 @@ class PreferenceConfusion(Result):
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
                  n_resamples: int = 4000, cell_concentration: float | None = None,
-                 seed: Any = None) -> pd.DataFrame:
+                 seed: int | np.random.SeedSequence | np.random.Generator | None = None) -> pd.DataFrame:
         """Interval for the Favi-Score of the population the items come from.
 
         Parameters
@@ -255,6 +263,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[53, 3, 3], [25, 52, 5], [9, 4, 46]])
         >>> ci = c.interval(seed=1)
         >>> bool(ci.lower[0] < c.favi < ci.upper[0]), ci.method[0]
@@ -279,6 +288,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).matrix()
         metric  +  =  -
         human
@@ -300,6 +310,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]])
         >>> c.to_frame().head(3).to_dict("records")[1]
         {'human': '+', 'metric': '=', 'count': 1, 'weight': -1}
@@ -319,6 +330,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> c = PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]])
         >>> print(c.summary().as_text().splitlines()[0])
         Preference confusion matrix
@@ -335,7 +347,8 @@ class PreferenceConfusion(Result):
             notes.append("E = 0: the metric never disagrees with the humans, so Favi is undefined (NaN)")
         return Summary("Preference confusion matrix", info, [("counts", table)], notes)
 
-    def plot(self, ax: Any = None, *, kind: Literal["heatmap"] = "heatmap", **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: Literal["heatmap"] = "heatmap",
+             **kwargs: Any) -> Axes:
         """Heat map of the counts; returns the matplotlib Axes.
 
         Parameters
@@ -353,6 +366,7 @@ class PreferenceConfusion(Result):
 
         Examples
         --------
+        >>> from binaryeval import PreferenceConfusion
         >>> ax = PreferenceConfusion.from_counts([[5, 1, 0], [2, 3, 1], [0, 1, 4]]).plot()
         >>> ax.get_title()
         'human (rows) vs metric (columns)'
@@ -374,7 +388,7 @@ class PreferenceConfusion(Result):
         return ax
 
 
-def preference_confusion(human: Any, metric: Any) -> PreferenceConfusion:
+def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfusion:
     """Confusion matrix of human against metric preference ratings.
 
     Parameters
@@ -394,6 +408,7 @@ def preference_confusion(human: Any, metric: Any) -> PreferenceConfusion:
 
     Examples
     --------
+    >>> from binaryeval import preference_confusion
     >>> c = preference_confusion(list("++=--+=+"), [1, 0, 0, -1, 1, 1, -1, 1])
     >>> c.counts.astype(int).tolist(), c.E, c.favi
     ([[3, 1, 0], [0, 1, 1], [1, 0, 1]], 3, 0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,10 @@ from .confusion import PreferenceConfusion
 from .intervals import favi_intervals
 from .score import favi_from_counts, ratio
 from .sign import apply_ties, sign_pvalues
+
+if TYPE_CHECKING:  # names used only in type hints
+    import networkx as nx
+    from matplotlib.axes import Axes
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -339,7 +343,7 @@ class FaviResult(Result):
     def interval(self, level: float = 0.95, *,
                  method: Literal["dirichlet", "bootstrap", "score"] = "dirichlet",
                  n_resamples: int = 4000, cell_concentration: float | None = None,
-                 seed: Any = None) -> pd.DataFrame:
+                 seed: int | np.random.SeedSequence | np.random.Generator | None = None) -> pd.DataFrame:
         """Per-pair intervals for the Favi-Score.
 
         Parameters
@@ -409,7 +413,7 @@ class FaviResult(Result):
     # -- rankings -----------------------------------------------------------------------------
     @renamed(alpha="sig_level", p_adjust="adjust")
     def ranking(self, source: Literal["human", "metric"] = "human", *, sig_level: float | None = None,
-                adjust: str | None = None) -> Any:
+                adjust: str | None = None) -> nx.DiGraph:
         """Significant pairwise wins as a DAG (networkx DiGraph), transitive edges removed.
 
         An edge ``a -> b`` means ``a`` beats ``b``: the two-sided sign test of the ``source``
@@ -503,8 +507,8 @@ class FaviResult(Result):
                          "system of the pair was rated")
         return Summary("Favi-Score: metric favouritism across system pairs", self._info(), tables, notes)
 
-    def plot(self, ax: Any = None, *, kind: Literal["box", "dag", "heatmap"] = "box",
-             source: Literal["human", "metric"] = "human", **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: Literal["box", "dag", "heatmap"] = "box",
+             source: Literal["human", "metric"] = "human", **kwargs: Any) -> Axes:
         """Plot the result; returns the matplotlib Axes.
 
         Parameters

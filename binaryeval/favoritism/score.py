@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -11,6 +11,9 @@ from .._validate import refused, renamed
 from ..data import argument_series, numbers
 from ..errors import CountsError, DataError, InputTypeError
 from .ratings import tolerances
+
+if TYPE_CHECKING:  # names used only in type hints
+    from numpy.typing import ArrayLike
 
 #: The weight matrix W of the Favi-Score (rows human, columns metric, order +, =, -).
 FAVI_WEIGHTS = np.array([[0, -1, -2], [1, 0, -1], [2, 1, 0]], dtype=np.int64)
@@ -76,7 +79,7 @@ def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
                          "scores of a lower-is-better metric: preferences(-scores_1, -scores_2)",
          higher_is_better="higher scores are better by default; negate the scores of a "
                           "lower-is-better metric: preferences(-scores_1, -scores_2)")
-def preferences(scores_1: Any, scores_2: Any, *, tolerance: float = 0.0) -> np.ndarray:
+def preferences(scores_1: ArrayLike, scores_2: ArrayLike, *, tolerance: float = 0.0) -> np.ndarray:
     """Preference ratings from the scores of two systems on the same items.
 
     ``+1`` when the first system's score is higher by more than ``tolerance``, ``-1`` when the
@@ -97,6 +100,8 @@ def preferences(scores_1: Any, scores_2: Any, *, tolerance: float = 0.0) -> np.n
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval import preferences
     >>> preferences([0.9, 0.5, 0.3], [0.4, 0.5, 0.35], tolerance=0.1).tolist()
     [1, 0, 0]
 

@@ -37,6 +37,7 @@ class SignTestResult(TestResult):
 
     Examples
     --------
+    >>> from binaryeval import sign_test
     >>> res = sign_test(15, 5, 3)
     >>> stat, p = res
     >>> stat, round(p, 6)
@@ -61,6 +62,7 @@ class SignTestResult(TestResult):
 
         Examples
         --------
+        >>> from binaryeval import sign_test
         >>> print(sign_test(15, 5, 3).summary().as_text().splitlines()[0])
         exact sign test, ties dropped (conditional test)
         """
@@ -130,6 +132,7 @@ def sign_test(n_pos: int, n_neg: int, n_ties: int = 0, *, ties: Literal["drop", 
     Examples
     --------
     >>> # R: binom.test(15, 20)$p.value
+    >>> from binaryeval import sign_test
     >>> round(sign_test(15, 5, 5).p_value, 6)
     0.041389
     """

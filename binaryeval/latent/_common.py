@@ -204,6 +204,8 @@ def prior_sd_share(conc: np.ndarray, first: int, second: int | None = None) -> f
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent._common import prior_sd_share
     >>> round(prior_sd_share(np.array([1.0, 1.0, 1.0]), 0, 2), 4)   # diff under Dirichlet(1, 1, 1)
     0.4082
     >>> round(prior_sd_share(np.array([1.0, 1.0]), 1), 4)           # Beta(1, 1)
@@ -228,6 +230,8 @@ def effective_human(per_item_var: np.ndarray, post_var: np.ndarray, c0: float) -
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent._common import effective_human
     >>> n, a = 40, np.array([1.0, 1.0])            # 30 of 40 positive: Beta(31, 11)
     >>> m = 31 / 42; var = m * (1 - m) / 43
     >>> round(float(effective_human(np.array(m * (1 - m)), np.array(var), 2.0)), 9)
@@ -244,6 +248,7 @@ def resolve_order(order: Any, labels: Sequence[str], score: Mapping[str, float],
 
     Examples
     --------
+    >>> from binaryeval.latent._common import resolve_order
     >>> resolve_order("estimate", ["a", "b", "c"], {"a": 0.1, "b": 0.5, "c": 0.3}, last=["b"])
     ('c', 'a', 'b')
     """

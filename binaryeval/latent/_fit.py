@@ -134,6 +134,8 @@ def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent._fit import auc_from_counts
     >>> auc_from_counts(np.array([3, 1]), np.array([1, 3]))
     0.75
     """

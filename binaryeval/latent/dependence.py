@@ -42,6 +42,8 @@ def log10_bayes_factor(paired: np.ndarray, levels: tuple[int, ...], conc: float 
     --------
     Two copies of one metric: every paired item shows the pattern (0, 0) or (1, 1).
 
+    >>> import numpy as np
+    >>> from binaryeval.latent.dependence import log10_bayes_factor
     >>> copies = np.array([[[30, 0, 0, 10], [8, 0, 0, 52]]])
     >>> bool(log10_bayes_factor(copies, (2, 2))[0] > 10)
     True
@@ -62,6 +64,7 @@ def verdict(log10_bf: float) -> str:
 
     Examples
     --------
+    >>> from binaryeval.latent.dependence import verdict
     >>> verdict(3.2)
     'conditional dependence: use dependence="joint"'
     """

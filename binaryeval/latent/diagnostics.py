@@ -167,6 +167,8 @@ def rhat(draws) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent.diagnostics import rhat
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(4, 1000))
     >>> bool(rhat(x) < 1.01)
@@ -200,6 +202,8 @@ def ess_bulk(draws) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent.diagnostics import ess_bulk
     >>> rng = np.random.default_rng(1)
     >>> independent = rng.normal(size=(4, 1000))
     >>> bool(3000 < ess_bulk(independent) < 5000)
@@ -225,6 +229,8 @@ def ess_tail(draws) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent.diagnostics import ess_tail
     >>> rng = np.random.default_rng(2)
     >>> bool(2000 < ess_tail(rng.normal(size=(4, 1000))) < 5000)
     True
@@ -249,6 +255,8 @@ def summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent.diagnostics import ess_bulk, rhat, summary
     >>> rng = np.random.default_rng(3)
     >>> x = rng.normal(size=(4, 500, 2))
     >>> r, bulk, tail = summary(x)

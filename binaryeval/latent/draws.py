@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,9 @@ from .. import _validate as v
 from .._results import Result
 from ..summary import Summary
 from . import _common, diagnostics
+
+if TYPE_CHECKING:  # names used only in type hints
+    from numpy.typing import ArrayLike
 
 __all__ = ["DrawsPosterior"]
 
@@ -44,6 +47,8 @@ class DrawsPosterior(Result):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.latent import DrawsPosterior
     >>> rng = np.random.default_rng(0)
     >>> post = DrawsPosterior(rng.beta(7, 5, size=(4, 2000)), "alpha", "A")
     >>> round(post.mean(), 2), round(post.std(), 2)
@@ -65,6 +70,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.1, 0.3]])).mean()
         0.2
         """
@@ -75,6 +82,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> round(DrawsPosterior(np.array([[0.1, 0.3]])).var(), 6)
         0.02
         """
@@ -85,6 +94,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> round(DrawsPosterior(np.array([[0.1, 0.3]])).std(), 6)
         0.141421
         """
@@ -95,12 +106,14 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.1, 0.2, 0.9]])).median()
         0.2
         """
         return float(np.median(self._flat))
 
-    def ppf(self, q: Any) -> Any:
+    def ppf(self, q: ArrayLike) -> float | np.ndarray:
         """Quantiles of the draws (linear interpolation, numpy's default).
 
         Parameters
@@ -114,13 +127,15 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(11.0)[None]).ppf(0.5)
         5.0
         """
         out = np.quantile(self._flat, q)
         return float(out) if np.ndim(out) == 0 else out
 
-    def cdf(self, x: Any) -> Any:
+    def cdf(self, x: ArrayLike) -> float | np.ndarray:
         """Share of draws at or below ``x`` (the empirical distribution function).
 
         Parameters
@@ -133,6 +148,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(10.0)[None]).cdf(4.5)
         0.5
         """
@@ -140,7 +157,7 @@ class DrawsPosterior(Result):
         out = np.searchsorted(s, x, side="right") / s.size
         return float(out) if np.ndim(out) == 0 else out
 
-    def sf(self, x: Any) -> Any:
+    def sf(self, x: ArrayLike) -> float | np.ndarray:
         """Share of draws above ``x``.
 
         Parameters
@@ -153,6 +170,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(10.0)[None]).sf(4.5)
         0.5
         """
@@ -174,6 +193,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.arange(101.0)[None]).interval(0.9)
         (5.0, 95.0)
         """
@@ -192,12 +213,14 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.2, 0.1, 0.4]])).support()
         (0.1, 0.4)
         """
         return float(self._flat.min()), float(self._flat.max())
 
-    def rvs(self, size: int | tuple[int, ...] = 1, random_state: Any = None) -> np.ndarray:
+    def rvs(self, size: int | tuple[int, ...] = 1, random_state: int | np.random.SeedSequence | np.random.Generator | None = None) -> np.ndarray:
         """Draws resampled (with replacement) from the posterior's draws.
 
         Parameters
@@ -213,6 +236,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> DrawsPosterior(np.array([[0.1, 0.3]])).rvs(size=3, random_state=1).shape
         (3,)
         """
@@ -239,6 +264,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> a = DrawsPosterior(np.array([[0.5, 0.6, 0.7]]), source=1)
         >>> b = DrawsPosterior(np.array([[0.4, 0.7, 0.6]]), source=1)
         >>> round(a.prob_greater(b), 4), a.prob_greater(0.55)
@@ -278,6 +305,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> rng = np.random.default_rng(0)
         >>> list(DrawsPosterior(rng.normal(size=(4, 500)), "diff").to_frame().columns)[:5]
         ['estimate', 'std_error', 'median', 'lower', 'upper']
@@ -308,6 +337,8 @@ class DrawsPosterior(Result):
 
         Examples
         --------
+        >>> import numpy as np
+        >>> from binaryeval.latent import DrawsPosterior
         >>> rng = np.random.default_rng(0)
         >>> print(DrawsPosterior(rng.normal(size=(4, 500)), "diff", "A vs B").summary().title)
         Posterior of diff (A vs B), from the sampler's draws

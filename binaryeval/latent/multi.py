@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,13 @@ from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import LatentPosterior, build_model
+
+if TYPE_CHECKING:  # names used only in type hints
+    from collections.abc import Mapping
+
+    import networkx as nx
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["LatentFit", "fit_latent"]
 
@@ -116,7 +123,16 @@ class LatentFit(Result):
 
     Examples
     --------
-    >>> res = _example()
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+    >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+    >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+    ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+    ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+    ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
     >>> res
     LatentFit(groups=2, metrics=2, outputs=4, n_rows=2400, chains=4, draws=300)
     >>> list(res.to_frame().columns)[:4]
@@ -179,7 +195,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().alpha_draws("A").shape
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.alpha_draws("A").shape
         (4, 300)
         """
         return self.latent.pi_draws(group)[..., 1]
@@ -200,7 +226,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> post = _example().posterior("A")
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> post = res.posterior("A")
         >>> round(post.mean(), 1)
         0.7
         """
@@ -231,7 +267,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().interval(0.8, kind="hdi").attrs["kind"]
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.interval(0.8, kind="hdi").attrs["kind"]
         'hdi'
         """
         level = self.level if level is None else level
@@ -265,7 +311,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> int(_example().to_frame().loc["A", "n_paired"])
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> int(res.to_frame().loc["A", "n_paired"])
         200
         """
         level = self.level if level is None else v.level(level)
@@ -303,7 +359,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().prior_dominated()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.prior_dominated()
         []
         """
         frame = self.to_frame()
@@ -362,7 +428,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> int(_example().naive().loc["A", "n_metric"])
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> int(res.naive().loc["A", "n_metric"])
         1200
         """
         from scipy import stats
@@ -404,7 +480,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> r = _example().rates()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> r = res.rates()
         >>> r.index.names
         FrozenList(['system', 'class', 'metric_output'])
         >>> round(float(r.loc[("A", "1")]["estimate"].sum()), 6)
@@ -440,7 +526,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> m = _example().compare().matrix()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> m = res.compare().matrix()
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
@@ -465,7 +561,7 @@ class LatentFit(Result):
         return _common.resolve_order(order, self.groups, score)
 
     @v.renamed(threshold="min_prob")
-    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> Any:
+    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> nx.DiGraph:
         """Groups ranked by ``P(alpha_a > alpha_b) >= min_prob``: a DAG (networkx).
 
         Parameters
@@ -484,7 +580,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> sorted(_example().ranking().nodes)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> sorted(res.ranking().nodes)
         ['A', 'B']
         """
         min_prob = v.probability(min_prob, "min_prob", open=True)
@@ -513,7 +619,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().dependence().attrs["verdict"]  # two independent metrics, 200 paired rows
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.dependence().attrs["verdict"]  # two independent metrics, 200 paired rows
         'inconclusive: dependence="joint" is the safe choice'
         """
         if len(self.metric_terms) < 2:
@@ -569,7 +685,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> print(_example().summary().title)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> print(res.summary().title)
         Latent-truth model: rate of adequate outputs from several metrics
         """
         level = self.level if level is None else v.level(level)
@@ -620,8 +746,8 @@ class LatentFit(Result):
         return s
 
     @v.renamed(threshold="min_prob")
-    def plot(self, ax: Any = None, *, kind: str = "interval", min_prob: float = 0.95,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "interval", min_prob: float = 0.95,
+             **kwargs: Any) -> Axes:
         """Draw the rates, the comparison matrix or the ranking.
 
         Parameters
@@ -642,7 +768,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> ax = _example().plot()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> ax = res.plot()
         """
         import matplotlib.pyplot as plt
 
@@ -768,11 +904,11 @@ def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[s
 @v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration",
            higher_is_better="lower_is_better", metric_higher_is_better="lower_is_better")
 def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
-               bins: int | dict[str, int] | None = None, rates: Any = "estimate",
-               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: Any = 1.0,
+               bins: int | dict[str, int] | None = None, rates: str | Mapping = "estimate",
+               prior: tuple[float, float] = (1.0, 1.0), rate_concentration: float | ArrayLike = 1.0,
                lower_is_better: str | Sequence[str] | None = None,
                order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
-               paired_informs_pi: bool = True, level: float = 0.95, seed: Any = None,
+               paired_informs_pi: bool = True, level: float = 0.95, seed: int | None = None,
                draws: int = 1000, chains: int = 4, warmup: int | None = None) -> LatentFit:
     """The rate of adequate outputs per group from several metrics or binned scalar scores.
 
@@ -839,6 +975,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
 
     Examples
     --------
+    >>> from binaryeval import fit_latent
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.random(2000) < 0.6

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,12 @@ from ..errors import ParameterError
 from ..summary import Summary
 from . import _common
 from .engine import Draws, Model, check_counts
+
+if TYPE_CHECKING:  # names used only in type hints
+    from collections.abc import Mapping
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["LatentPosterior", "latent_posterior"]
 
@@ -41,6 +47,7 @@ class LatentPosterior(Result):
 
     Examples
     --------
+    >>> from binaryeval import latent_posterior
     >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
     >>> post
     LatentPosterior(groups=1, classes=2, outputs=2, chains=4, draws=300, rates='estimate')
@@ -57,13 +64,13 @@ class LatentPosterior(Result):
     draws: Draws
     level: float = 0.95
     share_concentration: np.ndarray | None = None
-    rate_concentration: Any = None
+    rate_concentration: np.ndarray | list[np.ndarray] | None = None
     rates: str = "estimate"
     known: np.ndarray | None = None
     dependence: str = "joint"
     levels: tuple[int, ...] = ()
     paired_informs_pi: bool = True
-    seed: Any = None
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None
     warmup: int = 0
     call: dict = field(default_factory=dict)
 
@@ -92,6 +99,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> post.pi_draws().shape
         (4, 300, 2)
@@ -112,6 +120,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> post.theta_mean().round(1).to_numpy().tolist()
         [[0.7, 0.3], [0.1, 0.9]]
@@ -163,6 +172,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> post.interval(0.9).shape
         (2, 2)
@@ -179,6 +189,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> list(post.to_frame().columns)[:4]
         ['group', 'class', 'estimate', 'std_error']
@@ -201,6 +212,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> print(post.summary().title)
         Latent-truth model: class shares per group
@@ -225,8 +237,8 @@ class LatentPosterior(Result):
                 "outputs": len(self.outputs), "chains": self.n_chains, "draws": self.n_draws,
                 "rates": self.rates}
 
-    def plot(self, ax: Any = None, *, kind: str = "interval", group: str | None = None,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "interval", group: str | None = None,
+             **kwargs: Any) -> Axes:
         """Draw the class shares or the chains.
 
         Parameters
@@ -247,6 +259,7 @@ class LatentPosterior(Result):
 
         Examples
         --------
+        >>> from binaryeval import latent_posterior
         >>> post = latent_posterior([[[40, 10], [5, 45]]], metric=[[300, 700]], draws=300, seed=1)
         >>> ax = post.plot(kind="trace")
         """
@@ -285,14 +298,16 @@ def _rates_text(rates: str, dependence: str) -> str:
 
 
 @v.renamed(prior="share_concentration", rate_prior="rate_concentration")
-def latent_posterior(paired: Any, human: Any = None, metric: Any = None, *,
+def latent_posterior(paired: ArrayLike, human: ArrayLike | None = None,
+                     metric: ArrayLike | None = None, *,
                      groups: Sequence[str] | None = None, classes: Sequence[str] | None = None,
                      outputs: Sequence[str] | None = None, levels: Sequence[int] | None = None,
-                     dependence: str = "joint", rates: Any = "estimate",
-                     share_concentration: Any = 1.0, rate_concentration: Any = 1.0,
+                     dependence: str = "joint", rates: str | Mapping = "estimate",
+                     share_concentration: float | ArrayLike = 1.0,
+                     rate_concentration: float | ArrayLike = 1.0,
                      paired_informs_pi: bool = True, level: float = 0.95,
                      draws: int = 1000, chains: int = 4, warmup: int | None = None,
-                     seed: Any = None) -> LatentPosterior:
+                     seed: int | np.random.SeedSequence | np.random.Generator | None = None) -> LatentPosterior:
     """Posterior of the class shares from counts (the engine behind the data-frame faces).
 
     Parameters
@@ -343,6 +358,7 @@ def latent_posterior(paired: Any, human: Any = None, metric: Any = None, *,
     --------
     A binary metric (K = J = 2) on 100 paired and 1,000 metric-only items:
 
+    >>> from binaryeval import latent_posterior
     >>> post = latent_posterior([[40, 10], [5, 45]], metric=[300, 700], draws=500, seed=3)
     >>> frame = post.to_frame()
     >>> round(float(frame["estimate"].iloc[1]), 2)  # the exact engine: 0.5947

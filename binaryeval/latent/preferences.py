@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,13 @@ from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import LatentPosterior, build_model
+
+if TYPE_CHECKING:  # names used only in type hints
+    from collections.abc import Mapping
+
+    import networkx as nx
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["PreferenceFit", "fit_preferences"]
 
@@ -174,6 +181,7 @@ class PreferenceFit(Result):
 
     Examples
     --------
+    >>> from binaryeval import fit_preferences
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> quality = {"A": 0.3, "B": 0.0, "C": -0.3}
@@ -269,7 +277,17 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> res = _example()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
         >>> d = res.pair_draws("B", "A")
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
@@ -297,7 +315,17 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> res = _example()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
         >>> round(res.posterior("A", "B").mean() + res.posterior("B", "A").mean(), 12)
         0.0
         """
@@ -331,7 +359,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> _example().prior_dominated()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> res.prior_dominated()
         []
         """
         return [p for p, d in zip(self.pairs, self._dominated(), strict=True) if d]
@@ -366,7 +405,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> _example().interval(0.5).shape
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> res.interval(0.5).shape
         (3, 2)
         """
         level = self.level if level is None else level
@@ -400,7 +450,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> list(_example().to_frame().columns)[:6]
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> list(res.to_frame().columns)[:6]
         ['n_human', 'n_paired', 'n_metric', 'win_1', 'tie', 'win_2']
         """
         level = self.level if level is None else v.level(level)
@@ -462,7 +523,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> nv = _example().naive()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> nv = res.naive()
         >>> int(nv["n_metric"].iloc[0])
         300
         """
@@ -504,7 +576,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> r = _example().rates()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> r = res.rates()
         >>> r.index.names
         FrozenList(['group_1', 'group_2', 'class', 'metric_output'])
         >>> round(float(r.loc[("A", "B", "first")]["estimate"].sum()), 6)
@@ -536,7 +619,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> fv = _example().favi()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> fv = res.favi()
         >>> bool(fv["lower"].le(fv["estimate"]).all())
         True
         """
@@ -599,7 +693,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> m = _example().compare().matrix()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> m = res.compare().matrix()
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
@@ -620,7 +725,7 @@ class PreferenceFit(Result):
         return _common.resolve_order(order, self.systems, score, last=unknown)
 
     @v.renamed(threshold="min_prob")
-    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> Any:
+    def ranking(self, min_prob: float = 0.95, *, include_prior_dominated: bool = False) -> nx.DiGraph:
         """Systems ranked by the pairwise posteriors: a DAG of confident wins (networkx).
 
         An edge ``a -> b`` means ``P(a preferred over b) >= min_prob``; transitive edges are
@@ -643,7 +748,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> g = _example().ranking(0.9)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> g = res.ranking(0.9)
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
@@ -761,6 +877,7 @@ class PreferenceFit(Result):
 
         Examples
         --------
+        >>> from binaryeval import fit_preferences
         >>> import numpy as np, pandas as pd
         >>> df = pd.DataFrame({"a": ["x"] * 40, "b": ["y"] * 40,
         ...                    "h": np.tile([1, 0, -1, 1], 10), "m": np.tile([1, 0, -1, 0], 10)})
@@ -822,7 +939,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> print(_example().summary().title)
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> print(res.summary().title)
         Preference ratings corrected for metric errors
         """
         level = self.level if level is None else v.level(level)
@@ -879,8 +1007,8 @@ class PreferenceFit(Result):
         return s
 
     @v.renamed(threshold="min_prob")
-    def plot(self, ax: Any = None, *, kind: str = "diff", min_prob: float = 0.95,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "diff", min_prob: float = 0.95,
+             **kwargs: Any) -> Axes:
         """Draw the pairs, the preference matrix or the ranking.
 
         Parameters
@@ -903,7 +1031,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> ax = _example().plot(kind="matrix")
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> ax = res.plot(kind="matrix")
         """
         import matplotlib.pyplot as plt
 
@@ -948,6 +1087,7 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
 
     Examples
     --------
+    >>> from binaryeval.latent.preferences import dirichlet_diff_interval
     >>> lo, hi = dirichlet_diff_interval(2.0, 1.0, 2.0, 0.95)
     >>> round(lo + hi, 12)   # symmetric when a1 == a3
     0.0
@@ -1005,11 +1145,12 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                     first: str | None = None, second: str | None = None,
                     lower_is_better: str | Sequence[str] | None = None,
                     tolerance: float | dict[str, float] = 0.0, dependence: str = "joint",
-                    rates: Any = "estimate", share_concentration: Any = 1.0,
-                    rate_concentration: Any = 1.0,
+                    rates: str | Mapping = "estimate",
+                    share_concentration: float | ArrayLike = 1.0,
+                    rate_concentration: float | ArrayLike = 1.0,
                     paired_informs_pi: bool = True, level: float = 0.95,
                     order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
-                    seed: Any = None, draws: int = 1000, chains: int = 4,
+                    seed: int | None = None, draws: int = 1000, chains: int = 4,
                     warmup: int | None = None) -> PreferenceFit:
     """Preference rates per system pair, corrected for the errors of automated metrics.
 
@@ -1084,6 +1225,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
 
     Examples
     --------
+    >>> from binaryeval import fit_preferences
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sys_a": ["x", "y", "x", "x"] * 30, "sys_b": ["y", "x", "y", "y"] * 30,
     ...                    "human": [1, -1, 0, None] * 30, "metric": [1, -1, 1, 1] * 30})

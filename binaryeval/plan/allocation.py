@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,9 @@ from ..summary import Summary
 from ._setup import Setup, requires_model
 from ._setup import progress as check_progress
 from .cells import epsilon, evaluate, make_cell
+
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
 
 __all__ = ["AllocationResult", "optimal_allocation"]
 
@@ -41,6 +44,7 @@ class AllocationResult(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import optimal_allocation
     >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
     >>> best
     AllocationResult(n_human=150, n_metric=500, epsilon=0.080596, cost=200, budget=200)
@@ -62,6 +66,7 @@ class AllocationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import optimal_allocation
         >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
         >>> list(best.to_frame().columns)
         ['n_human', 'n_metric', 'cost', 'epsilon']
@@ -75,6 +80,7 @@ class AllocationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import optimal_allocation
         >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
         >>> best.summary().title
         'Optimal allocation of a rating budget'
@@ -85,7 +91,7 @@ class AllocationResult(Result):
                        [("best split", best)],
                        [f"{len(self.frontier)} splits evaluated; see .frontier and .plot()."], digits=4)
 
-    def plot(self, ax: Any = None, *, kind: str = "frontier", **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "frontier", **kwargs: Any) -> Axes:
         """Draw eps against the number of human ratings bought, the best split marked.
 
         Parameters
@@ -103,6 +109,7 @@ class AllocationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import optimal_allocation
         >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
         >>> best.plot().get_xlabel()
         'human ratings (the rest of the budget buys metric ratings)'
@@ -165,6 +172,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
 
     Examples
     --------
+    >>> from binaryeval.plan import optimal_allocation
     >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
     >>> best.cost <= 200
     True

@@ -59,6 +59,7 @@ def expected_counts(alpha: float, rho: float, eta: float | None = None, n_human:
 
     Examples
     --------
+    >>> from binaryeval.plan import expected_counts
     >>> expected_counts(0.3, 0.95, n_human=100, n_metric=100000, n_paired=1000, psi=0.3,
     ...                 rounding="half_even")["tp"]
     285

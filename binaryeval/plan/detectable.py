@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,9 @@ from ._setup import (
 )
 from .cells import child_seeds, epsilon, evaluate, frame, make_cell
 
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
+
 __all__ = ["DetectableDifferenceTable", "detectable_difference", "detectable_difference_table"]
 
 _PLOT_KINDS = ("lines", "heatmap")
@@ -37,7 +40,8 @@ _PLOT_KINDS = ("lines", "heatmap")
 def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_human: int = 0,
                           n_metric: int = 0, n_paired: int | None = None, sig_level: float = 0.05,
                           rates: str = "estimate", simulate: str = "expected",
-                          rounding: str = "half_up", n_resamples: int = 50, seed: Any = None, *,
+                          rounding: str = "half_up", n_resamples: int = 50,
+                          seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
                           psi: float | None = None, method: str = "exact",
                           prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                           grid: Sequence[int] | None = None) -> float:
@@ -98,6 +102,7 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
     --------
     Known rates (paper Table 1):
 
+    >>> from binaryeval.plan import detectable_difference
     >>> round(detectable_difference(0.6, n_human=1000, rates={"rho": 0.7, "eta": 0.7}), 3)
     0.043
     """
@@ -130,6 +135,7 @@ class DetectableDifferenceTable(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import detectable_difference_table
     >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
     ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t
@@ -173,6 +179,7 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import detectable_difference_table
         >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
         ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> t.to_frame()[["n_human", "n_metric", "epsilon"]].round(3)
@@ -191,6 +198,7 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import detectable_difference_table
         >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
         ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> t.summary().title
@@ -204,8 +212,8 @@ class DetectableDifferenceTable(Result):
         return Summary("Minimal detectable difference", dict(self.settings),
                        [("eps (rows n_human, columns n_metric)", self.table)], notes, digits=3)
 
-    def plot(self, ax: Any = None, *, kind: str = "lines", x: str = "n_metric",
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "lines", x: str = "n_metric",
+             **kwargs: Any) -> Axes:
         """Draw eps against one size, one line per value of the other, or as a heatmap.
 
         Parameters
@@ -226,6 +234,7 @@ class DetectableDifferenceTable(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import detectable_difference_table
         >>> t = detectable_difference_table(0.6, n_human=[100, 1000], n_metric=[0, 1000],
         ...                                 rates={"rho": 0.7, "eta": 0.7})
         >>> len(t.plot().get_lines())
@@ -277,7 +286,8 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
                                 n_paired: int | None = None, sig_level: float = 0.05,
                                 rates: str = "estimate", simulate: str = "expected",
                                 rounding: str = "half_up", n_resamples: int = 50,
-                                seed: Any = None, *, psi: float | None = None,
+                                seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
+                                psi: float | None = None,
                                 method: str = "exact", prior: Sequence[float] = (1, 1),
                                 rate_prior: Sequence[float] = (1, 1),
                                 grid: Sequence[int] | None = None, n_jobs: int | None = None,
@@ -307,6 +317,7 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
 
     Examples
     --------
+    >>> from binaryeval.plan import detectable_difference_table
     >>> t = detectable_difference_table(0.6, n_human=[0, 100], n_metric=[0, 1000],
     ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t.table.round(3).values.tolist()   # paper Table 1

@@ -161,6 +161,7 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
 
     Examples
     --------
+    >>> from binaryeval.plan.fit_plan import plan_fit
     >>> import binaryeval as be
     >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
     ...                      "B": {"human_pos": 62, "human_total": 100}})

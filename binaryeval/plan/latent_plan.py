@@ -116,8 +116,18 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
 
     Examples
     --------
-    >>> from binaryeval.latent.multi import _example
-    >>> plan_latent(_example()).to_frame()[["group_1", "group_2", "more_human"]].shape
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> from binaryeval.plan.latent_plan import plan_latent
+    >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+    >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+    >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+    ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+    ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+    ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+    >>> plan_latent(res).to_frame()[["group_1", "group_2", "more_human"]].shape
     (1, 3)
     """
     sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon)
@@ -180,8 +190,19 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
 
     Examples
     --------
-    >>> from binaryeval.latent.preferences import _example
-    >>> plan_preferences(_example()).to_frame()["more_human"].tolist()
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> from binaryeval.plan.latent_plan import plan_preferences
+    >>> rng = np.random.default_rng(0)
+    >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+    >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+    >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+    ...                    "system": np.tile(["A", "B", "C"], 300),
+    ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+    >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+    >>> plan_preferences(res).to_frame()["more_human"].tolist()
     [0, 0, 0]
     """
     sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon)
@@ -257,8 +278,17 @@ def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours
 
     Examples
     --------
-    >>> from binaryeval.latent.multi import _example
-    >>> _example().plan().to_frame().attrs["method"].startswith("effective-sample-size")
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+    >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+    >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+    ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+    ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+    ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+    >>> res.plan().to_frame().attrs["method"].startswith("effective-sample-size")
     True
     """
     return plan_latent(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
@@ -291,8 +321,18 @@ def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
 
     Examples
     --------
-    >>> from binaryeval.latent.preferences import _example
-    >>> _example().plan(epsilon=0.05).to_frame()["attainable"].all()
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import binaryeval as be
+    >>> rng = np.random.default_rng(0)
+    >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+    >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+    >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+    ...                    "system": np.tile(["A", "B", "C"], 300),
+    ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+    >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+    >>> res.plan(epsilon=0.05).to_frame()["attainable"].all()
     np.True_
     """
     return plan_preferences(self, epsilon, pairs=pairs, sig_level=sig_level,

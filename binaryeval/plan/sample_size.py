@@ -50,6 +50,7 @@ class SampleSizeResult(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import required_sample_size
     >>> res = required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7})
     >>> res
     SampleSizeResult(vary='n_human', size=735, epsilon=0.05, achieved=0.0499907, attainable=True)
@@ -81,6 +82,7 @@ class SampleSizeResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import required_sample_size
         >>> frame = required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).to_frame()
         >>> frame[["vary", "size", "attainable"]]
               vary  size  attainable
@@ -97,6 +99,7 @@ class SampleSizeResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import required_sample_size
         >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes
         ['n_human = 735 gives eps = 0.04999 <= 0.05.']
         """
@@ -216,6 +219,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
 
     Examples
     --------
+    >>> from binaryeval.plan import required_sample_size
     >>> res = required_sample_size(0.02, vary="n_human", alpha=0.6, rates={"rho": 0.7, "eta": 0.7})
     >>> res.size > 2000
     True

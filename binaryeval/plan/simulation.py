@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,9 @@ from ..summary import Summary
 from ._setup import Setup, requires_model, simulation, sizes
 from ._setup import progress as check_progress
 from .cells import child_seeds, evaluate, frame, make_cell
+
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
 
 __all__ = ["SimulationResult", "simulate"]
 
@@ -43,6 +46,7 @@ class SimulationResult(Result):
 
     Examples
     --------
+    >>> from binaryeval.plan import simulate
     >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
     >>> res
     SimulationResult(alpha=0.6, rho=0.8, eta=0.8, rates='estimate', n_resamples=5, seed=1, n_cells=2)
@@ -63,6 +67,7 @@ class SimulationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import simulate
         >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
         >>> res.to_frame()[["n_human", "bias", "sd_mean"]].shape
         (2, 3)
@@ -76,6 +81,7 @@ class SimulationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import simulate
         >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
         >>> res.summary().title
         'Simulated experiments'
@@ -87,8 +93,8 @@ class SimulationResult(Result):
                        ["bias = mean posterior mean - alpha; sd_mean/sd_sd = mean/sd of the "
                         "posterior sd over the simulated experiments."], digits=4)
 
-    def plot(self, ax: Any = None, *, kind: str = "bias", x: str | None = None,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "bias", x: str | None = None,
+             **kwargs: Any) -> Axes:
         """The bias (+- 2 standard errors) or the mean posterior sd against a size.
 
         One line per value of the other size (thesis Figs. 5.3-5.4).
@@ -110,6 +116,7 @@ class SimulationResult(Result):
 
         Examples
         --------
+        >>> from binaryeval.plan import simulate
         >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=5, seed=1)
         >>> res.plot(kind="sd").get_ylabel()
         'mean posterior sd'
@@ -141,9 +148,10 @@ class SimulationResult(Result):
 
 @renamed(gamma="sig_level", reps="n_resamples")
 @requires_model
-def simulate(alpha: float, rho: float, eta: float | None = None, n_human: Any = 0,
-             n_metric: Any = 0, n_paired: int | None = None, sig_level: float = 0.05,
-             rates: str = "estimate", n_resamples: int = 50, seed: Any = None, *,
+def simulate(alpha: float, rho: float, eta: float | None = None, n_human: int | Sequence[int] = 0,
+             n_metric: int | Sequence[int] = 0, n_paired: int | None = None, sig_level: float = 0.05,
+             rates: str = "estimate", n_resamples: int = 50,
+             seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
              psi: float | None = None, method: str = "exact", prior: Sequence[float] = (1, 1),
              rate_prior: Sequence[float] = (1, 1), grid: Sequence[int] | None = None,
              n_jobs: int | None = None, progress: bool | None = None) -> SimulationResult:
@@ -176,6 +184,7 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: Any = 
 
     Examples
     --------
+    >>> from binaryeval.plan import simulate
     >>> res = simulate(0.6, 0.8, n_human=[50, 200], n_metric=1000, n_resamples=20, seed=1)
     >>> res.to_frame()[["n_human", "bias", "sd_mean"]].shape
     (2, 3)

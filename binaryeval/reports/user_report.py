@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -33,6 +33,9 @@ from ..errors import BinaryEvalWarning, ParameterError
 from ..formula import parse_formula
 from ..io import read_table, select_rows
 from ..latent import fit_preferences
+
+if TYPE_CHECKING:  # names used only in type hints
+    import numpy as np
 
 __all__ = ["make_report", "report_template"]
 
@@ -57,6 +60,7 @@ def report_template(kind: str = "fit") -> str:
 
     Examples
     --------
+    >>> from binaryeval.reports import report_template
     >>> report_template().startswith("---")
     True
     >>> "corrected ranking" in report_template("preferences")
@@ -80,7 +84,8 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
 
 def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | None = None,
                 query: str | None = None,
-                threshold: Any = None, lower_is_better: str | Sequence[str] | None = None,
+                threshold: float | str | Mapping | None = None,
+                lower_is_better: str | Sequence[str] | None = None,
                 rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
@@ -88,7 +93,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
                 engine: str = "jupyter",
                 timeout: int = 600, command: str | None = None,
                 item: str | None = None, first: str | None = None, second: str | None = None,
-                tolerance: float | dict[str, float] = 0.0, seed: Any = None,
+                tolerance: float | dict[str, float] = 0.0,
+                seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                 draws: int = 1000, chains: int = 4,
                 include_prior_dominated: bool = False) -> Path:
     """Fit the model on ``data`` once and write an HTML report of the fit.
@@ -153,6 +159,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     works as ``data`` too, e.g. ``make_report("wmt21_ende", "I(mqm == 0) ~ chrf | system",
     threshold="balanced")``):
 
+    >>> from pathlib import Path
+    >>> from binaryeval.reports import make_report
     >>> import tempfile
     >>> import pandas as pd
     >>> folder = Path(tempfile.mkdtemp())

@@ -86,6 +86,7 @@ class Setting:
 
     Examples
     --------
+    >>> from binaryeval.validation import Setting
     >>> Setting("S01", alpha=0.6, rho=0.8, eta=0.8, n_human=100, n_metric=1000).rates
     'estimate'
     """
@@ -121,6 +122,7 @@ class Setting:
 
         Examples
         --------
+        >>> from binaryeval.validation import Setting
         >>> Setting("S01", 0.6, 0.8, 0.8, 100, 1000).as_dict()["n_metric"]
         1000
         """
@@ -142,6 +144,8 @@ def draw_counts(rng: np.random.Generator, alpha: float, rho: float, eta: float, 
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.validation.calibration import draw_counts
     >>> c = draw_counts(np.random.default_rng(1), 0.6, 0.8, 0.8, 200, 1000)
     >>> c["tp"] + c["fn"] == c["human_pos"]
     True
@@ -175,6 +179,7 @@ def random_designs(n: int, seed: int) -> list[tuple[int, ...]]:
 
     Examples
     --------
+    >>> from binaryeval.validation import random_designs
     >>> designs = random_designs(3, seed=0)
     >>> len(designs), len(designs[0]), designs == random_designs(3, seed=0)
     (3, 8, True)
@@ -209,6 +214,7 @@ def pair_sweep() -> dict[str, tuple[int, ...]]:
 
     Examples
     --------
+    >>> from binaryeval.validation import pair_sweep
     >>> sweep = pair_sweep()
     >>> len(sweep), sweep["beta 60"]
     (10, (41, 60))
@@ -360,6 +366,7 @@ def coverage_region(n: int, level: float, region: float = 0.999) -> tuple[int, i
 
     Examples
     --------
+    >>> from binaryeval.validation import coverage_region
     >>> coverage_region(1000, 0.95)
     (926, 971)
     """

@@ -69,6 +69,7 @@ class PeerInterval(NamedTuple):
 
     Examples
     --------
+    >>> from binaryeval.validation import PeerInterval
     >>> est, lo, hi = PeerInterval(0.5, 0.4, 0.6)
     >>> round(PeerInterval(0.5, 0.4, 0.6).width, 12)
     0.2
@@ -127,6 +128,7 @@ def classical_interval(human_pos: int, human_total: int, level: float = 0.95,
 
     Examples
     --------
+    >>> from binaryeval.validation import classical_interval
     >>> est, low, high = classical_interval(113, 200, level=0.95)
     >>> round(est, 3), round(low, 4), round(high, 4)
     (0.565, 0.4963, 0.6337)
@@ -168,6 +170,7 @@ def ppi_lambda(tp: int, fn: int, tn: int, fp: int, metric_pos: int, metric_total
 
     Examples
     --------
+    >>> from binaryeval.validation import ppi_lambda
     >>> round(ppi_lambda(92, 21, 64, 23, 5575, 10000), 4)
     0.537
     """
@@ -213,6 +216,7 @@ def ppi_interval(tp: int, fn: int, tn: int, fp: int, metric_pos: int, metric_tot
 
     Examples
     --------
+    >>> from binaryeval.validation import ppi_interval
     >>> est, low, high = ppi_interval(92, 21, 64, 23, 5575, 10000, level=0.95, lam=1.0)
     >>> round(est, 4)
     0.5475
@@ -265,6 +269,7 @@ def acc_interval(tp: int, fn: int, tn: int, fp: int, metric_pos: int, metric_tot
 
     Examples
     --------
+    >>> from binaryeval.validation import acc_interval
     >>> est, low, high = acc_interval(96, 24, 64, 16, 5600, 10000)
     >>> round(est, 6)
     0.6

@@ -1,0 +1,28 @@
+"""Docstring examples run as a reader runs them: pasted into a fresh Python session.
+
+pytest's ``--doctest-modules`` runs each example inside a copy of its module's namespace, so an
+example that uses ``fit`` or ``np`` without importing them passes here and fails for the reader.
+Every collected example starts instead from an empty namespace, named like a script's
+(``__main__``): what it needs, it imports itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def fresh_namespace(items: list[pytest.Item]) -> int:
+    """Replace the namespace of every doctest among ``items`` by an empty one; how many."""
+    from _pytest.doctest import DoctestItem
+
+    count = 0
+    for item in items:
+        if isinstance(item, DoctestItem):
+            item.dtest.globs = {"__name__": "__main__"}
+            count += 1
+    return count
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run the doctests among the collected items from an empty namespace."""
+    fresh_namespace(items)
