@@ -1,0 +1,135 @@
+"""Open built pages in headless Chromium and measure what scrolls sideways.
+
+Used by the site tests (a tiny site) and by ``studies/site_layout.py`` (the real site).  Each
+page is copied beside a small measuring script; the copy's Content-Security-Policy gets
+``script-src 'self'`` so the script (a file, not inline) may run, and the script writes its
+findings into the page, which ``chromium --dump-dom`` prints.  Measured, after the load event:
+
+- every ``pre`` (code and printed output), every ``.table-wrap`` (the box a table scrolls in)
+  and every notebook output box: ``scrollWidth > clientWidth``;
+- the page itself: ``document.documentElement.scrollWidth > innerWidth``;
+- every figure: its drawn width against its pixel width (a figure shrunk below its size
+  has smaller labels than drawn).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+MEASURE_JS = r"""
+window.addEventListener("load", function () {
+  var out = {boxes: [], page: null, images: []};
+  var sel = "pre, .table-wrap, .jp-OutputArea-output";
+  document.querySelectorAll(sel).forEach(function (el) {
+    if (el.closest("details:not([open])") || el.offsetParent === null) { return; }
+    if (el.scrollWidth > el.clientWidth + 1) {
+      var kind = el.matches(".table-wrap") ? "table" :
+                 el.closest(".jp-OutputArea") ? "output" : "code";
+      if (kind !== "table" && el.tagName !== "PRE" && el.querySelector(".table-wrap")) { return; }
+      out.boxes.push({kind: kind, scroll: el.scrollWidth, client: el.clientWidth,
+                      text: (el.textContent || "").trim().slice(0, 80)});
+    }
+  });
+  var root = document.documentElement;
+  out.page = {scroll: root.scrollWidth, client: window.innerWidth};
+  document.querySelectorAll("main img").forEach(function (img) {
+    if (!img.naturalWidth) { return; }
+    out.images.push({natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
+                     alt: (img.alt || "").slice(0, 60)});
+  });
+  var pre = document.createElement("pre");
+  pre.id = "layout-report";
+  pre.hidden = true;
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+  if (window.parent !== window) { window.parent.postMessage(JSON.stringify(out), "*"); }
+});
+"""
+
+_CSP = re.compile(r'(<meta http-equiv="Content-Security-Policy" content=")([^"]*)(")')
+
+
+def browser() -> str | None:
+    """The headless Chromium on this machine, if any."""
+    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(b)), None)
+
+
+# headless Chromium's window is at least 500 px wide: a narrower screen is a frame of that width
+# in a page of its own, to which the measuring script posts its findings
+_FRAME = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>body {{ margin: 0; }}
+iframe {{ border: 0; width: {width}px; height: {height}px; display: block; }}</style></head>
+<body><iframe src="{src}"></iframe><script>
+window.addEventListener("message", function (e) {{
+  var pre = document.createElement("pre"); pre.id = "layout-report"; pre.hidden = true;
+  pre.textContent = e.data; document.body.appendChild(pre);
+}});
+</script></body></html>
+"""
+
+
+def _framed(page: Path, width: int, height: int) -> Path:
+    frame = page.with_name(f"_frame_{page.name}")
+    frame.write_text(_FRAME.format(width=width, height=height, src=page.name), encoding="utf-8")
+    return frame
+
+
+def _instrument(page: Path) -> Path:
+    """A copy of ``page`` beside it that loads the measuring script."""
+    text = page.read_text(encoding="utf-8")
+    text = _CSP.sub(lambda m: m.group(1) + re.sub(r"script-src [^;]*", "script-src 'self'",
+                                                  m.group(2)) + m.group(3), text, count=1)
+    text = text.replace("</body>", '<script src="_layout_measure.js"></script></body>', 1)
+    (page.parent / "_layout_measure.js").write_text(MEASURE_JS, encoding="utf-8")
+    copy = page.with_name(f"_measured_{page.name}")
+    copy.write_text(text, encoding="utf-8")
+    return copy
+
+
+def measure(page: Path, width: int, *, chromium: str | None = None, height: int = 2000) -> dict:
+    """What scrolls sideways on ``page`` in a ``width`` px wide window (see the module)."""
+    chromium = chromium or browser()
+    if chromium is None:
+        raise RuntimeError("no Chromium on this machine")
+    copy = _instrument(page)
+    opened = _framed(copy, width, height) if width < 500 else copy
+    try:
+        run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--hide-scrollbars", f"--window-size={max(width, 500)},{height}",
+                              "--virtual-time-budget=5000", "--dump-dom", opened.as_uri()],
+                             capture_output=True, text=True, timeout=180)
+    finally:
+        for file in {copy, opened}:
+            file.unlink()
+        (page.parent / "_layout_measure.js").unlink(missing_ok=True)
+    m = re.search(r'<pre id="layout-report" hidden="">(.*?)</pre>', run.stdout, re.S)
+    if m is None:
+        raise RuntimeError(f"{page}: the measuring script did not run:\n{run.stderr[-2000:]}")
+    import html
+
+    return json.loads(html.unescape(m.group(1)))
+
+
+def screenshot(page: Path, target: Path, width: int, *, chromium: str | None = None,
+               height: int = 2000) -> Path:
+    """A PNG of the top ``height`` px of ``page`` in a ``width`` px wide window."""
+    chromium = chromium or browser()
+    opened = _framed(page, width, height) if width < 500 else page
+    try:
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--hide-scrollbars", f"--window-size={max(width, 500)},{height}",
+                        "--virtual-time-budget=5000", f"--screenshot={target}", opened.as_uri()],
+                       capture_output=True, text=True, timeout=180, check=True)
+    finally:
+        if opened != page:
+            opened.unlink()
+    if width < 500:  # the frame's width, without the blank beside it
+        from PIL import Image
+
+        with Image.open(target) as img:
+            img.crop((0, 0, width, img.height)).save(target)
+    return target
