@@ -8,7 +8,7 @@ Run from the repository root after ``make reports``::
 For every page of the guides and showcases (the API reference with ``--all``) it counts, at
 1280 px, the code blocks, printed outputs and tables whose content is wider than their box
 (``scrollWidth > clientWidth``), and at 420 px whether the page itself is wider than the screen;
-it also lists the figures drawn smaller than their pixel width.  With ``--screenshots`` it saves
+it also lists the figures whose smallest text is under 9 px high as shown at 1280 px.  With ``--screenshots`` it saves
 the landing page, a showcase, an API page and the search page at both widths.  It exits with
 status 1 when a table or printed output scrolls at 1280 px or a page overflows at 420 px.
 
@@ -51,15 +51,19 @@ def main(argv: list[str] | None = None) -> int:
         narrow = measure(page, 420, chromium=chromium)
         kinds = Counter(b["kind"] for b in wide["boxes"])
         total.update(kinds)
-        shrunk = [i for i in wide["images"] if i["shown"] < 0.95 * i["natural"] / 2]
+        shrunk = [i for i in wide["images"] if i["text_px"] is not None and i["text_px"] < 9]
         over = narrow["page"]["scroll"] > narrow["page"]["client"]
         total["pages overflowing at 420 px"] += over
-        total["figures shrunk below half their pixel width"] += len(shrunk)
+        total["figures with text under 9 px"] += len(shrunk)
+        total["figures"] += len(wide["images"])
+        total["figures drawn at 2x"] += sum(i["natural"] >= 1.9 * i["width"] for i in wide["images"])
         print(f"{page.relative_to(args.site)}: at 1280 px {kinds['code']} code, "
               f"{kinds['output']} output, {kinds['table']} table boxes scroll; "
               f"at 420 px the page is {narrow['page']['scroll']} px wide"
               f"{' (overflows)' if over else ''}; {len(wide['images'])} figures, "
-              f"{len(shrunk)} shrunk below half")
+              f"{len(shrunk)} with text under 9 px")
+        for img in shrunk:
+            print(f"    figure, smallest text {img['text_px']:.1f} px: {img['alt'][:50]!r}")
         for box in wide["boxes"]:
             if box["kind"] != "code":
                 print(f"    {box['kind']} {box['scroll']} > {box['client']}: "

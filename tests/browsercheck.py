@@ -8,8 +8,9 @@ findings into the page, which ``chromium --dump-dom`` prints.  Measured, after t
 - every ``pre`` (code and printed output), every ``.table-wrap`` (the box a table scrolls in)
   and every notebook output box: ``scrollWidth > clientWidth``;
 - the page itself: ``document.documentElement.scrollWidth > innerWidth``;
-- every figure: its drawn width against its pixel width (a figure shrunk below its size
-  has smaller labels than drawn).
+- every figure: the width it is shown at against the width it was drawn for, and the height of
+  its smallest text as shown (the renderer records that text's height at the drawn width in
+  ``data-text-px``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ window.addEventListener("load", function () {
   out.page = {scroll: root.scrollWidth, client: window.innerWidth};
   document.querySelectorAll("main img").forEach(function (img) {
     if (!img.naturalWidth) { return; }
-    out.images.push({natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
+    var shown = img.getBoundingClientRect().width;
+    var drawn = parseFloat(img.getAttribute("width")) || img.naturalWidth;
+    var text = parseFloat(img.getAttribute("data-text-px"));
+    out.images.push({natural: img.naturalWidth, width: drawn, shown: shown,
+                     text_px: isNaN(text) ? null : text * shown / drawn,
                      alt: (img.alt || "").slice(0, 60)});
   });
   var pre = document.createElement("pre");

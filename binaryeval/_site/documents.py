@@ -320,10 +320,18 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
 
 
 # run in the kernel before a document's first chunk: the package's figure theme
+# (figures drawn at twice their size, and warnings shown by class and text, not by the path of
+# the kernel's temporary file)
 _KERNEL_SETUP = """\
 from binaryeval._site.theme import set_theme as _binaryeval_set_theme
+from binaryeval._site.theme import sharp_figures as _binaryeval_sharp_figures
 _binaryeval_set_theme()
-del _binaryeval_set_theme
+_binaryeval_sharp_figures()
+del _binaryeval_set_theme, _binaryeval_sharp_figures
+import warnings as _binaryeval_warnings
+_binaryeval_warnings.formatwarning = (
+    lambda message, category, filename, lineno, line=None: f"{category.__name__}: {message}\\n")
+del _binaryeval_warnings
 """
 
 

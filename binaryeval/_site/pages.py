@@ -170,6 +170,7 @@ def finish_body(fragment: str, *, where: str,
         if base is not None and not _EXTERNAL.match(src) and not src.startswith("data:"):
             img["src"] = _data_uri(base / src, where)
     for table in soup.find_all("table"):
+        _breakable_headers(soup, table)
         parent = table.parent
         if parent is not None and "table-wrap" in (parent.get("class") or []):
             continue
@@ -189,6 +190,27 @@ def finish_body(fragment: str, *, where: str,
         elif item.level == 2:
             headings.append(item)
     return str(soup), headings
+
+
+def _breakable_headers(soup, table) -> None:
+    """Let a column name break after its underscores (``prob_1_<wbr>better``) when space is short.
+
+    A wide table's headers are mostly snake_case names longer than the numbers below them; a
+    break opportunity there lets the table fit the text column instead of scrolling sideways.
+    """
+    from bs4 import NavigableString
+
+    for cell in table.find_all("th"):
+        for text in list(cell.find_all(string=True)):
+            if "_" not in text or type(text) is not NavigableString:
+                continue
+            parts = re.split(r"(?<=_)", str(text))
+            nodes = []
+            for i, part in enumerate(parts):
+                if i:
+                    nodes.append(soup.new_tag("wbr"))
+                nodes.append(NavigableString(part))
+            text.replace_with(*nodes)
 
 
 def _data_uri(file: Path, where: str) -> str:
