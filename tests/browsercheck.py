@@ -83,13 +83,13 @@ def _framed(page: Path, width: int, height: int) -> Path:
     return frame
 
 
-def _instrument(page: Path) -> Path:
-    """A copy of ``page`` beside it that loads the measuring script."""
+def _instrument(page: Path, script: str) -> Path:
+    """A copy of ``page`` beside it that also loads ``script`` (a file beside it)."""
     text = page.read_text(encoding="utf-8")
     text = _CSP.sub(lambda m: m.group(1) + re.sub(r"script-src [^;]*", "script-src 'self'",
                                                   m.group(2)) + m.group(3), text, count=1)
     text = text.replace("</body>", '<script src="_layout_measure.js"></script></body>', 1)
-    (page.parent / "_layout_measure.js").write_text(MEASURE_JS, encoding="utf-8")
+    (page.parent / "_layout_measure.js").write_text(script, encoding="utf-8")
     copy = page.with_name(f"_measured_{page.name}")
     copy.write_text(text, encoding="utf-8")
     return copy
@@ -97,10 +97,20 @@ def _instrument(page: Path) -> Path:
 
 def measure(page: Path, width: int, *, chromium: str | None = None, height: int = 2000) -> dict:
     """What scrolls sideways on ``page`` in a ``width`` px wide window (see the module)."""
+    return evaluate(page, MEASURE_JS, width, chromium=chromium, height=height)
+
+
+def evaluate(page: Path, script: str, width: int = 1280, *, chromium: str | None = None,
+             height: int = 2000) -> dict:
+    """Run ``script`` in ``page`` in headless Chromium; what it reports.
+
+    The script reports by appending ``<pre id="layout-report" hidden>`` with a JSON text to the
+    body (and posting the text to its parent frame), as :data:`MEASURE_JS` does.
+    """
     chromium = chromium or browser()
     if chromium is None:
         raise RuntimeError("no Chromium on this machine")
-    copy = _instrument(page)
+    copy = _instrument(page, script)
     opened = _framed(copy, width, height) if width < 500 else copy
     try:
         run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",

@@ -212,9 +212,11 @@ def _fold_value(value: Any, where: str) -> bool | str:
 
 def _fold_defaults(project: dict[str, Any] | None, header: dict[str, Any],
                    where: str) -> dict[str, Any]:
-    """``code-fold`` / ``code-summary`` for the chunks of a document, as Quarto reads them: the
-    project's ``format: html:``, then the document's own (top level or under ``format: html:``);
-    a chunk's ``#| code-fold:`` wins over all."""
+    """``code-fold`` / ``code-summary`` for the chunks of a document, as Quarto reads them.
+
+    The project's ``format: html:``, then the document's own (top level or under
+    ``format: html:``); a chunk's ``#| code-fold:`` wins over all.
+    """
     out: dict[str, Any] = {}
     doc_format = (header.get("format") or {}) if isinstance(header.get("format"), dict) else {}
     doc_html = doc_format.get("html") if isinstance(doc_format.get("html"), dict) else {}

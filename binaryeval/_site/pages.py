@@ -43,10 +43,10 @@ CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'none'; img-src 'self
 #: ``eval`` still cannot, so text from data cannot run either.  The pages work without them.
 SITE_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("script-src 'none'",
                                                                "script-src 'self'")
-#: the search page's: Pagefind's search runs as WebAssembly in a worker and fetches its index
+#: the search page's: Pagefind's search runs as WebAssembly and fetches its index
 SEARCH_CONTENT_SECURITY_POLICY = (
     SITE_CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
-    + "; connect-src 'self'; worker-src 'self'")
+    + "; connect-src 'self'")
 
 # quartodoc's interlinks syntax: the link target is a Python name in backticks; "~" shows only
 # the last part of the name ([](`~binaryeval.fit`) reads "fit")
@@ -185,6 +185,8 @@ def finish_body(fragment: str, *, where: str,
                     raise RenderError(f"{where}: the link to {href!r} points at no page of the "
                                       "site; fix the file name or add the document to the site")
             link["href"] = target + (f"#{fragment_id}" if fragment_id else "")
+    for anchor in soup.find_all("a", class_="anchor-link"):  # not part of the searched text
+        anchor["data-pagefind-ignore"] = ""
     for img in soup.find_all("img", src=True):
         src = unquote(img["src"])
         if base is not None and not _EXTERNAL.match(src) and not src.startswith("data:"):

@@ -110,8 +110,11 @@ class SiteConfig:
 
     @property
     def version(self) -> str | None:
-        """The version shown beside the title: ``website: version``, else the documented
-        package's ``__version__`` (``quartodoc: package``)."""
+        """The version shown beside the title.
+
+        ``website: version``, else the documented package's ``__version__`` (``quartodoc:
+        package``).
+        """
         if self.website.get("version"):
             return str(self.website["version"])
         package = (self.api or {}).get("package")
@@ -576,9 +579,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
             if config.page_navigation else "",
             site_title=config.title, footer=_footer(config),
             description=str(page.header.get("description") or ""),
-            scripts=((relative_href("pagefind/pagefind-ui.js", out),) if out == SEARCH_PAGE
-                     else ()) + (relative_href(JS_FILE, out),),
-            styles=(relative_href("pagefind/pagefind-ui.css", out),) if out == SEARCH_PAGE else (),
+            scripts=(relative_href(JS_FILE, out),),
             csp=SEARCH_CONTENT_SECURITY_POLICY if out == SEARCH_PAGE
             else SITE_CONTENT_SECURITY_POLICY)
         target = output_dir / out
@@ -590,7 +591,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
 
 
 _SEARCH_BODY = """<header class="quarto-title"><h1 class="title">Search</h1></header>
-<div id="search" class="search"></div>
+<div id="search" class="search" data-root="."></div>
 <div id="search-offline" class="callout-note" hidden>
 <p>The search runs in the browser from an index beside the pages, which a browser does not load
 for pages opened as files. Serve the folder, e.g. <code>python -m http.server -d reports</code>,

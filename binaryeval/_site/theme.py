@@ -50,7 +50,7 @@ def set_theme() -> None:
 
 
 def figure_png(fig) -> tuple[bytes, dict]:
-    """A figure as PNG at :data:`PIXEL_RATIO` times its size, with the size to show it at.
+    r"""A figure as PNG at :data:`PIXEL_RATIO` times its size, with the size to show it at.
 
     Returns the PNG and its metadata: ``width`` and ``height`` in CSS pixels (the image's pixels
     divided by the ratio) and ``smallest_text_px``, the height in CSS pixels of the smallest
@@ -63,7 +63,7 @@ def figure_png(fig) -> tuple[bytes, dict]:
     >>> fig, ax = plt.subplots(figsize=(3, 2), dpi=96)
     >>> _ = ax.set_xlabel("x", fontsize=9)
     >>> png, meta = figure_png(fig)
-    >>> png[:4] == b"\\x89PNG", meta["smallest_text_px"]
+    >>> png[:4] == b"\x89PNG", meta["smallest_text_px"]
     (True, 12.0)
     >>> plt.close(fig)
     """
@@ -72,12 +72,13 @@ def figure_png(fig) -> tuple[bytes, dict]:
     from matplotlib.text import Text
     from PIL import Image
 
-    sizes = [t.get_fontsize() for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=fig.dpi * PIXEL_RATIO, bbox_inches="tight",
                 facecolor=fig.get_facecolor())
     data = buf.getvalue()
+    # after drawing: tick labels get their text when the figure is drawn
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
     with Image.open(io.BytesIO(data)) as img:
         width, height = img.size
     meta = {"width": round(width / PIXEL_RATIO), "height": round(height / PIXEL_RATIO)}

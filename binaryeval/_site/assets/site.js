@@ -2,7 +2,7 @@
    - navbar menus: one open at a time; a click elsewhere or Escape closes them;
    - a copy button on every code block: Python prompts (>>>, ...) and the output lines of an
      example are left out of what is copied;
-   - the search page: Pagefind's interface, with ?q= as the first query. */
+   - the search page: Pagefind's index searched as one types (?q= gives the first query). */
 (function () {
   "use strict";
 
@@ -93,23 +93,94 @@
     });
   }
 
+  /* The search page: Pagefind's engine (pagefind/pagefind.js, built with the site) answers; the
+     page lists the results, each a link with its title and the passage that matched. */
+  function excerpt(html) {
+    /* Pagefind's excerpt is escaped text with <mark> around the matches: kept as such, and
+       nothing else */
+    var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
+    var p = document.createElement("p");
+    p.className = "search-excerpt";
+    doc.body.firstChild.childNodes.forEach(function (node) {
+      if (node.nodeName === "MARK") {
+        var mark = document.createElement("mark");
+        mark.textContent = node.textContent;
+        p.appendChild(mark);
+      } else {
+        p.appendChild(document.createTextNode(node.textContent));
+      }
+    });
+    return p;
+  }
+
   function search() {
     var box = document.getElementById("search");
     if (!box) { return; }
     if (location.protocol === "file:") {
-      var note = document.getElementById("search-offline");
-      if (note) { note.hidden = false; }
+      document.getElementById("search-offline").hidden = false;
       return;
     }
-    if (typeof window.PagefindUI !== "function") {
-      var missing = document.getElementById("search-missing");
-      if (missing) { missing.hidden = false; }
-      return;
-    }
-    var ui = new window.PagefindUI({element: "#search", showSubResults: true,
-                                    showImages: false, resetStyles: false});
-    var query = new URLSearchParams(location.search).get("q");
-    if (query) { ui.triggerSearch(query); }
+    var root = new URL(box.getAttribute("data-root") || ".", location.href).href;
+    var engine = null;
+    import(root + "pagefind/pagefind.js").then(function (pagefind) {
+      engine = pagefind;
+      /* the results' links are relative to where the site is served */
+      return pagefind.options({baseUrl: new URL(root).pathname}).then(function () {
+        return pagefind.init();
+      });
+    }).then(function () {
+      var pagefind = engine;
+      var input = document.createElement("input");
+      input.type = "search";
+      input.className = "search-input";
+      input.placeholder = "Search the documentation";
+      input.setAttribute("aria-label", "Search the documentation");
+      var status = document.createElement("p");
+      status.className = "search-status";
+      status.setAttribute("aria-live", "polite");
+      var list = document.createElement("ol");
+      list.className = "search-results";
+      box.appendChild(input);
+      box.appendChild(status);
+      box.appendChild(list);
+      var latest = 0;
+      function run(query) {
+        var ticket = ++latest;
+        if (!query.trim()) { list.textContent = ""; status.textContent = ""; return; }
+        pagefind.search(query).then(function (found) {
+          return Promise.all(found.results.slice(0, 20).map(function (r) { return r.data(); }))
+            .then(function (pages) {
+              if (ticket !== latest) { return; }
+              list.textContent = "";
+              status.textContent = found.results.length + (found.results.length === 1 ?
+                " page" : " pages") + " for \u201c" + query + "\u201d";
+              pages.forEach(function (page) {
+                var item = document.createElement("li");
+                var link = document.createElement("a");
+                link.href = page.url;
+                link.className = "search-title";
+                link.textContent = (page.meta && page.meta.title) || page.url;
+                item.appendChild(link);
+                item.appendChild(excerpt(page.excerpt || ""));
+                list.appendChild(item);
+              });
+            });
+        });
+      }
+      var timer = null;
+      input.addEventListener("input", function () {
+        window.clearTimeout(timer);
+        timer = window.setTimeout(function () {
+          run(input.value);
+          history.replaceState(null, "", "?q=" + encodeURIComponent(input.value));
+        }, 200);
+      });
+      var query = new URLSearchParams(location.search).get("q");
+      if (query) { input.value = query; run(query); }
+      input.focus();
+    }, function () {
+      document.getElementById("search-missing").hidden = false;
+    });
   }
 
   ready(function () {
