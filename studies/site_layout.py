@@ -9,7 +9,8 @@ For every page of the guides and showcases (the API reference with ``--all``) it
 1280 px, the code blocks, printed outputs and tables whose content is wider than their box
 (``scrollWidth > clientWidth``), and at 420 px whether the page itself is wider than the screen;
 it also lists the figures whose smallest text is under 9 px high as shown at 1280 px.  With ``--screenshots`` it saves
-the landing page, a showcase, an API page and the search page at both widths.  It exits with
+the landing page, a showcase, an API page and the search page's results (the site
+served on 127.0.0.1) at both widths.  It exits with
 status 1 when a table or printed output scrolls at 1280 px or a page overflows at 420 px.
 
 It lives here rather than in the tests because it needs the whole rendered site (minutes to
@@ -25,10 +26,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from browsercheck import browser, measure, screenshot  # noqa: E402
+from browsercheck import (  # noqa: E402
+    browser,
+    measure,
+    open_served,
+    screenshot,
+    serve,
+    waiting_copy,
+)
 
 SHOTS = {"landing": "index.html", "showcase": "wmt21-binary.html",
-         "api": "reference/BinaryFit.html", "search": "search.html"}
+         "api": "reference/BinaryFit.html"}
+SEARCH_QUERY = "identifiability"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,6 +87,23 @@ def main(argv: list[str] | None = None) -> int:
                     shot = screenshot(args.site / rel, args.screenshots / f"{name}-{width}.png",
                                       width, chromium=chromium)
                     print("screenshot", shot)
+        # the search page works when the site is served: its results, for one query
+        if (args.site / "search.html").is_file():
+            copy = waiting_copy(args.site / "search.html")
+            frame = args.site / "_frame_search.html"
+            frame.write_text(f'<!DOCTYPE html><body style="margin:0"><iframe style="border:0;'
+                             f'width:420px;height:1200px" src="{copy.name}?q={SEARCH_QUERY}">'
+                             "</iframe></body>", encoding="utf-8")
+            try:
+                with serve(args.site) as root:
+                    for width, page in ((1280, copy.name), (420, frame.name)):
+                        shot = args.screenshots / f"search-{width}.png"
+                        open_served(f"{root}/{page}?q={SEARCH_QUERY}", chromium=chromium,
+                                    screenshot_to=shot, width=width)
+                        print("screenshot", shot)
+            finally:
+                copy.unlink()
+                frame.unlink()
     return 1 if failed else 0
 
 

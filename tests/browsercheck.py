@@ -148,3 +148,77 @@ def screenshot(page: Path, target: Path, width: int, *, chromium: str | None = N
         with Image.open(target) as img:
             img.crop((0, 0, width, img.height)).save(target)
     return target
+
+
+class _Handler:
+    """A static file server whose ``/__load_wait__.gif`` answers after ``wait`` seconds (a 1x1 GIF).
+
+    A page that holds ``<img src="/__load_wait__.gif">`` fires its load event only then: headless Chromium
+    dumps or screenshots a page at its load event, and the search page's results come from
+    requests its script makes after loading.
+    """
+
+    GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c000000000100"
+                        "01000002024401003b")
+
+
+def serve(folder: Path, wait: float = 6.0):
+    """A context manager: ``folder`` served on 127.0.0.1 (see :class:`_Handler`); yields the URL."""
+    import contextlib
+    import functools
+    import http.server
+    import threading
+    import time
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            if self.path.split("?")[0] == "/__load_wait__.gif":
+                time.sleep(wait)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/gif")
+                self.send_header("Content-Length", str(len(_Handler.GIF)))
+                self.end_headers()
+                self.wfile.write(_Handler.GIF)
+                return
+            super().do_GET()
+
+    @contextlib.contextmanager
+    def running():
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    return running()
+
+
+def waiting_copy(page: Path) -> Path:
+    """A copy of ``page`` beside it whose load event waits for ``/__load_wait__.gif`` (see :func:`serve`)."""
+    copy = page.with_name(f"_waiting_{page.name}")
+    copy.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", '<img src="/__load_wait__.gif" alt="" hidden></body>', 1), encoding="utf-8")
+    return copy
+
+
+def open_served(url: str, *, chromium: str | None = None, screenshot_to: Path | None = None,
+                width: int = 1280, height: int = 1200) -> str:
+    """The DOM of ``url`` at its load event (or a screenshot of it, cropped to ``width``)."""
+    chromium = chromium or browser()
+    args = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            f"--window-size={max(width, 500)},{height}"]
+    args += [f"--screenshot={screenshot_to}"] if screenshot_to else ["--dump-dom"]
+    run = subprocess.run(args + [url], capture_output=True, text=True, timeout=180)
+    if screenshot_to and width < 500:
+        from PIL import Image
+
+        with Image.open(screenshot_to) as img:
+            img.crop((0, 0, width, img.height)).save(screenshot_to)
+    return run.stdout

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browsercheck import browser, evaluate, measure
+from browsercheck import browser, evaluate, measure, open_served, serve, waiting_copy
 from htmlchecks import (
     broken_links,
     content_security_policy,
@@ -660,27 +660,15 @@ def test_copy_buttons_and_menus_in_a_browser(site):
 def test_search_finds_a_page_when_served(site):
     """The search page, served over HTTP under its own policy, lists the page that holds a word
     with the passage that matched (opened as a file, the page says how to serve it)."""
-    import functools
-    import http.server
-    import subprocess
-    import threading
-
     out, _, _ = site
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    copy = waiting_copy(out / "search.html")
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/search.html?q=callout"
-        run = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu",
-                              "--virtual-time-budget=15000", "--dump-dom", url],
-                             capture_output=True, text=True, timeout=180)
+        with serve(out) as root:
+            dom = open_served(f"{root}/{copy.name}?q=callout")
     finally:
-        server.shutdown()
-        server.server_close()
-    found = soup(run.stdout).find("ol", class_="search-results")
-    assert found is not None, run.stdout[-2000:]
+        copy.unlink()
+    found = soup(dom).find("ol", class_="search-results")
+    assert found is not None, dom[-2000:]
     assert [(a.get_text(), a["href"]) for a in found.find_all("a")] == [("Page A", "/a.html")]
     assert found.find("mark").get_text().startswith("callout")
     # the heading anchors' pilcrows are not part of the text

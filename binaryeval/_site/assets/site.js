@@ -71,7 +71,8 @@
 
   function copyButtons() {
     document.querySelectorAll("main pre").forEach(function (pre) {
-      if (pre.closest(".jp-OutputArea") || pre.closest(".copyable") || pre.hidden) { return; }
+      if (pre.closest(".jp-OutputArea") || pre.closest(".copyable") || pre.hidden ||
+          pre.classList.contains("api-signature")) { return; }
       var box = document.createElement("div");
       box.className = "copyable";
       pre.parentNode.insertBefore(box, pre);
@@ -165,6 +166,8 @@
                 list.appendChild(item);
               });
             });
+        }).catch(function (error) {
+          status.textContent = "The search failed: " + error;
         });
       }
       var timer = null;
