@@ -63,7 +63,8 @@ def e_notation_in_probability_columns(page: str) -> list[str]:
         columns = {}
         for row in head_rows:
             for pos, cell in _positions(row):
-                text = cell.get_text(" ", strip=True)
+                # a column name may hold <wbr> break opportunities: its parts are joined as is
+                text = "".join(cell.stripped_strings)
                 if PROBABILITY_HEADER.match(text):
                     columns[pos] = text
         if not columns:
@@ -111,19 +112,24 @@ _FOREIGN = {"iframe", "object", "embed", "base", "form", "frame", "frameset", "a
             "math", "template", "audio", "video", "source", "input", "button", "textarea"}
 
 
-def live_markup(page: str, *, images: str = "data:image/") -> list[str]:
+def live_markup(page: str, *, images: str = "data:image/", scripts=frozenset()) -> list[str]:
     """Everything in ``page`` through which text from the data could act as markup.
 
     Script elements, event-handler attributes (``on...``), ``javascript:``/``vbscript:``/
     ``data:text/html`` URLs in any attribute (entities are decoded by the parser first), elements
     the package never writes (``iframe``, ``svg``, ``form``, ``base``, ...), images not embedded
     as data URIs, and ``<meta http-equiv="refresh">``.  The package writes none of these, so the
-    list of a page made from hostile names is empty.
+    list of a page made from hostile names is empty.  ``scripts``: the file names of the site's
+    own script files, which a page may load (``<script src>`` without inline code).
     """
     found = []
     doc = soup(page)
     for el in doc.find_all("script"):
-        found.append(f"<script> {str(el)[:60]}")
+        src = str(el.get("src") or "")
+        own = src and not re.match(r"^[a-z][a-z0-9+.-]*:|^//", src, re.I) \
+            and src.rsplit("/", 1)[-1] in scripts and not el.get_text().strip()
+        if not own:
+            found.append(f"<script> {str(el)[:60]}")
     for el in doc.find_all(True):
         for attr, value in el.attrs.items():
             text = " ".join(value) if isinstance(value, list) else str(value)

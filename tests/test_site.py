@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browsercheck import browser, evaluate, measure, open_served, serve, waiting_copy
 from htmlchecks import (
     broken_links,
     content_security_policy,
@@ -137,12 +138,64 @@ Back to [the start](index.qmd). ![A tiny picture](pic.png)
 """
 
 
+# wide things: a printed summary of a fit (about 105 characters a line), a line of code of 99
+# characters, a table of eleven snake_case columns; a folded chunk; an example with prompts
+PAGE_C = """\
+---
+title: Page C
+jupyter: python3
+code-summary: "Code that builds the table"
+---
+
+## Wide things
+
+```{python}
+#| label: wide-summary
+import numpy as np
+import pandas as pd
+import binaryeval as be
+
+rng = np.random.default_rng(7)
+truth = rng.random(900) < 0.6
+data = pd.DataFrame({"system": np.repeat(["system-alpha-one", "system-beta-two"], 450),
+                     "metric": np.where(rng.random(900) < 0.85, truth, ~truth)})
+data["human"] = np.where(np.arange(900) % 3 == 0, truth, np.nan)
+res = be.fit("human ~ metric | system", data)
+print(res)
+```
+
+```{python}
+#| label: wide-table
+#| code-fold: true
+from binaryeval._site.tables import format_table
+
+cols = ["n_human", "n_paired", "n_metric", "estimate", "std_error", "mode", "lower", "upper",
+        "naive", "n_eff", "metric_worth"]
+format_table(res.to_frame()[cols], decimals={"n_eff": 1, "metric_worth": 1})
+```
+
+```{python}
+#| label: long-line
+long_name_for_a_value = sum([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+```
+
+An example as the reference pages show them:
+
+```python
+>>> import binaryeval as be
+>>> print(1 +
+...       1)
+2
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
     (root / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
     (root / "docs").mkdir()
-    for name, text in (("index", INDEX), ("a", PAGE_A), ("b", PAGE_B)):
+    for name, text in (("index", INDEX), ("a", PAGE_A), ("b", PAGE_B), ("c", PAGE_C)):
         (root / "docs" / f"{name}.qmd").write_text(text, encoding="utf-8")
     from PIL import Image
 
@@ -161,9 +214,10 @@ def _page(out: Path, name: str) -> str:
 def test_pages_written_and_missing_pages_named(site):
     out, written, notices = site
     names = sorted(p.relative_to(out).as_posix() for p in written)
-    assert names == ["a.html", "b.html", "index.html", "reference/BinaryFit.html",
-                     "reference/FAVI_WEIGHTS.html", "reference/fit.html", "reference/index.html"]
-    assert (out / "site.css").is_file()
+    assert names == ["a.html", "b.html", "c.html", "index.html", "reference/BinaryFit.html",
+                     "reference/FAVI_WEIGHTS.html", "reference/fit.html", "reference/index.html",
+                     "search.html"]
+    assert (out / "site.css").is_file() and (out / "site.js").is_file()
     # the page listed in the navbar, the sidebar and the listing, and the module, are named
     assert sum("docs/missing.qmd is listed in the navigation" in n for n in notices) == 1
     assert any("listing names missing.qmd" in n for n in notices)
@@ -177,7 +231,9 @@ def test_navbar_on_every_page_and_every_link_resolves(site):
         nav = soup(page).find("header", class_="navbar")
         assert nav is not None, path
         texts = [a.get_text(strip=True) for a in nav.find_all("a")]
-        assert texts == ["Tiny site", "Page A", "Bee", "Reference"], (path, texts)
+        assert texts == ["Tiny site", "Page A", "Bee", "Reference", "Search"], (path, texts)
+        # the documented package's version beside the title
+        assert nav.find(class_="version").get_text() == be.__version__
         assert "missing" not in str(nav)
         assert broken_links(path) == [], path
 
@@ -235,7 +291,11 @@ def test_nothing_loaded_from_the_network(site):
     for path in written:
         page = path.read_text(encoding="utf-8")
         assert external_resources(page) == [], path
-        assert "<script" not in page and "mathjax" not in page.lower()
+        assert "mathjax" not in page.lower()
+        # scripts only from the site's own files, none inline
+        scripts = soup(page).find_all("script")
+        assert scripts and all(s.get("src") and not s.get_text().strip() for s in scripts), path
+        assert {s["src"].rsplit("/", 1)[-1] for s in scripts} == {"site.js"}
         assert soup(page).find("link", rel="stylesheet")["href"].endswith("site.css")
     assert external_resources(f"<style>{(out / 'site.css').read_text()}</style>") == []
 
@@ -429,13 +489,20 @@ def test_quarto_renders_the_whole_project(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "index.html").read_text() == f"<html>site from {tmp_path}</html>"
 
 
-def test_every_page_carries_a_policy_that_runs_no_script(site):
+def test_every_page_carries_a_policy_that_runs_only_the_sites_scripts(site):
     out, written, _ = site
     for path in written:
         page = path.read_text(encoding="utf-8")
         policy = content_security_policy(page)
-        assert policy is not None and "script-src 'none'" in policy, path
-        assert live_markup(page) == [], path
+        assert policy is not None, path
+        rules = dict(rule.strip().split(" ", 1) for rule in policy.split(";"))
+        # scripts from the site's files only: no inline script, no eval (the search page alone
+        # may compile Pagefind's WebAssembly), nothing else relaxed
+        assert rules["script-src"] == ("'self' 'wasm-unsafe-eval'" if path.name == "search.html"
+                                       else "'self'"), path
+        assert rules["default-src"] == "'none'" and rules["object-src"] == "'none'"
+        assert rules["base-uri"] == "'none'" and rules["form-action"] == "'none'"
+        assert live_markup(page, scripts={"site.js"}) == [], path
 
 
 def _browser() -> str | None:
@@ -575,3 +642,144 @@ def test_reference_pages_render_examples_as_code_and_real_types(real_site):
             bare += [f"{path.name}: {m}" for m in re.findall(r"(?<!\*\*)\b\w+\s*:\s*Any\b|->\s*Any\b",
                                                               text)]
     assert bare == ["plan.DetectableDifferenceTable.html: loc : Any"]
+
+
+def test_folded_code_and_its_summary(site):
+    out, _, _ = site
+    page = soup(_page(out, "c.html"))
+    folded = page.find_all("details", class_="code-fold")
+    # only the chunk that asks for it; the title from the document's code-summary
+    assert len(folded) == 1 and folded[0].get("open") is None
+    assert folded[0].summary.get_text() == "Code that builds the table"
+    assert "n_paired" in folded[0].get_text()
+    assert "print(res)" not in folded[0].get_text()
+
+
+def test_code_fold_options_are_read_as_quarto_reads_them(tmp_path):
+    from binaryeval._site import read_qmd
+
+    doc = ("---\ntitle: T\nformat:\n  html:\n    code-fold: show\n---\n\n"
+           "```{python}\n#| label: a\n1\n```\n\n```{python}\n#| label: b\n#| code-fold: false\n2\n```\n")
+    nb = read_qmd("t.qmd", text=doc, format_defaults={"code-fold": True, "code-summary": "Show"})
+    opts = [c.metadata["quarto"] for c in nb.cells if c.cell_type == "code"]
+    # the document's format wins over the project's, the chunk's over both
+    assert [o["code-fold"] for o in opts] == ["show", False]
+    assert opts[0]["code-summary"] == "Show"
+    with pytest.raises(RenderError, match="code-fold: 'maybe' must be true, false or show"):
+        read_qmd("t.qmd", text="---\ntitle: T\ncode-fold: maybe\n---\n")
+
+
+def test_figures_drawn_at_twice_their_size(site):
+    import base64
+    import io
+
+    from PIL import Image
+
+    out, _, _ = site
+    img = soup(_page(out, "a.html")).find("img", alt="A histogram of 100 normal draws")
+    with Image.open(io.BytesIO(base64.b64decode(img["src"].split(",", 1)[1]))) as png:
+        width, height = png.size
+    # shown at half its pixels; the figure is 3 inches at 96 px per inch (before the tight
+    # bounding box trims its margins)
+    assert abs(width - 2 * int(img["width"])) <= 1 and abs(height - 2 * int(img["height"])) <= 1
+    assert 200 <= int(img["width"]) <= 3 * 96
+    # its smallest text: tick labels of seaborn's notebook context, 11 pt at 96 px per inch
+    assert float(img["data-text-px"]) == pytest.approx(11 * 96 / 72, abs=0.01)
+
+
+def test_search_index_and_page(site):
+    out, _, _ = site
+    assert (out / "pagefind" / "pagefind-ui.js").is_file()
+    assert (out / "pagefind" / "pagefind-entry.json").is_file()
+    page = soup(_page(out, "search.html"))
+    assert page.find(id="search") is not None
+    assert [s["src"] for s in page.find_all("script")] == ["site.js"]
+    # only the text of the pages is indexed, not their navigation
+    assert soup(_page(out, "a.html")).find("main").has_attr("data-pagefind-body")
+    assert soup(_page(out, "a.html")).find("nav", class_="page-nav").has_attr("data-pagefind-ignore")
+
+
+needs_chromium = pytest.mark.skipif(
+    browser() is None, reason="no Chromium on this machine to open the pages (apt-get install "
+                              "chromium); studies/site_layout.py measures the real site the same way")
+
+
+@needs_chromium
+def test_nothing_scrolls_sideways_at_1280_px_and_no_page_overflows_at_420_px(site):
+    """scrollWidth <= clientWidth for every printed output, table and code block at 1280 px,
+    and for the page at 420 px (before the stylesheet's fix a printed summary and a 99-character
+    line of code scrolled at 1280 px)."""
+    out, written, _ = site
+    wide = measure(out / "c.html", 1280)
+    assert wide["boxes"] == []
+    # the measurement sees an overflow when there is one: the same page in a narrow window
+    narrow = measure(out / "c.html", 420)
+    assert {b["kind"] for b in narrow["boxes"]} >= {"output", "code"}
+    for path in [out / "index.html", out / "a.html", out / "c.html", out / "reference/fit.html"]:
+        page = measure(path, 420)["page"]
+        assert page["scroll"] <= page["client"] == 420, path
+
+
+_COPY_AND_MENUS_JS = r"""
+window.addEventListener("load", function () {
+  var out = {};
+  var pres = Array.prototype.slice.call(document.querySelectorAll("main pre"));
+  var example = pres.filter(function (p) { return p.textContent.indexOf(">>> print") >= 0; })[0];
+  out.example = window.binaryevalCodeOf(example);
+  out.example_button = !!example.parentNode.querySelector(".copy-button");
+  var code = pres.filter(function (p) { return p.textContent.indexOf("long_name_for") >= 0; })[0];
+  out.code = window.binaryevalCodeOf(code);
+  out.output_buttons = document.querySelectorAll(".jp-OutputArea .copy-button").length;
+  var menu = document.querySelector(".navbar details");
+  menu.open = true;
+  document.body.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  out.closed_by_click = !menu.open;
+  menu.open = true;
+  document.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", bubbles: true}));
+  out.closed_by_escape = !menu.open;
+  menu.open = true;
+  menu.querySelector("ul").dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  out.open_after_click_inside = menu.open;
+  var pre = document.createElement("pre");
+  pre.id = "layout-report"; pre.hidden = true; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+"""
+
+
+@needs_chromium
+def test_copy_buttons_and_menus_in_a_browser(site):
+    out, _, _ = site
+    got = evaluate(out / "c.html", _COPY_AND_MENUS_JS)
+    # the prompts and the output line are left out; plain code is copied as it is
+    assert got["example"] == "import binaryeval as be\nprint(1 +\n      1)\n"
+    assert got["code"].startswith("long_name_for_a_value = sum(") and got["code"].endswith(")\n")
+    assert got["example_button"] and got["output_buttons"] == 0
+    assert got["closed_by_click"] and got["closed_by_escape"]
+    assert got["open_after_click_inside"]
+
+
+@needs_chromium
+def test_search_finds_a_page_when_served(site):
+    """The search page, served over HTTP under its own policy, lists the page that holds a word
+    with the passage that matched (opened as a file, the page says how to serve it)."""
+    out, _, _ = site
+    copy = waiting_copy(out / "search.html")
+    try:
+        with serve(out) as root:
+            dom = open_served(f"{root}/{copy.name}?q=callout")
+    finally:
+        copy.unlink()
+    found = soup(dom).find("ol", class_="search-results")
+    assert found is not None, dom[-2000:]
+    assert [(a.get_text(), a["href"]) for a in found.find_all("a")] == [("Page A", "/a.html")]
+    assert found.find("mark").get_text().startswith("callout")
+    # the heading anchors' pilcrows are not part of the text
+    assert "\u00b6" not in found.get_text()
+    offline = evaluate(out / "search.html", """
+window.addEventListener("load", function () {
+  var pre = document.createElement("pre"); pre.id = "layout-report"; pre.hidden = true;
+  pre.textContent = JSON.stringify({note: !document.getElementById("search-offline").hidden});
+  document.body.appendChild(pre);
+});""")
+    assert offline["note"]

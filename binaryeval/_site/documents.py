@@ -13,7 +13,9 @@ to ``quarto render``.  Without it, each document is rendered here with the Jupyt
    output, ``eval: false`` leaves it unexecuted, ``warning: false`` drops its stderr stream (where
    Python warnings go), ``error: true`` lets it fail, ``fig-cap`` adds a caption under its output,
    ``fig-alt`` is the alt text of its figures (default: the caption), ``label`` names the chunk in
-   error messages; document-level ``execute:`` options are defaults;
+   error messages, ``code-fold: true`` (or ``show``) puts its code in a folded (open) box titled
+   ``code-summary``; document-level ``execute:`` options are defaults, and so are ``code-fold``
+   and ``code-summary`` in the project's or the document's ``format: html:``;
 4. the notebook is executed with nbclient in a ``python3`` kernel whose matplotlib backend is the
    inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
    before the first chunk the kernel runs :func:`binaryeval._site.theme.set_theme`, the one figure
@@ -56,7 +58,8 @@ _HEADER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z
 _OPTION = re.compile(r"^#\|\s?(.*)$")
 _ENGINES = ("auto", "quarto", "jupyter")
 # chunk options understood here; anything else after "#|" is kept in the metadata and ignored
-_KNOWN = {"label", "echo", "include", "output", "eval", "warning", "error", "fig-cap", "fig-alt"}
+_KNOWN = {"label", "echo", "include", "output", "eval", "warning", "error", "fig-cap", "fig-alt",
+          "code-fold", "code-summary"}
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
@@ -111,7 +114,8 @@ def _truthy(value: Any, key: str, where: str) -> bool:
     raise RenderError(f"{where}: chunk option {key}: {value!r} must be true or false")
 
 
-def read_qmd(path: str | Path, text: str | None = None):
+def read_qmd(path: str | Path, text: str | None = None, *,
+             format_defaults: dict[str, Any] | None = None):
     r"""Read a ``.qmd`` file into an nbformat notebook ready to execute.
 
     Code cells carry their chunk options in ``cell.metadata["quarto"]`` and the tags
@@ -125,6 +129,9 @@ def read_qmd(path: str | Path, text: str | None = None):
         The document (used for messages and, when ``text`` is None, read from disk).
     text : str, optional
         The document's text.
+    format_defaults : dict, optional
+        The project's ``format: html:`` options (``_quarto.yml``); ``code-fold`` and
+        ``code-summary`` there are the defaults of the document's chunks.
 
     Returns
     -------
@@ -147,6 +154,7 @@ def read_qmd(path: str | Path, text: str | None = None):
     defaults = header.get("execute") or {}
     if not isinstance(defaults, dict):
         raise RenderError(f"{path}: 'execute' in the YAML header must be a mapping, got {defaults!r}")
+    fold_defaults = _fold_defaults(format_defaults, header, str(path))
     nb = jupytext.reads(body, fmt="Rmd")
     nb.metadata.pop("jupytext", None)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -182,12 +190,44 @@ def read_qmd(path: str | Path, text: str | None = None):
             tags.append("remove_output")
         if not flags.get("eval", True):
             tags.append("skip-execution")
+        for key, value in fold_defaults.items():
+            opts.setdefault(key, value)
+        if "code-fold" in opts:
+            opts["code-fold"] = _fold_value(opts["code-fold"], where)
         cell.source = code
         cell.metadata = {"tags": tags, "quarto": {**opts, "label": label}}
         if "fig-cap" in opts:
             n_fig += 1
             cell.metadata["quarto"]["figure_number"] = n_fig
     return nb
+
+
+def _fold_value(value: Any, where: str) -> bool | str:
+    """``code-fold``: true (folded), false (shown) or "show" (shown, foldable)."""
+    if isinstance(value, bool) or value == "show":
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise RenderError(f"{where}: code-fold: {value!r} must be true, false or show")
+
+
+def _fold_defaults(project: dict[str, Any] | None, header: dict[str, Any],
+                   where: str) -> dict[str, Any]:
+    """``code-fold`` / ``code-summary`` for the chunks of a document, as Quarto reads them.
+
+    The project's ``format: html:``, then the document's own (top level or under
+    ``format: html:``); a chunk's ``#| code-fold:`` wins over all.
+    """
+    out: dict[str, Any] = {}
+    doc_format = (header.get("format") or {}) if isinstance(header.get("format"), dict) else {}
+    doc_html = doc_format.get("html") if isinstance(doc_format.get("html"), dict) else {}
+    for source in (project or {}, header, doc_html):
+        for key in ("code-fold", "code-summary"):
+            if key in source:
+                out[key] = source[key]
+    if "code-fold" in out:
+        out["code-fold"] = _fold_value(out["code-fold"], where)
+    return out
 
 
 _DIV_OPEN = re.compile(r"^(:{3,})\s*(?:\{([^}]*)\}|([\w-]+))\s*$")
@@ -321,10 +361,18 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
 
 
 # run in the kernel before a document's first chunk: the package's figure theme
+# (figures drawn at twice their size, and warnings shown by class and text, not by the path of
+# the kernel's temporary file)
 _KERNEL_SETUP = """\
 from binaryeval._site.theme import set_theme as _binaryeval_set_theme
+from binaryeval._site.theme import sharp_figures as _binaryeval_sharp_figures
 _binaryeval_set_theme()
-del _binaryeval_set_theme
+_binaryeval_sharp_figures()
+del _binaryeval_set_theme, _binaryeval_sharp_figures
+import warnings as _binaryeval_warnings
+_binaryeval_warnings.formatwarning = (
+    lambda message, category, filename, lineno, line=None: f"{category.__name__}: {message}\\n")
+del _binaryeval_warnings
 """
 
 
@@ -394,7 +442,8 @@ def export_cells(nb, path: Path) -> str:
     return body
 
 
-def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3"):
+def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3",
+                     format_defaults: dict[str, Any] | None = None):
     r"""Read and execute one ``.qmd`` document; returns ``(notebook, HTML fragment of its cells)``.
 
     Examples
@@ -411,7 +460,7 @@ def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str =
     path = Path(path)
     if not path.is_file():
         raise ParameterError(f"path={str(path)!r} is not a file; pass an existing .qmd document")
-    nb = read_qmd(path)
+    nb = read_qmd(path, format_defaults=format_defaults)
     _execute(nb, path, timeout=timeout, kernel_name=kernel_name)
     return nb, export_cells(nb, path)
 

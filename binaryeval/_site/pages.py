@@ -28,16 +28,25 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import RenderError
 
-__all__ = ["CONTENT_SECURITY_POLICY", "Heading", "finish_body", "layout", "relative_href",
-           "site_css"]
+__all__ = ["CONTENT_SECURITY_POLICY", "SEARCH_CONTENT_SECURITY_POLICY",
+           "SITE_CONTENT_SECURITY_POLICY", "Heading", "finish_body", "layout", "relative_href",
+           "site_css", "site_js"]
 
-#: the Content-Security-Policy of every page written: no script at all, nothing loaded but the
-#: site's own stylesheet and images (and inline styles and data: images), no forms, no <base>.
-#: The pages need no script (the navbar and contents are <details> elements), so a name from
-#: the data that slipped through unescaped still could not run.
+#: the Content-Security-Policy of a single document and of the user report: no script at all,
+#: nothing loaded but the page's own stylesheet and images (and inline styles and data: images),
+#: no forms, no <base>.  So a name from the data that slipped through unescaped could not run.
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'none'; img-src 'self' data:; "
                            "style-src 'self' 'unsafe-inline'; font-src 'self' data:; "
                            "base-uri 'none'; form-action 'none'; object-src 'none'")
+#: the policy of a website page: the same, but scripts from the site's own files may run (the
+#: copy buttons, the navbar menus that close); an inline script, an event-handler attribute or
+#: ``eval`` still cannot, so text from data cannot run either.  The pages work without them.
+SITE_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("script-src 'none'",
+                                                               "script-src 'self'")
+#: the search page's: Pagefind's search runs as WebAssembly and fetches its index
+SEARCH_CONTENT_SECURITY_POLICY = (
+    SITE_CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+    + "; connect-src 'self'")
 
 # quartodoc's interlinks syntax: the link target is a Python name in backticks; "~" shows only
 # the last part of the name ([](`~binaryeval.fit`) reads "fit")
@@ -75,6 +84,17 @@ def site_css() -> str:
     # page's text is searched for such words when it is checked for failed chunks
     code = re.sub(r"\s*/\*.*?\*/", "", code)
     return own + "\n/* code highlighting (Pygments, style 'friendly') */\n" + code + "\n"
+
+
+def site_js() -> str:
+    """The script of the website's pages (``assets/site.js``): navbar menus, copy buttons.
+
+    Examples
+    --------
+    >>> "clipboard" in site_js()
+    True
+    """
+    return (files("binaryeval._site") / "assets" / "site.js").read_text(encoding="utf-8")
 
 
 def relative_href(target: str, page: str) -> str:
@@ -168,11 +188,14 @@ def finish_body(fragment: str, *, where: str,
                     raise RenderError(f"{where}: the link to {href!r} points at no page of the "
                                       "site; fix the file name or add the document to the site")
             link["href"] = target + (f"#{fragment_id}" if fragment_id else "")
+    for anchor in soup.find_all("a", class_="anchor-link"):  # not part of the searched text
+        anchor["data-pagefind-ignore"] = ""
     for img in soup.find_all("img", src=True):
         src = unquote(img["src"])
         if base is not None and not _EXTERNAL.match(src) and not src.startswith("data:"):
             img["src"] = _data_uri(base / src, where)
     for table in soup.find_all("table"):
+        _breakable_headers(soup, table)
         parent = table.parent
         if parent is not None and "table-wrap" in (parent.get("class") or []):
             continue
@@ -192,6 +215,27 @@ def finish_body(fragment: str, *, where: str,
         elif item.level == 2:
             headings.append(item)
     return str(soup), headings
+
+
+def _breakable_headers(soup, table) -> None:
+    """Let a column name break after its underscores (``prob_1_<wbr>better``) when space is short.
+
+    A wide table's headers are mostly snake_case names longer than the numbers below them; a
+    break opportunity there lets the table fit the text column instead of scrolling sideways.
+    """
+    from bs4 import NavigableString
+
+    for cell in table.find_all("th"):
+        for text in list(cell.find_all(string=True)):
+            if "_" not in text or type(text) is not NavigableString:
+                continue
+            parts = re.split(r"(?<=_)", str(text))
+            nodes = []
+            for i, part in enumerate(parts):
+                if i:
+                    nodes.append(soup.new_tag("wbr"))
+                nodes.append(NavigableString(part))
+            text.replace_with(*nodes)
 
 
 def _data_uri(file: Path, where: str) -> str:
@@ -333,12 +377,15 @@ def _template():
 def layout(*, title: str, body: str, headings: list[Heading] | None = None,
            css_href: str | None = None, navbar: str = "", sidebar: str = "",
            sidebar_inline: str = "", page_nav: str = "", site_title: str = "",
-           footer: str = "", description: str = "") -> str:
+           footer: str = "", description: str = "", scripts: tuple[str, ...] = (),
+           styles: tuple[str, ...] = (), csp: str | None = None) -> str:
     """The full HTML page around a finished body.
 
     ``css_href`` links the stylesheet file (site pages); without it the stylesheet is inlined
-    (a single self-contained document).  Every page carries :data:`CONTENT_SECURITY_POLICY`.  ``navbar``, ``sidebar`` and ``page_nav`` are HTML made
-    by :mod:`binaryeval._site.site`; empty strings leave them out.
+    (a single self-contained document).  Every page carries ``csp``, by default
+    :data:`CONTENT_SECURITY_POLICY` (no script).  ``navbar``, ``sidebar`` and ``page_nav`` are
+    HTML made by :mod:`binaryeval._site.site`; empty strings leave them out.  ``scripts`` and
+    ``styles`` are the links of script files and further stylesheets (a website's pages).
 
     Examples
     --------
@@ -355,4 +402,6 @@ def layout(*, title: str, body: str, headings: list[Heading] | None = None,
                                                           and site_title != title else title),
         body=body, toc=toc, css_href=css_href, css=None if css_href else site_css(),
         navbar=navbar, sidebar=sidebar, sidebar_inline=sidebar_inline, page_nav=page_nav,
-        footer=footer, description=html.escape(description), csp=CONTENT_SECURITY_POLICY)
+        footer=footer, description=html.escape(description),
+        csp=csp or CONTENT_SECURITY_POLICY, scripts=[html.escape(src) for src in scripts],
+        styles=[html.escape(href) for href in styles])

@@ -41,11 +41,23 @@ from typing import Any
 from .._validate import renamed
 from ..errors import RenderError
 from .apiref import ApiSection, api_pages, read_api_sections
-from .pages import Heading, finish_body, import_object, layout, relative_href, site_css
+from .pages import (
+    SEARCH_CONTENT_SECURITY_POLICY,
+    SITE_CONTENT_SECURITY_POLICY,
+    Heading,
+    finish_body,
+    import_object,
+    layout,
+    relative_href,
+    site_css,
+    site_js,
+)
 
 __all__ = ["SiteConfig", "build_site", "find_site_config", "read_site_config"]
 
 CSS_FILE = "site.css"
+JS_FILE = "site.js"
+SEARCH_PAGE = "search.html"
 
 
 @dataclass
@@ -89,6 +101,31 @@ class SiteConfig:
         """``format: html: toc``."""
         fmt = (self.raw.get("format") or {}).get("html") or {}
         return bool(fmt.get("toc", False)) if isinstance(fmt, dict) else False
+
+    @property
+    def html_format(self) -> dict[str, Any]:
+        """``format: html:`` (the options a document inherits, e.g. ``code-fold``)."""
+        fmt = (self.raw.get("format") or {}).get("html") or {}
+        return fmt if isinstance(fmt, dict) else {}
+
+    @property
+    def version(self) -> str | None:
+        """The version shown beside the title.
+
+        ``website: version``, else the documented package's ``__version__`` (``quartodoc:
+        package``).
+        """
+        if self.website.get("version"):
+            return str(self.website["version"])
+        package = (self.api or {}).get("package")
+        if not package:
+            return None
+        try:
+            import importlib
+
+            return str(getattr(importlib.import_module(str(package)), "__version__", "")) or None
+        except ImportError:
+            return None
 
     @property
     def page_navigation(self) -> bool:
@@ -335,9 +372,16 @@ def _navbar(site: _Site, page: str) -> str:
         return "".join(out)
 
     home = relative_href("index.html", page)
-    right = f'<ul class="nav-right">{entries(site.navbar_right)}</ul>' if site.navbar_right else ""
+    search = relative_href(SEARCH_PAGE, page)
+    active = ' class="active"' if page == SEARCH_PAGE else ""
+    right = (f'<ul class="nav-right">{entries(site.navbar_right)}'
+             f'<li{active}><a class="nav-link nav-search" href="{html.escape(search)}">Search</a>'
+             "</li></ul>")
+    version = site.config.version
+    version = f'<span class="version" title="version">{html.escape(version)}</span>' if version \
+        else ""
     return (f'<header class="navbar"><nav class="navbar-inner" aria-label="Site">'
-            f'<a class="brand" href="{home}">{html.escape(site.config.title)}</a>'
+            f'<a class="brand" href="{home}">{html.escape(site.config.title)}</a>{version}'
             f'<ul class="nav-left">{entries(site.navbar_left)}</ul>{right}</nav></header>')
 
 
@@ -380,7 +424,8 @@ def _page_nav(order: list[NavItem], page: str, site: _Site) -> str:
         nxt = order[at + 1]
         parts.append(f'<a class="next" href="{html.escape(relative_href(nxt.href, page))}">'
                      f"<small>Next &rarr;</small>{html.escape(nxt.text)}</a>")
-    return f'<nav class="page-nav" aria-label="Previous and next page">{"".join(parts)}</nav>' \
+    return (f'<nav class="page-nav" aria-label="Previous and next page" data-pagefind-ignore>'
+            f'{"".join(parts)}</nav>') \
         if parts else ""
 
 
@@ -507,7 +552,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
     # the landing page last: its cards show the other pages' first figures
     for doc in sorted(docs, key=lambda d: d.stem == "index"):
         page = site.pages[site.by_source[doc.resolve()]]
-        nb, page.fragment = execute_document(doc, timeout=timeout, kernel_name=kernel_name)
+        nb, page.fragment = execute_document(doc, timeout=timeout, kernel_name=kernel_name,
+                                             format_defaults=config.html_format)
     if site.api_index:
         for out, (title, fragment) in api_pages(site.api_sections, site.api_index,
                                                 site.pages[site.api_index].title,
@@ -516,6 +562,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
             site.pages[out].fragment = fragment
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / CSS_FILE).write_text(site_css(), encoding="utf-8")
+    (output_dir / JS_FILE).write_text(site_js(), encoding="utf-8")
+    site.pages[SEARCH_PAGE] = _Page(SEARCH_PAGE, "Search", fragment=_SEARCH_BODY)
     order = _flat(site.sidebar)
     api_side = _api_sidebar(site)
     api_order = _flat(api_side)
@@ -529,7 +577,7 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
             ident, cards = _listing(site, page)
             if ident:
                 body = _insert_listing(body, ident, cards)
-        is_api = page.source is None
+        is_api = page.source is None and out != SEARCH_PAGE
         side_items = api_side if is_api else site.sidebar
         sidebar = _sidebar_items(side_items, out)
         show_toc = config.toc and page.header.get("toc", True) is not False and out != "index.html"
@@ -540,12 +588,50 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
             page_nav=_page_nav(api_order if is_api else order, out, site)
             if config.page_navigation else "",
             site_title=config.title, footer=_footer(config),
-            description=str(page.header.get("description") or ""))
+            description=str(page.header.get("description") or ""),
+            scripts=(relative_href(JS_FILE, out),),
+            csp=SEARCH_CONTENT_SECURITY_POLICY if out == SEARCH_PAGE
+            else SITE_CONTENT_SECURITY_POLICY)
         target = output_dir / out
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html_page, encoding="utf-8")
         written.append(target)
+    _search_index(output_dir, notice)
     return written
+
+
+_SEARCH_BODY = """<header class="quarto-title"><h1 class="title">Search</h1></header>
+<div id="search" class="search" data-root="."></div>
+<div id="search-offline" class="callout-note" hidden>
+<p>The search runs in the browser from an index beside the pages, which a browser does not load
+for pages opened as files. Serve the folder, e.g. <code>python -m http.server -d reports</code>,
+and open <code>http://localhost:8000/search.html</code>.</p></div>
+<div id="search-missing" class="callout-note" hidden>
+<p>This copy of the site was built without its search index (install <code>pagefind[bin]</code>
+and render it again).</p></div>
+<noscript><p>The search needs JavaScript.</p></noscript>
+"""
+
+
+def _search_index(output_dir: Path, notice) -> None:
+    """Pagefind's full-text index of the pages' text, in ``pagefind/`` beside them.
+
+    ``pagefind`` (PyPI ``pagefind[bin]``, in the ``reports`` extra) indexes the ``<main>`` of
+    every page (navigation, contents and page links left out); without it the search page says
+    so, and the rest of the site is unchanged.
+    """
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("pagefind") is None:
+        notice("no search index: install pagefind (pip install 'pagefind[bin]') and render again")
+        return
+    run = subprocess.run([sys.executable, "-m", "pagefind", "--site", str(output_dir),
+                          "--keep-index-url", "--include-characters", "_", "--quiet"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RenderError(f"pagefind could not index {output_dir} (exit {run.returncode}):\n"
+                          f"{(run.stderr or run.stdout)[-2000:]}")
 
 
 def _footer(config: SiteConfig) -> str:
