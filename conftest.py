@@ -11,13 +11,23 @@ from __future__ import annotations
 import pytest
 
 
+def _public(item: pytest.Item) -> bool:
+    """Whether a doctest documents the public API: not a private module's or name's (a part
+    starting with ``_``), not a test helper's; private examples run in their module."""
+    from pathlib import Path
+
+    if "tests" in Path(str(item.path)).parts:
+        return False
+    return not any(p.startswith("_") for p in item.dtest.name.split("."))
+
+
 def fresh_namespace(items: list[pytest.Item]) -> int:
-    """Replace the namespace of every doctest among ``items`` by an empty one; how many."""
+    """Replace the namespace of every public doctest among ``items`` by an empty one; how many."""
     from _pytest.doctest import DoctestItem
 
     count = 0
     for item in items:
-        if isinstance(item, DoctestItem):
+        if isinstance(item, DoctestItem) and _public(item):
             item.dtest.globs = {"__name__": "__main__"}
             count += 1
     return count

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,9 @@ from . import _validate
 from ._results import Result
 from .errors import DataError
 from .summary import Summary
+
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
 
 __all__ = ["Ranks", "rank_draws", "ranks_from_draws", "simultaneous_intervals"]
 
@@ -204,9 +207,9 @@ class Ranks(Result):
     level: float = 0.95
     ranked: str = "score"
     method: str = ""
-    seed: Any = None
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None
     group_name: str = "group"
-    exact_probabilities: Any = None
+    exact_probabilities: np.ndarray | None = None
     notes: tuple[str, ...] = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -375,8 +378,8 @@ class Ranks(Result):
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "leaderboard", level: float | None = None,
-             **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "leaderboard",
+             level: float | None = None, **kwargs: Any) -> Axes:
         """The leaderboard, or the posterior probabilities of the ranks.
 
         The leaderboard shows each system's rank with its simultaneous interval and the naive
@@ -442,7 +445,8 @@ class Ranks(Result):
 
 
 def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarray, *,
-                     level: float, ranked: str, method: str, seed: Any = None,
+                     level: float, ranked: str, method: str,
+                     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                      group_name: str = "group", exact: np.ndarray | None = None,
                      notes: Sequence[str] = ()) -> Ranks:
     """The :class:`Ranks` of joint posterior draws of one score per system.

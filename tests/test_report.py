@@ -188,6 +188,8 @@ def _text(markup: str) -> str:
     """Visible text of HTML: tags dropped, whitespace collapsed (nbconvert re-indents tables)."""
     import html
 
+    # a column name may carry a break opportunity after its underscores (<wbr>): no space there
+    markup = re.sub(r"<wbr\s*/?>", "", markup)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
 
 

@@ -542,8 +542,8 @@ def build_site(config: SiteConfig, docs: Sequence[Path], output_dir: Path, *, ti
     >>> _ = (project / "index.qmd").write_text("---\ntitle: Home\n---\n\nWelcome.\n")
     >>> pages = build_site(read_site_config(project / "_quarto.yml"), [project / "index.qmd"],
     ...                    project / "site")
-    >>> [p.name for p in pages]
-    ['index.html']
+    >>> [p.name for p in pages]   # the page and the search page
+    ['index.html', 'search.html']
     """
     from .documents import execute_document
 

@@ -190,6 +190,8 @@ def difference_intervals(posts, first: np.ndarray, second: np.ndarray,
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.binary.compare import difference_interval, difference_intervals
     >>> from binaryeval import alpha_posterior
     >>> posts = [alpha_posterior(70, 100), alpha_posterior(55, 100), alpha_posterior(60, 100)]
     >>> ends = difference_intervals(posts, np.array([0, 0]), np.array([1, 2]))

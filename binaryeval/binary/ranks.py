@@ -58,6 +58,7 @@ def rank_probabilities(posts: Sequence[PosteriorDistribution]) -> np.ndarray:
 
     Examples
     --------
+    >>> from binaryeval.binary.ranks import rank_probabilities
     >>> from binaryeval import alpha_posterior
     >>> a = alpha_posterior(human_pos=70, human_total=100)
     >>> b = alpha_posterior(human_pos=55, human_total=100)

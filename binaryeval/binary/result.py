@@ -528,7 +528,7 @@ class BinaryFit(Result):
                         **kw)
 
     def ranks(self, level: float | None = None, *, n_resamples: int = 4000,
-              seed: Any = None):
+              seed: int | np.random.SeedSequence | np.random.Generator | None = None):
         """Posterior ranks of the groups by ``alpha``, with simultaneous credible rank intervals.
 
         ``P(rank = r)`` is exact (quadrature over the independent posteriors,

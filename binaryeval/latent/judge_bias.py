@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +46,9 @@ from ..errors import DataError, JudgeBiasWarning, ParameterError
 from ..summary import Summary
 from . import _data
 from .dependence import THRESHOLD, _log_dm
+
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
 
 __all__ = ["JudgeBias", "judge_bias"]
 
@@ -119,7 +122,27 @@ class JudgeBias(Result):
 
     Examples
     --------
-    >>> res = _example()
+    >>> import warnings
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from binaryeval import judge_bias
+    >>> from binaryeval.errors import JudgeBiasWarning
+    >>> rng = np.random.default_rng(7)
+    >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+    >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+    >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+    >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+    >>> correct = np.where(long, 0.6, 0.85)
+    >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+    ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+    >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+    ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+    ...                    "shown": np.where(shown_a, "x", "y"),
+    ...                    "length": np.where(long, "long", "short")})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+    ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+    ...                      by="length")
     >>> round(float(res.position_bias()["lean"]), 2)
     0.38
     >>> res.tests().loc["length", "verdict"]
@@ -155,7 +178,28 @@ class JudgeBias(Result):
 
         Examples
         --------
-        >>> list(_example().to_frame().index.names)
+        >>> import warnings
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from binaryeval import judge_bias
+        >>> from binaryeval.errors import JudgeBiasWarning
+        >>> rng = np.random.default_rng(7)
+        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+        >>> correct = np.where(long, 0.6, 0.85)
+        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+        ...                    "shown": np.where(shown_a, "x", "y"),
+        ...                    "length": np.where(long, "long", "short")})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+        ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+        ...                      by="length")
+        >>> list(res.to_frame().index.names)
         ['factor', 'stratum', 'class']
         """
         out = self.frame.copy()
@@ -174,7 +218,28 @@ class JudgeBias(Result):
 
         Examples
         --------
-        >>> bool(_example().position_bias()["lean_lower"] > 0)
+        >>> import warnings
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from binaryeval import judge_bias
+        >>> from binaryeval.errors import JudgeBiasWarning
+        >>> rng = np.random.default_rng(7)
+        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+        >>> correct = np.where(long, 0.6, 0.85)
+        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+        ...                    "shown": np.where(shown_a, "x", "y"),
+        ...                    "length": np.where(long, "long", "short")})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+        ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+        ...                      by="length")
+        >>> bool(res.position_bias()["lean_lower"] > 0)
         True
         """
         keys = ("position", "all", "tie")
@@ -194,7 +259,28 @@ class JudgeBias(Result):
 
         Examples
         --------
-        >>> bool(_example().tests().loc["length", "log10_bf"] > 1)
+        >>> import warnings
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from binaryeval import judge_bias
+        >>> from binaryeval.errors import JudgeBiasWarning
+        >>> rng = np.random.default_rng(7)
+        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+        >>> correct = np.where(long, 0.6, 0.85)
+        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+        ...                    "shown": np.where(shown_a, "x", "y"),
+        ...                    "length": np.where(long, "long", "short")})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+        ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+        ...                      by="length")
+        >>> bool(res.tests().loc["length", "log10_bf"] > 1)
         True
         """
         out = self.bayes_factors.copy()
@@ -216,7 +302,28 @@ class JudgeBias(Result):
 
         Examples
         --------
-        >>> print(_example().summary().title)
+        >>> import warnings
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from binaryeval import judge_bias
+        >>> from binaryeval.errors import JudgeBiasWarning
+        >>> rng = np.random.default_rng(7)
+        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+        >>> correct = np.where(long, 0.6, 0.85)
+        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+        ...                    "shown": np.where(shown_a, "x", "y"),
+        ...                    "length": np.where(long, "long", "short")})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+        ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+        ...                      by="length")
+        >>> print(res.summary().title)
         Judge bias on the paired rows
         """
         pb = self.position_bias()
@@ -237,7 +344,7 @@ class JudgeBias(Result):
             s.add_note(note)
         return s
 
-    def plot(self, ax: Any = None, *, kind: str = "lean", **kwargs: Any) -> Any:
+    def plot(self, ax: Axes | None = None, *, kind: str = "lean", **kwargs: Any) -> Axes:
         """The judge's lean (or agreement) per factor, stratum and human class, with intervals.
 
         Parameters
@@ -255,7 +362,28 @@ class JudgeBias(Result):
 
         Examples
         --------
-        >>> ax = _example().plot()
+        >>> import warnings
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from binaryeval import judge_bias
+        >>> from binaryeval.errors import JudgeBiasWarning
+        >>> rng = np.random.default_rng(7)
+        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+        >>> correct = np.where(long, 0.6, 0.85)
+        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+        ...                    "shown": np.where(shown_a, "x", "y"),
+        ...                    "length": np.where(long, "long", "short")})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+        ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+        ...                      by="length")
+        >>> ax = res.plot()
         """
         import matplotlib.pyplot as plt
 
@@ -351,7 +479,27 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
 
     Examples
     --------
-    >>> res = _example()
+    >>> import warnings
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from binaryeval import judge_bias
+    >>> from binaryeval.errors import JudgeBiasWarning
+    >>> rng = np.random.default_rng(7)
+    >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
+    >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
+    >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
+    >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
+    >>> correct = np.where(long, 0.6, 0.85)
+    >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
+    ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
+    >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
+    ...                    "judge": np.where(shown_a, j_pos, -j_pos),
+    ...                    "shown": np.where(shown_a, "x", "y"),
+    ...                    "length": np.where(long, "long", "short")})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+    ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+    ...                      by="length")
     >>> int(res.to_frame().loc[("position", "all", "tie"), "n_paired"])
     246
     """

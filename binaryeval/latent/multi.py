@@ -394,7 +394,17 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> _example().ranks().to_frame()["rank"].tolist()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+        >>> res.ranks().to_frame()["rank"].tolist()
         [1, 2]
         """
         from .._ranks import ranks_from_draws
@@ -657,7 +667,16 @@ class LatentFit(Result):
 
         Examples
         --------
-        >>> res = _example()   # two metrics that err alike in both systems
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
         >>> bool(res.pooling_check().attrs["p_value"] > 0.01)
         True
         """

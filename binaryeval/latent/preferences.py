@@ -831,7 +831,18 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> _example().ranks().to_frame()["rank"].tolist()
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+        >>> res.ranks().to_frame()["rank"].tolist()
         [1, 2, 3]
         """
         from .._ranks import ranks_from_draws
@@ -911,7 +922,17 @@ class PreferenceFit(Result):
 
         Examples
         --------
-        >>> res = _example()   # one metric that errs alike on every pair
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> quality = np.array([0.3, 0.0, -0.3])  # systems A, B, C; 300 items each
+        >>> z = quality[:, None] + rng.normal(size=(300, 3, 2))
+        >>> df = pd.DataFrame({"item": np.repeat(np.arange(300), 3),
+        ...                    "system": np.tile(["A", "B", "C"], 300),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
         >>> bool(res.pooling_check().attrs["p_value"] > 0.01)
         True
         """

@@ -314,6 +314,8 @@ def rank_sets(estimate: Sequence[float], covariance: Sequence[Sequence[float]],
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from binaryeval.validation import rank_sets
     >>> lo, hi = rank_sets([0.9, 0.5, 0.45], np.diag([0.02, 0.02, 0.02]) ** 2)
     >>> lo.tolist(), hi.tolist()
     ([1, 2, 2], [1, 3, 3])
