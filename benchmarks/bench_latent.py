@@ -116,7 +116,7 @@ def timed_fit(call):
 
 def worst(res) -> tuple[float, float, float]:
     """Largest R-hat and smallest bulk and tail ESS over diff and the three shares."""
-    pi = res.posterior.draws.pi  # (chains, draws, pairs, 3)
+    pi = res.latent.draws.pi  # (chains, draws, pairs, 3)
     x = np.concatenate([pi, (pi[..., 0] - pi[..., 2])[..., None]], axis=3)
     x = x.reshape(*x.shape[:2], -1)
     return (float(diagnostics.rhat(x).max()), float(diagnostics.ess_bulk(x).min()),

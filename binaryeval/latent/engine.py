@@ -129,6 +129,8 @@ HMC_JITTER = 0.2
 HMC_LENGTH = 0.5 * np.pi
 HMC_MAX_STEPS = 12
 HMC_TRANSITIONS = 2
+#: kept draws turned from coordinates into shares and rates at once
+STATE_BLOCK = 50
 #: the independence move: degrees of freedom and scale (times the metric's) of its t proposal
 T_DOF = 5
 T_SCALE = 1.2
@@ -907,6 +909,26 @@ class _Sampler:
         theta = self._to_units(self._theta_full()) if self.kind == "shares" else None
         return self.hamiltonian.jump(y, self.rngs, g, theta, start, kept)
 
+    def store(self, ys: list[np.ndarray], pi_out: np.ndarray, theta_out: np.ndarray | None,
+              start: int) -> None:
+        """Shares (and rates) of the kept coordinates ``ys`` into the outputs from ``start``.
+
+        The conversion works unit by unit, so all of ``ys`` go through it at once (units
+        last); the state is set from the last of them.
+        """
+        n = len(ys)
+        u = ys[0].shape[-1]
+        pi, theta_new, _ = self.target.to_state(np.concatenate(ys, axis=-1))
+        # (..., n * U) -> (C, n, G, ...)
+        def lay_out(x):
+            moved = np.moveaxis(x.reshape(*x.shape[:-1], n, self.chains, u // self.chains),
+                                (-3, -2, -1), (1, 0, 2))
+            return moved.reshape(self.chains, n, u // self.chains, *x.shape[:-1])
+        pi_out[:, start:start + n] = lay_out(pi)
+        if theta_out is not None and self.kind == "reverse":
+            theta_out[:, start:start + n] = lay_out(theta_new)
+        self.set_state(ys[-1])
+
     def set_state(self, y: np.ndarray) -> None:
         """``pi``, ``theta`` (and the product's parts) from the coordinates ``y``."""
         pi, theta_new, parts = self.target.to_state(y)
@@ -948,6 +970,7 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     splits = not model.paired_informs_pi
     y = sampler.coordinates()
     at = None  # the target's value and gradient at y, when y did not change since
+    pending: list[np.ndarray] = []  # kept coordinates not yet turned into shares and rates
     for it in range(warmup + draws):
         warming = it < warmup
         if splits:
@@ -968,7 +991,7 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
             y, at = sampler.hamiltonian_step(y, adapting=adapt and warming, start=at)
         if hmc.has_center.any():
             y, at = sampler.jump_step(y, at, kept=not warming)
-        if gibbs or not warming:
+        if gibbs:
             sampler.set_state(y)
         if adapt and warming:
             if w15 <= it < w85:
@@ -978,9 +1001,16 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
             if it + 1 == warmup:
                 hmc.finish_step_size()
         if not warming:
-            pi_out[:, it - warmup] = sampler.pi
-            if keep_theta:
-                theta_out[:, it - warmup] = sampler.theta  # type: ignore[index]
+            if gibbs:
+                pi_out[:, it - warmup] = sampler.pi
+                if keep_theta:
+                    theta_out[:, it - warmup] = sampler.theta  # type: ignore[index]
+            else:
+                # the state follows from y alone: convert a block of draws at once
+                pending.append(y)
+                if len(pending) == STATE_BLOCK or it + 1 == warmup + draws:
+                    sampler.store(pending, pi_out, theta_out, it + 1 - warmup - len(pending))
+                    pending = []
     accept = {"hamiltonian": hmc.accept_sum / hmc.n_kept if hmc.n_kept else float("nan"),
               "independence": hmc.jump_sum / hmc.n_jumps if hmc.n_jumps else float("nan")}
     return Draws(pi_out, theta_out, accept)
