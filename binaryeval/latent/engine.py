@@ -493,6 +493,7 @@ class _Hamiltonian:
         self.root[np.arange(d), np.arange(d)] = scale
         self.eps = np.full(u, 0.5 / np.sqrt(np.sqrt(d)))
         self.n_steps = np.full(u, HMC_STEPS)
+        self._plan: tuple | None = None  # the leapfrog schedule of n_steps (see _schedule)
         # the independence proposal: a multivariate t around the warm-up mean
         self.root_inv = np.zeros((d, d, u))
         self.root_inv[np.arange(d), np.arange(d)] = 1.0 / scale
@@ -555,17 +556,30 @@ class _Hamiltonian:
         A unit that has taken its steps stays where it is (its gradient is recomputed there,
         its momentum no longer moves).
         """
-        root, n = self.root, self.n_steps
-        n_max = int(n.max())
+        root = self.root
+        moves, kicks = self._schedule()
         mom = mom + 0.5 * eps * np.einsum("abu,au->bu", root, grad)
         lp = None
-        for i in range(n_max):
-            step = eps if n_max == n.min() else np.where(i < n, eps, 0.0)
-            y = y + step * np.einsum("abu,bu->au", root, mom)
-            lp, grad = self.target(y, theta, value=i == n_max - 1)
-            kick = np.where(i < n - 1, eps, np.where(i == n - 1, 0.5 * eps, 0.0))
-            mom = mom + kick * np.einsum("abu,au->bu", root, grad)
+        for i, (move, kick) in enumerate(zip(moves, kicks, strict=True)):
+            y = y + (eps if move is None else eps * move) * np.einsum("abu,bu->au", root, mom)
+            lp, grad = self.target(y, theta, value=i == len(moves) - 1)
+            mom = mom + eps * kick * np.einsum("abu,au->bu", root, grad)
         return y, lp, grad, mom
+
+    def _schedule(self) -> tuple[list, list]:
+        """Per leapfrog step, which units move (None: all) and their momentum kick in steps.
+
+        The kick is 1 for a full step, 0.5 for a unit's last half step and 0 once it is done;
+        both depend only on ``n_steps``, so they are kept until it changes.
+        """
+        n = self.n_steps
+        if self._plan is None or self._plan[0] is not n:
+            n_max = int(n.max())
+            moves = [None if n_max == n.min() else (i < n).astype(float) for i in range(n_max)]
+            kicks = [np.where(i < n - 1, 1.0, np.where(i == n - 1, 0.5, 0.0))
+                     for i in range(n_max)]
+            self._plan = (n, moves, kicks)
+        return self._plan[1], self._plan[2]
 
     def jump(self, y0: np.ndarray, rngs, groups: int, theta: np.ndarray | None,
              start: tuple | None, kept: bool) -> tuple[np.ndarray, tuple]:
