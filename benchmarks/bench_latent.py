@@ -89,9 +89,10 @@ def engine_of(rev: str | None):
     source = subprocess.run(["git", "show", f"{rev}:binaryeval/latent/engine.py"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
-        # the old module's relative import of the errors resolves inside the package
+        # the old module's relative imports resolve inside the package
         path = Path(tmp) / "engine_baseline.py"
-        path.write_text(source.replace("from ..errors import", "from binaryeval.errors import"))
+        path.write_text(source.replace("from ..errors import", "from binaryeval.errors import")
+                        .replace("from .. import", "from binaryeval import"))
         spec = importlib.util.spec_from_file_location("engine_baseline", path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
