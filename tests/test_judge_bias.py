@@ -150,3 +150,19 @@ def test_strata_names_are_escaped_in_html():
         warnings.simplefilter("ignore", JudgeBiasWarning)
         html = be.judge_bias("human ~ judge", df, first="a", second="b", by="domain")._repr_html_()
     assert "<i>news</i>" not in html and "&lt;i&gt;news&lt;/i&gt;" in html
+
+
+def test_the_advice_names_the_order_of_presentation_only_when_position_matters():
+    # a covariate bias alone (no position column): fit the strata separately, nothing about
+    # the order of presentation; a position bias at ties: both pieces of advice
+    df = _data(2, tie_first=0.35, long_correct=0.55)
+    with pytest.warns(JudgeBiasWarning) as caught:
+        be.judge_bias("human ~ judge", df, first="a", second="b", by="words", bins=2)
+    text = str(caught[0].message)
+    assert "differs across words" in text and "fit the strata separately" in text
+    assert "order of presentation" not in text
+    with pytest.warns(JudgeBiasWarning) as caught:
+        be.judge_bias("human ~ judge", _data(3, tie_first=0.6), first="a", second="b",
+                      shown_first="shown")
+    text = str(caught[0].message)
+    assert "shown first at a true tie" in text and "order of presentation" in text

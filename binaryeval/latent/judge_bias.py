@@ -600,9 +600,13 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
                             f"{note})")
     table = pd.DataFrame(rows).set_index("factor")
     if messages:
+        # the order of presentation is only advice when the position is what differs
+        position = any(f == "order" and np.isfinite(b) and b > THRESHOLD for f, b, _ in tests)
+        position |= bool(messages) and messages[0].startswith("the judge leans")
         text = ("; ".join(messages) + ". One confusion matrix for all items then mis-corrects "
-                "the judge: fit the strata separately (one fit_preferences per stratum), and "
-                "randomise and balance the order of presentation")
+                "the judge: fit the strata separately (one fit_preferences per stratum)"
+                + (", and randomise and balance the order of presentation" if position
+                   else ""))
         notes.append("WARNING: " + text)
         warn(text, JudgeBiasWarning)
     return JudgeBias(formula, pd.concat(parts), table, level=level, shown_first=shown_first,
