@@ -391,3 +391,18 @@ def test_no_count_set_crashes_the_sampler(k, levels):
             theta = post.draws.theta.astype(float)
             assert np.all(np.isfinite(theta)), opts
             np.testing.assert_allclose(theta.sum(axis=-1), 1.0, atol=1e-5, err_msg=str(opts))
+
+
+@pytest.mark.parametrize("rates,informs,expected", [
+    ("estimate", True, "Hamiltonian Monte Carlo in the shares of the metric's outputs"),
+    ("pooled", True, "data augmentation and Hamiltonian Monte Carlo of every group's shares"),
+    ([[0.8, 0.2], [0.1, 0.9]], True, "; Hamiltonian Monte Carlo of every group's shares"),
+    ("estimate", False, "two classes' split"),
+])
+def test_the_method_names_the_moves_the_sampler_made(rates, informs, expected):
+    # the sampler chooses its moves by the rates and the design (engine.sample's docstring)
+    post = be.latent_posterior([[[20, 5], [4, 21]], [[18, 6], [5, 20]]],
+                               metric=[[200, 300], [250, 250]], rates=rates,
+                               paired_informs_pi=informs, draws=20, warmup=20, seed=1)
+    assert expected in post.method
+    assert "data augmentation with Metropolis-Hastings" not in post.method

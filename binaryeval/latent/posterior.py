@@ -204,8 +204,20 @@ class LatentPosterior(Result):
     @property
     def method(self) -> str:
         """How the draws were made."""
+        if self.rates == "estimate" and self.dependence == "joint":
+            moves = ("Hamiltonian Monte Carlo in the shares of the metric's outputs and the "
+                     "class shares given each output, with an independence t proposal")
+        elif self.rates == "estimate":
+            moves = ("data augmentation, Metropolis-within-Gibbs moves of the metrics' rows and "
+                     "Hamiltonian Monte Carlo")
+        elif self.rates == "pooled":
+            moves = "data augmentation and Hamiltonian Monte Carlo of every group's shares"
+        else:
+            moves = "Hamiltonian Monte Carlo of every group's shares"
+        if not self.paired_informs_pi:
+            moves += "; Metropolis-within-Gibbs moves of two classes' split"
         return (f"MCMC ({self.n_chains} chains x {self.n_draws} draws after {self.warmup} "
-                "warm-up; data augmentation with Metropolis-Hastings moves)")
+                f"warm-up; {moves})")
 
     def summary(self) -> Summary:
         """Counts, priors, sampler settings and the table of class shares.
