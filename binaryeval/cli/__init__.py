@@ -16,6 +16,8 @@ Subcommands
 ``fit``        :func:`binaryeval.fit` (one metric, several metric terms, ``--bins``);
                ``--compare`` for ``result.compare()``, ``--plan`` for ``result.plan()``
 ``preferences`` :func:`binaryeval.fit_preferences`: preference rates per system pair
+``ranks``      a leaderboard: ``result.ranks()`` of :func:`binaryeval.fit` or (with ``--item``
+               or ``--first/--second``) of :func:`binaryeval.fit_preferences`
 ``favi``       :func:`binaryeval.favi`
 ``correlate``  :func:`binaryeval.correlate`; ``--pairwise`` for the Williams tests
 ``plan``       detectable differences and sample sizes (:mod:`binaryeval.plan`)
@@ -23,7 +25,7 @@ Subcommands
                :func:`binaryeval.fit_preferences` with ``--item`` or ``--first/--second``),
                rendered from ``binaryeval/reports/templates/``
 
-``fit``, ``preferences``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, as the
+``fit``, ``preferences``, ``ranks``, ``favi`` and ``correlate`` print ``result.summary().as_text()``, as the
 Python API does, with advice naming the command line's flags (``--bins 5``, not ``bins=5``); ``--output FILE`` writes the summary as text (``.txt``), HTML (``.html``) or LaTeX (``.tex``),
 or the tidy table ``to_frame()`` as CSV (``.csv``) or JSON records (``.json``).  Input tables are
 read by extension: CSV, TSV, Parquet, JSON.
@@ -77,6 +79,7 @@ from . import (  # noqa: F401  (registers them)
     fit,
     plan,
     preferences,
+    ranks,
     render,
     report,
 )

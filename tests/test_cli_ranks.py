@@ -1,0 +1,93 @@
+"""``binaryeval ranks``: the leaderboard on the command line is the API's ``ranks()``.
+
+Every number compared here comes from the Python API on the same data with the same seed (the
+command line must not compute anything of its own); the error cases check the message names the
+flag and the fix.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+import binaryeval as be
+from binaryeval.cli import main
+
+
+def _battles(seed=0, n=240, voted=60):
+    """Ready verdicts of a judge on three systems; humans voted on the first ``voted`` rows of
+    every pair (1: first better, 0: tie, -1: second better)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for a, b, p in (("A", "B", [0.5, 0.2, 0.3]), ("A", "C", [0.6, 0.2, 0.2]),
+                    ("B", "C", [0.45, 0.2, 0.35])):
+        human = 1 - rng.choice(3, size=n, p=p)
+        judge = np.where(rng.random(n) < 0.7, human, rng.choice([1, 0, -1], size=n))
+        rows.append(pd.DataFrame({"model_a": a, "model_b": b, "judge": judge,
+                                  "human": np.where(np.arange(n) < voted, human, np.nan)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _quiet(func, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kw)
+
+
+def test_preference_ranks_equal_the_api(tmp_path):
+    data = tmp_path / "battles.csv"
+    _battles().to_csv(data, index=False)
+    out = tmp_path / "ranks.csv"
+    code = _quiet(main, ["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
+                         "--second", "model_b", "--seed", "3", "--draws", "300", "-o", str(out)])
+    assert code == 0
+    got = pd.read_csv(out)
+    fit = _quiet(be.fit_preferences, "human ~ judge", pd.read_csv(data), first="model_a",
+                 second="model_b", seed=3, draws=300)
+    want = fit.ranks().to_frame().reset_index()
+    assert got["system"].tolist() == want["system"].tolist()
+    for col in ("estimate", "std_error", "p_best", "naive_score"):
+        np.testing.assert_allclose(got[col], want[col], rtol=1e-12, atol=1e-15)
+    for col in ("rank", "lower", "upper", "naive_rank"):
+        assert got[col].tolist() == want[col].astype(int).tolist()
+
+
+def test_binary_ranks_equal_the_api_and_seed_the_intervals(capsys):
+    code = _quiet(main, ["ranks", "I(mqm == 0) ~ chrf | system", "--data", "wmt21_ende",
+                         "--threshold", "balanced", "--seed", "1", "--format", "csv"])
+    assert code == 0
+    from io import StringIO
+
+    got = pd.read_csv(StringIO(capsys.readouterr().out))
+    fit = _quiet(be.fit, "I(mqm == 0) ~ chrf | system", be.datasets.load_wmt21_ende(),
+                 threshold="balanced")
+    want = fit.ranks(seed=1).to_frame().reset_index()
+    assert got["system"].tolist() == want["system"].tolist()
+    np.testing.assert_allclose(got["p_best"], want["p_best"], rtol=1e-12, atol=1e-15)
+    assert got["lower"].tolist() == want["lower"].tolist()
+    assert got["upper"].tolist() == want["upper"].tolist()
+
+
+def test_options_of_the_other_model_are_refused_by_name(tmp_path, capsys):
+    data = tmp_path / "battles.csv"
+    _battles().to_csv(data, index=False)
+    code = main(["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
+                 "--second", "model_b", "--threshold", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 1 and "--threshold" in err and "--tolerance" in err
+    code = main(["ranks", "I(mqm == 0) ~ chrf | system", "--data", "wmt21_ende",
+                 "--tolerance", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "--tolerance" in err and "--first/--second" in err
+
+
+def test_the_input_is_never_overwritten(tmp_path, capsys):
+    data = tmp_path / "battles.csv"
+    _battles().to_csv(data, index=False)
+    before = data.read_bytes()
+    code = main(["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
+                 "--second", "model_b", "-o", str(data), "--overwrite"])
+    assert code == 2 and "input" in capsys.readouterr().err
+    assert data.read_bytes() == before
