@@ -166,3 +166,72 @@ def test_the_advice_names_the_order_of_presentation_only_when_position_matters()
                       shown_first="shown")
     text = str(caught[0].message)
     assert "shown first at a true tie" in text and "order of presentation" in text
+
+
+def _single(seed=4, n=1000, short_hit=0.9, long_hit=0.65):
+    """A judge rating single outputs 0/1, right less often on long outputs; humans rated 70 %."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < 0.6
+    long = rng.random(n) < 0.5
+    hit = rng.random(n) < np.where(long, long_hit, short_hit)
+    human = np.where(rng.random(n) < 0.7, truth.astype(float), np.nan)
+    return pd.DataFrame({"human": human, "score": np.where(hit, truth, ~truth) + 0.1 * long,
+                         "length": np.where(long, "long", "short")})
+
+
+def test_single_outputs_rho_eta_and_bayes_factor_match_scipy():
+    df = _single()
+    with pytest.warns(JudgeBiasWarning, match="differs across length") as caught:
+        res = be.judge_bias("human ~ I(score > 0.5)", df, by="length")
+    assert "fit per stratum" in str(caught[0].message)
+    assert "order of presentation" not in str(caught[0].message)
+    frame = res.to_frame().loc["length"]
+    paired = df.dropna(subset=["human"])
+    counts = np.zeros((2, 2, 2))
+    for s, name in enumerate(["long", "short"]):
+        part = paired[paired["length"] == name]
+        tab = pd.crosstab(part["human"].astype(int), (part["score"] > 0.5).astype(int))
+        counts[s] = tab.reindex(index=[0, 1], columns=[0, 1], fill_value=0).to_numpy()
+        for c in (0, 1):
+            row = frame.loc[(name, str(c))]
+            assert row["n_paired"] == counts[s, c].sum()
+            a, b = counts[s, c, c] + 1, counts[s, c, 1 - c] + 1   # agreement: eta (0), rho (1)
+            assert row["agreement"] == pytest.approx(a / (a + b), rel=1e-12)
+            lo, hi = stats.beta.ppf([0.025, 0.975], a, b)
+            assert (row["agreement_lower"], row["agreement_upper"]) == pytest.approx((lo, hi))
+            assert row[f"judge_{c}"] == pytest.approx(a / (a + b), rel=1e-12)
+    dm = stats.dirichlet_multinomial
+    ones = np.ones(2)
+
+    def log_seq(n):  # the sequence's log likelihood: scipy's pmf less the multinomial coefficient
+        from scipy.special import gammaln
+        return dm.logpmf(n, ones, n.sum()) - (gammaln(n.sum() + 1) - gammaln(n + 1).sum())
+
+    sep = sum(log_seq(counts[s, c]) for s in range(2) for c in range(2))
+    com = sum(log_seq(counts.sum(axis=0)[c]) for c in range(2))
+    assert res.tests().loc["length", "log10_bf"] == pytest.approx((sep - com) / np.log(10),
+                                                                  abs=1e-9)
+    assert res.n_excluded == int(df["human"].isna().sum())
+    assert res.excluded == {"not rated by both the humans and the judge":
+                            int(df["human"].isna().sum())}
+    with pytest.raises(ParameterError, match="kind='agreement'"):
+        res.plot(kind="lean")
+    res.plot()  # the agreement, by default
+
+
+def test_single_outputs_quiet_when_the_judge_errs_alike():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", JudgeBiasWarning)
+        res = be.judge_bias("human ~ I(score > 0.5)", _single(long_hit=0.9), by="length")
+    assert res.tests().loc["length", "log10_bf"] < 1
+
+
+def test_single_outputs_refuse_what_they_cannot_use():
+    df = _single()
+    with pytest.raises(ParameterError, match="shown_first= needs preferences"):
+        be.judge_bias("human ~ score", df.assign(s="x"), shown_first="s", by="length")
+    with pytest.raises(ParameterError, match="both first= and second="):
+        be.judge_bias("human ~ score", df.assign(a="x"), first="a", by="length")
+    with pytest.raises(DataError, match="threshold a score in the formula"):
+        be.judge_bias("human ~ noise", df.assign(noise=np.linspace(0, 1, len(df))),
+                      by="length")

@@ -22,6 +22,11 @@ confusion differs.  With a position column the order of presentation is checked 
 (strata "first system shown first" and "second system shown first", the rows in the systems'
 order).
 
+*A judge that rates single outputs* (``first``/``second`` left out: 0/1 ratings, or a score
+thresholded or binned in the formula) has no position and no lean: its confusion matrix
+(human class x judge output; for 0/1 ratings ``eta`` and ``rho``) is compared across the
+strata of ``by`` the same way.
+
 A :class:`~binaryeval.JudgeBiasWarning` says when it matters: the lean at a true tie is credibly
 away from 0, or a covariate's (or the position's) Bayes factor exceeds 10.  Then one confusion
 matrix for all items is wrong for the model's correction: fit the strata separately (or
@@ -57,12 +62,69 @@ _SHOWN = ("shown first better", "tie", "shown second better")
 _MAX_LEVELS = 12
 
 
-def _table(human: np.ndarray, judge: np.ndarray, strata: np.ndarray, n_strata: int
-           ) -> np.ndarray:
-    """Counts (strata, human class, judge class) of class indices 0/1/2."""
-    out = np.zeros((n_strata, 3, 3), dtype=np.int64)
+def _table(human: np.ndarray, judge: np.ndarray, strata: np.ndarray, n_strata: int,
+           k: int = 3, j: int = 3) -> np.ndarray:
+    """Counts (strata, human class, judge output) of class indices (0/1/2 for preferences)."""
+    out = np.zeros((n_strata, k, j), dtype=np.int64)
     np.add.at(out, (strata, human, judge), 1)
     return out
+
+
+def _score_rows(counts: np.ndarray, classes: list[str], outputs: list[str], strata: list[str],
+                factor: str, level: float) -> pd.DataFrame:
+    """Rows of a judge that rates outputs one at a time: its shares per human class.
+
+    ``judge_<output>`` is the posterior mean of ``P(judge = output | human class)`` under
+    ``Dirichlet(1 + counts)``; ``agreement`` is ``P(judge = the human class)`` with its Beta
+    interval where the class is also one of the judge's outputs (for 0/1 ratings: ``eta`` at
+    class 0, ``rho`` at class 1), NaN otherwise.
+    """
+    tail = (1.0 - level) / 2.0
+    rows = []
+    for s, name in enumerate(strata):
+        for c, cls in enumerate(classes):
+            a = counts[s, c] + 1.0
+            row = {"factor": factor, "stratum": name, "class": cls,
+                   "n_paired": int(counts[s, c].sum())}
+            row.update({f"judge_{out}": a[o] / a.sum() for o, out in enumerate(outputs)})
+            if cls in outputs:
+                agree = a[outputs.index(cls)]
+                other = a.sum() - agree
+                row.update(agreement=agree / a.sum(),
+                           agreement_lower=float(stats.beta.ppf(tail, agree, other)),
+                           agreement_upper=float(stats.beta.ppf(1 - tail, agree, other)))
+            else:
+                row.update(agreement=np.nan, agreement_lower=np.nan, agreement_upper=np.nan)
+            rows.append(row)
+    return pd.DataFrame(rows).set_index(["factor", "stratum", "class"])
+
+
+def _score_labels(values: pd.Series, term: str) -> tuple[np.ndarray, list[str]]:
+    """Class index per row (-1 missing) and the labels of a rating with few levels.
+
+    ``True``/``False`` read as 1/0 and whole numbers print without a decimal point, so a human
+    column of 0.0/1.0 (NaN where not rated) and a judge column of 0/1 share their labels.
+    """
+    present = values.dropna()
+    if pd.api.types.is_bool_dtype(present) or pd.api.types.is_numeric_dtype(present):
+        x = present.to_numpy(dtype=float)
+        if not np.isfinite(x).all():
+            raise DataError(f"term {term!r} holds infinite values; give finite ratings or NaN")
+        whole = bool(np.all(x == np.round(x)))
+        text = pd.Series([f"{int(v)}" if whole else f"{v:g}" for v in x], index=present.index)
+        order = sorted(np.unique(x))
+        levels = [f"{int(v)}" if whole else f"{v:g}" for v in order]
+    else:
+        text = label_text(present)
+        levels = sorted(pd.unique(text))
+    if len(levels) > _MAX_LEVELS:
+        raise DataError(f"term {term!r} has {len(levels)} distinct values; a judge's confusion "
+                        f"needs ratings with at most {_MAX_LEVELS} levels: threshold a score in "
+                        "the formula (e.g. I(score > 0.5)) or bin it")
+    index = {lv: i for i, lv in enumerate(levels)}
+    code = np.full(len(values), -1, dtype=np.int64)
+    code[values.notna().to_numpy()] = text.map(index).to_numpy(dtype=np.int64)
+    return code, levels
 
 
 def _rows(counts: np.ndarray, labels: tuple[str, ...], strata: list[str], factor: str,
@@ -338,21 +400,26 @@ class JudgeBias(Result):
                 f"{int(pb['n_paired'])} tied items)")
         tables = [("Bayes factors", self.tests()), ("the judge's confusion", self.to_frame())]
         s = Summary("Judge bias on the paired rows", facts, tables)
-        s.add_note("lean = P(judge prefers first) - P(judge prefers second) among the items of "
-                   "a human class; agreement = P(judge = the human class)")
+        if "lean" in self.frame.columns:
+            s.add_note("lean = P(judge prefers first) - P(judge prefers second) among the items "
+                       "of a human class; agreement = P(judge = the human class)")
+        else:
+            s.add_note("judge_<output> = P(judge = output | human class); agreement = P(judge = "
+                       "the human class) (for 0/1 ratings: eta at class 0, rho at class 1)")
         for note in self.notes:
             s.add_note(note)
         return s
 
-    def plot(self, ax: Axes | None = None, *, kind: str = "lean", **kwargs: Any) -> Axes:
+    def plot(self, ax: Axes | None = None, *, kind: str | None = None, **kwargs: Any) -> Axes:
         """The judge's lean (or agreement) per factor, stratum and human class, with intervals.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw (a new figure when None).
-        kind : {"lean", "agreement"}
-            Which quantity.
+        kind : {"lean", "agreement"}, optional
+            Which quantity (default: the lean of preferences, the agreement of a judge that
+            rates single outputs, which has no lean).
         **kwargs
             Passed to the matplotlib call that draws the intervals.
 
@@ -387,7 +454,12 @@ class JudgeBias(Result):
         """
         import matplotlib.pyplot as plt
 
-        kind = v.choice(kind, "kind", ("lean", "agreement"))
+        has_lean = "lean" in self.frame.columns
+        kind = v.choice(kind if kind is not None else "lean" if has_lean else "agreement",
+                        "kind", ("lean", "agreement"))
+        if kind == "lean" and not has_lean:
+            raise ParameterError("kind='lean': a judge that rates single outputs has no lean "
+                                 "(it is a preference's); use kind='agreement'")
         frame = self.frame
         if ax is None:
             _, ax = plt.subplots(figsize=(7, min(0.3 * len(frame) + 1.5, 14.0)))
@@ -395,13 +467,14 @@ class JudgeBias(Result):
         est = frame[kind].to_numpy()
         err = np.array([est - frame[f"{kind}_lower"].to_numpy(),
                         frame[f"{kind}_upper"].to_numpy() - est])
-        tie = (frame.index.get_level_values("class") == "tie")
+        tie = (frame.index.get_level_values("class") == "tie") & has_lean
         kwargs.setdefault("color", "C0")
         ax.errorbar(est[~tie], y[~tie], xerr=err[:, ~tie], fmt="o", capsize=2,
                     label=f"posterior mean, {self.level:.0%} interval", **kwargs)
-        kwargs["color"] = "C1"
-        ax.errorbar(est[tie], y[tie], xerr=err[:, tie], fmt="s", capsize=2,
-                    label="human tie (no position bias: lean 0)", **kwargs)
+        if tie.any():
+            kwargs["color"] = "C1"
+            ax.errorbar(est[tie], y[tie], xerr=err[:, tie], fmt="s", capsize=2,
+                        label="human tie (no position bias: lean 0)", **kwargs)
         labels = [" / ".join(str(x) for x in key) for key in frame.index]
         ax.set_yticks(y, labels, fontsize=8)
         ax.invert_yaxis()
@@ -443,20 +516,23 @@ def _strata(values: pd.Series, name: str, bins: int) -> tuple[np.ndarray, list[s
 
 
 @v.renamed(confidence="level")
-def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
-               shown_first: str | None = None, by: str | None = None, bins: int = 4,
-               level: float = 0.95) -> JudgeBias:
+def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
+               second: str | None = None, shown_first: str | None = None, by: str | None = None,
+               bins: int = 4, level: float = 0.95) -> JudgeBias:
     """The judge's confusion by position and by a covariate, on the rows humans rated too.
 
     Parameters
     ----------
     formula : str
         ``"human ~ judge"``: the human and the judge's preference of each row (-1, 0, 1 or
-        ``"second"``, ``"tie"``, ``"first"``, as :func:`binaryeval.fit_preferences` reads them).
+        ``"second"``, ``"tie"``, ``"first"``, as :func:`binaryeval.fit_preferences` reads them);
+        without ``first``/``second``, their ratings of single outputs: 0/1, or a few levels
+        (at most 12; threshold or bin a score in the formula, e.g. ``I(score > 0.5)``).
     data : DataFrame
-        One row per compared pair of outputs.
-    first, second : str
-        Columns naming the two systems of each row (the preferences refer to them).
+        One row per compared pair of outputs (or per rated output).
+    first, second : str, optional
+        Columns naming the two systems of each row (the preferences refer to them); leave both
+        out for ratings of single outputs, which are checked across ``by``.
     shown_first : str, optional
         Column naming the system whose output was shown first (one of the row's two systems).
     by : str, optional
@@ -502,6 +578,20 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
     ...                      by="length")
     >>> int(res.to_frame().loc[("position", "all", "tie"), "n_paired"])
     246
+
+    A judge that rates single outputs (0/1) and misses more errors on long outputs: its
+    ``rho`` and ``eta`` (the agreement at human class 1 and 0) by length.
+
+    >>> truth = rng.random(n) < 0.6
+    >>> hit = rng.random(n) < np.where(long, 0.65, 0.9)
+    >>> rated = pd.DataFrame({"human": truth.astype(int),
+    ...                       "judge": np.where(hit, truth, ~truth).astype(int),
+    ...                       "length": np.where(long, "long", "short")})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+    ...     single = judge_bias("human ~ judge", rated, by="length")
+    >>> single.to_frame()["agreement"].round(2).tolist()
+    [0.65, 0.65, 0.85, 0.87]
     """
     from ..formula import parse_formula
 
@@ -515,8 +605,16 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
     if shown_first is None and by is None:
         raise ParameterError("name what to check: shown_first= (the column naming the system "
                              "shown first) and/or by= (a covariate column)")
+    if (first is None) != (second is None):
+        raise ParameterError("give both first= and second= (the columns naming the two systems "
+                             "of a preference) or neither (ratings of single outputs)")
+    if first is None and shown_first is not None:
+        raise ParameterError("shown_first= needs preferences between two outputs: give first= "
+                             "and second=, the columns naming each row's two systems")
     frame = parsed.evaluate(data, eval_env=0)
     refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
+    if first is None:
+        return _single_outputs(formula, data, parsed, frame, by, bins, level)
     human = _data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])
     judge = _data.preference_codes(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0])
     sa = label_text(_data.column(data, first, "first"))
@@ -556,7 +654,7 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
         raise DataError("no row has both systems and both a human and a judge preference")
     h_sys = _data.classes_from_codes(human[keep])
     j_sys = _data.classes_from_codes(judge[keep])
-    parts, tests, notes = [], [], []
+    parts, tests = [], []
     messages = []
     if shown_first is not None:
         s = sign[keep]
@@ -585,6 +683,15 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
         counts = _table(h_by, j_by, s_code, len(strata))
         parts.append(_rows(counts, labels, strata, by, level))
         tests.append((by, _log10_bf(counts), _deviating(counts, strata)[:3]))
+    return _finish(formula, parts, tests, messages, account, level, shown_first, by,
+                   "fit_preferences")
+
+
+def _finish(formula: str, parts: list[pd.DataFrame], tests: list, messages: list[str],
+            account: RowAccount, level: float, shown_first: str | None, by: str | None,
+            fitter: str) -> JudgeBias:
+    """The Bayes factors' verdicts, the one warning and the result."""
+    notes = []
     rows = []
     for factor, bf, worst in tests:
         differs = np.isfinite(bf) and bf > THRESHOLD
@@ -604,7 +711,7 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
         position = any(f == "order" and np.isfinite(b) and b > THRESHOLD for f, b, _ in tests)
         position |= bool(messages) and messages[0].startswith("the judge leans")
         text = ("; ".join(messages) + ". One confusion matrix for all items then mis-corrects "
-                "the judge: fit the strata separately (one fit_preferences per stratum)"
+                f"the judge: fit the strata separately (one {fitter} per stratum)"
                 + (", and randomise and balance the order of presentation" if position
                    else ""))
         notes.append("WARNING: " + text)
@@ -612,6 +719,27 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str, second: str,
     return JudgeBias(formula, pd.concat(parts), table, level=level, shown_first=shown_first,
                      by=by, n_rows=account.n_rows, excluded=dict(account.excluded),
                      notes=tuple(notes))
+
+
+def _single_outputs(formula: str, data: pd.DataFrame, parsed: Any, frame: Any, by: str,
+                    bins: int, level: float) -> JudgeBias:
+    """:func:`judge_bias` of a judge that rates outputs one at a time, across ``by``."""
+    h_code, classes = _score_labels(frame.lhs.iloc[:, 0], parsed.lhs_names[0])
+    j_code, outputs = _score_labels(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0])
+    account = RowAccount(len(data))
+    keep = (h_code >= 0) & (j_code >= 0)
+    account.exclude("not rated by both the humans and the judge", int((~keep).sum()))
+    strata_code, strata = _strata(_data.column(data, by, "by"), by, bins)
+    no_by = keep & (strata_code < 0)
+    account.exclude(f"missing {by}", int(no_by.sum()))
+    keep &= ~no_by
+    if not keep.any():
+        raise DataError(f"no row has both a human and a judge rating and a value of {by!r}")
+    counts = _table(h_code[keep], j_code[keep], strata_code[keep], len(strata), len(classes),
+                    len(outputs))
+    parts = [_score_rows(counts, classes, outputs, strata, by, level)]
+    tests = [(by, _log10_bf(counts), _deviating(counts, strata)[:3])]
+    return _finish(formula, parts, tests, [], account, level, None, by, "fit")
 
 
 def _example() -> JudgeBias:
