@@ -129,8 +129,10 @@ HMC_JITTER = 0.2
 HMC_LENGTH = 0.5 * np.pi
 HMC_MAX_STEPS = 12
 HMC_TRANSITIONS = 2
-#: kept draws turned from coordinates into shares and rates at once
+#: kept draws turned from coordinates into shares and rates at once (at most, and at most
+#: about 16 MB of coordinates)
 STATE_BLOCK = 50
+STATE_BLOCK_BYTES = 2**24
 #: the independence move: degrees of freedom and scale (times the metric's) of its t proposal
 T_DOF = 5
 T_SCALE = 1.2
@@ -985,6 +987,7 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
     y = sampler.coordinates()
     at = None  # the target's value and gradient at y, when y did not change since
     pending: list[np.ndarray] = []  # kept coordinates not yet turned into shares and rates
+    block = int(min(STATE_BLOCK, max(1, STATE_BLOCK_BYTES // max(y.nbytes, 1))))
     for it in range(warmup + draws):
         warming = it < warmup
         if splits:
@@ -1022,7 +1025,7 @@ def sample(model: Model, *, draws: int, chains: int, warmup: int, seed) -> Draws
             else:
                 # the state follows from y alone: convert a block of draws at once
                 pending.append(y)
-                if len(pending) == STATE_BLOCK or it + 1 == warmup + draws:
+                if len(pending) == block or it + 1 == warmup + draws:
                     sampler.store(pending, pi_out, theta_out, it + 1 - warmup - len(pending))
                     pending = []
     accept = {"hamiltonian": hmc.accept_sum / hmc.n_kept if hmc.n_kept else float("nan"),
