@@ -22,7 +22,8 @@ ESS_MIN = 400.0
 def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any = None
                     ) -> tuple[int, int, int, Any]:
     """Checked ``draws``, ``chains``, ``warmup`` (default ``draws // 4``, at least 100; with
-    ``rates="hierarchical"`` :data:`hierarchical.WARMUP`), ``seed``."""
+    ``rates="hierarchical"`` :data:`hierarchical.WARMUP`), ``seed``.
+    """
     draws = v.size(draws, "draws", minimum=4)
     chains = v.size(chains, "chains", minimum=1)
     default = (hierarchical.WARMUP if isinstance(rates, str) and rates == "hierarchical"
