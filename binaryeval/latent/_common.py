@@ -21,8 +21,10 @@ ESS_MIN = 400.0
 
 def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any = None
                     ) -> tuple[int, int, int, Any]:
-    """Checked ``draws``, ``chains``, ``warmup`` (default ``draws // 4``, at least 100; with
-    ``rates="hierarchical"`` :data:`hierarchical.WARMUP`), ``seed``.
+    """Checked ``draws``, ``chains``, ``warmup`` and ``seed``.
+
+    ``warmup`` defaults to ``draws // 4`` (at least 100); with ``rates="hierarchical"`` to
+    :data:`hierarchical.WARMUP`.
     """
     draws = v.size(draws, "draws", minimum=4)
     chains = v.size(chains, "chains", minimum=1)
