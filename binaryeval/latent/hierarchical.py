@@ -63,6 +63,8 @@ __all__: list[str] = []
 #: leapfrog steps per transition at most, transitions per iteration
 MAX_STEPS = 16
 TRANSITIONS = 2
+#: the chains start with every standardised row coordinate within this many sd of the mean
+START_LIMIT = 2.0
 #: warm-up iterations by default (the adaptation needs more than the per-group sampler's)
 WARMUP = 1000
 #: the hyperprior of ``log c_k`` is truncated this many sd from its centre
@@ -257,6 +259,10 @@ def sample_batch(paired: np.ndarray, human: np.ndarray, metric: np.ndarray, prio
 
     y = target.coordinates(to_units(start_pi), to_units(start_theta), to_units(start_m),
                            to_units(start_c))
+    # the rows' standardised coordinates kept within the population's central range: with a
+    # large concentration the groups' own estimates would lie hundreds of sd away
+    y[target.n_pi:target.n_pi + target.n_eta] = np.clip(
+        y[target.n_pi:target.n_pi + target.n_eta], -START_LIMIT, START_LIMIT)
     # a diagonal first metric: the shares' log-ratio sd from their counts, 0.5 for the rest
     a_pi = np.moveaxis(target.a_pi, -1, 0) + 1.0  # (U, G, K)
     scale = np.concatenate([

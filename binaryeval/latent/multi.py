@@ -753,6 +753,9 @@ class LatentFit(Result):
             note = _fit.pooling_note(post, self.pooling_check(), "groups")
             if note:
                 s.add_note(note)
+        note = _fit.population_note(post, "groups")
+        if note:
+            s.add_note(note)
         dominated = [g for g in table.index[table["prior_dominated"].to_numpy(dtype=bool)]]
         if dominated:
             s.add_note(f"the data say little about {', '.join(map(str, dominated))}: the "

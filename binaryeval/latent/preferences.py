@@ -1012,6 +1012,9 @@ class PreferenceFit(Result):
             note = _fit.pooling_note(post, self.pooling_check(), "pairs")
             if note:
                 s.add_note(note)
+        note = _fit.population_note(post, "pairs")
+        if note:
+            s.add_note(note)
         dominated = [_common.label_pair(a, b) for a, b in self.prior_dominated()]
         if dominated:
             shown = ", ".join(dominated[:8]) + (f" and {len(dominated) - 8} more"
