@@ -9,7 +9,7 @@ Run from the repository root::
 The design of ``studies/pooling_check.py`` (part 3): the human rating is "no MQM error"
 (``mqm == 0``), the metric chrF or BLEU at one balanced threshold (chosen by
 ``threshold="balanced"`` on the paired rows of the per-system fit, then used as the column
-``I(metric >= t)`` by both fits), MQM kept on a random share of the segments (20, 30, 50 %)
+``I(metric >= t)`` by both fits), MQM kept on a random share of the segments (10, 20, 30, 50 %)
 and the rest metric-only.  The truth of each system is its share of error-free segments over
 all its MQM ratings.  Per split and rates: the share of systems whose 95 % interval covers the
 truth and the mean interval width.
@@ -36,7 +36,7 @@ from binaryeval import datasets  # noqa: E402
 
 BASE_SEED = 20261126
 OUT = ROOT / "vignettes" / "data" / "hierarchical_mqm.csv"
-SHARES = (0.2, 0.3, 0.5)
+SHARES = (0.1, 0.2, 0.3, 0.5)
 METRICS = ("chrf", "bleu")
 
 

@@ -84,6 +84,7 @@ def test_gradient_matches_finite_differences(g, k, j, informs):
     np.testing.assert_allclose(target.coordinates(*target.state(y)), y, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_with_no_data_the_draws_are_the_prior():
     # zero counts: the posterior is the prior, log c ~ Normal(log 20, 1.5), m ~ Dirichlet(1, 1)
     # (mean 1/2, sd sqrt(1/12)), rows Theta_g ~ Dirichlet(c m) (mean 1/2), pi ~ Dirichlet(1, 1)
@@ -100,6 +101,7 @@ def test_with_no_data_the_draws_are_the_prior():
     assert abs(out.pi[..., 0].std() - np.sqrt(1 / 12)) < 0.03
 
 
+@pytest.mark.slow
 def test_a_huge_concentration_is_the_pooled_model(df):
     # with the hyperprior fixed near c = 1e5 the groups' rows are one matrix (between-group sd
     # about 0.002) with a uniform prior: the per-group sampler's rates="pooled" (data
@@ -216,8 +218,8 @@ def test_other_entries_refuse_hierarchical_rates_with_the_fix(df):
                       rates="hierarchical")
     with pytest.raises(ParameterError, match="plan with rates='estimate'"):
         required_sample_size(0.05, alpha=0.6, rho=0.8, eta=0.8, rates="hierarchical")
-    post = latent_posterior([[40, 10], [5, 45]], metric=[300, 700], draws=100, chains=2,
-                            seed=1)
+    post = _quiet(latent_posterior, [[40, 10], [5, 45]], metric=[300, 700], draws=100,
+                  chains=2, seed=1)
     with pytest.raises(ParameterError, match="refit with rates='hierarchical'"):
         post.population()
 
@@ -258,6 +260,7 @@ def test_the_saved_study_is_calibrated(study, saved):
     assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
 
 
+@pytest.mark.slow
 def test_a_batch_reproduces_the_saved_one(study, saved):
     design = next(d for d in study.DESIGNS if d.name == "binary_unequal")
     rerun = study.run_batch(design, 0)
