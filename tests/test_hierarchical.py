@@ -171,6 +171,23 @@ def test_the_binary_model_with_hierarchical_rates_answers_the_fit_protocol(df, s
     np.testing.assert_array_equal(again.latent.draws.pi, fit.latent.draws.pi)
 
 
+def test_the_other_arguments_of_fit_are_honoured_on_this_path(df, short_warmup):
+    # level, order, prior, seed, draws, chains, eval_env (the walk of test_latent_protocol.py
+    # for this path; threshold, method, grid, rate_prior, dependence are refused below)
+    fit = _quiet(be.fit, "human ~ I(metric > cut) | system", df, rates="hierarchical",
+                 level=0.9, order=["C", "A", "B"], prior=(5, 2), draws=120, chains=3, seed=7,
+                 eval_env={"cut": 0.5})
+    assert fit.to_frame().attrs["level"] == 0.9 and fit.compare().level == 0.9
+    assert list(fit.to_frame().index) == ["C", "A", "B"]
+    assert tuple(map(float, fit.prior)) == (5.0, 2.0)
+    assert fit.latent.share_concentration.tolist() == [2.0, 5.0]  # Beta(5, 2) on adequate
+    assert (fit.latent.seed, fit.latent.n_draws, fit.latent.n_chains) == (7, 120, 3)
+    naive = (df["metric"] > 0.5).groupby(df["system"]).mean()
+    np.testing.assert_allclose(fit.naive()["estimate"].loc[naive.index], naive, rtol=1e-12)
+    with pytest.raises(ParameterError, match="lower_is_better"):
+        be.fit("human ~ metric | system", df, rates="hierarchical", lower_is_better="metric")
+
+
 def test_bins_several_metrics_and_preferences_take_hierarchical_rates(df, short_warmup):
     kw = {"draws": 100, "chains": 2, "seed": 1, "rates": "hierarchical"}
     binned = _quiet(be.fit, "human ~ score | system", df, bins=3, **kw)
