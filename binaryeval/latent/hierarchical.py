@@ -23,30 +23,49 @@ are drawn from population Betas with means ``m_1[1]``, ``m_0[0]`` and concentrat
 
 The sampler
 -----------
-One Hamiltonian Monte Carlo chain over every parameter at once: every group's
-``(q_g, R_g)`` in the additive log-ratio coordinates of the per-group sampler (the reverse
-parametrisation ``pi_c Theta[c, j] = q_j R[j, c]``, in which the metric-only items inform
-only ``q``; see :mod:`binaryeval.latent.engine`), and per human class ``log c_k`` and the
-log-ratios of ``m_k``.  Given the hyperparameters the density of a group is the per-group
-sampler's with the Dirichlet prior ``c_k m_k`` of its rows, times that prior's normalising
-constant ``prod_k Gamma(c_k) / prod_j Gamma(c_k m_k[j])``; the hyperprior adds ``log
-N(log c_k)`` and ``sum_j log m_k[j]`` (the uniform Dirichlet times the log-ratio Jacobian).
-The gradient is written out (digamma for the normalising constants) and checked against
-finite differences in the tests.
+One Hamiltonian Monte Carlo chain over every parameter at once, in coordinates chosen so that
+neither regime of the population is a funnel: per group the additive log-ratios of ``pi_g``;
+per group and row the *standardised* log-ratios ``eta_g[k]``, with
+
+    alr Theta_g[k] = alr m_k + s_k * eta_g[k],   s_k[j] = sqrt((1 / m_k[j] + 1 / m_k[J]) / c_k)
+
+(``s_k`` is about the prior sd of ``alr Theta_g[k, j]``: a non-centred parametrisation, so that
+a large ``c_k``, rows nearly equal, does not pinch the groups' coordinates); and per class
+``log c_k`` and the log-ratios of ``m_k``.  The density is the model's, times the Jacobians:
+``prod pi^a`` and ``prod Theta^(c m)`` in log-ratio coordinates (the Dirichlets with their
+log-ratio Jacobians), the normalising constants ``Gamma(c_k) / prod_j Gamma(c_k m_k[j])``,
+``prod s_k`` per group and row, the hyperprior (``prod m^1`` with its Jacobian), and the
+likelihood of the paired, human-only and metric-only items.  The gradient is written out
+(digamma for the normalising constants) and checked against finite differences in the tests.
+The hyperprior of ``log c_k`` is truncated at :data:`TRUNCATE` sd (mass beyond: below 1e-23),
+where the normalising constants lose every digit to cancellation.
 
 Sampling the hyperparameters jointly with the groups' rates (rather than alternating
 conditional draws) moves ``c_k`` and the rows together, where a Gibbs sweep of ``c_k`` given
-the rows would crawl when the rows are close to each other.  The moves are the per-group
-sampler's: leapfrog trajectories with a dense metric, step size, metric and trajectory length
-adapted in warm-up from the chain's own draws (:class:`binaryeval.latent.engine._Hamiltonian`),
-then fixed; and the independence proposal from a multivariate t at the warm-up mean.  Up to
-:data:`MAX_STEPS` leapfrog steps per transition, :data:`TRANSITIONS` transitions per iteration.
-The shares and rates reported are those of the draws; ``theta`` is kept per group.
+the rows would crawl.  The moves are those of the per-group sampler: leapfrog trajectories with
+a dense metric, step size, metric and trajectory length adapted in warm-up from the chain's own
+draws (:class:`binaryeval.latent.engine._Hamiltonian`), then fixed; and the independence
+proposal from a multivariate t at the warm-up mean.  Up to :data:`MAX_STEPS` leapfrog steps
+per transition, :data:`TRANSITIONS` transitions per iteration, :data:`WARMUP` warm-up
+iterations by default (the dense metric over all groups needs a longer warm-up than the
+per-group sampler's 250).  Chains start from each group's own paired items, the population
+mean of all groups' and the hyperprior's median concentration, the standardised rows cut to
+within :data:`START_LIMIT` sd.  ``theta`` is kept per group, as with ``rates="estimate"``.
 
-Checked: the gradient against finite differences; with one group and a huge concentration
-(the hyperprior fixed near ``c = 10^6``) against the pooled matrix; simulation-based
-calibration in ``studies/hierarchical_sbc.py`` (binary and 3 x 3, groups alike and groups
-far apart).
+When to use it
+--------------
+With several groups whose metric errs in similar but not identical ways: few paired items per
+group make per-group rates wide, one pooled matrix is wrong when the groups differ (the
+check before pooling, :mod:`binaryeval._pooling`).  Partial pooling learns from the paired
+items how alike the groups are.  It costs a sampler run (seconds to a minute) where the binary
+model's exact engine takes milliseconds, and it needs at least two groups to learn anything
+about the population.
+
+Checked: the gradient against finite differences; with no data the draws are the
+hyperprior's; with the hyperprior fixed near ``c = 10^5`` the draws match the per-group
+sampler's ``rates="pooled"``; simulation-based calibration in ``studies/hierarchical_sbc.py``
+(binary and 3 x 3, groups nearly alike and far apart, saved in
+``vignettes/data/hierarchical_sbc.csv``).
 """
 
 from __future__ import annotations
