@@ -263,7 +263,7 @@ def saved():
 def test_the_saved_study_is_calibrated(study, saved):
     table = study.summarise(saved)
     assert set(table.design) == {d.name for d in study.DESIGNS}
-    assert table.n.min() >= 150  # fewer than the 500 asked for: the run is resumable
+    assert table.n.min() >= 175  # fewer than the 500 asked for: the run is resumable
     # ranks uniform: chi-square p > 0.01 for every design and quantity
     assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
     # the reported quantities (a group's share and rate): coverage at 50 / 90 / 95 % within
@@ -271,9 +271,10 @@ def test_the_saved_study_is_calibrated(study, saved):
     reported = table[table.quantity.isin(["share", "rate"])]
     within = reported[[c for c in table if c.startswith("within_2se_")]].to_numpy()
     assert within.all(), reported.to_string()
-    # the population level (mean and log concentration): the saved run has its 90 and 95 %
-    # intervals of the population mean short of their level in two designs (0.83-0.90, up to
-    # 3.2 standard errors) and the 50 % interval of log c in 3x3_equal above it (2.9): a
+    # the population level (mean and log concentration): in the saved run the 90 and 95 %
+    # intervals of the population mean fall short of their level in two designs (0.835-0.905,
+    # up to 3.2 standard errors), the 95 % interval of log c in binary_unequal too (0.915) and
+    # the 50 % interval of log c in 3x3_equal lies above (0.575, 2.1 standard errors): a
     # shortfall on record rather than a pass, bounded here at four standard errors
     population = table[~table.quantity.isin(["share", "rate"])]
     for level in (50, 90, 95):
