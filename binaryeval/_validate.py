@@ -306,12 +306,12 @@ def beta_pair(value: Any, name: str) -> tuple[float, float]:
 
 #: The words ``rates`` takes wherever it appears (fit, fit_counts, the latent model, plan, the
 #: report, the command line); known rates are given by their values instead of a word.
-RATES = ("estimate", "pooled")
+RATES = ("estimate", "pooled", "hierarchical")
 
 
 def rates_mode(value: Any, name: str = "rates", *,
                example: str = "{'rho': 0.8, 'eta': 0.8}") -> str:
-    """How the metric's rates enter: ``"estimate"``, ``"pooled"``, or ``"known"`` for values.
+    """How the metric's rates enter: ``"estimate"``, ``"pooled"``, ``"hierarchical"``, ``"known"``.
 
     A string must be one of :data:`RATES`; anything else is known values, which the caller
     checks for its model (``{'rho': .., 'eta': ..}`` in the binary model, matrices in the latent
@@ -338,7 +338,10 @@ def rates_mode(value: Any, name: str = "rates", *,
 
 def rates(value: Any, name: str = "rates", *,
           example: str = "{'rho': 0.8, 'eta': 0.8}") -> str | Mapping:
-    """The binary model's ``rates``: ``"estimate"``, ``"pooled"`` or known values.
+    """The binary model's ``rates``: ``"estimate"``, ``"pooled"``, ``"hierarchical"`` or values.
+
+    ``"hierarchical"`` (partial pooling) is taken by :func:`binaryeval.fit` to the
+    latent-truth sampler; the exact engine refuses it.
 
     Known values are ``{'rho': .., 'eta': ..}`` for every group (a rate left out or None is
     estimated), or one such mapping per group.  Returns ``value`` unchanged once checked.

@@ -48,7 +48,8 @@ KINDS: dict[str, str] = {
     "pairs": "pairs of groups: a word (\"all\", \"neighbours\") or a list of (group_1, group_2)",
     "path": "a file or folder path",
     "probability": "a probability, rate or share, in [0, 1]",
-    "rates": "how the metric's rates enter: \"estimate\", \"pooled\" or the known values "
+    "rates": "how the metric's rates enter: \"estimate\", \"pooled\", \"hierarchical\" or "
+             "the known values "
              "({\"rho\": .., \"eta\": ..}; matrices in the latent model)",
     "score_cut": "a cut on a scalar score: a number, a rule (\"balanced\", \"youden\") or one "
                  "per group",
@@ -232,6 +233,13 @@ NAMES: tuple[Name, ...] = (
     Name("pair", "label", "a pair, \"group_1 vs group_2\" (summary tables)", "column"),
     Name("classes", "labels", "names of the human classes"),
     Name("class", "label", "a human class of the latent model", "column"),
+    Name("concentration", "concentration", "the learnt concentration c_k of the population "
+         "Dirichlet of a row of the confusion matrices (rates='hierarchical'; posterior median)",
+         "column"),
+    Name("concentration_lower", "concentration", "lower end of the interval of "
+         "concentration", "column"),
+    Name("concentration_upper", "concentration", "upper end of the interval of "
+         "concentration", "column"),
     Name("metric_output", "label", "a metric output (a joint pattern of several metrics) of the "
          "latent model", "column"),
     Name("outputs", "labels", "names of the metric outputs"),

@@ -59,8 +59,13 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         the same result).
     prior : (float, float)
         Beta prior of ``alpha`` (every path).
-    rates : "estimate", "pooled" or mapping
+    rates : "estimate", "pooled", "hierarchical" or mapping
         ``"estimate"``: ``rho``/``eta`` per group from its paired rows (the papers' default);
+        ``"hierarchical"``: ``rho``/``eta`` per group drawn from population Betas whose mean
+        and concentration are learnt (partial pooling: groups borrow strength from each other
+        as far as their paired rows say they are alike; fitted by the latent-truth sampler,
+        so ``seed``, ``draws``, ``chains`` apply and ``threshold``, ``method``, ``grid``,
+        ``rate_prior`` are refused; see :mod:`binaryeval.latent.hierarchical`);
         ``"pooled"``: one ``rho``/``eta`` from all groups' paired rows (checked first: a
         :class:`~binaryeval.PoolingWarning` when the groups' paired rows say their rates
         differ, see :meth:`BinaryFit.pooling_check`); known values
@@ -131,7 +136,8 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     0.53
     """
     parsed = parse_formula(formula)
-    if len(parsed.rhs) > 1 or bins is not None or dependence is not None:
+    hierarchical = isinstance(rates, str) and rates == "hierarchical"
+    if len(parsed.rhs) > 1 or bins is not None or dependence is not None or hierarchical:
         return _fit_latent(formula, data, parsed, dependence=dependence, bins=bins, rates=rates,
                            prior=prior, level=level, seed=seed, draws=draws, chains=chains,
                            lower_is_better=lower_is_better, order=order, eval_env=eval_env,
@@ -173,6 +179,7 @@ _GRID = (2000, 1000, 1000)
 
 _BINARY = "one binary (or thresholded) metric or none: the exact binary model"
 _LATENT = "several metric terms, bins= or dependence=: the latent-truth model"
+_HIERARCHICAL = "rates='hierarchical': the latent-truth model's sampler"
 
 
 def _refuse_on_binary(*, seed, draws, chains, method, grid) -> None:
@@ -207,8 +214,9 @@ def _fit_latent(formula, data, parsed, *, refused, rate_prior, **options):
                             "I(chrf >= 50), or bin it with bins=",
                "method": "the latent-truth model has one sampler (seed=, draws=, chains=)",
                "grid": "it sets the grid of the binary model's method='grid'"}[name]
+        path = _HIERARCHICAL if options["rates"] == "hierarchical" else _LATENT
         raise ParameterError(f"{name}={value!r} applies to one binary or thresholded metric "
-                             f"(the path of {_BINARY}); this fit has {_LATENT}, which takes "
+                             f"(the path of {_BINARY}); this fit has {path}, which takes "
                              f"the scores as they are: {fix}")
     if is_dask_frame(data):
         raise DataError("several metric terms or bins= fit the latent-truth model, which needs "
@@ -219,6 +227,12 @@ def _fit_latent(formula, data, parsed, *, refused, rate_prior, **options):
     if len(parsed.rhs) < 1:
         raise FormulaError("dependence= and bins= need a metric on the right of '~'", formula)
     a, b = _validate.beta_pair(rate_prior, "rate_prior")
+    if (a, b) != (1.0, 1.0) and options["rates"] == "hierarchical":
+        raise ParameterError(f"rate_prior={rate_prior!r} is the Beta prior of rho and eta of "
+                             f"each group; with {_HIERARCHICAL}, they are drawn from a "
+                             "population Beta whose mean and concentration are learnt (their "
+                             "hyperprior is fixed): leave rate_prior out, or use "
+                             "rates='estimate'")
     options["rate_concentration"] = 1.0 if (a, b) == (1.0, 1.0) else BetaRatePrior((a, b))
     return fit_latent(formula, data, **options)
 

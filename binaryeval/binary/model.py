@@ -50,6 +50,11 @@ def check_options(level, prior, rate_prior, rates, method, grid) -> Options:
     rate_prior = _validate.beta_pair(rate_prior, "rate_prior")
     method = _validate.choice(method, "method", ("exact", "grid"))
     rates = _validate.rates(rates)
+    if isinstance(rates, str) and rates == "hierarchical":
+        raise ParameterError("rates='hierarchical' (rates partially pooled across groups) is "
+                             "fitted by the latent-truth sampler: call binaryeval.fit(formula, "
+                             "data, rates='hierarchical') with the rows; the exact engine of "
+                             "counts has rates='estimate', 'pooled' or known values")
     return Options(prior, rate_prior, rates, level, method, tuple(int(g) for g in grid))
 
 

@@ -358,9 +358,9 @@ def _key_values(text: str, option: str) -> dict[str, float]:
 
 
 def _rates(text: str) -> str | dict | list:
-    """``estimate``, ``pooled``, ``rho=..,eta=..``, a JSON mapping (per group) or a JSON matrix
-    (the latent-truth model's known confusion matrix)."""
-    if text in ("estimate", "pooled"):
+    """``estimate``, ``pooled``, ``hierarchical``, ``rho=..,eta=..``, a JSON mapping (per group)
+    or a JSON matrix (the latent-truth model's known confusion matrix)."""
+    if text in ("estimate", "pooled", "hierarchical"):
         return text
     if text == "known":
         raise argparse.ArgumentTypeError(
@@ -382,7 +382,7 @@ def _rates(text: str) -> str | dict | list:
     if "=" in text:
         return _key_values(text, "--rates")
     raise argparse.ArgumentTypeError(
-        f"--rates {text!r}: use estimate, pooled, known rates rho=0.7,eta=0.8, a JSON object "
+        f"--rates {text!r}: use estimate, pooled, hierarchical, known rates rho=0.7,eta=0.8, a JSON object "
         "per group '{\"sysA\": {\"rho\": 0.7, \"eta\": 0.8}, ...}', or a known confusion "
         "matrix as JSON '[[0.8, 0.1, 0.1], ...]' (rows: the human classes)")
 
@@ -413,7 +413,7 @@ def _add_fit_options(p: argparse.ArgumentParser) -> None:
                         "(|rho - eta| smallest, the papers' rule) or youden (rho + eta largest)")
     p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
                    help="estimate (rho, eta per group; default), pooled (one pair for all groups), "
-                        "known values rho=0.7,eta=0.8, or a JSON object with known values per group")
+                        "hierarchical (per group, partially pooled), known values rho=0.7,eta=0.8, or a JSON object with known values per group")
     p.add_argument("--prior", type=_number_pair("--prior"), default=(1.0, 1.0), metavar="A,B",
                    help="Beta prior of alpha (default: 1,1)")
     p.add_argument("--rate-prior", type=_number_pair("--rate-prior"), default=(1.0, 1.0),

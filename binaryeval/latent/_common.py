@@ -12,18 +12,25 @@ from .. import _validate as v
 from .._warnings import warn
 from ..data import keyed_by_label
 from ..errors import ConvergenceWarning, InputTypeError, ParameterError
-from . import diagnostics
+from . import diagnostics, hierarchical
 from .engine import Draws, Model, sample
 
 RHAT_MAX = 1.01
 ESS_MIN = 400.0
 
 
-def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any) -> tuple[int, int, int, Any]:
-    """Checked ``draws``, ``chains``, ``warmup`` (default ``draws // 4``, at least 100), ``seed``."""
+def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any = None
+                    ) -> tuple[int, int, int, Any]:
+    """Checked ``draws``, ``chains``, ``warmup`` and ``seed``.
+
+    ``warmup`` defaults to ``draws // 4`` (at least 100); with ``rates="hierarchical"`` to
+    :data:`hierarchical.WARMUP`.
+    """
     draws = v.size(draws, "draws", minimum=4)
     chains = v.size(chains, "chains", minimum=1)
-    warmup = max(100, draws // 4) if warmup is None else v.size(warmup, "warmup", minimum=0)
+    default = (hierarchical.WARMUP if isinstance(rates, str) and rates == "hierarchical"
+               else max(100, draws // 4))
+    warmup = default if warmup is None else v.size(warmup, "warmup", minimum=0)
     seed = v.seed(seed)
     if isinstance(seed, np.random.Generator):
         seed = np.random.SeedSequence(int(seed.integers(2**63)))
@@ -122,7 +129,14 @@ def rates_mode(rates: Any) -> str:
 
 
 def run(model: Model, draws: int, chains: int, warmup: int, seed: Any) -> Draws:
-    """Run the sampler (numpy errors on impossible data stay silent; draws carry NaN then)."""
+    """Run the sampler (numpy errors on impossible data stay silent; draws carry NaN then).
+
+    ``rates="hierarchical"`` runs :func:`binaryeval.latent.hierarchical.sample`.
+    """
+    if model.rates == "hierarchical":
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return hierarchical.sample(model, draws=draws, chains=chains, warmup=warmup,
+                                       seed=seed)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return sample(model, draws=draws, chains=chains, warmup=warmup, seed=seed)
 

@@ -128,6 +128,21 @@ def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) 
     return _pooling.summary_note(check, units=units)
 
 
+def population_note(post: LatentPosterior, units: str) -> str | None:
+    """The summary's line about the population level of ``rates="hierarchical"``."""
+    if post.rates != "hierarchical":
+        return None
+    pop = post.population()
+    first = pop.groupby(level="class", sort=False).first()
+    parts = [f"{c!r} {row.concentration:.3g} [{row.concentration_lower:.3g}, "
+             f"{row.concentration_upper:.3g}]" for c, row in first.iterrows()]
+    return (f"population level (rates='hierarchical'): the concentration of each human class's "
+            f"row across {units} (median [{100 * post.level:g}% interval]): "
+            + "; ".join(parts) + f". A rate of population mean m differs between {units} by an "
+            "sd of sqrt(m (1 - m) / (concentration + 1)): large means alike (close to pooled), "
+            "small means far apart; the means are in latent.population()")
+
+
 def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:
     """Area under the ROC curve of ordered levels: P(level of a positive > a negative's), ties
     half, from the counts of negatives ``n0`` and positives ``n1`` per level.

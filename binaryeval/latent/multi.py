@@ -30,7 +30,7 @@ from ..summary import Summary
 from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
-from .posterior import LatentPosterior, build_model
+from .posterior import HIERARCHICAL_TEXT, LatentPosterior, build_model
 
 if TYPE_CHECKING:  # names used only in type hints
     from collections.abc import Mapping
@@ -730,7 +730,7 @@ class LatentFit(Result):
             "metric outputs (patterns)": len(post.outputs),
             "dependence": post.dependence,
             "rates": {"estimate": "estimated per group", "pooled": "estimated once from all "
-                      "groups", "known": "known"}[post.rates],
+                      "groups", "hierarchical": HIERARCHICAL_TEXT, "known": "known"}[post.rates],
             "prior": f"Beta{tuple(float(x) for x in self.prior)} on alpha",
             "interval": f"{pct} equal-tailed credible interval", "sampler": post.method,
             "seed": post.seed}
@@ -753,6 +753,9 @@ class LatentFit(Result):
             note = _fit.pooling_note(post, self.pooling_check(), "groups")
             if note:
                 s.add_note(note)
+        note = _fit.population_note(post, "groups")
+        if note:
+            s.add_note(note)
         dominated = [g for g in table.index[table["prior_dominated"].to_numpy(dtype=bool)]]
         if dominated:
             s.add_note(f"the data say little about {', '.join(map(str, dominated))}: the "
@@ -1011,7 +1014,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     v.require_pandas(data, "fit_latent()")
     level = v.level(level)
     a, b = v.beta_pair(prior, "prior")
-    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed,
+                                                                rates=rates)
     parsed = parse_formula(formula)
     _data.check_formula_sides(parsed, formula, groups=(0, 1))
     terms = list(parsed.rhs_names)

@@ -147,6 +147,54 @@ class LatentPosterior(Result):
                                  f"{list(self.groups)[:10]}")
         return self.groups.index(str(group))
 
+    def population(self, level: float | None = None) -> pd.DataFrame:
+        """The population level of ``rates="hierarchical"``: each row's mean and concentration.
+
+        One row per (human class, metric output): ``estimate``, ``std_error``, ``lower``,
+        ``upper`` of the population mean ``m_k[j]`` (the rate of output ``j`` given class
+        ``k`` in a typical group), and the class's concentration ``c_k`` (how alike the groups
+        are: a between-group sd of ``sqrt(m (1 - m) / (c_k + 1))``) as ``concentration``
+        (posterior median) with ``concentration_lower`` / ``concentration_upper``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Coverage of the equal-tailed intervals (default: the posterior's ``level``).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> from binaryeval import latent_posterior
+        >>> post = latent_posterior([[[40, 10], [5, 45]], [[35, 15], [8, 42]]], draws=200,
+        ...                         chains=2, warmup=200, rates="hierarchical", seed=1)
+        >>> post.population().shape
+        (4, 7)
+        """
+        mean = getattr(self.draws, "mean", None)
+        if mean is None:
+            raise ParameterError(f"population() describes the population level of "
+                                 f"rates='hierarchical'; this posterior has rates="
+                                 f"{self.rates!r}: refit with rates='hierarchical'")
+        level = self.level if level is None else v.level(level)
+        tail = (1.0 - level) / 2.0
+        k, j = mean.shape[2:]
+        flat = mean.reshape(-1, k * j)
+        conc = self.draws.concentration.reshape(-1, k)  # type: ignore[attr-defined]
+        c_lo, c_mid, c_hi = np.quantile(conc, [tail, 0.5, 1.0 - tail], axis=0)
+        lo, hi = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+        out = pd.DataFrame({"estimate": flat.mean(axis=0), "std_error": flat.std(axis=0, ddof=1),
+                            "lower": lo, "upper": hi,
+                            "concentration": np.repeat(c_mid, j),
+                            "concentration_lower": np.repeat(c_lo, j),
+                            "concentration_upper": np.repeat(c_hi, j)},
+                           index=pd.MultiIndex.from_product([self.classes, self.outputs],
+                                                            names=["class", "metric_output"]))
+        out.attrs.update(level=level, kind="eti", method=self.method)
+        return out
+
     # -- tables ---------------------------------------------------------------------------------
     def _flat_draws(self) -> np.ndarray:
         c, d, g, k = self.draws.pi.shape
@@ -204,6 +252,10 @@ class LatentPosterior(Result):
     @property
     def method(self) -> str:
         """How the draws were made."""
+        if self.rates == "hierarchical":
+            return (f"MCMC ({self.n_chains} chains x {self.n_draws} draws after {self.warmup} "
+                    "warm-up; Hamiltonian Monte Carlo over the groups' rates and their "
+                    "population's mean and concentration)")
         if self.rates == "estimate" and self.dependence == "joint":
             moves = ("Hamiltonian Monte Carlo in the shares of the metric's outputs and the "
                      "class shares given each output, with an independence t proposal")
@@ -302,9 +354,14 @@ class LatentPosterior(Result):
         return ax
 
 
+#: how ``rates="hierarchical"`` reads in summaries
+HIERARCHICAL_TEXT = ("per group, partially pooled (each row drawn from a population Dirichlet "
+                     "with learnt mean and concentration)")
+
+
 def _rates_text(rates: str, dependence: str) -> str:
     base = {"estimate": "estimated per group", "pooled": "estimated once from all groups",
-            "known": "known"}[rates]
+            "hierarchical": HIERARCHICAL_TEXT, "known": "known"}[rates]
     return base + ("" if dependence == "joint" else
                    " (metrics conditionally independent given the truth)")
 
@@ -338,8 +395,10 @@ def latent_posterior(paired: ArrayLike, human: ArrayLike | None = None,
     dependence : {"joint", "independent"}
         ``"joint"``: one unrestricted ``Theta`` over the patterns; ``"independent"``: the product
         of one confusion matrix per metric (needs ``levels``).
-    rates : "estimate", "pooled" or array-like
-        ``Theta`` per group, one for all groups, or known: a K x J matrix (or one per group,
+    rates : "estimate", "pooled", "hierarchical" or array-like
+        ``Theta`` per group, one for all groups, per group partially pooled (each row drawn
+        from a population Dirichlet with learnt mean and concentration, see
+        :mod:`binaryeval.latent.hierarchical`), or known: a K x J matrix (or one per group,
         shape (groups, K, J), or a mapping group -> matrix).
     share_concentration : float or array-like of shape (K,)
         Dirichlet concentration of the class shares ``pi`` (their prior; 1: uniform).
@@ -397,7 +456,8 @@ def latent_posterior(paired: ArrayLike, human: ArrayLike | None = None,
                         rate_concentration=rate_concentration,
                         paired_informs_pi=paired_informs_pi)
     level = v.level(level)
-    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed,
+                                                                rates=rates)
     out = _common.run(model, draws, chains, warmup, seed_used)
     post = LatentPosterior(names, class_names, output_names, paired_arr, human_arr, metric_arr,
                            out, level=level, share_concentration=model.prior[0],
@@ -440,6 +500,18 @@ def build_model(paired: np.ndarray, human: np.ndarray, metric: np.ndarray,
         raise ParameterError("dependence='independent' needs several metrics (levels= with "
                              "one entry per metric)")
     mode = _common.rates_mode(rates)
+    if mode == "hierarchical":
+        if dependence == "independent":
+            raise ParameterError("rates='hierarchical' draws each row of every group's joint "
+                                 "confusion matrix from a population Dirichlet; it has no "
+                                 "product form: use dependence='joint' (the default)")
+        if not (np.ndim(rate_concentration) == 0 and not isinstance(rate_concentration, tuple)
+                and float(rate_concentration) == 1.0):
+            raise ParameterError(f"rate_concentration={rate_concentration!r} is the Dirichlet "
+                                 "prior of each group's confusion matrix; with "
+                                 "rates='hierarchical' the rows are drawn from a population "
+                                 "Dirichlet whose mean and concentration are learnt: leave "
+                                 "rate_concentration out, or use rates='estimate'")
     known = _common.known_rates(rates, groups, k, j, classes, outputs) if mode == "known" \
         else None
     pri = _common.concentration(share_concentration, "share_concentration", (k,),

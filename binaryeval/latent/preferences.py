@@ -34,7 +34,7 @@ from ..summary import Summary
 from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
-from .posterior import LatentPosterior, build_model
+from .posterior import HIERARCHICAL_TEXT, LatentPosterior, build_model
 
 if TYPE_CHECKING:  # names used only in type hints
     from collections.abc import Mapping
@@ -992,7 +992,8 @@ class PreferenceFit(Result):
         if self.input == "scores":
             info["tolerance"] = ", ".join(f"{k}: {t:g}" for k, t in self.tolerance.items())
             info["lower is better"] = ", ".join(self.lower_is_better) or "none"
-        info["rates"] = (post.rates if post.rates != "estimate" else "estimated per pair") + (
+        info["rates"] = ({"estimate": "estimated per pair", "hierarchical": HIERARCHICAL_TEXT}.get(
+            post.rates, post.rates)) + (
             "" if len(self.metric_terms) == 1 else f"; dependence: {post.dependence}")
         info["interval"] = f"{pct} equal-tailed credible interval of diff = win_1 - win_2"
         info["system order"] = ", ".join(self._shown)
@@ -1011,6 +1012,9 @@ class PreferenceFit(Result):
             note = _fit.pooling_note(post, self.pooling_check(), "pairs")
             if note:
                 s.add_note(note)
+        note = _fit.population_note(post, "pairs")
+        if note:
+            s.add_note(note)
         dominated = [_common.label_pair(a, b) for a, b in self.prior_dominated()]
         if dominated:
             shown = ", ".join(dominated[:8]) + (f" and {len(dominated) - 8} more"
@@ -1260,7 +1264,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
 
     v.require_pandas(data, "fit_preferences()")
     level = v.level(level)
-    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed,
+                                                                rates=rates)
     parsed = parse_formula(formula)
     ready = first is not None or second is not None
     _data.check_formula_sides(parsed, formula, groups=(0,) if ready else (1,))

@@ -92,6 +92,12 @@ def check_rates(value: Any, rho: Any = None, eta: Any = None) -> tuple[str, Any,
             e = rho if eta is None else eta
             example = f"{{'rho': {float(rho):g}, 'eta': {float(e):g}}}"
     value = check.rates(value, example=example)
+    if isinstance(value, str) and value == "hierarchical":
+        raise ParameterError("rates='hierarchical': a plan describes one system, whose rates "
+                             "partial pooling would draw towards other systems' it does not "
+                             "know; plan with rates='estimate' (the rates from the system's own "
+                             "paired ratings: a plan that errs towards more ratings), or call "
+                             "plan() on a fit with rates='hierarchical'")
     if not isinstance(value, Mapping):
         return value, rho, eta
     if not ({"rho", "eta"} <= set(map(str, value))) or any(v is None for v in value.values()):
