@@ -1,6 +1,6 @@
 """Speed of the exact engine against its goals, the package before this work, and ppi_py.
 
-Run: ``python benchmarks/bench_speed.py [--rounds 7] [--quick]``.
+Run: ``python benchmarks/bench_speed.py [--rounds 7] [--quick] [--rows 3,4,5]``.
 
 The baseline is the package as it was before the engine's speed work (commit ``BASELINE``, read
 from git history into a temporary folder and imported as ``binaryeval_baseline``); it runs in
@@ -265,16 +265,25 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="smaller scale rows (1,000 groups, 300 in compare and favi)")
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--rows", default="1,2,3,4,5,6",
+                        help="which rows to run, e.g. --rows 3,4,5 (default: all)")
     args = parser.parse_args(argv)
+    rows = {int(r) for r in args.rows.split(",") if r.strip()}
     old = None if args.skip_baseline else baseline_package()
     if old is None:
         print("(baseline package not loaded: ratios not shown)")
-    posterior_rows(old, args.rounds)
-    fit_row(old, args.rounds)
-    scale_row(old, args.quick)
-    compare_row(old, args.quick)
-    favi_row(old, args.quick)
-    pairs_row()
+    if 1 in rows:
+        posterior_rows(old, args.rounds)
+    if 2 in rows:
+        fit_row(old, args.rounds)
+    if 3 in rows:
+        scale_row(old, args.quick)
+    if 4 in rows:
+        compare_row(old, args.quick)
+    if 5 in rows:
+        favi_row(old, args.quick)
+    if 6 in rows:
+        pairs_row()
 
 
 if __name__ == "__main__":

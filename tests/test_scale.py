@@ -1,0 +1,81 @@
+"""Many groups at once: the batched and restructured computations against direct ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from binaryeval.binary import rates as rates_module
+
+
+def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None, level=0.95):
+    """The (X, U) mixture term by term: beta functions on the whole grid, each component's
+    incomplete beta function, Brent's method (independent of the tables and Newton steps)."""
+    ar, br = rate_prior
+    X = np.arange(k + 1.0)[None, :]
+    U = np.arange(M - k + 1.0)[:, None]
+    lw = (special.gammaln(k + 1) - special.gammaln(X + 1) - special.gammaln(k - X + 1)
+          + special.gammaln(M - k + 1) - special.gammaln(U + 1) - special.gammaln(M - k - U + 1)
+          + special.betaln(A + X + U, B + M - X - U))
+    comps = {}
+    if rho is None:
+        lw = lw + special.betaln(ar + tp + X, br + fn + U)
+        comps["rho"] = (ar + tp + X + 0 * U, br + fn + U + 0 * X)
+    else:
+        lw = lw + X * np.log(rho) + U * np.log1p(-rho)
+    if eta is None:
+        lw = lw + special.betaln(ar + tn + M - k - U, br + fp + k - X)
+        comps["eta"] = (ar + tn + M - k - U + 0 * X, br + fp + k - X + 0 * U)
+    else:
+        lw = lw + (M - k - U) * np.log(eta) + (k - X) * np.log1p(-eta)
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    tail = (1 - level) / 2
+    out = {}
+    for name, (a, b) in comps.items():
+        def cdf(t, a=a, b=b):
+            return float((w * special.betainc(a, b, t)).sum())
+        mean = float((w * a / (a + b)).sum())
+        out[name] = (mean, *(optimize.brentq(lambda t, p=p: cdf(t) - p, 1e-300, 1 - 1e-16,
+                                             xtol=1e-14) for p in (tail, 1 - tail)))
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1)),
+    dict(A=31, B=21, k=22, M=40, tp=5, fn=9, tn=30, fp=8, rate_prior=(1, 1)),
+    dict(A=3, B=2, k=90, M=150, tp=1, fn=0, tn=2, fp=1, rate_prior=(0.5, 2)),
+    dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1), eta=0.8),
+    dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1), rho=0.9),
+    dict(A=1, B=1, k=0, M=100, tp=5, fn=5, tn=5, fp=5, rate_prior=(1, 1)),
+    dict(A=1, B=1, k=100, M=100, tp=5, fn=5, tn=5, fp=5, rate_prior=(1, 1)),
+    dict(A=500, B=400, k=200, M=450, tp=300, fn=20, tn=200, fp=30, rate_prior=(1, 1),
+         level=0.5),
+])
+def test_model_rates_tables_and_newton_equal_the_term_by_term_mixture(case):
+    # the log-gamma tables (grid and kernel) and the safeguarded Newton root search give the
+    # mixture's mean and interval ends of a term-by-term sum with Brent's method
+    r, e, _ = rates_module.model_rates(**case)
+    want = _direct_rates(**case)
+    for got, name in ((r, "rho"), (e, "eta")):
+        if name not in want:
+            assert got.known
+            continue
+        mean, lo, hi = want[name]
+        assert got.mean == pytest.approx(mean, abs=1e-12)
+        assert got.lower == pytest.approx(lo, abs=1e-11)
+        assert got.upper == pytest.approx(hi, abs=1e-11)
+
+
+def test_the_log_weight_tables_equal_the_beta_functions():
+    args = dict(A=40.5, B=30, k=70, M=150, Ar=21, Br=10, Ae=26, Be=12)
+    X, U = np.arange(71.0), np.arange(81.0)
+    for rho, eta in ((None, None), (0.8, None), (None, 0.7), (0.0, None), (None, 1.0)):
+        full = rates_module._log_weights_full(**args, rho=rho, eta=eta)
+        direct = rates_module._log_weights(X, U, **args, rho=rho, eta=eta)
+        finite = np.isfinite(direct)
+        assert np.array_equal(finite, np.isfinite(full))
+        # the two differ by a constant at most (the grid's normalisation absorbs it)
+        diff = full[finite] - direct[finite]
+        assert np.ptp(diff) < 1e-10
