@@ -12,6 +12,7 @@ from scipy import stats
 
 from .. import _validate
 from .._results import Result
+from ..data import COUNT_COLUMNS
 from ..errors import ParameterError
 from ..summary import Summary
 from .posterior import AlphaPosterior, summaries
@@ -229,8 +230,9 @@ class BinaryFit(Result):
         return self._cache[key].copy()
 
     def paired_rates(self, level: float | None = None) -> pd.DataFrame:
-        """The rates as the paired rows alone say: ``Beta(tp + a, fn + b)`` and
-        ``Beta(tn + a, fp + b)`` (pooled counts with pooled rates).
+        """The rates as the paired rows alone say.
+
+        ``Beta(tp + a, fn + b)`` and ``Beta(tn + a, fp + b)`` (pooled counts with pooled rates).
 
         Parameters
         ----------
@@ -293,11 +295,15 @@ class BinaryFit(Result):
             return frame
         a, b = self.prior
         rows = []
-        for g in self.groups:
-            c = self.counts.loc[g]
+        # the counts as plain numbers per group (a row Series per group costs more than its
+        # rates on small groups)
+        c_all = self.counts.loc[self.groups, list(COUNT_COLUMNS)].to_numpy(dtype=np.int64)
+        pooled_paired = dict(zip(("tp", "fn", "tn", "fp"), (int(v) for v in self.counts[
+            ["tp", "fn", "tn", "fp"]].sum()), strict=True))
+        for g, vals in zip(self.groups, c_all, strict=True):
+            c = dict(zip(COUNT_COLUMNS, (int(v) for v in vals), strict=True))
             known = self.known_rates.get(g, (None, None))
-            paired = self.counts[["tp", "fn", "tn", "fp"]].sum() if self.rates_mode == "pooled" \
-                else c[["tp", "fn", "tn", "fp"]]
+            paired = pooled_paired if self.rates_mode == "pooled" else c
             row: dict[str, Any] = {}
             if c["metric_total"] == 0:
                 # no metric-only rating in this group: the rates take no part in its fit
@@ -305,14 +311,13 @@ class BinaryFit(Result):
                     row.update({name: np.nan, f"{name}_std_error": np.nan,
                                 f"{name}_lower": np.nan, f"{name}_upper": np.nan})
             elif model:
-                n_paired = int(c[["tp", "fn", "tn", "fp"]].sum())
-                hp = int(c["human_pos"]) + (int(c["tp"] + c["fn"])
-                                            if self.paired_informs_alpha else 0)
-                ht = int(c["human_total"]) + (n_paired if self.paired_informs_alpha else 0)
+                n_paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
+                hp = c["human_pos"] + (c["tp"] + c["fn"] if self.paired_informs_alpha else 0)
+                ht = c["human_total"] + (n_paired if self.paired_informs_alpha else 0)
                 rho, eta, _ = model_rates(
-                    A=a + hp, B=b + ht - hp, k=int(c["metric_pos"]), M=int(c["metric_total"]),
-                    tp=int(paired["tp"]), fn=int(paired["fn"]), tn=int(paired["tn"]),
-                    fp=int(paired["fp"]), rate_prior=(ar, br), rho=known[0], eta=known[1],
+                    A=a + hp, B=b + ht - hp, k=c["metric_pos"], M=c["metric_total"],
+                    tp=paired["tp"], fn=paired["fn"], tn=paired["tn"],
+                    fp=paired["fp"], rate_prior=(ar, br), rho=known[0], eta=known[1],
                     level=level)
                 for name, r in (("rho", rho), ("eta", eta)):
                     row.update({name: r.mean, f"{name}_std_error": r.sd,
@@ -327,7 +332,7 @@ class BinaryFit(Result):
                     d = stats.beta(paired[pos] + ar, paired[neg] + br)
                     row.update({name: d.mean(), f"{name}_std_error": d.std(),
                                 f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
-            row.update({k: int(c[k]) for k in ("tp", "fn", "tn", "fp")})
+            row.update({k: c[k] for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)
             rows.append(row)
         out = pd.DataFrame(rows, index=self._index())
