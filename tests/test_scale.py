@@ -79,3 +79,28 @@ def test_the_log_weight_tables_equal_the_beta_functions():
         # the two differ by a constant at most (the grid's normalisation absorbs it)
         diff = full[finite] - direct[finite]
         assert np.ptp(diff) < 1e-10
+
+
+def test_the_row_mixture_from_a_reference_point_equals_the_term_by_term_cdf():
+    # the telescoping CDF and density evaluated from tabulated terms at a reference point (two
+    # matrix-vector products a point) against a fresh pass over the terms at every point,
+    # and against the components' own incomplete beta functions and densities
+    rng = np.random.default_rng(3)
+    W = rng.random((40, 60)) ** 4
+    W /= W.sum()
+    a0, b = 150.0, 30.0 + np.arange(40.0)
+    ai = a0 + np.arange(60.0)
+    lkern = -np.log(ai)[None, :] - special.betaln(ai[None, :], b[:, None])
+    tails = np.cumsum(W[:, ::-1], axis=1)[:, ::-1]
+    tails = np.concatenate([tails[:, 1:], np.zeros((40, 1))], axis=1)
+    mix = rates_module._RowMixture(a0, b, W, tails, lkern, ai)
+    A, Bm = ai[None, :] + 0 * b[:, None], b[:, None] + 0 * ai[None, :]
+    from scipy import stats
+    for t in np.r_[np.linspace(0.7, 0.9, 21), 0.8 + 1e-9, 0.5, 0.95, 0.8]:
+        cdf, pdf = mix(t)
+        fresh = rates_module._cdf_rows(t, a0, b, W, tails, lkern, ai, density=True)
+        assert cdf == pytest.approx(fresh[0], abs=1e-14)
+        assert pdf == pytest.approx(fresh[1], rel=1e-12, abs=1e-12)
+        assert cdf == pytest.approx(float((W * special.betainc(A, Bm, t)).sum()), abs=1e-13)
+        assert pdf == pytest.approx(float((W * stats.beta.pdf(t, A, Bm)).sum()), rel=1e-11,
+                                    abs=1e-12)

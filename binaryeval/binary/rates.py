@@ -188,6 +188,52 @@ def _cdf_rows(t: float, a0: float, b: np.ndarray, W: np.ndarray, tails: np.ndarr
     return cdf, pdf
 
 
+class _RowMixture:
+    """:func:`_cdf_rows` with its density, many points for one pass over the terms.
+
+    The kernel terms at ``t`` are those at a reference point ``t0`` times
+    ``exp((a0 + i) r) exp(b_j s)`` with ``r = log(t / t0)``, ``s = log((1 - t) / (1 - t0))``:
+    after one pass that tabulates the terms at ``t0``, each point near it costs two
+    matrix-vector products.  Every term is positive, so the sums keep their relative
+    accuracy; the factors are used while ``|(a0 + i) r| + |b_j s| <= 30`` (no term significant
+    at ``t`` was below the smallest double at ``t0``), and a point beyond that becomes the new
+    reference.
+    """
+
+    _REACH = 30.0
+
+    def __init__(self, a0: float, b: np.ndarray, W: np.ndarray, tails: np.ndarray,
+                 lkern: np.ndarray, ai: np.ndarray):
+        self.a0, self.b, self.W, self.tails, self.lkern, self.ai = a0, b, W, tails, lkern, ai
+        self.row_weight = W.sum(axis=1)
+        self.t0 = None
+        self.a_max = float(np.abs(ai).max())
+        self.b_max = float(np.abs(b).max())
+
+    def _reference(self, t: float) -> None:
+        d = np.exp(self.ai[None, :] * math.log(t) + self.b[:, None] * math.log1p(-t)
+                   + self.lkern)
+        self.t0 = t
+        self.k_cdf = self.tails * d
+        self.k_pdf = self.W * d * self.ai[None, :]
+
+    def __call__(self, t: float) -> tuple[float, float]:
+        if t <= 0.0 or t >= 1.0:
+            return (0.0 if t <= 0.0 else 1.0), 0.0
+        if self.t0 is not None:
+            r = math.log(t / self.t0)
+            s = math.log1p(-t) - math.log1p(-self.t0)
+        if self.t0 is None or self.a_max * abs(r) + self.b_max * abs(s) > self._REACH:
+            self._reference(t)
+            r = s = 0.0
+        col = np.exp(self.ai * r)
+        row = np.exp(self.b * s)
+        head = float((self.row_weight * special.betainc(self.a0, self.b, t)).sum())
+        cdf = head - float(row @ (self.k_cdf @ col))
+        pdf = float(row @ (self.k_pdf @ col)) / (t * (1.0 - t))
+        return cdf, pdf
+
+
 def _newton_quantiles(cdf_pdf, mean: float, sd: float, probs: tuple[float, float]
                       ) -> tuple[float, float]:
     """Roots of ``cdf(t) = p`` by Newton's method kept inside a shrinking bracket.
@@ -295,6 +341,10 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     else:
         X, U, w = _zoom(k, M, args)
         full = bool(np.all(np.diff(X) == 1) and np.all(np.diff(U) == 1))
+    if full:
+        # unit steps: every sum below from one-dimensional tables in X, U and T = X + U
+        return (*_full_rates(w, X, U, args, probs), float(
+            (A + w.sum(axis=0) @ X + w.sum(axis=1) @ U) / (A + B + M)))
     T = X[None, :] + U[:, None]
     alpha_mean = float((w * (A + T) / (A + B + M)).sum())
     out = []
@@ -311,12 +361,50 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
         mean = float((w * a / (a + b)).sum())
         second = float((w * a * (a + 1) / ((a + b) * (a + b + 1))).sum())
         sd = math.sqrt(max(second - mean ** 2, 0.0))
-        if full:
-            lo, hi = _newton_quantiles(_row_cdf(name, w, a, b), mean, sd, probs)
-        else:
-            lo, hi = _quantiles(_direct_cdf(w, a, b), mean, sd, probs)
+        lo, hi = _quantiles(_direct_cdf(w, a, b), mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1], alpha_mean
+
+
+def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
+    """``H[j, i] = table[i + j]`` as a view (rows: ``table.size - n_cols + 1``)."""
+    return np.lib.stride_tricks.sliding_window_view(table, n_cols)
+
+
+def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs
+                ) -> tuple[RatePosterior, RatePosterior]:
+    """Moments and interval of each rate on a unit-step grid (rows ``U``, columns ``X``).
+
+    A component's ``a / (a + b)`` and ``a (a + 1) / ((a + b)(a + b + 1))`` have ``a`` in ``X``
+    (rho) or ``U`` (eta) alone and ``a + b`` in ``T = X + U`` alone, so each moment is a
+    product of the weights with a Hankel table of ``T`` and a vector.
+    """
+    k, M = args["k"], args["M"]
+    t = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
+    out = []
+    for name in ("rho", "eta"):
+        known = args[name]
+        if known is not None:
+            out.append(RatePosterior(known, 0.0, known, known, known=True))
+            continue
+        if name == "rho":
+            a, b = args["Ar"] + X, args["Br"] + U       # a along columns
+            total = args["Ar"] + args["Br"] + t
+        else:
+            a, b = args["Ae"] + M - k - U, args["Be"] + k - X   # a along rows
+            total = args["Ae"] + args["Be"] + M - t
+        h1 = _hankel(1.0 / total, X.size)
+        h2 = _hankel(1.0 / (total * (total + 1.0)), X.size)
+        if name == "rho":
+            mean = float(((w * h1) @ a).sum())
+            second = float(((w * h2) @ (a * (a + 1.0))).sum())
+        else:
+            mean = float((a @ (w * h1)).sum())
+            second = float(((a * (a + 1.0)) @ (w * h2)).sum())
+        sd = math.sqrt(max(second - mean ** 2, 0.0))
+        lo, hi = _newton_quantiles(_row_cdf(name, w, a, b), mean, sd, probs)
+        out.append(RatePosterior(mean, sd, lo, hi))
+    return out[0], out[1]
 
 
 def _direct_cdf(w: np.ndarray, a: np.ndarray, b: np.ndarray):
@@ -326,31 +414,34 @@ def _direct_cdf(w: np.ndarray, a: np.ndarray, b: np.ndarray):
 
 
 def _row_cdf(name: str, w: np.ndarray, a: np.ndarray, b: np.ndarray):
-    """The telescoping CDF on the box of weights above 1e-20 of the largest."""
+    """The telescoping CDF on the box of weights above 1e-20 of the largest.
+
+    ``a``, ``b``: the components' parameters, one-dimensional (for rho ``a`` along the
+    columns and ``b`` along the rows; for eta the other way round).
+    """
     keep = w > w.max() * 1e-20
     rows, cols = np.flatnonzero(keep.any(axis=1)), np.flatnonzero(keep.any(axis=0))
-    box = np.ix_(np.arange(rows[0], rows[-1] + 1), np.arange(cols[0], cols[-1] + 1))
-    Wb = w[box]
+    r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+    Wb = w[r0:r1, c0:c1]
     if name == "rho":
         # row U, consecutive a = Ar + X along the row
         Wr = Wb
-        a0 = float(a[box][0, 0])
-        brow = b[box][:, 0]
+        a0 = float(a[c0])
+        brow = b[r0:r1]
     else:
         # column X, a = Ae + M - k - U decreasing in U: flip rows, then rows are columns
         Wr = Wb[::-1, :].T
-        a0 = float(a[box][::-1, :][0, 0])
-        brow = b[box][0, :]
+        a0 = float(a[r1 - 1])
+        brow = b[c0:c1]
     n = Wr.shape[1]
     ai = a0 + np.arange(n)
     # log B(a0 + i, b_j) from log-gamma tables: a0 + i + b_j runs over consecutive values
-    # (b_j steps by +1 or -1 from row to row), so one table of them serves the box
-    s = ai[None, :] + brow[:, None]
-    s0 = float(s.min())
-    table = special.gammaln(s0 + np.arange(int(round(float(s.max()) - s0)) + 1))
-    lbeta = (special.gammaln(ai)[None, :] + special.gammaln(brow)[:, None]
-             - table[np.rint(s - s0).astype(np.intp)])
-    lkern = -np.log(ai)[None, :] - lbeta
+    # (b_j steps by +1 (rho) or -1 (eta) from row to row), a Hankel table of one array
+    rising = brow.size < 2 or brow[1] > brow[0]
+    base = a0 + (brow[0] if rising else brow[-1])
+    table = special.gammaln(base + np.arange(n + brow.size - 1, dtype=float))
+    sums = _hankel(table, n) if rising else _hankel(table, n)[::-1]
+    lkern = sums - (np.log(ai) + special.gammaln(ai))[None, :] - special.gammaln(brow)[:, None]
     tails = np.cumsum(Wr[:, ::-1], axis=1)[:, ::-1]
     tails = np.concatenate([tails[:, 1:], np.zeros((Wr.shape[0], 1))], axis=1)
-    return lambda t: _cdf_rows(t, a0, brow, Wr, tails, lkern, ai, density=True)
+    return _RowMixture(a0, brow, Wr, tails, lkern, ai)
