@@ -195,12 +195,14 @@ class _RowMixture:
     ``exp((a0 + i) r) exp(b_j s)`` with ``r = log(t / t0)``, ``s = log((1 - t) / (1 - t0))``:
     after one pass that tabulates the terms at ``t0``, each point near it costs two
     matrix-vector products.  Every term is positive, so the sums keep their relative
-    accuracy; the factors are used while ``|(a0 + i) r| + |b_j s| <= 30`` (no term significant
-    at ``t`` was below the smallest double at ``t0``), and a point beyond that becomes the new
-    reference.
+    accuracy; the factors are used while ``|(a0 + i) r| + |b_j s| <= 200``, and a point beyond
+    that becomes the new reference.  Within that reach no factor overflows (``e^200`` is far
+    below the largest double), and a term that matters at ``t`` (at least ``1e-20`` of the
+    largest there, which is at least ``1e-5`` of their sum) was at least ``1e-112`` at ``t0``:
+    a normal double, exact to its last bit, not an underflow.
     """
 
-    _REACH = 30.0
+    _REACH = 200.0
 
     def __init__(self, a0: float, b: np.ndarray, W: np.ndarray, tails: np.ndarray,
                  lkern: np.ndarray, ai: np.ndarray):
@@ -402,7 +404,11 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs
             mean = float((a @ (w * h1)).sum())
             second = float(((a * (a + 1.0)) @ (w * h2)).sum())
         sd = math.sqrt(max(second - mean ** 2, 0.0))
-        lo, hi = _newton_quantiles(_row_cdf(name, w, a, b), mean, sd, probs)
+        mixture = _row_cdf(name, w, a, b)
+        if 0.0 < mean < 1.0:
+            # one reference between the two ends usually reaches both
+            mixture._reference(mean)
+        lo, hi = _newton_quantiles(mixture, mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1]
 
