@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import optimize, special
 
@@ -104,3 +105,21 @@ def test_the_row_mixture_from_a_reference_point_equals_the_term_by_term_cdf():
         assert cdf == pytest.approx(float((W * special.betainc(A, Bm, t)).sum()), abs=1e-13)
         assert pdf == pytest.approx(float((W * stats.beta.pdf(t, A, Bm)).sum()), rel=1e-11,
                                     abs=1e-12)
+
+
+def test_prob_greater_matrix_is_the_comparisons_matrix_without_the_intervals():
+    import binaryeval as be
+
+    counts = {g: {"human_pos": hp, "human_total": 100, "metric_pos": mp, "metric_total": 900,
+                  "tp": 40, "fn": 8, "tn": 30, "fp": 6}
+              for g, hp, mp in (("A", 70, 600), ("B", 55, 520), ("C", 62, 480), ("D", 30, 300))}
+    res = be.fit_counts(counts)
+    direct = res.prob_greater_matrix()
+    via = res.compare().matrix()
+    # the same quadrature: equal numbers, names and order
+    pd.testing.assert_frame_equal(direct, via, check_exact=False, rtol=0, atol=1e-15)
+    given = res.prob_greater_matrix(order=["D", "C", "B", "A"])
+    assert list(given.index) == ["D", "C", "B", "A"] == list(given.columns)
+    assert given.loc["A", "D"] == direct.loc["A", "D"]
+    off = ~np.eye(4, dtype=bool)
+    np.testing.assert_allclose((direct.to_numpy() + direct.to_numpy().T)[off], 1.0, atol=1e-12)

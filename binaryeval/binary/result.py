@@ -607,6 +607,13 @@ class BinaryFit(Result):
         -------
         Comparison
 
+        Notes
+        -----
+        Every pair gets its row, with the exact interval of its difference: with a thousand
+        groups that is half a million intervals (tens of seconds).  When only
+        ``P(alpha_1 > alpha_2)`` is wanted, :meth:`prob_greater_matrix` gives
+        ``compare().matrix()`` (the same numbers) without the intervals, several times faster.
+
         Examples
         --------
         >>> import binaryeval as be
@@ -623,6 +630,43 @@ class BinaryFit(Result):
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
                                   sig_level=sig, adjust=adjust, group_name=self.group_name,
                                   level=self.level)
+
+    def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """``P(alpha_i > alpha_j)`` for every pair of groups, without the pairs' intervals.
+
+        The matrix of :meth:`compare` (``compare().matrix()``, the same numbers: one
+        quadrature over nodes shared by every posterior,
+        :func:`~binaryeval.binary.posterior.prob_greater_matrix`), without computing each
+        difference's interval: for thousands of groups, where ``compare()`` spends most of its
+        time on the half million intervals.
+
+        Parameters
+        ----------
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in rows and columns (default: the fit's order).
+
+        Returns
+        -------
+        DataFrame
+            Cell ``(i, j)`` is ``P(alpha_i > alpha_j)`` (index ``group_1``, columns
+            ``group_2``; the diagonal is NaN), as :meth:`Comparison.matrix` shows it.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> round(float(res.prob_greater_matrix().loc["A", "B"]), 4)
+        0.9855
+        """
+        from .posterior import prob_greater_matrix
+
+        groups = self.groups if order is None else _resolve_order(self, order)
+        P = prob_greater_matrix([self.posteriors[g] for g in groups])
+        out = pd.DataFrame(P, index=pd.Index(groups, name="group_1"),
+                           columns=pd.Index(groups, name="group_2"))
+        out.attrs.update(quantity="P(alpha_1 > alpha_2)")
+        return out
 
 
 def _resolve_order(fit: BinaryFit, order) -> list[str]:
