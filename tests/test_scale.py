@@ -123,3 +123,25 @@ def test_prob_greater_matrix_is_the_comparisons_matrix_without_the_intervals():
     assert given.loc["A", "D"] == direct.loc["A", "D"]
     off = ~np.eye(4, dtype=bool)
     np.testing.assert_allclose((direct.to_numpy() + direct.to_numpy().T)[off], 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("values", [
+    pd.Categorical(["b", "a", None, "b", "c"], categories=["c", "b", "a", "unused"]),
+    pd.Categorical([1, 2, None, 1, 10]),
+    pd.Categorical.from_codes([0, 1, 2, 1, -1, 0], categories=pd.Index([1, "1", 2.5],
+                                                                       dtype=object)),
+    pd.Categorical([None, None]),
+])
+def test_a_categorical_groups_column_codes_as_its_rows_text(values):
+    # the categorical path (the categories' text once) against the text of every row's own
+    # value (pandas' astype(str) of an integer categorical with a missing value would write
+    # "1.0", so a partition with a missing value would name the group differently)
+    from binaryeval._partition import _factorize
+    from binaryeval.data import label_text
+
+    series = pd.Series(values)
+    codes, uniques = _factorize(series)
+    rows = pd.Series(list(values), dtype=object)
+    want_codes, want_uniques = pd.factorize(label_text(rows))
+    np.testing.assert_array_equal(codes, want_codes)
+    assert uniques.tolist() == list(want_uniques)
