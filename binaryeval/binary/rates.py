@@ -28,11 +28,21 @@ largest weight, then a lattice an eighth of the weights' standard deviation apar
 direction (every term when that is below 1); the lattice's sum stands for the sum over all
 terms (the weights are smooth on the scale of their spread).  The tests hold the mixture's mean
 of ``alpha`` to 1e-10 of the exact engine's on designs up to 30,000 metric-only ratings, and the
-means of ``rho`` and ``eta`` to 1e-8 of a three-dimensional adaptive quadrature.  Moments are the mixture's; the interval's ends are roots of the mixture's
-distribution function.  With every term, the components of one row (fixed ``U`` for ``rho``)
+means of ``rho`` and ``eta`` to 1e-8 of a three-dimensional adaptive quadrature.  Moments are
+the mixture's; the interval's ends are roots of the mixture's distribution function.  With every term, the components of one row (fixed ``U`` for ``rho``)
 have consecutive first parameters, so the distribution function is one incomplete beta function
 per row plus a sum of kernel terms (``I_t(a + 1, b) = I_t(a, b) - t^a (1 - t)^b / (a B(a, b))``);
 terms below ``1e-20`` of the largest weight are left out (less than 1e-13 of the mass).
+
+With every term the work is arranged for many groups (``BinaryFit.rates()`` and ``to_frame()``
+compute it per group): every beta function splits into log-gamma functions of ``X``, of ``U``
+and of ``T = X + U``, so the log weights, the moments and the kernel terms come from
+one-dimensional tables (Hankel views in ``T``) instead of a beta function per term; each end
+is found by Newton's method inside a shrinking bracket (bisection when a step leaves it), with
+the density from the same kernel terms, to the accuracy of the Brent search it replaces
+(``1e-12``); and the kernel terms are tabulated at one reference point, from which each
+Newton step is two matrix-vector products.  The tests hold the ends to 1e-11 of a term-by-term
+sum of incomplete beta functions solved by Brent's method.
 """
 
 from __future__ import annotations
