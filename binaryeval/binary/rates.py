@@ -205,11 +205,14 @@ class _RowMixture:
     ``exp((a0 + i) r) exp(b_j s)`` with ``r = log(t / t0)``, ``s = log((1 - t) / (1 - t0))``:
     after one pass that tabulates the terms at ``t0``, each point near it costs two
     matrix-vector products.  Every term is positive, so the sums keep their relative
-    accuracy; the factors are used while ``|(a0 + i) r| + |b_j s| <= 200``, and a point beyond
-    that becomes the new reference.  Within that reach no factor overflows (``e^200`` is far
-    below the largest double), and a term that matters at ``t`` (at least ``1e-20`` of the
-    largest there, which is at least ``1e-5`` of their sum) was at least ``1e-112`` at ``t0``:
-    a normal double, exact to its last bit, not an underflow.
+    accuracy.  The factors are used while ``E = max_i (a0 + i) r + max_j b_j s <= 200``, the
+    largest exponent any term is scaled by (a point beyond that becomes the new reference),
+    and they are applied as ``exp((a0 + i) r - c)`` (at most 1) and ``exp(b_j s + c)`` (at most
+    ``e^200``, far below the largest double) with ``c = max_i (a0 + i) r``.  A term that
+    matters at ``t`` (at least ``1e-20`` of the largest there, which is at least ``1e-6`` of
+    their sum) was at least ``e^-200`` of that at ``t0``: a normal double, exact to its last
+    bit, not an underflow; a column factor that underflows belongs to terms below ``1e-220``
+    of the largest at ``t``.
     """
 
     _REACH = 200.0
@@ -219,8 +222,6 @@ class _RowMixture:
         self.a0, self.b, self.W, self.tails, self.lkern, self.ai = a0, b, W, tails, lkern, ai
         self.row_weight = W.sum(axis=1)
         self.t0 = None
-        self.a_max = float(np.abs(ai).max())
-        self.b_max = float(np.abs(b).max())
 
     def _reference(self, t: float) -> None:
         d = np.exp(self.ai[None, :] * math.log(t) + self.b[:, None] * math.log1p(-t)
@@ -232,14 +233,16 @@ class _RowMixture:
     def __call__(self, t: float) -> tuple[float, float]:
         if t <= 0.0 or t >= 1.0:
             return (0.0 if t <= 0.0 else 1.0), 0.0
-        if self.t0 is not None:
-            r = math.log(t / self.t0)
-            s = math.log1p(-t) - math.log1p(-self.t0)
-        if self.t0 is None or self.a_max * abs(r) + self.b_max * abs(s) > self._REACH:
+        if self.t0 is None:
             self._reference(t)
-            r = s = 0.0
-        col = np.exp(self.ai * r)
-        row = np.exp(self.b * s)
+        ar = self.ai * math.log(t / self.t0)
+        bs = self.b * (math.log1p(-t) - math.log1p(-self.t0))
+        c = float(ar.max())
+        if c + float(bs.max()) > self._REACH:
+            self._reference(t)
+            ar, bs, c = np.zeros_like(self.ai), np.zeros_like(self.b), 0.0
+        col = np.exp(ar - c)
+        row = np.exp(bs + c)
         head = float((self.row_weight * special.betainc(self.a0, self.b, t)).sum())
         cdf = head - float(row @ (self.k_cdf @ col))
         pdf = float(row @ (self.k_pdf @ col)) / (t * (1.0 - t))
