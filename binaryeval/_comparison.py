@@ -270,15 +270,17 @@ class Comparison(Result):
         cols = [c for c in self.table.columns if c not in ("group_1", "group_2")]
         value = _validate.choice(value, "value", cols)
         n = len(self.groups)
-        vals = np.full((n, n), np.nan, dtype=object)
+        # numbers in a float array (only the stars are text)
+        kind = object if value == "stars" else float
+        vals = np.full((n, n), np.nan, dtype=kind)
         other = {"lower": "upper", "upper": "lower"}.get(value)
         # every pair at once (thousands of groups have half a million pairs)
-        idx = {g: k for k, g in enumerate(self.groups)}
-        i = np.array([idx.get(g, -1) for g in self.table["group_1"]], dtype=np.int64)
-        j = np.array([idx.get(g, -1) for g in self.table["group_2"]], dtype=np.int64)
+        labels = pd.Index(self.groups, dtype=object)
+        i = labels.get_indexer(self.table["group_1"].astype(object)).astype(np.int64)
+        j = labels.get_indexer(self.table["group_2"].astype(object)).astype(np.int64)
         keep = (i >= 0) & (j >= 0)
         i, j = i[keep], j[keep]
-        v = self.table[value].to_numpy(dtype=object)[keep]
+        v = self.table[value].to_numpy(dtype=kind)[keep]
         vals[i, j] = v
         if value == "prob_greater":
             vals[j, i] = 1 - v.astype(float)

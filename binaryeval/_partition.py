@@ -153,9 +153,24 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     """Codes (-1 for missing) and distinct values in order of first appearance.
 
     Mixed Python objects are compared by their text, so that ``1`` and ``True`` (equal as
-    numbers) stay two groups, as their labels do; a categorical column by its values' text.
+    numbers) stay two groups, as their labels do; a categorical column by its values' text
+    (each category's own text: integer categories are ``"1"`` whether or not a value is
+    missing).
     """
-    if values.dtype == object or isinstance(values.dtype, pd.CategoricalDtype):
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        # the categories' text once, then the rows' integer codes (the same codes and labels
+        # as the text of every row: a value's text depends on the value alone)
+        text_codes, texts = pd.factorize(label_text(pd.Series(values.cat.categories,
+                                                              dtype=object)))
+        cat = np.asarray(values.cat.codes)
+        lookup = np.r_[np.asarray(text_codes, dtype=np.intp), -1]   # code -1 (missing): -1
+        row = lookup[np.where(cat >= 0, cat, lookup.size - 1)]
+        codes = np.full(row.size, -1, dtype=np.intp)
+        seen = row >= 0
+        sub, first = pd.factorize(row[seen])
+        codes[seen] = sub
+        return codes, pd.Series(np.asarray(texts, dtype=object)[first], dtype=object)
+    if values.dtype == object:
         codes, uniques = pd.factorize(label_text(values))
     else:
         codes, uniques = pd.factorize(values)

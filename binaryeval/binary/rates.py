@@ -28,11 +28,21 @@ largest weight, then a lattice an eighth of the weights' standard deviation apar
 direction (every term when that is below 1); the lattice's sum stands for the sum over all
 terms (the weights are smooth on the scale of their spread).  The tests hold the mixture's mean
 of ``alpha`` to 1e-10 of the exact engine's on designs up to 30,000 metric-only ratings, and the
-means of ``rho`` and ``eta`` to 1e-8 of a three-dimensional adaptive quadrature.  Moments are the mixture's; the interval's ends are roots of the mixture's
-distribution function.  With every term, the components of one row (fixed ``U`` for ``rho``)
+means of ``rho`` and ``eta`` to 1e-8 of a three-dimensional adaptive quadrature.  Moments are
+the mixture's; the interval's ends are roots of the mixture's distribution function.  With every term, the components of one row (fixed ``U`` for ``rho``)
 have consecutive first parameters, so the distribution function is one incomplete beta function
 per row plus a sum of kernel terms (``I_t(a + 1, b) = I_t(a, b) - t^a (1 - t)^b / (a B(a, b))``);
 terms below ``1e-20`` of the largest weight are left out (less than 1e-13 of the mass).
+
+With every term the work is arranged for many groups (``BinaryFit.rates()`` and ``to_frame()``
+compute it per group): every beta function splits into log-gamma functions of ``X``, of ``U``
+and of ``T = X + U``, so the log weights, the moments and the kernel terms come from
+one-dimensional tables (Hankel views in ``T``) instead of a beta function per term; each end
+is found by Newton's method inside a shrinking bracket (bisection when a step leaves it), with
+the density from the same kernel terms, to the accuracy of the Brent search it replaces
+(``1e-12``); and the kernel terms are tabulated at one reference point, from which each
+Newton step is two matrix-vector products.  The tests hold the ends to 1e-11 of a term-by-term
+sum of incomplete beta functions solved by Brent's method.
 """
 
 from __future__ import annotations
@@ -67,7 +77,7 @@ def _lchoose(n: float, x: np.ndarray) -> np.ndarray:
 
 def _log_weights(X: np.ndarray, U: np.ndarray, *, A, B, k, M, Ar, Br, Ae, Be, rho, eta
                  ) -> np.ndarray:
-    """log w(X, U) up to a constant, on the outer grid (rows U, columns X)."""
+    """Log-weights ``log w(X, U)`` up to a constant, on the outer grid (rows U, columns X)."""
     x, u = X[None, :], U[:, None]
     lw = (_lchoose(k, x) + _lchoose(M - k, u)
           + special.betaln(A + x + u, B + M - x - u))
@@ -78,6 +88,48 @@ def _log_weights(X: np.ndarray, U: np.ndarray, *, A, B, k, M, Ar, Br, Ae, Be, rh
                else (M - k - u) * math.log(eta) + (k - x) * math.log1p(-eta) if 0 < eta < 1
                else np.where((M - k - u > 0) if eta == 0 else (k - x > 0), -np.inf, 0.0))
     return lw
+
+
+def _log_weights_full(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta) -> np.ndarray:
+    """:func:`_log_weights` on every term, built from one-dimensional tables.
+
+    Rows ``U = 0..M-k``, columns ``X = 0..k``.  Each beta function splits into log-gamma functions of ``X``, of ``U`` and of ``T = X + U``
+    alone, so the grid is the sum of a column table, a row table and a Hankel table of ``T``
+    (a view, no copy): the same terms as :func:`_log_weights` with ``O(k + M)`` log-gamma
+    evaluations instead of ``O(k (M - k))`` beta functions (the terms agree to about 1e-12
+    relative: log-gamma of arguments up to ``A + B + M`` to double precision).
+    """
+    x = np.arange(k + 1, dtype=float)
+    u = np.arange(M - k + 1, dtype=float)
+    t = np.arange(M + 1, dtype=float)
+    fx = _lchoose(k, x)
+    gu = _lchoose(M - k, u)
+    ht = special.betaln(A + t, B + M - t)
+    if rho is None:
+        fx = fx + special.gammaln(Ar + x)
+        gu = gu + special.gammaln(Br + u)
+        ht = ht - special.gammaln(Ar + Br + t)
+    elif 0 < rho < 1:
+        fx = fx + x * math.log(rho)
+        gu = gu + u * math.log1p(-rho)
+    elif rho == 0:
+        fx = np.where(x > 0, -np.inf, fx)
+    else:
+        gu = np.where(u > 0, -np.inf, gu)
+    if eta is None:
+        fx = fx + special.gammaln(Be + k - x)
+        gu = gu + special.gammaln(Ae + M - k - u)
+        ht = ht - special.gammaln(Ae + Be + M - t)
+    elif 0 < eta < 1:
+        fx = fx + (k - x) * math.log1p(-eta)
+        gu = gu + (M - k - u) * math.log(eta)
+    elif eta == 0:
+        gu = np.where(M - k - u > 0, -np.inf, gu)
+    else:
+        fx = np.where(k - x > 0, -np.inf, fx)
+    # hankel[U, X] = ht[U + X]
+    hankel = np.lib.stride_tricks.sliding_window_view(ht, k + 1)
+    return hankel + gu[:, None] + fx[None, :]
 
 
 def _zoom(k: int, M: int, args: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,22 +175,117 @@ def _cdf_direct(t: float, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
 
 
 def _cdf_rows(t: float, a0: float, b: np.ndarray, W: np.ndarray, tails: np.ndarray,
-              lkern: np.ndarray) -> float:
+              lkern: np.ndarray, ai: np.ndarray | None = None, density: bool = False):
     """Mixture CDF for rows of consecutive first parameters ``a0 + i`` (row ``j``: ``b[j]``).
 
     ``sum_ij W[j, i] I_t(a0 + i, b_j) = sum_j [S_j I_t(a0, b_j) - sum_i C[j, i] d_ji(t)]`` with
     ``d_ji = t^(a0 + i) (1 - t)^b_j / ((a0 + i) B(a0 + i, b_j))`` and ``C[j, i]`` the weight of
-    row ``j`` beyond column ``i``.
+    row ``j`` beyond column ``i``.  With ``density=True`` also the mixture's density, from the
+    same terms: the density of component ``(i, j)`` at ``t`` is ``d_ji (a0 + i) / (t (1 - t))``.
     """
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
+    if t <= 0.0 or t >= 1.0:
+        value = 0.0 if t <= 0.0 else 1.0
+        return (value, 0.0) if density else value
     n = W.shape[1]
-    i = np.arange(n)
-    logd = (a0 + i)[None, :] * math.log(t) + b[:, None] * math.log1p(-t) + lkern
+    if ai is None:
+        ai = a0 + np.arange(n)
+    d = np.exp(ai[None, :] * math.log(t) + b[:, None] * math.log1p(-t) + lkern)
     head = (W.sum(axis=1) * special.betainc(a0, b, t)).sum()
-    return float(head - (tails * np.exp(logd)).sum())
+    cdf = float(head - (tails * d).sum())
+    if not density:
+        return cdf
+    pdf = float(((W * d) @ ai).sum()) / (t * (1.0 - t))
+    return cdf, pdf
+
+
+class _RowMixture:
+    """:func:`_cdf_rows` with its density, many points for one pass over the terms.
+
+    The kernel terms at ``t`` are those at a reference point ``t0`` times
+    ``exp((a0 + i) r) exp(b_j s)`` with ``r = log(t / t0)``, ``s = log((1 - t) / (1 - t0))``:
+    after one pass that tabulates the terms at ``t0``, each point near it costs two
+    matrix-vector products.  Every term is positive, so the sums keep their relative
+    accuracy.  The factors are used while ``E = max_i (a0 + i) r + max_j b_j s <= 200``, the
+    largest exponent any term is scaled by (a point beyond that becomes the new reference),
+    and they are applied as ``exp((a0 + i) r - c)`` (at most 1) and ``exp(b_j s + c)`` (at most
+    ``e^200``, far below the largest double) with ``c = max_i (a0 + i) r``.  A term that
+    matters at ``t`` (at least ``1e-20`` of the largest there, which is at least ``1e-6`` of
+    their sum) was at least ``e^-200`` of that at ``t0``: a normal double, exact to its last
+    bit, not an underflow; a column factor that underflows belongs to terms below ``1e-220``
+    of the largest at ``t``.
+    """
+
+    _REACH = 200.0
+
+    def __init__(self, a0: float, b: np.ndarray, W: np.ndarray, tails: np.ndarray,
+                 lkern: np.ndarray, ai: np.ndarray):
+        self.a0, self.b, self.W, self.tails, self.lkern, self.ai = a0, b, W, tails, lkern, ai
+        self.row_weight = W.sum(axis=1)
+        self.t0 = None
+
+    def _reference(self, t: float) -> None:
+        d = np.exp(self.ai[None, :] * math.log(t) + self.b[:, None] * math.log1p(-t)
+                   + self.lkern)
+        self.t0 = t
+        self.k_cdf = self.tails * d
+        self.k_pdf = self.W * d * self.ai[None, :]
+
+    def __call__(self, t: float) -> tuple[float, float]:
+        if t <= 0.0 or t >= 1.0:
+            return (0.0 if t <= 0.0 else 1.0), 0.0
+        if self.t0 is None:
+            self._reference(t)
+        ar = self.ai * math.log(t / self.t0)
+        bs = self.b * (math.log1p(-t) - math.log1p(-self.t0))
+        c = float(ar.max())
+        if c + float(bs.max()) > self._REACH:
+            self._reference(t)
+            ar, bs, c = np.zeros_like(self.ai), np.zeros_like(self.b), 0.0
+        col = np.exp(ar - c)
+        row = np.exp(bs + c)
+        head = float((self.row_weight * special.betainc(self.a0, self.b, t)).sum())
+        cdf = head - float(row @ (self.k_cdf @ col))
+        pdf = float(row @ (self.k_pdf @ col)) / (t * (1.0 - t))
+        return cdf, pdf
+
+
+def _newton_quantiles(cdf_pdf, mean: float, sd: float, probs: tuple[float, float]
+                      ) -> tuple[float, float]:
+    """Roots of ``cdf(t) = p`` by Newton's method kept inside a shrinking bracket.
+
+    ``cdf_pdf(t)`` returns the mixture's distribution function and density at ``t``.  A step
+    that leaves the bracket is replaced by bisection; the iteration stops when a step is below
+    ``1e-13`` or the bracket is narrower than ``1e-12`` (brentq's ``xtol`` before), so the root
+    is as accurate as the root search it replaces.
+    """
+    out = []
+    z = {p: math.sqrt(2.0) * float(special.erfinv(2.0 * p - 1.0)) for p in probs}
+    for p in probs:
+        lo, hi = 0.0, 1.0
+        t = min(max(mean + z[p] * sd, 1e-300), 1.0 - 1e-16)
+        for _ in range(200):
+            f, dens = cdf_pdf(t)
+            g = f - p
+            if g == 0.0:
+                lo = hi = t
+                break
+            if g < 0:
+                lo = t
+            else:
+                hi = t
+            step = g / dens if dens > 0 else math.inf
+            if abs(step) < 1e-13:
+                t = min(max(t - step, lo), hi)
+                break
+            new = t - step
+            if not (lo < new < hi):
+                new = 0.5 * (lo + hi)
+            if hi - lo < 1e-12:
+                t = new
+                break
+            t = new
+        out.append(float(t))
+    return out[0], out[1]
 
 
 def _quantiles(cdf, mean: float, sd: float, probs: tuple[float, float]) -> tuple[float, float]:
@@ -155,7 +302,7 @@ def _quantiles(cdf, mean: float, sd: float, probs: tuple[float, float]) -> tuple
         elif f_hi == 0:
             out.append(hi)
         else:
-            out.append(float(optimize.brentq(lambda t: cdf(t) - p, lo, hi, xtol=1e-12)))
+            out.append(float(optimize.brentq(lambda t, p=p: cdf(t) - p, lo, hi, xtol=1e-12)))
     return out[0], out[1]
 
 
@@ -203,12 +350,16 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     if full:
         X = np.arange(k + 1, dtype=float)
         U = np.arange(M - k + 1, dtype=float)
-        lw = _log_weights(X, U, **args)
+        lw = _log_weights_full(**args)
         w = np.exp(lw - lw.max())
         w /= w.sum()
     else:
         X, U, w = _zoom(k, M, args)
         full = bool(np.all(np.diff(X) == 1) and np.all(np.diff(U) == 1))
+    if full:
+        # unit steps: every sum below from one-dimensional tables in X, U and T = X + U
+        return (*_full_rates(w, X, U, args, probs), float(
+            (A + w.sum(axis=0) @ X + w.sum(axis=1) @ U) / (A + B + M)))
     T = X[None, :] + U[:, None]
     alpha_mean = float((w * (A + T) / (A + B + M)).sum())
     out = []
@@ -225,10 +376,54 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
         mean = float((w * a / (a + b)).sum())
         second = float((w * a * (a + 1) / ((a + b) * (a + b + 1))).sum())
         sd = math.sqrt(max(second - mean ** 2, 0.0))
-        cdf = _row_cdf(name, w, a, b) if full else _direct_cdf(w, a, b)
-        lo, hi = _quantiles(cdf, mean, sd, probs)
+        lo, hi = _quantiles(_direct_cdf(w, a, b), mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1], alpha_mean
+
+
+def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
+    """``H[j, i] = table[i + j]`` as a view (rows: ``table.size - n_cols + 1``)."""
+    return np.lib.stride_tricks.sliding_window_view(table, n_cols)
+
+
+def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs
+                ) -> tuple[RatePosterior, RatePosterior]:
+    """Moments and interval of each rate on a unit-step grid (rows ``U``, columns ``X``).
+
+    A component's ``a / (a + b)`` and ``a (a + 1) / ((a + b)(a + b + 1))`` have ``a`` in ``X``
+    (rho) or ``U`` (eta) alone and ``a + b`` in ``T = X + U`` alone, so each moment is a
+    product of the weights with a Hankel table of ``T`` and a vector.
+    """
+    k, M = args["k"], args["M"]
+    t = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
+    out = []
+    for name in ("rho", "eta"):
+        known = args[name]
+        if known is not None:
+            out.append(RatePosterior(known, 0.0, known, known, known=True))
+            continue
+        if name == "rho":
+            a, b = args["Ar"] + X, args["Br"] + U       # a along columns
+            total = args["Ar"] + args["Br"] + t
+        else:
+            a, b = args["Ae"] + M - k - U, args["Be"] + k - X   # a along rows
+            total = args["Ae"] + args["Be"] + M - t
+        h1 = _hankel(1.0 / total, X.size)
+        h2 = _hankel(1.0 / (total * (total + 1.0)), X.size)
+        if name == "rho":
+            mean = float(((w * h1) @ a).sum())
+            second = float(((w * h2) @ (a * (a + 1.0))).sum())
+        else:
+            mean = float((a @ (w * h1)).sum())
+            second = float(((a * (a + 1.0)) @ (w * h2)).sum())
+        sd = math.sqrt(max(second - mean ** 2, 0.0))
+        mixture = _row_cdf(name, w, a, b)
+        if 0.0 < mean < 1.0:
+            # one reference between the two ends usually reaches both
+            mixture._reference(mean)
+        lo, hi = _newton_quantiles(mixture, mean, sd, probs)
+        out.append(RatePosterior(mean, sd, lo, hi))
+    return out[0], out[1]
 
 
 def _direct_cdf(w: np.ndarray, a: np.ndarray, b: np.ndarray):
@@ -238,24 +433,34 @@ def _direct_cdf(w: np.ndarray, a: np.ndarray, b: np.ndarray):
 
 
 def _row_cdf(name: str, w: np.ndarray, a: np.ndarray, b: np.ndarray):
-    """The telescoping CDF on the box of weights above 1e-20 of the largest."""
+    """The telescoping CDF on the box of weights above 1e-20 of the largest.
+
+    ``a``, ``b``: the components' parameters, one-dimensional (for rho ``a`` along the
+    columns and ``b`` along the rows; for eta the other way round).
+    """
     keep = w > w.max() * 1e-20
     rows, cols = np.flatnonzero(keep.any(axis=1)), np.flatnonzero(keep.any(axis=0))
-    box = np.ix_(np.arange(rows[0], rows[-1] + 1), np.arange(cols[0], cols[-1] + 1))
-    Wb = w[box]
+    r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+    Wb = w[r0:r1, c0:c1]
     if name == "rho":
         # row U, consecutive a = Ar + X along the row
         Wr = Wb
-        a0 = float(a[box][0, 0])
-        brow = b[box][:, 0]
+        a0 = float(a[c0])
+        brow = b[r0:r1]
     else:
         # column X, a = Ae + M - k - U decreasing in U: flip rows, then rows are columns
         Wr = Wb[::-1, :].T
-        a0 = float(a[box][::-1, :][0, 0])
-        brow = b[box][0, :]
+        a0 = float(a[r1 - 1])
+        brow = b[c0:c1]
     n = Wr.shape[1]
     ai = a0 + np.arange(n)
-    lkern = -np.log(ai)[None, :] - special.betaln(ai[None, :], brow[:, None])
+    # log B(a0 + i, b_j) from log-gamma tables: a0 + i + b_j runs over consecutive values
+    # (b_j steps by +1 (rho) or -1 (eta) from row to row), a Hankel table of one array
+    rising = brow.size < 2 or brow[1] > brow[0]
+    base = a0 + (brow[0] if rising else brow[-1])
+    table = special.gammaln(base + np.arange(n + brow.size - 1, dtype=float))
+    sums = _hankel(table, n) if rising else _hankel(table, n)[::-1]
+    lkern = sums - (np.log(ai) + special.gammaln(ai))[None, :] - special.gammaln(brow)[:, None]
     tails = np.cumsum(Wr[:, ::-1], axis=1)[:, ::-1]
     tails = np.concatenate([tails[:, 1:], np.zeros((Wr.shape[0], 1))], axis=1)
-    return lambda t: _cdf_rows(t, a0, brow, Wr, tails, lkern)
+    return _RowMixture(a0, brow, Wr, tails, lkern, ai)

@@ -12,6 +12,7 @@ from scipy import stats
 
 from .. import _validate
 from .._results import Result
+from ..data import COUNT_COLUMNS
 from ..errors import ParameterError
 from ..summary import Summary
 from .posterior import AlphaPosterior, summaries
@@ -229,8 +230,9 @@ class BinaryFit(Result):
         return self._cache[key].copy()
 
     def paired_rates(self, level: float | None = None) -> pd.DataFrame:
-        """The rates as the paired rows alone say: ``Beta(tp + a, fn + b)`` and
-        ``Beta(tn + a, fp + b)`` (pooled counts with pooled rates).
+        """The rates as the paired rows alone say.
+
+        ``Beta(tp + a, fn + b)`` and ``Beta(tn + a, fp + b)`` (pooled counts with pooled rates).
 
         Parameters
         ----------
@@ -293,11 +295,15 @@ class BinaryFit(Result):
             return frame
         a, b = self.prior
         rows = []
-        for g in self.groups:
-            c = self.counts.loc[g]
+        # the counts as plain numbers per group (a row Series per group costs more than its
+        # rates on small groups)
+        c_all = self.counts.loc[self.groups, list(COUNT_COLUMNS)].to_numpy(dtype=np.int64)
+        pooled_paired = dict(zip(("tp", "fn", "tn", "fp"), (int(v) for v in self.counts[
+            ["tp", "fn", "tn", "fp"]].sum()), strict=True))
+        for g, vals in zip(self.groups, c_all, strict=True):
+            c = dict(zip(COUNT_COLUMNS, (int(v) for v in vals), strict=True))
             known = self.known_rates.get(g, (None, None))
-            paired = self.counts[["tp", "fn", "tn", "fp"]].sum() if self.rates_mode == "pooled" \
-                else c[["tp", "fn", "tn", "fp"]]
+            paired = pooled_paired if self.rates_mode == "pooled" else c
             row: dict[str, Any] = {}
             if c["metric_total"] == 0:
                 # no metric-only rating in this group: the rates take no part in its fit
@@ -305,14 +311,13 @@ class BinaryFit(Result):
                     row.update({name: np.nan, f"{name}_std_error": np.nan,
                                 f"{name}_lower": np.nan, f"{name}_upper": np.nan})
             elif model:
-                n_paired = int(c[["tp", "fn", "tn", "fp"]].sum())
-                hp = int(c["human_pos"]) + (int(c["tp"] + c["fn"])
-                                            if self.paired_informs_alpha else 0)
-                ht = int(c["human_total"]) + (n_paired if self.paired_informs_alpha else 0)
+                n_paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
+                hp = c["human_pos"] + (c["tp"] + c["fn"] if self.paired_informs_alpha else 0)
+                ht = c["human_total"] + (n_paired if self.paired_informs_alpha else 0)
                 rho, eta, _ = model_rates(
-                    A=a + hp, B=b + ht - hp, k=int(c["metric_pos"]), M=int(c["metric_total"]),
-                    tp=int(paired["tp"]), fn=int(paired["fn"]), tn=int(paired["tn"]),
-                    fp=int(paired["fp"]), rate_prior=(ar, br), rho=known[0], eta=known[1],
+                    A=a + hp, B=b + ht - hp, k=c["metric_pos"], M=c["metric_total"],
+                    tp=paired["tp"], fn=paired["fn"], tn=paired["tn"],
+                    fp=paired["fp"], rate_prior=(ar, br), rho=known[0], eta=known[1],
                     level=level)
                 for name, r in (("rho", rho), ("eta", eta)):
                     row.update({name: r.mean, f"{name}_std_error": r.sd,
@@ -327,7 +332,7 @@ class BinaryFit(Result):
                     d = stats.beta(paired[pos] + ar, paired[neg] + br)
                     row.update({name: d.mean(), f"{name}_std_error": d.std(),
                                 f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
-            row.update({k: int(c[k]) for k in ("tp", "fn", "tn", "fp")})
+            row.update({k: c[k] for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)
             rows.append(row)
         out = pd.DataFrame(rows, index=self._index())
@@ -602,6 +607,13 @@ class BinaryFit(Result):
         -------
         Comparison
 
+        Notes
+        -----
+        Every pair gets its row, with the exact interval of its difference: with a thousand
+        groups that is half a million intervals (tens of seconds).  When only
+        ``P(alpha_1 > alpha_2)`` is wanted, :meth:`prob_greater_matrix` gives
+        ``compare().matrix()`` (the same numbers) without the intervals, several times faster.
+
         Examples
         --------
         >>> import binaryeval as be
@@ -618,6 +630,43 @@ class BinaryFit(Result):
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
                                   sig_level=sig, adjust=adjust, group_name=self.group_name,
                                   level=self.level)
+
+    def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """``P(alpha_i > alpha_j)`` for every pair of groups, without the pairs' intervals.
+
+        The matrix of :meth:`compare` (``compare().matrix()``, the same numbers: one
+        quadrature over nodes shared by every posterior,
+        :func:`~binaryeval.binary.posterior.prob_greater_matrix`), without computing each
+        difference's interval: for thousands of groups, where ``compare()`` spends most of its
+        time on the half million intervals.
+
+        Parameters
+        ----------
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in rows and columns (default: the fit's order).
+
+        Returns
+        -------
+        DataFrame
+            Cell ``(i, j)`` is ``P(alpha_i > alpha_j)`` (index ``group_1``, columns
+            ``group_2``; the diagonal is NaN), as :meth:`Comparison.matrix` shows it.
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+        ...                      "B": {"human_pos": 55, "human_total": 100}})
+        >>> round(float(res.prob_greater_matrix().loc["A", "B"]), 4)
+        0.9855
+        """
+        from .posterior import prob_greater_matrix
+
+        groups = self.groups if order is None else _resolve_order(self, order)
+        P = prob_greater_matrix([self.posteriors[g] for g in groups])
+        out = pd.DataFrame(P, index=pd.Index(groups, name="group_1"),
+                           columns=pd.Index(groups, name="group_2"))
+        out.attrs.update(quantity="P(alpha_1 > alpha_2)")
+        return out
 
 
 def _resolve_order(fit: BinaryFit, order) -> list[str]:

@@ -1,0 +1,147 @@
+"""Many groups at once: the batched and restructured computations against direct ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, special
+
+from binaryeval.binary import rates as rates_module
+
+
+def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None, level=0.95):
+    """The (X, U) mixture term by term: beta functions on the whole grid, each component's
+    incomplete beta function, Brent's method (independent of the tables and Newton steps)."""
+    ar, br = rate_prior
+    X = np.arange(k + 1.0)[None, :]
+    U = np.arange(M - k + 1.0)[:, None]
+    lw = (special.gammaln(k + 1) - special.gammaln(X + 1) - special.gammaln(k - X + 1)
+          + special.gammaln(M - k + 1) - special.gammaln(U + 1) - special.gammaln(M - k - U + 1)
+          + special.betaln(A + X + U, B + M - X - U))
+    comps = {}
+    if rho is None:
+        lw = lw + special.betaln(ar + tp + X, br + fn + U)
+        comps["rho"] = (ar + tp + X + 0 * U, br + fn + U + 0 * X)
+    else:
+        lw = lw + X * np.log(rho) + U * np.log1p(-rho)
+    if eta is None:
+        lw = lw + special.betaln(ar + tn + M - k - U, br + fp + k - X)
+        comps["eta"] = (ar + tn + M - k - U + 0 * X, br + fp + k - X + 0 * U)
+    else:
+        lw = lw + (M - k - U) * np.log(eta) + (k - X) * np.log1p(-eta)
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    tail = (1 - level) / 2
+    out = {}
+    for name, (a, b) in comps.items():
+        def cdf(t, a=a, b=b):
+            return float((w * special.betainc(a, b, t)).sum())
+        mean = float((w * a / (a + b)).sum())
+        out[name] = (mean, *(optimize.brentq(lambda t, p=p: cdf(t) - p, 1e-300, 1 - 1e-16,
+                                             xtol=1e-14) for p in (tail, 1 - tail)))
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1)),
+    dict(A=31, B=21, k=22, M=40, tp=5, fn=9, tn=30, fp=8, rate_prior=(1, 1)),
+    dict(A=3, B=2, k=90, M=150, tp=1, fn=0, tn=2, fp=1, rate_prior=(0.5, 2)),
+    dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1), eta=0.8),
+    dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1), rho=0.9),
+    dict(A=1, B=1, k=0, M=100, tp=5, fn=5, tn=5, fp=5, rate_prior=(1, 1)),
+    dict(A=1, B=1, k=100, M=100, tp=5, fn=5, tn=5, fp=5, rate_prior=(1, 1)),
+    dict(A=500, B=400, k=200, M=450, tp=300, fn=20, tn=200, fp=30, rate_prior=(1, 1),
+         level=0.5),
+])
+def test_model_rates_tables_and_newton_equal_the_term_by_term_mixture(case):
+    # the log-gamma tables (grid and kernel) and the safeguarded Newton root search give the
+    # mixture's mean and interval ends of a term-by-term sum with Brent's method
+    r, e, _ = rates_module.model_rates(**case)
+    want = _direct_rates(**case)
+    for got, name in ((r, "rho"), (e, "eta")):
+        if name not in want:
+            assert got.known
+            continue
+        mean, lo, hi = want[name]
+        assert got.mean == pytest.approx(mean, abs=1e-12)
+        assert got.lower == pytest.approx(lo, abs=1e-11)
+        assert got.upper == pytest.approx(hi, abs=1e-11)
+
+
+def test_the_log_weight_tables_equal_the_beta_functions():
+    args = dict(A=40.5, B=30, k=70, M=150, Ar=21, Br=10, Ae=26, Be=12)
+    X, U = np.arange(71.0), np.arange(81.0)
+    for rho, eta in ((None, None), (0.8, None), (None, 0.7), (0.0, None), (None, 1.0)):
+        full = rates_module._log_weights_full(**args, rho=rho, eta=eta)
+        direct = rates_module._log_weights(X, U, **args, rho=rho, eta=eta)
+        finite = np.isfinite(direct)
+        assert np.array_equal(finite, np.isfinite(full))
+        # the two differ by a constant at most (the grid's normalisation absorbs it)
+        diff = full[finite] - direct[finite]
+        assert np.ptp(diff) < 1e-10
+
+
+def test_the_row_mixture_from_a_reference_point_equals_the_term_by_term_cdf():
+    # the telescoping CDF and density evaluated from tabulated terms at a reference point (two
+    # matrix-vector products a point) against a fresh pass over the terms at every point,
+    # and against the components' own incomplete beta functions and densities
+    rng = np.random.default_rng(3)
+    W = rng.random((40, 60)) ** 4
+    W /= W.sum()
+    a0, b = 150.0, 30.0 + np.arange(40.0)
+    ai = a0 + np.arange(60.0)
+    lkern = -np.log(ai)[None, :] - special.betaln(ai[None, :], b[:, None])
+    tails = np.cumsum(W[:, ::-1], axis=1)[:, ::-1]
+    tails = np.concatenate([tails[:, 1:], np.zeros((40, 1))], axis=1)
+    mix = rates_module._RowMixture(a0, b, W, tails, lkern, ai)
+    A, Bm = ai[None, :] + 0 * b[:, None], b[:, None] + 0 * ai[None, :]
+    from scipy import stats
+    for t in np.r_[np.linspace(0.7, 0.9, 21), 0.8 + 1e-9, 0.5, 0.95, 0.8]:
+        cdf, pdf = mix(t)
+        fresh = rates_module._cdf_rows(t, a0, b, W, tails, lkern, ai, density=True)
+        assert cdf == pytest.approx(fresh[0], abs=1e-14)
+        assert pdf == pytest.approx(fresh[1], rel=1e-12, abs=1e-12)
+        assert cdf == pytest.approx(float((W * special.betainc(A, Bm, t)).sum()), abs=1e-13)
+        assert pdf == pytest.approx(float((W * stats.beta.pdf(t, A, Bm)).sum()), rel=1e-11,
+                                    abs=1e-12)
+
+
+def test_prob_greater_matrix_is_the_comparisons_matrix_without_the_intervals():
+    import binaryeval as be
+
+    counts = {g: {"human_pos": hp, "human_total": 100, "metric_pos": mp, "metric_total": 900,
+                  "tp": 40, "fn": 8, "tn": 30, "fp": 6}
+              for g, hp, mp in (("A", 70, 600), ("B", 55, 520), ("C", 62, 480), ("D", 30, 300))}
+    res = be.fit_counts(counts)
+    direct = res.prob_greater_matrix()
+    via = res.compare().matrix()
+    # the same quadrature: equal numbers, names and order
+    pd.testing.assert_frame_equal(direct, via, check_exact=False, rtol=0, atol=1e-15)
+    given = res.prob_greater_matrix(order=["D", "C", "B", "A"])
+    assert list(given.index) == ["D", "C", "B", "A"] == list(given.columns)
+    assert given.loc["A", "D"] == direct.loc["A", "D"]
+    off = ~np.eye(4, dtype=bool)
+    np.testing.assert_allclose((direct.to_numpy() + direct.to_numpy().T)[off], 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("values", [
+    pd.Categorical(["b", "a", None, "b", "c"], categories=["c", "b", "a", "unused"]),
+    pd.Categorical([1, 2, None, 1, 10]),
+    pd.Categorical.from_codes([0, 1, 2, 1, -1, 0], categories=pd.Index([1, "1", 2.5],
+                                                                       dtype=object)),
+    pd.Categorical([None, None]),
+])
+def test_a_categorical_groups_column_codes_as_its_rows_text(values):
+    # the categorical path (the categories' text once) against the text of every row's own
+    # value (pandas' astype(str) of an integer categorical with a missing value would write
+    # "1.0", so a partition with a missing value would name the group differently)
+    from binaryeval._partition import _factorize
+    from binaryeval.data import label_text
+
+    series = pd.Series(values)
+    codes, uniques = _factorize(series)
+    rows = pd.Series(list(values), dtype=object)
+    want_codes, want_uniques = pd.factorize(label_text(rows))
+    np.testing.assert_array_equal(codes, want_codes)
+    assert uniques.tolist() == list(want_uniques)
