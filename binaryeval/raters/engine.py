@@ -77,8 +77,8 @@ class RaterDraws:
     item_prob: np.ndarray
 
 
-def _dirichlet(rngs, conc: np.ndarray) -> np.ndarray:
-    """Dirichlet draws along the last axis; the leading axis is the chain."""
+def _gamma_rows(rngs, conc: np.ndarray) -> np.ndarray:
+    """Dirichlet draws along the last axis of (C, ..., K) concentrations (one generator per chain)."""
     out = np.empty(conc.shape)
     for c, rng in enumerate(rngs):
         rng.standard_gamma(conc[c], out=out[c])
@@ -87,139 +87,141 @@ def _dirichlet(rngs, conc: np.ndarray) -> np.ndarray:
     return out
 
 
-def _tally(chains: int, shape: tuple[int, ...], cell: np.ndarray,
-           weights: np.ndarray | None = None) -> np.ndarray:
-    """Counts per chain of flat cell indices (chains, n) into ``shape``."""
-    size = int(np.prod(shape))
-    flat = cell + (np.arange(chains) * size)[:, None]
-    out = np.bincount(flat.ravel(), weights=None if weights is None else
-                      np.asarray(weights, dtype=float).ravel(), minlength=chains * size)
-    return out.reshape(chains, *shape).astype(float)
-
-
-def _rater_table(data: RaterData, phi, comp, spam) -> np.ndarray:
-    """``P(label | class)`` per rater, (C, R, K, K)."""
-    if data.model == "dawid-skene":
-        return phi
-    k = data.n_classes
-    return (comp[..., None, None] * np.eye(k) + (1.0 - comp)[..., None, None] * spam[:, :, None, :])
-
-
 def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
            seed: np.random.SeedSequence | int | None) -> RaterDraws:
-    """Run ``chains`` Gibbs chains for ``warmup + draws`` sweeps; keep the last ``draws``."""
+    """Run ``chains`` Gibbs chains for ``warmup + draws`` sweeps; keep the last ``draws``.
+
+    Two classes (the binary model): an item's class is drawn from its log-odds, the sum of the
+    group's prior log-odds, the metric's and each rating's log-likelihood ratio, so one pass
+    over the ratings per sweep gives every item's conditional.  The counts the parameters need
+    are tallies of flat cell indices, all chains at once.
+    """
+    if data.n_classes != 2:
+        raise ValueError("the sampler takes two classes")
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(s) for s in ss.spawn(chains)]
     n, m = data.item_group.size, data.rating_item.size
-    g, r, k, j = data.n_groups, data.n_raters, data.n_classes, data.n_outputs
+    g, r, j = data.n_groups, data.n_raters, data.n_outputs
     gt = 1 if data.pooled else g
     has_metric = j > 0
-    free = data.fixed < 0
-    fixed_idx = np.flatnonzero(~free)
-    # each rating's cell of the rater table (rater, label) and its item, per chain
-    rating_cell = data.rating_rater * k + data.rating_label
-    item_flat = (data.rating_item[None, :] + (np.arange(chains) * n)[:, None]).ravel()
+    mace = data.model == "mace"
+    chain = np.arange(chains)[:, None]
+    fixed_idx = np.flatnonzero(data.fixed >= 0)
+    fixed_val = data.fixed[fixed_idx].astype(float)
+    # flat cell indices, chain offsets included (each tally is one bincount)
+    item_group = data.item_group
+    group_cell = (chain * g * 2 + item_group[None, :] * 2).ravel()          # + z
+    rating_cell = (chain * r * 4 + data.rating_rater[None, :] * 4
+                   + data.rating_label[None, :]).ravel()                      # + 2 z
+    rating_lo = (chain * r * 2 + data.rating_rater[None, :] * 2
+                 + data.rating_label[None, :]).ravel()
+    rating_of = (chain * n + data.rating_item[None, :]).ravel()
+    item_of_rating = data.rating_item
     metric_items = np.flatnonzero(data.item_metric >= 0)
-    metric_groups = data.item_group[metric_items] if not data.pooled else \
-        np.zeros(metric_items.size, dtype=np.int64)
-    metric_out = data.item_metric[metric_items]
-    metric_cell = metric_groups * j + metric_out
-    mo = np.asarray(data.metric_only, dtype=np.int64) if has_metric else np.zeros((g, 0), int)
-    mo_pooled_group = np.zeros(g, dtype=np.int64) if data.pooled else np.arange(g)
+    metric_group = np.zeros(metric_items.size, dtype=np.int64) if data.pooled else \
+        item_group[metric_items]
+    metric_cell = (chain * gt * 2 * j + metric_group[None, :] * 2 * j
+                   + data.item_metric[metric_items][None, :]).ravel() if has_metric else None
+    metric_lo = (chain * gt * j + metric_group[None, :] * j
+                 + data.item_metric[metric_items][None, :]).ravel() if has_metric else None
+    group_lo = (chain * g + item_group[None, :]).ravel()
+    mo = np.asarray(data.metric_only, dtype=np.int64)                       # (G, J)
+    mo_t = np.zeros(g, dtype=np.int64) if data.pooled else np.arange(g)
     a_r, b_r = data.rater_prior
-    rater_conc = np.full((k, k), b_r / max(k - 1, 1)) + np.eye(k) * (a_r - b_r / max(k - 1, 1))
+    rater_conc = np.array([[a_r, b_r], [b_r, a_r]])
+    share = data.share_concentration
 
-    z = np.tile(np.where(free, data.init, data.fixed), (chains, 1))   # (C, N)
-    pi_d = np.empty((chains, draws, g, k))
-    th_d = np.empty((chains, draws, gt, k, j), dtype=np.float32) if has_metric else None
-    phi_d = np.empty((chains, draws, r, k, k), dtype=np.float32)
-    comp_d = np.empty((chains, draws, r), dtype=np.float32) if data.model == "mace" else None
-    spam_d = np.empty((chains, draws, r, k), dtype=np.float32) if data.model == "mace" else None
-    prob_sum = np.zeros((n, k))
-    mo_class = np.zeros((chains, g, max(j, 1), k))   # metric-only items by class (first sweep: none)
-    ch = np.arange(chains)[:, None]
-    rater_cell = data.rating_rater * k * k + data.rating_label     # + class * k
+    z = np.tile(np.where(data.fixed >= 0, data.fixed, data.init), (chains, 1)).astype(np.int64)
+    pi_d = np.empty((chains, draws, g, 2))
+    th_d = np.empty((chains, draws, gt, 2, j), dtype=np.float32) if has_metric else None
+    phi_d = np.empty((chains, draws, r, 2, 2), dtype=np.float32)
+    comp_d = np.empty((chains, draws, r), dtype=np.float32) if mace else None
+    spam_d = np.empty((chains, draws, r, 2), dtype=np.float32) if mace else None
+    prob_sum = np.zeros(n)
+    mo_pos = np.zeros((chains, g, max(j, 1)))   # metric-only items of class 1 per cell
+    comp = np.full((chains, r), a_r / (a_r + b_r))
+    spam = np.full((chains, r, 2), 0.5)
 
     for sweep in range(warmup + draws):
+        zf = z.ravel()
         # -- parameters given the classes ----------------------------------------------------------
-        cls_counts = _tally(chains, (g, k), data.item_group[None, :] * k + z)
+        cls = np.bincount(group_cell + zf, minlength=chains * g * 2).reshape(chains, g, 2)
+        cls = cls.astype(float)
         if has_metric:
-            cls_counts += mo_class[:, :, :j].sum(axis=2)
-        pi = _dirichlet(rngs, data.share_concentration + cls_counts)
+            pos = mo_pos[:, :, :j]
+            cls[:, :, 1] += pos.sum(axis=2)
+            cls[:, :, 0] += (mo[None] - pos).sum(axis=2)
+        pi = _gamma_rows(rngs, share + cls)
         if has_metric:
-            tc = _tally(chains, (gt, k, j), (metric_groups[None, :] * k + z[:, metric_items]) * j
-                        + metric_out[None, :])
-            mo_k = np.transpose(mo_class[:, :, :j], (0, 1, 3, 2))   # (C, G, K, J)
+            zm = z[:, metric_items].ravel()
+            tc = np.bincount(metric_cell + zm * j, minlength=chains * gt * 2 * j).reshape(
+                chains, gt, 2, j).astype(float)
+            pos = mo_pos[:, :, :j]
+            neg = mo[None] - pos
             if data.pooled:
-                tc += mo_k.sum(axis=1, keepdims=True)
+                tc[:, 0, 1] += pos.sum(axis=1)
+                tc[:, 0, 0] += neg.sum(axis=1)
             else:
-                tc += mo_k
-            theta = _dirichlet(rngs, data.rate_concentration + tc)
-        zr = z[:, data.rating_item]   # (C, M) class of each rating's item
-        if data.model == "dawid-skene":
-            rc = _tally(chains, (r, k, k), rater_cell + zr * k)
-            phi = _dirichlet(rngs, rater_conc + rc)
-            comp = spam = None
-        else:
-            comp_prev, spam_prev = (comp, spam) if sweep else (
-                np.full((chains, r), a_r / (a_r + b_r)), np.full((chains, r, k), 1.0 / k))
-            rr = data.rating_rater[None, :]
-            p_spam_l = (1 - comp_prev[ch, rr]) * spam_prev[ch, rr, data.rating_label[None, :]]
-            agree = zr == data.rating_label[None, :]
-            p_spam = np.where(agree, p_spam_l / (p_spam_l + comp_prev[ch, rr]), 1.0)
-            s = np.stack([rng.random(m) for rng in rngs]) < p_spam
-            n_spam = _tally(chains, (r,), np.broadcast_to(rr, s.shape), s)
-            n_all = np.bincount(data.rating_rater, minlength=r)
-            comp = np.stack([rng.beta(a_r + n_all - n_spam[c], b_r + n_spam[c])
-                             for c, rng in enumerate(rngs)])
-            sc = _tally(chains, (r, k), np.broadcast_to(rr * k + data.rating_label[None, :],
-                                                        s.shape), s)
-            spam = _dirichlet(rngs, 1.0 + sc)
-            phi = _rater_table(data, None, comp, spam)
-        # -- classes given the parameters ----------------------------------------------------------
-        logp = np.take(np.log(np.maximum(pi, _TINY)), data.item_group, axis=1)   # (C, N, K)
-        if has_metric and metric_items.size:
-            logth = np.log(np.maximum(theta, _TINY)).transpose(0, 1, 3, 2).reshape(
-                chains, gt * j, k)
-            logp[:, metric_items, :] += np.take(logth, metric_cell, axis=1)
+                tc[:, :, 1] += pos
+                tc[:, :, 0] += neg
+            theta = _gamma_rows(rngs, data.rate_concentration + tc)
         if m:
-            logphi = np.log(np.maximum(phi, _TINY)).transpose(0, 1, 3, 2).reshape(
-                chains, r * k, k)
-            contrib = np.take(logphi, rating_cell, axis=1)              # (C, M, K)
-            for c in range(k):
-                logp[:, :, c] += np.bincount(item_flat, weights=contrib[:, :, c].ravel(),
-                                             minlength=chains * n).reshape(chains, n)
-        if k == 2:
-            p1 = 1.0 / (1.0 + np.exp(np.clip(logp[:, :, 0] - logp[:, :, 1], -700, 700)))
-            if fixed_idx.size:
-                p1[:, fixed_idx] = data.fixed[fixed_idx]
-            prob = np.stack([1.0 - p1, p1], axis=2)
-            u = np.stack([rng.random(n) for rng in rngs])
-            z = (u < p1).astype(np.int64)
+            zr = z[:, item_of_rating].ravel()
+            rc = np.bincount(rating_cell + 2 * zr, minlength=chains * r * 4).reshape(
+                chains, r, 2, 2).astype(float)   # (chain, rater, class, label)
+            if mace:
+                # a rating that agrees with the class is a guess with probability
+                # (1 - theta) xi_l / (theta + (1 - theta) xi_l); one that disagrees always is
+                agree = np.stack([rc[:, :, 0, 0], rc[:, :, 1, 1]], axis=2)   # (C, R, label)
+                disagree = np.stack([rc[:, :, 1, 0], rc[:, :, 0, 1]], axis=2)
+                guess = (1.0 - comp)[..., None] * spam
+                p_guess = guess / (guess + comp[..., None])
+                guessed = np.stack([rng.binomial(agree[c].astype(np.int64), p_guess[c])
+                                    for c, rng in enumerate(rngs)]) + disagree
+                n_all = rc.sum(axis=(2, 3))
+                n_guess = guessed.sum(axis=2)
+                comp = np.stack([rng.beta(a_r + n_all[c] - n_guess[c], b_r + n_guess[c])
+                                 for c, rng in enumerate(rngs)])
+                spam = _gamma_rows(rngs, 1.0 + guessed)
+                phi = comp[..., None, None] * np.eye(2) + (1.0 - comp)[..., None, None] * \
+                    spam[:, :, None, :]
+            else:
+                phi = _gamma_rows(rngs, rater_conc + rc)
         else:
-            logp -= logp.max(axis=2, keepdims=True)
-            prob = np.exp(logp)
-            prob /= prob.sum(axis=2, keepdims=True)
-            if fixed_idx.size:
-                prob[:, fixed_idx, :] = np.eye(k)[data.fixed[fixed_idx]][None]
-            u = np.stack([rng.random(n) for rng in rngs])
-            z = (u[..., None] > np.cumsum(prob, axis=2)[..., :-1]).sum(axis=2)
+            phi = np.broadcast_to(np.eye(2), (chains, r, 2, 2))
+        # -- classes given the parameters: log-odds of class 1 ---------------------------------------
+        lp = np.log(np.maximum(pi, _TINY))
+        lo = np.take((lp[..., 1] - lp[..., 0]).ravel(), group_lo).reshape(chains, n)
+        if has_metric and metric_items.size:
+            lt = np.log(np.maximum(theta, _TINY))
+            mlo = (lt[:, :, 1, :] - lt[:, :, 0, :]).ravel()
+            lo[:, metric_items] += np.take(mlo, metric_lo).reshape(chains, -1)
+        if m:
+            lf = np.log(np.maximum(phi, _TINY))
+            rlo = (lf[:, :, 1, :] - lf[:, :, 0, :]).ravel()       # (C, R, label)
+            lo += np.bincount(rating_of, weights=np.take(rlo, rating_lo),
+                              minlength=chains * n).reshape(chains, n)
+        p1 = 1.0 / (1.0 + np.exp(-np.clip(lo, -700.0, 700.0)))
+        if fixed_idx.size:
+            p1[:, fixed_idx] = fixed_val
+        u = np.stack([rng.random(n) for rng in rngs])
+        z = (u < p1).astype(np.int64)
         if has_metric:
-            # metric-only items: how many of each cell (group, output) are of each class
-            th_g = theta[:, mo_pooled_group]                       # (C, G, K, J)
-            w = pi[:, :, :, None] * th_g                           # (C, G, K, J)
-            w = w / np.maximum(w.sum(axis=2, keepdims=True), _TINY)
-            w = np.transpose(w, (0, 1, 3, 2))                      # (C, G, J, K)
-            for c, rng in enumerate(rngs):
-                mo_class[c, :, :j] = rng.multinomial(mo, w[c])
+            # metric-only items: how many of each (group, output) cell are adequate
+            th = theta[:, mo_t]                                    # (C, G, 2, J)
+            w1 = pi[:, :, 1, None] * th[:, :, 1, :]
+            w0 = pi[:, :, 0, None] * th[:, :, 0, :]
+            q = w1 / np.maximum(w1 + w0, _TINY)
+            mo_pos[:, :, :j] = np.stack([rng.binomial(mo, q[c]) for c, rng in enumerate(rngs)])
         if sweep >= warmup:
             t = sweep - warmup
             pi_d[:, t] = pi
             phi_d[:, t] = phi
             if has_metric:
                 th_d[:, t] = theta
-            if comp_d is not None:
+            if mace:
                 comp_d[:, t] = comp
                 spam_d[:, t] = spam
-            prob_sum += prob.sum(axis=0)
-    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, prob_sum / (chains * draws))
+            prob_sum += p1.sum(axis=0)
+    prob = prob_sum / (chains * draws)
+    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, np.stack([1.0 - prob, prob], axis=1))
