@@ -168,16 +168,22 @@ def test_item_labels_at_least_as_accurate_as_crowdkit(crowd, which):
 
 
 def test_mace_finds_the_spammers(crowd):
-    df, _ = crowd
+    df, truth = crowd
     fit = _quiet(fit_raters, "rating ~ metric | system", df, rater="annotator", item="item",
                  raters="mace", draws=400, seed=1)
     t = fit.raters()
-    # r08 and r09 answer at random (competence 0): the two lowest, near 0; the intervals of
-    # the competences cover the simulated values (at least 8 of 10)
-    true = pd.Series(CROWD["competence"], index=[f"r{i:02d}" for i in range(10)])
+    # r08 and r09 answer at random (competence 0): the two lowest, near 0
     assert set(t["estimate"].nsmallest(2).index) == {"r08", "r09"}
     assert t.loc["r08", "upper"] < 0.25 and t.loc["r09", "upper"] < 0.35
-    assert int(((t["lower"] <= true) & (true <= t["upper"])).sum()) >= 8
+    # the intervals cover each rater's realised competence in these data (a fair guesser right
+    # a share acc of the time has competence 2 acc - 1), and the estimates order the raters as
+    # the simulation's competences do
+    from scipy import stats
+
+    m = df.dropna(subset=["rating"]).merge(truth, on=["system", "item"])
+    realised = 2 * (m["rating"] == m["truth"]).groupby(m["annotator"]).mean() - 1
+    assert int(((t["lower"] <= realised) & (realised <= t["upper"])).sum()) >= 9
+    assert stats.spearmanr(t["estimate"], CROWD["competence"]).statistic > 0.8
     # r08 guesses "adequate" 80 % of the time
     assert t.loc["r08", "spam_positive"] == pytest.approx(0.8, abs=0.1)
     assert list(t.columns) == ["estimate", "std_error", "lower", "upper", "spam_positive",

@@ -70,10 +70,13 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         raise DataError(f"row {row!r} has a rating but no {rater_name!r}: the rater-noise model "
                         "reads every rating as some rater's; fill in the rater (one name for an "
                         "unknown rater pools their ratings)")
-    gk, ik = gtext[keep], itext
-    keys = pd.DataFrame({"group": gk, "item": ik})
-    codes_all, uniq = pd.factorize(pd.MultiIndex.from_frame(keys), sort=True)
-    groups, gidx_item = np.unique(np.asarray([u[0] for u in uniq]), return_inverse=True)
+    gcode, glabels = pd.factorize(gtext[keep], sort=True)
+    icode, ilabels = pd.factorize(itext, sort=True)
+    codes_all, uniq = pd.factorize(gcode.astype(np.int64) * len(ilabels) + icode, sort=True)
+    uniq = np.asarray(uniq, dtype=np.int64)
+    groups = np.asarray(glabels)
+    gidx_item = uniq // len(ilabels)
+    item_label = np.asarray(ilabels)[uniq % len(ilabels)]
     met_k, lab_k = met[keep], label[keep]
     # one metric output per item: the rows of an item must agree
     n_items = len(uniq)
@@ -82,7 +85,8 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
     first[codes_all[has]] = met_k[has]
     if np.any(has & (first[codes_all] != met_k)):
         bad = np.flatnonzero(has & (first[codes_all] != met_k))[0]
-        raise DataError(f"item {uniq[codes_all[bad]][1]!r} of {uniq[codes_all[bad]][0]!r} has "
+        raise DataError(f"item {item_label[codes_all[bad]]!r} of "
+                        f"{groups[gidx_item[codes_all[bad]]]!r} has "
                         "different metric outputs on its rows; the metric rates the item once: "
                         "give the same value on every row of the item (or leave it missing)")
     rated_k = ~np.isnan(lab_k)
@@ -99,8 +103,8 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         np.add.at(metric_only, (gidx_item[only], first[only]), 1)
     return Ratings(
         groups=tuple(str(g) for g in groups), raters=tuple(str(x) for x in raters),
-        item_keys=pd.DataFrame({"group": [uniq[i][0] for i in item_ids],
-                                "item": [uniq[i][1] for i in item_ids]}),
+        item_keys=pd.DataFrame({"group": groups[gidx_item[item_ids]],
+                                "item": item_label[item_ids]}),
         item_group=gidx_item[item_ids].astype(np.int64),
         item_metric=first[item_ids].astype(np.int64),
         rating_item=new_id[codes_all[rated_k]].astype(np.int64),

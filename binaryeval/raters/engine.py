@@ -122,8 +122,13 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
         item_group[metric_items]
     metric_cell = (chain * gt * 2 * j + metric_group[None, :] * 2 * j
                    + data.item_metric[metric_items][None, :]).ravel() if has_metric else None
-    metric_lo = (chain * gt * j + metric_group[None, :] * j
-                 + data.item_metric[metric_items][None, :]).ravel() if has_metric else None
+    # every item's cell of the metric's log-odds table; items without a metric output point
+    # at a zero appended to each chain's table
+    if has_metric:
+        width = gt * j + 1
+        own = np.where(data.item_metric >= 0, (np.zeros(n, dtype=np.int64) if data.pooled else
+                                               item_group) * j + data.item_metric, gt * j)
+        metric_lo = (chain * width + own[None, :]).ravel()
     group_lo = (chain * g + item_group[None, :]).ravel()
     mo = np.asarray(data.metric_only, dtype=np.int64)                       # (G, J)
     mo_t = np.zeros(g, dtype=np.int64) if data.pooled else np.arange(g)
@@ -153,7 +158,7 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             cls[:, :, 0] += (mo[None] - pos).sum(axis=2)
         pi = _gamma_rows(rngs, share + cls)
         if has_metric:
-            zm = z[:, metric_items].ravel()
+            zm = np.take(z, metric_items, axis=1).ravel()
             tc = np.bincount(metric_cell + zm * j, minlength=chains * gt * 2 * j).reshape(
                 chains, gt, 2, j).astype(float)
             pos = mo_pos[:, :, :j]
@@ -166,7 +171,7 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
                 tc[:, :, 0] += neg
             theta = _gamma_rows(rngs, data.rate_concentration + tc)
         if m:
-            zr = z[:, item_of_rating].ravel()
+            zr = np.take(z, item_of_rating, axis=1).ravel()
             rc = np.bincount(rating_cell + 2 * zr, minlength=chains * r * 4).reshape(
                 chains, r, 2, 2).astype(float)   # (chain, rater, class, label)
             if mace:
@@ -194,8 +199,9 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
         lo = np.take((lp[..., 1] - lp[..., 0]).ravel(), group_lo).reshape(chains, n)
         if has_metric and metric_items.size:
             lt = np.log(np.maximum(theta, _TINY))
-            mlo = (lt[:, :, 1, :] - lt[:, :, 0, :]).ravel()
-            lo[:, metric_items] += np.take(mlo, metric_lo).reshape(chains, -1)
+            mlo = np.concatenate([(lt[:, :, 1, :] - lt[:, :, 0, :]).reshape(chains, -1),
+                                  np.zeros((chains, 1))], axis=1).ravel()
+            lo += np.take(mlo, metric_lo).reshape(chains, n)
         if m:
             lf = np.log(np.maximum(phi, _TINY))
             rlo = (lf[:, :, 1, :] - lf[:, :, 0, :]).ravel()       # (C, R, label)
