@@ -20,8 +20,8 @@ exchangeable within (group, output): their classes enter through one multinomial
 number of each class per cell (the exact conditional of the sum), so the cost of a sweep grows
 with the items that carry human ratings, not with the metric-only ones.
 
-Chains run side by side as a leading axis; each has its own generator (spawned from the seed),
-so a seed reproduces every draw.  The items' class probabilities are averaged over the kept
+Chains run side by side as a leading axis, drawn from one generator seeded by ``seed``, so a
+seed reproduces every draw.  The items' class probabilities are averaged over the kept
 sweeps (Rao-Blackwellised: the conditional probabilities, not the 0/1 draws).
 """
 
@@ -34,6 +34,8 @@ import numpy as np
 __all__ = ["RaterData", "RaterDraws", "sample"]
 
 _TINY = 1e-300
+#: scans of the (shares, metric rates, metric-only classes) block per sweep over the items
+INNER = 5
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,9 @@ class RaterDraws:
     item_prob: np.ndarray
 
 
-def _gamma_rows(rngs, conc: np.ndarray) -> np.ndarray:
-    """Dirichlet draws along the last axis of (C, ..., K) concentrations (one generator per chain)."""
-    out = np.empty(conc.shape)
-    for c, rng in enumerate(rngs):
-        rng.standard_gamma(conc[c], out=out[c])
+def _gamma_rows(rng: np.random.Generator, conc: np.ndarray) -> np.ndarray:
+    """Dirichlet draws along the last axis of the concentrations (every chain at once)."""
+    out = rng.standard_gamma(conc)
     np.maximum(out, _TINY, out=out)
     out /= out.sum(axis=-1, keepdims=True)
     return out
@@ -99,7 +99,7 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
     if data.n_classes != 2:
         raise ValueError("the sampler takes two classes")
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    rngs = [np.random.default_rng(s) for s in ss.spawn(chains)]
+    rng = np.random.default_rng(ss)
     n, m = data.item_group.size, data.rating_item.size
     g, r, j = data.n_groups, data.n_raters, data.n_outputs
     gt = 1 if data.pooled else g
@@ -150,26 +150,38 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
     for sweep in range(warmup + draws):
         zf = z.ravel()
         # -- parameters given the classes ----------------------------------------------------------
-        cls = np.bincount(group_cell + zf, minlength=chains * g * 2).reshape(chains, g, 2)
-        cls = cls.astype(float)
-        if has_metric:
-            pos = mo_pos[:, :, :j]
-            cls[:, :, 1] += pos.sum(axis=2)
-            cls[:, :, 0] += (mo[None] - pos).sum(axis=2)
-        pi = _gamma_rows(rngs, share + cls)
+        cls_rated = np.bincount(group_cell + zf, minlength=chains * g * 2).reshape(
+            chains, g, 2).astype(float)
         if has_metric:
             zm = np.take(z, metric_items, axis=1).ravel()
-            tc = np.bincount(metric_cell + zm * j, minlength=chains * gt * 2 * j).reshape(
+            tc_rated = np.bincount(metric_cell + zm * j, minlength=chains * gt * 2 * j).reshape(
                 chains, gt, 2, j).astype(float)
-            pos = mo_pos[:, :, :j]
-            neg = mo[None] - pos
+        # the shares, the metric's rates and the metric-only items' classes form a block whose
+        # updates cost nothing next to a sweep over the items: it is scanned INNER times
+        for _ in range(INNER if has_metric else 1):
+            cls = cls_rated.copy()
+            if has_metric:
+                pos = mo_pos[:, :, :j]
+                neg = mo[None] - pos
+                cls[:, :, 1] += pos.sum(axis=2)
+                cls[:, :, 0] += neg.sum(axis=2)
+            pi = _gamma_rows(rng, share + cls)
+            if not has_metric:
+                break
+            tc = tc_rated.copy()
             if data.pooled:
                 tc[:, 0, 1] += pos.sum(axis=1)
                 tc[:, 0, 0] += neg.sum(axis=1)
             else:
                 tc[:, :, 1] += pos
                 tc[:, :, 0] += neg
-            theta = _gamma_rows(rngs, data.rate_concentration + tc)
+            theta = _gamma_rows(rng, data.rate_concentration + tc)
+            # metric-only items: how many of each (group, output) cell are adequate
+            th = theta[:, mo_t]                                    # (C, G, 2, J)
+            w1 = pi[:, :, 1, None] * th[:, :, 1, :]
+            w0 = pi[:, :, 0, None] * th[:, :, 0, :]
+            q = w1 / np.maximum(w1 + w0, _TINY)
+            mo_pos[:, :, :j] = rng.binomial(mo[None], q)
         if m:
             zr = np.take(z, item_of_rating, axis=1).ravel()
             rc = np.bincount(rating_cell + 2 * zr, minlength=chains * r * 4).reshape(
@@ -181,17 +193,15 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
                 disagree = np.stack([rc[:, :, 1, 0], rc[:, :, 0, 1]], axis=2)
                 guess = (1.0 - comp)[..., None] * spam
                 p_guess = guess / (guess + comp[..., None])
-                guessed = np.stack([rng.binomial(agree[c].astype(np.int64), p_guess[c])
-                                    for c, rng in enumerate(rngs)]) + disagree
+                guessed = rng.binomial(agree.astype(np.int64), p_guess) + disagree
                 n_all = rc.sum(axis=(2, 3))
                 n_guess = guessed.sum(axis=2)
-                comp = np.stack([rng.beta(a_r + n_all[c] - n_guess[c], b_r + n_guess[c])
-                                 for c, rng in enumerate(rngs)])
-                spam = _gamma_rows(rngs, 1.0 + guessed)
+                comp = rng.beta(a_r + n_all - n_guess, b_r + n_guess)
+                spam = _gamma_rows(rng, 1.0 + guessed)
                 phi = comp[..., None, None] * np.eye(2) + (1.0 - comp)[..., None, None] * \
                     spam[:, :, None, :]
             else:
-                phi = _gamma_rows(rngs, rater_conc + rc)
+                phi = _gamma_rows(rng, rater_conc + rc)
         else:
             phi = np.broadcast_to(np.eye(2), (chains, r, 2, 2))
         # -- classes given the parameters: log-odds of class 1 ---------------------------------------
@@ -210,15 +220,8 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
         p1 = 1.0 / (1.0 + np.exp(-np.clip(lo, -700.0, 700.0)))
         if fixed_idx.size:
             p1[:, fixed_idx] = fixed_val
-        u = np.stack([rng.random(n) for rng in rngs])
+        u = rng.random((chains, n))
         z = (u < p1).astype(np.int64)
-        if has_metric:
-            # metric-only items: how many of each (group, output) cell are adequate
-            th = theta[:, mo_t]                                    # (C, G, 2, J)
-            w1 = pi[:, :, 1, None] * th[:, :, 1, :]
-            w0 = pi[:, :, 0, None] * th[:, :, 0, :]
-            q = w1 / np.maximum(w1 + w0, _TINY)
-            mo_pos[:, :, :j] = np.stack([rng.binomial(mo, q[c]) for c, rng in enumerate(rngs)])
         if sweep >= warmup:
             t = sweep - warmup
             pi_d[:, t] = pi
