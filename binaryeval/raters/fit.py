@@ -77,7 +77,7 @@ class RaterFit(Result):
     >>> from binaryeval.raters.fit import _example
     >>> res = _example()
     >>> res
-    RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=300)
+    RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=600)
     >>> list(res.to_frame().columns)[:4]
     ['n_human', 'n_paired', 'n_metric', 'n_ratings']
     """
@@ -154,7 +154,7 @@ class RaterFit(Result):
         --------
         >>> from binaryeval.raters.fit import _example
         >>> _example().alpha_draws("A").shape
-        (4, 300)
+        (4, 600)
         """
         return self._alpha()[..., self.groups.index(self._label(group))]
 
@@ -482,7 +482,7 @@ class RaterFit(Result):
         Examples
         --------
         >>> from binaryeval.raters.fit import _example
-        >>> _example().compare().to_frame()["prob_greater"].iloc[0] > 0.99
+        >>> bool(_example().compare().to_frame()["prob_greater"].iloc[0] > 0.99)
         True
         """
         sig = 1.0 - self.level if sig_level is None else v.probability(
@@ -783,11 +783,12 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     >>> from binaryeval.raters import fit_raters
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.random(200) < 0.7
-    >>> rows = [{"item": i, "annotator": f"r{r}", "metric": int(t if rng.random() < 0.8 else 1 - t),
+    >>> metric = np.where(rng.random(200) < 0.8, truth, ~truth).astype(int)
+    >>> rows = [{"item": i, "annotator": f"r{r}", "metric": metric[i],
     ...          "rating": int(t if rng.random() < 0.85 else 1 - t)}
     ...         for i, t in enumerate(truth) for r in rng.choice(5, 3, replace=False)]
     >>> df = pd.DataFrame(rows)
-    >>> res = fit_raters("rating ~ metric", df, rater="annotator", item="item", draws=300, seed=1)
+    >>> res = fit_raters("rating ~ metric", df, rater="annotator", item="item", draws=600, seed=1)
     >>> round(float(res.to_frame()["estimate"].iloc[0]), 1)
     0.7
     """
@@ -912,4 +913,4 @@ def _example() -> RaterFit:
                              "metric": metric})
     df = pd.DataFrame(rows)
     return fit_raters("rating ~ metric | system", df, rater="annotator", item="item",
-                      draws=300, seed=1)
+                      draws=600, seed=1)
