@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 __all__ = ["RaterData", "RaterDraws", "sample"]
 
@@ -91,10 +92,12 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
            seed: np.random.SeedSequence | int | None) -> RaterDraws:
     """Run ``chains`` Gibbs chains for ``warmup + draws`` sweeps; keep the last ``draws``.
 
-    Two classes (the binary model): an item's class is drawn from its log-odds, the sum of the
-    group's prior log-odds, the metric's and each rating's log-likelihood ratio, so one pass
-    over the ratings per sweep gives every item's conditional.  The counts the parameters need
-    are tallies of flat cell indices, all chains at once.
+    Two classes (the binary model).  Every item touches a few *cells*: its group, its (group,
+    metric output) and the (rater, label) of each of its ratings.  With ``A`` the cells x items
+    incidence matrix (sparse, ratings counted), ``A z`` gives every count the parameters' full
+    conditionals need (items of class 1 per cell; class 0 is the rest), and ``A' lo`` every
+    item's log-odds of class 1 (the sum of its cells' log-likelihood ratios), for all chains at
+    once: two sparse products per sweep.
     """
     if data.n_classes != 2:
         raise ValueError("the sampler takes two classes")
@@ -105,38 +108,29 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
     gt = 1 if data.pooled else g
     has_metric = j > 0
     mace = data.model == "mace"
-    chain = np.arange(chains)[:, None]
     fixed_idx = np.flatnonzero(data.fixed >= 0)
     fixed_val = data.fixed[fixed_idx].astype(float)
-    # flat cell indices, chain offsets included (each tally is one bincount)
-    item_group = data.item_group
-    group_cell = (chain * g * 2 + item_group[None, :] * 2).ravel()          # + z
-    rating_cell = (chain * r * 4 + data.rating_rater[None, :] * 4
-                   + data.rating_label[None, :]).ravel()                      # + 2 z
-    rating_lo = (chain * r * 2 + data.rating_rater[None, :] * 2
-                 + data.rating_label[None, :]).ravel()
-    rating_of = (chain * n + data.rating_item[None, :]).ravel()
-    item_of_rating = data.rating_item
+    # the cells: groups [0, g), metric cells [g, g + gt j), rater cells [g + gt j, ... + 2 r)
     metric_items = np.flatnonzero(data.item_metric >= 0)
     metric_group = np.zeros(metric_items.size, dtype=np.int64) if data.pooled else \
-        item_group[metric_items]
-    metric_cell = (chain * gt * 2 * j + metric_group[None, :] * 2 * j
-                   + data.item_metric[metric_items][None, :]).ravel() if has_metric else None
-    # every item's cell of the metric's log-odds table; items without a metric output point
-    # at a zero appended to each chain's table
-    if has_metric:
-        width = gt * j + 1
-        own = np.where(data.item_metric >= 0, (np.zeros(n, dtype=np.int64) if data.pooled else
-                                               item_group) * j + data.item_metric, gt * j)
-        metric_lo = (chain * width + own[None, :]).ravel()
-    group_lo = (chain * g + item_group[None, :]).ravel()
+        data.item_group[metric_items]
+    off_m, off_r = g, g + gt * j
+    n_cells = off_r + 2 * r
+    rows = np.concatenate([data.item_group, off_m + metric_group * j
+                           + data.item_metric[metric_items],
+                           off_r + data.rating_rater * 2 + data.rating_label])
+    cols = np.concatenate([np.arange(n), metric_items, data.rating_item])
+    incidence = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_cells, n))
+    incidence_t = incidence.T.tocsr()
+    total = np.asarray(incidence.sum(axis=1)).ravel()
     mo = np.asarray(data.metric_only, dtype=np.int64)                       # (G, J)
     mo_t = np.zeros(g, dtype=np.int64) if data.pooled else np.arange(g)
     a_r, b_r = data.rater_prior
     rater_conc = np.array([[a_r, b_r], [b_r, a_r]])
     share = data.share_concentration
 
-    z = np.tile(np.where(data.fixed >= 0, data.fixed, data.init), (chains, 1)).astype(np.int64)
+    z = np.tile(np.where(data.fixed >= 0, data.fixed, data.init).astype(float)[:, None],
+                (1, chains))                                                   # (N, C)
     pi_d = np.empty((chains, draws, g, 2))
     th_d = np.empty((chains, draws, gt, 2, j), dtype=np.float32) if has_metric else None
     phi_d = np.empty((chains, draws, r, 2, 2), dtype=np.float32)
@@ -146,16 +140,16 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
     mo_pos = np.zeros((chains, g, max(j, 1)))   # metric-only items of class 1 per cell
     comp = np.full((chains, r), a_r / (a_r + b_r))
     spam = np.full((chains, r, 2), 0.5)
+    lo_table = np.zeros((n_cells, chains))
 
     for sweep in range(warmup + draws):
-        zf = z.ravel()
         # -- parameters given the classes ----------------------------------------------------------
-        cls_rated = np.bincount(group_cell + zf, minlength=chains * g * 2).reshape(
-            chains, g, 2).astype(float)
+        k1 = (incidence @ z).T                                 # (C, cells): items of class 1
+        k0 = total[None, :] - k1
+        cls_rated = np.stack([k0[:, :g], k1[:, :g]], axis=2)   # (C, G, 2)
         if has_metric:
-            zm = np.take(z, metric_items, axis=1).ravel()
-            tc_rated = np.bincount(metric_cell + zm * j, minlength=chains * gt * 2 * j).reshape(
-                chains, gt, 2, j).astype(float)
+            tc_rated = np.stack([k0[:, off_m:off_r], k1[:, off_m:off_r]], axis=1).reshape(
+                chains, 2, gt, j).transpose(0, 2, 1, 3)       # (C, Gt, 2, J)
         # the shares, the metric's rates and the metric-only items' classes form a block whose
         # updates cost nothing next to a sweep over the items: it is scanned INNER times
         for _ in range(INNER if has_metric else 1):
@@ -183,9 +177,9 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             q = w1 / np.maximum(w1 + w0, _TINY)
             mo_pos[:, :, :j] = rng.binomial(mo[None], q)
         if m:
-            zr = np.take(z, item_of_rating, axis=1).ravel()
-            rc = np.bincount(rating_cell + 2 * zr, minlength=chains * r * 4).reshape(
-                chains, r, 2, 2).astype(float)   # (chain, rater, class, label)
+            # (chain, rater, class, label)
+            rc = np.stack([k0[:, off_r:], k1[:, off_r:]], axis=1).reshape(
+                chains, 2, r, 2).transpose(0, 2, 1, 3)
             if mace:
                 # a rating that agrees with the class is a guess with probability
                 # (1 - theta) xi_l / (theta + (1 - theta) xi_l); one that disagrees always is
@@ -193,7 +187,7 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
                 disagree = np.stack([rc[:, :, 1, 0], rc[:, :, 0, 1]], axis=2)
                 guess = (1.0 - comp)[..., None] * spam
                 p_guess = guess / (guess + comp[..., None])
-                guessed = rng.binomial(agree.astype(np.int64), p_guess) + disagree
+                guessed = rng.binomial(np.rint(agree).astype(np.int64), p_guess) + disagree
                 n_all = rc.sum(axis=(2, 3))
                 n_guess = guessed.sum(axis=2)
                 comp = rng.beta(a_r + n_all - n_guess, b_r + n_guess)
@@ -206,22 +200,18 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             phi = np.broadcast_to(np.eye(2), (chains, r, 2, 2))
         # -- classes given the parameters: log-odds of class 1 ---------------------------------------
         lp = np.log(np.maximum(pi, _TINY))
-        lo = np.take((lp[..., 1] - lp[..., 0]).ravel(), group_lo).reshape(chains, n)
-        if has_metric and metric_items.size:
+        lo_table[:g] = (lp[..., 1] - lp[..., 0]).T
+        if has_metric:
             lt = np.log(np.maximum(theta, _TINY))
-            mlo = np.concatenate([(lt[:, :, 1, :] - lt[:, :, 0, :]).reshape(chains, -1),
-                                  np.zeros((chains, 1))], axis=1).ravel()
-            lo += np.take(mlo, metric_lo).reshape(chains, n)
+            lo_table[off_m:off_r] = (lt[:, :, 1, :] - lt[:, :, 0, :]).reshape(chains, -1).T
         if m:
             lf = np.log(np.maximum(phi, _TINY))
-            rlo = (lf[:, :, 1, :] - lf[:, :, 0, :]).ravel()       # (C, R, label)
-            lo += np.bincount(rating_of, weights=np.take(rlo, rating_lo),
-                              minlength=chains * n).reshape(chains, n)
+            lo_table[off_r:] = (lf[:, :, 1, :] - lf[:, :, 0, :]).reshape(chains, -1).T
+        lo = incidence_t @ lo_table                                # (N, C)
         p1 = 1.0 / (1.0 + np.exp(-np.clip(lo, -700.0, 700.0)))
         if fixed_idx.size:
-            p1[:, fixed_idx] = fixed_val
-        u = rng.random((chains, n))
-        z = (u < p1).astype(np.int64)
+            p1[fixed_idx] = fixed_val[:, None]
+        z = (rng.random((n, chains)) < p1).astype(float)
         if sweep >= warmup:
             t = sweep - warmup
             pi_d[:, t] = pi
@@ -231,6 +221,6 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             if mace:
                 comp_d[:, t] = comp
                 spam_d[:, t] = spam
-            prob_sum += p1.sum(axis=0)
+            prob_sum += p1.sum(axis=1)
     prob = prob_sum / (chains * draws)
     return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, np.stack([1.0 - prob, prob], axis=1))

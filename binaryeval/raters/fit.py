@@ -77,7 +77,7 @@ class RaterFit(Result):
     >>> from binaryeval.raters.fit import _example
     >>> res = _example()
     >>> res
-    RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=600)
+    RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=1000)
     >>> list(res.to_frame().columns)[:4]
     ['n_human', 'n_paired', 'n_metric', 'n_ratings']
     """
@@ -154,7 +154,7 @@ class RaterFit(Result):
         --------
         >>> from binaryeval.raters.fit import _example
         >>> _example().alpha_draws("A").shape
-        (4, 600)
+        (4, 1000)
         """
         return self._alpha()[..., self.groups.index(self._label(group))]
 
@@ -913,4 +913,4 @@ def _example() -> RaterFit:
                              "metric": metric})
     df = pd.DataFrame(rows)
     return fit_raters("rating ~ metric | system", df, rater="annotator", item="item",
-                      draws=600, seed=1)
+                      seed=1)
