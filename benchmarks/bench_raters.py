@@ -12,6 +12,12 @@ model of :func:`binaryeval.fit_latent` with one rater's labels taken as the trut
 sampler settings): the ratio of the two times is what a loaded machine does not change.  Also
 the worst R-hat and bulk / tail ESS of ``alpha``, and how many of the 20 intervals cover the
 simulation's share of adequate items.
+
+Measured on the shared 2-core machine under a load average of about 12 (so wall times are
+inflated about threefold; CPU time is the fit's own work): fit_latent 5.08 s wall / 1.61 s CPU;
+Dawid-Skene 13.58 s wall / 3.83 s CPU (2.67 x / 2.37 x the baseline), worst R-hat 1.006, bulk
+ESS >= 1,306, tail ESS >= 2,114, 18 of 20 intervals cover; MACE 14.91 s wall / 4.19 s CPU
+(2.93 x / 2.60 x), R-hat 1.005, ESS >= 1,358 / 2,197, 18 of 20.
 """
 
 from __future__ import annotations
