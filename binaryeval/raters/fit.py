@@ -12,7 +12,6 @@ The sampler is in :mod:`binaryeval.raters.engine`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -74,8 +73,17 @@ class RaterFit(Result):
 
     Examples
     --------
-    >>> from binaryeval.raters.fit import _example
-    >>> res = _example()
+    >>> import numpy as np, pandas as pd
+    >>> import binaryeval as be
+    >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+    >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+    >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+    >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+    >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+    ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+    ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+    >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+    ...                     item="item", seed=1)
     >>> res
     RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=1000)
     >>> list(res.to_frame().columns)[:4]
@@ -152,8 +160,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> _example().alpha_draws("A").shape
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.alpha_draws("A").shape
         (4, 1000)
         """
         return self._alpha()[..., self.groups.index(self._label(group))]
@@ -181,8 +199,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> round(_example().posterior("A").mean(), 1)
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> round(res.posterior("A").mean(), 1)
         0.7
         """
         label = self._label(group)
@@ -205,8 +233,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> _example().interval(0.9).attrs["level"]
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.interval(0.9).attrs["level"]
         0.9
         """
         level = self.level if level is None else level
@@ -245,8 +283,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> int(_example().to_frame().loc["A", "n_ratings"])
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> int(res.to_frame().loc["A", "n_ratings"])
         450
         """
         level = self.level if level is None else v.level(level)
@@ -289,8 +337,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> int(_example().naive().loc["A", "n_human"])
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> int(res.naive().loc["A", "n_human"])
         150
         """
         from scipy import stats
@@ -345,8 +403,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> t = _example().raters()
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> t = res.raters()
         >>> list(t.index.names)
         ['rater', 'class', 'rating']
         """
@@ -403,8 +471,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> list(_example().items().columns)
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> list(res.items().columns)
         ['n_ratings', 'majority', 'prob_adequate', 'class']
         """
         r = self.ratings
@@ -431,8 +509,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> float(_example().rates()["estimate"].groupby(level=[0, 1]).sum().iloc[0])
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> float(res.rates()["estimate"].groupby(level=[0, 1]).sum().iloc[0])
         1.0
         """
         if self.draws.theta is None:
@@ -481,8 +569,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> bool(_example().compare().to_frame()["prob_greater"].iloc[0] > 0.99)
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> bool(res.compare().to_frame()["prob_greater"].iloc[0] > 0.99)
         True
         """
         sig = 1.0 - self.level if sig_level is None else v.probability(
@@ -516,8 +614,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> _example().ranks().to_frame().index.tolist()
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.ranks().to_frame().index.tolist()
         ['A', 'B']
         """
         from .._ranks import ranks_from_draws
@@ -545,9 +653,19 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
         >>> try:
-        ...     _example().plan()
+        ...     res.plan()
         ... except Exception as exc:
         ...     print(type(exc).__name__)
         ParameterError
@@ -576,8 +694,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> _example().identifiability().to_dict()
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.identifiability().to_dict()
         {3: 300}
         """
         return _rating_counts(self.ratings)
@@ -606,8 +734,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> print(_example().summary().title)
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> print(res.summary().title)
         Rater-noise model (dawid-skene): rate of adequate outputs when human raters err
         """
         level = self.level if level is None else v.level(level)
@@ -661,8 +799,18 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> from binaryeval.raters.fit import _example
-        >>> ax = _example().plot()
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> ax = res.plot()
         """
         import matplotlib.pyplot as plt
 
@@ -895,22 +1043,3 @@ def _refuse_non_binary(human: pd.Series, name: str) -> None:
         f"{shown}{' ...' if len(values) > 6 else ''}. Binned (Likert) and preference ratings "
         "with rater noise are not modelled yet: binarise the rating in the formula, e.g. "
         f"'I({name} >= 4) ~ metric | system'")
-
-
-@functools.lru_cache(maxsize=1)
-def _example() -> RaterFit:
-    """A small fit for the examples: two systems, 150 items each, three of four raters each."""
-    rng = np.random.default_rng(0)
-    accuracy = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-    rows = []
-    for system, alpha in (("A", 0.7), ("B", 0.45)):
-        truth = rng.random(150) < alpha
-        for i, t in enumerate(truth):
-            metric = int(t) if rng.random() < 0.8 else 1 - int(t)
-            for r in rng.choice(list(accuracy), 3, replace=False):
-                rating = int(t) if rng.random() < accuracy[r] else 1 - int(t)
-                rows.append({"system": system, "item": i, "annotator": r, "rating": rating,
-                             "metric": metric})
-    df = pd.DataFrame(rows)
-    return fit_raters("rating ~ metric | system", df, rater="annotator", item="item",
-                      seed=1)
