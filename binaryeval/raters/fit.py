@@ -32,6 +32,7 @@ from .engine import RaterData, RaterDraws, sample
 
 if TYPE_CHECKING:  # names used only in type hints
     from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["RaterFit", "fit_raters"]
 
@@ -104,7 +105,7 @@ class RaterFit(Result):
     prior: tuple[float, float] = (1.0, 1.0)
     rater_prior: tuple[float, float] = RATER_PRIOR
     rates_mode: str = "estimate"
-    seed: Any = None
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None
     warmup: int = 0
     n_rows: int = 0
     excluded: dict = field(default_factory=dict)
@@ -783,15 +784,18 @@ class RaterFit(Result):
         s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)")
         return s
 
-    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
-        """Posterior means and intervals of ``alpha``, the majority vote beside them.
+    def plot(self, ax: Axes | None = None, *, kind: str = "interval", **kwargs: Any) -> Axes:
+        """Draw the intervals of ``alpha`` (the majority vote beside them) or the comparison.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw; a new figure when None.
+        kind : {"interval", "matrix"}
+            Intervals of ``alpha`` per group, or the heat map of ``P(alpha_row >
+            alpha_column)``.
         **kwargs
-            Passed to ``errorbar``.
+            Passed to ``errorbar`` (seaborn for the matrix).
 
         Returns
         -------
@@ -814,6 +818,9 @@ class RaterFit(Result):
         """
         import matplotlib.pyplot as plt
 
+        kind = v.choice(kind, "kind", ("interval", "matrix"))
+        if kind == "matrix":
+            return self.compare().plot(ax, **kwargs)
         if ax is None:
             _, ax = plt.subplots(figsize=(7, min(0.35 * len(self.groups) + 2.5, 14.0)))
         frame = self.to_frame()
@@ -860,7 +867,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                raters: str = "dawid-skene", error_free: str | Sequence[str] | None = None,
                prior: tuple[float, float] = (1.0, 1.0),
                rater_prior: tuple[float, float] = RATER_PRIOR,
-               rate_concentration: Any = 1.0, rates: str = "estimate",
+               rate_concentration: float | ArrayLike = 1.0, rates: str = "estimate",
                order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
                level: float = 0.95, seed: int | None = None, draws: int = 1000, chains: int = 4,
                warmup: int | None = None) -> RaterFit:
