@@ -66,6 +66,7 @@ from .latent import (
     judge_bias,
     latent_posterior,
 )
+from .raters import RaterFit, fit_raters
 from .summary import Summary
 
 __version__ = "0.1.0"
@@ -120,6 +121,8 @@ __all__ = [
     "fit_preferences",
     "judge_bias",
     "latent_posterior",
+    "RaterFit",
+    "fit_raters",
     "OutputError",
     "ParameterError",
     "PoolingWarning",

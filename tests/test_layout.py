@@ -35,7 +35,8 @@ LAYERS = [
     ("site builder", ["binaryeval._site"]),
     ("front door", ["binaryeval.api"]),
     ("models", ["binaryeval.binary", "binaryeval.latent", "binaryeval.plan",
-                "binaryeval.favoritism", "binaryeval.correlation", "binaryeval.validation"]),
+                "binaryeval.favoritism", "binaryeval.correlation", "binaryeval.validation",
+                "binaryeval.raters"]),
     ("ground floor", ["binaryeval.formula", "binaryeval.data", "binaryeval._directions",
                       "binaryeval._pairs", "binaryeval._vocabulary", "binaryeval._advice",
                       "binaryeval._partition", "binaryeval._dask", "binaryeval._validate",
@@ -57,6 +58,9 @@ PEERS = [
     ("binaryeval.validation", "binaryeval.binary"),
     # the preference model reports the Favi-Score of its posterior, with the score's weights
     ("binaryeval.latent", "binaryeval.favoritism"),
+    # the rater-noise model codes metrics, summarises draws and diagnoses chains as the latent
+    # model does
+    ("binaryeval.raters", "binaryeval.latent"),
 ]
 
 

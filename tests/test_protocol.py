@@ -62,6 +62,14 @@ def _latent_example(module):
     return importlib.import_module(f"binaryeval.latent.{module}")._example()
 
 
+def _raters():
+    from binaryeval.raters._simulate import simulate_crowd
+
+    df, _ = simulate_crowd(3, alphas=[0.7, 0.5], n_items=60, competence=[0.9, 0.8, 0.7])
+    return be.fit("rating ~ metric | system", df, rater="annotator", item="item", draws=200,
+                  chains=2, seed=1)
+
+
 CASES = {
     "AlphaPosterior": lambda: be.alpha_posterior(human_pos=6, human_total=10, metric_pos=60,
                                                  metric_total=100, tp=8, fn=2, tn=8, fp=2),
@@ -86,6 +94,7 @@ CASES = {
     "PreferenceFit": lambda: _latent_example("preferences"),
     "LatentFit": lambda: _latent_example("multi"),
     "DrawsPosterior": lambda: _latent_example("multi").posterior("A"),
+    "RaterFit": _raters,
     "SimulationResult": lambda: be.plan.simulate(0.6, 0.8, n_human=[20, 50], n_metric=[0, 200],
                                                  n_resamples=4, seed=1),
 }

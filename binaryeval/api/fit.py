@@ -39,7 +39,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         order: str | Sequence[str] = "estimate", method: str = "exact",
         rate_prior: tuple[float, float] = (1, 1), grid: tuple[int, int, int] = (2000, 1000, 1000),
         eval_env: int | dict = 0, dependence: str | None = None, bins: int | Mapping[str, int] | None = None,
-        seed: int | np.random.SeedSequence | np.random.Generator | None = None, draws: int = 1000, chains: int = 4):
+        seed: int | np.random.SeedSequence | np.random.Generator | None = None, draws: int = 1000, chains: int = 4,
+        rater: str | None = None, item: str | None = None, raters: str | None = None,
+        error_free: str | Sequence[str] | None = None):
     """Fit the binary evaluation model with a formula.
 
     Parameters
@@ -106,14 +108,24 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         Enter a scalar metric binned into this many classes (edges from the paired rows'
         quantiles) through the latent-truth model, instead of thresholding it.
     seed, draws, chains
-        Sampler settings of the latent-truth model (several metrics or ``bins``); the exact engine
-        of one binary metric has no random draws and refuses them.
+        Sampler settings of the latent-truth model (several metrics or ``bins``) and of the
+        rater-noise model (``rater=``); the exact engine of one binary metric has no random
+        draws and refuses them.
+    rater, item : str, optional
+        Columns naming who gave each rating and the item rated: the human raters err too (the
+        rater-noise model, :func:`binaryeval.raters.fit_raters`); ``data`` is then long, one
+        row per rating.
+    raters : {"dawid-skene", "mace"}, optional
+        The raters' error model with ``rater=`` (default ``"dawid-skene"``).
+    error_free : str or list of str, optional
+        With ``rater=``: raters read without error (their ratings are the truth).
 
     Returns
     -------
-    BinaryFit or LatentFit
+    BinaryFit, LatentFit or RaterFit
         A :class:`BinaryFit` for one (thresholded) metric or none; a
-        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores.  Both answer
+        :class:`~binaryeval.latent.LatentFit` for several metrics or binned scores; a
+        :class:`~binaryeval.raters.RaterFit` with ``rater=``.  Both answer
         ``to_frame()``, ``compare()``, ``posterior()``, ``rates()``, ``naive()``, ``plan()``.
 
     Notes
@@ -136,6 +148,17 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     0.53
     """
     parsed = parse_formula(formula)
+    if rater is not None or item is not None or raters is not None or error_free is not None:
+        return _fit_raters(formula, data, rater=rater, item=item, raters=raters,
+                           error_free=error_free, prior=prior, rates=rates, level=level,
+                           order=order, eval_env=eval_env, seed=seed, draws=draws,
+                           chains=chains, rate_prior=rate_prior, refused={
+                               "threshold": (threshold is not None, threshold),
+                               "lower_is_better": (lower_is_better is not None, lower_is_better),
+                               "method": (method != "exact", method),
+                               "grid": (tuple(grid) != _GRID, grid),
+                               "dependence": (dependence is not None, dependence),
+                               "bins": (bins is not None, bins)})
     hierarchical = isinstance(rates, str) and rates == "hierarchical"
     if len(parsed.rhs) > 1 or bins is not None or dependence is not None or hierarchical:
         return _fit_latent(formula, data, parsed, dependence=dependence, bins=bins, rates=rates,
@@ -184,7 +207,8 @@ _HIERARCHICAL = "rates='hierarchical': the latent-truth model's sampler"
 
 def _refuse_on_binary(*, seed, draws, chains, method, grid) -> None:
     """The latent model's sampler settings, and a grid without the grid engine, are refused
-    on the binary path (the exact engine has no draws): an argument is honoured or refused."""
+    on the binary path (the exact engine has no draws): an argument is honoured or refused.
+    """
     given = [name for name, value, default in (("seed", seed, None), ("draws", draws, 1000),
                                                ("chains", chains, 4)) if value != default]
     if given:
@@ -235,6 +259,42 @@ def _fit_latent(formula, data, parsed, *, refused, rate_prior, **options):
                              "rates='estimate'")
     options["rate_concentration"] = 1.0 if (a, b) == (1.0, 1.0) else BetaRatePrior((a, b))
     return fit_latent(formula, data, **options)
+
+
+_RATERS = "rater= and item=: the rater-noise model"
+
+
+def _fit_raters(formula, data, *, rater, item, raters, error_free, refused, rate_prior,
+                **options):
+    """Long data with a rater column: the rater-noise model (binaryeval.raters)."""
+    from ..raters import fit_raters
+
+    given = {"rater": rater, "item": item}
+    for name in ("rater", "item"):
+        if given[name] is None:
+            other = [f"{k}={v!r}" for k, v in (("rater", rater), ("item", item),
+                                                ("raters", raters), ("error_free", error_free))
+                     if v is not None]
+            raise ParameterError(f"{', '.join(other)} asks for the rater-noise model, which "
+                                 f"also needs {name}= (the column naming the "
+                                 f"{'rater of each rating' if name == 'rater' else 'item rated'})"
+                                 f"; without rater= and item= the fit takes the path of "
+                                 f"{_BINARY} or the latent-truth model, where the human rating "
+                                 "is the truth")
+    for name, (flag, value) in refused.items():
+        if flag:
+            raise ParameterError(f"{name}={value!r} is not taken by the rater-noise model "
+                                 f"({_RATERS}, one binary or categorical metric as it is); "
+                                 f"it applies to the binary or latent-truth path: threshold "
+                                 f"the metric in the formula, e.g. I(score >= 0.5)")
+    if is_dask_frame(data):
+        raise DataError("rater= fits the rater-noise model, which needs the rows in memory: "
+                        "pass a pandas frame (ddf.compute())")
+    a, b = _validate.beta_pair(rate_prior, "rate_prior")
+    conc = 1.0 if (a, b) == (1.0, 1.0) else BetaRatePrior((a, b))
+    return fit_raters(formula, data, rater=rater, item=item,
+                      raters="dawid-skene" if raters is None else raters,
+                      error_free=error_free, rate_concentration=conc, **options)
 
 
 def _group_name(parsed: ParsedFormula) -> str:

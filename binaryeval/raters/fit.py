@@ -1,0 +1,1052 @@
+"""The rater-noise model: :func:`fit_raters` and :class:`RaterFit`.
+
+The human rating is no longer the truth.  Every output (item) has a latent class, adequate or
+not; every human rating of it is one rater's noisy reading (a Dawid-Skene confusion matrix per
+rater, or MACE's competence and personal answer distribution), and the metric is one more noisy
+reading with its own confusion matrix per group, as in the latent-truth model.  A rater named
+error-free reads the class without error: with one such rater and nobody else, the model is the
+binary model of :func:`binaryeval.fit` with that rater as the human rating.
+
+The sampler is in :mod:`binaryeval.raters.engine`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _validate as v
+from .._comparison import Comparison, compare_draws
+from .._results import Result
+from ..errors import DataError, ParameterError
+from ..latent import _common
+from ..latent.draws import DrawsPosterior
+from ..latent.multi import _metric_codes
+from ..summary import Summary
+from . import _data
+from .engine import RaterData, RaterDraws, sample
+
+if TYPE_CHECKING:  # names used only in type hints
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+__all__ = ["RaterFit", "fit_raters"]
+
+MODELS = ("dawid-skene", "mace")
+#: Beta(a, b) prior of a rater's chance of giving the item's class (fixed, shared by all raters)
+RATER_PRIOR = (2.0, 1.0)
+
+
+def _rating_counts(ratings: _data.Ratings) -> pd.Series:
+    """Items by their number of human ratings (error-free ones included)."""
+    per_item = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
+    counts = pd.Series(per_item).value_counts().sort_index()
+    counts.index.name = "n_ratings"
+    return counts
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RaterFit(Result):
+    """Rate of adequate outputs per group when the human raters err too.
+
+    Returned by :func:`fit_raters` (and by :func:`binaryeval.fit` with ``rater=``).  It answers
+    ``to_frame()``, ``compare()``, ``posterior(group)``, ``ranks()``, ``naive()`` (the majority
+    vote as the truth), ``rates()`` (the metric's confusion), ``raters()`` (each rater's
+    confusion or competence) and ``items()`` (each item's posterior class probability);
+    ``plan()`` is refused with the reason.
+
+    Attributes
+    ----------
+    groups : tuple of str
+        The groups (systems), as their labels sort.
+    order : tuple of str
+        The groups in display order.
+    rater_names : tuple of str
+        The raters, as their names sort.
+    error_free : tuple of str
+        The raters read without error.
+    model : str
+        ``"dawid-skene"`` or ``"mace"``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import binaryeval as be
+    >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+    >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+    >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+    >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+    >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+    ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+    ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+    >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+    ...                     item="item", seed=1)
+    >>> res
+    RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=1000)
+    >>> list(res.to_frame().columns)[:4]
+    ['n_human', 'n_paired', 'n_metric', 'n_ratings']
+    """
+
+    formula: str
+    groups: tuple[str, ...]
+    rater_names: tuple[str, ...]
+    error_free: tuple[str, ...]
+    model: str
+    draws: RaterDraws
+    ratings: _data.Ratings
+    human_term: str
+    metric_term: str | None
+    metric_levels: tuple[str, ...] = ()
+    level: float = 0.95
+    prior: tuple[float, float] = (1.0, 1.0)
+    rater_prior: tuple[float, float] = RATER_PRIOR
+    rates_mode: str = "estimate"
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None
+    warmup: int = 0
+    n_rows: int = 0
+    excluded: dict = field(default_factory=dict)
+    call: dict = field(default_factory=dict)
+    group_name: str = "group"
+    order: tuple[str, ...] = ()
+
+    # -- access -----------------------------------------------------------------------------------
+    @property
+    def n_used(self) -> int:
+        """Rows used (``n_rows - n_excluded``)."""
+        return self.n_rows - self.n_excluded
+
+    @property
+    def n_excluded(self) -> int:
+        """Rows left out (reasons in ``excluded``)."""
+        return int(sum(self.excluded.values()))
+
+    @property
+    def n_chains(self) -> int:
+        """Number of chains."""
+        return int(self.draws.pi.shape[0])
+
+    @property
+    def n_draws(self) -> int:
+        """Draws kept per chain."""
+        return int(self.draws.pi.shape[1])
+
+    @property
+    def _shown(self) -> list[str]:
+        return list(self.order) if self.order else list(self.groups)
+
+    def _positions(self) -> list[int]:
+        return [self.groups.index(g) for g in self._shown]
+
+    def _alpha(self) -> np.ndarray:
+        return self.draws.pi[..., 1]
+
+    def _index(self) -> pd.Index:
+        return pd.Index(self._shown, name=self.group_name)
+
+    def alpha_draws(self, group: str | None = None) -> np.ndarray:
+        """Posterior draws of ``alpha`` of one group, shape (chains, draws).
+
+        Parameters
+        ----------
+        group : str, optional
+            The group (the only one when there is a single group).
+
+        Returns
+        -------
+        ndarray
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.alpha_draws("A").shape
+        (4, 1000)
+        """
+        return self._alpha()[..., self.groups.index(self._label(group))]
+
+    def _label(self, group: str | None) -> str:
+        if group is None:
+            if len(self.groups) != 1:
+                raise ParameterError(f"name a group: one of {self._shown}")
+            return self.groups[0]
+        if str(group) not in self.groups:
+            raise ParameterError(f"group {group!r} is not in the fit; groups are {self._shown}")
+        return str(group)
+
+    def posterior(self, group: str | None = None) -> DrawsPosterior:
+        """Posterior of ``alpha`` for one group.
+
+        Parameters
+        ----------
+        group : str, optional
+            A group label; may be omitted when the fit has one group.
+
+        Returns
+        -------
+        DrawsPosterior
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> round(res.posterior("A").mean(), 1)
+        0.7
+        """
+        label = self._label(group)
+        return DrawsPosterior(self.alpha_draws(label), "alpha", label, source=id(self.draws))
+
+    # -- tables -----------------------------------------------------------------------------------
+    def interval(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """Credible intervals of ``alpha`` per group: columns ``lower``, ``upper``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Coverage (default: the fit's ``level``).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density interval.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.interval(0.9).attrs["level"]
+        0.9
+        """
+        level = self.level if level is None else level
+        return _common.interval_frame(self._alpha()[..., self._positions()], level, kind,
+                                      self._index())
+
+    def _counts_per_group(self) -> dict[str, np.ndarray]:
+        r = self.ratings
+        g = len(self.groups)
+        n_human = np.bincount(r.item_group, minlength=g)
+        n_paired = np.bincount(r.item_group[r.item_metric >= 0], minlength=g)
+        n_ratings = np.bincount(r.item_group[r.rating_item], minlength=g)
+        return {"n_human": n_human, "n_paired": n_paired,
+                "n_metric": r.metric_only.sum(axis=1) if r.metric_only.size else np.zeros(g, int),
+                "n_ratings": n_ratings}
+
+    def to_frame(self, level: float | None = None, kind: str = "eti") -> pd.DataFrame:
+        """One row per group, indexed by the grouping column, in the fit's order.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level).
+        kind : {"eti", "hdi"}
+            Equal-tailed or highest-density intervals.
+
+        Returns
+        -------
+        DataFrame
+            ``n_human`` (items with at least one human rating), ``n_paired`` (of those, items
+            the metric rated too), ``n_metric`` (items the metric alone rated), ``n_ratings``
+            (human ratings), ``estimate`` (posterior mean of ``alpha``), ``std_error``
+            (posterior sd), ``lower``/``upper``, ``naive`` (the majority vote as the truth,
+            :meth:`naive`), ``prior_dominated``, and the sampler's ``rhat``, ``ess_bulk``,
+            ``ess_tail``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> int(res.to_frame().loc["A", "n_ratings"])
+        450
+        """
+        level = self.level if level is None else v.level(level)
+        pos = self._positions()
+        alpha = self._alpha()[..., pos]
+        s = _common.summarise(alpha, level)
+        iv = _common.interval_frame(alpha, level, kind, self._index())
+        counts = {k: c[pos].astype(int) for k, c in self._counts_per_group().items()}
+        a, b = self.prior
+        out = pd.DataFrame({
+            **counts, "estimate": s["estimate"], "std_error": s["std_error"],
+            "lower": iv["lower"].to_numpy(), "upper": iv["upper"].to_numpy(),
+            "naive": self.naive(level)["estimate"].to_numpy(),
+            "prior_dominated": s["std_error"] >= _common.PRIOR_DOMINATED * _common.prior_sd_share(
+                np.array([b, a]), 1),
+            "rhat": s["rhat"], "ess_bulk": s["ess_bulk"], "ess_tail": s["ess_tail"]},
+            index=self._index())
+        out.attrs.update(level=level, kind=kind, method=self._method(), rates=self.rates_mode)
+        return out
+
+    def _method(self) -> str:
+        return (f"Gibbs sampler of the rater-noise model ({self.model}): {self.n_chains} chains "
+                f"x {self.n_draws} draws after {self.warmup} warm-up sweeps")
+
+    def naive(self, level: float | None = None) -> pd.DataFrame:
+        """The majority vote of the human ratings as the truth, per group.
+
+        Each item carrying human ratings counts as adequate when more of its ratings say so
+        than not (a tie counts one half); ``estimate`` is the share, with the Beta(1, 1)
+        posterior interval of that many adequate items.  The metric is not used.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the interval (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> int(res.naive().loc["A", "n_human"])
+        150
+        """
+        from scipy import stats
+
+        level = self.level if level is None else v.level(level)
+        vote = self._majority()
+        r = self.ratings
+        g = len(self.groups)
+        n = np.bincount(r.item_group, minlength=g).astype(float)
+        k = np.bincount(r.item_group, weights=vote, minlength=g)
+        pos = self._positions()
+        n, k = n[pos], k[pos]
+        tail = (1 - level) / 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = k / n
+        out = pd.DataFrame({"n_human": n.astype(int), "estimate": est,
+                            "std_error": np.sqrt(est * (1 - est) / n),
+                            "lower": stats.beta.ppf(tail, k + 1, n - k + 1),
+                            "upper": stats.beta.ppf(1 - tail, k + 1, n - k + 1)},
+                           index=self._index())
+        out.attrs.update(level=level, method="majority vote of the human ratings as the truth "
+                         "(ties count one half), uncorrected")
+        return out
+
+    def _majority(self) -> np.ndarray:
+        r = self.ratings
+        n = len(r.item_keys)
+        pos = np.bincount(r.rating_item, weights=r.rating_label, minlength=n)
+        tot = np.bincount(r.rating_item, minlength=n)
+        return np.where(2 * pos > tot, 1.0, np.where(2 * pos == tot, 0.5, 0.0))
+
+    def raters(self, level: float | None = None) -> pd.DataFrame:
+        """Each rater's estimated errors, with credible intervals and the items they rated.
+
+        With ``model="dawid-skene"`` one row per (rater, class, rating): ``P(rating | class)``
+        (the rows of the rater's confusion matrix; ``class`` is the item's latent class).  With
+        ``model="mace"`` one row per rater: ``estimate`` is the competence ``theta`` (the chance
+        the rating is the item's class rather than the rater's own guess) and ``spam_positive``
+        the share of adequate answers among the guesses.  Error-free raters have no spread.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+            ``estimate``, ``std_error``, ``lower``, ``upper`` (equal-tailed), ``n_items``
+            (items the rater rated), ``n_shared`` (of those, items somebody else rated too),
+            ``is_error_free``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> t = res.raters()
+        >>> list(t.index.names)
+        ['rater', 'class', 'rating']
+        """
+        level = self.level if level is None else v.level(level)
+        tail = (1.0 - level) / 2.0
+        r = self.ratings
+        n_r = len(self.rater_names)
+        n_items = np.bincount(r.rating_rater, minlength=n_r)
+        per_item = np.bincount(r.rating_item, minlength=len(r.item_keys))
+        n_shared = np.bincount(r.rating_rater[per_item[r.rating_item] > 1], minlength=n_r)
+        free = np.array([x in self.error_free for x in self.rater_names])
+        d = self.draws
+        if self.model == "mace":
+            flat = d.competence.reshape(-1, n_r).astype(float)
+            spam = d.spam.reshape(-1, n_r, 2)[..., 1].astype(float).mean(axis=0)
+            est, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
+            lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
+            est, lo, hi = (np.where(free, 1.0, x) for x in (est, lo, hi))
+            out = pd.DataFrame({"estimate": est, "std_error": np.where(free, 0.0, sd),
+                                "lower": lo, "upper": hi,
+                                "spam_positive": np.where(free, np.nan, spam),
+                                "n_items": n_items, "n_shared": n_shared, "is_error_free": free},
+                               index=pd.Index(self.rater_names, name="rater"))
+        else:
+            flat = d.phi.reshape(-1, n_r, 2, 2).astype(float)
+            est, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
+            lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
+            eye = np.eye(2)[None]
+            f3 = free[:, None, None]
+            est, lo, hi = (np.where(f3, eye, x) for x in (est, lo, hi))
+            sd = np.where(f3, 0.0, sd)
+            idx = pd.MultiIndex.from_product([self.rater_names, ("0", "1"), ("0", "1")],
+                                             names=["rater", "class", "rating"])
+            out = pd.DataFrame({"estimate": est.ravel(), "std_error": sd.ravel(),
+                                "lower": lo.ravel(), "upper": hi.ravel(),
+                                "n_items": np.repeat(n_items, 4),
+                                "n_shared": np.repeat(n_shared, 4),
+                                "is_error_free": np.repeat(free, 4)}, index=idx)
+        out.attrs.update(level=level, kind="eti", model=self.model,
+                         method=f"posterior draws; raters share the fixed prior "
+                                f"Beta{self.rater_prior} of giving the item's class")
+        return out
+
+    def items(self) -> pd.DataFrame:
+        """Each item's posterior probability of being adequate (the items with human ratings).
+
+        Averaged over the kept sweeps of the conditional probabilities given the parameters.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by (group, item): ``n_ratings``, ``majority`` (share of its ratings saying
+            adequate), ``prob_adequate`` and ``class`` (``"1"`` when ``prob_adequate > 0.5``).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> list(res.items().columns)
+        ['n_ratings', 'majority', 'prob_adequate', 'class']
+        """
+        r = self.ratings
+        n = len(r.item_keys)
+        tot = np.bincount(r.rating_item, minlength=n)
+        pos = np.bincount(r.rating_item, weights=r.rating_label, minlength=n)
+        p = self.draws.item_prob[:, 1]
+        idx = pd.MultiIndex.from_frame(r.item_keys.rename(columns={"group": self.group_name}))
+        return pd.DataFrame({"n_ratings": tot, "majority": pos / tot, "prob_adequate": p,
+                             "class": np.where(p > 0.5, "1", "0")}, index=idx)
+
+    def rates(self, level: float | None = None) -> pd.DataFrame:
+        """The metric's confusion matrix per group: ``P(metric output | class)``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the intervals (default: the fit's level).
+
+        Returns
+        -------
+        DataFrame
+            One row per (group, class, metric output).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> float(res.rates()["estimate"].groupby(level=[0, 1]).sum().iloc[0])
+        1.0
+        """
+        if self.draws.theta is None:
+            raise ParameterError("the fit has no metric (right side 1): there are no metric "
+                                 "rates; raters() gives the human raters' errors")
+        level = self.level if level is None else v.level(level)
+        tail = (1.0 - level) / 2.0
+        th = self.draws.theta
+        j = th.shape[-1]
+        flat = th.reshape(-1, th.shape[2], 2, j).astype(float)
+        mean, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
+        lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
+        rows, idx = [], []
+        for gpos in self._positions():
+            t = 0 if th.shape[2] == 1 else gpos
+            for c in range(2):
+                for o in range(j):
+                    idx.append((self.groups[gpos], str(c), self.metric_levels[o]))
+                    rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o]))
+        out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper"],
+                           index=pd.MultiIndex.from_tuples(
+                               idx, names=[self.group_name, "class", "metric_output"]))
+        out.attrs.update(level=level, kind="eti", rates=self.rates_mode,
+                         method="posterior draws of the rater-noise model")
+        return out
+
+    def compare(self, method: str = "bayes", *, sig_level: float | None = None,
+                adjust: str | None = None,
+                order: str | Sequence[str] | None = None) -> Comparison:
+        """Compare every pair of groups from the joint posterior draws.
+
+        Parameters
+        ----------
+        method : {"bayes", "z"}
+            Which p-value decides ``significant`` (see :meth:`BinaryFit.compare`).
+        sig_level : float, optional
+            Significance threshold (default ``1 - level`` of the fit).
+        adjust : str, optional
+            A statsmodels ``multipletests`` method applied over all pairs.
+        order : "estimate", "input" or list of str, optional
+            Order of the groups (default: the fit's order).
+
+        Returns
+        -------
+        Comparison
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> bool(res.compare().to_frame()["prob_greater"].iloc[0] > 0.99)
+        True
+        """
+        sig = 1.0 - self.level if sig_level is None else v.probability(
+            sig_level, "sig_level", open=True)
+        shown = self._shown if order is None else list(self._order_of(order))
+        alpha = self._alpha()
+        idx = {g: i for i, g in enumerate(self.groups)}
+        pairs = [(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]]
+        diff = np.stack([alpha[..., idx[a]] - alpha[..., idx[b]] for a, b in pairs], axis=-1) \
+            if pairs else np.zeros(alpha.shape[:2] + (0,))
+        return compare_draws(diff, pairs, groups=shown, method=method, sig_level=sig,
+                             adjust=adjust, level=self.level, group_name=self.group_name,
+                             quantity="P(alpha_1 > alpha_2)")
+
+    def _order_of(self, order: Any) -> tuple[str, ...]:
+        means = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
+        return _common.resolve_order(order, self.groups, dict(zip(self.groups, means,
+                                                                  strict=True)))
+
+    def ranks(self, level: float | None = None):
+        """Posterior ranks of the groups by ``alpha``, with simultaneous rank intervals.
+
+        Parameters
+        ----------
+        level : float, optional
+            Joint posterior probability of the rank intervals (default: the fit's level).
+
+        Returns
+        -------
+        Ranks
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.ranks().to_frame().index.tolist()
+        ['A', 'B']
+        """
+        from .._ranks import ranks_from_draws
+
+        level = self.level if level is None else v.level(level)
+        draws = self._alpha().reshape(-1, len(self.groups))
+        naive = self.naive(level)["estimate"].reindex(list(self.groups))
+        return ranks_from_draws(
+            draws, self.groups, naive.to_numpy(dtype=float), level=level,
+            ranked="alpha (rate of adequate outputs)", method=self._method(), seed=self.seed,
+            group_name=self.group_name)
+
+    def plan(self, *args: Any, **kwargs: Any):
+        """Not available for the rater-noise model: refused with the reason.
+
+        ``plan()`` answers for :class:`~binaryeval.BinaryFit`, :class:`~binaryeval.LatentFit`
+        and :class:`~binaryeval.PreferenceFit`, whose human ratings are the truth; choosing
+        between one more rating of a rated item and one new item needs the expected gain of
+        each under the rater model, which is not computed yet.
+
+        Raises
+        ------
+        ParameterError
+            Always, naming what ``plan()`` supports.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> try:
+        ...     res.plan()
+        ... except Exception as exc:
+        ...     print(type(exc).__name__)
+        ParameterError
+        """
+        raise ParameterError(
+            "plan() is not available for a rater-noise fit (rater=): it answers for fits whose "
+            "human rating is the truth (BinaryFit, LatentFit, PreferenceFit). To plan with a "
+            "trusted rater's ratings, fit without rater= (e.g. binaryeval.fit('rating ~ metric "
+            "| system', expert_rows)); the rater model's own question, one more rating of a "
+            "rated item or one new item, is not computed yet")
+
+    # -- display ----------------------------------------------------------------------------------
+    def _repr_fields(self) -> dict[str, Any]:
+        return {"groups": len(self.groups), "raters": len(self.rater_names),
+                "model": self.model, "items": len(self.ratings.item_keys),
+                "ratings": int(self.ratings.rating_item.size), "chains": self.n_chains,
+                "draws": self.n_draws}
+
+    def identifiability(self) -> pd.Series:
+        """Items by their number of human ratings (what identifies the raters' errors).
+
+        Returns
+        -------
+        Series
+            Indexed by ``n_ratings``: how many items carry that many human ratings.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.identifiability().to_dict()
+        {3: 300}
+        """
+        return _rating_counts(self.ratings)
+
+    def _rater_table(self) -> pd.DataFrame:
+        t = self.raters()
+        if self.model == "mace":
+            return t[["estimate", "lower", "upper", "n_items", "n_shared", "is_error_free"]].rename(
+                columns={"estimate": "competence"})
+        est = t["estimate"].unstack(["class", "rating"])
+        base = t.groupby(level="rater")[["n_items", "n_shared", "is_error_free"]].first()
+        return pd.DataFrame({"p_correct_0": est[("0", "0")], "p_correct_1": est[("1", "1")],
+                             **{c: base[c] for c in base.columns}})
+
+    def summary(self, level: float | None = None) -> Summary:
+        """Facts of the fit, the table per group, the raters and what identifies them.
+
+        Parameters
+        ----------
+        level : float, optional
+            Probability of the credible intervals (default: the fit's level).
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> print(res.summary().title)
+        Rater-noise model (dawid-skene): rate of adequate outputs when human raters err
+        """
+        level = self.level if level is None else v.level(level)
+        table = self.to_frame(level)
+        table[["ess_bulk", "ess_tail"]] = table[["ess_bulk", "ess_tail"]].round().astype("Int64")
+        ident = self.identifiability()
+        pct = f"{100 * level:g}%"
+        info: dict[str, Any] = {
+            "formula": self.formula, "rows": self.n_rows, "rows used": self.n_used,
+            "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
+            "rater model": {"dawid-skene": "Dawid-Skene (a confusion matrix per rater)",
+                            "mace": "MACE (a competence and a guessing distribution per "
+                                    "rater)"}[self.model],
+            "raters": len(self.rater_names),
+            "error-free raters": ", ".join(self.error_free) or "none",
+            "items by human ratings": ", ".join(f"{int(n)} item{'s' if c != 1 else ''} with "
+                                                f"{k}" for k, c in ident.items() for n in [c]),
+            "metric": self.metric_term or "none",
+            "prior": f"Beta{tuple(float(x) for x in self.prior)} on alpha",
+            "rater prior": f"Beta{tuple(float(x) for x in self.rater_prior)} on each rater's "
+                           "chance of giving the item's class (fixed, every rater)",
+            "interval": f"{pct} equal-tailed credible interval", "sampler": self._method(),
+            "seed": self.seed}
+        s = Summary(f"Rater-noise model ({self.model}): rate of adequate outputs when human "
+                    "raters err", info,
+                    [("per group (estimate: alpha, the rate of adequate outputs)", table),
+                     ("raters (posterior means)", self._rater_table())])
+        thin = [x for x, n in zip(self.rater_names, self.raters().groupby(level="rater")[
+            "n_shared"].first().reindex(self.rater_names), strict=True)
+                if n < 5 and x not in self.error_free]
+        if thin:
+            s.add_note(f"{len(thin)} rater(s) share fewer than 5 items with anybody else "
+                       f"({', '.join(thin[:5])}{', ...' if len(thin) > 5 else ''}): their "
+                       "errors rest on the prior and the metric")
+        s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)")
+        return s
+
+    def plot(self, ax: Axes | None = None, *, kind: str = "interval", **kwargs: Any) -> Axes:
+        """Draw the intervals of ``alpha`` (the majority vote beside them) or the comparison.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure when None.
+        kind : {"interval", "matrix"}
+            Intervals of ``alpha`` per group, or the heat map of ``P(alpha_row >
+            alpha_column)``.
+        **kwargs
+            Passed to ``errorbar`` (seaborn for the matrix).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
+        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
+        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
+        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
+        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
+        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        ...                     item="item", seed=1)
+        >>> ax = res.plot()
+        """
+        import matplotlib.pyplot as plt
+
+        kind = v.choice(kind, "kind", ("interval", "matrix"))
+        if kind == "matrix":
+            return self.compare().plot(ax, **kwargs)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, min(0.35 * len(self.groups) + 2.5, 14.0)))
+        frame = self.to_frame()
+        y = np.arange(len(frame))
+        ax.errorbar(frame["estimate"], y, xerr=[frame["estimate"] - frame["lower"],
+                                                frame["upper"] - frame["estimate"]],
+                    fmt="o", capsize=3, label=f"rater model, {self.level:.0%} interval", **kwargs)
+        ax.plot(frame["naive"], y, "x", color="C3", label="majority vote as the truth")
+        ax.set_yticks(y, [str(g) for g in frame.index])
+        ax.invert_yaxis()
+        ax.set_xlabel("alpha (rate of adequate outputs)")
+        ax.legend(fontsize=8)
+        return ax
+
+
+def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool) -> None:
+    """Refuse when nothing separates the raters' errors from the items' classes."""
+    per_item = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
+    if free.any():
+        return
+    if per_item.max(initial=0) < 2:
+        raise DataError(
+            "every item carries at most one human rating and no rater is named error-free: "
+            "nothing in the data separates a rater's errors from the items' classes (a "
+            "rating that disagrees with the metric may be the rater's error or the metric's). "
+            "Name a trusted rater (error_free='name'), or have some items rated by two or more "
+            "raters; with one rating per item taken as the truth, fit without rater=")
+
+
+def _error_free(error_free: Any, raters: Sequence[str], column: str) -> tuple[str, ...]:
+    if error_free is None:
+        return ()
+    names = [error_free] if isinstance(error_free, str) else list(error_free)
+    names = [str(x) for x in names]
+    missing = [x for x in names if x not in raters]
+    if missing:
+        raise ParameterError(f"error_free={missing[0]!r} is not a rater of column {column!r}; "
+                             f"raters are {list(raters)[:10]}")
+    return tuple(names)
+
+
+@v.renamed(confidence="level", random_state="seed")
+def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
+               raters: str = "dawid-skene", error_free: str | Sequence[str] | None = None,
+               prior: tuple[float, float] = (1.0, 1.0),
+               rater_prior: tuple[float, float] = RATER_PRIOR,
+               rate_concentration: float | ArrayLike = 1.0, rates: str = "estimate",
+               order: str | Sequence[str] = "estimate", eval_env: int | dict = 0,
+               level: float = 0.95, seed: int | None = None, draws: int = 1000, chains: int = 4,
+               warmup: int | None = None) -> RaterFit:
+    """The rate of adequate outputs per group when the human raters make mistakes too.
+
+    Parameters
+    ----------
+    formula : str
+        ``"rating ~ metric | system"`` (or ``"rating ~ 1 | system"`` without a metric): a
+        binary human rating (0/1, NaN = this row carries no rating), a binary or categorical
+        metric term, and the grouping.
+    data : DataFrame
+        Long data, one row per rating: the item's metric output is repeated on each of its
+        rows (or given once); rows without a rating carry the metric of items no human rated.
+    rater : str
+        The column naming who gave each rating.
+    item : str
+        The column naming the item (segment, document); an item is the item value within its
+        group, so the same segment under two systems is two items.
+    raters : {"dawid-skene", "mace"}
+        The raters' error model: a confusion matrix per rater (Dawid and Skene 1979), or MACE's
+        competence ``theta`` with a guessing distribution per rater (Hovy et al. 2013).
+    error_free : str or list of str, optional
+        Raters read without error (experts taken as the truth): their ratings fix the items'
+        classes.  One error-free rater and nobody else is the binary model of
+        :func:`binaryeval.fit`.
+    prior : (float, float)
+        Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
+    rater_prior : (float, float)
+        Beta prior ``(a, b)`` of each rater's chance of giving the item's class, fixed and the
+        same for every rater (each row of a Dawid-Skene matrix; MACE's competence).  The default
+        (2, 1) leans gently towards raters better than chance, which also fixes which class is
+        which; raters with few ratings stay near it.
+    rate_concentration : float or array-like of shape (2, J)
+        Dirichlet prior of each row of the metric's confusion matrix (as in
+        :func:`binaryeval.latent.fit_latent`).
+    rates : {"estimate", "pooled"}
+        The metric's confusion matrix per group, or one for all groups.
+    order : "estimate", "input" or list of str
+        Order of the groups in tables and plots.
+    eval_env : int or dict
+        Variables of your code the formula may read as values (see :func:`binaryeval.fit`).
+    level : float
+        Coverage of the credible intervals.
+    seed : int, optional
+        Seed of the sampler.
+    draws, chains, warmup : int
+        Draws kept per chain, chains and warm-up sweeps (default ``max(100, draws // 4)``).
+
+    Returns
+    -------
+    RaterFit
+
+    Raises
+    ------
+    DataError
+        When nothing identifies the raters' errors (every item rated once and no error-free
+        rater), for ratings that are not binary, and for contradicting rows.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from binaryeval.raters import fit_raters
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(200) < 0.7
+    >>> metric = np.where(rng.random(200) < 0.8, truth, ~truth).astype(int)
+    >>> rows = [{"item": i, "annotator": f"r{r}", "metric": metric[i],
+    ...          "rating": int(t if rng.random() < 0.85 else 1 - t)}
+    ...         for i, t in enumerate(truth) for r in rng.choice(5, 3, replace=False)]
+    >>> df = pd.DataFrame(rows)
+    >>> res = fit_raters("rating ~ metric", df, rater="annotator", item="item", draws=600, seed=1)
+    >>> round(float(res.to_frame()["estimate"].iloc[0]), 1)
+    0.7
+    """
+    from ..formula import parse_formula
+
+    v.require_pandas(data, "fit_raters()")
+    level = v.level(level)
+    a, b = v.beta_pair(prior, "prior")
+    ra, rb = v.beta_pair(rater_prior, "rater_prior")
+    model = v.choice(raters, "raters", MODELS)
+    rates = v.choice(rates, "rates", ("estimate", "pooled")) if isinstance(rates, str) else rates
+    if not isinstance(rates, str):
+        raise ParameterError(f"rates={rates!r}: the rater-noise model estimates the metric's "
+                             "rates ('estimate' per group or 'pooled'); known rates are not "
+                             "taken here")
+    draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    for name, col in (("rater", rater), ("item", item)):
+        if not isinstance(col, str) or col not in data.columns:
+            raise DataError(f"{name}={col!r} is not a column of data; columns are "
+                            f"{list(map(str, data.columns))[:12]}")
+    parsed = parse_formula(formula)
+    if len(parsed.lhs) != 1:
+        raise DataError("give one human rating term left of '~'")
+    terms = list(parsed.rhs_names)
+    if len(terms) > 1:
+        raise ParameterError(f"the rater-noise model takes one metric term (or 1); the formula "
+                             f"has {len(terms)}: {terms}")
+    if len(parsed.groups) > 1:
+        raise ParameterError("the rater-noise model takes one grouping term after '|'")
+    frame = parsed.evaluate(data, eval_env=eval_env)
+    human = frame.lhs.iloc[:, 0]
+    hname = parsed.lhs_names[0]
+    _refuse_non_binary(human, hname)
+    metric_codes, labels = None, ()
+    if terms:
+        values = frame.rhs[terms[0]]
+        rated = human.notna().to_numpy() & values.notna().to_numpy()
+        metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
+    group = frame.group if parsed.groups else None
+    coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
+                       len(labels))
+    free_names = _error_free(error_free, coded.raters, rater)
+    free = np.array([x in free_names for x in coded.raters], dtype=bool)
+    _check_identified(coded, free, bool(terms))
+    n = len(coded.item_keys)
+    fixed = np.full(n, -1)
+    is_free = free[coded.rating_rater]
+    if is_free.any():
+        fi, fl = coded.rating_item[is_free], coded.rating_label[is_free]
+        fixed[fi] = fl
+        if np.any(fixed[fi] != fl):
+            bad = fi[fixed[fi] != fl][0]
+            key = coded.item_keys.iloc[bad]
+            raise DataError(f"item {key['item']!r} of {key['group']!r}: the error-free raters "
+                            f"{list(free_names)} disagree on it; error-free ratings cannot "
+                            "disagree: name fewer raters error_free=")
+    vote = np.bincount(coded.rating_item, weights=coded.rating_label, minlength=n) / \
+        np.maximum(np.bincount(coded.rating_item, minlength=n), 1)
+    init = np.where(vote > 0.5, 1, np.where(vote < 0.5, 0, (np.arange(n) % 2)))
+    j = len(labels)
+    rate_conc = _common.concentration(rate_concentration, "rate_concentration", (2, j),
+                                      what="rows: classes 0/1, columns: metric outputs") \
+        if j else np.ones((2, 0))
+    rd = RaterData(
+        item_group=coded.item_group, item_metric=coded.item_metric, fixed=fixed,
+        rating_item=coded.rating_item[~is_free], rating_rater=coded.rating_rater[~is_free],
+        rating_label=coded.rating_label[~is_free], metric_only=coded.metric_only,
+        n_groups=len(coded.groups), n_raters=len(coded.raters), n_classes=2, n_outputs=j,
+        model=model, share_concentration=np.array([b, a]), rater_prior=(ra, rb),
+        rate_concentration=rate_conc, pooled=rates == "pooled", init=init)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = sample(rd, draws=draws, chains=chains, warmup=warmup, seed=seed_used)
+    group_name = ":".join(parsed.group_names) if parsed.groups else "group"
+    res = RaterFit(formula, coded.groups, coded.raters, free_names, model, out, coded, hname,
+                   terms[0] if terms else None, tuple(labels), level=level, prior=(a, b),
+                   rater_prior=(ra, rb), rates_mode=rates, seed=seed, warmup=warmup,
+                   n_rows=coded.account.n_rows, excluded=dict(coded.account.excluded),
+                   call={"formula": formula, "rater": rater, "item": item, "raters": model,
+                         "error_free": error_free, "prior": (a, b), "order": order,
+                         "draws": draws, "chains": chains, "seed": seed},
+                   group_name=group_name)
+    frame_now = res.to_frame()
+    dominated = frame_now.index[frame_now["prior_dominated"].to_numpy(dtype=bool)]
+    means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
+    res = replace(res, order=_common.resolve_order(order if isinstance(order, str) else
+                                                   list(order), coded.groups, means,
+                                                   last=list(dominated)))
+    _common.warn_convergence(res.to_frame(), "alpha", list(res.order), draws, chains)
+    return res
+
+
+def _refuse_non_binary(human: pd.Series, name: str) -> None:
+    """Binned (Likert) and preference ratings are refused with the way to binarise them."""
+    present = human.dropna()
+    if not len(present) or not pd.api.types.is_numeric_dtype(present) or \
+            pd.api.types.is_bool_dtype(present):
+        return
+    values = set(np.unique(present.astype(float)))
+    if values <= {0.0, 1.0}:
+        return
+    shown = sorted(values)[:6]
+    raise DataError(
+        f"the rater-noise model takes binary human ratings (0/1); {name!r} has the values "
+        f"{shown}{' ...' if len(values) > 6 else ''}. Binned (Likert) and preference ratings "
+        "with rater noise are not modelled yet: binarise the rating in the formula, e.g. "
+        f"'I({name} >= 4) ~ metric | system'")

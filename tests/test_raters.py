@@ -1,0 +1,391 @@
+"""The rater-noise model (binaryeval.raters): the human raters err too.
+
+Numbers come from the exact binary engine (one error-free rater is today's model), from the
+known truth of simulated crowds, from crowd-kit's Dawid-Skene and MACE (an independent
+implementation, run on the same crowds), and from invariants.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval.errors import ConvergenceWarning, DataError, ParameterError
+from binaryeval.raters import RaterFit, fit_raters
+from binaryeval.raters._simulate import simulate_crowd
+
+
+def _quiet(func, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return func(*args, **kw)
+
+
+def _expert_frame(seed=3, n=600, rated=150, alphas=(("A", 0.7), ("B", 0.5))):
+    """One expert rates the first ``rated`` items of each system; a metric rates them all."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for system, a in alphas:
+        t = rng.random(n) < a
+        met = np.where(t, rng.random(n) < 0.8, rng.random(n) < 0.25).astype(int)
+        expert = np.arange(n) < rated
+        frames.append(pd.DataFrame({
+            "system": system, "item": np.arange(n),
+            "annotator": np.where(expert, "expert", None),
+            "rating": np.where(expert, t.astype(float), np.nan), "metric": met,
+            "truth": t.astype(int)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _close_to_exact(fit: RaterFit, exact, groups, k=5.0):
+    """Posterior mean within ``k`` Monte Carlo standard errors; 95% bounds within 0.01."""
+    got, want = fit.to_frame(), exact.to_frame()
+    for g in groups:
+        mc_se = want.loc[g, "std_error"] / math.sqrt(got.loc[g, "ess_bulk"])
+        assert abs(got.loc[g, "estimate"] - want.loc[g, "estimate"]) < k * mc_se, g
+        assert got.loc[g, "std_error"] == pytest.approx(want.loc[g, "std_error"], rel=0.08)
+        for side in ("lower", "upper"):
+            assert got.loc[g, side] == pytest.approx(want.loc[g, side], abs=0.01), (g, side)
+
+
+# ----------------------------------------------------------------------------------------------
+# one error-free rater is today's exact binary model
+# ----------------------------------------------------------------------------------------------
+
+def test_one_error_free_rater_is_the_exact_binary_model():
+    df = _expert_frame()
+    exact = be.fit("rating ~ metric | system", df)
+    fit = be.fit("rating ~ metric | system", df, rater="annotator", item="item",
+                 error_free="expert", draws=2000, seed=1)
+    _close_to_exact(fit, exact, ["A", "B"])
+    # the metric's rates too: rho = P(1 | adequate), eta = P(0 | inadequate)
+    r, e = fit.rates(), exact.rates()
+    for g in ("A", "B"):
+        assert r.loc[(g, "1", "1"), "estimate"] == pytest.approx(e.loc[g, "rho"], abs=0.01)
+        assert r.loc[(g, "0", "0"), "estimate"] == pytest.approx(e.loc[g, "eta"], abs=0.01)
+
+
+def test_noisy_raters_on_the_experts_items_leave_alpha_as_the_exact_model():
+    # the expert fixes the class of the items they rated: crowd ratings of those items inform
+    # the crowd's errors only, so alpha is still the exact model's
+    df = _expert_frame(seed=5)
+    rng = np.random.default_rng(0)
+    rated = df[df["annotator"] == "expert"]
+    crowd = []
+    for name, acc in (("c1", 0.8), ("c2", 0.65)):
+        c = rated.copy()
+        c["annotator"] = name
+        c["rating"] = np.where(rng.random(len(c)) < acc, c["truth"], 1 - c["truth"]).astype(float)
+        crowd.append(c)
+    long = pd.concat([df, *crowd], ignore_index=True)
+    exact = be.fit("rating ~ metric | system", df)
+    fit = fit_raters("rating ~ metric | system", long, rater="annotator", item="item",
+                     error_free="expert", draws=2000, seed=2)
+    _close_to_exact(fit, exact, ["A", "B"])
+    # and the crowd's confusion is learnt against the expert: with every class known, each row
+    # of a rater's matrix has the closed-form posterior Beta(2 + right, 1 + wrong) (the rater
+    # prior Beta(2, 1) updated by the counts)
+    from scipy import stats
+
+    t = fit.raters()
+    for name, c in zip(("c1", "c2"), crowd, strict=True):
+        for cls in (0, 1):
+            rows = c[c["truth"] == cls]
+            right = int((rows["rating"] == cls).sum())
+            post = stats.beta(2 + right, 1 + len(rows) - right)
+            got = t.loc[(name, str(cls), str(cls))]
+            assert got["estimate"] == pytest.approx(post.mean(), abs=4 * post.std() / 40)
+            assert got["lower"] == pytest.approx(post.ppf(0.025), abs=0.01)
+            assert got["upper"] == pytest.approx(post.ppf(0.975), abs=0.01)
+    assert bool(t.loc[("expert", "1", "1"), "is_error_free"])
+    assert t.loc[("expert", "1", "1"), "estimate"] == 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# simulated crowds with a known truth: the item labels against crowd-kit
+# ----------------------------------------------------------------------------------------------
+
+CROWD = {"competence": [0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.0, 0.0],
+         "guess": [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.8, 0.5]}
+
+
+def _accuracy(fit: RaterFit, truth: pd.DataFrame) -> float:
+    items = fit.items().reset_index()
+    merged = items.merge(truth.astype({"item": str}), on=["system", "item"])
+    return float((merged["class"].astype(int) == merged["truth"]).mean())
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    return simulate_crowd(11, alphas=[0.7, 0.5, 0.35], n_items=300, per_item=(2, 3),
+                          rho=0.8, eta=0.8, **CROWD)
+
+
+def test_item_labels_beat_the_majority_vote_and_the_metric_helps(crowd):
+    df, truth = crowd
+    kw = {"rater": "annotator", "item": "item", "draws": 400, "seed": 1}
+    alone = _quiet(fit_raters, "rating ~ 1 | system", df, **kw)
+    with_metric = _quiet(fit_raters, "rating ~ metric | system", df, **kw)
+    majority = alone.items()["majority"].to_numpy()
+    items = alone.items().reset_index().merge(truth.astype({"item": str}), on=["system", "item"])
+    rng = np.random.default_rng(0)
+    vote = np.where(majority == 0.5, rng.random(majority.size) < 0.5, majority > 0.5)
+    acc_vote = float((vote.astype(int) == items["truth"].to_numpy()).mean())
+    acc_alone, acc_metric = _accuracy(alone, truth), _accuracy(with_metric, truth)
+    assert acc_alone > acc_vote + 0.02
+    assert acc_metric > acc_alone + 0.005
+
+
+def _crowdkit_labels(df: pd.DataFrame, which: str) -> pd.Series:
+    from crowdkit.aggregation import MACE, DawidSkene
+
+    tasks = df.dropna(subset=["rating"]).assign(
+        task=lambda d: d["system"] + "/" + d["item"].astype(str),
+        worker=lambda d: d["annotator"], label=lambda d: d["rating"].astype(int))
+    model = DawidSkene(n_iter=100) if which == "dawid-skene" else MACE(n_iter=100, random_state=0)
+    with warnings.catch_warnings():   # crowd-kit's own calls into newer pandas
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return model.fit_predict(tasks[["task", "worker", "label"]])
+
+
+@pytest.mark.parametrize("which", ["dawid-skene", "mace"])
+def test_item_labels_at_least_as_accurate_as_crowdkit(crowd, which):
+    df, truth = crowd
+    kw = {"rater": "annotator", "item": "item", "raters": which, "draws": 400, "seed": 1}
+    theirs = _crowdkit_labels(df, which)
+    key = truth.assign(task=truth["system"] + "/" + truth["item"].astype(str)).set_index("task")
+    acc_theirs = float((theirs.astype(int) == key.loc[theirs.index, "truth"]).mean())
+    ours = _accuracy(_quiet(fit_raters, "rating ~ 1 | system", df, **kw), truth)
+    with_metric = _accuracy(_quiet(fit_raters, "rating ~ metric | system", df, **kw), truth)
+    assert ours >= acc_theirs - 0.005, (ours, acc_theirs)
+    assert with_metric > acc_theirs + 0.01, (with_metric, acc_theirs)
+
+
+def test_mace_finds_the_spammers(crowd):
+    df, truth = crowd
+    fit = _quiet(fit_raters, "rating ~ metric | system", df, rater="annotator", item="item",
+                 raters="mace", draws=400, seed=1)
+    t = fit.raters()
+    # r08 and r09 answer at random (competence 0): the two lowest, near 0
+    assert set(t["estimate"].nsmallest(2).index) == {"r08", "r09"}
+    assert t.loc["r08", "upper"] < 0.25 and t.loc["r09", "upper"] < 0.35
+    # the intervals cover each rater's realised competence in these data (a fair guesser right
+    # a share acc of the time has competence 2 acc - 1), and the estimates order the raters as
+    # the simulation's competences do
+    from scipy import stats
+
+    m = df.dropna(subset=["rating"]).merge(truth, on=["system", "item"])
+    realised = 2 * (m["rating"] == m["truth"]).groupby(m["annotator"]).mean() - 1
+    assert int(((t["lower"] <= realised) & (realised <= t["upper"])).sum()) >= 9
+    assert stats.spearmanr(t["estimate"], CROWD["competence"]).statistic > 0.8
+    # r08 guesses "adequate" 80 % of the time
+    assert t.loc["r08", "spam_positive"] == pytest.approx(0.8, abs=0.1)
+    assert list(t.columns) == ["estimate", "std_error", "lower", "upper", "spam_positive",
+                               "n_items", "n_shared", "is_error_free"]
+
+
+def test_alpha_covers_the_truth_where_the_majority_vote_is_biased(crowd):
+    df, truth = crowd
+    fit = _quiet(fit_raters, "rating ~ metric | system", df, rater="annotator", item="item",
+                 draws=400, seed=1)
+    share = truth.groupby("system")["truth"].mean()
+    frame = fit.to_frame()
+    for g in frame.index:
+        assert frame.loc[g, "lower"] < share[g] < frame.loc[g, "upper"], g
+
+
+# ----------------------------------------------------------------------------------------------
+# the protocol
+# ----------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small():
+    df, _ = simulate_crowd(2, alphas=[0.75, 0.55, 0.4], n_items=120, per_item=(2, 3),
+                           competence=[0.9, 0.8, 0.7, 0.6], n_metric_only=200)
+    return df
+
+
+def test_the_protocol(small):
+    fit = _quiet(be.fit, "rating ~ metric | system", small, rater="annotator", item="item",
+                 draws=300, chains=2, seed=4)
+    assert isinstance(fit, RaterFit)
+    frame = fit.to_frame()
+    assert frame.index.name == "system" and frame.attrs["level"] == 0.95
+    assert list(frame["n_metric"]) == [200, 200, 200]
+    assert list(frame["n_human"]) == [120, 120, 120]
+    counts = small.dropna(subset=["rating"]).groupby("system").size()
+    assert frame["n_ratings"].to_dict() == counts.to_dict()
+    assert np.all(frame["lower"] <= frame["estimate"]) and np.all(
+        frame["estimate"] <= frame["upper"])
+    comp = fit.compare().to_frame()
+    m = fit.compare().matrix()
+    for row in comp.itertuples():
+        assert m.loc[row.group_1, row.group_2] == pytest.approx(row.prob_greater)
+        d = fit.alpha_draws(row.group_1) - fit.alpha_draws(row.group_2)
+        assert row.diff == pytest.approx(d.mean())
+        assert row.prob_greater == pytest.approx(np.mean(d > 0))
+    ranks = fit.ranks().to_frame()
+    assert sorted(ranks["rank"]) == [1, 2, 3]
+    post = fit.posterior("S00")
+    assert post.mean() == pytest.approx(frame.loc["S00", "estimate"])
+    lo, hi = fit.interval(0.9).loc["S00"]
+    assert lo == pytest.approx(np.quantile(fit.alpha_draws("S00"), 0.05))
+    items = fit.items()
+    assert len(items) == 360 and items["prob_adequate"].between(0, 1).all()
+    # the summary says how many items carry how many ratings
+    text = str(fit)
+    ident = fit.identifiability()
+    assert ident.sum() == 360 and set(ident.index) == {2, 3}
+    assert f"{ident[2]} items with 2" in text and f"{ident[3]} items with 3" in text
+    assert "Beta(2.0, 1.0)" in text
+    html = fit.summary().as_html()
+    assert "rater" in html
+    # the naive answer is the majority vote
+    naive = fit.naive()
+    vote = items["majority"]
+    share = (np.where(vote > 0.5, 1.0, np.where(vote == 0.5, 0.5, 0.0))).reshape(-1)
+    want = pd.Series(share, index=items.index).groupby(level="system").mean()
+    np.testing.assert_allclose(naive["estimate"].loc[want.index], want, rtol=1e-12)
+    assert repr(fit).startswith("RaterFit(groups=3, raters=4, model='dawid-skene'")
+    with pytest.raises(ParameterError, match="plan\\(\\) is not available.*BinaryFit, LatentFit"):
+        fit.plan()
+
+
+def test_raters_table_reads_the_draws(small):
+    fit = _quiet(fit_raters, "rating ~ metric | system", small, rater="annotator", item="item",
+                 draws=300, chains=2, seed=4)
+    t = fit.raters(level=0.9)
+    phi = fit.draws.phi.reshape(-1, 4, 2, 2).astype(float)
+    assert t.loc[("r01", "1", "0"), "estimate"] == pytest.approx(phi[:, 1, 1, 0].mean())
+    assert t.loc[("r01", "1", "0"), "upper"] == pytest.approx(np.quantile(phi[:, 1, 1, 0], 0.95))
+    np.testing.assert_allclose(t["estimate"].groupby(level=["rater", "class"]).sum(), 1.0,
+                               atol=1e-6)
+    n_items = small.dropna(subset=["rating"]).groupby("annotator").size()
+    assert t.xs("0", level="class").xs("0", level="rating")["n_items"].to_dict() == \
+        n_items.to_dict()
+    assert t.attrs["level"] == 0.9 and t.attrs["kind"] == "eti"
+
+
+def test_seeds_reproduce_the_draws(small):
+    kw = {"rater": "annotator", "item": "item", "draws": 100, "chains": 2}
+    one = _quiet(fit_raters, "rating ~ metric | system", small, seed=7, raters="mace", **kw)
+    two = _quiet(fit_raters, "rating ~ metric | system", small, seed=7, raters="mace", **kw)
+    other = _quiet(fit_raters, "rating ~ metric | system", small, seed=8, raters="mace", **kw)
+    np.testing.assert_array_equal(one.draws.pi, two.draws.pi)
+    np.testing.assert_array_equal(one.draws.competence, two.draws.competence)
+    np.testing.assert_array_equal(one.items()["prob_adequate"], two.items()["prob_adequate"])
+    assert not np.array_equal(one.draws.pi, other.draws.pi)
+
+
+# ----------------------------------------------------------------------------------------------
+# refusals
+# ----------------------------------------------------------------------------------------------
+
+def test_nothing_identifies_the_raters_when_every_item_is_rated_once():
+    df, _ = simulate_crowd(0, alphas=[0.6], n_items=100, per_item=(1, 1),
+                           competence=[0.9, 0.8])
+    with pytest.raises(DataError, match="every item carries at most one human rating and no "
+                                        "rater is named error-free") as err:
+        fit_raters("rating ~ metric", df, rater="annotator", item="item", seed=1)
+    assert "error_free=" in str(err.value)
+    # naming a trusted rater identifies it
+    fit = _quiet(fit_raters, "rating ~ metric", df, rater="annotator", item="item",
+                 error_free="r00", draws=100, chains=2, seed=1)
+    assert fit.error_free == ("r00",)
+
+
+def test_refusals_name_the_argument_and_the_fix(small):
+    kw = {"rater": "annotator", "item": "item", "draws": 50, "chains": 1, "seed": 1}
+    with pytest.raises(ParameterError, match="also needs item="):
+        be.fit("rating ~ metric | system", small, rater="annotator")
+    with pytest.raises(ParameterError, match="also needs rater="):
+        be.fit("rating ~ metric | system", small, raters="mace")
+    with pytest.raises(ParameterError, match="threshold=0.5 is not taken by the rater-noise"):
+        be.fit("rating ~ metric | system", small, threshold=0.5, **kw)
+    with pytest.raises(ParameterError, match="error_free='nobody' is not a rater"):
+        fit_raters("rating ~ metric | system", small, error_free="nobody", **kw)
+    with pytest.raises(ParameterError, match="raters="):
+        fit_raters("rating ~ metric | system", small, raters="glad", **kw)
+    with pytest.raises(DataError, match="rater='who' is not a column"):
+        fit_raters("rating ~ metric | system", small, **{**kw, "rater": "who"})
+    likert = small.assign(rating=small["rating"] * 4 + 1)
+    with pytest.raises(DataError, match="binary human ratings.*I\\(rating >= 4\\)"):
+        fit_raters("rating ~ metric | system", likert, **kw)
+    bad = small.copy()
+    first = bad.index[bad["rating"].notna()][0]
+    twin = bad[(bad["system"] == bad.loc[first, "system"]) & (bad["item"] == bad.loc[first,
+                                                                                     "item"])]
+    bad.loc[twin.index[1], "metric"] = 1 - bad.loc[twin.index[0], "metric"]
+    with pytest.raises(DataError, match="different metric outputs"):
+        fit_raters("rating ~ metric | system", bad, **kw)
+    anonymous = small.copy()
+    anonymous.loc[first, "annotator"] = None
+    with pytest.raises(DataError, match="has a rating but no 'annotator'"):
+        fit_raters("rating ~ metric | system", anonymous, **kw)
+    # two error-free raters that disagree
+    r = small.dropna(subset=["rating"])
+    item_of = r.groupby(["system", "item"])["annotator"].agg(list)
+    both = item_of[item_of.map(lambda a: "r00" in a and "r01" in a)].index[0]
+    clash = small.copy()
+    rows = clash[(clash["system"] == both[0]) & (clash["item"] == both[1])]
+    clash.loc[rows.index[rows["annotator"] == "r00"], "rating"] = 1.0
+    clash.loc[rows.index[rows["annotator"] == "r01"], "rating"] = 0.0
+    with pytest.raises(DataError, match="error-free raters .* disagree"):
+        fit_raters("rating ~ metric | system", clash, error_free=["r00", "r01"], **kw)
+
+
+def test_missing_groups_are_accounted_for(small):
+    df = small.copy()
+    df.loc[df.index[:5], "system"] = None
+    fit = _quiet(fit_raters, "rating ~ metric | system", df, rater="annotator", item="item",
+                 draws=50, chains=1, seed=1)
+    assert fit.excluded == {"missing group": 5} and fit.n_used == len(df) - 5
+
+
+# ----------------------------------------------------------------------------------------------
+# every argument of fit() on the rater path: honoured or refused naming it
+# ----------------------------------------------------------------------------------------------
+
+def test_every_argument_of_fit_is_honoured_or_refused_on_the_rater_path(small):
+    import inspect
+
+    base = {"rater": "annotator", "item": "item", "draws": 60, "chains": 2, "seed": 3}
+    f = "rating ~ metric | system"
+    plain = _quiet(be.fit, f, small, **base)
+    cases = {   # argument -> (value, check of the result) or None: refused
+        "prior": ((5, 2), lambda r: r.prior == (5.0, 2.0)),
+        "rates": ("pooled", lambda r: r.rates_mode == "pooled" and r.draws.theta.shape[2] == 1),
+        "threshold": None, "lower_is_better": None, "method": None, "grid": None,
+        "dependence": None, "bins": None,
+        "level": (0.9, lambda r: r.to_frame().attrs["level"] == 0.9),
+        "order": (["S02", "S00", "S01"], lambda r: list(r.to_frame().index) ==
+                  ["S02", "S00", "S01"]),
+        # Beta(50, 1) on rho and eta: the metric's rates move towards 1
+        "rate_prior": ((50, 1), lambda r: r.rates().loc[("S00", "1", "1"), "estimate"] >
+                       plain.rates().loc[("S00", "1", "1"), "estimate"] + 0.01),
+        "eval_env": ({"x": 1}, lambda r: isinstance(r, RaterFit)),
+        "seed": (9, lambda r: r.seed == 9), "draws": (70, lambda r: r.n_draws == 70),
+        "chains": (3, lambda r: r.n_chains == 3),
+        "rater": ("annotator", lambda r: r.call["rater"] == "annotator"),
+        "item": ("item", lambda r: r.call["item"] == "item"),
+        "raters": ("mace", lambda r: r.model == "mace"),
+        "error_free": ("r00", lambda r: r.error_free == ("r00",)),
+    }
+    params = [p for p in inspect.signature(be.fit).parameters if p not in ("formula", "data")]
+    assert sorted(params) == sorted(cases)
+    values = {"threshold": 0.5, "lower_is_better": ["metric"], "method": "grid",
+              "grid": (200, 50, 50), "dependence": "joint", "bins": 3}
+    for name, case in cases.items():
+        if case is None:
+            with pytest.raises(ParameterError, match=f"{name}=.*rater-noise model"):
+                be.fit(f, small, **{**base, name: values[name]})
+            continue
+        value, check = case
+        fit = _quiet(be.fit, f, small, **{**base, name: value})
+        assert check(fit), name
