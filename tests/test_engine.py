@@ -417,9 +417,10 @@ def test_weights_with_more_than_one_mode_against_every_component(design):
     # the mass sits within 0.01 of 0 and 1: alpha beats Beta(31, 31) exactly when it is in the
     # upper pile (Beta(31, 31) has below 1e-40 of its mass outside [0.01, 0.99])
     other = alpha_posterior(30, 60)
+    greater = post.prob_greater(other)  # computed once, checked twice (deterministic)
     if inner < 1e-15:
-        assert post.prob_greater(other) == pytest.approx(sf, rel=1e-6, abs=1e-15)
-    assert post.prob_greater(other) + other.prob_greater(post) == pytest.approx(1.0, abs=1e-12)
+        assert greater == pytest.approx(sf, rel=1e-6, abs=1e-15)
+    assert greater + other.prob_greater(post) == pytest.approx(1.0, abs=1e-12)
 
 
 def _pinned_rate_mean(hp, ht, k, M, tp, fn, tn, fp, prior=(1.0, 1.0)):
@@ -558,12 +559,22 @@ def sweep_posteriors():
     return {name: alpha_posterior(*counts) for name, counts in PAIR_SWEEP.items()}
 
 
-def test_prob_greater_over_pairs_of_very_different_widths(sweep_posteriors):
+@pytest.fixture(scope="module")
+def sweep_prob_greater(sweep_posteriors):
+    """``prob_greater`` of every ordered pair of the sweep, computed once: the tests below check
+    the same values against a reference quadrature, against the shared-node matrix and against
+    the adaptive fallback (each pair was computed anew by each of them; the value is a
+    deterministic function of the two posteriors, so reusing it checks exactly the same thing)."""
+    return {(a, b): p.prob_greater(q) for a, p in sweep_posteriors.items()
+            for b, q in sweep_posteriors.items() if a != b}
+
+
+def test_prob_greater_over_pairs_of_very_different_widths(sweep_posteriors, sweep_prob_greater):
     import itertools
 
     for n1, n2 in itertools.combinations(PAIR_SWEEP, 2):
         p1, p2 = sweep_posteriors[n1], sweep_posteriors[n2]
-        got = p1.prob_greater(p2)
+        got = sweep_prob_greater[n1, n2]
         if p1._is_beta and p2._is_beta:
             ref = _quad_prob_greater_betas(PAIR_SWEEP[n1], PAIR_SWEEP[n2])
         else:
@@ -572,7 +583,7 @@ def test_prob_greater_over_pairs_of_very_different_widths(sweep_posteriors):
             assert abs(ref - _fixed_rule_prob_greater(p1, p2, 24, 10)) < 1e-13, (n1, n2)
         # stated: 1e-12 (prob_greater's quadrature; far pairs: their tail bound, below 1e-14)
         assert got == pytest.approx(ref, abs=1e-12), (n1, n2)
-        assert got + p2.prob_greater(p1) == pytest.approx(1.0, abs=1e-12), (n1, n2)
+        assert got + sweep_prob_greater[n2, n1] == pytest.approx(1.0, abs=1e-12), (n1, n2)
 
 
 def test_far_pairs_are_answered_from_their_tails():
@@ -746,12 +757,13 @@ def test_weights_as_one_convolution_against_term_by_term_sums(design):
     assert post.mean() == pytest.approx(float(np.sum(w * a / (a + b))), abs=1e-12)
 
 
-def test_prob_greater_matrix_equals_the_pairwise_path(sweep_posteriors):
+def test_prob_greater_matrix_equals_the_pairwise_path(sweep_posteriors, sweep_prob_greater):
     # every pair at once (one quadrature over shared nodes) against prob_greater pair by pair:
     # stated within 1e-12; the sweep's posteriors plus a posterior with two separate modes and
     # mixtures of a fit's size
     from binaryeval.binary.posterior import prob_greater_matrix
 
+    names = list(sweep_posteriors)
     posts = list(sweep_posteriors.values()) + [
         alpha_posterior(1, 2, 30000, 30000, 0, 300, 300, 5),            # two modes, at 0 and 1
         alpha_posterior(40, 50, 560, 950, 33, 7, 9, 1),
@@ -761,20 +773,22 @@ def test_prob_greater_matrix_equals_the_pairwise_path(sweep_posteriors):
     for i, p in enumerate(posts):
         for j, q in enumerate(posts):
             if i != j:
-                assert P[i, j] == pytest.approx(p.prob_greater(q), abs=1e-12), (i, j)
+                # pairs of the sweep: prob_greater's values from the fixture; the others here
+                pairwise = (sweep_prob_greater[names[i], names[j]]
+                            if max(i, j) < len(names) else p.prob_greater(q))
+                assert P[i, j] == pytest.approx(pairwise, abs=1e-12), (i, j)
     off = ~np.eye(len(posts), dtype=bool)
     np.testing.assert_allclose((P + P.T)[off], 1.0, atol=1e-12)
 
 
-def test_prob_greater_where_the_shared_quadrature_cannot_vouch(sweep_posteriors, monkeypatch):
+def test_prob_greater_where_the_shared_quadrature_cannot_vouch(sweep_prob_greater, monkeypatch):
     # with the check of the shared quadrature failing every pair, prob_greater answers by its
     # adaptive quadrature over interpolants: the same values within the stated 1e-12 (materialised
     # mixtures and Betas; the smooth ones are in the sweep above)
     from binaryeval.binary import _matrix
 
     names = ["beta 60", "beta 2000", "mix 1e3", "mix 1e4, 20 paired", "mix 2e4"]
-    shared = {(a, b): sweep_posteriors[a].prob_greater(sweep_posteriors[b])
-              for a in names for b in names if a != b}
+    shared = {(a, b): sweep_prob_greater[a, b] for a in names for b in names if a != b}
     monkeypatch.setattr(_matrix, "_TOL", -1.0)
     fresh = {n: alpha_posterior(*PAIR_SWEEP[n]) for n in names}
     for (a, b), value in shared.items():

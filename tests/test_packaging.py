@@ -9,6 +9,7 @@ each import must be declared directly, in the extra that needs it, or be guarded
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from importlib.metadata import packages_distributions
@@ -65,8 +66,11 @@ def _imports(tree: ast.AST) -> list[str]:
     return out
 
 
+@functools.cache
 def _sources() -> list[tuple[str, ast.AST, set[str]]]:
-    """(file, syntax tree, names of sibling modules) for every Python source and vignette chunk."""
+    """(file, syntax tree, names of sibling modules) for every Python source and vignette chunk.
+
+    Parsed once per run (the checks only read the trees): the files do not change during it."""
     out = []
     for root in ROOTS:
         for path in sorted((REPO / root).rglob("*.py")):

@@ -191,22 +191,8 @@ def test_repository_quarto_config():
     assert project_output_dir(root) == root / "reports"
 
 
-@pytest.mark.slow
-def test_shipped_vignette_renders(tmp_path):
-    # the repository's vignette: every chunk labelled, setup hidden, one captioned seaborn figure
-    root = Path(__file__).resolve().parents[1]
-    doc = root / "vignettes" / "datasets.qmd"
-    nb = read_qmd(doc)
-    labels = [c.metadata["quarto"]["label"] for c in nb.cells if c.cell_type == "code"]
-    assert not any(label.startswith("chunk-") for label in labels)
-    # warnings are shown: no page-wide warning: false
-    assert nb.metadata["quarto"]["execute"] == {"echo": True}
-    (written,) = render([doc], output_dir=tmp_path, engine="jupyter", timeout=300)
-    page = written.read_text()
-    assert "<title>The datasets shipped with binaryeval</title>" in page
-    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', page)) == 1
-    assert "Figure 1: Distribution of the MQM scores" in page
-    assert "#|" not in page and "sns.set_theme" not in page
+# The repository's datasets vignette (labelled chunks, setup hidden, one captioned figure) is
+# checked on its one rendering in test_vignettes.py (PAGE_CHECKS there).
 
 
 def test_error_true_chunk_and_missing_kernel(tmp_path):

@@ -17,6 +17,20 @@ ROOT = Path(__file__).resolve().parents[1]
 VIGNETTES = sorted((ROOT / "vignettes").glob("*.qmd"))
 
 
+def _datasets_page(nb, page):
+    """The datasets vignette: setup hidden, warnings shown (no page-wide ``warning: false``), one
+    captioned seaborn figure.  Checked on the page rendered here, so that it is rendered once."""
+    assert nb.metadata["quarto"]["execute"] == {"echo": True}
+    assert "<title>The datasets shipped with binaryeval</title>" in page
+    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', page)) == 1
+    assert "Figure 1: Distribution of the MQM scores" in page
+    assert "sns.set_theme" not in page
+
+
+# checks that belong to one vignette, run on its one rendering
+PAGE_CHECKS = {"datasets": _datasets_page}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("doc", VIGNETTES, ids=lambda p: p.stem)
 def test_vignette_renders_cleanly(doc, tmp_path):
@@ -40,3 +54,10 @@ def test_vignette_renders_cleanly(doc, tmp_path):
     if header.get("toc", True) is not False and len(html.find_all("h2")) >= 2:
         assert html.find("aside", class_="toc-side") is not None
     assert e_notation_in_probability_columns(page) == []
+    if doc.stem in PAGE_CHECKS:
+        PAGE_CHECKS[doc.stem](nb, page)
+
+
+def test_the_datasets_vignette_has_its_own_checks():
+    # the vignette the checks above name exists, so they cannot be skipped by a rename
+    assert set(PAGE_CHECKS) <= {p.stem for p in VIGNETTES}
