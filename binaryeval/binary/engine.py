@@ -801,7 +801,7 @@ def _scan_points(M: int, t_lo: int, t_hi: int) -> np.ndarray:
 
 
 def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
-               seen: dict) -> tuple[list[tuple[int, int]], float, dict]:
+               seen: dict, bound=None) -> tuple[list[tuple[int, int]], float, dict]:
     """The windows of every material mode of ``logw`` (one look over ``0..M``).
 
     With known rates ``log w`` is concave in ``alpha`` and :func:`_locate` finds its one mode.
@@ -812,14 +812,26 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
     units.  Points of :func:`_scan_points` above ``peak - TAIL_LOG`` start a search of their
     own.  Returns the windows of the modes within TAIL_LOG of the highest (sorted, overlapping
     ones merged), the highest peak and every evaluated point.
+
+    ``bound``, an upper bound of ``logw`` that is cheap to evaluate (the weight without its
+    likelihood factor ``L(T) <= 1``), spares the likelihood at the points where the bound is
+    already below the level (by one log unit, far above its rounding): those cannot be above it.
+    With many human ratings that is nearly every scan point.
     """
     pts = _scan_points(M, t_lo, t_hi)
     if not pts.size:
         return [(t_lo, t_hi)], peak, seen
-    vals = np.asarray(logw(pts), dtype=float)
-    vals = np.where(np.isnan(vals), -np.inf, vals)
+    vals = np.full(pts.size, -np.inf)
+    look = np.ones(pts.size, dtype=bool)
+    if bound is not None:
+        with np.errstate(invalid="ignore"):
+            look = ~(np.asarray(bound(pts), dtype=float) < peak - TAIL_LOG - 1.0)
     seen = dict(seen)
-    seen.update(zip(pts.astype(np.int64).tolist(), vals.tolist(), strict=True))
+    if look.any():
+        v = np.asarray(logw(pts[look]), dtype=float)
+        vals[look] = np.where(np.isnan(v), -np.inf, v)
+        # only values computed in full are seen (the bound is no value of logw)
+        seen.update(zip(pts[look].astype(np.int64).tolist(), vals[look].tolist(), strict=True))
     if not np.any(vals > peak - TAIL_LOG):
         return [(t_lo, t_hi)], peak, seen
     windows = [(t_lo, t_hi, peak)]
@@ -1092,10 +1104,10 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     # the kinks of log L are evaluated with the window's last probes
     t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg), extra=(k, M - k))
     parts = [(t_lo, t_hi)]
-    if pos.known is None or neg.known is None:
-        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
-        t_lo, t_hi = parts[0][0], parts[-1][1]
     base = _log_weight_fn(A, B, M, None)
+    if pos.known is None or neg.known is None:
+        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen, bound=base)
+        t_lo, t_hi = parts[0][0], parts[-1][1]
     known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items() if t in (k, M - k)}
     if len(parts) > 1:
         return [p for lo, hi in parts for p in _one_part(A, B, M, k, lik, base, lo, hi, peak,
