@@ -788,9 +788,18 @@ class AlphaPosterior(PosteriorDistribution):
             return super()._eti(tail)
         # both ends in one Newton iteration (the mixture and its mirror side by side)
         m, v = self.mean(), self.var()
+        g, e = self._shape
         y = _stack.solve(self._sides, np.array([0, 1]), np.array([tail, tail]),
-                         np.array([m, 1.0 - m]), np.array([v, v]))
+                         np.array([m, 1.0 - m]), np.array([v, v]),
+                         (np.array([g, -g]), np.array([e, e])))
         return float(y[0]), float(1.0 - y[1])
+
+    @cached_property
+    def _shape(self) -> tuple[float, float]:
+        """Skewness and excess kurtosis (they steer the quantile search's start)."""
+        v = self.var()
+        k3, k4 = self._central_moments()
+        return k3 / v ** 1.5, k4 / (v * v) - 3.0
 
     @cached_property
     def _sides(self) -> Stack:
@@ -999,16 +1008,21 @@ class AlphaPosterior(PosteriorDistribution):
         elif self.smooth is None and not self.parts:
             # both sides of the mixture in one stack: every quantile in one Newton iteration
             m, v = self.mean(), self.var()
+            g, e = self._shape
             n = tail.size
             y = _stack.solve(self._sides, np.where(on_lower, 0, 1), tail,
-                             np.where(on_lower, m, 1.0 - m), np.full(n, v))
+                             np.where(on_lower, m, 1.0 - m), np.full(n, v),
+                             (np.where(on_lower, g, -g), np.full(n, e)))
             res[:] = np.where(on_lower, y, 1.0 - y)
         else:
             m, v = self.mean(), self.var()
-            for side, sel, mid in ((self._lower, on_lower, m), (self._upper, ~on_lower, 1.0 - m)):
+            g, e = self._shape
+            for side, sel, mid, sk in ((self._lower, on_lower, m, g),
+                                       (self._upper, ~on_lower, 1.0 - m, -g)):
                 if sel.any():
-                    y = _solve_tails(_side_evaluator(side), tail[sel], np.full(sel.sum(), mid),
-                                     np.full(sel.sum(), v))
+                    n = int(sel.sum())
+                    y = _solve_tails(_side_evaluator(side), tail[sel], np.full(n, mid),
+                                     np.full(n, v), (np.full(n, sk), np.full(n, e)))
                     res[sel] = y if side is self._lower else 1.0 - y
         out[valid] = res
         return out
