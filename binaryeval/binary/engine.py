@@ -372,13 +372,23 @@ class _MetricLikelihood:
         """
         if self._tables is None:
             k, M = self.k, self.M
+            D = M - k
             i = np.arange(M + 1, dtype=float)
-            logfact = special.gammaln(i + 1.0)
+            # each table over the counts it is read at: the row over 0..M, the first over 0..k
+            # (x and k - x), the second over 0..D (T - x and its complement)
+            sizes = (M + 1, k + 1, D + 1)
+            logfact = (special.gammaln(i + 1.0)
+                       if self.pos.known is not None or self.neg.known is not None else None)
             # every estimated rate's three log-gamma ratios in one call
-            offsets = [d for dist in (self.pos, self.neg) if dist.known is None
-                       for d in (dist.a + dist.b - 1.0, dist.a - 1.0, dist.b - 1.0)]
-            ratios = iter(log_gamma_ratio(i[None, :] + 1.0, np.array(offsets)[:, None])
-                          if offsets else ())
+            offsets = [(d, n) for dist in (self.pos, self.neg) if dist.known is None
+                       for d, n in zip((dist.a + dist.b - 1.0, dist.a - 1.0, dist.b - 1.0), sizes,
+                                       strict=True)]
+            ratios = iter(())
+            if offsets:
+                z = np.concatenate([i[:n] for _, n in offsets]) + 1.0
+                d = np.repeat([v for v, _ in offsets], [n for _, n in offsets])
+                ratios = iter(np.split(log_gamma_ratio(z, d),
+                                       np.cumsum([n for _, n in offsets])[:-1]))
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
@@ -387,11 +397,10 @@ class _MetricLikelihood:
                     second = next(ratios)
                 else:
                     row = logfact
-                    first = i * math.log(dist.known) - logfact
-                    second = i * math.log1p(-dist.known) - logfact
+                    first = i[:k + 1] * math.log(dist.known) - logfact[:k + 1]
+                    second = i[:D + 1] * math.log1p(-dist.known) - logfact[:D + 1]
                 parts.append((row, first, second))
             (prow, pfirst, psecond), (nrow, nfirst, nsecond) = parts
-            D = M - k
             pad = max(k, D) + 1
             row = prow + nrow[::-1]
             first = np.full(k + 1 + pad, -np.inf)

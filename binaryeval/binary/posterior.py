@@ -796,9 +796,25 @@ class AlphaPosterior(PosteriorDistribution):
 
     @cached_property
     def _shape(self) -> tuple[float, float]:
-        """Skewness and excess kurtosis (they steer the quantile search's start)."""
-        v = self.var()
-        k3, k4 = self._central_moments()
+        """Skewness and excess kurtosis, to a few digits (they steer the quantile search's start).
+
+        For a materialised mixture in one pass over the components, with each component's
+        fourth central moment taken as ``3 var^2`` (its excess kurtosis is of order ``1 / N``);
+        otherwise from :meth:`_central_moments`.
+        """
+        m, v = self.mean(), self.var()
+        if self.smooth is None and not self.parts:
+            N = self._total
+            p = self.a / N
+            d = p - m
+            vj = p * (1.0 - p) / (N + 1.0)
+            k3j = 2.0 * vj * (1.0 - 2.0 * p) / (N + 2.0)
+            dd = d * d
+            w = self.weights
+            k3 = _dot(w, k3j + d * (3.0 * vj + dd))
+            k4 = _dot(w, 3.0 * vj * vj + d * (4.0 * k3j + d * (6.0 * vj + dd)))
+        else:
+            k3, k4 = self._central_moments()
         return k3 / v ** 1.5, k4 / (v * v) - 3.0
 
     @cached_property
