@@ -720,6 +720,12 @@ class _Looks:
         return i, width, sigma
 
 
+# the first look around the guess: dense near it (a bracket of the maximum within the weights'
+# scale at once, when the guess is good: the narrowing below then needs no second look, and one
+# evaluation of log L costs far more than a few more points in it), sparse beyond
+_FIRST_LOOK = np.r_[-8.0, -6.0, -4.0, -3.0, np.arange(-2.0, 2.01, 0.25), 3.0, 4.0, 6.0, 8.0]
+
+
 def _locate(logw, M: int, centre: float, scale: float,
             extra=()) -> tuple[int, int, float, dict]:
     """The window of components that matter, and the peak log weight.
@@ -735,7 +741,7 @@ def _locate(logw, M: int, centre: float, scale: float,
     evaluated with the first probes; ``seen`` maps every evaluated point to ``logw``.
     """
     looks = _Looks(logw, M)
-    looks.add(centre + scale * np.array([-8.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, 8.0]))
+    looks.add(centre + scale * _FIRST_LOOK)
     # the largest value at the edge of the first look: look further out, as far as 0 or M
     i = int(np.argmax(looks.vals))
     further = scale * 8.0 * 2.0 ** np.arange(1, 40)
