@@ -125,32 +125,38 @@ class Stack:
         return log_peak, scaled
 
     def _window(self, ia, lo, hi, lx, coefs, width, first, last):
-        steps = np.arange(width)[None, :]
-        total = np.zeros((coefs.shape[0], ia.size))
-        edges = []
-        rows = np.arange(ia.size)
-        for sign in (1, -1):
-            # the ratio used for the step from a + t (forwards) or to a - 1 - t (backwards)
-            idx = ia[:, None] + steps if sign > 0 else ia[:, None] - 1 - steps
-            inside = (idx < hi[:, None]) if sign > 0 else (idx >= lo[:, None])
-            safe = np.minimum(np.maximum(idx, 0), self.ratio.size - 1)
-            vals = self.ratio[safe] + lx[:, None]
-            vals[~inside] = 0.0
-            rel = np.cumsum(vals, axis=1)
-            if sign < 0:
-                rel = -rel
-            with np.errstate(under="ignore"):
-                kern = np.exp(rel)
-            kern[~inside] = 0.0
-            term_idx = safe + 1 if sign > 0 else safe
-            np.minimum(term_idx, coefs.shape[1] - 1, out=term_idx)
-            for r in range(coefs.shape[0]):
-                total[r] += np.add.reduce(kern * coefs[r][term_idx], axis=1)
-            count = inside.sum(axis=1)
-            edges.append(np.where(count > 0, rel[rows, np.maximum(count - 1, 0)], -np.inf))
+        n = ia.size
+        steps = np.arange(width)
+        # both directions in one array: the ratio used for the step from a + t (forwards,
+        # [:, 0]) or to a - 1 - t (backwards, [:, 1])
+        idx = np.empty((n, 2, width), dtype=np.int64)
+        idx[:, 0] = ia[:, None] + steps
+        idx[:, 1] = ia[:, None] - 1 - steps
+        inside = np.empty((n, 2, width), dtype=bool)
+        np.less(idx[:, 0], hi[:, None], out=inside[:, 0])
+        np.greater_equal(idx[:, 1], lo[:, None], out=inside[:, 1])
+        outside = ~inside
+        safe = np.minimum(np.maximum(idx, 0), self.ratio.size - 1)
+        vals = self.ratio[safe]
+        vals += lx[:, None, None]
+        vals[outside] = 0.0
+        rel = np.cumsum(vals, axis=2)
+        rel[:, 1] *= -1.0
+        with np.errstate(under="ignore"):
+            kern = np.exp(rel)
+        kern[outside] = 0.0
+        # the term reached: a + t + 1 forwards, a - 1 - t backwards
+        safe[:, 0] += 1
+        np.minimum(safe, coefs.shape[1] - 1, out=safe)
+        total = np.empty((coefs.shape[0], n))
+        for r in range(coefs.shape[0]):
+            total[r] = np.add.reduce((kern * coefs[r][safe]).reshape(n, -1), axis=1)
+        count = inside.sum(axis=2)
+        reached = np.take_along_axis(rel, np.maximum(count - 1, 0)[:, :, None], axis=2)[:, :, 0]
+        edges = np.where(count > 0, reached, -np.inf)
         # each window must end where the kernel is negligible (or at the mixture's first/last
         # component)
-        if np.any(((hi < last) & (edges[0] > _TAIL)) | ((lo > first) & (edges[1] > _TAIL))):
+        if np.any(((hi < last) & (edges[:, 0] > _TAIL)) | ((lo > first) & (edges[:, 1] > _TAIL))):
             raise FloatingPointError("internal: kernel window too narrow; please report this case")
         return total
 
