@@ -175,7 +175,7 @@ def test_the_start_of_a_beta_is_its_own_quantile():
 def test_shape_of_a_materialised_mixture_against_its_central_moments(counts):
     post = alpha_posterior(*counts)
     assert post.smooth is None and not post.parts
-    g, e = post._shape
+    g, e = post._skew_kurt
     k3, k4 = post._central_moments()
     v = post.var()
     # the components' excess kurtosis (order 1 / N) is left out of the one-pass form

@@ -34,6 +34,9 @@ __all__ = ["Stack", "both_sides", "modes", "quantiles", "solve"]
 
 _CHUNK = 2_000_000  # elements of the (points x window) work arrays per chunk
 _TAIL = math.log(1e-18)
+# Halley's correction is used while it is small (near the root, where the matched Beta's log
+# density slope stands in well for the target's); a larger one falls back to Newton's step
+_HALLEY_MAX = 0.05
 
 
 class Stack:
@@ -345,9 +348,10 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
             step = resid / slope
             # Halley's correction with the second derivative g'' = g' (d log f / dy - g') of
             # g = log F - log t, the log density's slope taken from the matched Beta: nearly
-            # cubic convergence while that slope is close (the stopping rule below is Newton's)
+            # cubic convergence while that slope is close; only while the correction is small
+            # (_HALLEY_MAX), else Newton's step (the stopping rule below is Newton's)
             h = 0.5 * step * (am1[active] / ya - bm1[active] / (1.0 - ya) - slope)
-            move = np.where(np.abs(h) <= 0.5, step / (1.0 - h), step)
+            move = np.where(np.abs(h) <= _HALLEY_MAX, step / (1.0 - h), step)
         below = resid < 0.0
         lo[active] = np.where(below, ya, lo[active])
         hi[active] = np.where(below, hi[active], ya)

@@ -788,22 +788,26 @@ class AlphaPosterior(PosteriorDistribution):
             return super()._eti(tail)
         # both ends in one Newton iteration (the mixture and its mirror side by side)
         m, v = self.mean(), self.var()
-        g, e = self._shape
+        g, e = self._skew_kurt
         y = _stack.solve(self._sides, np.array([0, 1]), np.array([tail, tail]),
                          np.array([m, 1.0 - m]), np.array([v, v]),
                          (np.array([g, -g]), np.array([e, e])))
         return float(y[0]), float(1.0 - y[1])
 
     @cached_property
-    def _shape(self) -> tuple[float, float]:
+    def _skew_kurt(self) -> tuple[float, float]:
         """Skewness and excess kurtosis, to a few digits (they steer the quantile search's start).
 
         For a materialised mixture in one pass over the components, with each component's
         fourth central moment taken as ``3 var^2`` (its excess kurtosis is of order ``1 / N``);
-        otherwise from :meth:`_central_moments`.
+        for a smooth one from :meth:`_central_moments` (a sum over its quadrature rule); NaN for
+        separate parts (a materialised piece can hold 10^5 components: the start is not worth a
+        pass over them, and the search starts from the matched Beta).
         """
         m, v = self.mean(), self.var()
-        if self.smooth is None and not self.parts:
+        if self.parts:
+            return math.nan, math.nan
+        if self.smooth is None:
             N = self._total
             p = self.a / N
             d = p - m
@@ -1024,7 +1028,7 @@ class AlphaPosterior(PosteriorDistribution):
         elif self.smooth is None and not self.parts:
             # both sides of the mixture in one stack: every quantile in one Newton iteration
             m, v = self.mean(), self.var()
-            g, e = self._shape
+            g, e = self._skew_kurt
             n = tail.size
             y = _stack.solve(self._sides, np.where(on_lower, 0, 1), tail,
                              np.where(on_lower, m, 1.0 - m), np.full(n, v),
@@ -1032,7 +1036,7 @@ class AlphaPosterior(PosteriorDistribution):
             res[:] = np.where(on_lower, y, 1.0 - y)
         else:
             m, v = self.mean(), self.var()
-            g, e = self._shape
+            g, e = self._skew_kurt
             for side, sel, mid, sk in ((self._lower, on_lower, m, g),
                                        (self._upper, ~on_lower, 1.0 - m, -g)):
                 if sel.any():
