@@ -805,7 +805,7 @@ class AlphaPosterior(PosteriorDistribution):
         pass over them, and the search starts from the matched Beta).
         """
         m, v = self.mean(), self.var()
-        if self.parts:
+        if self.parts or not v > 0.0:
             return math.nan, math.nan
         if self.smooth is None:
             N = self._total
