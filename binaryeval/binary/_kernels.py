@@ -174,6 +174,13 @@ def log_beta_pdf(x, a, b):
     """
     x, a, b = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(a, dtype=float),
                                   np.asarray(b, dtype=float))
+    if x.size <= _FEW:
+        # a few points (a quantile search's anchors): the same formulas one point at a time,
+        # without the array machinery, where both counts are at least one
+        few = [_log_beta_pdf_one(*v) for v in zip(x.ravel().tolist(), a.ravel().tolist(),
+                                                   b.ravel().tolist(), strict=True)]
+        if None not in few:
+            return np.array(few, dtype=float).reshape(x.shape)
     out = np.empty(x.shape)
     regular = (a >= 1.0) & (b >= 1.0)
     if regular.any():
@@ -191,6 +198,50 @@ def log_beta_pdf(x, a, b):
         with np.errstate(divide="ignore"):
             out[other] = special.xlogy(aa - 1.0, xx) + special.xlog1py(bb - 1.0, -xx) - lbeta
     return out
+
+
+_FEW = 4  # arrays up to this size go through the one-point forms below
+
+
+def _stirlerr_one(n: float) -> float:
+    """:func:`stirlerr` of one ``n > 15`` (the series: two terms above 500, else five)."""
+    s0, s1, s2, s3, s4 = _S
+    nn = n * n
+    if n > 500.0:
+        return (s0 - s1 / nn) / n
+    return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+
+
+def _bd0_one(x: float, mu: float) -> float:
+    """:func:`bd0` of one pair (its series near ``mu``, as :func:`_bd0_series`)."""
+    d = x - mu
+    if not abs(d) < 0.1 * (x + mu):
+        return x * math.log(x / mu) + mu - x
+    v = d / (x + mu)
+    v2 = v * v
+    n_terms = 11 if v2 <= 0.0 else int(min(11, max(1, math.ceil(-39.2 / math.log(v2)))))
+    s = d * v
+    ej = 2.0 * x * v
+    for j in range(1, n_terms + 1):
+        ej = ej * v2
+        s = s + ej / (2 * j + 1)
+    return s
+
+
+def _log_beta_pdf_one(x: float, a: float, b: float) -> float | None:
+    """:func:`log_beta_pdf` at one point by Loader's form, or None outside its plain case.
+
+    The plain case: ``0 < x < 1`` and both counts ``a - 1``, ``b - 1`` above 15 (every
+    :func:`stirlerr` by its series); elsewhere the array form answers.
+    """
+    if not (0.0 < x < 1.0 and a > 16.0 and b > 16.0):
+        return None
+    k, n = a - 1.0, a + b - 2.0
+    q = 1.0 - x
+    lc = (_stirlerr_one(n) - _stirlerr_one(k) - _stirlerr_one(n - k) - _bd0_one(k, n * x)
+          - _bd0_one(n - k, n * q))
+    return math.log(a + b - 1.0) + lc - 0.5 * (math.log(2.0 * math.pi) + math.log(k)
+                                                + math.log1p(-k / n))
 
 
 def log_gamma_ratio(z, d):

@@ -10,6 +10,8 @@ vectorised Clenshaw recurrence.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 __all__ = ["CHEB_DEGREE", "CHEB_NODES", "PiecewiseChebyshev", "chebyshev_coefficients",
@@ -62,14 +64,26 @@ class PiecewiseChebyshev:
             k = np.clip(np.searchsorted(e, xi, side="right") - 1, 0, len(e) - 2)
             lo, hi = e[k], e[k + 1]
             u = (2.0 * xi - (lo + hi)) / (hi - lo)
-            c = self.coefs[k]
-            # Clenshaw, vectorised over points (each with its own coefficient row)
-            b1 = np.zeros(xi.size)
+            # each point's coefficients as columns: every degree's a contiguous row
+            c = self._coefs_t[:, k]
+            # Clenshaw, vectorised over points (each with its own coefficient row); in place,
+            # the same operations in the same order as b1 <- 2 u b1 - b2 + c_j
+            u2 = 2.0 * u
+            b1 = c[-1].copy()
             b2 = np.zeros(xi.size)
-            for j in range(c.shape[1] - 1, 0, -1):
-                b1, b2 = 2.0 * u * b1 - b2 + c[:, j], b1
-            out[inside] = u * b1 - b2 + c[:, 0]
+            tmp = np.empty(xi.size)
+            for j in range(c.shape[0] - 2, 0, -1):
+                np.multiply(u2, b1, out=tmp)
+                tmp -= b2
+                tmp += c[j]
+                b1, b2, tmp = tmp, b1, b2
+            out[inside] = u * b1 - b2 + c[0]
         return out
+
+    @cached_property
+    def _coefs_t(self) -> np.ndarray:
+        """The coefficients with the degree first (a row per degree, for :meth:`__call__`)."""
+        return np.ascontiguousarray(self.coefs.T)
 
 
 def chebyshev_coefficients(values: np.ndarray) -> np.ndarray:

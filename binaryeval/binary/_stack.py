@@ -34,6 +34,9 @@ __all__ = ["Stack", "both_sides", "modes", "quantiles", "solve"]
 
 _CHUNK = 2_000_000  # elements of the (points x window) work arrays per chunk
 _TAIL = math.log(1e-18)
+# Halley's correction is used while it is small (near the root, where the matched Beta's log
+# density slope stands in well for the target's); a larger one falls back to Newton's step
+_HALLEY_MAX = 0.05
 
 
 class Stack:
@@ -125,32 +128,38 @@ class Stack:
         return log_peak, scaled
 
     def _window(self, ia, lo, hi, lx, coefs, width, first, last):
-        steps = np.arange(width)[None, :]
-        total = np.zeros((coefs.shape[0], ia.size))
-        edges = []
-        rows = np.arange(ia.size)
-        for sign in (1, -1):
-            # the ratio used for the step from a + t (forwards) or to a - 1 - t (backwards)
-            idx = ia[:, None] + steps if sign > 0 else ia[:, None] - 1 - steps
-            inside = (idx < hi[:, None]) if sign > 0 else (idx >= lo[:, None])
-            safe = np.minimum(np.maximum(idx, 0), self.ratio.size - 1)
-            vals = self.ratio[safe] + lx[:, None]
-            vals[~inside] = 0.0
-            rel = np.cumsum(vals, axis=1)
-            if sign < 0:
-                rel = -rel
-            with np.errstate(under="ignore"):
-                kern = np.exp(rel)
-            kern[~inside] = 0.0
-            term_idx = safe + 1 if sign > 0 else safe
-            np.minimum(term_idx, coefs.shape[1] - 1, out=term_idx)
-            for r in range(coefs.shape[0]):
-                total[r] += np.add.reduce(kern * coefs[r][term_idx], axis=1)
-            count = inside.sum(axis=1)
-            edges.append(np.where(count > 0, rel[rows, np.maximum(count - 1, 0)], -np.inf))
+        n = ia.size
+        steps = np.arange(width)
+        # both directions in one array: the ratio used for the step from a + t (forwards,
+        # [:, 0]) or to a - 1 - t (backwards, [:, 1])
+        idx = np.empty((n, 2, width), dtype=np.int64)
+        idx[:, 0] = ia[:, None] + steps
+        idx[:, 1] = ia[:, None] - 1 - steps
+        inside = np.empty((n, 2, width), dtype=bool)
+        np.less(idx[:, 0], hi[:, None], out=inside[:, 0])
+        np.greater_equal(idx[:, 1], lo[:, None], out=inside[:, 1])
+        outside = ~inside
+        safe = np.minimum(np.maximum(idx, 0), self.ratio.size - 1)
+        vals = self.ratio[safe]
+        vals += lx[:, None, None]
+        vals[outside] = 0.0
+        rel = np.cumsum(vals, axis=2)
+        rel[:, 1] *= -1.0
+        with np.errstate(under="ignore"):
+            kern = np.exp(rel)
+        kern[outside] = 0.0
+        # the term reached: a + t + 1 forwards, a - 1 - t backwards
+        safe[:, 0] += 1
+        np.minimum(safe, coefs.shape[1] - 1, out=safe)
+        total = np.empty((coefs.shape[0], n))
+        for r in range(coefs.shape[0]):
+            total[r] = np.add.reduce((kern * coefs[r][safe]).reshape(n, -1), axis=1)
+        count = inside.sum(axis=2)
+        reached = np.take_along_axis(rel, np.maximum(count - 1, 0)[:, :, None], axis=2)[:, :, 0]
+        edges = np.where(count > 0, reached, -np.inf)
         # each window must end where the kernel is negligible (or at the mixture's first/last
         # component)
-        if np.any(((hi < last) & (edges[0] > _TAIL)) | ((lo > first) & (edges[1] > _TAIL))):
+        if np.any(((hi < last) & (edges[:, 0] > _TAIL)) | ((lo > first) & (edges[:, 1] > _TAIL))):
             raise FloatingPointError("internal: kernel window too narrow; please report this case")
         return total
 
@@ -178,10 +187,11 @@ class Stack:
 
 
 def solve(stack: Stack, grp: np.ndarray, tail: np.ndarray, mean: np.ndarray,
-          var: np.ndarray) -> np.ndarray:
+          var: np.ndarray, shape: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The ``y`` with ``cdf_grp[i](y) = tail[i]`` for every ``i`` (tails in [0, 1/2]).
 
-    ``mean``, ``var``: the moments of mixture ``grp[i]``.  The posterior module's Newton
+    ``mean``, ``var``: the moments of mixture ``grp[i]``; ``shape``, optionally, its skewness
+    and excess kurtosis (for a better start).  The posterior module's Newton
     iteration (:func:`_solve_tails`), all targets at once; ask the
     mirrored mixture (components of ``1 - alpha``) for a quantile above the median.
     """
@@ -198,7 +208,7 @@ def solve(stack: Stack, grp: np.ndarray, tail: np.ndarray, mean: np.ndarray,
                 logf[inner] = np.log(pdf)
         return F, logf
 
-    return _solve_tails(evaluate, tail, mean, var)
+    return _solve_tails(evaluate, tail, mean, var, shape)
 
 
 def both_sides(mixtures) -> Stack:
@@ -288,13 +298,20 @@ def modes(stack: Stack, mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
     return out
 
 
-def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
+def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
+                 shape: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The ``y`` with ``cdf_i(y) = tail[i]`` for every ``tail[i]`` in [0, 1/2] at once.
 
     ``evaluate(active, y)`` gives the cdf and log density of target ``active[j]`` at ``y[j]``;
-    ``mean``, ``var`` the moments of each target's distribution.  Newton's method on
+    ``mean``, ``var`` the moments of each target's distribution, ``shape`` optionally its
+    skewness and excess kurtosis.  Newton's method on
     ``log cdf(y) - log tail`` (nearly linear in ``y`` far in a tail, where the cdf itself is
-    exponentially curved), started from the Beta distribution with the same mean and variance.
+    exponentially curved), started from the Beta distribution with the same mean and variance
+    (with ``shape``, moved by the difference of the Cornish-Fisher expansions of the target and
+    that Beta, when the move is below a quarter standard deviation and the tail above 1e-6: for
+    the posteriors of a few hundred paired rows the start is then within about 1e-5 of the
+    quantile instead of 3e-4, and one evaluation fewer is needed; the start only saves work,
+    the iteration below decides the answer).
     A bracket ``[lo, hi]`` holding the root is kept from the signs seen; a step that leaves it,
     or a density of zero, is replaced by bisection, so the iteration converges for any
     increasing cdf (several modes included).  It stops after a Newton step below 1e-9 of ``y``
@@ -313,6 +330,11 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray) 
     with np.errstate(invalid="ignore"):
         y = special.betaincinv(np.maximum(m * c, 1e-300), np.maximum((1.0 - m) * c, 1e-300), t)
     y = np.where(np.isfinite(y) & (y > 0.0) & (y < 1.0), y, m)
+    if shape is not None:
+        y = _cornish_fisher_start(y, t, m, v, c, *(np.asarray(s, dtype=float)[todo]
+                                                    for s in shape))
+    # the matched Beta's a - 1 and b - 1: its log density's slope stands in for the target's
+    am1, bm1 = m * c - 1.0, (1.0 - m) * c - 1.0
     lo, hi = np.zeros(t.shape), np.ones(t.shape)
     active = np.arange(t.size)
     for _ in range(100):
@@ -322,11 +344,18 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray) 
             logF = np.log(F)
             resid = logF - log_t[active]
             # d log F / dy = f / F
-            step = resid / np.exp(logf - logF)
+            slope = np.exp(logf - logF)
+            step = resid / slope
+            # Halley's correction with the second derivative g'' = g' (d log f / dy - g') of
+            # g = log F - log t, the log density's slope taken from the matched Beta: nearly
+            # cubic convergence while that slope is close; only while the correction is small
+            # (_HALLEY_MAX), else Newton's step (the stopping rule below is Newton's)
+            h = 0.5 * step * (am1[active] / ya - bm1[active] / (1.0 - ya) - slope)
+            move = np.where(np.abs(h) <= _HALLEY_MAX, step / (1.0 - h), step)
         below = resid < 0.0
         lo[active] = np.where(below, ya, lo[active])
         hi[active] = np.where(below, hi[active], ya)
-        new = ya - step
+        new = ya - move
         bad = ~np.isfinite(new) | (new <= lo[active]) | (new >= hi[active])
         # quadratic convergence: after a Newton step below 1e-9 of y the error is of order its
         # square (relative to y, times the log cdf's curvature: below 1e-16 in practice); a step
@@ -342,3 +371,28 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray) 
             break
     out[todo] = y
     return out
+
+
+def _cornish_fisher_start(y: np.ndarray, t: np.ndarray, m: np.ndarray, v: np.ndarray,
+                          c: np.ndarray, skew: np.ndarray, kurt: np.ndarray) -> np.ndarray:
+    """The Beta quantile ``y`` moved by the Cornish-Fisher difference of target and Beta.
+
+    The Beta has mean ``m``, variance ``v`` (``c = a + b``); the target skewness ``skew`` and
+    excess kurtosis ``kurt``.  With ``z`` the normal quantile of ``t``, each distribution's
+    quantile is about ``mean + sd (z + (z^2 - 1) g / 6 + (z^3 - 3 z) e / 24 - (2 z^3 - 5 z)
+    g^2 / 36)``; the two share mean and sd, so the difference of the expansions moves the Beta's
+    exact quantile towards the target's.  Kept only where the move is small (below a quarter
+    standard deviation), the tail above 1e-6 and the result inside (0, 1).
+    """
+    a, b = m * c, (1.0 - m) * c
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        g_b = 2.0 * (b - a) * np.sqrt(c + 1.0) / ((c + 2.0) * np.sqrt(a * b))
+        e_b = 6.0 * ((a - b) ** 2 * (c + 1.0) - a * b * (c + 2.0)) / (a * b * (c + 2.0) * (c + 3.0))
+        z = special.ndtri(t)
+        sd = np.sqrt(v)
+        move = sd * ((skew - g_b) * (z * z - 1.0) / 6.0 + (kurt - e_b) * (z ** 3 - 3.0 * z) / 24.0
+                     - (skew * skew - g_b * g_b) * (2.0 * z ** 3 - 5.0 * z) / 36.0)
+        new = y + move
+        ok = (np.isfinite(new) & (np.abs(move) <= 0.25 * sd) & (t >= 1e-6) & (new > 0.0)
+              & (new < 1.0))
+    return np.where(ok, new, y)

@@ -37,7 +37,8 @@ metric disagree (the paired rows say the metric rejects most inadequate outputs,
 all of them) the weights pile up at both ends, ``alpha`` near 0 and near 1, and either pile can
 be the larger by hundreds of log units or both can matter.  So with an estimated rate one more
 look covers ``0..M`` (65 even points and points at doubling distances from both ends, where such
-a pile can be a few components wide); every point above the level starts a search of its own.
+a pile can be a few components wide; ``L(T) <= 1``, so a point whose other factors are already
+below the level needs no ``L``); every point above the level starts a search of its own.
 Each mode within ``TAIL_LOG`` of the highest gets its own window (overlapping ones merged), and
 the posterior is the weighted sum of one mixture per window, by their masses
 (:meth:`AlphaPosterior.from_parts`: its cdf the weighted sum of theirs, ``P(alpha_1 > alpha_2)``
@@ -372,13 +373,23 @@ class _MetricLikelihood:
         """
         if self._tables is None:
             k, M = self.k, self.M
+            D = M - k
             i = np.arange(M + 1, dtype=float)
-            logfact = special.gammaln(i + 1.0)
+            # each table over the counts it is read at: the row over 0..M, the first over 0..k
+            # (x and k - x), the second over 0..D (T - x and its complement)
+            sizes = (M + 1, k + 1, D + 1)
+            logfact = (special.gammaln(i + 1.0)
+                       if self.pos.known is not None or self.neg.known is not None else None)
             # every estimated rate's three log-gamma ratios in one call
-            offsets = [d for dist in (self.pos, self.neg) if dist.known is None
-                       for d in (dist.a + dist.b - 1.0, dist.a - 1.0, dist.b - 1.0)]
-            ratios = iter(log_gamma_ratio(i[None, :] + 1.0, np.array(offsets)[:, None])
-                          if offsets else ())
+            offsets = [(d, n) for dist in (self.pos, self.neg) if dist.known is None
+                       for d, n in zip((dist.a + dist.b - 1.0, dist.a - 1.0, dist.b - 1.0), sizes,
+                                       strict=True)]
+            ratios = iter(())
+            if offsets:
+                z = np.concatenate([i[:n] for _, n in offsets]) + 1.0
+                d = np.repeat([v for v, _ in offsets], [n for _, n in offsets])
+                ratios = iter(np.split(log_gamma_ratio(z, d),
+                                       np.cumsum([n for _, n in offsets])[:-1]))
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
@@ -387,11 +398,10 @@ class _MetricLikelihood:
                     second = next(ratios)
                 else:
                     row = logfact
-                    first = i * math.log(dist.known) - logfact
-                    second = i * math.log1p(-dist.known) - logfact
+                    first = i[:k + 1] * math.log(dist.known) - logfact[:k + 1]
+                    second = i[:D + 1] * math.log1p(-dist.known) - logfact[:D + 1]
                 parts.append((row, first, second))
             (prow, pfirst, psecond), (nrow, nfirst, nsecond) = parts
-            D = M - k
             pad = max(k, D) + 1
             row = prow + nrow[::-1]
             first = np.full(k + 1 + pad, -np.inf)
@@ -711,6 +721,12 @@ class _Looks:
         return i, width, sigma
 
 
+# the first look around the guess: dense near it (a bracket of the maximum within the weights'
+# scale at once, when the guess is good: the narrowing below then needs no second look, and one
+# evaluation of log L costs far more than a few more points in it), sparse beyond
+_FIRST_LOOK = np.r_[-8.0, -6.0, -4.0, -3.0, np.arange(-2.0, 2.01, 0.25), 3.0, 4.0, 6.0, 8.0]
+
+
 def _locate(logw, M: int, centre: float, scale: float,
             extra=()) -> tuple[int, int, float, dict]:
     """The window of components that matter, and the peak log weight.
@@ -726,7 +742,7 @@ def _locate(logw, M: int, centre: float, scale: float,
     evaluated with the first probes; ``seen`` maps every evaluated point to ``logw``.
     """
     looks = _Looks(logw, M)
-    looks.add(centre + scale * np.array([-8.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, 8.0]))
+    looks.add(centre + scale * _FIRST_LOOK)
     # the largest value at the edge of the first look: look further out, as far as 0 or M
     i = int(np.argmax(looks.vals))
     further = scale * 8.0 * 2.0 ** np.arange(1, 40)
@@ -801,7 +817,7 @@ def _scan_points(M: int, t_lo: int, t_hi: int) -> np.ndarray:
 
 
 def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
-               seen: dict) -> tuple[list[tuple[int, int]], float, dict]:
+               seen: dict, bound=None) -> tuple[list[tuple[int, int]], float, dict]:
     """The windows of every material mode of ``logw`` (one look over ``0..M``).
 
     With known rates ``log w`` is concave in ``alpha`` and :func:`_locate` finds its one mode.
@@ -812,14 +828,26 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
     units.  Points of :func:`_scan_points` above ``peak - TAIL_LOG`` start a search of their
     own.  Returns the windows of the modes within TAIL_LOG of the highest (sorted, overlapping
     ones merged), the highest peak and every evaluated point.
+
+    ``bound``, an upper bound of ``logw`` that is cheap to evaluate (the weight without its
+    likelihood factor ``L(T) <= 1``), spares the likelihood at the points where the bound is
+    already below the level (by one log unit, far above its rounding): those cannot be above it.
+    With many human ratings that is nearly every scan point.
     """
     pts = _scan_points(M, t_lo, t_hi)
     if not pts.size:
         return [(t_lo, t_hi)], peak, seen
-    vals = np.asarray(logw(pts), dtype=float)
-    vals = np.where(np.isnan(vals), -np.inf, vals)
+    vals = np.full(pts.size, -np.inf)
+    look = np.ones(pts.size, dtype=bool)
+    if bound is not None:
+        with np.errstate(invalid="ignore"):
+            look = ~(np.asarray(bound(pts), dtype=float) < peak - TAIL_LOG - 1.0)
     seen = dict(seen)
-    seen.update(zip(pts.astype(np.int64).tolist(), vals.tolist(), strict=True))
+    if look.any():
+        v = np.asarray(logw(pts[look]), dtype=float)
+        vals[look] = np.where(np.isnan(v), -np.inf, v)
+        # only values computed in full are seen (the bound is no value of logw)
+        seen.update(zip(pts[look].astype(np.int64).tolist(), vals[look].tolist(), strict=True))
     if not np.any(vals > peak - TAIL_LOG):
         return [(t_lo, t_hi)], peak, seen
     windows = [(t_lo, t_hi, peak)]
@@ -1092,10 +1120,10 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     # the kinks of log L are evaluated with the window's last probes
     t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg), extra=(k, M - k))
     parts = [(t_lo, t_hi)]
-    if pos.known is None or neg.known is None:
-        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen)
-        t_lo, t_hi = parts[0][0], parts[-1][1]
     base = _log_weight_fn(A, B, M, None)
+    if pos.known is None or neg.known is None:
+        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen, bound=base)
+        t_lo, t_hi = parts[0][0], parts[-1][1]
     known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items() if t in (k, M - k)}
     if len(parts) > 1:
         return [p for lo, hi in parts for p in _one_part(A, B, M, k, lik, base, lo, hi, peak,

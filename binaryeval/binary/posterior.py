@@ -788,9 +788,38 @@ class AlphaPosterior(PosteriorDistribution):
             return super()._eti(tail)
         # both ends in one Newton iteration (the mixture and its mirror side by side)
         m, v = self.mean(), self.var()
+        g, e = self._skew_kurt
         y = _stack.solve(self._sides, np.array([0, 1]), np.array([tail, tail]),
-                         np.array([m, 1.0 - m]), np.array([v, v]))
+                         np.array([m, 1.0 - m]), np.array([v, v]),
+                         (np.array([g, -g]), np.array([e, e])))
         return float(y[0]), float(1.0 - y[1])
+
+    @cached_property
+    def _skew_kurt(self) -> tuple[float, float]:
+        """Skewness and excess kurtosis, to a few digits (they steer the quantile search's start).
+
+        For a materialised mixture in one pass over the components, with each component's
+        fourth central moment taken as ``3 var^2`` (its excess kurtosis is of order ``1 / N``);
+        for a smooth one from :meth:`_central_moments` (a sum over its quadrature rule); NaN for
+        separate parts (a materialised piece can hold 10^5 components: the start is not worth a
+        pass over them, and the search starts from the matched Beta).
+        """
+        m, v = self.mean(), self.var()
+        if self.parts or not v > 0.0:
+            return math.nan, math.nan
+        if self.smooth is None:
+            N = self._total
+            p = self.a / N
+            d = p - m
+            vj = p * (1.0 - p) / (N + 1.0)
+            k3j = 2.0 * vj * (1.0 - 2.0 * p) / (N + 2.0)
+            dd = d * d
+            w = self.weights
+            k3 = _dot(w, k3j + d * (3.0 * vj + dd))
+            k4 = _dot(w, 3.0 * vj * vj + d * (4.0 * k3j + d * (6.0 * vj + dd)))
+        else:
+            k3, k4 = self._central_moments()
+        return k3 / v ** 1.5, k4 / (v * v) - 3.0
 
     @cached_property
     def _sides(self) -> Stack:
@@ -999,16 +1028,21 @@ class AlphaPosterior(PosteriorDistribution):
         elif self.smooth is None and not self.parts:
             # both sides of the mixture in one stack: every quantile in one Newton iteration
             m, v = self.mean(), self.var()
+            g, e = self._skew_kurt
             n = tail.size
             y = _stack.solve(self._sides, np.where(on_lower, 0, 1), tail,
-                             np.where(on_lower, m, 1.0 - m), np.full(n, v))
+                             np.where(on_lower, m, 1.0 - m), np.full(n, v),
+                             (np.where(on_lower, g, -g), np.full(n, e)))
             res[:] = np.where(on_lower, y, 1.0 - y)
         else:
             m, v = self.mean(), self.var()
-            for side, sel, mid in ((self._lower, on_lower, m), (self._upper, ~on_lower, 1.0 - m)):
+            g, e = self._skew_kurt
+            for side, sel, mid, sk in ((self._lower, on_lower, m, g),
+                                       (self._upper, ~on_lower, 1.0 - m, -g)):
                 if sel.any():
-                    y = _solve_tails(_side_evaluator(side), tail[sel], np.full(sel.sum(), mid),
-                                     np.full(sel.sum(), v))
+                    n = int(sel.sum())
+                    y = _solve_tails(_side_evaluator(side), tail[sel], np.full(n, mid),
+                                     np.full(n, v), (np.full(n, sk), np.full(n, e)))
                     res[sel] = y if side is self._lower else 1.0 - y
         out[valid] = res
         return out

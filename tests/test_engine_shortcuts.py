@@ -1,0 +1,229 @@
+"""The engine's shortcuts answer what the long way answers.
+
+Each shortcut saves work without changing the result: the scan for further modes skips points
+whose weight is bounded below the level without the likelihood; the log-gamma tables are built
+over the counts they are read at; the quantile search starts from a Cornish-Fisher-corrected Beta
+quantile and takes Halley steps; the piecewise Chebyshev evaluation runs Clenshaw in place.
+Every reference here is computed independently of the shortcut: mpmath at 30 digits, scipy's
+root finder on the posterior's own distribution function, numpy's Chebyshev series.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, special, stats
+
+from binaryeval.binary import _stack, engine
+from binaryeval.binary._piecewise import PiecewiseChebyshev
+from binaryeval.binary.engine import alpha_posterior
+from binaryeval.validation import random_designs
+
+# 300 paired rows and 10^3 / 10^4 / 10^5 metric-only rows (benchmarks/bench_speed.py, row 1)
+BENCH = [(188, 300, 664, 1000, 159, 29, 94, 18), (188, 300, 6623, 10000, 155, 33, 89, 23),
+         (188, 300, 65651, 100000, 150, 38, 84, 28)]
+
+
+# -- the scan for further modes -------------------------------------------------------------------
+@pytest.mark.parametrize("design", [
+    dict(k=6623, M=10000, pos=(156, 34), neg=(24, 90), T=[0, 1, 17, 3000, 6623, 9999, 10000]),
+    dict(k=0, M=5000, pos=(26, 4), neg=(20, 177), T=[0, 1, 2, 2500, 4999, 5000]),
+    dict(k=5000, M=5000, pos=(2, 1), neg=(2, 3), T=[0, 1, 2500, 4999, 5000]),
+    dict(k=65651, M=100000, pos=(151, 39), neg=(29, 85), T=[0, 3, 1562, 60000, 98438, 100000]),
+])
+def test_log_likelihood_is_a_log_probability(design):
+    # the scan's bound rests on L(T) = P(X_T + Y_{M-T} = k) <= 1; with the metric counts all
+    # positive or all negative L is near one at an end, where rounding could push it above
+    lik = engine._MetricLikelihood(design["k"], design["M"], engine.RateDistribution(*design["pos"]),
+                                   engine.RateDistribution(*design["neg"]))
+    values = lik(np.array(design["T"], dtype=float))
+    assert np.all(values <= 1e-12)
+    # and the base terms bound the log weight from above, by the margin the scan allows (1)
+    base = engine._log_weight_fn(30.0, 20.0, design["M"], None)
+    logw = engine._log_weight_fn(30.0, 20.0, design["M"], lik)
+    T = np.array(design["T"], dtype=float)
+    assert np.all(logw(T) <= base(T) + 1e-9)
+
+
+@pytest.mark.parametrize("counts", BENCH[:2] + [
+    (40, 50, 560, 950, 33, 7, 9, 1),
+    (1, 2, 30000, 30000, 0, 300, 300, 5),          # two modes, at 0 and 1
+    (144, 253, 5061, 11516, 17, 3, 18, 5),
+    (0, 0, 0, 100000, 25, 3, 1776, 196),          # the weights pile up at alpha = 1
+])
+def test_the_bounded_scan_finds_what_the_full_scan_finds(counts, monkeypatch):
+    pruned = alpha_posterior(*counts)
+    full_modes = engine._all_modes
+    # the same scan with every point's log L computed
+    monkeypatch.setattr(engine, "_all_modes",
+                        lambda *a, **k: full_modes(*a, **dict(k, bound=None)))
+    monkeypatch.setattr(engine, "_DIRECT_MAX", -1)
+    full = alpha_posterior(*counts)
+    monkeypatch.undo()
+    monkeypatch.setattr(engine, "_DIRECT_MAX", -1)
+    pruned_windows = alpha_posterior(*counts)
+    # the same windows, hence the same components and weights
+    assert pruned_windows.n_components == full.n_components
+    assert len(pruned_windows.parts) == len(full.parts)
+    assert pruned_windows.mean() == full.mean()
+    assert pruned.mean() == pytest.approx(full.mean(), abs=1e-12)
+
+
+# -- the log-gamma tables ------------------------------------------------------------------------
+def test_integer_tables_against_forty_digit_log_gamma_functions():
+    # row[T] + first[x] + second[T - x] is the summand of L(T): log P(X_T = x) + log P(Y = k - x)
+    # for beta-binomial X_T ~ BB(T, a, b) and Y ~ BB(M - T, a', b') (one rate known: binomial)
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+
+    def lbb(x, n, a, b):
+        return (mp.loggamma(n + 1) - mp.loggamma(x + 1) - mp.loggamma(n - x + 1)
+                + mp.loggamma(x + a) + mp.loggamma(n - x + b) - mp.loggamma(n + a + b)
+                - mp.loggamma(a) - mp.loggamma(b) + mp.loggamma(a + b))
+
+    def lbin(x, n, p):
+        return (mp.loggamma(n + 1) - mp.loggamma(x + 1) - mp.loggamma(n - x + 1)
+                + x * mp.log(p) + (n - x) * mp.log(1 - p))
+
+    k, M = 6623, 10000
+    cases = [(engine.RateDistribution(156.0, 34.0), engine.RateDistribution(24.0, 90.0)),
+             (engine.RateDistribution(10.5, 2.5), engine.RateDistribution(known=0.2)),
+             (engine.RateDistribution(known=0.85), engine.RateDistribution(3.0, 9.0))]
+    for pos, neg in cases:
+        lik = engine._MetricLikelihood(k, M, pos, neg)
+        row, first, second, pad = lik._int_tables()
+        assert row.size == M + 1 and first.size == k + 1 + pad
+        for T, x in [(7000, 5900), (3400, 3400), (9000, 6623), (6623, 3246), (10000, 6623),
+                     (100, 0)]:
+            if not (max(0, k - (M - T)) <= x <= min(T, k)):
+                continue
+            px = lbb(x, T, pos.a, pos.b) if pos.known is None else lbin(x, T, pos.known)
+            qy = (lbb(k - x, M - T, neg.a, neg.b) if neg.known is None
+                  else lbin(k - x, M - T, neg.known))
+            got = row[T] + first[x] + second[pad + T - x]
+            # each table entry is a few log-gamma ratios of size up to 10^4 log 10^4
+            assert got == pytest.approx(float(px + qy), abs=1e-9, rel=0), (T, x)
+
+
+# -- the quantile search ---------------------------------------------------------------------------
+def _root(post, q):
+    """The q-quantile by scipy's brentq on the posterior's own cdf (or sf above the median)."""
+    m, sd = post.mean(), post.std()
+    lo, hi = max(m - 12 * sd, 1e-300), min(m + 12 * sd, 1 - 1e-16)
+    if q <= 0.5:
+        return optimize.brentq(lambda x: post.cdf(x) - q, lo, hi, xtol=1e-17, rtol=1e-15)
+    return optimize.brentq(lambda x: post.sf(x) - (1 - q), lo, hi, xtol=1e-17, rtol=1e-15)
+
+
+@pytest.mark.parametrize("counts", BENCH + list(random_designs(6, seed=11)))
+def test_interval_ends_are_the_roots_of_the_distribution_function(counts):
+    post = alpha_posterior(*counts)
+    lo, hi = post.interval(0.95)
+    ref_lo, ref_hi = _root(post, 0.025), _root(post, 0.975)
+    # the cdf's slope is about 1 / sd: the roots are defined to its rounding (1e-13 relative)
+    sd = post.std()
+    assert lo == pytest.approx(ref_lo, abs=1e-12 * sd)
+    assert hi == pytest.approx(ref_hi, abs=1e-12 * sd)
+    qs = np.array([1e-6, 0.01, 0.3, 0.7, 0.99])
+    got = post.ppf(qs)
+    for q, g in zip(qs, got, strict=True):
+        assert g == pytest.approx(_root(post, q), abs=1e-12 * sd), q
+
+
+def test_interval_of_the_bench_designs_takes_two_evaluations(monkeypatch):
+    # the Cornish-Fisher start and the Halley steps: one evaluation of the distribution function
+    # fewer than Newton's method from the Beta start (which took three)
+    calls = []
+    solve = _stack._solve_tails
+
+    def counting(evaluate, *args):
+        def wrapped(active, y):
+            calls.append(y.size)
+            return evaluate(active, y)
+        return solve(wrapped, *args)
+
+    from binaryeval.binary import posterior
+    monkeypatch.setattr(_stack, "_solve_tails", counting)
+    monkeypatch.setattr(posterior, "_solve_tails", counting)
+    for counts in BENCH:
+        post = alpha_posterior(*counts)
+        calls.clear()
+        post.interval(0.95)
+        # one iteration of both ends at once, or of each end on its own (the smooth mixture)
+        assert len(calls) <= (2 if post.smooth is None else 4), counts
+
+
+def test_the_start_of_a_beta_is_its_own_quantile():
+    # a target with the matched Beta's own skewness and kurtosis: the Cornish-Fisher terms cancel
+    a, b = np.array([7.0, 300.0, 2.5]), np.array([5.0, 120.0, 40.0])
+    c = a + b
+    m, v = a / c, a * b / (c * c * (c + 1.0))
+    skew = 2.0 * (b - a) * np.sqrt(c + 1.0) / ((c + 2.0) * np.sqrt(a * b))
+    kurt = 6.0 * ((a - b) ** 2 * (c + 1.0) - a * b * (c + 2.0)) / (a * b * (c + 2.0) * (c + 3.0))
+    t = np.array([0.025, 0.025, 0.1])
+    y = special.betaincinv(a, b, t)
+    start = _stack._cornish_fisher_start(y, t, m, v, c, skew, kurt)
+    np.testing.assert_allclose(start, y, rtol=1e-12, atol=0)
+    # scipy's moments of the Beta are the ones the start assumes
+    for i in range(3):
+        s, k = stats.beta.stats(a[i], b[i], moments="sk")
+        assert float(s) == pytest.approx(skew[i], rel=1e-12)
+        assert float(k) == pytest.approx(kurt[i], rel=1e-12)
+
+
+@pytest.mark.parametrize("counts", BENCH[:2] + [(40, 50, 560, 950, 33, 7, 9, 1)])
+def test_shape_of_a_materialised_mixture_against_its_central_moments(counts):
+    post = alpha_posterior(*counts)
+    assert post.smooth is None and not post.parts
+    g, e = post._skew_kurt
+    k3, k4 = post._central_moments()
+    v = post.var()
+    # the components' excess kurtosis (order 1 / N) is left out of the one-pass form
+    assert g == pytest.approx(k3 / v ** 1.5, rel=1e-9)
+    assert e == pytest.approx(k4 / v ** 2 - 3.0, abs=0.02)
+
+
+# -- piecewise Chebyshev evaluation --------------------------------------------------------------
+def test_piecewise_chebyshev_equals_numpy_series_panel_by_panel():
+    rng = np.random.default_rng(5)
+    edges = np.sort(rng.uniform(-50.0, 900.0, 8))
+    coefs = rng.normal(size=(7, 25)) * np.exp(-0.4 * np.arange(25))
+    poly = PiecewiseChebyshev(edges, coefs, left=-1.0, right=2.0)
+    x = np.r_[rng.uniform(edges[0], edges[-1], 400), edges, edges[0] - 1.0, edges[-1] + 1.0,
+              np.nan]
+    got = poly(x)
+    k = np.clip(np.searchsorted(edges, x[:-3], side="right") - 1, 0, len(edges) - 2)
+    u = (2.0 * x[:-3] - (edges[k] + edges[k + 1])) / (edges[k + 1] - edges[k])
+    ref = np.array([np.polynomial.chebyshev.chebval(ui, coefs[ki]) for ui, ki in zip(u, k,
+                                                                                    strict=True)])
+    scale = np.abs(coefs).sum(axis=1)[k]
+    assert np.all(np.abs(got[:-3] - ref) <= 1e-15 * scale)
+    assert got[-3] == -1.0 and got[-2] == 2.0 and math.isnan(got[-1])
+
+
+# -- the Beta density at a few points ------------------------------------------------------------
+def test_beta_log_density_at_a_few_points_against_forty_digits():
+    # the one-point form (arrays of up to four points) and the array form against mpmath; a and b
+    # are half-integers, so that a + b is exact in the reference too
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    from binaryeval.binary import _kernels
+
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        a = float(np.round(np.exp(rng.uniform(np.log(17.0), np.log(2e7))) * 2) / 2)
+        b = float(np.round(np.exp(rng.uniform(np.log(17.0), np.log(2e7))) * 2) / 2)
+        m = a / (a + b)
+        x = float(np.clip(m + 5 * rng.normal() * math.sqrt(m * (1 - m) / (a + b)), 1e-9, 1 - 1e-9))
+        ref = float((a - 1) * mp.log(x) + (b - 1) * mp.log(1 - mp.mpf(x))
+                    - mp.loggamma(a) - mp.loggamma(b) + mp.loggamma(a + b))
+        few = float(_kernels.log_beta_pdf(np.array([x]), np.array([a]), np.array([b]))[0])
+        many = float(_kernels.log_beta_pdf(np.full(6, x), np.full(6, a), np.full(6, b))[0])
+        # the array form's own error at these sizes (measured: up to 9e-14 at a, b ~ 10^7,
+        # from rounding n x, the count's mean); the one-point form repeats its operations
+        assert few == pytest.approx(ref, abs=5e-13 * max(1.0, abs(ref)))
+        assert few == pytest.approx(many, abs=4e-15 * max(1.0, abs(ref)))
+    # below its plain case (a count under 16) the one-point form defers to the array form
+    assert _kernels._log_beta_pdf_one(0.3, 7.0, 5.0) is None
+    assert float(_kernels.log_beta_pdf(np.array([0.3]), np.array([7.0]), np.array([5.0]))[0]) == \
+        pytest.approx(stats.beta.logpdf(0.3, 7, 5), rel=1e-14)
