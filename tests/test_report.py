@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
-from binaryeval._advice import as_flags
 from binaryeval import _site, reports
+from binaryeval._advice import as_flags
 from binaryeval.cli import main
 
 

@@ -359,7 +359,8 @@ def _key_values(text: str, option: str) -> dict[str, float]:
 
 def _rates(text: str) -> str | dict | list:
     """``estimate``, ``pooled``, ``hierarchical``, ``rho=..,eta=..``, a JSON mapping (per group)
-    or a JSON matrix (the latent-truth model's known confusion matrix)."""
+    or a JSON matrix (the latent-truth model's known confusion matrix).
+    """
     if text in ("estimate", "pooled", "hierarchical"):
         return text
     if text == "known":

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from ..errors import ParameterError
-
 from ._common import (
     _add_fit_options,
     _add_sampler_options,

@@ -57,7 +57,8 @@ def rates_frame(post: LatentPosterior, index_rows: Sequence[tuple], names: Seque
 def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequence[str]
                      ) -> str | None:
     """With ``dependence="independent"``: the warning when the paired items say the metrics err
-    together (log10 Bayes factor above :data:`dependence.THRESHOLD`), said once, loudly."""
+    together (log10 Bayes factor above :data:`dependence.THRESHOLD`), said once, loudly.
+    """
     if post.dependence != "independent" or len(terms) < 2:
         return None
     check = dependence.check(post.paired, post.levels, labels, pooled=post.rates == "pooled")
@@ -165,7 +166,8 @@ def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:
 def preference_agreement(paired: np.ndarray, r: int, n_metrics: int) -> tuple[float, int, int]:
     """Share of the decided item comparisons where the human and metric ``r`` prefer the same
     system (cells first/first and second/second against first/second and second/first), the
-    number opposite and the number decided."""
+    number opposite and the number decided.
+    """
     k = paired.shape[1]
     full = paired.sum(axis=0).reshape(k, *(3,) * n_metrics)
     other = tuple(1 + s for s in range(n_metrics) if s != r)

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._directions import read_lower_is_better
 from .._comparison import Comparison, compare_draws
+from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
 from ..data import RowAccount, label_text, refuse_all_missing
@@ -377,7 +377,8 @@ class PreferenceFit(Result):
 
     def _system_scores(self) -> dict[str, float]:
         """Each system's mean ``diff`` against the others, over the pairs that are not
-        prior-dominated (NaN when every pair of the system is)."""
+        prior-dominated (NaN when every pair of the system is).
+        """
         d = self._diff_draws().reshape(-1, self.n_pairs).mean(axis=0)
         dominated = self._dominated()
         sums = {s: [] for s in self.systems}
@@ -1146,7 +1147,8 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
 def _check_directions(paired: np.ndarray, human: str, terms: Sequence[str], lower: Sequence[str],
                       ready: bool) -> None:
     """The direction check: a metric and the humans prefer opposite systems on most of the
-    decided item comparisons (one warning per call)."""
+    decided item comparisons (one warning per call).
+    """
     messages = []
     for r, term in enumerate(terms):
         agree, opposite, decided = _fit.preference_agreement(paired, r, len(terms))

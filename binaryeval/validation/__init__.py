@@ -10,8 +10,14 @@
 """
 
 from .calibration import LEVELS, METHODS, Setting, coverage_region, pair_sweep, random_designs
-from .peers import (PeerInterval, acc_interval, classical_interval, ppi_interval, ppi_lambda,
-                    rank_sets)
+from .peers import (
+                    PeerInterval,
+                    acc_interval,
+                    classical_interval,
+                    ppi_interval,
+                    ppi_lambda,
+                    rank_sets,
+)
 
 __all__ = ["LEVELS", "METHODS", "PeerInterval", "Setting", "acc_interval", "classical_interval",
            "coverage_region", "pair_sweep", "ppi_interval", "ppi_lambda", "random_designs", "rank_sets"]
