@@ -293,3 +293,18 @@ def test_a_batch_reproduces_the_saved_one(study, saved):
                       & (saved.quantity == row.quantity)]
         assert len(match) == 1
         np.testing.assert_array_equal(match[cols].to_numpy()[0], row[cols].to_numpy())
+
+
+def test_summary_title_names_what_the_rates_come_from():
+    # One binary metric under rates="hierarchical" goes through the latent path; its summary
+    # must not claim several metrics (the title once did).
+    rng = np.random.default_rng(3)
+    n = 240
+    system = np.repeat(["A", "B"], n // 2)
+    truth = rng.random(n) < np.where(system == "A", 0.7, 0.4)
+    metric = np.where(truth, rng.random(n) < 0.8, rng.random(n) < 0.3).astype(int)
+    human = np.where(np.arange(n) % 2 == 0, truth.astype(float), np.nan)
+    df = pd.DataFrame({"system": system, "human": human, "metric": metric})
+    res = be.fit("human ~ metric | system", df, rates="hierarchical", draws=100, chains=2,
+                 seed=1)
+    assert res.summary().title == "Latent-truth model: rate of adequate outputs from one metric"

@@ -739,7 +739,9 @@ class LatentFit(Result):
         for term, edges in self.bin_edges.items():
             info[f"bins of {term}"] = ("edges " + ", ".join(f"{e:.4g}" for e in edges)
                                        + " (quantiles of the paired rows' scores)")
-        s = Summary("Latent-truth model: rate of adequate outputs from several metrics", info,
+        source = ("several metrics" if len(self.metric_terms) > 1
+                  else "binned scores" if self.bin_edges else "one metric")
+        s = Summary(f"Latent-truth model: rate of adequate outputs from {source}", info,
                     [("per group (estimate: alpha, the rate of adequate outputs)", table)])
         if len(self.metric_terms) > 1:
             dep = self.dependence()
