@@ -84,6 +84,19 @@ def test_wmt21_ende_metrics_match_shared_derived_file():
     np.testing.assert_allclose(df["ter"], df["TER"], atol=1e-4)
 
 
+def test_wmt21_ende_matches_scores_recomputed_with_sacrebleu():
+    # chrF and BLEU recomputed with sacrebleu 2.6.0 from the WMT21 texts against ref-C on 82
+    # segments (tests/reference/wmt21_ende_sacrebleu_recomputed.csv, made by
+    # extract_from_shared.py); runs on a bare clone, where the texts themselves are absent
+    ref = pd.read_csv(REFERENCE / "wmt21_ende_sacrebleu_recomputed.csv")
+    assert len(ref) == 2 * 41
+    df = datasets.load_wmt21_ende().merge(ref, on=["system", "seg_id"], how="inner",
+                                          suffixes=("", "_sacrebleu"))
+    assert len(df) == len(ref)
+    np.testing.assert_allclose(df["chrf"], df["chrf_sacrebleu"], atol=5e-5, rtol=0)
+    np.testing.assert_allclose(df["bleu"], df["bleu_sacrebleu"], atol=5e-5, rtol=0)
+
+
 def test_wmt21_ende_sacrebleu_recomputed_on_a_sample():
     # recompute 40 segments of two systems with sacrebleu here and compare with the shipped numbers
     txt = need(DATA / "wmt21_ende_mqm" / "wmt21-news-systems" / "txt")
