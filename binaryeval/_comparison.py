@@ -119,6 +119,30 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
                       level, quantity, interval)
 
 
+def pair_differences(draws: np.ndarray, groups: Sequence[str], shown: Sequence[str]
+                     ) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """Every pair of ``shown`` (in that order) and draws of its difference.
+
+    ``draws`` is (chains, draws, groups) with its last axis in the order of ``groups``; the
+    result's last axis holds ``x_group_1 - x_group_2`` for each pair, ready for
+    :func:`compare_draws`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pairs, d = pair_differences(np.arange(6.0).reshape(1, 2, 3), ["a", "b", "c"], ["c", "a"])
+    >>> pairs, d[0, :, 0].tolist()
+    ([('c', 'a')], [2.0, 2.0])
+    """
+    idx = {g: i for i, g in enumerate(groups)}
+    pairs = [(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]]
+    if not pairs:
+        return pairs, np.zeros(draws.shape[:2] + (0,))
+    first = [idx[a] for a, _ in pairs]
+    second = [idx[b] for _, b in pairs]
+    return pairs, draws[..., first] - draws[..., second]
+
+
 def compare_draws(draws: np.ndarray, pairs: Sequence[tuple[str, str]], *, groups: Sequence[str],
                   method: str = "bayes", sig_level: float = 0.05, adjust: str | None = None,
                   level: float = 0.95, group_name: str = "group", quantity: str,

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._comparison import Comparison, compare_draws
+from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result
 from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
@@ -555,10 +555,7 @@ class LatentFit(Result):
         shown = self._shown if order is None else list(self._order_of(order))
         dominated = set(self.prior_dominated())
         alpha = self._alpha()
-        idx = {g: i for i, g in enumerate(self.groups)}
-        pairs = [(a, b) for i, a in enumerate(shown) for b in shown[i + 1:]]
-        diff = np.stack([alpha[..., idx[a]] - alpha[..., idx[b]] for a, b in pairs], axis=-1) \
-            if pairs else np.zeros(alpha.shape[:2] + (0,))
+        pairs, diff = pair_differences(alpha, self.groups, shown)
         comp = compare_draws(diff, pairs, groups=shown, method=method, sig_level=sig,
                              adjust=adjust, level=self.level, group_name=self.group_name,
                              quantity="P(alpha_1 > alpha_2)")
