@@ -17,14 +17,14 @@ __all__ = ["FLAGS", "as_flags"]
 
 #: argument -> command-line flag, for every argument a subcommand offers
 FLAGS = {
-    "bins": "--bins", "chains": "--chains", "dependence": "--dependence", "draws": "--draws",
-    "first": "--first", "include_prior_dominated": "--include-prior-dominated",
-    "item": "--item", "level": "--level",
+    "bins": "--bins", "by": "--by", "chains": "--chains", "dependence": "--dependence",
+    "draws": "--draws", "first": "--first",
+    "include_prior_dominated": "--include-prior-dominated", "item": "--item", "level": "--level",
     "lower_is_better": "--lower-is-better", "method": "--method", "order": "--order",
     "overwrite": "--overwrite", "pairs": "--pairs", "prior": "--prior",
     "rate_prior": "--rate-prior", "rates": "--rates", "second": "--second", "seed": "--seed",
-    "sig_level": "--sig-level", "threshold": "--threshold", "tolerance": "--tolerance",
-    "unpaired": "--unpaired", "min_prob": "--min-prob",
+    "shown_first": "--shown-first", "sig_level": "--sig-level", "threshold": "--threshold",
+    "tolerance": "--tolerance", "unpaired": "--unpaired", "min_prob": "--min-prob",
 }
 
 _NAME = re.compile(r"(?<![\w.\-'\"])(" + "|".join(sorted(FLAGS, key=len, reverse=True))

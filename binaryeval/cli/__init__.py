@@ -18,6 +18,7 @@ Subcommands
 ``preferences`` :func:`binaryeval.fit_preferences`: preference rates per system pair
 ``ranks``      a leaderboard: ``result.ranks()`` of :func:`binaryeval.fit` or (with ``--item``
                or ``--first/--second``) of :func:`binaryeval.fit_preferences`
+``judge-bias`` :func:`binaryeval.judge_bias`: the judge's confusion by position and covariate
 ``favi``       :func:`binaryeval.favi`
 ``correlate``  :func:`binaryeval.correlate`; ``--pairwise`` for the Williams tests
 ``plan``       detectable differences and sample sizes (:mod:`binaryeval.plan`)
@@ -77,6 +78,7 @@ from . import (  # noqa: F401  (registers them)
     datasets,
     favi,
     fit,
+    judge_bias,
     plan,
     preferences,
     ranks,

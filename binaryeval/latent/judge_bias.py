@@ -518,7 +518,7 @@ def _strata(values: pd.Series, name: str, bins: int) -> tuple[np.ndarray, list[s
 @v.renamed(confidence="level")
 def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
                second: str | None = None, shown_first: str | None = None, by: str | None = None,
-               bins: int = 4, level: float = 0.95) -> JudgeBias:
+               bins: int = 4, level: float = 0.95, eval_env: int | dict = 0) -> JudgeBias:
     """The judge's confusion by position and by a covariate, on the rows humans rated too.
 
     Parameters
@@ -542,6 +542,9 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
         Quantile bins of a numeric ``by`` column.
     level : float
         Coverage of the intervals.
+    eval_env : int or dict
+        The variables a term may read besides the columns: 0 (default) your code's variables,
+        as in :func:`binaryeval.fit`; a mapping gives them explicitly, ``{}`` none.
 
     Returns
     -------
@@ -611,7 +614,7 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     if first is None and shown_first is not None:
         raise ParameterError("shown_first= needs preferences between two outputs: give first= "
                              "and second=, the columns naming each row's two systems")
-    frame = parsed.evaluate(data, eval_env=0)
+    frame = parsed.evaluate(data, eval_env=eval_env)
     refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
     if first is None:
         return _single_outputs(formula, data, parsed, frame, by, bins, level)
