@@ -388,3 +388,30 @@ def test_wmt21_enru_documented_duplicate_surface_metrics():
         expected = [["Manifold", "NiuTrans"], ["Online-W", "Online-Y", "metricsystem3"]] \
             if col in ("chrf2", "bleu", "ter") else []
         assert dup == expected, col
+
+
+def test_simulate_battles_has_the_stated_truth():
+    """The docstring's probabilities, within 4 binomial standard errors on 200,000 rows."""
+    from binaryeval.datasets import simulate_battles
+
+    df = simulate_battles(200_000, seed=1)
+    pd.testing.assert_frame_equal(simulate_battles(50, seed=3), simulate_battles(50, seed=3))
+    shown_first = df["shown"] == df["a"]
+    human = np.where(shown_first, df["human"], -df["human"])   # in the order shown
+    judge = np.where(shown_first, df["judge"], -df["judge"])
+
+    def near(mask, want):
+        got, n = mask.mean(), len(mask)
+        assert abs(got - want) <= 4 * np.sqrt(want * (1 - want) / n), (got, want)
+
+    near(df["human"].to_numpy() == 1, 0.4)
+    near(df["human"].to_numpy() == 0, 0.2)
+    tie = human == 0
+    near(judge[tie] == 1, 0.5)
+    near(judge[tie] == 0, 0.3)
+    for length, right in (("short", 0.85), ("long", 0.6)):
+        sure = (human != 0) & (df["length"].to_numpy() == length)
+        near(judge[sure] == human[sure], right)
+        near(judge[sure] == 0, 0.1)
+    with pytest.raises(ParameterError, match="n=0"):
+        simulate_battles(0)

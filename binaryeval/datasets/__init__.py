@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import ParameterError
+from .simulated import simulate_battles
 
 __all__ = [
     "names",
@@ -40,6 +41,7 @@ __all__ = [
     "load_wmt15",
     "load_wmt20",
     "load_stb_convai2",
+    "simulate_battles",
 ]
 
 

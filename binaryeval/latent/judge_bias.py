@@ -185,22 +185,10 @@ class JudgeBias(Result):
     Examples
     --------
     >>> import warnings
-    >>> import numpy as np
-    >>> import pandas as pd
     >>> from binaryeval import judge_bias
+    >>> from binaryeval.datasets import simulate_battles
     >>> from binaryeval.errors import JudgeBiasWarning
-    >>> rng = np.random.default_rng(7)
-    >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-    >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-    >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-    >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-    >>> correct = np.where(long, 0.6, 0.85)
-    >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-    ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-    >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-    ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-    ...                    "shown": np.where(shown_a, "x", "y"),
-    ...                    "length": np.where(long, "long", "short")})
+    >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", JudgeBiasWarning)
     ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -241,22 +229,10 @@ class JudgeBias(Result):
         Examples
         --------
         >>> import warnings
-        >>> import numpy as np
-        >>> import pandas as pd
         >>> from binaryeval import judge_bias
+        >>> from binaryeval.datasets import simulate_battles
         >>> from binaryeval.errors import JudgeBiasWarning
-        >>> rng = np.random.default_rng(7)
-        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-        >>> correct = np.where(long, 0.6, 0.85)
-        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-        ...                    "shown": np.where(shown_a, "x", "y"),
-        ...                    "length": np.where(long, "long", "short")})
+        >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore", JudgeBiasWarning)
         ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -281,22 +257,10 @@ class JudgeBias(Result):
         Examples
         --------
         >>> import warnings
-        >>> import numpy as np
-        >>> import pandas as pd
         >>> from binaryeval import judge_bias
+        >>> from binaryeval.datasets import simulate_battles
         >>> from binaryeval.errors import JudgeBiasWarning
-        >>> rng = np.random.default_rng(7)
-        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-        >>> correct = np.where(long, 0.6, 0.85)
-        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-        ...                    "shown": np.where(shown_a, "x", "y"),
-        ...                    "length": np.where(long, "long", "short")})
+        >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore", JudgeBiasWarning)
         ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -322,22 +286,10 @@ class JudgeBias(Result):
         Examples
         --------
         >>> import warnings
-        >>> import numpy as np
-        >>> import pandas as pd
         >>> from binaryeval import judge_bias
+        >>> from binaryeval.datasets import simulate_battles
         >>> from binaryeval.errors import JudgeBiasWarning
-        >>> rng = np.random.default_rng(7)
-        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-        >>> correct = np.where(long, 0.6, 0.85)
-        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-        ...                    "shown": np.where(shown_a, "x", "y"),
-        ...                    "length": np.where(long, "long", "short")})
+        >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore", JudgeBiasWarning)
         ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -365,22 +317,10 @@ class JudgeBias(Result):
         Examples
         --------
         >>> import warnings
-        >>> import numpy as np
-        >>> import pandas as pd
         >>> from binaryeval import judge_bias
+        >>> from binaryeval.datasets import simulate_battles
         >>> from binaryeval.errors import JudgeBiasWarning
-        >>> rng = np.random.default_rng(7)
-        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-        >>> correct = np.where(long, 0.6, 0.85)
-        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-        ...                    "shown": np.where(shown_a, "x", "y"),
-        ...                    "length": np.where(long, "long", "short")})
+        >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore", JudgeBiasWarning)
         ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -430,22 +370,10 @@ class JudgeBias(Result):
         Examples
         --------
         >>> import warnings
-        >>> import numpy as np
-        >>> import pandas as pd
         >>> from binaryeval import judge_bias
+        >>> from binaryeval.datasets import simulate_battles
         >>> from binaryeval.errors import JudgeBiasWarning
-        >>> rng = np.random.default_rng(7)
-        >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-        >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-        >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-        >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-        >>> correct = np.where(long, 0.6, 0.85)
-        >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-        ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-        >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-        ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-        ...                    "shown": np.where(shown_a, "x", "y"),
-        ...                    "length": np.where(long, "long", "short")})
+        >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore", JudgeBiasWarning)
         ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -562,19 +490,9 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     >>> import numpy as np
     >>> import pandas as pd
     >>> from binaryeval import judge_bias
+    >>> from binaryeval.datasets import simulate_battles
     >>> from binaryeval.errors import JudgeBiasWarning
-    >>> rng = np.random.default_rng(7)
-    >>> n = 1200   # a judge that leans to the answer shown first at ties, errs more on long ones
-    >>> human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-    >>> shown_a, long = rng.random(n) < 0.5, rng.random(n) < 0.5
-    >>> h_pos, u = np.where(shown_a, human, -human), rng.random(n)
-    >>> correct = np.where(long, 0.6, 0.85)
-    >>> j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-    ...                  np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-    >>> df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-    ...                    "judge": np.where(shown_a, j_pos, -j_pos),
-    ...                    "shown": np.where(shown_a, "x", "y"),
-    ...                    "length": np.where(long, "long", "short")})
+    >>> df = simulate_battles(seed=7)   # a judge leaning to the output shown first, erring on long ones
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", JudgeBiasWarning)
     ...     res = judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
@@ -585,8 +503,9 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     A judge that rates single outputs (0/1) and misses more errors on long outputs: its
     ``rho`` and ``eta`` (the agreement at human class 1 and 0) by length.
 
-    >>> truth = rng.random(n) < 0.6
-    >>> hit = rng.random(n) < np.where(long, 0.65, 0.9)
+    >>> rng = np.random.default_rng(8)
+    >>> truth, long = rng.random(1200) < 0.6, rng.random(1200) < 0.5
+    >>> hit = rng.random(1200) < np.where(long, 0.65, 0.9)
     >>> rated = pd.DataFrame({"human": truth.astype(int),
     ...                       "judge": np.where(hit, truth, ~truth).astype(int),
     ...                       "length": np.where(long, "long", "short")})
@@ -594,7 +513,7 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     ...     warnings.simplefilter("ignore", JudgeBiasWarning)
     ...     single = judge_bias("human ~ judge", rated, by="length")
     >>> single.to_frame()["agreement"].round(2).tolist()
-    [0.65, 0.65, 0.85, 0.87]
+    [0.61, 0.63, 0.91, 0.9]
     """
     from ..formula import parse_formula
 
@@ -749,21 +668,9 @@ def _example() -> JudgeBias:
     """A judge that prefers the first answer at ties and errs more on long answers."""
     import warnings
 
-    rng = np.random.default_rng(7)
-    n = 1200
-    human = rng.choice([1, 0, -1], size=n, p=[0.4, 0.2, 0.4])
-    shown_a = rng.random(n) < 0.5
-    long = rng.random(n) < 0.5
-    # in the order shown: at a tie the judge says "shown first" half the time
-    h_pos = np.where(shown_a, human, -human)
-    u = rng.random(n)
-    correct = np.where(long, 0.6, 0.85)
-    j_pos = np.where(h_pos == 0, np.where(u < 0.5, 1, np.where(u < 0.8, 0, -1)),
-                     np.where(u < correct, h_pos, np.where(u < correct + 0.1, 0, -h_pos)))
-    df = pd.DataFrame({"a": "x", "b": "y", "human": human,
-                       "judge": np.where(shown_a, j_pos, -j_pos),
-                       "shown": np.where(shown_a, "x", "y"),
-                       "length": np.where(long, "long", "short")})
+    from ..datasets import simulate_battles
+
+    df = simulate_battles(seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeBiasWarning)
         return judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
