@@ -145,3 +145,31 @@ def test_a_categorical_groups_column_codes_as_its_rows_text(values):
     want_codes, want_uniques = pd.factorize(label_text(rows))
     np.testing.assert_array_equal(codes, want_codes)
     assert uniques.tolist() == list(want_uniques)
+
+
+def test_compare_of_many_groups_points_once_at_the_matrix_without_intervals(monkeypatch):
+    # above MANY_PAIRS pairs compare() says once, at the caller's line, that
+    # prob_greater_matrix() is the fast path; its matrix is compare().matrix() (checked above)
+    import warnings
+
+    import binaryeval as be
+    from binaryeval.binary import result as result_module
+    from binaryeval.errors import BinaryEvalWarning
+
+    counts = {g: {"human_pos": hp, "human_total": 100}
+              for g, hp in (("A", 70), ("B", 55), ("C", 62), ("D", 30))}
+    res = be.fit_counts(counts)
+    monkeypatch.setattr(result_module, "MANY_PAIRS", 5)   # 4 groups: 6 pairs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comp = res.compare()
+    mine = [w for w in caught if issubclass(w.category, BinaryEvalWarning)]
+    assert len(mine) == 1
+    assert mine[0].filename == __file__
+    text = str(mine[0].message)
+    assert "prob_greater_matrix()" in text and "4 groups" in text and "6 pairs" in text
+    assert len(comp.to_frame()) == 6
+    monkeypatch.setattr(result_module, "MANY_PAIRS", 6)   # not more than the limit: silent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BinaryEvalWarning)
+        res.compare()
