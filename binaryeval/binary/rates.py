@@ -403,9 +403,10 @@ def _box(lw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     the distribution function and its quantiles move by no more than that.  The rest of the
     work runs on the box alone (about half the grid for a group of 1,000 ratings).
     """
-    top = float(lw.max())
-    keep = lw >= top + _PRUNE
-    rows, cols = np.flatnonzero(keep.any(axis=1)), np.flatnonzero(keep.any(axis=0))
+    row_top, col_top = lw.max(axis=1), lw.max(axis=0)
+    top = float(row_top.max())
+    rows = np.flatnonzero(row_top >= top + _PRUNE)
+    cols = np.flatnonzero(col_top >= top + _PRUNE)
     r0, r1, c0, c1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
     w = np.exp(lw[r0:r1, c0:c1] - top)
     w /= w.sum()
