@@ -44,7 +44,7 @@ and of ``T = X + U``, so the log weights, the moments and the kernel terms come 
 one-dimensional tables (Hankel views in ``T``) instead of a beta function per term; each end
 is found by Newton's method inside a shrinking bracket (bisection when a step leaves it), with
 the density from the same kernel terms, to the accuracy of the Brent search it replaces
-(``1e-12``; a step below ``1e-7`` standard deviations ends it, its error then being of the
+(``1e-12``; a step below ``1e-6`` standard deviations ends it, its error then being of the
 order of the step's square); and the kernel terms are tabulated at one reference point, from
 which each Newton step is two matrix-vector products.  The tests hold the ends to 1e-11 of a
 term-by-term sum of incomplete beta functions solved by Brent's method, and to 1e-10 on random
@@ -266,9 +266,10 @@ def _newton_quantiles(cdf_pdf, mean: float, sd: float, probs: tuple[float, float
 
     ``cdf_pdf(t)`` returns the mixture's distribution function and density at ``t``.  A step
     that leaves the bracket is replaced by bisection; the iteration stops when a step is below
-    ``1e-13``, or below ``1e-7 sd`` (quadratic convergence: the error left after such a step is
-    about its square times the log density's slope, ``|z| / sd`` near the normal's quantile
-    ``z``, so below ``1e-13 sd``) while the distribution function is within ``1e-8`` of ``p``,
+    ``1e-13``, or below ``1e-6 sd`` (quadratic convergence: the error left after such a step is
+    about its square times half the log density's slope, ``|z| / (2 sd)`` near the normal's
+    quantile ``z``, so about ``1e-12 sd``) while the distribution function is within ``1e-7``
+    of ``p``,
     or when the bracket is narrower than ``1e-12`` (brentq's ``xtol`` before), so the root is
     as accurate as the root search it replaces.
     """
@@ -290,8 +291,8 @@ def _newton_quantiles(cdf_pdf, mean: float, sd: float, probs: tuple[float, float
             step = g / dens if dens > 0 else math.inf
             # (a small step alone is not enough: beside a prior below 1 the density is
             # unbounded at 0 or 1, and a start there takes tiny steps far from the root)
-            small = abs(step) < 1e-13 or (abs(step) < 1e-7 * sd and lo < t - step < hi)
-            if small and abs(g) <= 1e-8:
+            small = abs(step) < 1e-13 or (abs(step) < 1e-6 * sd and lo < t - step < hi)
+            if small and abs(g) <= 1e-7:
                 t = min(max(t - step, lo), hi)
                 break
             new = t - step
