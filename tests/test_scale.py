@@ -53,6 +53,9 @@ def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None,
     dict(A=1, B=1, k=100, M=100, tp=5, fn=5, tn=5, fp=5, rate_prior=(1, 1)),
     dict(A=500, B=400, k=200, M=450, tp=300, fn=20, tn=200, fp=30, rate_prior=(1, 1),
          level=0.5),
+    # a rate prior below 1 with no paired row on that side: the density is unbounded at 0,
+    # where Newton's first steps are tiny; the lower end was once 1.5e-151 instead of 0.0056
+    dict(A=16.5, B=11, k=57, M=150, tp=3, fn=2, tn=0, fp=0, rate_prior=(0.5, 2)),
 ])
 def test_model_rates_tables_and_newton_equal_the_term_by_term_mixture(case):
     # the log-gamma tables (grid and kernel) and the safeguarded Newton root search give the
@@ -145,3 +148,95 @@ def test_a_categorical_groups_column_codes_as_its_rows_text(values):
     want_codes, want_uniques = pd.factorize(label_text(rows))
     np.testing.assert_array_equal(codes, want_codes)
     assert uniques.tolist() == list(want_uniques)
+
+
+def test_compare_of_many_groups_points_once_at_the_matrix_without_intervals(monkeypatch):
+    # above MANY_PAIRS pairs compare() says once, at the caller's line, that
+    # prob_greater_matrix() is the fast path; its matrix is compare().matrix() (checked above)
+    import warnings
+
+    import binaryeval as be
+    from binaryeval.binary import result as result_module
+    from binaryeval.errors import BinaryEvalWarning
+
+    counts = {g: {"human_pos": hp, "human_total": 100}
+              for g, hp in (("A", 70), ("B", 55), ("C", 62), ("D", 30))}
+    res = be.fit_counts(counts)
+    monkeypatch.setattr(result_module, "MANY_PAIRS", 5)   # 4 groups: 6 pairs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comp = res.compare()
+    mine = [w for w in caught if issubclass(w.category, BinaryEvalWarning)]
+    assert len(mine) == 1
+    assert mine[0].filename == __file__
+    text = str(mine[0].message)
+    assert "prob_greater_matrix()" in text and "4 groups" in text and "6 pairs" in text
+    assert len(comp.to_frame()) == 6
+    monkeypatch.setattr(result_module, "MANY_PAIRS", 6)   # not more than the limit: silent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BinaryEvalWarning)
+        res.compare()
+
+
+def _random_designs(n, seed):
+    """Random designs with the edges a fit meets: tp or tn zero, no paired rows, tiny groups,
+    no metric-only positives or negatives, known rates, priors below 1."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        M = int(rng.choice([1, 2, 3, 7, 30, 80, 150]))
+        k = int(rng.integers(0, M + 1))
+        paired = rng.multinomial(int(rng.choice([0, 1, 5, 40])), rng.dirichlet(np.ones(4)))
+        tp, fn, tn, fp = (int(v) for v in paired)
+        if i % 5 == 1:
+            tp = 0
+        if i % 5 == 2:
+            tn = 0
+        hp = int(rng.integers(0, 30))
+        prior = (0.5, 2.0) if i % 7 == 3 else (1.0, 1.0)
+        case = dict(A=prior[0] + hp + tp + fn, B=prior[1] + int(rng.integers(0, 30)) + tn + fp,
+                    k=k, M=M, tp=tp, fn=fn, tn=tn, fp=fp, rate_prior=prior)
+        if i % 11 == 4:
+            case["eta"] = float(rng.uniform(0.6, 0.95))
+        if i % 13 == 6:
+            case["rho"] = float(rng.uniform(0.6, 0.95))
+        out.append(case)
+    out += [dict(A=2, B=1, k=1, M=1, tp=0, fn=0, tn=0, fp=0, rate_prior=(1, 1)),
+            dict(A=1, B=1, k=0, M=1, tp=0, fn=3, tn=0, fp=2, rate_prior=(1, 1)),
+            dict(A=1, B=1, k=150, M=150, tp=20, fn=0, tn=0, fp=20, rate_prior=(1, 1)),
+            dict(A=1, B=1, k=0, M=150, tp=0, fn=20, tn=20, fp=0, rate_prior=(1, 1))]
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_model_rates_on_random_and_edge_designs_equal_the_term_by_term_mixture(seed):
+    # the pruned box, the in-place kernel tables and the Newton stopping rule against the
+    # independent term-by-term mixture with Brent's method (every term, no tables): means to
+    # 1e-12, interval ends to 1e-10
+    for case in _random_designs(30, seed):
+        r, e, _ = rates_module.model_rates(**case)
+        want = _direct_rates(**case)
+        for got, name in ((r, "rho"), (e, "eta")):
+            if name not in want:
+                assert got.known and got.mean == case[name]
+                continue
+            mean, lo, hi = want[name]
+            assert got.mean == pytest.approx(mean, abs=1e-12), case
+            assert got.lower == pytest.approx(lo, abs=1e-10), case
+            assert got.upper == pytest.approx(hi, abs=1e-10), case
+
+
+def test_the_pruned_box_leaves_out_less_than_its_stated_bound():
+    # every term outside the box is below 1e-20 of the largest: together below 1e-20 times
+    # the number of terms (the docstring's bound), on designs whose weights spread widely
+    for args in (dict(A=66, B=21, k=509, M=896, Ar=55, Br=12, Ae=32, Be=9),
+                 dict(A=1, B=1, k=300, M=400, Ar=1, Br=1, Ae=1, Be=1),
+                 dict(A=200, B=5, k=20, M=480, Ar=3, Br=40, Ae=30, Be=2)):
+        lw = rates_module._log_weights_full(**args, rho=None, eta=None)
+        X, U, w = rates_module._box(lw)
+        full = np.exp(lw - lw.max())
+        full /= full.sum()
+        inside = full[int(U[0]):int(U[-1]) + 1, int(X[0]):int(X[-1]) + 1].sum()
+        assert -1e-15 <= 1.0 - inside <= 1e-20 * lw.size + 1e-15
+        np.testing.assert_allclose(w, full[int(U[0]):int(U[-1]) + 1,
+                                           int(X[0]):int(X[-1]) + 1] / inside, rtol=1e-12)

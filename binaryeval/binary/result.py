@@ -12,12 +12,16 @@ from scipy import stats
 
 from .. import _validate
 from .._results import Result
+from .._warnings import warn
 from ..data import COUNT_COLUMNS
-from ..errors import ParameterError
+from ..errors import BinaryEvalWarning, ParameterError
 from ..summary import Summary
 from .posterior import AlphaPosterior, summaries
 
 __all__ = ["BinaryFit"]
+
+# compare() of more pairs than this says once that prob_greater_matrix() is the fast path
+MANY_PAIRS = 50_000
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -612,7 +616,10 @@ class BinaryFit(Result):
         Every pair gets its row, with the exact interval of its difference: with a thousand
         groups that is half a million intervals (tens of seconds).  When only
         ``P(alpha_1 > alpha_2)`` is wanted, :meth:`prob_greater_matrix` gives
-        ``compare().matrix()`` (the same numbers) without the intervals, several times faster.
+        ``compare().matrix()`` (the same numbers) without the intervals, several times faster
+        (one vectorised quadrature for the whole matrix, no pair computed on its own).  A
+        comparison of more than ``MANY_PAIRS`` (50,000) pairs, about 320 groups, says so once
+        (a ``BinaryEvalWarning``) before it starts.
 
         Examples
         --------
@@ -627,6 +634,13 @@ class BinaryFit(Result):
         sig = 1.0 - self.level if sig_level is None else _validate.probability(
             sig_level, "sig_level", open=True)
         groups = self.groups if order is None else _resolve_order(self, order)
+        n_pairs = len(groups) * (len(groups) - 1) // 2
+        if n_pairs > MANY_PAIRS:
+            warn(f"compare() of {len(groups):,} groups computes the exact interval of each of "
+                 f"its {n_pairs:,} pairs' differences (about half a minute per 500,000 pairs); "
+                 "when P(alpha_1 > alpha_2) for every pair is what you need, the fit's "
+                 ".prob_greater_matrix() gives compare().matrix() (the same numbers) without "
+                 "the intervals, several times faster", BinaryEvalWarning)
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
                                   sig_level=sig, adjust=adjust, group_name=self.group_name,
                                   level=self.level)
