@@ -253,8 +253,9 @@ def test_the_protocol(small):
     want = pd.Series(share, index=items.index).groupby(level="system").mean()
     np.testing.assert_allclose(naive["estimate"].loc[want.index], want, rtol=1e-12)
     assert repr(fit).startswith("RaterFit(groups=3, raters=4, model='dawid-skene'")
-    with pytest.raises(ParameterError, match="plan\\(\\) is not available.*BinaryFit, LatentFit"):
-        fit.plan()
+    plan = fit.plan()
+    assert list(plan.to_frame().index) == list(frame.index)
+    assert "another rating of a rated item" in str(plan)
 
 
 def test_raters_table_reads_the_draws(small):

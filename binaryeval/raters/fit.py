@@ -28,6 +28,7 @@ from ..latent.draws import DrawsPosterior
 from ..latent.multi import _metric_codes
 from ..summary import Summary
 from . import _data
+from ._plan import RaterPlan, make_plan
 from .engine import RaterData, RaterDraws, sample
 
 if TYPE_CHECKING:  # names used only in type hints
@@ -56,8 +57,8 @@ class RaterFit(Result):
     Returned by :func:`fit_raters` (and by :func:`binaryeval.fit` with ``rater=``).  It answers
     ``to_frame()``, ``compare()``, ``posterior(group)``, ``ranks()``, ``naive()`` (the majority
     vote as the truth), ``rates()`` (the metric's confusion), ``raters()`` (each rater's
-    confusion or competence) and ``items()`` (each item's posterior class probability);
-    ``plan()`` is refused with the reason.
+    confusion or competence), ``items()`` (each item's posterior class probability) and
+    ``plan()`` (another rating of a rated item, or a new item: which buys more certainty).
 
     Attributes
     ----------
@@ -636,18 +637,31 @@ class RaterFit(Result):
             ranked="alpha (rate of adequate outputs)", method=self._method(), seed=self.seed,
             group_name=self.group_name)
 
-    def plan(self, *args: Any, **kwargs: Any):
-        """Not available for the rater-noise model: refused with the reason.
+    def plan(self, rater: str | None = None) -> RaterPlan:
+        """Which buys more certainty about ``alpha``: another rating of a rated item, or a new item.
 
-        ``plan()`` answers for :class:`~binaryeval.BinaryFit`, :class:`~binaryeval.LatentFit`
-        and :class:`~binaryeval.PreferenceFit`, whose human ratings are the truth; choosing
-        between one more rating of a rated item and one new item needs the expected gain of
-        each under the rater model, which is not computed yet.
+        For each group, the expected reduction of the posterior variance of ``alpha`` from one
+        more human rating of an item the group's raters have rated (one not yet rated by the
+        rater, drawn uniformly), and from one new item (an item with a metric output only while
+        the group has some, else a new item the metric rates too).  The gains are exact
+        functions of the fit's posterior draws (preposterior analysis: the draws reweighted by
+        the likelihood of each outcome, :mod:`binaryeval.raters._plan`), with their Monte-Carlo
+        error; more draws in the fit narrow it.
+
+        Parameters
+        ----------
+        rater : str, optional
+            The rater who would give the rating; by default a rater drawn as often as each
+            rated in the group.
+
+        Returns
+        -------
+        RaterPlan
 
         Raises
         ------
         ParameterError
-            Always, naming what ``plan()`` supports.
+            When ``rater`` is not one of the fit's raters.
 
         Examples
         --------
@@ -662,18 +676,13 @@ class RaterFit(Result):
         ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
         >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
         ...                     item="item", seed=1)
-        >>> try:
-        ...     res.plan()
-        ... except Exception as exc:
-        ...     print(type(exc).__name__)
-        ParameterError
+        >>> res.plan().to_frame()["better"].tolist()
+        ['new item', 'new item']
         """
-        raise ParameterError(
-            "plan() is not available for a rater-noise fit (rater=): it answers for fits whose "
-            "human rating is the truth (BinaryFit, LatentFit, PreferenceFit). To plan with a "
-            "trusted rater's ratings, fit without rater= (e.g. binaryeval.fit('rating ~ metric "
-            "| system', expert_rows)); the rater model's own question, one more rating of a "
-            "rated item or one new item, is not computed yet")
+        if rater is not None and str(rater) not in self.rater_names:
+            raise ParameterError(f"rater={rater!r} is not one of the fit's raters; raters are "
+                                 f"{list(self.rater_names)[:10]}")
+        return make_plan(self, None if rater is None else str(rater))
 
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
