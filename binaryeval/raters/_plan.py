@@ -132,8 +132,9 @@ def rating_gains(fit: Any, rater: str | None = None) -> pd.DataFrame:
     fixed = np.full(n_items, -1)
     fixed[r.rating_item[is_free]] = r.rating_label[is_free]
     rows = []
+    scores = fit._scores()
     for gpos in fit._positions():
-        alpha = pi[:, gpos, 1] if k == 2 else pi[:, gpos, -1]
+        alpha = pi[:, gpos] @ scores
         a_b = np.bincount(batch, weights=alpha, minlength=n_batches)
         tg = None if theta is None else theta[:, 0 if theta.shape[1] == 1 else gpos]  # (S,K,J)
         in_g = np.flatnonzero(r.item_group == gpos)
