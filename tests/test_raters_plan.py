@@ -130,6 +130,18 @@ def test_the_plan_table_is_consistent_and_reproducible():
     assert "worth" in text and "2 Monte-Carlo errors" in text
 
 
+def test_when_every_rater_rated_every_item_only_new_items_are_left():
+    df, _ = simulate_crowd(5, alphas=[0.6], n_items=80, per_item=(3, 3),
+                           competence=[0.9, 0.8, 0.7])
+    fit = _quiet(fit_raters, "rating ~ 1", df, rater="annotator", item="item", draws=200,
+                 chains=2, seed=1)
+    plan = fit.plan()
+    t = plan.to_frame().iloc[0]
+    assert np.isnan(t["gain_rated"]) and np.isnan(t["worth"]) and t["better"] == "new item"
+    assert t["gain_new"] > 0
+    assert "no rated item is left to rate again" in str(plan)
+
+
 def test_an_unknown_rater_is_refused_by_name():
     df, _ = simulate_crowd(2, alphas=[0.75], n_items=60, per_item=(2, 3),
                            competence=[0.9, 0.8, 0.7])

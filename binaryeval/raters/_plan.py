@@ -345,6 +345,11 @@ class RaterPlan(Result):
                 "method": self.method, **self.settings}
         s = Summary("Planning from the rater model: another rating of a rated item, or a new "
                     "item?", info, [("per group", shown)])
+        done = [str(g) for g, x in t["gain_rated"].items() if not np.isfinite(x)]
+        if done:
+            s.add_note(f"{', '.join(done[:5])}{', ...' if len(done) > 5 else ''}: every rater "
+                       "has rated every rated item, so no rated item is left to rate again "
+                       "(gain_rated missing); only new items can narrow alpha")
         s.add_note("worth = gain of another rating of a rated item / gain of a new item; "
                    f"'either' when they differ by less than {MC_MARGIN:g} Monte-Carlo errors "
                    "(more draws in the fit narrow them)")
