@@ -28,6 +28,9 @@ rated item is one of the group's rated items drawn uniformly among those the rat
 rated yet, the rater one of the raters drawn as often as they rated in the group (or the rater
 named).  The Monte-Carlo error is the delete-one-batch jackknife over 20 contiguous batches of
 draws (5 per chain for 4 chains), which allows for the autocorrelation within a chain.
+
+For a binned rating ``alpha`` stands for the fit's estimate, the mean rating
+``sum_c level_c pi_g[c]``; everything else is unchanged (``K`` outcomes per rating).
 """
 
 from __future__ import annotations
@@ -341,7 +344,8 @@ class RaterPlan(Result):
                               "uniformly",
                 "new item": "an item with a metric output only while the group has some, "
                             "else a new item (the metric rates it too when the fit has one)",
-                "gain": "expected reduction of the posterior variance of alpha",
+                "gain": "expected reduction of the posterior variance of the estimate (alpha, "
+                        "or the mean rating of a binned rating)",
                 "method": self.method, **self.settings}
         s = Summary("Planning from the rater model: another rating of a rated item, or a new "
                     "item?", info, [("per group", shown)])

@@ -1,7 +1,7 @@
 """The rater-noise model: :func:`fit_raters` and :class:`RaterFit`.
 
 The human rating is no longer the truth.  Every output (item) has a latent class, adequate or
-not; every human rating of it is one rater's noisy reading (a Dawid-Skene confusion matrix per
+not (or one of the levels of a binned rating); every human rating of it is one rater's noisy reading (a Dawid-Skene confusion matrix per
 rater, or MACE's competence and personal answer distribution), and the metric is one more noisy
 reading with its own confusion matrix per group, as in the latent-truth model.  A rater named
 error-free reads the class without error: with one such rater and nobody else, the model is the
@@ -842,7 +842,8 @@ class RaterFit(Result):
             "seed": self.seed}
         s = Summary(f"Rater-noise model ({self.model}): rate of adequate outputs when human "
                     "raters err", info,
-                    [("per group (estimate: alpha, the rate of adequate outputs)", table),
+                    [("per group (estimate: alpha, the rate of adequate outputs)" if not self.levels
+                     else "per group (estimate: the mean rating)", table),
                      ("raters (posterior means)", self._rater_table())])
         thin = [x for x, n in zip(self.rater_names, self.raters().groupby(level="rater")[
             "n_shared"].first().reindex(self.rater_names), strict=True)
@@ -851,7 +852,9 @@ class RaterFit(Result):
             s.add_note(f"{len(thin)} rater(s) share fewer than 5 items with anybody else "
                        f"({', '.join(thin[:5])}{', ...' if len(thin) > 5 else ''}): their "
                        "errors rest on the prior and the metric")
-        s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)")
+        s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)"
+                   if not self.levels else
+                   "naive: each item's mean human rating as the truth, averaged over the items")
         return s
 
     def plot(self, ax: Axes | None = None, *, kind: str = "interval", **kwargs: Any) -> Axes:
@@ -947,8 +950,11 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     ----------
     formula : str
         ``"rating ~ metric | system"`` (or ``"rating ~ 1 | system"`` without a metric): a
-        binary human rating (0/1, NaN = this row carries no rating), a binary or categorical
-        metric term, and the grouping.
+        human rating (NaN = this row carries no rating), a binary or categorical metric term,
+        and the grouping.  A 0/1 rating is binary (the estimate is ``alpha``); a numeric rating
+        with other values is binned, one class per distinct value (at most 11; a Likert 1-5
+        scale has five classes, a preference coded -1/0/1 three), and the estimate is the mean
+        rating, the classes' shares weighted by their values (for -1/0/1: ``win - loss``).
     data : DataFrame
         Long data, one row per rating: the item's metric output is repeated on each of its
         rows (or given once); rows without a rating carry the metric of items no human rated.
@@ -964,14 +970,18 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         Raters read without error (experts taken as the truth): their ratings fix the items'
         classes.  One error-free rater and nobody else is the binary model of
         :func:`binaryeval.fit`.
-    prior : (float, float)
-        Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
+    prior : (float, float) or sequence of float
+        Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`; for a binned rating
+        the Dirichlet concentration of the class shares, one number per level in increasing
+        order (default: 1 for each).
     rater_prior : (float, float)
         Beta prior ``(a, b)`` of each rater's chance of giving the item's class, fixed and the
         same for every rater (each row of a Dawid-Skene matrix; MACE's competence).  The default
         (2, 1) leans gently towards raters better than chance, which also fixes which class is
-        which; raters with few ratings stay near it.
-    rate_concentration : float or array-like of shape (2, J)
+        which; raters with few ratings stay near it (there is no population prior learnt from
+        the raters).  With ``K`` classes a Dawid-Skene row is Dirichlet with ``a`` on the
+        diagonal and ``b / (K - 1)`` elsewhere.
+    rate_concentration : float or array-like of shape (K, J)
         Dirichlet prior of each row of the metric's confusion matrix (as in
         :func:`binaryeval.latent.fit_latent`).
     rates : {"estimate", "pooled"}
@@ -995,7 +1005,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     ------
     DataError
         When nothing identifies the raters' errors (every item rated once and no error-free
-        rater), for ratings that are not binary, and for contradicting rows.
+        rater), for a numeric rating with more than 11 levels, and for contradicting rows.
 
     Warns
     -----
