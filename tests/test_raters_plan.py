@@ -60,6 +60,8 @@ def test_perfect_raters_a_rerating_buys_nothing_a_new_item_the_beta_binomial_gai
             assert row["gain_new"] == pytest.approx(want, rel=0.06)
             assert row["better"] == "new item" and row["worth"] < 1e-12
             assert row["new_item"] == "a new item"
+            # the raters are error-free: their rating is worth one error-free rating
+            assert row["ratings_per_error_free"] == pytest.approx(1.0, rel=1e-9)
 
 
 def _expert_and_crowd(seed, n_crowd=1000, n_expert=100, overlap=15, acc=0.7, alpha=0.6):
@@ -128,6 +130,26 @@ def test_the_plan_table_is_consistent_and_reproducible():
     assert list(one["n_ratings"]) == list(frame["n_ratings"])
     text = fit.plan().summary().as_text()
     assert "worth" in text and "2 Monte-Carlo errors" in text
+
+
+@pytest.mark.parametrize("model", ["dawid-skene", "mace"])
+def test_an_error_free_rating_of_a_new_item_the_identity_of_moments(model):
+    # without a metric, a new item rated without error reveals its class z ~ Bernoulli(m):
+    # E(alpha | z = 1) - m = V / m and E(alpha | z = 0) - m = -V / (1 - m) (m, V the posterior
+    # mean and variance), so the gain is V^2 / (m (1 - m)) exactly, whatever the raters
+    df, _ = simulate_crowd(1, alphas=[0.6, 0.35], n_items=400, per_item=(3, 3),
+                           competence=[0.8] * 4)
+    fit = _quiet(fit_raters, "rating ~ 1 | system", df, rater="annotator", item="item",
+                 raters=model, draws=500, seed=1)
+    t = fit.plan().to_frame()
+    for g in t.index:
+        a = fit.alpha_draws(g).ravel().astype(float)
+        m, var = a.mean(), a.var()
+        assert t.loc[g, "gain_error_free"] == pytest.approx(var ** 2 / (m * (1 - m)), rel=1e-9)
+        # a crowd rating is worth less than an error-free one
+        assert t.loc[g, "ratings_per_error_free"] > 1.5
+        np.testing.assert_allclose(t.loc[g, "ratings_per_error_free"],
+                                   t.loc[g, "gain_error_free"] / t.loc[g, "gain_new"])
 
 
 def test_when_every_rater_rated_every_item_only_new_items_are_left():

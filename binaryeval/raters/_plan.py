@@ -208,12 +208,21 @@ def rating_gains(fit: Any, rater: str | None = None) -> pd.DataFrame:
             kind = "a new item"
         wn_b, wan_b = _sums(prob_new, new_out, alpha, batch, n_batches)
         new, new_loo = _averaged(wn_b, wan_b, a_b, n_b, new_weight)
+        # the same new item rated by an error-free rater (an expert taken as the truth)
+        perfect = np.broadcast_to(np.eye(k), (s, 1, k, k))
+        if new_out.shape[-1] != k:      # a fresh item: the metric's output comes with it
+            perfect = (tg[:, None, :, :, None] * perfect[:, :, :, None, :]).reshape(
+                s, 1, k, -1)
+        wp_b, wap_b = _sums(prob_new, perfect, alpha, batch, n_batches)
+        ef, ef_loo = _averaged(wp_b, wap_b, a_b, n_b, new_weight.sum(axis=1, keepdims=True))
         var = float(alpha.var(ddof=1))
         rows.append({"group": fit.groups[gpos], "estimate": float(alpha.mean()),
                      "std_error": np.sqrt(var), "gain_rated": rated,
                      "gain_rated_mc_error": _jackknife(rated_loo),
                      "gain_new": new, "gain_new_mc_error": _jackknife(new_loo),
-                     "diff_mc_error": _jackknife(rated_loo - new_loo), "new_item": kind,
+                     "diff_mc_error": _jackknife(rated_loo - new_loo),
+                     "gain_error_free": ef, "gain_error_free_mc_error": _jackknife(ef_loo),
+                     "new_item": kind,
                      "n_human": in_g.size, "n_ratings": rat_g.size,
                      "n_metric": int(mo.sum()) if mo.size else 0})
     return pd.DataFrame(rows)
@@ -283,7 +292,10 @@ class RaterPlan(Result):
             sd after it, ``sqrt(std_error^2 - gain)``), ``worth`` (``gain_rated / gain_new``:
             one more rating of a rated item is worth that many new items), ``better``
             (``"rated item"``, ``"new item"`` or ``"either"`` when they differ by less than
-            two Monte-Carlo errors), ``new_item`` (what the new item is), ``n_human``,
+            two Monte-Carlo errors), ``gain_error_free`` (the new item rated by an error-free
+            rater, an expert taken as the truth) and ``ratings_per_error_free``
+            (``gain_error_free / gain_new``: how many new items rated once by the rater(s) one
+            error-free rating is worth), ``new_item`` (what the new item is), ``n_human``,
             ``n_ratings``, ``n_metric``.
 
         Examples
@@ -338,7 +350,7 @@ class RaterPlan(Result):
         """
         t = self.to_frame()
         shown = t[["estimate", "std_error", "std_error_rated", "std_error_new", "worth",
-                   "better", "n_human", "n_ratings"]]
+                   "better", "ratings_per_error_free", "n_human", "n_ratings"]]
         info = {"rater": self.rater or "drawn as often as each rater rated in the group",
                 "rated item": "one of the group's rated items the rater has not rated, "
                               "uniformly",
@@ -354,6 +366,8 @@ class RaterPlan(Result):
             s.add_note(f"{', '.join(done[:5])}{', ...' if len(done) > 5 else ''}: every rater "
                        "has rated every rated item, so no rated item is left to rate again "
                        "(gain_rated missing); only new items can narrow alpha")
+        s.add_note("ratings_per_error_free = gain of a new item rated without error / gain of "
+                   "a new item rated by the rater(s): what one error-free rating is worth")
         s.add_note("worth = gain of another rating of a rated item / gain of a new item; "
                    f"'either' when they differ by less than {MC_MARGIN:g} Monte-Carlo errors "
                    "(more draws in the fit narrow them)")
@@ -368,10 +382,12 @@ def make_plan(fit: Any, rater: str | None) -> RaterPlan:
     t["std_error_new"] = np.sqrt(np.maximum(v0 - t["gain_new"], 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         t["worth"] = t["gain_rated"] / t["gain_new"]
+        t["ratings_per_error_free"] = t["gain_error_free"] / t["gain_new"]
     t["better"] = [_verdict(row) for _, row in t.iterrows()]
     cols = ["group", "estimate", "std_error", "gain_rated", "gain_rated_mc_error", "gain_new",
             "gain_new_mc_error", "diff_mc_error", "std_error_rated", "std_error_new", "worth",
-            "better", "new_item", "n_human", "n_ratings", "n_metric"]
+            "better", "gain_error_free", "gain_error_free_mc_error", "ratings_per_error_free",
+            "new_item", "n_human", "n_ratings", "n_metric"]
     return RaterPlan(t[cols], rater, fit.level, fit.group_name,
                      settings={"draws": f"{fit.n_chains} chains x {fit.n_draws}",
                                "seed": fit.seed})
