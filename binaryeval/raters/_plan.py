@@ -65,19 +65,21 @@ def _sums(prob: np.ndarray, out: np.ndarray, alpha: np.ndarray, batch: np.ndarra
 
     ``prob`` (S, N, K) the units' class probabilities per draw, ``out`` (S, R, K, Y) the
     outcome probabilities given the class per draw and rater.  Returns two (B, N, R, Y) arrays.
+    The batches are contiguous runs of the flattened draws (see :func:`_batches`).
     """
     s, n, k = prob.shape
     r, y = out.shape[1], out.shape[3]
     w = np.zeros((n_batches, n, r, y))
     wa = np.zeros((n_batches, n, r, y))
-    for b in range(n_batches):
-        sel = batch == b
-        p_b, o_b, a_b = prob[sel], out[sel], alpha[sel]
-        for c in range(k):
-            left = p_b[:, :, c].T                              # (N, S_b)
-            right = o_b[:, :, c, :].reshape(-1, r * y)        # (S_b, R Y)
-            w[b] += (left @ right).reshape(n, r, y)
-            wa[b] += ((left * a_b[None, :]) @ right).reshape(n, r, y)
+    edges = np.searchsorted(batch, np.arange(n_batches + 1))
+    for c in range(k):
+        left = np.ascontiguousarray(prob[:, :, c])                 # (S, N)
+        right = np.ascontiguousarray(out[:, :, c, :]).reshape(s, r * y)
+        right_a = right * alpha[:, None]
+        for b in range(n_batches):
+            lo, hi = edges[b], edges[b + 1]
+            w[b] += (left[lo:hi].T @ right[lo:hi]).reshape(n, r, y)
+            wa[b] += (left[lo:hi].T @ right_a[lo:hi]).reshape(n, r, y)
     return w, wa
 
 
@@ -153,23 +155,32 @@ def rating_gains(fit: Any, rater: str | None = None) -> pd.DataFrame:
         use = np.flatnonzero(who > 0)
         out = phi[:, use]                                            # (S, R_u, K, K)
         # -- another rating of a rated item -------------------------------------------------------
-        logp = np.repeat(np.log(np.maximum(pi[:, gpos], 1e-300))[:, None, :], in_g.size, axis=1)
+        # each item's class log-probabilities per draw, one (N, S) slab per class: its share,
+        # its metric output and its ratings, summed through sparse count matrices
+        lab, who_r = r.rating_label[rat_g], r.rating_rater[rat_g]
+        counts_g = sparse.csr_matrix((np.ones(rat_g.size), (local[r.rating_item[rat_g]],
+                                                            who_r * k + lab)),
+                                     shape=(in_g.size, n_r * k))
         if tg is not None:
             met = r.item_metric[in_g]
-            has = met >= 0
-            logp[:, has] += np.log(np.maximum(tg[:, :, met[has]], 1e-300)).transpose(0, 2, 1)
-        lab, who_r = r.rating_label[rat_g], r.rating_rater[rat_g]
-        inc = sparse.csr_matrix((np.ones(rat_g.size), (local[r.rating_item[rat_g]],
-                                                       np.arange(rat_g.size))),
-                                shape=(in_g.size, rat_g.size))
+            has = np.flatnonzero(met >= 0)
+            met_g = sparse.csr_matrix((np.ones(has.size), (has, met[has])),
+                                      shape=(in_g.size, tg.shape[2]))
+            log_t = np.log(np.maximum(tg, 1e-300))
+        log_pi = np.log(np.maximum(pi[:, gpos], 1e-300))
+        logp = np.empty((k, in_g.size, s))
         for c in range(k):
-            terms = log_phi[:, who_r, c, lab]                        # (S, M_g)
-            logp[:, :, c] += (inc @ terms.T).T
-        logp -= logp.max(axis=2, keepdims=True)
-        prob = np.exp(logp)
-        prob /= prob.sum(axis=2, keepdims=True)
+            logp[c] = counts_g @ log_phi[:, :, c, :].reshape(s, n_r * k).T
+            logp[c] += log_pi[None, :, c]
+            if tg is not None:
+                logp[c] += met_g @ log_t[:, c, :].T
+        logp -= logp.max(axis=0)
+        np.exp(logp, out=logp)
+        logp /= logp.sum(axis=0)
+        prob = logp.transpose(2, 1, 0)                               # (S, N, K)
         fx = fixed[in_g]
         if np.any(fx >= 0):
+            prob = prob.copy()
             prob[:, fx >= 0] = np.eye(k)[fx[fx >= 0]]
         eligible = np.ones((in_g.size, use.size), dtype=bool)
         col = np.full(n_r, -1)
