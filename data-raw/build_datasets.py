@@ -15,7 +15,10 @@ What is shipped, and why it may be (see ``binaryeval/datasets/LICENSES.md``):
 * sentence-level chrF / BLEU / TER for WMT21 en-de, computed here with sacrebleu from the WMT21
   texts (metric scores computed by the package itself; no text is shipped);
 * only aggregates (system-level scores, counts per system) from sources without a licence file
-  (WMT15, WMT20 system level, Spot-The-Bot).
+  (WMT15, WMT20 system level, Spot-The-Bot), with one exception: Spot-The-Bot's verdicts per
+  entity rating (``stb_convai2_ratings``), numbers only, conversations and annotators
+  renumbered (no text, no user name), the small derived set the rater model needs (who rated
+  what), with attribution.
 """
 
 from __future__ import annotations
@@ -351,6 +354,37 @@ def build_stb_convai2(data: Path) -> pd.DataFrame:
     return df
 
 
+def build_stb_convai2_ratings(data: Path) -> pd.DataFrame:
+    """Spot-The-Bot ConvAI2, one row per entity rating: who rated which entity, and the verdict.
+
+    Conversations are numbered 0.. in the sample's order and annotators ``a01``.. in order of
+    their first annotation (pseudonyms: the user names are not shipped).  ``kept`` marks the
+    annotators the black-list rule keeps (:func:`stb_black_list`).
+    """
+    path = data / "stb_convai2" / "spot-the-bot-code" / "MongoDump.zip"
+    with zipfile.ZipFile(path) as zf:
+        annotations = _mongo_lines(zf, "annotated-dialogues-full-convai2.json")
+        sampled = _mongo_lines(zf, "sampled-dialogues-full-convai2.json")
+    convos = {c["_id"]["$oid"]: c for c in sampled}
+    number = {cid: i for i, cid in enumerate(convos)}
+    dropped = stb_black_list(annotations, convos)
+    alias: dict[str, str] = {}
+    rows = []
+    for ann in annotations:
+        user = ann["user_name"]
+        alias.setdefault(user, f"a{len(alias) + 1:02d}")
+        convo = convos[ann["convo_id"]]
+        for e in (0, 1):
+            a = ann[f"entity{e}_annotation"]
+            rows.append((convo[f"system_type{e}"], number[ann["convo_id"]], e,
+                         int(a["decision_turn"]), alias[user], int(bool(a["is_human"])),
+                         int(bool(convo[f"is_human{e}"])), int(user not in dropped)))
+    df = pd.DataFrame(rows, columns=["system", "conversation", "entity", "segment_length",
+                                     "annotator", "judged_human", "is_human", "kept"])
+    return df.sort_values(["system", "conversation", "entity", "annotator"],
+                          kind="stable").reset_index(drop=True)
+
+
 BUILDERS = {
     "wmt21_ende": build_wmt21_ende,
     "wmt21_enru": build_wmt21_enru,
@@ -358,6 +392,7 @@ BUILDERS = {
     "wmt15": build_wmt15,
     "wmt20": build_wmt20,
     "stb_convai2": build_stb_convai2,
+    "stb_convai2_ratings": build_stb_convai2_ratings,
 }
 
 

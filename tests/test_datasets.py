@@ -280,6 +280,20 @@ def test_stb_counts_match_readme():
     assert (df["judged_human"] <= df["n"]).all()
 
 
+def test_stb_ratings_add_up_to_the_counts():
+    # the rows behind the shipped counts: the same totals per system and segment length
+    rows = datasets.load_stb_convai2_ratings()
+    counts = datasets.load_stb_convai2()
+    for subset, part in (("all", rows), ("kept", datasets.load_stb_convai2_ratings("kept"))):
+        got = part.groupby(["system", "segment_length"])["judged_human"].agg(["size", "sum"])
+        want = counts[counts["annotators"] == subset].set_index(["system", "segment_length"])
+        assert got["size"].to_dict() == want["n"].to_dict()
+        assert got["sum"].to_dict() == want["judged_human"].to_dict()
+    assert rows["annotator"].nunique() == 47
+    assert rows.loc[rows["kept"] == 1, "annotator"].nunique() == 47 - 25
+    assert (rows["is_human"] == (rows["system"] == "human")).all()
+
+
 def test_stb_black_list_drops_25_of_47():
     need(DATA / "stb_convai2" / "spot-the-bot-code" / "MongoDump.zip")
     build = build_module()
@@ -294,10 +308,11 @@ def test_stb_black_list_drops_25_of_47():
 
 def test_describe_and_load():
     d = datasets.describe()
-    assert d["name"].tolist() == ["wmt21_ende", "wmt21_enru", "summeval", "wmt15", "wmt20", "stb_convai2"]
+    assert d["name"].tolist() == ["wmt21_ende", "wmt21_enru", "summeval", "wmt15", "wmt20", "stb_convai2",
+                                  "stb_convai2_ratings"]
     assert d.set_index("name")["rows"].to_dict() == {
         "wmt21_ende": 17034, "wmt21_enru": 16032, "summeval": 1600, "wmt15": 121, "wmt20": 400,
-        "stb_convai2": 42}
+        "stb_convai2": 42, "stb_convai2_ratings": 10246}
     # a few MB at most in total
     assert d["bytes"].sum() < 2_000_000
     assert datasets.load("wmt15").equals(datasets.load_wmt15())
@@ -330,7 +345,8 @@ def test_snake_names():
     assert build.snake("qa-eval_em") == "qa_eval_em"
 
 
-@pytest.mark.parametrize("name", ["wmt21_enru", "summeval", "wmt15", "wmt20", "stb_convai2"])
+@pytest.mark.parametrize("name", ["wmt21_enru", "summeval", "wmt15", "wmt20", "stb_convai2",
+                                  "stb_convai2_ratings"])
 def test_rebuild_reproduces_shipped_file(name, tmp_path):
     need(DATA)
     build = build_module()

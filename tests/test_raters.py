@@ -253,8 +253,9 @@ def test_the_protocol(small):
     want = pd.Series(share, index=items.index).groupby(level="system").mean()
     np.testing.assert_allclose(naive["estimate"].loc[want.index], want, rtol=1e-12)
     assert repr(fit).startswith("RaterFit(groups=3, raters=4, model='dawid-skene'")
-    with pytest.raises(ParameterError, match="plan\\(\\) is not available.*BinaryFit, LatentFit"):
-        fit.plan()
+    plan = fit.plan()
+    assert list(plan.to_frame().index) == list(frame.index)
+    assert "another rating of a rated item" in str(plan)
 
 
 def test_raters_table_reads_the_draws(small):
@@ -314,9 +315,13 @@ def test_refusals_name_the_argument_and_the_fix(small):
         fit_raters("rating ~ metric | system", small, raters="glad", **kw)
     with pytest.raises(DataError, match="rater='who' is not a column"):
         fit_raters("rating ~ metric | system", small, **{**kw, "rater": "who"})
-    likert = small.assign(rating=small["rating"] * 4 + 1)
-    with pytest.raises(DataError, match="binary human ratings.*I\\(rating >= 4\\)"):
-        fit_raters("rating ~ metric | system", likert, **kw)
+    scores = small.assign(rating=small["rating"] * 7 + np.arange(len(small)) % 7)
+    with pytest.raises(DataError, match="14 distinct values.*at most 11.*I\\(rating >= 4\\)"):
+        fit_raters("rating ~ metric | system", scores, **kw)
+    with pytest.raises(ParameterError, match="prior=\\(2, 1\\): with a binned rating of 3 "
+                                             "levels.*give 3 positive numbers"):
+        fit_raters("rating ~ metric | system", small.assign(rating=small["rating"] + (
+            small.index % 3 == 0)), prior=(2, 1), **kw)
     bad = small.copy()
     first = bad.index[bad["rating"].notna()][0]
     twin = bad[(bad["system"] == bad.loc[first, "system"]) & (bad["item"] == bad.loc[first,

@@ -4,7 +4,8 @@ Every dataset is a tidy :class:`pandas.DataFrame` built by ``data-raw/build_data
 public research data and stored as gzip-compressed CSV in ``binaryeval/datasets/data/``.  Only
 numbers are shipped (ids, system names, human and metric scores, counts): no source texts,
 references or system outputs.  Sources without a licence file contribute only aggregated figures
-(system-level scores, counts per system).  Attribution, licence and citation of each source are in
+(system-level scores, counts per system) and, for Spot-The-Bot, the 0/1 verdicts per entity
+rating under renumbered annotators (what a model of rater errors needs).  Attribution, licence and citation of each source are in
 the loader's docstring and in ``binaryeval/datasets/LICENSES.md``.
 
 Examples
@@ -41,6 +42,7 @@ __all__ = [
     "load_wmt15",
     "load_wmt20",
     "load_stb_convai2",
+    "load_stb_convai2_ratings",
     "simulate_battles",
 ]
 
@@ -98,6 +100,13 @@ _INFO: dict[str, _Info] = {
         "no licence file: counts per system only",
         "Deriu et al. (2020), Spot The Bot, EMNLP",
     ),
+    "stb_convai2_ratings": _Info(
+        "Spot-The-Bot ConvAI2: each annotator's verdict on each entity (judged human or not)",
+        "entity rating (conversation x entity x annotator)",
+        "jderiu/spot-the-bot-code (MongoDump.zip)",
+        "no licence file: verdicts as numbers only, conversations and annotators renumbered",
+        "Deriu et al. (2020), Spot The Bot, EMNLP",
+    ),
 }
 
 _LOADERS = {
@@ -107,6 +116,7 @@ _LOADERS = {
     "wmt15": "load_wmt15",
     "wmt20": "load_wmt20",
     "stb_convai2": "load_stb_convai2",
+    "stb_convai2_ratings": "load_stb_convai2_ratings",
 }
 
 
@@ -199,7 +209,7 @@ def describe() -> pd.DataFrame:
     --------
     >>> from binaryeval.datasets import describe
     >>> describe()["name"].tolist()
-    ['wmt21_ende', 'wmt21_enru', 'summeval', 'wmt15', 'wmt20', 'stb_convai2']
+    ['wmt21_ende', 'wmt21_enru', 'summeval', 'wmt15', 'wmt20', 'stb_convai2', 'stb_convai2_ratings']
     """
     rows = []
     for name, info in _INFO.items():
@@ -532,4 +542,54 @@ def load_stb_convai2(annotators: str | None = None) -> pd.DataFrame:
     if annotators is not None:
         _check_choice("annotators", annotators, ["all", "kept"])
         df = df[df["annotators"] == annotators].reset_index(drop=True)
+    return df
+
+
+def load_stb_convai2_ratings(annotators: str | None = None) -> pd.DataFrame:
+    """Spot-The-Bot on ConvAI2, one row per entity rating: which annotator judged what.
+
+    The rows behind :func:`load_stb_convai2`'s counts, with who gave each verdict, for models of
+    the annotators' errors (:func:`binaryeval.fit` with ``rater=`` and ``item=``).  Each
+    conversation's two entities are rated by about six annotations (most segment lengths by two
+    annotators).
+
+    Parameters
+    ----------
+    annotators : {"all", "kept"} or None, default None
+        ``"kept"``: only the annotators the black-list rule keeps (see
+        :func:`load_stb_convai2`); None or ``"all"``: every annotator.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (annotation, entity):
+
+        - ``system`` (str): as in :func:`load_stb_convai2` (``human`` for a person).
+        - ``conversation`` (int): the conversation, numbered in the sample's order.
+        - ``entity`` (int): 0 or 1, the entity of the conversation.
+        - ``segment_length`` (int): turns shown, 4, 6 or 10.
+        - ``annotator`` (str): a pseudonym, ``a01`` to ``a47`` in order of first annotation.
+        - ``judged_human`` (int): 1 when the annotator judged the entity human.
+        - ``is_human`` (int): 1 when the entity is a person (the truth for that question).
+        - ``kept`` (int): 1 when the black-list rule keeps the annotator.
+
+    Notes
+    -----
+    Source: jderiu/spot-the-bot-code (commit 6b6ffa1), ``data_dump/MongoDump.zip``, built by
+    ``data-raw/build_datasets.py``.  The repository has no licence file; only these numbers are
+    shipped (no text, no user name).  Cite Deriu et al. (2020), EMNLP (see
+    :func:`load_stb_convai2`).
+
+    Examples
+    --------
+    >>> from binaryeval.datasets import load_stb_convai2_ratings
+    >>> df = load_stb_convai2_ratings()
+    >>> len(df), df["annotator"].nunique()
+    (10246, 47)
+    """
+    df = _read("stb_convai2_ratings")
+    if annotators is not None:
+        _check_choice("annotators", annotators, ["all", "kept"])
+        if annotators == "kept":
+            df = df[df["kept"] == 1].reset_index(drop=True)
     return df

@@ -5,11 +5,14 @@ it (a Dawid-Skene confusion matrix per rater, or MACE's competence and guessing 
 and the metric another, with its own confusion matrix per group.
 
 - :func:`fit_raters` -- the fit from long data, one row per rating (:class:`RaterFit`); also
-  reached through :func:`binaryeval.fit` with ``rater=`` and ``item=``.
+  reached through :func:`binaryeval.fit` with ``rater=`` and ``item=``;
+- :class:`RaterPlan` -- ``RaterFit.plan()``: another rating of a rated item, or a new item
+  (the preposterior analysis is in :mod:`binaryeval.raters._plan`).
 
 The Gibbs sampler and its justification are in :mod:`binaryeval.raters.engine`.
 """
 
+from ._plan import RaterPlan
 from .fit import RaterFit, fit_raters
 
-__all__ = ["RaterFit", "fit_raters"]
+__all__ = ["RaterFit", "RaterPlan", "fit_raters"]

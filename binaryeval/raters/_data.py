@@ -45,10 +45,15 @@ def _labels(values: pd.Series, column: str) -> np.ndarray:
 
 def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd.Series | None,
          rater: pd.Series, rater_name: str, item: pd.Series, item_name: str,
-         n_outputs: int) -> Ratings:
-    """Code the rows: ``metric`` holds each row's metric output code (-1 missing) or is None."""
+         n_outputs: int, coded: bool = False) -> Ratings:
+    """Code the rows: ``metric`` holds each row's metric output code (-1 missing) or is None.
+
+    ``coded``: ``human`` already holds class codes 0..K-1 (NaN: no rating), e.g. the levels of a
+    binned rating; otherwise it is a binary rating, checked as everywhere in the package.
+    """
     account = RowAccount(len(human))
-    label = as_binary(human, human_name, "human rating").to_numpy()
+    label = (human.to_numpy(dtype=float) if coded
+             else as_binary(human, human_name, "human rating").to_numpy())
     rated = ~np.isnan(label)
     if group is not None:
         keep = group.notna().to_numpy().copy()

@@ -66,3 +66,60 @@ def simulate_crowd(seed: int | np.random.SeedSequence, *, alphas: Sequence[float
     df = pd.concat(frames, ignore_index=True)
     df["rating"] = df["rating"].astype(float)
     return df, pd.concat(truths, ignore_index=True)
+
+
+def simulate_binned_crowd(seed: int | np.random.SeedSequence, *,
+                          shares: Sequence[Sequence[float]], n_items: int,
+                          confusion: Sequence[np.ndarray], per_item: tuple[int, int] = (3, 3),
+                          levels: Sequence[float] | None = None,
+                          metric: np.ndarray | None = None,
+                          n_metric_only: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A crowd giving binned ratings: each rater reads the class through a K x K confusion.
+
+    ``shares[g]`` are system ``g``'s class shares; ``confusion[r][c, l]`` is rater ``r``'s
+    chance of rating ``l`` an item of class ``c``; ``metric`` (K x J) the metric's confusion
+    (None: no metric column).  Ratings are the ``levels`` (default 1..K).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.raters._simulate import simulate_binned_crowd
+    >>> good = np.full((3, 3), 0.1) + 0.7 * np.eye(3)
+    >>> df, truth = simulate_binned_crowd(0, shares=[[0.2, 0.3, 0.5]], n_items=10,
+    ...                                   confusion=[good, good, good])
+    >>> sorted(df["rating"].unique().tolist()) <= [1.0, 2.0, 3.0], len(truth)
+    (True, 10)
+    """
+    rng = np.random.default_rng(seed)
+    conf = [np.asarray(c, dtype=float) for c in confusion]
+    k = conf[0].shape[0]
+    lev = np.arange(1, k + 1, dtype=float) if levels is None else np.asarray(levels, float)
+    names = np.array([f"r{i:02d}" for i in range(len(conf))])
+    lo, hi = per_item
+    frames, truths = [], []
+    for g, share in enumerate(shares):
+        system = f"S{g:02d}"
+        total = n_items + n_metric_only
+        t = rng.choice(k, size=total, p=np.asarray(share, dtype=float))
+        met = None
+        if metric is not None:
+            mconf = np.asarray(metric, dtype=float)
+            cum = np.cumsum(mconf[t], axis=1)
+            met = (cum < rng.random(total)[:, None]).sum(axis=1)
+        n_per = rng.integers(lo, hi + 1, size=n_items)
+        rows = []
+        for i in range(n_items):
+            for r in rng.choice(len(conf), n_per[i], replace=False):
+                rows.append((i, names[r], lev[rng.choice(k, p=conf[r][t[i]])]))
+        frame = pd.DataFrame(rows, columns=["item", "annotator", "rating"])
+        frame.insert(0, "system", system)
+        if met is not None:
+            frame["metric"] = met[frame["item"].to_numpy()]
+        frames.append(frame)
+        if n_metric_only and met is not None:
+            extra = np.arange(n_items, total)
+            frames.append(pd.DataFrame({"system": system, "item": extra, "annotator": None,
+                                        "rating": np.nan, "metric": met[extra]}))
+        truths.append(pd.DataFrame({"system": system, "item": np.arange(total),
+                                    "truth": lev[t]}))
+    return pd.concat(frames, ignore_index=True), pd.concat(truths, ignore_index=True)

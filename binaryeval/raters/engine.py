@@ -224,3 +224,132 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             prob_sum += p1.sum(axis=1)
     prob = prob_sum / (chains * draws)
     return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, np.stack([1.0 - prob, prob], axis=1))
+
+
+def _categorical(rng: np.random.Generator, logp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One class per row of ``logp`` (..., K) and the normalised probabilities."""
+    p = np.exp(logp - logp.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    u = rng.random(p.shape[:-1])[..., None]
+    z = (np.cumsum(p, axis=-1) < u).sum(axis=-1)
+    return np.minimum(z, p.shape[-1] - 1), p
+
+
+def sample_classes(data: RaterData, *, draws: int, chains: int, warmup: int,
+                   seed: np.random.SeedSequence | int | None) -> RaterDraws:
+    """The Gibbs sampler for ``K`` classes (binned or preference ratings; any ``K >= 2``).
+
+    The same full conditionals as :func:`sample`, with the items' classes drawn from their
+    categorical conditionals: ``A Z_c`` (``Z_c`` the indicator of class ``c``) gives the counts
+    of class ``c`` per cell and ``A' L_c`` every item's log-probability of class ``c``, one pair
+    of sparse products per class and sweep.  MACE's spam indicator: a rating equal to the class
+    is a guess with probability ``(1 - theta) xi_l / (theta + (1 - theta) xi_l)``, any other
+    rating always is.  A Dawid-Skene row's prior is Dirichlet with ``a`` on the diagonal and
+    ``b / (K - 1)`` elsewhere (``rater_prior = (a, b)``: the diagonal's marginal is Beta(a, b)).
+    Metric-only items: the classes of each (group, output) cell are one multinomial draw.
+    """
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    rng = np.random.default_rng(ss)
+    n, m = data.item_group.size, data.rating_item.size
+    g, r, j, k = data.n_groups, data.n_raters, data.n_outputs, data.n_classes
+    gt = 1 if data.pooled else g
+    has_metric = j > 0
+    mace = data.model == "mace"
+    fixed_idx = np.flatnonzero(data.fixed >= 0)
+    metric_items = np.flatnonzero(data.item_metric >= 0)
+    metric_group = np.zeros(metric_items.size, dtype=np.int64) if data.pooled else \
+        data.item_group[metric_items]
+    off_m, off_r = g, g + gt * j
+    n_cells = off_r + k * r
+    rows = np.concatenate([data.item_group, off_m + metric_group * j
+                           + data.item_metric[metric_items],
+                           off_r + data.rating_rater * k + data.rating_label])
+    cols = np.concatenate([np.arange(n), metric_items, data.rating_item])
+    incidence = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_cells, n))
+    incidence_t = incidence.T.tocsr()
+    mo = np.asarray(data.metric_only, dtype=np.int64)                       # (G, J)
+    mo_t = np.zeros(g, dtype=np.int64) if data.pooled else np.arange(g)
+    a_r, b_r = data.rater_prior
+    rater_conc = np.full((k, k), b_r / (k - 1))
+    np.fill_diagonal(rater_conc, a_r)
+    share = data.share_concentration
+    eye = np.eye(k)
+
+    z = np.tile(np.where(data.fixed >= 0, data.fixed, data.init)[:, None], (1, chains))
+    pi_d = np.empty((chains, draws, g, k))
+    th_d = np.empty((chains, draws, gt, k, j), dtype=np.float32) if has_metric else None
+    phi_d = np.empty((chains, draws, r, k, k), dtype=np.float32)
+    comp_d = np.empty((chains, draws, r), dtype=np.float32) if mace else None
+    spam_d = np.empty((chains, draws, r, k), dtype=np.float32) if mace else None
+    prob_sum = np.zeros((n, k))
+    mo_cls = np.zeros((chains, g, max(j, 1), k))   # metric-only items of each class per cell
+    comp = np.full((chains, r), a_r / (a_r + b_r))
+    spam = np.full((chains, r, k), 1.0 / k)
+    table = np.zeros((k, n_cells, chains))
+
+    for sweep in range(warmup + draws):
+        onehot = (z[..., None] == np.arange(k)).astype(float)                 # (N, C, K)
+        cnt = np.stack([(incidence @ onehot[:, :, c]).T for c in range(k)], axis=2)  # (C,cells,K)
+        cls_rated = cnt[:, :g]                                                  # (C, G, K)
+        if has_metric:
+            tc_rated = cnt[:, off_m:off_r].reshape(chains, gt, j, k).transpose(0, 1, 3, 2)
+        for _ in range(INNER if has_metric else 1):
+            cls = cls_rated.copy()
+            if has_metric:
+                cls += mo_cls[:, :, :j].sum(axis=2)
+            pi = _gamma_rows(rng, share + cls)
+            if not has_metric:
+                break
+            tc = tc_rated.copy()
+            extra = mo_cls[:, :, :j].transpose(0, 1, 3, 2)                     # (C, G, K, J)
+            if data.pooled:
+                tc[:, 0] += extra.sum(axis=1)
+            else:
+                tc += extra
+            theta = _gamma_rows(rng, data.rate_concentration + tc)
+            th = theta[:, mo_t]                                                 # (C, G, K, J)
+            w = pi[:, :, :, None] * th                                          # (C, G, K, J)
+            q = (w / np.maximum(w.sum(axis=2, keepdims=True), _TINY)).transpose(0, 1, 3, 2)
+            mo_cls[:, :, :j] = rng.multinomial(np.broadcast_to(mo[None], (chains, g, j)), q)
+        if m:
+            rc = cnt[:, off_r:].reshape(chains, r, k, k).transpose(0, 1, 3, 2)  # (C,R,class,lab)
+            if mace:
+                agree = np.rint(np.diagonal(rc, axis1=2, axis2=3)).astype(np.int64)  # (C,R,K)
+                disagree = rc.sum(axis=2) - agree
+                guess = (1.0 - comp)[..., None] * spam
+                p_guess = guess / (guess + comp[..., None])
+                guessed = rng.binomial(agree, p_guess) + disagree
+                n_all = rc.sum(axis=(2, 3))
+                n_guess = guessed.sum(axis=2)
+                comp = rng.beta(a_r + n_all - n_guess, b_r + n_guess)
+                spam = _gamma_rows(rng, 1.0 + guessed)
+                phi = comp[..., None, None] * eye + (1.0 - comp)[..., None, None] * \
+                    spam[:, :, None, :]
+            else:
+                phi = _gamma_rows(rng, rater_conc + rc)
+        else:
+            phi = np.broadcast_to(eye, (chains, r, k, k))
+        lp = np.log(np.maximum(pi, _TINY))                                      # (C, G, K)
+        table[:, :g] = lp.transpose(2, 1, 0)
+        if has_metric:
+            lt = np.log(np.maximum(theta, _TINY))                               # (C, Gt, K, J)
+            table[:, off_m:off_r] = lt.transpose(2, 1, 3, 0).reshape(k, gt * j, chains)
+        if m:
+            lf = np.log(np.maximum(phi, _TINY))                                 # (C, R, K, K)
+            table[:, off_r:] = lf.transpose(2, 1, 3, 0).reshape(k, r * k, chains)
+        logp = np.stack([incidence_t @ table[c] for c in range(k)], axis=2)     # (N, C, K)
+        z, prob = _categorical(rng, logp)
+        if fixed_idx.size:
+            z[fixed_idx] = data.fixed[fixed_idx, None]
+            prob[fixed_idx] = eye[data.fixed[fixed_idx]][:, None, :]
+        if sweep >= warmup:
+            t = sweep - warmup
+            pi_d[:, t] = pi
+            phi_d[:, t] = phi
+            if has_metric:
+                th_d[:, t] = theta
+            if mace:
+                comp_d[:, t] = comp
+                spam_d[:, t] = spam
+            prob_sum += prob.sum(axis=1)
+    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, prob_sum / (chains * draws))

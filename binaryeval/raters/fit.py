@@ -1,7 +1,7 @@
 """The rater-noise model: :func:`fit_raters` and :class:`RaterFit`.
 
 The human rating is no longer the truth.  Every output (item) has a latent class, adequate or
-not; every human rating of it is one rater's noisy reading (a Dawid-Skene confusion matrix per
+not (or one of the levels of a binned rating); every human rating of it is one rater's noisy reading (a Dawid-Skene confusion matrix per
 rater, or MACE's competence and personal answer distribution), and the metric is one more noisy
 reading with its own confusion matrix per group, as in the latent-truth model.  A rater named
 error-free reads the class without error: with one such rater and nobody else, the model is the
@@ -28,7 +28,8 @@ from ..latent.draws import DrawsPosterior
 from ..latent.multi import _metric_codes
 from ..summary import Summary
 from . import _data
-from .engine import RaterData, RaterDraws, sample
+from ._plan import RaterPlan, make_plan
+from .engine import RaterData, RaterDraws, sample, sample_classes
 
 if TYPE_CHECKING:  # names used only in type hints
     from matplotlib.axes import Axes
@@ -56,8 +57,8 @@ class RaterFit(Result):
     Returned by :func:`fit_raters` (and by :func:`binaryeval.fit` with ``rater=``).  It answers
     ``to_frame()``, ``compare()``, ``posterior(group)``, ``ranks()``, ``naive()`` (the majority
     vote as the truth), ``rates()`` (the metric's confusion), ``raters()`` (each rater's
-    confusion or competence) and ``items()`` (each item's posterior class probability);
-    ``plan()`` is refused with the reason.
+    confusion or competence), ``items()`` (each item's posterior class probability) and
+    ``plan()`` (another rating of a rated item, or a new item: which buys more certainty).
 
     Attributes
     ----------
@@ -112,6 +113,7 @@ class RaterFit(Result):
     call: dict = field(default_factory=dict)
     group_name: str = "group"
     order: tuple[str, ...] = ()
+    levels: tuple[float, ...] = ()
 
     # -- access -----------------------------------------------------------------------------------
     @property
@@ -141,8 +143,22 @@ class RaterFit(Result):
     def _positions(self) -> list[int]:
         return [self.groups.index(g) for g in self._shown]
 
+    @property
+    def n_classes(self) -> int:
+        """Number of classes: 2 for a binary rating, the number of levels of a binned one."""
+        return int(self.draws.pi.shape[-1])
+
+    def _scores(self) -> np.ndarray:
+        """The value of each class: 0/1 (the share of adequate outputs) or the levels."""
+        return np.asarray(self.levels, dtype=float) if self.levels else np.array([0.0, 1.0])
+
+    def _class_labels(self) -> tuple[str, ...]:
+        return tuple(f"{x:g}" for x in self.levels) if self.levels else ("0", "1")
+
     def _alpha(self) -> np.ndarray:
-        return self.draws.pi[..., 1]
+        if not self.levels:
+            return self.draws.pi[..., 1]
+        return self.draws.pi @ self._scores()
 
     def _index(self) -> pd.Index:
         return pd.Index(self._shown, name=self.group_name)
@@ -304,17 +320,34 @@ class RaterFit(Result):
         s = _common.summarise(alpha, level)
         iv = _common.interval_frame(alpha, level, kind, self._index())
         counts = {k: c[pos].astype(int) for k, c in self._counts_per_group().items()}
-        a, b = self.prior
         out = pd.DataFrame({
             **counts, "estimate": s["estimate"], "std_error": s["std_error"],
             "lower": iv["lower"].to_numpy(), "upper": iv["upper"].to_numpy(),
             "naive": self.naive(level)["estimate"].to_numpy(),
-            "prior_dominated": s["std_error"] >= _common.PRIOR_DOMINATED * _common.prior_sd_share(
-                np.array([b, a]), 1),
+            "prior_dominated": s["std_error"] >= _common.PRIOR_DOMINATED * self._prior_sd(),
             "rhat": s["rhat"], "ess_bulk": s["ess_bulk"], "ess_tail": s["ess_tail"]},
             index=self._index())
-        out.attrs.update(level=level, kind=kind, method=self._method(), rates=self.rates_mode)
+        if self.levels:
+            shares = self.draws.pi[..., pos, :].reshape(-1, len(pos), self.n_classes).mean(axis=0)
+            for c, lab in enumerate(self._class_labels()):
+                out[f"share_{lab}"] = shares[:, c]
+        out.attrs.update(level=level, kind=kind, method=self._method(), rates=self.rates_mode,
+                         estimate="alpha (share of adequate outputs)" if not self.levels else
+                         "mean rating (sum of level x class share)")
         return out
+
+    def _prior_sd(self) -> float:
+        """Prior sd of the estimated quantity (alpha, or the mean rating)."""
+        conc = self._share_concentration()
+        mean = conc / conc.sum()
+        x = self._scores()
+        return float(np.sqrt(max(mean @ x ** 2 - (mean @ x) ** 2, 0.0) / (conc.sum() + 1)))
+
+    def _share_concentration(self) -> np.ndarray:
+        if not self.levels:
+            a, b = self.prior
+            return np.array([b, a], dtype=float)
+        return np.asarray(self.prior, dtype=float)
 
     def _method(self) -> str:
         return (f"Gibbs sampler of the rater-noise model ({self.model}): {self.n_chains} chains "
@@ -363,6 +396,18 @@ class RaterFit(Result):
         pos = self._positions()
         n, k = n[pos], k[pos]
         tail = (1 - level) / 2
+        if self.levels:
+            sq = np.bincount(r.item_group, weights=vote ** 2, minlength=g)[pos]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                est = k / n
+                se = np.sqrt(np.maximum(sq / n - est ** 2, 0.0) / np.maximum(n - 1, 1))
+            z = stats.norm.ppf(1 - tail)
+            out = pd.DataFrame({"n_human": n.astype(int), "estimate": est, "std_error": se,
+                                "lower": est - z * se, "upper": est + z * se},
+                               index=self._index())
+            out.attrs.update(level=level, method="each item's mean rating as the truth, "
+                             "uncorrected (normal interval)")
+            return out
         with np.errstate(invalid="ignore", divide="ignore"):
             est = k / n
         out = pd.DataFrame({"n_human": n.astype(int), "estimate": est,
@@ -377,6 +422,10 @@ class RaterFit(Result):
     def _majority(self) -> np.ndarray:
         r = self.ratings
         n = len(r.item_keys)
+        if self.levels:
+            x = self._scores()[r.rating_label]
+            return np.bincount(r.rating_item, weights=x, minlength=n) / np.bincount(
+                r.rating_item, minlength=n)
         pos = np.bincount(r.rating_item, weights=r.rating_label, minlength=n)
         tot = np.bincount(r.rating_item, minlength=n)
         return np.where(2 * pos > tot, 1.0, np.where(2 * pos == tot, 0.5, 0.0))
@@ -430,7 +479,8 @@ class RaterFit(Result):
         d = self.draws
         if self.model == "mace":
             flat = d.competence.reshape(-1, n_r).astype(float)
-            spam = d.spam.reshape(-1, n_r, 2)[..., 1].astype(float).mean(axis=0)
+            k = self.n_classes
+            spam = d.spam.reshape(-1, n_r, k)[..., -1].astype(float).mean(axis=0)
             est, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
             lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
             est, lo, hi = (np.where(free, 1.0, x) for x in (est, lo, hi))
@@ -440,20 +490,22 @@ class RaterFit(Result):
                                 "n_items": n_items, "n_shared": n_shared, "is_error_free": free},
                                index=pd.Index(self.rater_names, name="rater"))
         else:
-            flat = d.phi.reshape(-1, n_r, 2, 2).astype(float)
+            k = self.n_classes
+            flat = d.phi.reshape(-1, n_r, k, k).astype(float)
             est, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
             lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
-            eye = np.eye(2)[None]
+            eye = np.eye(k)[None]
             f3 = free[:, None, None]
             est, lo, hi = (np.where(f3, eye, x) for x in (est, lo, hi))
             sd = np.where(f3, 0.0, sd)
-            idx = pd.MultiIndex.from_product([self.rater_names, ("0", "1"), ("0", "1")],
+            labels = self._class_labels()
+            idx = pd.MultiIndex.from_product([self.rater_names, labels, labels],
                                              names=["rater", "class", "rating"])
             out = pd.DataFrame({"estimate": est.ravel(), "std_error": sd.ravel(),
                                 "lower": lo.ravel(), "upper": hi.ravel(),
-                                "n_items": np.repeat(n_items, 4),
-                                "n_shared": np.repeat(n_shared, 4),
-                                "is_error_free": np.repeat(free, 4)}, index=idx)
+                                "n_items": np.repeat(n_items, k * k),
+                                "n_shared": np.repeat(n_shared, k * k),
+                                "is_error_free": np.repeat(free, k * k)}, index=idx)
         out.attrs.update(level=level, kind="eti", model=self.model,
                          method=f"posterior draws; raters share the fixed prior "
                                 f"Beta{self.rater_prior} of giving the item's class")
@@ -489,9 +541,17 @@ class RaterFit(Result):
         r = self.ratings
         n = len(r.item_keys)
         tot = np.bincount(r.rating_item, minlength=n)
+        idx = pd.MultiIndex.from_frame(r.item_keys.rename(columns={"group": self.group_name}))
+        if self.levels:
+            prob = self.draws.item_prob
+            labels = self._class_labels()
+            out = pd.DataFrame({"n_ratings": tot, "mean_rating": self._majority()}, index=idx)
+            for c, lab in enumerate(labels):
+                out[f"prob_{lab}"] = prob[:, c]
+            out["class"] = np.asarray(labels)[prob.argmax(axis=1)]
+            return out
         pos = np.bincount(r.rating_item, weights=r.rating_label, minlength=n)
         p = self.draws.item_prob[:, 1]
-        idx = pd.MultiIndex.from_frame(r.item_keys.rename(columns={"group": self.group_name}))
         return pd.DataFrame({"n_ratings": tot, "majority": pos / tot, "prob_adequate": p,
                              "class": np.where(p > 0.5, "1", "0")}, index=idx)
 
@@ -530,16 +590,17 @@ class RaterFit(Result):
         level = self.level if level is None else v.level(level)
         tail = (1.0 - level) / 2.0
         th = self.draws.theta
-        j = th.shape[-1]
-        flat = th.reshape(-1, th.shape[2], 2, j).astype(float)
+        j, k = th.shape[-1], self.n_classes
+        flat = th.reshape(-1, th.shape[2], k, j).astype(float)
         mean, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
         lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
         rows, idx = [], []
         for gpos in self._positions():
             t = 0 if th.shape[2] == 1 else gpos
-            for c in range(2):
+            for c in range(k):
                 for o in range(j):
-                    idx.append((self.groups[gpos], str(c), self.metric_levels[o]))
+                    idx.append((self.groups[gpos], self._class_labels()[c],
+                                self.metric_levels[o]))
                     rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o]))
         out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper"],
                            index=pd.MultiIndex.from_tuples(
@@ -636,18 +697,31 @@ class RaterFit(Result):
             ranked="alpha (rate of adequate outputs)", method=self._method(), seed=self.seed,
             group_name=self.group_name)
 
-    def plan(self, *args: Any, **kwargs: Any):
-        """Not available for the rater-noise model: refused with the reason.
+    def plan(self, rater: str | None = None) -> RaterPlan:
+        """Which buys more certainty about ``alpha``: another rating of a rated item, or a new item.
 
-        ``plan()`` answers for :class:`~binaryeval.BinaryFit`, :class:`~binaryeval.LatentFit`
-        and :class:`~binaryeval.PreferenceFit`, whose human ratings are the truth; choosing
-        between one more rating of a rated item and one new item needs the expected gain of
-        each under the rater model, which is not computed yet.
+        For each group, the expected reduction of the posterior variance of ``alpha`` from one
+        more human rating of an item the group's raters have rated (one not yet rated by the
+        rater, drawn uniformly), and from one new item (an item with a metric output only while
+        the group has some, else a new item the metric rates too).  The gains are exact
+        functions of the fit's posterior draws (preposterior analysis: the draws reweighted by
+        the likelihood of each outcome, :mod:`binaryeval.raters._plan`), with their Monte-Carlo
+        error; more draws in the fit narrow it.
+
+        Parameters
+        ----------
+        rater : str, optional
+            The rater who would give the rating; by default a rater drawn as often as each
+            rated in the group.
+
+        Returns
+        -------
+        RaterPlan
 
         Raises
         ------
         ParameterError
-            Always, naming what ``plan()`` supports.
+            When ``rater`` is not one of the fit's raters.
 
         Examples
         --------
@@ -662,18 +736,13 @@ class RaterFit(Result):
         ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
         >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
         ...                     item="item", seed=1)
-        >>> try:
-        ...     res.plan()
-        ... except Exception as exc:
-        ...     print(type(exc).__name__)
-        ParameterError
+        >>> res.plan().to_frame()["better"].tolist()
+        ['new item', 'new item']
         """
-        raise ParameterError(
-            "plan() is not available for a rater-noise fit (rater=): it answers for fits whose "
-            "human rating is the truth (BinaryFit, LatentFit, PreferenceFit). To plan with a "
-            "trusted rater's ratings, fit without rater= (e.g. binaryeval.fit('rating ~ metric "
-            "| system', expert_rows)); the rater model's own question, one more rating of a "
-            "rated item or one new item, is not computed yet")
+        if rater is not None and str(rater) not in self.rater_names:
+            raise ParameterError(f"rater={rater!r} is not one of the fit's raters; raters are "
+                                 f"{list(self.rater_names)[:10]}")
+        return make_plan(self, None if rater is None else str(rater))
 
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
@@ -715,7 +784,7 @@ class RaterFit(Result):
                 columns={"estimate": "competence"})
         est = t["estimate"].unstack(["class", "rating"])
         base = t.groupby(level="rater")[["n_items", "n_shared", "is_error_free"]].first()
-        return pd.DataFrame({"p_correct_0": est[("0", "0")], "p_correct_1": est[("1", "1")],
+        return pd.DataFrame({**{f"p_correct_{c}": est[(c, c)] for c in self._class_labels()},
                              **{c: base[c] for c in base.columns}})
 
     def summary(self, level: float | None = None) -> Summary:
@@ -762,14 +831,19 @@ class RaterFit(Result):
             "items by human ratings": ", ".join(f"{int(n)} item{'s' if c != 1 else ''} with "
                                                 f"{k}" for k, c in ident.items() for n in [c]),
             "metric": self.metric_term or "none",
-            "prior": f"Beta{tuple(float(x) for x in self.prior)} on alpha",
+            "prior": (f"Beta{tuple(float(x) for x in self.prior)} on alpha" if not self.levels
+                      else f"Dirichlet{tuple(float(x) for x in self.prior)} on the class shares"),
+            "classes": ("0, 1 (binary rating)" if not self.levels else
+                        ", ".join(self._class_labels()) + " (levels of the rating; estimate: "
+                        "the mean rating)"),
             "rater prior": f"Beta{tuple(float(x) for x in self.rater_prior)} on each rater's "
                            "chance of giving the item's class (fixed, every rater)",
             "interval": f"{pct} equal-tailed credible interval", "sampler": self._method(),
             "seed": self.seed}
         s = Summary(f"Rater-noise model ({self.model}): rate of adequate outputs when human "
                     "raters err", info,
-                    [("per group (estimate: alpha, the rate of adequate outputs)", table),
+                    [("per group (estimate: alpha, the rate of adequate outputs)" if not self.levels
+                     else "per group (estimate: the mean rating)", table),
                      ("raters (posterior means)", self._rater_table())])
         thin = [x for x, n in zip(self.rater_names, self.raters().groupby(level="rater")[
             "n_shared"].first().reindex(self.rater_names), strict=True)
@@ -778,7 +852,9 @@ class RaterFit(Result):
             s.add_note(f"{len(thin)} rater(s) share fewer than 5 items with anybody else "
                        f"({', '.join(thin[:5])}{', ...' if len(thin) > 5 else ''}): their "
                        "errors rest on the prior and the metric")
-        s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)")
+        s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)"
+                   if not self.levels else
+                   "naive: each item's mean human rating as the truth, averaged over the items")
         return s
 
     def plot(self, ax: Axes | None = None, *, kind: str = "interval", **kwargs: Any) -> Axes:
@@ -874,8 +950,11 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     ----------
     formula : str
         ``"rating ~ metric | system"`` (or ``"rating ~ 1 | system"`` without a metric): a
-        binary human rating (0/1, NaN = this row carries no rating), a binary or categorical
-        metric term, and the grouping.
+        human rating (NaN = this row carries no rating), a binary or categorical metric term,
+        and the grouping.  A 0/1 rating is binary (the estimate is ``alpha``); a numeric rating
+        with other values is binned, one class per distinct value (at most 11; a Likert 1-5
+        scale has five classes, a preference coded -1/0/1 three), and the estimate is the mean
+        rating, the classes' shares weighted by their values (for -1/0/1: ``win - loss``).
     data : DataFrame
         Long data, one row per rating: the item's metric output is repeated on each of its
         rows (or given once); rows without a rating carry the metric of items no human rated.
@@ -891,14 +970,18 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         Raters read without error (experts taken as the truth): their ratings fix the items'
         classes.  One error-free rater and nobody else is the binary model of
         :func:`binaryeval.fit`.
-    prior : (float, float)
-        Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
+    prior : (float, float) or sequence of float
+        Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`; for a binned rating
+        the Dirichlet concentration of the class shares, one number per level in increasing
+        order (default: 1 for each).
     rater_prior : (float, float)
         Beta prior ``(a, b)`` of each rater's chance of giving the item's class, fixed and the
         same for every rater (each row of a Dawid-Skene matrix; MACE's competence).  The default
         (2, 1) leans gently towards raters better than chance, which also fixes which class is
-        which; raters with few ratings stay near it.
-    rate_concentration : float or array-like of shape (2, J)
+        which; raters with few ratings stay near it (there is no population prior learnt from
+        the raters).  With ``K`` classes a Dawid-Skene row is Dirichlet with ``a`` on the
+        diagonal and ``b / (K - 1)`` elsewhere.
+    rate_concentration : float or array-like of shape (K, J)
         Dirichlet prior of each row of the metric's confusion matrix (as in
         :func:`binaryeval.latent.fit_latent`).
     rates : {"estimate", "pooled"}
@@ -922,7 +1005,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     ------
     DataError
         When nothing identifies the raters' errors (every item rated once and no error-free
-        rater), for ratings that are not binary, and for contradicting rows.
+        rater), for a numeric rating with more than 11 levels, and for contradicting rows.
 
     Warns
     -----
@@ -948,7 +1031,6 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
 
     v.require_pandas(data, "fit_raters()")
     level = v.level(level)
-    a, b = v.beta_pair(prior, "prior")
     ra, rb = v.beta_pair(rater_prior, "rater_prior")
     model = v.choice(raters, "raters", MODELS)
     rates = v.choice(rates, "rates", ("estimate", "pooled")) if isinstance(rates, str) else rates
@@ -973,7 +1055,12 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     frame = parsed.evaluate(data, eval_env=eval_env)
     human = frame.lhs.iloc[:, 0]
     hname = parsed.lhs_names[0]
-    _refuse_non_binary(human, hname)
+    levels = _rating_levels(human, hname)
+    k = len(levels) if levels else 2
+    share_conc = _share_prior(prior, levels)
+    if levels:
+        codes = np.searchsorted(np.asarray(levels), human.to_numpy(dtype=float))
+        human = pd.Series(np.where(human.isna().to_numpy(), np.nan, codes), index=human.index)
     metric_codes, labels = None, ()
     if terms:
         values = frame.rhs[terms[0]]
@@ -981,7 +1068,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
     group = frame.group if parsed.groups else None
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
-                       len(labels))
+                       len(labels), coded=bool(levels))
     free_names = _error_free(error_free, coded.raters, rater)
     free = np.array([x in free_names for x in coded.raters], dtype=bool)
     _check_identified(coded, free, bool(terms))
@@ -997,31 +1084,37 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
             raise DataError(f"item {key['item']!r} of {key['group']!r}: the error-free raters "
                             f"{list(free_names)} disagree on it; error-free ratings cannot "
                             "disagree: name fewer raters error_free=")
-    vote = np.bincount(coded.rating_item, weights=coded.rating_label, minlength=n) / \
-        np.maximum(np.bincount(coded.rating_item, minlength=n), 1)
-    init = np.where(vote > 0.5, 1, np.where(vote < 0.5, 0, (np.arange(n) % 2)))
+    # start each chain at the items' most frequent rating (ties: the lowest class)
+    tally = np.bincount(coded.rating_item * k + coded.rating_label, minlength=n * k)
+    init = tally.reshape(n, k).argmax(axis=1)
+    if not levels:
+        vote = tally.reshape(n, 2)
+        init = np.where(vote[:, 1] > vote[:, 0], 1,
+                        np.where(vote[:, 1] < vote[:, 0], 0, np.arange(n) % 2))
     j = len(labels)
-    rate_conc = _common.concentration(rate_concentration, "rate_concentration", (2, j),
-                                      what="rows: classes 0/1, columns: metric outputs") \
-        if j else np.ones((2, 0))
+    rate_conc = _common.concentration(
+        rate_concentration, "rate_concentration", (k, j),
+        what=f"rows: the {k} classes, columns: metric outputs") if j else np.ones((k, 0))
     rd = RaterData(
         item_group=coded.item_group, item_metric=coded.item_metric, fixed=fixed,
         rating_item=coded.rating_item[~is_free], rating_rater=coded.rating_rater[~is_free],
         rating_label=coded.rating_label[~is_free], metric_only=coded.metric_only,
-        n_groups=len(coded.groups), n_raters=len(coded.raters), n_classes=2, n_outputs=j,
-        model=model, share_concentration=np.array([b, a]), rater_prior=(ra, rb),
+        n_groups=len(coded.groups), n_raters=len(coded.raters), n_classes=k, n_outputs=j,
+        model=model, share_concentration=share_conc, rater_prior=(ra, rb),
         rate_concentration=rate_conc, pooled=rates == "pooled", init=init)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = sample(rd, draws=draws, chains=chains, warmup=warmup, seed=seed_used)
+        out = (sample_classes if levels else sample)(rd, draws=draws, chains=chains,
+                                                      warmup=warmup, seed=seed_used)
+    stored_prior = tuple(float(x) for x in (share_conc if levels else share_conc[::-1]))
     group_name = ":".join(parsed.group_names) if parsed.groups else "group"
     res = RaterFit(formula, coded.groups, coded.raters, free_names, model, out, coded, hname,
-                   terms[0] if terms else None, tuple(labels), level=level, prior=(a, b),
+                   terms[0] if terms else None, tuple(labels), level=level, prior=stored_prior,
                    rater_prior=(ra, rb), rates_mode=rates, seed=seed, warmup=warmup,
                    n_rows=coded.account.n_rows, excluded=dict(coded.account.excluded),
                    call={"formula": formula, "rater": rater, "item": item, "raters": model,
-                         "error_free": error_free, "prior": (a, b), "order": order,
+                         "error_free": error_free, "prior": stored_prior, "order": order,
                          "draws": draws, "chains": chains, "seed": seed},
-                   group_name=group_name)
+                   group_name=group_name, levels=levels)
     frame_now = res.to_frame()
     dominated = frame_now.index[frame_now["prior_dominated"].to_numpy(dtype=bool)]
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
@@ -1032,18 +1125,49 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     return res
 
 
-def _refuse_non_binary(human: pd.Series, name: str) -> None:
-    """Binned (Likert) and preference ratings are refused with the way to binarise them."""
+#: most levels a binned rating may have (more: bin the rating in the formula)
+MAX_LEVELS = 11
+
+
+def _rating_levels(human: pd.Series, name: str) -> tuple[float, ...]:
+    """The levels of a binned (or preference) rating; () for a binary 0/1 rating.
+
+    A numeric rating with values other than 0 and 1 is binned: its distinct values, sorted, are
+    the classes (a Likert 1-5 scale has five; a preference coded -1/0/1 three, whose mean is
+    ``win - loss``).  Anything else goes through the binary check of the package.
+    """
     present = human.dropna()
     if not len(present) or not pd.api.types.is_numeric_dtype(present) or \
             pd.api.types.is_bool_dtype(present):
-        return
-    values = set(np.unique(present.astype(float)))
-    if values <= {0.0, 1.0}:
-        return
-    shown = sorted(values)[:6]
-    raise DataError(
-        f"the rater-noise model takes binary human ratings (0/1); {name!r} has the values "
-        f"{shown}{' ...' if len(values) > 6 else ''}. Binned (Likert) and preference ratings "
-        "with rater noise are not modelled yet: binarise the rating in the formula, e.g. "
-        f"'I({name} >= 4) ~ metric | system'")
+        return ()
+    values = np.unique(present.astype(float))
+    if set(values) <= {0.0, 1.0}:
+        return ()
+    if values.size > MAX_LEVELS:
+        raise DataError(
+            f"the rater-noise model reads {name!r} as a binned rating, one class per value, "
+            f"and it has {values.size} distinct values ({values[0]:g} to {values[-1]:g}); at "
+            f"most {MAX_LEVELS} are modelled: bin the rating in the formula, e.g. "
+            f"'I(np.round({name})) ~ ...', or binarise it, e.g. 'I({name} >= 4) ~ ...'")
+    if values.size < 2:
+        raise DataError(f"{name!r} takes the single value {values[0]:g}: a rating with one "
+                        "level says nothing about the items' classes")
+    return tuple(float(x) for x in values)
+
+
+def _share_prior(prior: Any, levels: tuple[float, ...]) -> np.ndarray:
+    """Dirichlet concentration of the class shares, in class order (binary: (1 - alpha, alpha))."""
+    if not levels:
+        a, b = v.beta_pair(prior, "prior")
+        return np.array([b, a])
+    k = len(levels)
+    values = np.asarray(prior, dtype=float).ravel()
+    if values.size == 2 and k != 2 and np.all(values == 1.0):
+        return np.ones(k)      # the default (1, 1): uniform over the shares
+    if values.size != k or not np.all(np.isfinite(values)) or not np.all(values > 0):
+        raise ParameterError(
+            f"prior={prior!r}: with a binned rating of {k} levels "
+            f"({', '.join(f'{x:g}' for x in levels)}) the prior of the class shares is a "
+            f"Dirichlet: give {k} positive numbers, one per level in increasing order "
+            f"(e.g. prior={[1] * k})")
+    return values

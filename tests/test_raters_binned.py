@@ -1,0 +1,163 @@
+"""The rater model for binned ratings (K classes: the rating's levels).
+
+Numbers come from the binary path (a 0/1 rating coded as the levels 1 and 2 is the same model),
+from the known truth of simulated crowds, from crowd-kit's Dawid-Skene and MACE run on the same
+crowds (an independent implementation), and from the Dirichlet-categorical closed form.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from binaryeval.errors import ConvergenceWarning
+from binaryeval.raters import fit_raters
+from binaryeval.raters._simulate import simulate_binned_crowd, simulate_crowd
+
+K = 4
+
+
+def _quiet(func, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return func(*args, **kw)
+
+
+def _uniform_errors(acc, k=K):
+    c = np.full((k, k), (1 - acc) / (k - 1))
+    np.fill_diagonal(c, acc)
+    return c
+
+
+def _neighbour_errors(k=K):
+    """A rater who often gives a neighbouring level."""
+    c = np.zeros((k, k))
+    for i in range(k):
+        c[i, i] = 0.6
+        near = [x for x in (i - 1, i + 1) if 0 <= x < k]
+        c[i, near] = 0.4 / len(near)
+    return c
+
+
+CONFUSION = [_uniform_errors(a) for a in (0.85, 0.75, 0.65, 0.55, 0.45)] + \
+    [np.full((K, K), 1 / K), _neighbour_errors()]
+METRIC = np.array([[0.7, 0.2, 0.1], [0.3, 0.5, 0.2], [0.15, 0.35, 0.5], [0.05, 0.25, 0.7]])
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    return simulate_binned_crowd(3, shares=[[0.1, 0.2, 0.3, 0.4], [0.3, 0.3, 0.2, 0.2]],
+                                 n_items=300, confusion=CONFUSION, per_item=(2, 3),
+                                 metric=METRIC)
+
+
+def _accuracy(labels: pd.Series, truth: pd.DataFrame) -> float:
+    want = truth.assign(task=truth["system"] + "/" + truth["item"].astype(str)).set_index(
+        "task")["truth"]
+    return float((labels.astype(float) == want.reindex(labels.index)).mean())
+
+
+def _ours(fit) -> pd.Series:
+    items = fit.items().reset_index()
+    return pd.Series(items["class"].to_numpy(),
+                     index=items["system"].astype(str) + "/" + items["item"].astype(str))
+
+
+@pytest.mark.parametrize("which", ["dawid-skene", "mace"])
+def test_binned_labels_at_least_as_accurate_as_crowdkit_and_the_metric_helps(crowd, which):
+    from crowdkit.aggregation import MACE, DawidSkene
+
+    df, truth = crowd
+    tasks = df.dropna(subset=["rating"]).assign(
+        task=lambda d: d["system"] + "/" + d["item"].astype(str),
+        worker=lambda d: d["annotator"], label=lambda d: d["rating"])
+    # crowd-kit's MACE with one restart of 20 iterations: its default (10 restarts of 100)
+    # takes 45 s of CPU on this crowd and labels 75.3% of the items right, as ours does
+    model = DawidSkene(n_iter=100) if which == "dawid-skene" else MACE(
+        n_iter=20, n_restarts=1, random_state=0)
+    theirs = _accuracy(model.fit_predict(tasks[["task", "worker", "label"]]), truth)
+    kw = {"rater": "annotator", "item": "item", "raters": which, "draws": 500, "seed": 1}
+    alone = _quiet(fit_raters, "rating ~ 1 | system", df, **kw)
+    with_metric = _quiet(fit_raters, "rating ~ metric | system", df, **kw)
+    ours, ours_metric = _accuracy(_ours(alone), truth), _accuracy(_ours(with_metric), truth)
+    assert ours >= theirs
+    assert ours_metric > ours
+    # the mean rating: the truth's mean lies in the interval; the class shares sum to 1
+    frame = alone.to_frame()
+    mean_truth = truth.groupby("system")["truth"].mean()
+    for g in frame.index:
+        assert frame.loc[g, "lower"] < mean_truth[g] < frame.loc[g, "upper"], g
+    shares = frame[[f"share_{x}" for x in ("1", "2", "3", "4")]]
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0, atol=1e-9)
+    np.testing.assert_allclose(frame["estimate"], shares.to_numpy() @ np.arange(1, 5),
+                               atol=1e-9)
+    assert frame.attrs["estimate"].startswith("mean rating")
+
+
+def test_the_raters_table_and_items_have_a_row_per_level(crowd):
+    df, _ = crowd
+    fit = _quiet(fit_raters, "rating ~ metric | system", df, rater="annotator", item="item",
+                 draws=200, chains=2, seed=2)
+    t = fit.raters()
+    assert list(t.index.names) == ["rater", "class", "rating"]
+    assert len(t) == len(CONFUSION) * K * K
+    np.testing.assert_allclose(t["estimate"].groupby(level=["rater", "class"]).sum(), 1.0,
+                               atol=1e-5)
+    # the best rater reads the class most often, the spammer at chance
+    diag = t.xs("1", level="class").xs("1", level="rating")["estimate"]
+    assert diag["r00"] > 0.7 and diag["r05"] < 0.45
+    items = fit.items()
+    probs = items[[f"prob_{x}" for x in ("1", "2", "3", "4")]]
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
+    assert list(fit.rates().index.get_level_values("class").unique()) == ["1", "2", "3", "4"]
+    text = str(fit)
+    assert "1, 2, 3, 4 (levels of the rating" in text and "Dirichlet(1.0, 1.0, 1.0, 1.0)" in text
+    assert "p_correct_4" in text
+
+
+@pytest.mark.parametrize("which", ["dawid-skene", "mace"])
+def test_two_levels_through_the_k_class_sampler_equal_the_binary_path(which):
+    # a 0/1 rating written as 1/2 goes through the K-class sampler; its mean rating is
+    # 1 + alpha of the binary sampler's fit of the same data, to Monte-Carlo error
+    df, _ = simulate_crowd(2, alphas=[0.75, 0.5, 0.3], n_items=150, per_item=(2, 3),
+                           competence=[0.9, 0.8, 0.7, 0.6, 0.0], n_metric_only=200)
+    kw = {"rater": "annotator", "item": "item", "raters": which, "draws": 1000}
+    binary = _quiet(fit_raters, "rating ~ metric | system", df, seed=1, **kw)
+    binned = _quiet(fit_raters, "rating ~ metric | system", df.assign(rating=df["rating"] + 1),
+                    seed=2, **kw)
+    a, b = binary.to_frame(), binned.to_frame()
+    assert binned.levels == (1.0, 2.0) and not binary.levels
+    for g in a.index:
+        mc = math.hypot(a.loc[g, "std_error"] / math.sqrt(a.loc[g, "ess_bulk"]),
+                        b.loc[g, "std_error"] / math.sqrt(b.loc[g, "ess_bulk"]))
+        assert abs(b.loc[g, "estimate"] - 1 - a.loc[g, "estimate"]) < 4 * mc, g
+        assert b.loc[g, "std_error"] == pytest.approx(a.loc[g, "std_error"], rel=0.1)
+    p_bin = binary.items()["prob_adequate"]
+    p_k = binned.items()["prob_2"]
+    assert float(np.abs(p_bin.to_numpy() - p_k.to_numpy()).mean()) < 0.01
+
+
+def test_plan_on_binned_ratings_the_dirichlet_closed_form():
+    # error-free raters, 3 levels: the shares are Dirichlet(1 + counts); a new item's level y
+    # has predictive probability m_y, moves the mean rating by (l_y - mean) / (c0 + 1), so the
+    # expected variance reduction is sum_y m_y (l_y - mean)^2 / (c0 + 1)^2
+    rng = np.random.default_rng(4)
+    levels = np.array([-1.0, 0.0, 1.0])       # a preference: second better, tie, first better
+    t = rng.choice(levels, size=240, p=[0.3, 0.2, 0.5])
+    df = pd.DataFrame({"item": np.arange(240), "annotator": np.where(np.arange(240) % 2, "e1",
+                                                                      "e2"), "rating": t})
+    fit = fit_raters("rating ~ 1", df, rater="annotator", item="item", error_free=["e1", "e2"],
+                     draws=2000, seed=1)
+    conc = 1 + np.array([(t == x).sum() for x in levels])
+    m = conc / conc.sum()
+    mean = m @ levels
+    want = float(m @ (levels - mean) ** 2) / (conc.sum() + 1) ** 2
+    row = fit.plan().to_frame().iloc[0]
+    assert abs(row["gain_new"] - want) < 4 * row["gain_new_mc_error"]
+    assert row["gain_new"] == pytest.approx(want, rel=0.06)
+    assert row["gain_rated"] < 1e-12 * want
+    assert fit.to_frame()["estimate"].iloc[0] == pytest.approx(mean, abs=0.01)
