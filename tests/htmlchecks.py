@@ -78,31 +78,54 @@ def e_notation_in_probability_columns(page: str) -> list[str]:
     return bad
 
 
-def local_links(page: str) -> list[str]:
-    """Every relative href/src of a page (anchors within the page included as '#x')."""
-    doc = soup(page)
+def local_links(page: str | BeautifulSoup) -> list[str]:
+    """Every relative href/src of a page (anchors within the page included as '#x'); ``page`` is
+    its text or its parsed document."""
+    doc = page if isinstance(page, BeautifulSoup) else soup(page)
     links = [a["href"] for a in doc.find_all(["a", "link"], href=True)]
     links += [el["src"] for el in doc.find_all(src=True)]
     return [u for u in links if not _REMOTE.match(u) and not re.match(r"^[a-z]+:", u, re.I)]
 
 
+def parsed(path: Path) -> BeautifulSoup:
+    """The page at ``path`` parsed, once per file and test process (a site's pages are parsed
+    by several checks; the files are written once, by a fixture, and only read after)."""
+    return _parsed(*_key(path))
+
+
 @cache
-def _ids(path: Path) -> frozenset:
-    return frozenset(el.get("id") for el in soup(path.read_text(encoding="utf-8")).find_all(id=True))
+def _parsed(path: Path, mtime_ns: int, size: int) -> BeautifulSoup:
+    return soup(path.read_text(encoding="utf-8"))
+
+
+def ids(path: Path) -> frozenset:
+    """The ``id`` of every element of the page at ``path``."""
+    return _ids(*_key(path))
+
+
+def _key(path: Path) -> tuple[Path, int, int]:
+    """A file's cache key: rewritten in place, it is parsed anew."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    return path, stat.st_mtime_ns, stat.st_size
+
+
+@cache
+def _ids(path: Path, mtime_ns: int, size: int) -> frozenset:
+    return frozenset(el.get("id") for el in _parsed(path, mtime_ns, size).find_all(id=True))
 
 
 def broken_links(path: Path) -> list[str]:
     """Relative links of the page at ``path`` whose file, or whose #anchor, does not exist."""
-    page = path.read_text(encoding="utf-8")
     broken = []
-    for link in local_links(page):
+    for link in local_links(parsed(path)):
         parts = urlsplit(link)
         target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
         if not target.is_file():
             broken.append(link)
             continue
         if parts.fragment and target.suffix == ".html":
-            if unquote(parts.fragment) not in _ids(target):
+            if unquote(parts.fragment) not in ids(target):
                 broken.append(link)
     return broken
 

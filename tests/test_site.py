@@ -20,7 +20,9 @@ from htmlchecks import (
     content_security_policy,
     e_notation_in_probability_columns,
     external_resources,
+    ids,
     live_markup,
+    parsed,
     soup,
 )
 
@@ -594,12 +596,12 @@ def test_every_public_name_has_a_reference_entry_with_an_anchor(real_site, confi
             for e in [entry, *entry.members]:
                 page = out / e.page
                 assert page.is_file(), e.page
-                ids = {el.get("id") for el in soup(page.read_text(encoding="utf-8")).find_all(id=True)}
+                anchors = ids(page)
                 obj = importlib.import_module("binaryeval._site.pages").import_object(e.path)
                 if not inspect.isclass(obj):
                     continue
                 missing += [f"{e.path}.{m}" for m in sorted(_own_members(obj))
-                            if f"{e.path}.{m}" not in ids]
+                            if f"{e.path}.{m}" not in anchors]
     assert missing == []
     # the names a reader follows from the guides
     bf = soup(_page(out, "reference/BinaryFit.html"))
@@ -635,7 +637,7 @@ def test_reference_pages_render_examples_as_code_and_real_types(real_site):
     for path in written:
         if "reference" not in path.parts:
             continue
-        page = soup(path.read_text(encoding="utf-8"))
+        page = parsed(path)
         texts = [pre.get_text() for pre in page.find_all("pre", class_="api-signature")]
         texts += [dt.get_text() for dt in page.find_all("dt")]
         for text in texts:
