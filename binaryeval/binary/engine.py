@@ -1168,10 +1168,18 @@ def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     xs = np.arange(k + 1, dtype=float)
     us = np.arange(D + 1, dtype=float)
     if (k + 1) * (D + 1) > _FFT_FROM:
+        # tilted by the slope of H at the guessed peak (the tilted convolution, whose entries
+        # are accurate relative to its largest, then peaks where the weights do); if the bound
+        # refuses, once more at the peak found
         t0 = int(min(max(round(centre), 1), M - 1))
-        lw = _fft_log_weights(lp, lq, H, -0.5 * (H[t0 + 1] - H[t0 - 1]))
-        if lw is not None:
-            return lw
+        for _ in range(2):
+            lw, t1 = _fft_log_weights(lp, lq, H, 0.5 * (H[t0 + 1] - H[t0 - 1]))
+            if lw is not None:
+                return lw
+            t1 = min(max(t1, 1), M - 1)
+            if t1 < 0 or abs(t1 - t0) < 2:
+                break
+            t0 = t1
     if (k + 1) * (D + 1) > _CONV_MAX:
         return None
     floor = 1e-280
@@ -1217,9 +1225,28 @@ def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     return lw
 
 
+def _fft_convolve(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, float]:
+    """The convolution of two non-negative sequences by real FFTs, and its error bound.
+
+    The bound ``16 eps sqrt(log2 n) ||p||_2 ||q||_2`` (``n`` the FFT length) holds for every
+    entry; see :func:`_fft_log_weights`.
+    """
+    from scipy import fft
+
+    size = p.size + q.size - 1
+    n = fft.next_fast_len(size, real=True)
+    c = fft.irfft(fft.rfft(p, n) * fft.rfft(q, n), n)[:size]
+    delta = 16.0 * np.finfo(float).eps * math.sqrt(math.log2(n)) * math.sqrt(
+        _dot(p, p) * _dot(q, q))
+    return c, delta
+
+
 def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray,
-                     theta: float) -> np.ndarray | None:
+                     theta: float) -> tuple[np.ndarray | None, int]:
     """``log w(T) = H[T] + log sum_x exp(lp[x] + lq[T - x])`` by one FFT, or None.
+
+    Returned with the index of the largest weight seen (-1 if none): a tilt there is the
+    better one when the bound refuses the weights.
 
     The two sequences are tilted by ``exp(theta x)`` and scaled to a largest term of one (``p``
     and ``q``), their convolution ``c`` taken by real FFTs.  Its error in every entry is below
@@ -1238,31 +1265,27 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray,
     below :data:`FFT_TOL` of the kept mass (then the CDF is within ``2 FFT_TOL`` of the exact
     mixture's); else None, and the caller convolves exactly.
     """
-    from scipy import fft
-
     xs = np.arange(lp.size, dtype=float)
     us = np.arange(lq.size, dtype=float)
     a = lp + theta * xs
     b = lq + theta * us
     ca, cb = float(np.max(a)), float(np.max(b))
-    p, q = np.exp(a - ca), np.exp(b - cb)
-    size = p.size + q.size - 1
-    n = fft.next_fast_len(size, real=True)
-    c = fft.irfft(fft.rfft(p, n) * fft.rfft(q, n), n)[:size]
-    delta = 16.0 * np.finfo(float).eps * math.sqrt(math.log2(n)) * float(
-        np.sqrt(_dot(p, p) * _dot(q, q)))
+    c, delta = _fft_convolve(np.exp(a - ca), np.exp(b - cb))
+    size = c.size
     T = np.arange(size, dtype=float)
     shift = H + (ca + cb) - theta * T
     keep = np.flatnonzero(c >= 4.0 * delta)
     if not keep.size:
-        return None
+        return None, -1
     lo, hi = int(keep[0]), int(keep[-1])
     inside = c[lo:hi + 1]
-    if np.any(inside < 4.0 * delta):
-        return None   # a dip into the noise inside: not a shape this bound is for
     lw = np.full(size, -np.inf)
-    lw[lo:hi + 1] = shift[lo:hi + 1] + np.log(inside)
-    top = float(np.max(lw))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lw[lo:hi + 1] = shift[lo:hi + 1] + np.log(inside)
+    peak = int(np.argmax(lw))
+    if np.any(inside < 4.0 * delta):
+        return None, peak   # a dip into the noise inside: not a shape this bound is for
+    top = float(lw[peak])
     mass = float(np.sum(np.exp(lw[lo:hi + 1] - top)))
     with np.errstate(over="ignore", under="ignore"):
         err = delta * float(np.sum(np.exp(shift[lo:hi + 1] - top)))
@@ -1285,8 +1308,8 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray,
         with np.errstate(over="ignore", under="ignore"):
             err += float(np.sum(np.exp(shift[outer] + bound - top)))
     if not err <= FFT_TOL * mass:
-        return None
-    return lw
+        return None, peak
+    return lw, peak
 
 
 def _one_part(A, B, M, k, lik, base, lo: int, hi: int, peak: float, known: dict,
