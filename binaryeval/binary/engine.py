@@ -147,6 +147,7 @@ _FULL_T = 600  # mixtures over at most this many components get L(T) for every T
 # 5 x 10^4 about half the windows' time), else exactly with np.convolve up to _CONV_MAX
 # multiply-adds
 _DIRECT_MAX = 60_000
+_DIRECT_ANY = 12_000   # up to here also weights in separate piles (beyond, held in parts)
 _CONV_MAX = 25_000_000
 # above this many multiply-adds the convolution is done by FFT (with its error bound checked)
 _FFT_FROM = 400_000
@@ -1128,7 +1129,9 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     if M <= _DIRECT_MAX and not (pos.degenerate or neg.degenerate):
         T = np.arange(M + 1, dtype=float)
         lw = _direct_log_weights(A, B, k, M, lik, _guess(A, B, k, M, pos, neg)[0])
-        if lw is not None:
+        # weights in separate piles (paired rows that contradict the metric) are held in parts
+        # beyond _DIRECT_ANY ratings (below, one mixture costs little whatever its shape)
+        if lw is not None and (M <= _DIRECT_ANY or _one_run(lw)):
             return _normalised(A, B, M, k, T, lw)[:3]
     if M + 1 <= _FULL_T:
         T = np.arange(M + 1, dtype=float)
@@ -1148,6 +1151,12 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
                                                            known, t_c=parts[0][0])]
     pieces = _one_part(A, B, M, k, lik, base, t_lo, t_hi, peak, known)
     return pieces[0][0] if len(pieces) == 1 else pieces
+
+
+def _one_run(lw: np.ndarray) -> bool:
+    """Whether the weights within TAIL_LOG of the largest are one run of consecutive T."""
+    above = np.flatnonzero(lw > np.max(lw) - TAIL_LOG)
+    return bool(above.size and above[-1] - above[0] + 1 == above.size)
 
 
 def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikelihood,
