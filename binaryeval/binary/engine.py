@@ -79,7 +79,9 @@ np.convolve and the posterior against the exact convolution on hard designs).  W
 below that share of the mass have absolute, not relative, accuracy on this path.  Otherwise
 (a mode pressed against an end, a perfect metric, weights pulled far from the metric's peak)
 np.convolve sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
-multiply-adds.
+multiply-adds.  Beyond ``_DIRECT_ANY`` (12,000) ratings the convolution's weights are kept only
+when those within ``TAIL_LOG`` of the largest are one run; separate piles go to the mode search
+below and are held in parts.
 
 When the window in ``T`` is wide, ``log L(T)`` is interpolated piecewise (degree-24 Chebyshev
 panels, two to start with; where the summation range changes shape, at ``T = k`` and
