@@ -1,6 +1,11 @@
 """Speed of the exact posterior engine: against its goals, the previous engine and the paper's grid.
 
-Run: ``python benchmarks/bench_engine.py [--rounds 5] [--skip-grid] [--full-grid] [--skip-sweep]``.
+Run: ``python benchmarks/bench_engine.py [--rounds 5] [--skip-grid] [--full-grid] [--skip-sweep]
+[--only-intervals]``.
+
+Row 0: one posterior with its 95 % interval from 300 paired and 10^3 / 10^4 / 10^5 metric-only
+rows (``bench_speed.py`` row 1's data), goal 2 ms, in CPU time against the engine before the FFT
+convolution (alternating call by call in this process) and ppi_py's PPI++ interval.
 
 Rows (``now / goal``: below 1 meets the goal; the previous engine -- ``binaryeval/binary/engine.py``
 as it was before the smooth representation, read from git history and imported under another
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import statistics
 import subprocess
 import sys
@@ -40,6 +46,7 @@ from binaryeval.validation import random_designs
 
 ROOT = Path(__file__).resolve().parents[1]
 PREVIOUS = "5007fa2"  # the engine before this benchmark's rows were worked on
+BEFORE_FFT = "8d1f41b"  # the engine before the FFT convolution and the faster log-gamma tables
 
 POSTERIORS = {
     # name: (counts, goal in seconds)
@@ -58,17 +65,17 @@ GRID_CASES = {
 }
 
 
-def previous_engine():
-    """The previous engine module, from git history, or None when git or the commit is absent."""
+def previous_engine(commit: str = PREVIOUS, name: str = "_engine_previous"):
+    """The engine module at ``commit``, from git history, or None when git or the commit is absent."""
     try:
         src = subprocess.run(["git", "-C", str(ROOT), "show",
-                              f"{PREVIOUS}:binaryeval/binary/engine.py"],
+                              f"{commit}:binaryeval/binary/engine.py"],
                              capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    path = Path(tempfile.mkdtemp()) / "_engine_previous.py"
+    path = Path(tempfile.mkdtemp()) / f"{name}.py"
     path.write_text(src)
-    spec = importlib.util.spec_from_file_location("binaryeval.binary._engine_previous", path)
+    spec = importlib.util.spec_from_file_location(f"binaryeval.binary.{name}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -105,6 +112,49 @@ def posterior_rows(old, rounds: int) -> None:
             prev = _time(lambda c=c: _moments(old.alpha_posterior(*c)), 1)
         print(f"{name:<28}{1e3 * now:>9.1f}{1e3 * goal:>9.0f}{now / goal:>9.2f}{1e3 * prev:>9.1f}"
               f"{prev / now:>9.1f}{1e3 * max(interval, 0.0):>12.1f}{diff:>10.1e}")
+
+
+def interval_rows(rounds: int) -> None:
+    """Row 0: one posterior with its 95 % interval (300 paired + 10^3 / 10^4 / 10^5 metric-only
+    rows, the data of ``bench_speed.py`` row 1) against the engine at ``BEFORE_FFT`` and ppi_py.
+
+    The two engines alternate call by call in this process and are timed in CPU time (which
+    waiting for a busy CPU does not inflate); the ratio of their medians is the speed-up.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_speed import counts_of, paired_design
+
+    before = previous_engine(BEFORE_FFT, "_engine_before_fft")
+    try:
+        import ppi_py
+    except ImportError:
+        ppi_py = None
+    print(f"\n0. one posterior with its 95% interval, 300 paired rows (goal 2 ms; CPU ms, median "
+          f"of {rounds}, the engine at {BEFORE_FFT} alternating)")
+    print(f"{'metric-only rows':>17}{'now cpu':>9}{'before':>9}{'before/now':>11}{'ppi_py':>9}"
+          f"{'now/ppi':>9}{'|d lower|':>11}{'|d upper|':>11}")
+    for n in (10**3, 10**4, 10**5):
+        y, yhat, unl = paired_design(n)
+        c = counts_of(y, yhat, unl)
+        now, old, peer = [], [], []
+        for _ in range(rounds):
+            for engine_, out in ((alpha_posterior, now), (getattr(before, "alpha_posterior", None),
+                                                          old)):
+                if engine_ is None:
+                    continue
+                t = time.process_time()
+                engine_(*c).interval(0.95)
+                out.append(time.process_time() - t)
+            if ppi_py is not None:
+                t = time.process_time()
+                ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05)
+                peer.append(time.process_time() - t)
+        med = [statistics.median(v) if v else float("nan") for v in (now, old, peer)]
+        iv = alpha_posterior(*c).interval(0.95)
+        iv_old = before.alpha_posterior(*c).interval(0.95) if before else (math.nan,) * 2
+        print(f"{n:>17,}{1e3 * med[0]:>9.2f}{1e3 * med[1]:>9.2f}{med[1] / med[0]:>11.2f}"
+              f"{1e3 * med[2]:>9.2f}{med[0] / med[2]:>9.1f}{abs(iv[0] - iv_old[0]):>11.1e}"
+              f"{abs(iv[1] - iv_old[1]):>11.1e}")
 
 
 def compare_row(old, rounds: int) -> None:
@@ -192,10 +242,15 @@ def main(argv=None) -> None:
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--full-grid", action="store_true")
     parser.add_argument("--skip-sweep", action="store_true")
+    parser.add_argument("--only-intervals", action="store_true",
+                        help="row 0 only: one posterior with its interval against ppi_py")
     args = parser.parse_args(argv)
     old = previous_engine()
     if old is None:
         print("(previous engine not found in git history: speed-ups not shown)")
+    interval_rows(max(args.rounds, 15))
+    if args.only_intervals:
+        return
     posterior_rows(old, args.rounds)
     compare_row(old, args.rounds)
     if not args.skip_sweep:

@@ -126,8 +126,8 @@ def posterior_rows(old, rounds: int) -> None:
     print(f"\n1. one posterior with its 95% interval, 300 paired rows (goal "
           f"{1e3 * GOALS['posterior']:.0f} ms; median of {rounds})")
     print(f"{'metric-only rows':>17}{'now ms':>9}{'cpu ms':>9}{'/goal':>7}{'base ms':>9}"
-          f"{'base/now':>9}{'ppi_py ms':>11}{'lower':>9}{'upper':>9}{'ppi lower':>11}"
-          f"{'ppi upper':>11}")
+          f"{'base/now':>9}{'ppi_py ms':>11}{'ppi cpu':>9}{'lower':>9}{'upper':>9}"
+          f"{'ppi lower':>11}{'ppi upper':>11}")
     for n in (10**3, 10**4, 10**5):
         y, yhat, unl = paired_design(n)
         c = counts_of(y, yhat, unl)
@@ -135,14 +135,14 @@ def posterior_rows(old, rounds: int) -> None:
         base = float("nan")
         if old is not None:
             base = timed(lambda c=c: old.alpha_posterior(*c).interval(0.95), max(1, rounds // 2))[0]
-        peer = (float("nan"),) * 3
+        peer = (float("nan"),) * 4
         if ppi_py is not None:
-            t_ppi, _, ci = timed(lambda y=y, yhat=yhat, unl=unl: ppi_py.ppi_mean_ci(
+            t_ppi, c_ppi, ci = timed(lambda y=y, yhat=yhat, unl=unl: ppi_py.ppi_mean_ci(
                 y, yhat, unl, alpha=0.05), rounds)
-            peer = (t_ppi, float(np.ravel(ci[0])[0]), float(np.ravel(ci[1])[0]))
+            peer = (t_ppi, float(np.ravel(ci[0])[0]), float(np.ravel(ci[1])[0]), c_ppi)
         print(f"{n:>17,}{1e3 * wall:>9.2f}{1e3 * cpu:>9.2f}{wall / GOALS['posterior']:>7.2f}"
-              f"{1e3 * base:>9.1f}{base / wall:>9.1f}{1e3 * peer[0]:>11.2f}{iv[0]:>9.4f}"
-              f"{iv[1]:>9.4f}{peer[1]:>11.4f}{peer[2]:>11.4f}")
+              f"{1e3 * base:>9.1f}{base / wall:>9.1f}{1e3 * peer[0]:>11.2f}{1e3 * peer[3]:>9.2f}"
+              f"{iv[0]:>9.4f}{iv[1]:>9.4f}{peer[1]:>11.4f}{peer[2]:>11.4f}")
 
 
 def fit_row(old, rounds: int) -> None:

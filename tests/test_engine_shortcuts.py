@@ -227,3 +227,111 @@ def test_beta_log_density_at_a_few_points_against_forty_digits():
     assert _kernels._log_beta_pdf_one(0.3, 7.0, 5.0) is None
     assert float(_kernels.log_beta_pdf(np.array([0.3]), np.array([7.0]), np.array([5.0]))[0]) == \
         pytest.approx(stats.beta.logpdf(0.3, 7, 5), rel=1e-14)
+
+
+# -- every weight by one FFT convolution ----------------------------------------------------------
+# designs of the FFT path (k (M - k) above engine._FFT_FROM), the hard ones among them: k near 0
+# and near M, a perfect metric, a handful of paired rows, paired rows that contradict the metric
+# (weights piled at both ends), a U-shaped rate prior (no concavity: the cruder bound), known
+# rates, many human ratings far from the metric
+FFT_DESIGNS = [
+    dict(c=(188, 300, 6623, 10000, 155, 33, 89, 23)),                 # the bench design
+    dict(c=(188, 300, 2024, 3000, 159, 29, 94, 18)),
+    dict(c=(40, 50, 33000, 50000, 33, 7, 9, 1)),                       # a fit's group, 5e4
+    dict(c=(0, 0, 400, 20000, 25, 3, 176, 19)),                        # k near 0
+    dict(c=(0, 0, 19950, 20000, 176, 19, 25, 3)),                      # k near M
+    dict(c=(5, 10, 6000, 9000, 120, 0, 80, 0)),                        # a perfect metric
+    dict(c=(0, 0, 5600, 10000, 2, 1, 1, 0)),                           # a handful of paired rows
+    dict(c=(1, 2, 5000, 6000, 0, 30, 30, 1)),                          # contradicting: two piles
+    dict(c=(0, 0, 3000, 6000, 0, 0, 0, 0), rate_prior=(0.5, 0.5)),     # U-shaped
+    dict(c=(6, 10, 5300, 8000, 0, 0, 0, 0), rho=0.85, eta=0.8),        # known rates
+    dict(c=(9000, 10000, 4000, 10000, 80, 20, 80, 20)),                # humans far from metric
+]
+
+
+def _tilted_sequences(c, rho=None, eta=None, rate_prior=(1.0, 1.0)):
+    """The engine's two sequences and the weights' other factor for a design (as it builds them)."""
+    hp, ht, k, M, tp, fn, tn, fp = c
+    ar, br = rate_prior
+    A, B = 1.0 + hp, 1.0 + ht - hp
+    pos = (engine.RateDistribution(tp + ar, fn + br) if rho is None
+           else engine.RateDistribution(known=rho))
+    neg = (engine.RateDistribution(fp + br, tn + ar) if eta is None
+           else engine.RateDistribution(known=1.0 - eta))
+    lik = engine._MetricLikelihood(k, M, pos, neg)
+    row, first, second, pad = lik._int_tables()
+    lp, lq = first[:k + 1], second[pad:pad + M - k + 1]
+    H = engine._base_steps(A, B, M, np.arange(M + 1.0)) + row
+    t0 = int(min(max(round(engine._guess(A, B, k, M, pos, neg)[0]), 1), M - 1))
+    return lp, lq, H, 0.5 * (H[t0 + 1] - H[t0 - 1])
+
+
+@pytest.mark.parametrize("design", FFT_DESIGNS)
+def test_fft_convolution_within_its_stated_bound_of_the_exact_one(design):
+    # the stated bound 16 eps sqrt(log2 n) ||p|| ||q|| on every entry, against np.convolve (sums
+    # of positive terms: relative error below n eps) with the engine's tilt and a tilt off by a
+    # tenth of the sequences' length either way
+    d = dict(design)
+    lp, lq, H, theta = _tilted_sequences(d.pop("c"), **d)
+    for th in (theta, theta + 10.0 / lp.size, theta - 10.0 / lp.size):
+        a, b = lp + th * np.arange(lp.size), lq + th * np.arange(lq.size)
+        p, q = np.exp(a - a.max()), np.exp(b - b.max())
+        fast, delta = engine._fft_convolve(p, q)
+        exact = np.convolve(p, q)
+        err = np.max(np.abs(fast - exact))
+        assert err <= delta, (err, delta)
+        # the bound is not vacuous: within three orders of magnitude of the error
+        assert delta <= 1e-11 * exact.max()
+
+
+@pytest.mark.parametrize("design", FFT_DESIGNS)
+def test_fft_weights_against_the_exact_convolution(design, monkeypatch):
+    # the posterior through the FFT against the same posterior through np.convolve (itself held
+    # to term-by-term scipy sums in test_engine.py): the stated CDF error 2 FFT_TOL = 5e-13
+    d = dict(design)
+    c = d.pop("c")
+    used = []
+    fft_weights = engine._fft_log_weights
+    monkeypatch.setattr(engine, "_fft_log_weights",
+                        lambda *a: used.append(fft_weights(*a)) or used[-1])
+    used_weights = lambda: [u[0] is not None for u in used]  # noqa: E731
+    monkeypatch.setattr(engine, "_FFT_FROM", 0)
+    fast = alpha_posterior(*c, **d)
+    monkeypatch.setattr(engine, "_FFT_FROM", 10**15)
+    monkeypatch.setattr(engine, "_CONV_MAX", 10**15)
+    exact = alpha_posterior(*c, **d)
+    qs = np.array([1e-9, 1e-6, 0.025, 0.25, 0.5, 0.75, 0.975, 1 - 1e-6, 1 - 1e-9])
+    xs = exact.ppf(qs)
+    np.testing.assert_allclose(fast.cdf(xs), exact.cdf(xs), atol=2 * engine.FFT_TOL, rtol=0)
+    assert fast.mean() == pytest.approx(exact.mean(), abs=2 * engine.FFT_TOL)
+    assert fast.std() == pytest.approx(exact.std(), abs=1e-12)
+    # the ordinary designs take the FFT's weights (the bound's check does not refuse them all);
+    # the others answer through np.convolve
+    assert used, "the FFT path was not reached"
+    if c in ((188, 300, 6623, 10000, 155, 33, 89, 23), (188, 300, 2024, 3000, 159, 29, 94, 18),
+             (40, 50, 33000, 50000, 33, 7, 9, 1), (9000, 10000, 4000, 10000, 80, 20, 80, 20)):
+        assert any(used_weights())
+
+
+def test_fft_weights_of_the_bench_design_against_forty_digit_sums():
+    # the weights as mpmath sums of the beta-binomial terms at 40 digits, at T over the window
+    # (the two sequences' products summed exactly): the FFT's weights within FFT_TOL of the mass
+    mpmath = pytest.importorskip("mpmath")
+    c = (188, 300, 2024, 3000, 159, 29, 94, 18)
+    lp, lq, H, theta = _tilted_sequences(c)
+    lw = engine._fft_log_weights(lp, lq, H, theta)[0]
+    assert lw is not None
+    top = np.max(lw)
+    w = np.exp(lw - top)
+    mass = w.sum()
+    mpmath.mp.dps = 40
+    ep = [mpmath.exp(mpmath.mpf(float(v))) for v in lp]
+    eq = [mpmath.exp(mpmath.mpf(float(v))) for v in lq]
+    peak = int(np.argmax(lw))
+    for T in (peak - 400, peak - 150, peak - 40, peak, peak + 40, peak + 150, peak + 400):
+        s = mpmath.fsum(ep[x] * eq[T - x] for x in range(max(0, T - len(eq) + 1),
+                                                            min(T, len(ep) - 1) + 1))
+        ref = float(mpmath.exp(mpmath.mpf(float(H[T])) + mpmath.log(s) - mpmath.mpf(float(top))))
+        assert abs(w[T] - ref) <= engine.FFT_TOL * mass, T
+        if w[T] > 1e-6:
+            assert w[T] == pytest.approx(ref, rel=1e-9), T

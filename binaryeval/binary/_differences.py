@@ -36,11 +36,20 @@ The error bound
 ---------------
 For independent pairs, replacing each distribution function by its surrogate moves ``H`` by at
 most ``e_1 + e_2`` (``H = E[F_1(Y_2 + d)]``, and swapping ``F_2`` for ``F~_2`` moves it by at
-most ``sup |F~_2 - F_2|``).  The rule's own error is estimated by a second, 14-point rule.  An
-end ``d`` is accepted when ``|H~(d) - q| + e_1 + e_2 + e_rule <= h~(d) * TOL / 2`` (``h~`` the
-difference's density there): then ``H(d - TOL) < q < H(d + TOL)``, so the exact end lies within
-``TOL = 1e-9`` of ``d`` (the density does not change on that scale for any posterior
-the engine builds).  Pairs that are not accepted after a few steps, and pairs with a posterior
+most ``sup |F~_2 - F_2|``).  The rule's own error ``e_rule`` is taken as twice the difference
+between the main rule and a check rule with 8 points fewer (32 and 24 points, then 48 and 40:
+twice the difference bounds the main rule's error whenever the check rule errs by at most three
+times as much, as Gauss rules on these smooth integrands do).  An end ``d`` is accepted when
+``|H~(d) - q| + e_1 + e_2 + e_rule <= h~(d) * TOL / 2`` (``h~`` the difference's density there):
+then ``H(d - TOL) < q < H(d + TOL)``, so the exact end lies within ``TOL = 1e-9`` of ``d`` (the
+density does not change on that scale for any posterior the engine builds).
+
+The bound, then: each certified end within ``TOL = 1e-9`` of the exact end, given the
+surrogates' checked errors ``e`` (three times the largest seen at the check points) and the
+rule's error bounded as above.  The tests hold it against an independent computation (composite
+Gauss-Legendre quadrature of the exact densities and distribution functions, Newton's method to
+1e-14) on pairs of 19 posteriors (mixtures of 300 to 3 x 10^4 metric ratings, Betas of 60 to
+10^5 ratings): the largest error measured over 57 of the 171 pairs at two levels is 2.3e-10.  Pairs that are not accepted after a few steps, and pairs with a posterior
 left to the pair-by-pair path, are answered by
 :func:`~binaryeval.binary.compare.difference_interval`.  The tests hold the ends to 1e-9 of
 that function and of adaptive quadrature on Beta pairs.
@@ -422,7 +431,9 @@ def _solve(sur: Surrogates, nodes, check_nodes, w, wc, i, j, q):
             # the second rule's value estimates the first's error: certified or left over
             c = a[close]
             Hc, _, _ = _cdf(sur, yc[c], wc, wide[c], sign[c], d[c], density=False)
-            err = np.abs(resid[close]) + bound[c] + np.abs(H[close] - Hc)
+            # (the difference of the two rules, doubled: a bound of the main rule's error as
+            # long as the check rule errs by no more than three times the main one)
+            err = np.abs(resid[close]) + bound[c] + 2.0 * np.abs(H[close] - Hc)
             ok[c] = err <= 0.5 * TOL * h[close]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             # Halley's step (the curvature from the tables), Newton's where it misleads

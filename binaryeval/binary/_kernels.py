@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 __all__ = ["bd0", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio", "log_gamma_ratio_change",
-           "stirlerr"]
+           "log_gamma_ratio_range", "stirlerr"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)
@@ -277,6 +277,38 @@ def log_gamma_ratio(z, d):
         return special.gammaln(z + d) - special.gammaln(z)
     zs, ds = z[small], d[small]
     out[small] = special.gammaln(zs + ds) - special.gammaln(zs)
+    return out
+
+
+def log_gamma_ratio_range(n: int, d: float) -> np.ndarray:
+    """:func:`log_gamma_ratio` at ``z = 1, 2, ..., n`` for one offset ``d > -1``.
+
+    The same forms (the plain difference of log-gamma functions where ``z`` or ``z + d`` is at
+    most 16, Stirling's form beyond), taken on consecutive slices instead of through masks:
+    a table of a few thousand entries costs a fraction of the general call.  Beyond 500 the
+    Stirling series has its two-term form (the next term is below 3e-17 absolute).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_gamma_ratio, log_gamma_ratio_range
+    >>> z = np.arange(1.0, 2001.0)
+    >>> bool(np.allclose(log_gamma_ratio_range(2000, 30.5), log_gamma_ratio(z, 30.5),
+    ...                  rtol=1e-15, atol=1e-13))
+    True
+    """
+    out = np.empty(n)
+    # z with min(z, z + d) <= 16: the plain difference
+    small = min(n, int(math.floor(16.0 - min(d, 0.0))))
+    if small > 0:
+        z = np.arange(1.0, small + 1.0)
+        out[:small] = special.gammaln(z + d) - special.gammaln(z)
+    # from there to 500 (u = z - 1 and u + d above 15) the five-term series, then the two-term
+    mid = min(n, max(small, int(math.ceil(501.0 - min(d, 0.0)))))
+    for start, stop in ((small, mid), (mid, n)):
+        if stop > start:
+            z = np.arange(start + 1.0, stop + 1.0)
+            out[start:stop] = _stirling_ratio(z, d, min(start, start + d))
     return out
 
 
