@@ -310,27 +310,43 @@ def saved():
     return pd.read_csv(SBC_CSV)
 
 
-def test_the_saved_study_is_calibrated(study, saved):
-    table = study.summarise(saved)
-    assert set(table.design) == {d.name for d in study.DESIGNS}
-    assert table.n.min() >= 175  # fewer than the 500 asked for: the run is resumable
-    # ranks uniform: chi-square p > 0.01 for every design and quantity
-    assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
-    # the reported quantities (a group's share and rate): coverage at 50 / 90 / 95 % within
-    # two binomial standard errors of the level in every design
-    reported = table[table.quantity.isin(["share", "rate"])]
-    within = reported[[c for c in table if c.startswith("within_2se_")]].to_numpy()
-    assert within.all(), reported.to_string()
-    # the population level (mean and log concentration): in the saved run the 90 and 95 %
-    # intervals of the population mean fall short of their level in two designs (0.835-0.905,
-    # up to 3.2 standard errors), the 95 % interval of log c in binary_unequal too (0.915) and
-    # the 50 % interval of log c in 3x3_equal lies above (0.575, 2.1 standard errors): a
-    # shortfall on record rather than a pass, bounded here at four standard errors
-    population = table[~table.quantity.isin(["share", "rate"])]
+#: data sets per design in the saved study (the issue asks for 500; the run is resumable)
+N_SAVED = 500
+#: cells of the saved study with a coverage outside two binomial standard errors of its level,
+#: with the numbers: 4 of 48 coverages, none beyond 2.4 se, where about 2.4 fall outside by
+#: chance alone.  The population level's posterior is checked directly (the exact posterior
+#: above with paired items only; an independent Gibbs sampler,
+#: studies/hierarchical_crosscheck.py; longer chains and dispersed starts).  Marked as
+#: expected failures, strictly: a run that brings one inside makes its test fail until it is
+#: taken off this list.
+SHORTFALL: dict[tuple[str, str], str] = {
+    ("binary_equal", "share"): "90 %: 0.868 of 500 (2.4 se below)",
+    ("binary_unequal", "share"): "90 %: 0.932 of 500 (2.4 se above)",
+    ("binary_unequal", "mean"): "50 %: 0.448 of 500 (2.3 se below)",
+    ("binary_unequal", "log_concentration"): "95 %: 0.930 of 500 (2.1 se below)",
+}
+CELLS = [(d, q) for d in ("binary_equal", "binary_unequal", "3x3_equal", "3x3_unequal")
+         for q in ("share", "rate", "mean", "log_concentration")]
+
+
+@pytest.mark.parametrize("design, quantity", [
+    pytest.param(d, q, marks=pytest.mark.xfail(strict=True, reason=SHORTFALL[d, q]))
+    if (d, q) in SHORTFALL else (d, q) for d, q in CELLS])
+def test_the_saved_study_covers_within_two_standard_errors(study, saved, design, quantity):
+    # the issue's criterion: coverage of the central 50, 90 and 95 % intervals within two
+    # binomial standard errors of the level, for every design and quantity
+    table = study.summarise(saved).set_index(["design", "quantity"])
+    row = table.loc[(design, quantity)]
+    assert row.n >= N_SAVED
     for level in (50, 90, 95):
-        cov = population[f"coverage_{level}"]
-        se = np.sqrt(level / 100 * (1 - level / 100) / population.n)
-        assert ((cov - level / 100).abs() <= 4 * se).all(), population.to_string()
+        assert row[f"within_2se_{level}"], (level, row[f"coverage_{level}"], int(row.n))
+
+
+def test_the_saved_study_ranks_are_uniform(study, saved):
+    # ranks of the truth among 499 draws, 20 bins: Pearson's chi-square p > 0.01 everywhere
+    table = study.summarise(saved)
+    assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
+    assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
 
 
 @pytest.mark.slow
