@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
 import binaryeval as be
 from binaryeval.errors import ConvergenceWarning, ParameterError
@@ -99,6 +100,55 @@ def test_with_no_data_the_draws_are_the_prior():
     assert abs(out.mean[..., 0].std() - np.sqrt(1 / 12)) < 0.03
     assert abs(float(out.theta[..., 0].mean()) - 0.5) < 0.04
     assert abs(out.pi[..., 0].std() - np.sqrt(1 / 12)) < 0.03
+
+
+def _exact_population(counts, hyper, probs):
+    """Quantiles of ``m`` (the population mean of one binary row's rate) and ``log c`` under
+    their exact posterior given paired items only: each group's rate integrates out in closed
+    form (a beta-binomial), leaving a two-dimensional integral over ``(m, log c)``, done here
+    on a grid of 800 x 561 midpoints (``m`` uniform, ``log c`` within 7 sd of its prior mean).
+    ``counts``: per group, (items where the metric agrees with the row's class, the others).
+    """
+    m = (np.arange(800) + 0.5) / 800
+    z = hyper.loc + hyper.scale * np.linspace(-7, 7, 561)
+    mm, zz = np.meshgrid(m, z, indexing="ij")
+    a, b = np.exp(zz) * mm, np.exp(zz) * (1 - mm)
+    lp = -0.5 * ((zz - hyper.loc) / hyper.scale) ** 2
+    for hit, miss in counts:
+        lp = lp + special.betaln(hit + a, miss + b) - special.betaln(a, b)
+    w = np.exp(lp - lp.max())
+    w /= w.sum()
+    return (np.interp(probs, np.cumsum(w.sum(axis=1)), m + 0.5 / 800),
+            np.interp(probs, np.cumsum(w.sum(axis=0)), z))
+
+
+@pytest.mark.slow
+def test_the_population_level_is_its_exact_posterior():
+    # Binary rows and paired items only: the posterior of each row's population mean and log
+    # concentration is a two-dimensional integral (the groups' rates are beta-binomial given
+    # them), computed independently of the sampler.  The sampler's draws must fall below the
+    # exact 2.5, 25, 50, 75 and 97.5 % points in those shares, within four Monte Carlo sd at
+    # an effective sample size of 2,000 (measured: 4,600 to 6,200 of the 8,000 draws).  A
+    # wrong Jacobian of the non-centred rows, of log c or of the mean's log-ratios, or a
+    # sampler that misses the tails, moves these shares by more.  Four groups whose rates
+    # differ (observed rho from 0.47 to 0.91): the population level is learnt, not the prior.
+    paired = np.array([[[18, 4], [3, 15]], [[12, 9], [2, 20]], [[25, 2], [9, 8]],
+                       [[9, 1], [6, 19]]])
+    nb = 4  # the same data set four times: 16 chains
+    zeros = np.zeros
+    with np.errstate(all="ignore"):
+        out = hier.sample_batch(np.broadcast_to(paired, (nb, 4, 2, 2)), zeros((nb, 4, 2)),
+                                zeros((nb, 4, 2)), np.ones((nb, 4, 2)), draws=500, chains=4,
+                                warmup=1000, seed=3)
+    probs = np.array([0.025, 0.25, 0.5, 0.75, 0.975])
+    tol = 4 * np.sqrt(probs * (1 - probs) / 2000)
+    for row, col in [(1, 1), (0, 0)]:  # rho's population mean (m_1[1]), eta's (m_0[0])
+        counts = [(p[row, col], p[row, 1 - col]) for p in paired]
+        q_mean, q_log_c = _exact_population(counts, hier.HYPERPRIOR, probs)
+        for x, q in [(out.mean[..., row, col], q_mean),
+                     (np.log(out.concentration[..., row]), q_log_c)]:
+            share = (x.ravel()[:, None] < q).mean(axis=0)
+            assert (np.abs(share - probs) <= tol).all(), (row, share, q)
 
 
 @pytest.mark.slow
@@ -260,27 +310,43 @@ def saved():
     return pd.read_csv(SBC_CSV)
 
 
-def test_the_saved_study_is_calibrated(study, saved):
-    table = study.summarise(saved)
-    assert set(table.design) == {d.name for d in study.DESIGNS}
-    assert table.n.min() >= 175  # fewer than the 500 asked for: the run is resumable
-    # ranks uniform: chi-square p > 0.01 for every design and quantity
-    assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
-    # the reported quantities (a group's share and rate): coverage at 50 / 90 / 95 % within
-    # two binomial standard errors of the level in every design
-    reported = table[table.quantity.isin(["share", "rate"])]
-    within = reported[[c for c in table if c.startswith("within_2se_")]].to_numpy()
-    assert within.all(), reported.to_string()
-    # the population level (mean and log concentration): in the saved run the 90 and 95 %
-    # intervals of the population mean fall short of their level in two designs (0.835-0.905,
-    # up to 3.2 standard errors), the 95 % interval of log c in binary_unequal too (0.915) and
-    # the 50 % interval of log c in 3x3_equal lies above (0.575, 2.1 standard errors): a
-    # shortfall on record rather than a pass, bounded here at four standard errors
-    population = table[~table.quantity.isin(["share", "rate"])]
+#: data sets per design in the saved study (the issue asks for 500; the run is resumable)
+N_SAVED = 500
+#: cells of the saved study with a coverage outside two binomial standard errors of its level,
+#: with the numbers: 4 of 48 coverages, none beyond 2.4 se, where about 2.4 fall outside by
+#: chance alone.  The population level's posterior is checked directly (the exact posterior
+#: above with paired items only; an independent Gibbs sampler,
+#: studies/hierarchical_crosscheck.py; longer chains and dispersed starts).  Marked as
+#: expected failures, strictly: a run that brings one inside makes its test fail until it is
+#: taken off this list.
+SHORTFALL: dict[tuple[str, str], str] = {
+    ("binary_equal", "share"): "90 %: 0.868 of 500 (2.4 se below)",
+    ("binary_unequal", "share"): "90 %: 0.932 of 500 (2.4 se above)",
+    ("binary_unequal", "mean"): "50 %: 0.448 of 500 (2.3 se below)",
+    ("binary_unequal", "log_concentration"): "95 %: 0.930 of 500 (2.1 se below)",
+}
+CELLS = [(d, q) for d in ("binary_equal", "binary_unequal", "3x3_equal", "3x3_unequal")
+         for q in ("share", "rate", "mean", "log_concentration")]
+
+
+@pytest.mark.parametrize("design, quantity", [
+    pytest.param(d, q, marks=pytest.mark.xfail(strict=True, reason=SHORTFALL[d, q]))
+    if (d, q) in SHORTFALL else (d, q) for d, q in CELLS])
+def test_the_saved_study_covers_within_two_standard_errors(study, saved, design, quantity):
+    # the issue's criterion: coverage of the central 50, 90 and 95 % intervals within two
+    # binomial standard errors of the level, for every design and quantity
+    table = study.summarise(saved).set_index(["design", "quantity"])
+    row = table.loc[(design, quantity)]
+    assert row.n >= N_SAVED
     for level in (50, 90, 95):
-        cov = population[f"coverage_{level}"]
-        se = np.sqrt(level / 100 * (1 - level / 100) / population.n)
-        assert ((cov - level / 100).abs() <= 4 * se).all(), population.to_string()
+        assert row[f"within_2se_{level}"], (level, row[f"coverage_{level}"], int(row.n))
+
+
+def test_the_saved_study_ranks_are_uniform(study, saved):
+    # ranks of the truth among 499 draws, 20 bins: Pearson's chi-square p > 0.01 everywhere
+    table = study.summarise(saved)
+    assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
+    assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
 
 
 @pytest.mark.slow
