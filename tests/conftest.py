@@ -30,3 +30,23 @@ def build_module():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Keep a module's tests on one worker when they share a fixture built once per module.
+
+    With ``--dist loadgroup`` (the Makefile's), pytest-xdist sends the tests of one
+    ``xdist_group`` to one worker; the others are balanced test by test.  A module-scoped
+    fixture defined in the test's own module (a rendered site, a sweep of posteriors) is then
+    built once instead of once per worker that happens to run one of its tests.
+    """
+    for item in items:
+        infos = getattr(item, "_fixtureinfo", None)
+        if infos is None:
+            continue
+        module = item.nodeid.split("::")[0]
+        shared = any(d.scope == "module" and d.baseid.split("::")[0] == module
+                     for defs in infos.name2fixturedefs.values() for d in defs)
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(module))
