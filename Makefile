@@ -11,7 +11,7 @@ reports: install
 	$(PYTHON) -m binaryeval render vignettes --output-dir reports
 
 test: install
-	$(PYTHON) -m pytest -q -n auto --dist worksteal
+	$(PYTHON) -m pytest -q -n auto --dist loadgroup
 
 bench: install
 	$(PYTHON) benchmarks/run_all.py

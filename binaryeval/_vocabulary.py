@@ -156,7 +156,7 @@ NAMES: tuple[Name, ...] = (
     Name("by", "column", "a covariate column whose levels (strata) are compared"),
     Name("system", "column", "the column naming the system"),
     Name("rater", "column", "the column naming the rater; in tables the rater's name",
-         "argument column"),
+         "argument column attrs"),
     # -- the rater-noise model (binaryeval.raters) ------------------------------------------------
     Name("raters", "choice", "the human raters' error model: \"dawid-skene\" or \"mace\""),
     Name("error_free", "labels", "raters read without error (their ratings are the truth)"),
@@ -398,6 +398,32 @@ NAMES: tuple[Name, ...] = (
          "column"),
     Name("naive_basis", "text", "which ratings the naive column uses", "attrs"),
     Name("metric_worth", "number", "human ratings one metric rating is worth", "column"),
+    Name("estimand", "text", "what the estimate column estimates (alpha, or the mean rating of "
+         "binned ratings)", "attrs"),
+    Name("gain_rated", "number", "expected reduction of alpha's posterior variance from one more "
+         "rating of an already rated item", "column"),
+    Name("gain_new", "number", "expected reduction of alpha's posterior variance from one new "
+         "item", "column"),
+    Name("gain_error_free", "number", "expected reduction of alpha's posterior variance from one "
+         "new item rated without error", "column"),
+    Name("gain_rated_mc_error", "spread", "Monte-Carlo error of gain_rated", "column"),
+    Name("gain_new_mc_error", "spread", "Monte-Carlo error of gain_new", "column"),
+    Name("gain_error_free_mc_error", "spread", "Monte-Carlo error of gain_error_free", "column"),
+    Name("diff_mc_error", "spread", "Monte-Carlo error of gain_rated - gain_new", "column"),
+    Name("std_error_rated", "spread", "expected posterior sd of alpha after one more rating of a "
+         "rated item", "column"),
+    Name("std_error_new", "spread", "expected posterior sd of alpha after one new item",
+         "column"),
+    Name("worth", "number", "gain_rated / gain_new: new items one more rating of a rated item "
+         "is worth", "column"),
+    Name("better", "text", "which buys more certainty: 'rated item', 'new item' or 'either'",
+         "column"),
+    Name("ratings_per_error_free", "number", "gain_error_free / gain_new: new items rated once "
+         "that one error-free rating is worth", "column"),
+    Name("new_item", "text", "what a new item of the plan is (with or without a metric rating)",
+         "column"),
+    Name("mc_margin", "number", "Monte-Carlo errors two gains must differ by to call one better",
+         "attrs"),
     Name("rho_lower", "probability", "lower bound of rho's interval", "column"),
     Name("rho_upper", "probability", "upper bound of rho's interval", "column"),
     Name("rho_std_error", "spread", "posterior sd of rho", "column", replaces=("rho_std",)),

@@ -332,7 +332,7 @@ class RaterFit(Result):
             for c, lab in enumerate(self._class_labels()):
                 out[f"share_{lab}"] = shares[:, c]
         out.attrs.update(level=level, kind=kind, method=self._method(), rates=self.rates_mode,
-                         estimate="alpha (share of adequate outputs)" if not self.levels else
+                         estimand="alpha (share of adequate outputs)" if not self.levels else
                          "mean rating (sum of level x class share)")
         return out
 
