@@ -5,7 +5,10 @@ not (or one of the levels of a binned rating); every human rating of it is one r
 rater, or MACE's competence and personal answer distribution), and the metric is one more noisy
 reading with its own confusion matrix per group, as in the latent-truth model.  A rater named
 error-free reads the class without error: with one such rater and nobody else, the model is the
-binary model of :func:`binaryeval.fit` with that rater as the human rating.
+binary model of :func:`binaryeval.fit` with that rater as the human rating.  The raters'
+confusions (competences) have a fixed prior (``rater_rates="estimate"``) or are drawn from a
+population whose mean and concentration are learnt (``rater_rates="hierarchical"``,
+:meth:`RaterFit.population`).
 
 The sampler is in :mod:`binaryeval.raters.engine`.
 """
@@ -421,10 +424,10 @@ class RaterFit(Result):
         --------
         >>> from binaryeval.raters import fit_raters
         >>> from binaryeval.raters._simulate import simulate_crowd
-        >>> df, truth = simulate_crowd(0, alphas=[0.6], n_items=150,
-        ...                            competence=[0.8] * 30, per_item=(2, 3))
+        >>> df, truth = simulate_crowd(0, alphas=[0.6], n_items=150, per_item=(2, 3),
+        ...                            competence=[0.6, 0.7, 0.8, 0.9, 0.95] * 6)
         >>> res = fit_raters("rating ~ metric", df, rater="annotator", item="item",
-        ...                  raters="mace", rater_rates="hierarchical", draws=500, seed=1)
+        ...                  raters="mace", rater_rates="hierarchical", draws=1000, seed=1)
         >>> round(float(res.population()["estimate"].iloc[0]), 1)
         0.8
         """
@@ -1161,6 +1164,16 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     >>> res = fit_raters("rating ~ metric", df, rater="annotator", item="item", draws=600, seed=1)
     >>> round(float(res.to_frame()["estimate"].iloc[0]), 1)
     0.7
+
+    The raters' confusions drawn from a population learnt from all five raters:
+
+    >>> pop = fit_raters("rating ~ metric", df, rater="annotator", item="item", draws=1500,
+    ...                  rater_rates="hierarchical", seed=1)
+    >>> round(float(pop.to_frame()["estimate"].iloc[0]), 1)
+    0.7
+    >>> row = pop.population().loc[("1", "1")]  # a typical rater's P(rating 1 | class 1)
+    >>> bool(row["lower"] < 0.85 < row["upper"])
+    True
     """
     from ..formula import parse_formula
 
