@@ -49,8 +49,8 @@ N_RATERS, N_ITEMS, N_METRIC_ONLY, PER_ITEM = 40, 60, 200, (2, 3)
 LEVELS = (0.5, 0.9, 0.95)
 SAMPLER = {"draws": 300, "chains": 2, "warmup": 300}
 OUT = ROOT / "vignettes" / "data" / "raters_population.csv"
-FITS = tuple((model, prior) for model in ("dawid-skene", "mace")
-             for prior in ("estimate", "hierarchical"))
+MODELS = ("dawid-skene", "mace")
+PRIORS = ("estimate", "hierarchical")
 
 
 def rater_error(fit, competence: np.ndarray) -> float:
@@ -65,8 +65,8 @@ def rater_error(fit, competence: np.ndarray) -> float:
     return float(np.abs(est - (competence[idx] + (1.0 - competence[idx]) / 2.0)).mean())
 
 
-def one_dataset(rng: np.random.Generator) -> list[dict]:
-    """The four fits of one simulated data set."""
+def one_dataset(rng: np.random.Generator, models: tuple[str, ...] = MODELS) -> list[dict]:
+    """The four fits of one simulated data set (or those of ``models``)."""
     alphas = rng.random(2)
     competence = rng.uniform(0.6, 0.95, N_RATERS)
     rho, eta = rng.uniform(0.7, 0.9, 2)
@@ -76,7 +76,7 @@ def one_dataset(rng: np.random.Generator) -> list[dict]:
     truth = dict(zip(["S00", "S01"], alphas, strict=True))
     seed = int(rng.integers(2**31))
     rows = []
-    for model, prior in FITS:
+    for model, prior in ((m, p) for m in models for p in PRIORS):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fit = fit_raters("rating ~ metric | system", df, rater="annotator", item="item",
@@ -94,19 +94,19 @@ def one_dataset(rng: np.random.Generator) -> list[dict]:
     return rows
 
 
-def run_dataset(batch: int, k: int) -> pd.DataFrame:
+def run_dataset(batch: int, k: int, models: tuple[str, ...] = MODELS) -> pd.DataFrame:
     """Data set ``k`` of a batch, from its own seed (base seed, batch, k)."""
     rng = np.random.default_rng(np.random.SeedSequence([BASE_SEED, batch, k]))
-    out = pd.DataFrame(one_dataset(rng))
+    out = pd.DataFrame(one_dataset(rng, models))
     out.insert(0, "dataset", k)
     out.insert(0, "batch", batch)
     out["seed"] = f"{BASE_SEED}/{batch}/{k}"
     return out
 
 
-def run_batch(batch: int) -> pd.DataFrame:
+def run_batch(batch: int, models: tuple[str, ...] = MODELS) -> pd.DataFrame:
     """The ``BATCH`` data sets of one batch."""
-    return pd.concat([run_dataset(batch, k) for k in range(BATCH)], ignore_index=True)
+    return pd.concat([run_dataset(batch, k, models) for k in range(BATCH)], ignore_index=True)
 
 
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=10)
     parser.add_argument("--start", type=int, default=0, help="first batch (to split the runs)")
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS,
+                        help="the rater models fitted (a model's rows can be re-run apart)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     done = pd.read_csv(args.out) if args.out.exists() else None
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     for batch in range(args.start, args.batches):
         if batch in have:
             continue
-        part = run_batch(batch)
+        part = run_batch(batch, tuple(args.models))
         done = part if done is None else pd.concat([done, part], ignore_index=True)
         done.to_csv(args.out, index=False)
         print(f"batch {batch} written ({len(done)} rows)", flush=True)

@@ -120,9 +120,12 @@ class Population:
     ``rates="hierarchical"``: central 95 % from ``c = 1.1`` to ``c = 380``); the population
     mean ``m`` has the fixed prior's shape: Beta(``lean``) on the chance of giving the item's
     class (a Dawid-Skene row: Dirichlet with ``lean[0]`` on the diagonal and ``lean[1] / (K -
-    1)`` elsewhere).  The lean towards raters better than chance fixes which class is which,
-    as the fixed prior does (Dawid-Skene's likelihood is unchanged when every class is renamed
-    at once).
+    1)`` elsewhere).  Dawid-Skene's likelihood is unchanged when every class is renamed at
+    once, and a population mean, unlike forty raters' own priors, leans only once: a class
+    with few items would let its row drift to raters who mostly misread it.  So the
+    Dawid-Skene population mean is truncated to rows whose diagonal is their largest entry (a
+    typical rater gives an item's own class more often than any other), which fixes which
+    class is which; MACE's competence is not symmetric that way and keeps the whole Beta.
     """
 
     loc: float = float(np.log(20.0))
@@ -159,6 +162,7 @@ class _PopulationStep:
 
     def __init__(self, chains: int, rows: int, width: int, hyper: Population):
         self.hyper = hyper
+        self.ordered = rows > 1      # Dawid-Skene: the diagonal is the row's largest entry
         self.beta = hyper.mean_prior(rows, width)                        # (P, L)
         self.m = np.broadcast_to(self.beta / self.beta.sum(axis=1, keepdims=True),
                                  (chains, rows, width)).copy()
@@ -180,7 +184,10 @@ class _PopulationStep:
                  - special.gammaln(conc[:, None])).sum(axis=(1, 3))
         z = (log_c - hp.loc) / hp.scale
         out = like + (self.beta * np.log(np.maximum(m, _TINY))).sum(axis=-1) - 0.5 * z ** 2
-        return np.where(np.abs(z) <= hp.truncate, out, -np.inf)
+        inside = np.abs(z) <= hp.truncate
+        if self.ordered:
+            inside &= np.diagonal(m, axis1=-2, axis2=-1) >= m.max(axis=-1)
+        return np.where(inside, out, -np.inf)
 
     def update(self, rng: np.random.Generator, counts: np.ndarray, adapting: bool) -> None:
         """``POP_STEPS`` random-walk updates of ``log c`` and of ``alr m``."""
