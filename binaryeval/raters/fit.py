@@ -368,7 +368,9 @@ class RaterFit(Result):
                     "class drawn from a population Beta (Dawid-Skene: each row of the confusion "
                     "from a population Dirichlet) whose mean and concentration are learnt; "
                     f"hyperprior log c ~ Normal(log {np.exp(POPULATION.loc):g}, "
-                    f"{POPULATION.scale:g}^2), mean ~ Beta{POPULATION.lean}")
+                    f"{POPULATION.scale:g}^2), mean ~ Beta{POPULATION.lean}"
+                    + ("" if self.model == "mace" else
+                       " with each row's diagonal its largest entry"))
         return (f"rater_rates='estimate': every rater's chance of giving the item's class has "
                 f"the fixed prior Beta{tuple(float(x) for x in self.rater_prior)}")
 
@@ -1117,8 +1119,11 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         Dawid-Skene: row ``k`` of every rater's confusion ``~ Dirichlet(c_k m_k)``), with
         ``log c ~ Normal(log 20, 1.5^2)`` (the hyperprior of ``rates="hierarchical"``) and the
         mean ``m`` leaning like the fixed prior, Beta(2, 1) on the chance of giving the item's
-        class; raters who rated few items are drawn towards the other raters rather than
-        towards a fixed prior.  :meth:`RaterFit.population` reports the population.
+        class (Dawid-Skene: truncated to rows whose diagonal is the largest entry, a typical
+        rater gives an item's own class more often than any other); raters who rated few items
+        are drawn towards the other raters rather than towards a fixed prior.
+        :meth:`RaterFit.population` reports the population.  It costs a Metropolis update per
+        sweep (about 1.1 to 1.5 times the fixed prior's time).
     rate_concentration : float or array-like of shape (K, J)
         Dirichlet prior of each row of the metric's confusion matrix (as in
         :func:`binaryeval.latent.fit_latent`).
