@@ -311,3 +311,21 @@ def test_a_fixed_rater_prior_and_the_population_are_refused_together():
     with pytest.raises(ParameterError, match="rater_rates"):
         fit_raters("rating ~ metric", df, rater="annotator", item="item",
                    rater_rates="pooled")
+
+
+def test_binned_ratings_learn_the_population_of_their_confusions():
+    from binaryeval.raters._simulate import simulate_binned_crowd
+
+    # twelve raters reading three classes alike: P(rating c | class c) = 0.8, 0.1 elsewhere
+    good = np.full((3, 3), 0.1) + 0.7 * np.eye(3)
+    df, _ = simulate_binned_crowd(0, shares=[[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]], n_items=100,
+                                  confusion=[good] * 12, per_item=(2, 3),
+                                  metric=np.array([[0.8, 0.2], [0.5, 0.5], [0.2, 0.8]]))
+    fit = _quiet(fit_raters, "rating ~ metric | system", df, rater="annotator", item="item",
+                 rater_rates="hierarchical", draws=300, chains=2, seed=1)
+    pop = fit.population()
+    assert pop.shape[0] == 9
+    for c in ("1", "2", "3"):
+        row = pop.loc[(c, c)]
+        assert row["lower"] <= 0.8 <= row["upper"], (c, row)
+    np.testing.assert_allclose(pop["estimate"].groupby(level="class").sum(), 1.0, atol=1e-9)

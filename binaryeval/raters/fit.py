@@ -1122,8 +1122,10 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         class (Dawid-Skene: truncated to rows whose diagonal is the largest entry, a typical
         rater gives an item's own class more often than any other); raters who rated few items
         are drawn towards the other raters rather than towards a fixed prior.
-        :meth:`RaterFit.population` reports the population.  It costs a Metropolis update per
-        sweep (about 1.1 to 1.5 times the fixed prior's time).
+        :meth:`RaterFit.population` reports the population.  The Metropolis updates add a cost
+        per sweep that does not grow with the items (about 1.5 s of CPU at the default 1250
+        sweeps: twice the fixed prior's time on a crowd of 600 ratings, 1.1 to 1.4 times on
+        20 systems x 500 items).
     rate_concentration : float or array-like of shape (K, J)
         Dirichlet prior of each row of the metric's confusion matrix (as in
         :func:`binaryeval.latent.fit_latent`).
