@@ -162,6 +162,11 @@ NAMES: tuple[Name, ...] = (
     Name("error_free", "labels", "raters read without error (their ratings are the truth)"),
     Name("rater_prior", "beta_pair", "Beta prior (a, b) of each rater's chance of giving the "
          "item's class", doc=r"Beta"),
+    Name("rater_rates", "choice", "how the raters' confusions (competences) enter: "
+         "\"estimate\" (each rater's own, fixed prior) or \"hierarchical\" (drawn from a "
+         "population with learnt mean and concentration)", "argument attrs"),
+    Name("population", "text", "the raters' population of rater_rates='hierarchical': its mean "
+         "and concentration with intervals (the table: RaterFit.population())", "attrs"),
     Name("model", "choice", "the raters' error model of a fit", "attrs"),
     Name("rating", "label", "a human rating's value (index of a rater's confusion table)",
          "column"),

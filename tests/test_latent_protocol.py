@@ -229,6 +229,7 @@ EXPECTED = {
     # the rater-noise model's arguments (its own walk: tests/test_raters.py) need rater= and
     # item= together; alone they are refused on these paths
     "rater": (R, R, R), "item": (R, R, R), "raters": (R, R, R), "error_free": (R, R, R),
+    "rater_rates": (R, R, R),
 }
 
 
@@ -299,9 +300,9 @@ def _case(name: str, formula: str, kw: dict, kind: str):
         if kind == "several":
             kw["bins"] = {"score": 4}
         return f2, kw, lambda f: len(f.metric_levels["score"]) == 4
-    if name in ("rater", "item", "raters", "error_free"):
+    if name in ("rater", "item", "raters", "error_free", "rater_rates"):
         kw[name] = {"rater": "annotator", "item": "item_id", "raters": "mace",
-                    "error_free": "expert"}[name]
+                    "error_free": "expert", "rater_rates": "hierarchical"}[name]
         return formula, kw, lambda f: False
     if name in ("seed", "draws", "chains"):
         kw[name] = {"seed": 7, "draws": 120, "chains": 3}[name]

@@ -381,6 +381,8 @@ def test_every_argument_of_fit_is_honoured_or_refused_on_the_rater_path(small):
         "item": ("item", lambda r: r.call["item"] == "item"),
         "raters": ("mace", lambda r: r.model == "mace"),
         "error_free": ("r00", lambda r: r.error_free == ("r00",)),
+        "rater_rates": ("hierarchical", lambda r: r.rater_rates == "hierarchical"
+                        and r.population() is not None),
     }
     params = [p for p in inspect.signature(be.fit).parameters if p not in ("formula", "data")]
     assert sorted(params) == sorted(cases)

@@ -41,7 +41,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         eval_env: int | dict = 0, dependence: str | None = None, bins: int | Mapping[str, int] | None = None,
         seed: int | np.random.SeedSequence | np.random.Generator | None = None, draws: int = 1000, chains: int = 4,
         rater: str | None = None, item: str | None = None, raters: str | None = None,
-        error_free: str | Sequence[str] | None = None):
+        error_free: str | Sequence[str] | None = None, rater_rates: str | None = None):
     """Fit the binary evaluation model with a formula.
 
     Parameters
@@ -119,6 +119,10 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         The raters' error model with ``rater=`` (default ``"dawid-skene"``).
     error_free : str or list of str, optional
         With ``rater=``: raters read without error (their ratings are the truth).
+    rater_rates : {"estimate", "hierarchical"}, optional
+        With ``rater=``: each rater's confusion under a fixed prior (default ``"estimate"``),
+        or drawn from a population with learnt mean and concentration (``"hierarchical"``;
+        see :func:`binaryeval.raters.fit_raters`).
 
     Returns
     -------
@@ -148,9 +152,10 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     0.53
     """
     parsed = parse_formula(formula)
-    if rater is not None or item is not None or raters is not None or error_free is not None:
+    if rater is not None or item is not None or raters is not None or error_free is not None \
+            or rater_rates is not None:
         return _fit_raters(formula, data, rater=rater, item=item, raters=raters,
-                           error_free=error_free, prior=prior, rates=rates, level=level,
+                           error_free=error_free, rater_rates=rater_rates, prior=prior, rates=rates, level=level,
                            order=order, eval_env=eval_env, seed=seed, draws=draws,
                            chains=chains, rate_prior=rate_prior, refused={
                                "threshold": (threshold is not None, threshold),
@@ -264,8 +269,8 @@ def _fit_latent(formula, data, parsed, *, refused, rate_prior, **options):
 _RATERS = "rater= and item=: the rater-noise model"
 
 
-def _fit_raters(formula, data, *, rater, item, raters, error_free, refused, rate_prior,
-                **options):
+def _fit_raters(formula, data, *, rater, item, raters, error_free, rater_rates, refused,
+                rate_prior, **options):
     """Long data with a rater column: the rater-noise model (binaryeval.raters)."""
     from ..raters import fit_raters
 
@@ -273,7 +278,8 @@ def _fit_raters(formula, data, *, rater, item, raters, error_free, refused, rate
     for name in ("rater", "item"):
         if given[name] is None:
             other = [f"{k}={v!r}" for k, v in (("rater", rater), ("item", item),
-                                                ("raters", raters), ("error_free", error_free))
+                                                ("raters", raters), ("error_free", error_free),
+                                                ("rater_rates", rater_rates))
                      if v is not None]
             raise ParameterError(f"{', '.join(other)} asks for the rater-noise model, which "
                                  f"also needs {name}= (the column naming the "
@@ -294,7 +300,8 @@ def _fit_raters(formula, data, *, rater, item, raters, error_free, refused, rate
     conc = 1.0 if (a, b) == (1.0, 1.0) else BetaRatePrior((a, b))
     return fit_raters(formula, data, rater=rater, item=item,
                       raters="dawid-skene" if raters is None else raters,
-                      error_free=error_free, rate_concentration=conc, **options)
+                      error_free=error_free, rate_concentration=conc,
+                      rater_rates="estimate" if rater_rates is None else rater_rates, **options)
 
 
 def _group_name(parsed: ParsedFormula) -> str:

@@ -20,6 +20,18 @@ exchangeable within (group, output): their classes enter through one multinomial
 number of each class per cell (the exact conditional of the sum), so the cost of a sweep grows
 with the items that carry human ratings, not with the metric-only ones.
 
+With ``rater_rates="hierarchical"`` the raters' parameters are not drawn from a fixed prior
+but from a population whose mean and concentration are learnt (:class:`Population`): each row
+``k`` of a Dawid-Skene matrix ``Phi_r[k] ~ Dirichlet(c_k m_k)``, MACE's competence ``theta_r ~
+Beta(c m, c (1 - m))``.  Given the classes (and MACE's spam indicators) each rater's counts
+follow a Dirichlet-multinomial in ``(m, c)`` once ``Phi_r`` (``theta_r``) is integrated out, so
+the sweep draws the block (``m``, ``c``, the raters' parameters) by Metropolis steps on ``(m,
+c)`` given the counts with the raters' parameters integrated out (random walks on the additive
+log-ratios of ``m`` and on ``log c``, step sizes adapted in warm-up, then fixed), followed by
+the raters' conjugate draws given the new ``(m, c)``.  Collapsing the raters' parameters out of
+the hyperparameters' update avoids the slow alternation between ``c`` and raters who rated
+few items.
+
 Chains run side by side as a leading axis, drawn from one generator seeded by ``seed``, so a
 seed reproduces every draw.  The items' class probabilities are averaged over the kept
 sweeps (Rao-Blackwellised: the conditional probabilities, not the 0/1 draws).
@@ -30,9 +42,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
+from scipy import sparse, special
 
-__all__ = ["RaterData", "RaterDraws", "sample"]
+__all__ = ["POPULATION", "Population", "RaterData", "RaterDraws", "sample"]
 
 _TINY = 1e-300
 #: scans of the (shares, metric rates, metric-only classes) block per sweep over the items
@@ -66,6 +78,7 @@ class RaterData:
     rate_concentration: np.ndarray   # (K, J)
     pooled: bool
     init: np.ndarray                 # (N,) starting classes
+    rater_rates: str = "estimate"    # "estimate" (fixed prior) or "hierarchical"
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,13 @@ class RaterDraws:
     competence: np.ndarray | None  # MACE theta_r (C, D, R)
     spam: np.ndarray | None        # MACE xi_r (C, D, R, K)
     item_prob: np.ndarray
+    #: rater_rates="hierarchical": the population's mean (C, D, P, L) and concentration
+    #: (C, D, P); Dawid-Skene: P = L = K (row k of the confusion), MACE: P = 1, L = 2
+    #: (competence, 1 - competence)
+    population_mean: np.ndarray | None = None
+    population_concentration: np.ndarray | None = None
+    #: the Metropolis steps' acceptance rates after warm-up: {"concentration", "mean"}
+    accept: dict | None = None
 
 
 def _gamma_rows(rng: np.random.Generator, conc: np.ndarray) -> np.ndarray:
@@ -86,6 +106,167 @@ def _gamma_rows(rng: np.random.Generator, conc: np.ndarray) -> np.ndarray:
     np.maximum(out, _TINY, out=out)
     out /= out.sum(axis=-1, keepdims=True)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# the population level of rater_rates="hierarchical"
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Population:
+    """The hyperprior of the raters' population.
+
+    ``log c ~ Normal(loc, scale^2)`` truncated at ``truncate`` sd (the hyperprior of
+    ``rates="hierarchical"``: central 95 % from ``c = 1.1`` to ``c = 380``); the population
+    mean ``m`` has the fixed prior's shape: Beta(``lean``) on the chance of giving the item's
+    class (a Dawid-Skene row: Dirichlet with ``lean[0]`` on the diagonal and ``lean[1] / (K -
+    1)`` elsewhere).  Dawid-Skene's likelihood is unchanged when every class is renamed at
+    once, and a population mean, unlike forty raters' own priors, leans only once: a class
+    with few items would let its row drift to raters who mostly misread it.  So the
+    Dawid-Skene population mean is truncated to rows whose diagonal is their largest entry (a
+    typical rater gives an item's own class more often than any other), which fixes which
+    class is which; MACE's competence is not symmetric that way and keeps the whole Beta.
+    """
+
+    loc: float = float(np.log(20.0))
+    scale: float = 1.5
+    truncate: float = 10.0
+    lean: tuple[float, float] = (2.0, 1.0)
+
+    def mean_prior(self, rows: int, width: int) -> np.ndarray:
+        """Dirichlet parameters (P, L) of the population mean's rows."""
+        a, b = self.lean
+        if rows == 1:        # MACE: (competence, 1 - competence)
+            return np.array([[a, b]])
+        out = np.full((rows, width), b / (width - 1))
+        np.fill_diagonal(out, a)
+        return out
+
+
+#: the hyperprior of rater_rates="hierarchical"
+POPULATION = Population()
+#: Metropolis updates of log c and of m per sweep; the acceptance rate the warm-up aims at
+POP_STEPS = 3
+POP_ACCEPT = 0.4
+
+
+class _PopulationStep:
+    """Metropolis updates of the population's ``(m, log c)`` given the raters' counts.
+
+    ``counts`` (C, R, P, L): per chain, rater and population row, the rater's counts of each
+    outcome (a Dawid-Skene row: ratings of each label given class ``k``; MACE: ratings from
+    the class and guesses).  The target per (chain, row) is the hyperprior times
+    ``prod_r B(c m + n_r) / B(c m)``, the raters' Dirichlet-multinomial likelihood; rows are
+    independent, so every (chain, row) accepts or rejects on its own.
+    """
+
+    def __init__(self, chains: int, rows: int, width: int, hyper: Population):
+        self.hyper = hyper
+        self.ordered = rows > 1      # Dawid-Skene: the diagonal is the row's largest entry
+        self.beta = hyper.mean_prior(rows, width)                        # (P, L)
+        self.m = np.broadcast_to(self.beta / self.beta.sum(axis=1, keepdims=True),
+                                 (chains, rows, width)).copy()
+        self.log_c = np.full((chains, rows), hyper.loc)
+        self.step_c = np.full((chains, rows), 1.0)
+        self.step_m = np.full((chains, rows), 0.5)
+        self.n_moves = 0
+        self.acc_c = np.zeros((chains, rows))
+        self.acc_m = np.zeros((chains, rows))
+        self.n_kept = 0
+
+    def log_target(self, m: np.ndarray, log_c: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        hp = self.hyper
+        c = np.exp(log_c)                                                # (C, P)
+        conc = c[..., None] * m                                          # (C, P, L)
+        total = counts.sum(axis=-1)                                      # (C, R, P)
+        like = (special.gammaln(c)[:, None] - special.gammaln(c[:, None] + total)).sum(axis=1)
+        like += (special.gammaln(conc[:, None] + counts)
+                 - special.gammaln(conc[:, None])).sum(axis=(1, 3))
+        z = (log_c - hp.loc) / hp.scale
+        out = like + (self.beta * np.log(np.maximum(m, _TINY))).sum(axis=-1) - 0.5 * z ** 2
+        inside = np.abs(z) <= hp.truncate
+        if self.ordered:
+            inside &= np.diagonal(m, axis1=-2, axis2=-1) >= m.max(axis=-1)
+        return np.where(inside, out, -np.inf)
+
+    def update(self, rng: np.random.Generator, counts: np.ndarray, adapting: bool) -> None:
+        """``POP_STEPS`` random-walk updates of ``log c`` and of ``alr m``."""
+        now = self.log_target(self.m, self.log_c, counts)
+        for _ in range(POP_STEPS):
+            # log c
+            prop = self.log_c + self.step_c * rng.standard_normal(self.log_c.shape)
+            new = self.log_target(self.m, prop, counts)
+            ok = np.log(rng.random(now.shape)) < new - now
+            self.log_c = np.where(ok, prop, self.log_c)
+            now = np.where(ok, new, now)
+            self._adapt(ok, "step_c", "acc_c", adapting)
+            # m through its additive log-ratios (the Jacobian is in the hyperprior's prod m^beta)
+            lm = np.log(np.maximum(self.m, _TINY))
+            y = lm[..., :-1] - lm[..., -1:]
+            y = y + self.step_m[..., None] * rng.standard_normal(y.shape)
+            full = np.concatenate([y, np.zeros(y.shape[:-1] + (1,))], axis=-1)
+            full -= full.max(axis=-1, keepdims=True)
+            prop_m = np.exp(full)
+            prop_m /= prop_m.sum(axis=-1, keepdims=True)
+            new = self.log_target(prop_m, self.log_c, counts)
+            ok = np.log(rng.random(now.shape)) < new - now
+            self.m = np.where(ok[..., None], prop_m, self.m)
+            now = np.where(ok, new, now)
+            self._adapt(ok, "step_m", "acc_m", adapting)
+        if adapting:
+            self.n_moves += 1
+
+    def _adapt(self, ok: np.ndarray, step: str, acc: str, adapting: bool) -> None:
+        if adapting:
+            # Robbins-Monro on the log step size, towards POP_ACCEPT; frozen after warm-up
+            gain = 1.0 / np.sqrt(self.n_moves + 1.0)
+            setattr(self, step, getattr(self, step) * np.exp(gain * (ok - POP_ACCEPT)))
+        else:
+            setattr(self, acc, getattr(self, acc) + ok)
+
+    def keep(self) -> None:
+        self.n_kept += POP_STEPS
+
+    @property
+    def concentration(self) -> np.ndarray:
+        return np.exp(self.log_c)
+
+    @property
+    def conc(self) -> np.ndarray:
+        """The population Dirichlet's parameters ``c m`` (C, P, L)."""
+        return np.exp(self.log_c)[..., None] * self.m
+
+    def acceptance(self) -> dict:
+        n = max(self.n_kept, 1)
+        return {"concentration": float(self.acc_c.mean() / n), "mean": float(self.acc_m.mean() / n)}
+
+
+def _population(data: RaterData, chains: int, draws: int, k: int):
+    """The population step and its draws' arrays (None without rater_rates="hierarchical")."""
+    if data.rater_rates != "hierarchical":
+        return None, None, None
+    rows, width = (1, 2) if data.model == "mace" else (k, k)
+    pop = _PopulationStep(chains, rows, width, POPULATION)
+    return (pop, np.empty((chains, draws, rows, width)), np.empty((chains, draws, rows)))
+
+
+def _competence(rng: np.random.Generator, pop: _PopulationStep | None, known: np.ndarray,
+                guessed: np.ndarray, fixed: tuple[float, float], adapting: bool) -> np.ndarray:
+    """MACE's competence (C, R) given each rater's ratings from the class and guesses."""
+    if pop is None:
+        return rng.beta(fixed[0] + known, fixed[1] + guessed)
+    pop.update(rng, np.stack([known, guessed], axis=-1)[:, :, None, :].astype(float), adapting)
+    conc = pop.conc[:, 0]                                               # (C, 2)
+    return rng.beta(conc[:, None, 0] + known, conc[:, None, 1] + guessed)
+
+
+def _confusion(rng: np.random.Generator, pop: _PopulationStep | None, rc: np.ndarray,
+               fixed: np.ndarray, adapting: bool) -> np.ndarray:
+    """Dawid-Skene confusions (C, R, K, K) given the counts (C, R, class, label)."""
+    if pop is None:
+        return _gamma_rows(rng, fixed + rc)
+    pop.update(rng, rc, adapting)
+    return _gamma_rows(rng, pop.conc[:, None] + rc)
 
 
 def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
@@ -141,6 +322,7 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
     comp = np.full((chains, r), a_r / (a_r + b_r))
     spam = np.full((chains, r, 2), 0.5)
     lo_table = np.zeros((n_cells, chains))
+    pop, pm_d, pc_d = _population(data, chains, draws, 2)
 
     for sweep in range(warmup + draws):
         # -- parameters given the classes ----------------------------------------------------------
@@ -176,7 +358,7 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             w0 = pi[:, :, 0, None] * th[:, :, 0, :]
             q = w1 / np.maximum(w1 + w0, _TINY)
             mo_pos[:, :, :j] = rng.binomial(mo[None], q)
-        if m:
+        if m or pop is not None:
             # (chain, rater, class, label)
             rc = np.stack([k0[:, off_r:], k1[:, off_r:]], axis=1).reshape(
                 chains, 2, r, 2).transpose(0, 2, 1, 3)
@@ -190,12 +372,13 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
                 guessed = rng.binomial(np.rint(agree).astype(np.int64), p_guess) + disagree
                 n_all = rc.sum(axis=(2, 3))
                 n_guess = guessed.sum(axis=2)
-                comp = rng.beta(a_r + n_all - n_guess, b_r + n_guess)
+                comp = _competence(rng, pop, n_all - n_guess, n_guess, (a_r, b_r),
+                                   sweep < warmup)
                 spam = _gamma_rows(rng, 1.0 + guessed)
                 phi = comp[..., None, None] * np.eye(2) + (1.0 - comp)[..., None, None] * \
                     spam[:, :, None, :]
             else:
-                phi = _gamma_rows(rng, rater_conc + rc)
+                phi = _confusion(rng, pop, rc, rater_conc, sweep < warmup)
         else:
             phi = np.broadcast_to(np.eye(2), (chains, r, 2, 2))
         # -- classes given the parameters: log-odds of class 1 ---------------------------------------
@@ -221,9 +404,14 @@ def sample(data: RaterData, *, draws: int, chains: int, warmup: int,
             if mace:
                 comp_d[:, t] = comp
                 spam_d[:, t] = spam
+            if pop is not None:
+                pm_d[:, t] = pop.m
+                pc_d[:, t] = pop.concentration
+                pop.keep()
             prob_sum += p1.sum(axis=1)
     prob = prob_sum / (chains * draws)
-    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, np.stack([1.0 - prob, prob], axis=1))
+    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, np.stack([1.0 - prob, prob], axis=1),
+                      pm_d, pc_d, None if pop is None else pop.acceptance())
 
 
 def _categorical(rng: np.random.Generator, logp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -286,6 +474,7 @@ def sample_classes(data: RaterData, *, draws: int, chains: int, warmup: int,
     comp = np.full((chains, r), a_r / (a_r + b_r))
     spam = np.full((chains, r, k), 1.0 / k)
     table = np.zeros((k, n_cells, chains))
+    pop, pm_d, pc_d = _population(data, chains, draws, k)
 
     for sweep in range(warmup + draws):
         onehot = (z[..., None] == np.arange(k)).astype(float)                 # (N, C, K)
@@ -311,7 +500,7 @@ def sample_classes(data: RaterData, *, draws: int, chains: int, warmup: int,
             w = pi[:, :, :, None] * th                                          # (C, G, K, J)
             q = (w / np.maximum(w.sum(axis=2, keepdims=True), _TINY)).transpose(0, 1, 3, 2)
             mo_cls[:, :, :j] = rng.multinomial(np.broadcast_to(mo[None], (chains, g, j)), q)
-        if m:
+        if m or pop is not None:
             rc = cnt[:, off_r:].reshape(chains, r, k, k).transpose(0, 1, 3, 2)  # (C,R,class,lab)
             if mace:
                 agree = np.rint(np.diagonal(rc, axis1=2, axis2=3)).astype(np.int64)  # (C,R,K)
@@ -321,12 +510,13 @@ def sample_classes(data: RaterData, *, draws: int, chains: int, warmup: int,
                 guessed = rng.binomial(agree, p_guess) + disagree
                 n_all = rc.sum(axis=(2, 3))
                 n_guess = guessed.sum(axis=2)
-                comp = rng.beta(a_r + n_all - n_guess, b_r + n_guess)
+                comp = _competence(rng, pop, n_all - n_guess, n_guess, (a_r, b_r),
+                                   sweep < warmup)
                 spam = _gamma_rows(rng, 1.0 + guessed)
                 phi = comp[..., None, None] * eye + (1.0 - comp)[..., None, None] * \
                     spam[:, :, None, :]
             else:
-                phi = _gamma_rows(rng, rater_conc + rc)
+                phi = _confusion(rng, pop, rc, rater_conc, sweep < warmup)
         else:
             phi = np.broadcast_to(eye, (chains, r, k, k))
         lp = np.log(np.maximum(pi, _TINY))                                      # (C, G, K)
@@ -351,5 +541,10 @@ def sample_classes(data: RaterData, *, draws: int, chains: int, warmup: int,
             if mace:
                 comp_d[:, t] = comp
                 spam_d[:, t] = spam
+            if pop is not None:
+                pm_d[:, t] = pop.m
+                pc_d[:, t] = pop.concentration
+                pop.keep()
             prob_sum += prob.sum(axis=1)
-    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, prob_sum / (chains * draws))
+    return RaterDraws(pi_d, th_d, phi_d, comp_d, spam_d, prob_sum / (chains * draws),
+                      pm_d, pc_d, None if pop is None else pop.acceptance())
