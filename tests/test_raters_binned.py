@@ -95,7 +95,7 @@ def test_binned_labels_at_least_as_accurate_as_crowdkit_and_the_metric_helps(cro
     np.testing.assert_allclose(shares.sum(axis=1), 1.0, atol=1e-9)
     np.testing.assert_allclose(frame["estimate"], shares.to_numpy() @ np.arange(1, 5),
                                atol=1e-9)
-    assert frame.attrs["estimate"].startswith("mean rating")
+    assert frame.attrs["estimand"].startswith("mean rating")
 
 
 def test_the_raters_table_and_items_have_a_row_per_level(crowd):
