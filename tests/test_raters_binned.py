@@ -161,3 +161,26 @@ def test_plan_on_binned_ratings_the_dirichlet_closed_form():
     assert row["gain_new"] == pytest.approx(want, rel=0.06)
     assert row["gain_rated"] < 1e-12 * want
     assert fit.to_frame()["estimate"].iloc[0] == pytest.approx(mean, abs=0.01)
+
+
+def test_preference_words_are_the_numbers_fit_preferences_reads():
+    """'first' / 'tie' / 'second' (any case) are 1 / 0 / -1, as in fit_preferences: the fit of
+    the words equals the fit of the numbers draw for draw, and its estimate is win - loss."""
+    rng = np.random.default_rng(11)
+    truth = rng.choice([1, 0, -1], size=200, p=[0.5, 0.2, 0.3])
+    rows = []
+    for i, t in enumerate(truth):
+        for r in rng.choice(["r1", "r2", "r3"], 2, replace=False):
+            said = t if rng.random() < 0.8 else rng.choice([1, 0, -1])
+            rows.append({"pair": "A vs B", "item": i, "annotator": r, "verdict": said})
+    numbers = pd.DataFrame(rows)
+    words = numbers.assign(verdict=numbers["verdict"].map({1: "First", 0: "tie",
+                                                           -1: " second"}))
+    kw = dict(rater="annotator", item="item", draws=200, seed=4)
+    a = _quiet(fit_raters, "verdict ~ 1 | pair", numbers, **kw).to_frame()
+    b = _quiet(fit_raters, "verdict ~ 1 | pair", words, **kw).to_frame()
+    pd.testing.assert_frame_equal(a, b)
+    assert b.attrs["estimand"].startswith("mean rating")
+    win, loss = b[["share_1", "share_-1"]].iloc[0]
+    assert b["estimate"].iloc[0] == pytest.approx(win - loss, abs=1e-12)
+    assert abs(b["estimate"].iloc[0] - (0.5 - 0.3)) < 4 * b["std_error"].iloc[0]

@@ -27,6 +27,7 @@ from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result
 from ..errors import DataError, ParameterError
 from ..latent import _common
+from ..latent import _data as _latent_data
 from ..latent.draws import DrawsPosterior
 from ..latent.multi import _metric_codes
 from ..summary import Summary
@@ -1085,6 +1086,9 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         with other values is binned, one class per distinct value (at most 11; a Likert 1-5
         scale has five classes, a preference coded -1/0/1 three), and the estimate is the mean
         rating, the classes' shares weighted by their values (for -1/0/1: ``win - loss``).
+        Preferences may also be written ``"first"``, ``"tie"``, ``"second"`` (as
+        :func:`binaryeval.fit_preferences` reads them: 1, 0, -1), one group per pair of
+        systems.
     data : DataFrame
         Long data, one row per rating: the item's metric output is repeated on each of its
         rows (or given once); rows without a rating carry the metric of items no human rated.
@@ -1215,6 +1219,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     frame = parsed.evaluate(data, eval_env=eval_env)
     human = frame.lhs.iloc[:, 0]
     hname = parsed.lhs_names[0]
+    human = _preference_labels(human, hname)
     levels = _rating_levels(human, hname)
     k = len(levels) if levels else 2
     share_conc = _share_prior(prior, levels)
@@ -1298,6 +1303,21 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
 
 #: most levels a binned rating may have (more: bin the rating in the formula)
 MAX_LEVELS = 11
+
+
+def _preference_labels(human: pd.Series, name: str) -> pd.Series:
+    """Preference ratings written as words ('first', 'tie', 'second', as
+    :func:`binaryeval.fit_preferences` reads them) as the numbers 1, 0, -1; other ratings as
+    they are.
+    """
+    present = human.dropna()
+    if not len(present) or pd.api.types.is_numeric_dtype(present) or \
+            pd.api.types.is_bool_dtype(present):
+        return human
+    words = present.astype(str).str.strip().str.lower()
+    if not words.isin(["first", "tie", "second"]).all():
+        return human
+    return pd.Series(_latent_data.preference_codes(human, name), index=human.index)
 
 
 def _rating_levels(human: pd.Series, name: str) -> tuple[float, ...]:
