@@ -1306,9 +1306,10 @@ MAX_LEVELS = 11
 
 
 def _preference_labels(human: pd.Series, name: str) -> pd.Series:
-    """Preference ratings written as words ('first', 'tie', 'second', as
-    :func:`binaryeval.fit_preferences` reads them) as the numbers 1, 0, -1; other ratings as
-    they are.
+    """Preference words as numbers; other ratings as they are.
+
+    ``'first'``, ``'tie'``, ``'second'`` (any case, as :func:`binaryeval.fit_preferences` reads
+    them) become 1, 0, -1.
     """
     present = human.dropna()
     if not len(present) or pd.api.types.is_numeric_dtype(present) or \
