@@ -190,10 +190,8 @@ def _sparse_crowd(seed):
 
 
 @pytest.mark.parametrize("model", ["dawid-skene", "mace"])
-def test_the_population_prior_reduces_the_raters_error(model):
-    sys.path.insert(0, str(ROOT / "studies"))
-    from raters_population import rater_error
-
+def test_the_population_prior_reduces_the_raters_error(model, study):
+    rater_error = study.rater_error
     got = {}
     for prior in ("estimate", "hierarchical"):
         errs = []
