@@ -431,3 +431,33 @@ def test_simulate_battles_has_the_stated_truth():
         near(judge[sure] == 0, 0.1)
     with pytest.raises(ParameterError, match="n=0"):
         simulate_battles(0)
+
+
+def test_simulate_ratings_has_the_stated_truth():
+    """The docstring's accuracies, within 4 binomial standard errors on 40,000 outputs."""
+    from binaryeval.datasets import simulate_ratings
+
+    df = simulate_ratings(20_000, seed=2)
+    pd.testing.assert_frame_equal(simulate_ratings(20, seed=5), simulate_ratings(20, seed=5))
+    assert (df.groupby("item").size() == 3).all()
+    assert not df.duplicated(["item", "annotator"]).any()
+    # the truth is not in the frame: two raters agree with P = a1 a2 + (1 - a1)(1 - a2), and a
+    # rater (or the metric) says 1 with P = alpha a + (1 - alpha)(1 - a)
+    wide = df.pivot(index="item", columns="annotator", values="rating")
+    acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+
+    def near(values, want):
+        n = len(values)
+        assert abs(values.mean() - want) <= 4 * np.sqrt(want * (1 - want) / n), (values.mean(),
+                                                                                   want)
+
+    for a, b in (("r1", "r2"), ("r1", "r4"), ("r3", "r4")):
+        both = wide[[a, b]].dropna()
+        near((both[a] == both[b]).to_numpy(), acc[a] * acc[b] + (1 - acc[a]) * (1 - acc[b]))
+    for system, alpha in (("A", 0.7), ("B", 0.45)):
+        r1 = df[(df.system == system) & (df.annotator == "r1")]["rating"].to_numpy()
+        near(r1 == 1, alpha * 0.9 + (1 - alpha) * 0.1)
+        metric = df[df.system == system].drop_duplicates("item")["metric"].to_numpy()
+        near(metric == 1, alpha * 0.8 + (1 - alpha) * 0.2)
+    with pytest.raises(ParameterError, match="n=0"):
+        simulate_ratings(0)

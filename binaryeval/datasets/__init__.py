@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import ParameterError
-from .simulated import simulate_battles
+from .simulated import simulate_battles, simulate_ratings
 
 __all__ = [
     "names",
@@ -44,6 +44,7 @@ __all__ = [
     "load_stb_convai2",
     "load_stb_convai2_ratings",
     "simulate_battles",
+    "simulate_ratings",
 ]
 
 

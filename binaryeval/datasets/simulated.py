@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 
-__all__ = ["simulate_battles"]
+__all__ = ["simulate_battles", "simulate_ratings"]
 
 
 def simulate_battles(n: int = 1200, *,
@@ -57,3 +57,47 @@ def simulate_battles(n: int = 1200, *,
                          "judge": np.where(shown_a, j_pos, -j_pos),
                          "shown": np.where(shown_a, "x", "y"),
                          "length": np.where(long, "long", "short")})
+
+
+def simulate_ratings(n: int = 150, *,
+                     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+                     ) -> pd.DataFrame:
+    """Several human raters of known accuracy, and a metric, on two systems' outputs.
+
+    Systems ``"A"`` and ``"B"`` have ``n`` outputs each, adequate with probability 0.7 and
+    0.45 (``alpha``).  The metric gives the right 0/1 verdict with probability 0.8; each output
+    is rated by 3 of the 4 annotators ``r1`` to ``r4``, who give the right verdict with
+    probability 0.9, 0.85, 0.75 and 0.65.  One row per rating (the long data of
+    :func:`binaryeval.fit_raters`).
+
+    Parameters
+    ----------
+    n : int
+        Outputs per system.
+    seed : int, SeedSequence or Generator, optional
+        Seed of the simulation (the same seed, the same rows).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``system``, ``item``, ``annotator``, ``metric``, ``rating``.
+
+    Examples
+    --------
+    >>> from binaryeval.datasets import simulate_ratings
+    >>> df = simulate_ratings(seed=0)
+    >>> df.shape
+    (900, 5)
+    >>> sorted(df["annotator"].unique())
+    ['r1', 'r2', 'r3', 'r4']
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParameterError(f"n={n!r}: give a whole number of outputs per system, at least 1")
+    rng = np.random.default_rng(seed)
+    truth = rng.random(2 * n) < np.repeat([0.7, 0.45], n)
+    metric = np.where(rng.random(2 * n) < 0.8, truth, ~truth).astype(int)
+    accuracy = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
+    rows = [{"system": "AB"[i // n], "item": i, "annotator": r, "metric": metric[i],
+             "rating": int(t if rng.random() < accuracy[r] else 1 - t)}
+            for i, t in enumerate(truth) for r in rng.choice(list(accuracy), 3, replace=False)]
+    return pd.DataFrame(rows)

@@ -266,16 +266,10 @@ class RaterPlan(Result):
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> import binaryeval as be
-    >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-    >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-    >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-    >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-    >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-    ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-    ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-    >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+    >>> from binaryeval.datasets import simulate_ratings
+    >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+    >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
     ...                     item="item", seed=1)
     >>> res.plan()
     RaterPlan(groups=2, rated_item=0, new_item=2, either=0)
@@ -311,16 +305,10 @@ class RaterPlan(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows),
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df,
         ...                     rater="annotator", item="item", seed=1)
         >>> res.plan().to_frame()["better"].tolist()
         ['new item', 'new item']
@@ -345,16 +333,10 @@ class RaterPlan(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows),
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df,
         ...                     rater="annotator", item="item", seed=1)
         >>> print(res.plan().summary().title)
         Planning from the rater model: another rating of a rated item, or a new item?

@@ -82,16 +82,10 @@ class RaterFit(Result):
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> import binaryeval as be
-    >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-    >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-    >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-    >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-    >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-    ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-    ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-    >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+    >>> from binaryeval.datasets import simulate_ratings
+    >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+    >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
     ...                     item="item", seed=1)
     >>> res
     RaterFit(groups=2, raters=4, model='dawid-skene', items=300, ratings=900, chains=4, draws=1000)
@@ -185,16 +179,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> res.alpha_draws("A").shape
         (4, 1000)
@@ -224,16 +212,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> round(res.posterior("A").mean(), 1)
         0.7
@@ -258,16 +240,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> res.interval(0.9).attrs["level"]
         0.9
@@ -308,16 +284,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> int(res.to_frame().loc["A", "n_ratings"])
         450
@@ -488,16 +458,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> int(res.naive().loc["A", "n_human"])
         150
@@ -570,16 +534,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> t = res.raters()
         >>> list(t.index.names)
@@ -641,16 +599,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> list(res.items().columns)
         ['n_ratings', 'majority', 'prob_adequate', 'class']
@@ -687,16 +639,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> float(res.rates()["estimate"].groupby(level=[0, 1]).sum().iloc[0])
         1.0
@@ -748,16 +694,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> bool(res.compare().to_frame()["prob_greater"].iloc[0] > 0.99)
         True
@@ -790,16 +730,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> res.ranks().to_frame().index.tolist()
         ['A', 'B']
@@ -842,16 +776,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> res.plan().to_frame()["better"].tolist()
         ['new item', 'new item']
@@ -878,16 +806,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> res.identifiability().to_dict()
         {3: 300}
@@ -918,16 +840,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> print(res.summary().title)
         Rater-noise model (dawid-skene): rate of adequate outputs when human raters err
@@ -1007,16 +923,10 @@ class RaterFit(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> import binaryeval as be
-        >>> rng = np.random.default_rng(0)  # systems A and B, 150 outputs each, 3 of 4 raters each
-        >>> truth = rng.random(300) < np.repeat([0.7, 0.45], 150)
-        >>> metric = np.where(rng.random(300) < 0.8, truth, ~truth).astype(int)
-        >>> acc = {"r1": 0.9, "r2": 0.85, "r3": 0.75, "r4": 0.65}
-        >>> rows = [{"system": "AB"[i // 150], "item": i, "annotator": r, "metric": metric[i],
-        ...          "rating": int(t if rng.random() < acc[r] else 1 - t)}
-        ...         for i, t in enumerate(truth) for r in rng.choice(list(acc), 3, replace=False)]
-        >>> res = be.fit_raters("rating ~ metric | system", pd.DataFrame(rows), rater="annotator",
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
         ...                     item="item", seed=1)
         >>> ax = res.plot()
         """
