@@ -274,8 +274,9 @@ class SmallSampleWarning(BinaryEvalWarning):
 
 
 class DependenceWarning(BinaryEvalWarning):
-    """Several metrics fitted as conditionally independent (``dependence="independent"``) although
-    the paired items say they err together.
+    """Metrics fitted as independent although the paired items say they err together.
+
+    ``dependence="independent"`` treats several metrics as conditionally independent.
 
     The product model then counts the same evidence more than once and its intervals are too
     narrow; the message gives the dependence check's Bayes factor and the fix,

@@ -211,8 +211,10 @@ _HIERARCHICAL = "rates='hierarchical': the latent-truth model's sampler"
 
 
 def _refuse_on_binary(*, seed, draws, chains, method, grid) -> None:
-    """The latent model's sampler settings, and a grid without the grid engine, are refused
-    on the binary path (the exact engine has no draws): an argument is honoured or refused.
+    """Refuse the latent model's sampler settings on the binary path.
+
+    The exact engine has no draws, and a grid needs the grid engine: an argument is honoured or
+    refused.
     """
     given = [name for name, value, default in (("seed", seed, None), ("draws", draws, 1000),
                                                ("chains", chains, 4)) if value != default]

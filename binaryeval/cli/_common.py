@@ -358,7 +358,9 @@ def _key_values(text: str, option: str) -> dict[str, float]:
 
 
 def _rates(text: str) -> str | dict | list:
-    """``estimate``, ``pooled``, ``hierarchical``, ``rho=..,eta=..``, a JSON mapping (per group)
+    """Read ``--rates``.
+
+    ``estimate``, ``pooled``, ``hierarchical``, ``rho=..,eta=..``, a JSON mapping (per group)
     or a JSON matrix (the latent-truth model's known confusion matrix).
     """
     if text in ("estimate", "pooled", "hierarchical"):

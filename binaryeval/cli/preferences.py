@@ -20,8 +20,10 @@ from ._common import (
 
 
 def add_preference_data_arguments(p, *, lower_is_better: bool = True) -> None:
-    """``--item`` (scores per item and system) or ``--first``/``--second`` (ready preferences),
-    ``--tolerance`` and ``--lower-is-better``: how the data become preferences.
+    """Add the options that say how the data become preferences.
+
+    ``--item`` (scores per item and system) or ``--first``/``--second`` (ready preferences),
+    ``--tolerance`` and ``--lower-is-better``.
     """
     p.add_argument("--item", default=None, metavar="COLUMN",
                    help="scores per (item, system): the column naming the input the systems' "

@@ -257,8 +257,10 @@ def effective_human(per_item_var: np.ndarray, post_var: np.ndarray, c0: float) -
 
 def resolve_order(order: Any, labels: Sequence[str], score: Mapping[str, float],
                   last: Sequence[str] = ()) -> tuple[str, ...]:
-    """Display order: ``"estimate"`` (score, highest first; ``last`` at the end), ``"input"``
-    (as the labels sort) or a list naming every label once.
+    """Display order of labels.
+
+    ``"estimate"`` (score, highest first; ``last`` at the end), ``"input"`` (as the labels
+    sort) or a list naming every label once.
 
     Examples
     --------

@@ -56,8 +56,10 @@ def rates_frame(post: LatentPosterior, index_rows: Sequence[tuple], names: Seque
 
 def dependence_alarm(post: LatentPosterior, labels: Sequence[str], terms: Sequence[str]
                      ) -> str | None:
-    """With ``dependence="independent"``: the warning when the paired items say the metrics err
-    together (log10 Bayes factor above :data:`dependence.THRESHOLD`), said once, loudly.
+    """Warn when metrics fitted as independent err together on the paired items.
+
+    With ``dependence="independent"``: log10 Bayes factor above :data:`dependence.THRESHOLD`;
+    said once, loudly.
     """
     if post.dependence != "independent" or len(terms) < 2:
         return None
@@ -145,8 +147,10 @@ def population_note(post: LatentPosterior, units: str) -> str | None:
 
 
 def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:
-    """Area under the ROC curve of ordered levels: P(level of a positive > a negative's), ties
-    half, from the counts of negatives ``n0`` and positives ``n1`` per level.
+    """Area under the ROC curve of ordered levels.
+
+    P(level of a positive > a negative's), ties half, from the counts of negatives ``n0`` and
+    positives ``n1`` per level.
 
     Examples
     --------
@@ -164,9 +168,10 @@ def auc_from_counts(n0: np.ndarray, n1: np.ndarray) -> float:
 
 
 def preference_agreement(paired: np.ndarray, r: int, n_metrics: int) -> tuple[float, int, int]:
-    """Share of the decided item comparisons where the human and metric ``r`` prefer the same
-    system (cells first/first and second/second against first/second and second/first), the
-    number opposite and the number decided.
+    """Agreement of the human and metric ``r`` on the decided item comparisons.
+
+    The share where they prefer the same system (cells first/first and second/second against
+    first/second and second/first), the number opposite and the number decided.
     """
     k = paired.shape[1]
     full = paired.sum(axis=0).reshape(k, *(3,) * n_metrics)

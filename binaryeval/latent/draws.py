@@ -289,8 +289,10 @@ class DrawsPosterior(Result):
                 "std": self.std()}
 
     def to_frame(self, level: float = 0.95, kind: str = "eti") -> pd.DataFrame:
-        """One row: ``estimate`` (mean), ``std_error`` (sd), ``median``, ``lower``, ``upper``,
-        and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail``.
+        """One row of summaries of the draws.
+
+        ``estimate`` (mean), ``std_error`` (sd), ``median``, ``lower``, ``upper``, and the
+        sampler's ``rhat``, ``ess_bulk``, ``ess_tail``.
 
         Parameters
         ----------

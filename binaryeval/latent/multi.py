@@ -48,7 +48,9 @@ _MAX_LEVELS = 12
 def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int | None,
                   lower: bool = False
                   ) -> tuple[np.ndarray, tuple[str, ...], np.ndarray | None, bool]:
-    """Output index per row (-1 missing), the output labels, the bin edges (binned terms) and
+    """Code a metric term's ratings as outputs.
+
+    Output index per row (-1 missing), the output labels, the bin edges (binned terms) and
     whether the outputs are ordered (numbers or bins, not text).
 
     A lower-is-better score is binned turned round (its first bin holds the highest scores);
@@ -350,8 +352,9 @@ class LatentFit(Result):
         return out
 
     def prior_dominated(self) -> list[str]:
-        """The groups whose posterior of ``alpha`` is essentially the prior (see
-        :meth:`to_frame`).
+        """The groups whose posterior of ``alpha`` is essentially the prior.
+
+        See :meth:`to_frame`.
 
         Returns
         -------

@@ -376,8 +376,9 @@ class PreferenceFit(Result):
         return [p for p, d in zip(self.pairs, self._dominated(), strict=True) if d]
 
     def _system_scores(self) -> dict[str, float]:
-        """Each system's mean ``diff`` against the others, over the pairs that are not
-        prior-dominated (NaN when every pair of the system is).
+        """Each system's mean ``diff`` against the others.
+
+        Over the pairs that are not prior-dominated (NaN when every pair of the system is).
         """
         d = self._diff_draws().reshape(-1, self.n_pairs).mean(axis=0)
         dominated = self._dominated()
@@ -1136,7 +1137,7 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
 
     out = []
     for p in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
-        out.append(float(optimize.brentq(lambda d: cdf(d) - p, -1.0, 1.0, xtol=1e-12)))
+        out.append(float(optimize.brentq(lambda d, q: cdf(d) - q, -1.0, 1.0, args=(p,), xtol=1e-12)))
     return out[0], out[1]
 
 
@@ -1146,8 +1147,10 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
 
 def _check_directions(paired: np.ndarray, human: str, terms: Sequence[str], lower: Sequence[str],
                       ready: bool) -> None:
-    """The direction check: a metric and the humans prefer opposite systems on most of the
-    decided item comparisons (one warning per call).
+    """The direction check: warn when a metric and the humans disagree.
+
+    They prefer opposite systems on most of the decided item comparisons (one warning per
+    call).
     """
     messages = []
     for r, term in enumerate(terms):

@@ -169,8 +169,9 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
 
 def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs: str = "all",
                      sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
-    """More human preference ratings per pair that would decide its sign
-    (see :meth:`PreferenceFit.plan`).
+    """More human preference ratings per pair that would decide its sign.
+
+    See :meth:`PreferenceFit.plan`.
 
     Parameters
     ----------
