@@ -8,6 +8,9 @@ references or system outputs.  Sources without a licence file contribute only ag
 rating under renumbered annotators (what a model of rater errors needs).  Attribution, licence and citation of each source are in
 the loader's docstring and in ``binaryeval/datasets/LICENSES.md``.
 
+Beside them, :func:`simulate_battles` and :func:`simulate_ratings` draw data whose truth is
+known (a judge with a position lean; raters of known accuracy), for examples and checks.
+
 Examples
 --------
 >>> from binaryeval import datasets
