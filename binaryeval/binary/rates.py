@@ -366,13 +366,13 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     probs = (tail, 1.0 - tail)
     full = (k + 1) * (M - k + 1) <= _FULL
     if full:
-        X, U, w = _box(_log_weights_full(**args))
+        X, U, w, lw = _box(_log_weights_full(**args), log=True)
     else:
         X, U, w = _zoom(k, M, args)
         full = bool(np.all(np.diff(X) == 1) and np.all(np.diff(U) == 1))
     if full:
         # unit steps: every sum below from one-dimensional tables in X, U and T = X + U
-        return (*_full_rates(w, X, U, args, probs), float(
+        return (*_full_rates(w, X, U, args, probs, lw), float(
             (A + w.sum(axis=0) @ X + w.sum(axis=1) @ U) / (A + B + M)))
     T = X[None, :] + U[:, None]
     alpha_mean = float((w * (A + T) / (A + B + M)).sum())
@@ -395,23 +395,30 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     return out[0], out[1], alpha_mean
 
 
-def _box(lw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _box(lw: np.ndarray, log: bool = False) -> tuple[np.ndarray, ...]:
     """The box of every term within ``_PRUNE`` (1e-20) of the largest, normalised on it.
 
     ``lw``: log weights on the whole grid (rows ``U = 0..M-k``, columns ``X = 0..k``).  Each
     term left out is below 1e-20 of the largest, so all of them together hold less than
     ``1e-20 (k + 1)(M - k + 1) <= 2.5e-15`` of the mass (``_FULL`` terms at most): the moments,
     the distribution function and its quantiles move by no more than that.  The rest of the
-    work runs on the box alone (about half the grid for a group of 1,000 ratings).
+    work runs on the box alone (about half the grid for a group of 1,000 ratings).  With
+    ``log=True`` also the normalised log weights.
     """
     row_top, col_top = lw.max(axis=1), lw.max(axis=0)
     top = float(row_top.max())
     rows = np.flatnonzero(row_top >= top + _PRUNE)
     cols = np.flatnonzero(col_top >= top + _PRUNE)
     r0, r1, c0, c1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
-    w = np.exp(lw[r0:r1, c0:c1] - top)
-    w /= w.sum()
-    return np.arange(c0, c1, dtype=float), np.arange(r0, r1, dtype=float), w
+    lwb = lw[r0:r1, c0:c1] - top
+    w = np.exp(lwb)
+    total = w.sum()
+    w /= total
+    X, U = np.arange(c0, c1, dtype=float), np.arange(r0, r1, dtype=float)
+    if log:
+        lwb -= math.log(total)
+        return X, U, w, lwb
+    return X, U, w
 
 
 def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
@@ -419,8 +426,8 @@ def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
     return np.lib.stride_tricks.sliding_window_view(table, n_cols)
 
 
-def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs
-                ) -> tuple[RatePosterior, RatePosterior]:
+def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
+                lw: np.ndarray | None = None) -> tuple[RatePosterior, RatePosterior]:
     """Moments and interval of each rate on a unit-step grid (rows ``U``, columns ``X``).
 
     A component's ``a / (a + b)`` and ``a (a + 1) / ((a + b)(a + b + 1))`` have ``a`` in ``X``
@@ -450,6 +457,11 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs
             mean = float((a @ (w * h1)).sum())
             second = float(((a * (a + 1.0)) @ (w * h2)).sum())
         sd = math.sqrt(max(second - mean ** 2, 0.0))
+        ends = None if lw is None else _chebyshev_ends(name, lw, X, U, a, b, args, mean, sd,
+                                                         probs)
+        if ends is not None:
+            out.append(RatePosterior(mean, sd, *ends))
+            continue
         mixture = _row_cdf(name, w, a, b)
         if 0.0 < mean < 1.0:
             # one reference between the two ends usually reaches both
@@ -500,3 +512,154 @@ def _row_cdf(name: str, w: np.ndarray, a: np.ndarray, b: np.ndarray):
     tails[:, -1] = 0.0
     np.cumsum(Wr[:, :0:-1], axis=1, out=tails[:, -2::-1])
     return _RowMixture(a0, brow, Wr, tails, lkern, ai)
+
+
+# -- the interval's ends from the mixture's density on a Chebyshev grid ------------------------
+_CHEB_REACH = 9.0        # the grid spans the mean +- this many sds
+_CHEB_POINTS = (65, 97, 129)
+_CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_ends)
+_BLAS_CHUNK = 262_144    # m n k of one matrix product (OpenBLAS runs one thread below it)
+
+
+def _cheb_coefficients(values: np.ndarray) -> np.ndarray:
+    """Chebyshev coefficients of the interpolant through the points ``cos(pi m / (n - 1))``."""
+    from scipy import fft
+
+    n = values.shape[-1]
+    c = fft.dct(values, type=1, axis=-1) / (n - 1)
+    c[..., 0] /= 2.0
+    c[..., -1] /= 2.0
+    return c
+
+
+def _cheb_integral(c: np.ndarray) -> np.ndarray:
+    """Coefficients of ``x -> integral from -1 to x`` of the series ``c``."""
+    n = c.size
+    out = np.zeros(n + 1)
+    # T_n = (T_{n+1} / (n + 1) - T_{n-1} / (n - 1)) / 2 integrated
+    cc = np.concatenate([c, [0.0, 0.0]])
+    out[1] = cc[0] - cc[2] / 2.0
+    j = np.arange(2, n + 1)
+    out[2:] = (cc[j - 1] - cc[j + 1]) / (2.0 * j)
+    # the constant that makes the integral 0 at x = -1 (T_n(-1) = (-1)^n)
+    out[0] = -float(out[1:] @ (-1.0) ** np.arange(1, n + 1))
+    return out
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` in products small enough for one BLAS thread (threads spin on a busy machine)."""
+    m, k = a.shape
+    n = b.shape[1]
+    step = max(1, _BLAS_CHUNK // max(m * k, 1))
+    if step >= n:
+        return a @ b
+    return np.hstack([a @ b[:, i:i + step] for i in range(0, n, step)])
+
+
+def _chebyshev_ends(name: str, lw: np.ndarray, X: np.ndarray, U: np.ndarray, a: np.ndarray,
+                    b: np.ndarray, args: dict, mean: float, sd: float, probs
+                    ) -> tuple[float, float] | None:
+    """The interval's ends from the mixture's density interpolated on a Chebyshev grid.
+
+    The density at ``t`` is ``sum_ji w_ji t^(a - 1) (1 - t)^(b - 1) / B(a, b)``; with ``a``
+    along one axis of the box and ``b`` along the other, the terms at ``t`` are those at the
+    mean ``t0`` times a row factor and a column factor (as in :class:`_RowMixture`), so the
+    density at all grid points is one matrix product.  The grid spans ``mean +- 9 sd`` at
+    65, 97 or 129 Chebyshev points; the distribution function is the interpolant's integral
+    from the grid's lower end.  Accepted only when (i) the last four coefficients together,
+    times the grid's half width, are below ``1e-13`` (the interpolant's error in the
+    distribution function) and (ii) the integral over the grid is within ``1e-13`` of the
+    weights' total (every component integrates to 1 over (0, 1), so the mass beyond the
+    grid's ends, which this approximation leaves out, is that small); the distribution
+    function is then within about ``2e-13`` of the box's, and each end within that over the
+    density there.  None (the caller takes Newton's method) when a check fails, the grid
+    leaves (0, 1) or a factor would leave the range of doubles.
+    """
+    lo_t, hi_t = mean - _CHEB_REACH * sd, mean + _CHEB_REACH * sd
+    # a grid reaching 0 or 1 stops there, where every component's density is 0 (both its
+    # parameters above 1 there); else this path does not apply
+    a_min, b_min = float(a.min()), float(b.min())
+    if not sd > 0 or (lo_t <= 0.0 and a_min <= 1.0) or (hi_t >= 1.0 and b_min <= 1.0):
+        return None
+    lo_t, hi_t = max(lo_t, 0.0), min(hi_t, 1.0)
+    M = args["M"]
+    tt = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
+    if name == "rho":
+        # a along the columns (X), b along the rows (U); a + b = Ar + Br + T
+        lab = _hankel(special.gammaln(args["Ar"] + args["Br"] + tt), X.size)
+        col_e, row_e = a - 1.0, b - 1.0
+        col_lb, row_lb = special.gammaln(a), special.gammaln(b)
+    else:
+        # a along the rows (U), b along the columns (X); a + b = Ae + Be + M - T
+        lab = _hankel(special.gammaln(args["Ae"] + args["Be"] + M - tt), X.size)
+        col_e, row_e = b - 1.0, a - 1.0
+        col_lb, row_lb = special.gammaln(b), special.gammaln(a)
+    l0, l1 = math.log(mean), math.log1p(-mean)
+    col_on_t = name == "rho"
+    cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
+    # log of w times each component's density at the mean
+    lk = lw + lab
+    lk -= (col_lb - col_e * cl0)[None, :]
+    lk -= (row_lb - row_e * rl0)[:, None]
+    if float(lk.max()) > 700.0:
+        return None
+    K = np.exp(lk)
+    half, mid = 0.5 * (hi_t - lo_t), 0.5 * (hi_t + lo_t)
+    for n in _CHEB_POINTS:
+        theta = np.pi * np.arange(n) / (n - 1)
+        ts = mid + half * np.cos(theta)
+        # the ends 0 and 1 themselves (density 0) are left out of the products
+        inner = (ts > 0.0) & (ts < 1.0)
+        ti = ts[inner]
+        lt, l1t = np.log(ti) - l0, np.log1p(-ti) - l1
+        ce = np.outer(lt if col_on_t else l1t, col_e)
+        re = np.outer(l1t if col_on_t else lt, row_e)
+        c = ce.max(axis=1, keepdims=True)
+        ce -= c
+        re += c
+        if float(re.max()) > 700.0:
+            return None
+        dens = np.zeros(n)
+        dens[inner] = np.einsum("mj,mj->m", np.exp(re), _matmul(np.exp(ce), K.T))
+        coef = _cheb_coefficients(dens)
+        if half * float(np.abs(coef[-4:]).sum()) <= _CHEB_TOL:
+            break
+    else:
+        return None
+    cdf = _cheb_integral(coef) * half
+    orders = np.arange(cdf.size)
+    missing = 1.0 - float(cdf.sum())
+    if hi_t == 1.0 and lo_t > 0.0 and -_CHEB_TOL <= missing <= 1e-6:
+        # nothing lies beyond 1: what the grid misses lies below its lower end
+        cdf[0] += max(missing, 0.0)
+    elif lo_t == 0.0 and hi_t < 1.0 and -_CHEB_TOL <= missing <= 1e-6:
+        # nothing lies below 0: the grid misses what lies beyond its upper end
+        pass
+    elif abs(missing) > _CHEB_TOL:
+        return None
+    dorders = np.arange(coef.size)
+    ends = []
+    for p in probs:
+        # Newton's method on the series in theta (x = cos theta), kept inside [0, pi]
+        z = math.sqrt(2.0) * float(special.erfinv(2.0 * p - 1.0))
+        x = min(max(z / _CHEB_REACH, -1.0), 1.0)
+        lo_x, hi_x = -1.0, 1.0
+        for _ in range(60):
+            th = math.acos(x)
+            g = float(np.cos(orders * th) @ cdf) - p
+            d = float(np.cos(dorders * th) @ coef) * half
+            if g < 0:
+                lo_x = x
+            else:
+                hi_x = x
+            new = x - g / d if d > 0 else 0.5 * (lo_x + hi_x)
+            if not lo_x <= new <= hi_x:
+                new = 0.5 * (lo_x + hi_x)
+            if abs(new - x) < 1e-15 or hi_x - lo_x < 1e-15:
+                x = new
+                break
+            x = new
+        else:
+            return None
+        ends.append(mid + half * x)
+    return ends[0], ends[1]
