@@ -240,3 +240,111 @@ def test_the_pruned_box_leaves_out_less_than_its_stated_bound():
         assert -1e-15 <= 1.0 - inside <= 1e-20 * lw.size + 1e-15
         np.testing.assert_allclose(w, full[int(U[0]):int(U[-1]) + 1,
                                            int(X[0]):int(X[-1]) + 1] / inside, rtol=1e-12)
+
+
+# -- the rates' density on a Chebyshev grid --------------------------------------------------
+def _chebyshev_calls(monkeypatch):
+    """Count the rates that took the Chebyshev grid (``True``) or fell back (``False``)."""
+    calls = []
+    original = rates_module._chebyshev_rate
+
+    def counted(*args, **kwargs):
+        got = original(*args, **kwargs)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(rates_module, "_chebyshev_rate", counted)
+    return calls
+
+
+def _groups_of_1000(n, seed):
+    """Counts of groups of 1,000 ratings, 10 % of them paired (the scale benchmark's shape)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        adequate = rng.random(1000) < rng.uniform(0.3, 0.85)
+        metric = np.where(adequate, rng.random(1000) < 0.85, rng.random(1000) < 0.2)
+        paired = rng.random(1000) < 0.1
+        y, m = adequate[paired], metric[paired]
+        tp, fn = int((y & m).sum()), int((y & ~m).sum())
+        tn, fp = int((~y & ~m).sum()), int((~y & m).sum())
+        out.append(dict(A=1 + tp + fn, B=1 + tn + fp, k=int(metric[~paired].sum()),
+                        M=int((~paired).sum()), tp=tp, fn=fn, tn=tn, fp=fp,
+                        rate_prior=(1, 1)))
+    return out
+
+
+def test_the_chebyshev_series_helpers_equal_numpys():
+    from numpy.polynomial import chebyshev
+
+    rng = np.random.default_rng(11)
+    for n in (5, 33, 65):
+        x = np.cos(np.pi * np.arange(n) / (n - 1))
+        values = np.exp(-3 * (x - 0.2) ** 2) * (1 + rng.random() * x)
+        c = rates_module._cheb_coefficients(values)
+        # interpolation through the n points: numpy's least squares of degree n - 1
+        np.testing.assert_allclose(c, chebyshev.chebfit(x, values, n - 1), atol=1e-12)
+        np.testing.assert_allclose(rates_module._cheb_integral(c),
+                                   chebyshev.chebint(c, lbnd=-1), atol=1e-14)
+        theta = np.linspace(0, np.pi, 7)
+        np.testing.assert_allclose(np.cos(np.outer(theta, np.arange(n))) @ c,
+                                   chebyshev.chebval(np.cos(theta), c), atol=1e-13)
+
+
+def test_the_scaled_kernel_equals_one_exponential():
+    # w exp(H[i + j] + C[i] + R[j]) from three tilted factors, and from one exponential when
+    # the factors would be too large, against the exponential of the sum term by term
+    rng = np.random.default_rng(5)
+    nu, nx = 40, 30
+    lw = -0.01 * (np.arange(nu)[:, None] - 17.0) ** 2 - 0.02 * (np.arange(nx)[None, :] - 9) ** 2
+    w = np.exp(lw)
+    t, i, j = np.arange(nu + nx - 1.0), np.arange(nx), np.arange(nu)
+    for q in (0.0, 0.25):
+        # q > 0: each table spans far more than e^230, their sum (a cross term) does not
+        H = np.cumsum(rng.normal(size=t.size)) + 3 * t + q * (t - 26) ** 2
+        C = rng.normal(size=nx) - q * (i - 9) ** 2
+        R = rng.normal(size=nu) - q * (j - 17) ** 2
+        want = np.exp(lw + np.lib.stride_tricks.sliding_window_view(H, nx) + C[None, :]
+                      + R[:, None])
+        np.testing.assert_allclose(rates_module._scaled(w, lw, H, C, R), want, rtol=1e-12)
+
+
+def test_model_rates_chebyshev_grid_and_newton_agree_on_groups_of_1000(monkeypatch):
+    # two independent ways to the same mixture on groups the size of the scale benchmark's:
+    # the density on a Chebyshev grid (moments by Clenshaw-Curtis, ends as roots of the
+    # interpolant's integral) against the Hankel moments and Newton's method on the
+    # telescoping distribution function (incomplete beta functions row by row)
+    cases = _groups_of_1000(6, seed=4)
+    calls = _chebyshev_calls(monkeypatch)
+    grid = [rates_module.model_rates(**case) for case in cases]
+    assert calls and all(calls)      # every rate took the grid
+    monkeypatch.setattr(rates_module, "_chebyshev_rate", lambda *a, **k: None)
+    newton = [rates_module.model_rates(**case) for case in cases]
+    for g, n in zip(grid, newton, strict=True):
+        assert g[2] == n[2]
+        for got, want in zip(g[:2], n[:2], strict=True):
+            assert got.mean == pytest.approx(want.mean, abs=1e-12)
+            assert got.sd == pytest.approx(want.sd, abs=1e-11)
+            assert got.lower == pytest.approx(want.lower, abs=1e-11)
+            assert got.upper == pytest.approx(want.upper, abs=1e-11)
+
+
+def test_model_rates_chebyshev_grid_equals_the_term_by_term_mixture(monkeypatch):
+    # the grid on designs that take it, against Brent's method on the sum of every
+    # component's incomplete beta function; and the random designs above take it often
+    calls = _chebyshev_calls(monkeypatch)
+    for case in (dict(A=30, B=12, k=190, M=300, tp=25, fn=4, tn=9, fp=2, rate_prior=(1, 1)),
+                 dict(A=12, B=30, k=70, M=260, tp=9, fn=3, tn=25, fp=3, rate_prior=(1, 1))):
+        before = len(calls)
+        r, e, _ = rates_module.model_rates(**case)
+        assert calls[before:] == [True, True]
+        want = _direct_rates(**case)
+        for got, name in ((r, "rho"), (e, "eta")):
+            mean, lo, hi = want[name]
+            assert got.mean == pytest.approx(mean, abs=1e-12)
+            assert got.lower == pytest.approx(lo, abs=1e-11)
+            assert got.upper == pytest.approx(hi, abs=1e-11)
+    del calls[:]
+    for case in _random_designs(30, 0):
+        rates_module.model_rates(**case)
+    assert sum(calls) >= 10 and not all(calls)

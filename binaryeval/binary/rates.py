@@ -41,15 +41,23 @@ spread over about 10 to 30 in ``X`` and in ``U`` and reach 1e-20 only some 14 sp
 With every term the work is arranged for many groups (``BinaryFit.rates()`` and ``to_frame()``
 compute it per group): every beta function splits into log-gamma functions of ``X``, of ``U``
 and of ``T = X + U``, so the log weights, the moments and the kernel terms come from
-one-dimensional tables (Hankel views in ``T``) instead of a beta function per term; each end
-is found by Newton's method inside a shrinking bracket (bisection when a step leaves it), with
+one-dimensional tables (Hankel views in ``T``) instead of a beta function per term.  Each
+rate's moments and interval then come from its density on a Chebyshev grid of 33 to 129
+points over its mean +- 10 sds: the terms at every grid point are those at one reference
+point times a row and a column factor, so the density at all points is one matrix product
+and no incomplete beta function is evaluated; the distribution function is the
+interpolant's integral, checked to be within ``1.2e-12`` of the mixture's (the checks and
+the bound: :func:`_chebyshev_rate`).  Where that does not apply (a grid reaching 0 or 1 with
+a component's parameter at most 1 there, a check failing), each end is found by Newton's
+method inside a shrinking bracket (bisection when a step leaves it), with
 the density from the same kernel terms, to the accuracy of the Brent search it replaces
 (``1e-12``; a step below ``1e-6`` standard deviations ends it, its error then being of the
 order of the step's square); and the kernel terms are tabulated at one reference point, from
-which each Newton step is two matrix-vector products.  The tests hold the ends to 1e-11 of a
-term-by-term sum of incomplete beta functions solved by Brent's method, and to 1e-10 on random
-designs with the edges a fit meets (tp or tn zero, no paired rows, one metric-only rating, no
-metric-only positives or negatives, known rates, a rate prior below 1).
+which each Newton step is two matrix-vector products.  The tests hold the ends (either way)
+to 1e-11 of a term-by-term sum of incomplete beta functions solved by Brent's method, and to
+1e-10 on random designs with the edges a fit meets (tp or tn zero, no paired rows, one
+metric-only rating, no metric-only positives or negatives, known rates, a rate prior below
+1); the two ways agree to 1e-11 on groups of 1,000 ratings.
 """
 
 from __future__ import annotations
@@ -437,6 +445,11 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
     k, M = args["k"], args["M"]
     t = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
     out = []
+    if lw is not None:
+        # the spread of X and U, for a first guess of each rate's mean and sd
+        px, pu = w.sum(axis=0), w.sum(axis=1)
+        ex, eu = float(px @ X), float(pu @ U)
+        vx, vu = float(px @ (X - ex) ** 2), float(pu @ (U - eu) ** 2)
     for name in ("rho", "eta"):
         known = args[name]
         if known is not None:
@@ -448,6 +461,22 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
         else:
             a, b = args["Ae"] + M - k - U, args["Be"] + k - X   # a along rows
             total = args["Ae"] + args["Be"] + M - t
+        if lw is not None:
+            # the component at the mean split, moved by the spread of X and U (a guess:
+            # the grid below is set from it, the moments then come from the grid)
+            if name == "rho":
+                ga, gb, va, vb = args["Ar"] + ex, args["Br"] + eu, vx, vu
+            else:
+                ga, gb, va, vb = args["Ae"] + M - k - eu, args["Be"] + k - ex, vu, vx
+            gn = ga + gb
+            guess_mean = ga / gn
+            guess_sd = math.sqrt((gb * gb * va + ga * ga * vb) / gn ** 4
+                                 + guess_mean * (1.0 - guess_mean) / (gn + 1.0))
+            got = _chebyshev_rate(name, w, lw, X, U, a, b, args, guess_mean, guess_sd,
+                                  probs)
+            if got is not None:
+                out.append(RatePosterior(*got))
+                continue
         h1 = _hankel(1.0 / total, X.size)
         h2 = _hankel(1.0 / (total * (total + 1.0)), X.size)
         if name == "rho":
@@ -457,11 +486,6 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
             mean = float((a @ (w * h1)).sum())
             second = float(((a * (a + 1.0)) @ (w * h2)).sum())
         sd = math.sqrt(max(second - mean ** 2, 0.0))
-        ends = None if lw is None else _chebyshev_ends(name, lw, X, U, a, b, args, mean, sd,
-                                                         probs)
-        if ends is not None:
-            out.append(RatePosterior(mean, sd, *ends))
-            continue
         mixture = _row_cdf(name, w, a, b)
         if 0.0 < mean < 1.0:
             # one reference between the two ends usually reaches both
@@ -515,8 +539,10 @@ def _row_cdf(name: str, w: np.ndarray, a: np.ndarray, b: np.ndarray):
 
 
 # -- the interval's ends from the mixture's density on a Chebyshev grid ------------------------
-_CHEB_REACH = 9.0        # the grid spans the mean +- this many sds
-_CHEB_POINTS = (65, 97, 129)
+_CHEB_REACH = 9.0        # the grid spans the mean +- at least this many sds
+_GUESS_REACH = 10.0     # ... set from a guess of the mean and sd this many guessed sds out
+_MISSING_TOL = 1e-12     # the mass the grid may miss (beyond its ends) and rounding
+_CHEB_POINTS = (33, 65, 129)  # nested: each holds the one before
 _CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_ends)
 _BLAS_CHUNK = 262_144    # m n k of one matrix product (OpenBLAS runs one thread below it)
 
@@ -546,6 +572,40 @@ def _cheb_integral(c: np.ndarray) -> np.ndarray:
     return out
 
 
+def _scaled(w: np.ndarray, lw: np.ndarray, H: np.ndarray, C: np.ndarray, R: np.ndarray
+            ) -> np.ndarray | None:
+    """``w[j, i] exp(H[i + j] + C[i] + R[j])`` with three products instead of an exponential.
+
+    The three tables are tilted (``H[T] - s T``, ``C[i] + s i``, ``R[j] + s j``, the sum
+    unchanged) and centred at the largest weight so that each factor stays within
+    ``e^+-230`` and no product of two can overflow; when they do not, one exponential of the
+    whole sum (``lw`` the log of ``w``).  None when even that leaves the range of doubles.
+    """
+    j0, i0 = np.unravel_index(int(np.argmax(w)), w.shape)
+    t0 = i0 + j0
+    lo, hi = max(t0 - 1, 0), min(t0 + 1, H.size - 1)
+    slope = (H[hi] - H[lo]) / max(hi - lo, 1)
+    h = H - slope * np.arange(H.size)
+    c = C + slope * np.arange(C.size)
+    r = R + slope * np.arange(R.size)
+    base = h[t0] + c[i0] + r[j0]
+    h -= h[t0]
+    c -= c[i0]
+    r -= r[j0]
+    if base < 700.0 and max(float(np.abs(h).max()), float(np.abs(c).max()),
+                            float(np.abs(r).max())) < 230.0:
+        K = w * _hankel(np.exp(h), C.size)
+        K *= np.exp(r + base)[:, None]
+        K *= np.exp(c)[None, :]
+        return K
+    lk = lw + _hankel(H, C.size)
+    lk += C[None, :]
+    lk += R[:, None]
+    if float(lk.max()) > 700.0:
+        return None
+    return np.exp(lk)
+
+
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` in products small enough for one BLAS thread (threads spin on a busy machine)."""
     m, k = a.shape
@@ -556,26 +616,39 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.hstack([a @ b[:, i:i + step] for i in range(0, n, step)])
 
 
-def _chebyshev_ends(name: str, lw: np.ndarray, X: np.ndarray, U: np.ndarray, a: np.ndarray,
-                    b: np.ndarray, args: dict, mean: float, sd: float, probs
-                    ) -> tuple[float, float] | None:
-    """The interval's ends from the mixture's density interpolated on a Chebyshev grid.
+def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: np.ndarray,
+                    a: np.ndarray, b: np.ndarray, args: dict, guess_mean: float,
+                    guess_sd: float, probs) -> tuple[float, float, float, float] | None:
+    """Mean, sd and interval of one rate from its density interpolated on a Chebyshev grid.
 
-    The density at ``t`` is ``sum_ji w_ji t^(a - 1) (1 - t)^(b - 1) / B(a, b)``; with ``a``
-    along one axis of the box and ``b`` along the other, the terms at ``t`` are those at the
-    mean ``t0`` times a row factor and a column factor (as in :class:`_RowMixture`), so the
-    density at all grid points is one matrix product.  The grid spans ``mean +- 9 sd`` at
-    65, 97 or 129 Chebyshev points; the distribution function is the interpolant's integral
-    from the grid's lower end.  Accepted only when (i) the last four coefficients together,
-    times the grid's half width, are below ``1e-13`` (the interpolant's error in the
-    distribution function) and (ii) the integral over the grid is within ``1e-13`` of the
-    weights' total (every component integrates to 1 over (0, 1), so the mass beyond the
-    grid's ends, which this approximation leaves out, is that small); the distribution
-    function is then within about ``2e-13`` of the box's, and each end within that over the
-    density there.  None (the caller takes Newton's method) when a check fails, the grid
-    leaves (0, 1) or a factor would leave the range of doubles.
+    ``w``, ``lw``: the box's weights and their logs (rows ``U``, columns ``X``); ``a``, ``b``:
+    the components' parameters along the axes (for rho ``a`` along the columns, for eta along
+    the rows).  The density at ``t`` is ``sum_ji w_ji t^(a - 1) (1 - t)^(b - 1) / B(a, b)``:
+    the terms at ``t`` are those at the guessed mean ``t0`` times a row factor and a column
+    factor (as in :class:`_RowMixture`), so the density at all grid points is one matrix
+    product, with no incomplete beta function.  The grid spans ``guess_mean +- 10
+    guess_sd`` (stopping at 0 or 1, where every component's density is 0 when its
+    parameters exceed 1) at 33, 65 or 129 Chebyshev points (each set holds the one before).
+    The moments are the interpolant's (Clenshaw-Curtis), the distribution function its
+    integral from the grid's lower end, the ends its roots (Newton's method kept inside a
+    bracket).  Accepted only when
+
+    (i) the last four coefficients together, times the grid's half width, are below
+        ``1e-13`` (the interpolant's error in the distribution function);
+    (ii) the integral over the grid is within ``1e-12`` of 1 (every component integrates to
+         1 over (0, 1); what is missing is the mass beyond the grid's ends plus the rounding
+         of the log-gamma functions in the terms, relative ``1e-16`` of their size, about
+         ``1e-13`` at 1,000 ratings); the integral then divides the density;
+    (iii) the grid reaches 9 sds (found) beyond the mean on each side not stopped at 0 or 1.
+
+    The distribution function is then within about ``1.2e-12`` of the box's (and that within
+    ``2.5e-15`` of the mixture's), each end within that over the density there, and the
+    mean within about ``1e-12``.  None (the caller takes Newton's method) when a check
+    fails, the grid would reach 0 or 1 with a parameter at most 1 there, or a factor would
+    leave the range of doubles.
     """
-    lo_t, hi_t = mean - _CHEB_REACH * sd, mean + _CHEB_REACH * sd
+    mean, sd = guess_mean, guess_sd
+    lo_t, hi_t = mean - _GUESS_REACH * sd, mean + _GUESS_REACH * sd
     # a grid reaching 0 or 1 stops there, where every component's density is 0 (both its
     # parameters above 1 there); else this path does not apply
     a_min, b_min = float(a.min()), float(b.min())
@@ -586,30 +659,29 @@ def _chebyshev_ends(name: str, lw: np.ndarray, X: np.ndarray, U: np.ndarray, a: 
     tt = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
     if name == "rho":
         # a along the columns (X), b along the rows (U); a + b = Ar + Br + T
-        lab = _hankel(special.gammaln(args["Ar"] + args["Br"] + tt), X.size)
+        H = special.gammaln(args["Ar"] + args["Br"] + tt)
         col_e, row_e = a - 1.0, b - 1.0
         col_lb, row_lb = special.gammaln(a), special.gammaln(b)
     else:
         # a along the rows (U), b along the columns (X); a + b = Ae + Be + M - T
-        lab = _hankel(special.gammaln(args["Ae"] + args["Be"] + M - tt), X.size)
+        H = special.gammaln(args["Ae"] + args["Be"] + M - tt)
         col_e, row_e = b - 1.0, a - 1.0
         col_lb, row_lb = special.gammaln(b), special.gammaln(a)
     l0, l1 = math.log(mean), math.log1p(-mean)
     col_on_t = name == "rho"
     cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
-    # log of w times each component's density at the mean
-    lk = lw + lab
-    lk -= (col_lb - col_e * cl0)[None, :]
-    lk -= (row_lb - row_e * rl0)[:, None]
-    if float(lk.max()) > 700.0:
+    # w times each component's density at the guessed mean: w exp(H[i + j] + C[i] + R[j])
+    C = col_e * cl0 - col_lb
+    R = row_e * rl0 - row_lb
+    K = _scaled(w, lw, H, C, R)
+    if K is None:
         return None
-    K = np.exp(lk)
     half, mid = 0.5 * (hi_t - lo_t), 0.5 * (hi_t + lo_t)
-    for n in _CHEB_POINTS:
-        theta = np.pi * np.arange(n) / (n - 1)
-        ts = mid + half * np.cos(theta)
-        # the ends 0 and 1 themselves (density 0) are left out of the products
-        inner = (ts > 0.0) & (ts < 1.0)
+
+    def density(ts: np.ndarray) -> np.ndarray | None:
+        # the terms at t are those at the guessed mean times a row and a column factor
+        out = np.zeros(ts.size)
+        inner = (ts > 0.0) & (ts < 1.0)      # at 0 and 1 themselves the density is 0
         ti = ts[inner]
         lt, l1t = np.log(ti) - l0, np.log1p(-ti) - l1
         ce = np.outer(lt if col_on_t else l1t, col_e)
@@ -619,8 +691,26 @@ def _chebyshev_ends(name: str, lw: np.ndarray, X: np.ndarray, U: np.ndarray, a: 
         re += c
         if float(re.max()) > 700.0:
             return None
-        dens = np.zeros(n)
-        dens[inner] = np.einsum("mj,mj->m", np.exp(re), _matmul(np.exp(ce), K.T))
+        out[inner] = np.einsum("mj,mj->m", np.exp(re), _matmul(np.exp(ce), K.T))
+        return out
+
+    dens = None
+    for n in _CHEB_POINTS:
+        theta = np.pi * np.arange(n) / (n - 1)
+        ts = mid + half * np.cos(theta)
+        if dens is None:
+            dens = density(ts)
+        else:
+            # the points of the previous grid are every other point of this one
+            new = np.empty(n)
+            new[0::2] = dens
+            fresh = density(ts[1::2])
+            if fresh is None:
+                return None
+            new[1::2] = fresh
+            dens = new
+        if dens is None:
+            return None
         coef = _cheb_coefficients(dens)
         if half * float(np.abs(coef[-4:]).sum()) <= _CHEB_TOL:
             break
@@ -628,21 +718,32 @@ def _chebyshev_ends(name: str, lw: np.ndarray, X: np.ndarray, U: np.ndarray, a: 
         return None
     cdf = _cheb_integral(coef) * half
     orders = np.arange(cdf.size)
-    missing = 1.0 - float(cdf.sum())
-    if hi_t == 1.0 and lo_t > 0.0 and -_CHEB_TOL <= missing <= 1e-6:
-        # nothing lies beyond 1: what the grid misses lies below its lower end
-        cdf[0] += max(missing, 0.0)
-    elif lo_t == 0.0 and hi_t < 1.0 and -_CHEB_TOL <= missing <= 1e-6:
-        # nothing lies below 0: the grid misses what lies beyond its upper end
-        pass
-    elif abs(missing) > _CHEB_TOL:
+    # every component integrates to 1 over (0, 1), so the integral over the grid is 1 less
+    # the mass beyond its ends, up to the rounding of the log-gamma functions in each term's
+    # normalisation (about 1e-16 of their size, some 1e-13 relative at 1,000 ratings)
+    total = float(cdf.sum())
+    if abs(1.0 - total) > _MISSING_TOL:
+        return None
+    cdf /= total
+    dens = dens / total
+    coef = coef / total
+    # the moments: the interpolant of t^p times the density integrated (Clenshaw-Curtis)
+    even = np.arange(0, n, 2)
+    weights_cc = np.zeros(n)
+    weights_cc[even] = 2.0 / (1.0 - even.astype(float) ** 2)
+    moments = _cheb_coefficients(np.vstack([ts * dens, ts * ts * dens])) @ weights_cc * half
+    mean = float(moments[0])
+    sd = math.sqrt(max(float(moments[1]) - mean * mean, 0.0))
+    # the grid must reach 9 of the sds found (or 0 or 1) on both sides
+    if not ((lo_t == 0.0 or lo_t <= mean - _CHEB_REACH * sd)
+            and (hi_t == 1.0 or hi_t >= mean + _CHEB_REACH * sd)):
         return None
     dorders = np.arange(coef.size)
     ends = []
     for p in probs:
         # Newton's method on the series in theta (x = cos theta), kept inside [0, pi]
         z = math.sqrt(2.0) * float(special.erfinv(2.0 * p - 1.0))
-        x = min(max(z / _CHEB_REACH, -1.0), 1.0)
+        x = min(max((mean + z * sd - mid) / half, -1.0), 1.0)
         lo_x, hi_x = -1.0, 1.0
         for _ in range(60):
             th = math.acos(x)
@@ -662,4 +763,4 @@ def _chebyshev_ends(name: str, lw: np.ndarray, X: np.ndarray, U: np.ndarray, a: 
         else:
             return None
         ends.append(mid + half * x)
-    return ends[0], ends[1]
+    return mean, sd, ends[0], ends[1]
