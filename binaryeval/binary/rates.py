@@ -543,7 +543,7 @@ _CHEB_REACH = 9.0        # the grid spans the mean +- at least this many sds
 _GUESS_REACH = 10.0     # ... set from a guess of the mean and sd this many guessed sds out
 _MISSING_TOL = 1e-12     # the mass the grid may miss (beyond its ends) and rounding
 _CHEB_POINTS = (33, 65, 129)  # nested: each holds the one before
-_CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_ends)
+_CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_rate)
 _BLAS_CHUNK = 262_144    # m n k of one matrix product (OpenBLAS runs one thread below it)
 
 
