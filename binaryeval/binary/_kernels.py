@@ -363,10 +363,10 @@ def log_gamma_ratio_change(z, z_ref: float, d: float):
     if large.any():
         u, ur = z[large] - 1.0, z_ref - 1.0
         # the reference point with the others (one call of each kernel)
-        v = np.r_[u, ur]
+        v = np.append(u, ur)
         # (v + 1/2) log(1 + d / v) - d, small when d << v, via the deviance bd0
         phi = bd0(v + d, v) - (d - 0.5) * np.log1p(d / v)
-        st = stirlerr(np.r_[v + d, v])
+        st = stirlerr(np.concatenate((v + d, v)))
         st = st[:v.size] - st[v.size:]
         out[large] = (phi[:-1] - phi[-1] + d * np.log1p((u - ur) / (ur + d))
                       + (st[:-1] - st[-1]))

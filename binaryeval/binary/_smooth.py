@@ -62,7 +62,7 @@ def _cumulative(poly: PiecewiseChebyshev) -> tuple[float, PiecewiseChebyshev]:
     # every panel's antiderivative at once (coefficients along axis 1), zero at its left end
     cum = C.chebint(poly.coefs, lbnd=-1.0, axis=1) * rad[:, None]
     totals = C.chebval(1.0, cum.T)
-    cum[:, 0] += np.r_[0.0, np.cumsum(totals)[:-1]]
+    cum[1:, 0] += np.cumsum(totals)[:-1]
     total = float(totals.sum())
     return total, PiecewiseChebyshev(e, cum, left=0.0, right=total)
 
@@ -116,6 +116,44 @@ class _Side:
             h = special.betainc(a[None, :], N - a[None, :], x[near][:, None])
             out[near] += (h * self.r).sum(axis=1) - np.where(below[near], self.r_low, 0.0)
         return np.clip(out, 0.0, 1.0)
+
+    def cdf_logpdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`cdf` and, on the same nodes, the log density (for a quantile search).
+
+        The cdf is :meth:`cdf`'s own sum.  The density's bell is centred within one component
+        of the cdf's step and is as wide, so the step's panels (14 widths and 40 components
+        each way) hold it too and the weights are interpolated once; the density on these
+        nodes only steers Newton's steps (:meth:`logpdf` is the density's own rule).
+        """
+        N = self.N
+        s = np.sqrt(N * x * (1.0 - x))
+        centre = x * N - self.a0
+        reach = 14.0 * s + 40.0
+        u, g_w, start = self._panels(centre, s, reach)
+        gw = self.g(u) * g_w
+        a, b = self.a0 + u, N - self.a0 - u
+        xs = x[:, None]
+        cdf = self.G(start) + np.sum(gw * special.betainc(a, b, xs), axis=1)
+        with np.errstate(divide="ignore", under="ignore"):
+            dens = np.sum(gw * np.exp(log_beta_pdf(xs, a, b)), axis=1)
+        below = centre - reach > self.zone + 1.0
+        cdf[below] += self.r_low
+        near = ~below & (centre + reach > -1.0)
+        near |= centre + reach > self.U - self.zone - 1.0
+        if near.any() and self.j.size:
+            aj = self.a0 + self.j
+            h = special.betainc(aj[None, :], N - aj[None, :], x[near][:, None])
+            cdf[near] += (h * self.r).sum(axis=1) - np.where(below[near], self.r_low, 0.0)
+        # the end components of the density, where its bell reaches them (as logpdf)
+        c_pdf = x * (N - 2.0) + 1.0 - self.a0
+        ends = (c_pdf - reach < self.zone + 1.0) | (c_pdf + reach > self.U - self.zone - 1.0)
+        if ends.any() and self.j.size:
+            aj = self.a0 + self.j
+            with np.errstate(under="ignore"):
+                d = np.exp(log_beta_pdf(x[ends][:, None], aj[None, :], N - aj[None, :]))
+            dens[ends] += (d * self.r).sum(axis=1)
+        with np.errstate(divide="ignore"):
+            return np.clip(cdf, 0.0, 1.0), np.log(np.maximum(dens, 0.0))
 
     def logpdf(self, x: np.ndarray) -> np.ndarray:
         """``log sum_j w_j Beta(x; a_j, b_j)`` for points strictly inside (0, 1)."""

@@ -531,7 +531,8 @@ class _MetricLikelihood:
         x = np.clip(mu1 + v1 / np.maximum(v1 + v2, 1e-300) * (k - mu1 - mu2), a, b)
         # with the start, the ends: decreasing from the start (maximum at lo), or increasing to
         # the end (maximum at hi)
-        d, h = self._derivatives(np.r_[x, lo + 1e-9, hi - 1e-9], np.r_[T, T, T])
+        d, h = self._derivatives(np.concatenate((x, lo + 1e-9, hi - 1e-9)),
+                                 np.concatenate((T, T, T)))
         left, right = d[n:2 * n] <= 0, d[2 * n:] >= 0
         h_end = np.where(left, h[n:2 * n], h[2 * n:])
         d, h = d[:n], h[:n]
@@ -562,7 +563,8 @@ class _MetricLikelihood:
         wlo = np.maximum(lo, np.floor(mode - half))
         whi = np.minimum(hi, np.ceil(mode + half))
         n = T.size
-        vals = self._summand(np.r_[mode, wlo, whi], np.r_[T, T, T], np.r_[const, const, const])
+        vals = self._summand(np.concatenate((mode, wlo, whi)), np.concatenate((T, T, T)),
+                             np.concatenate((const, const, const)))
         # the sum is about peak * sigma * 2.5: terms below that by TAIL_LOG are negligible
         level = vals[:n] + np.log(np.maximum(sigma, 1.0)) - TAIL_LOG
         f_lo, f_hi = vals[n:2 * n], vals[2 * n:]
@@ -576,8 +578,9 @@ class _MetricLikelihood:
             wlo = np.where(el, np.maximum(lo, np.floor(mode - half)), wlo)
             whi = np.where(eh, np.minimum(hi, np.ceil(mode + half)), whi)
             redo = np.flatnonzero(el | eh)
-            new = self._summand(np.r_[wlo[redo], whi[redo]], np.r_[T[redo], T[redo]],
-                                np.r_[const[redo], const[redo]])
+            new = self._summand(np.concatenate((wlo[redo], whi[redo])),
+                                np.concatenate((T[redo], T[redo])),
+                                np.concatenate((const[redo], const[redo])))
             f_lo[redo], f_hi[redo] = new[:redo.size], new[redo.size:]
         out = np.empty(n)
         small_lo, small_hi = f_lo < level, f_hi < level
@@ -626,10 +629,10 @@ class _MetricLikelihood:
         a2 = np.where(cut_lo, a + depth, a)
         b2 = np.where(cut_hi, b - depth, b)
         parts = [self._quadrature(T, a2, b2, const)]
-        x = np.r_[a2, b2]
-        Tx = np.r_[T, T]
+        x = np.concatenate((a2, b2))
+        Tx = np.concatenate((T, T))
         args = self._args(x, Tx)
-        f = self._summand(x, Tx, np.r_[const, const])
+        f = self._summand(x, Tx, np.concatenate((const, const)))
         d1 = _combine(self._cs, special.digamma(args)) + self._slope
         d2 = _combine(self._c, _trigamma(args))
         d3 = _combine(self._cs, special.polygamma(2, args))
@@ -1404,7 +1407,10 @@ def _base_steps(A: float, B: float, M: int, T: np.ndarray) -> np.ndarray:
     last place per step whatever ``A`` and ``B``.
     """
     steps = np.log((M - T[1:] + 1.0) / T[1:]) + np.log((A + T[1:] - 1.0) / (B + M - T[1:]))
-    return np.r_[0.0, np.cumsum(steps)]
+    out = np.empty(T.size)
+    out[0] = 0.0
+    np.cumsum(steps, out=out[1:])
+    return out
 
 
 def _normalised(A, B, M, k, T, lw):
