@@ -126,7 +126,7 @@ from scipy import special
 from .. import _validate
 from ..errors import CountsError, ParameterError
 from ._kernels import dot as _dot
-from ._kernels import log_gamma_ratio, log_gamma_ratio_change, log_gamma_ratio_range
+from ._kernels import log_gamma_ratio, log_gamma_ratio_change, log_gamma_ratio_ranges
 from ._piecewise import CHEB_DEGREE, CHEB_NODES, PiecewiseChebyshev, chebyshev_coefficients
 from ._smooth import SmoothMixture
 from .posterior import AlphaPosterior
@@ -410,7 +410,7 @@ class _MetricLikelihood:
                        for d, n in zip((dist.a + dist.b - 1.0, dist.a - 1.0, dist.b - 1.0), sizes,
                                        strict=True)]
             # (consecutive integer arguments: one slice per form of the ratio, no masks)
-            ratios = iter([log_gamma_ratio_range(n, d) for d, n in offsets])
+            ratios = iter(log_gamma_ratio_ranges([(n, d) for d, n in offsets]))
             parts = []
             for dist in (self.pos, self.neg):
                 if dist.known is None:
