@@ -381,8 +381,12 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
     if not todo.size:
         return out
     t = tail[todo]
-    log_t = np.log(t)
     m, v = np.asarray(mean, dtype=float)[todo], np.asarray(var, dtype=float)[todo]
+    if t.size <= _FEW_TARGETS:
+        sk = None if shape is None else [np.asarray(s, dtype=float)[todo] for s in shape]
+        out[todo] = _solve_few(evaluate, todo, t, m, v, sk)
+        return out
+    log_t = np.log(t)
     c = np.maximum(m * (1.0 - m) / np.maximum(v, 1e-300) - 1.0, 1e-6)
     with np.errstate(invalid="ignore"):
         y = special.betaincinv(np.maximum(m * c, 1e-300), np.maximum((1.0 - m) * c, 1e-300), t)
@@ -392,10 +396,6 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
                                                     for s in shape))
     # the matched Beta's a - 1 and b - 1: its log density's slope stands in for the target's
     am1, bm1 = m * c - 1.0, (1.0 - m) * c - 1.0
-    if t.size <= _FEW_TARGETS:
-        out[todo] = _iterate_few(evaluate, todo, y.tolist(), log_t.tolist(), am1.tolist(),
-                                 bm1.tolist())
-        return out
     lo, hi = np.zeros(t.shape), np.ones(t.shape)
     active = np.arange(t.size)
     for _ in range(100):
@@ -432,6 +432,43 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
             break
     out[todo] = y
     return out
+
+
+def _solve_few(evaluate, todo: np.ndarray, t: np.ndarray, m: np.ndarray, v: np.ndarray,
+               shape: list | None) -> list:
+    """:func:`_solve_tails` for a few targets: the same start and iteration in plain floats."""
+    mm, vv, tt = m.tolist(), v.tolist(), t.tolist()
+    c = [max(mi * (1.0 - mi) / max(vi, 1e-300) - 1.0, 1e-6) for mi, vi in zip(mm, vv, strict=True)]
+    a = [max(mi * ci, 1e-300) for mi, ci in zip(mm, c, strict=True)]
+    b = [max((1.0 - mi) * ci, 1e-300) for mi, ci in zip(mm, c, strict=True)]
+    with np.errstate(invalid="ignore"):
+        beta_q = special.betaincinv(a, b, t).tolist()
+    y = [q if math.isfinite(q) and 0.0 < q < 1.0 else mi for q, mi in zip(beta_q, mm, strict=True)]
+    if shape is not None:
+        z = special.ndtri(t).tolist()
+        y = [_cornish_fisher_one(*args) for args in zip(y, tt, mm, vv, c, shape[0].tolist(),
+                                                          shape[1].tolist(), z, strict=True)]
+    am1 = [mi * ci - 1.0 for mi, ci in zip(mm, c, strict=True)]
+    bm1 = [(1.0 - mi) * ci - 1.0 for mi, ci in zip(mm, c, strict=True)]
+    return _iterate_few(evaluate, todo, y, [math.log(ti) for ti in tt], am1, bm1)
+
+
+def _cornish_fisher_one(y: float, t: float, m: float, v: float, c: float, skew: float,
+                        kurt: float, z: float) -> float:
+    """:func:`_cornish_fisher_start` of one target (``z`` the normal quantile of ``t``)."""
+    a, b = m * c, (1.0 - m) * c
+    if not (a > 0.0 and b > 0.0 and t >= 1e-6):
+        return y
+    g_b = 2.0 * (b - a) * math.sqrt(c + 1.0) / ((c + 2.0) * math.sqrt(a * b))
+    e_b = 6.0 * ((a - b) * (a - b) * (c + 1.0) - a * b * (c + 2.0)) / (a * b * (c + 2.0)
+                                                                         * (c + 3.0))
+    sd = math.sqrt(v)
+    z3 = z * z * z
+    move = sd * ((skew - g_b) * (z * z - 1.0) / 6.0 + (kurt - e_b) * (z3 - 3.0 * z) / 24.0
+                 - (skew * skew - g_b * g_b) * (2.0 * z3 - 5.0 * z) / 36.0)
+    new = y + move
+    ok = math.isfinite(new) and abs(move) <= 0.25 * sd and 0.0 < new < 1.0
+    return new if ok else y
 
 
 def _iterate_few(evaluate, todo: np.ndarray, y: list, log_t: list, am1: list,
