@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from binaryeval.binary import _stack, engine
+from binaryeval.binary import _stack, engine, posterior
 from binaryeval.binary._piecewise import PiecewiseChebyshev
 from binaryeval.binary.engine import alpha_posterior
 from binaryeval.validation import random_designs
@@ -375,3 +375,19 @@ def test_smooth_cdf_rule_agrees_with_a_dense_rule(counts):
         # the steering density on the step's nodes: the density's own rule to 1e-12 of its peak
         own = np.exp(side.logpdf(x))
         np.testing.assert_allclose(np.exp(logpdf), own, rtol=0, atol=1e-12 * own.max())
+
+
+@pytest.mark.parametrize("prior", [(1.0, 0.5), (0.5, 1.0), (0.5, 0.5)])
+def test_summaries_of_a_beta_with_a_parameter_below_one(prior):
+    # a single Beta component whose kernel peaks beyond its end (b < 1: all human ratings
+    # positive under a prior with b = 0.5) once made the stacked kernel sums index nothing;
+    # the stacked quantiles agree with scipy's
+    posts = [alpha_posterior(5, 5, prior=prior), alpha_posterior(0, 7, prior=prior),
+             alpha_posterior(60, 100, 560, 1000, 40, 10, 30, 20, prior=prior)]
+    got = posterior.summaries(posts, 0.025)
+    for i, (a, b) in enumerate([(5 + prior[0], prior[1]), (prior[0], 7 + prior[1])]):
+        assert got["lower"][i] == pytest.approx(stats.beta.ppf(0.025, a, b), rel=1e-10)
+        assert got["upper"][i] == pytest.approx(stats.beta.isf(0.025, a, b), rel=1e-10)
+    lo, hi = posts[2].interval(0.95)
+    assert got["lower"][2] == pytest.approx(lo, rel=1e-12)
+    assert got["upper"][2] == pytest.approx(hi, rel=1e-12)

@@ -118,7 +118,10 @@ class Stack:
         by it (rows ``r``, one column per point); points strictly inside (0, 1).
         """
         if x.size <= _FEW_TARGETS:
-            return self._sums_few(grp, x, coefs)
+            try:
+                return self._sums_few(grp, x, coefs)
+            except (ValueError, OverflowError):
+                pass    # a bound that is not a number: the array form below decides
         start, K, N, a0 = self.start[grp], self.K[grp], self.N[grp], self.a0[grp]
         lx = np.log(x) - np.log1p(-x)
         n = np.maximum(N - 2.0, 0.0)
@@ -127,7 +130,8 @@ class Stack:
         last = K - 1
         lo = np.minimum(np.maximum(np.floor(centre - half), 0), last)
         hi = np.minimum(np.maximum(np.ceil(centre + half), 0), last)
-        before, after = centre < 0, centre > last
+        # (a single component needs no window: its kernel is the whole sum)
+        before, after = (centre < 0) & (last > 0), (centre > last) & (last > 0)
         if before.any() or after.any():
             # a point whose kernel peaks beyond an end sums a tail of the kernel: log-concave,
             # so it falls at least by the end's own ratio; 42 / |that| terms bring it below 1e-18
@@ -198,7 +202,9 @@ class Stack:
             last = K - 1
             lo = min(max(math.floor(centre - half), 0), last)
             hi = min(max(math.ceil(centre + half), 0), last)
-            if centre < 0:
+            if last == 0:
+                pass    # a single component: no window (as in sums)
+            elif centre < 0:
                 # a kernel peaking beyond an end: as in sums
                 first_ratio = float(self.ratio[start]) + lx
                 reach = min(math.ceil(42.0 / max(-first_ratio, 1e-300)) + 1, 2 * half)
