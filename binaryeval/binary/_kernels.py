@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 __all__ = ["bd0", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio", "log_gamma_ratio_change",
-           "log_gamma_ratio_range", "stirlerr"]
+           "log_gamma_ratio_range", "log_gamma_ratio_ranges", "stirlerr"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)
@@ -297,19 +297,74 @@ def log_gamma_ratio_range(n: int, d: float) -> np.ndarray:
     ...                  rtol=1e-15, atol=1e-13))
     True
     """
-    out = np.empty(n)
-    # z with min(z, z + d) <= 16: the plain difference
-    small = min(n, int(math.floor(16.0 - min(d, 0.0))))
-    if small > 0:
-        z = np.arange(1.0, small + 1.0)
-        out[:small] = special.gammaln(z + d) - special.gammaln(z)
-    # from there to 500 (u = z - 1 and u + d above 15) the five-term series, then the two-term
-    mid = min(n, max(small, int(math.ceil(501.0 - min(d, 0.0)))))
-    for start, stop in ((small, mid), (mid, n)):
-        if stop > start:
-            z = np.arange(start + 1.0, stop + 1.0)
-            out[start:stop] = _stirling_ratio(z, d, min(start, start + d))
-    return out
+    return log_gamma_ratio_ranges([(n, d)])[0]
+
+
+_CHUNK = 8192  # elements per pass: temporaries this small are reused from the cache, not paged
+
+
+def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
+    """:func:`log_gamma_ratio_range` for several ``(n, d)`` at once.
+
+    Each range in three parts: ``z`` with ``min(z, z + d) <= 16`` by the plain difference of
+    log-gamma functions; up to 500 by Stirling's form with the five-term series; beyond, with
+    the two-term series.  Each part of every range together (one call for all of them, a table
+    of a thousand entries costs the interpreter more than the arithmetic), in passes of
+    ``_CHUNK`` elements (a large temporary array costs fresh memory pages each time).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_gamma_ratio, log_gamma_ratio_ranges
+    >>> a, b = log_gamma_ratio_ranges([(3000, 30.5), (1200, -0.5)])
+    >>> bool(np.allclose(a, log_gamma_ratio(np.arange(1.0, 3001.0), 30.5), rtol=1e-15))
+    True
+    >>> bool(np.allclose(b, log_gamma_ratio(np.arange(1.0, 1201.0), -0.5), rtol=1e-15))
+    True
+    """
+    outs = [np.empty(n) for n, _ in specs]
+    parts: list[list[tuple[int, int, int, float]]] = [[], [], []]
+    for i, (n, d) in enumerate(specs):
+        # z with min(z, z + d) <= 16, then up to 500 (u = z - 1 and u + d above 15), then beyond
+        small = min(n, int(math.floor(16.0 - min(d, 0.0))))
+        mid = min(n, max(small, int(math.ceil(501.0 - min(d, 0.0)))))
+        for kind, (a, b) in enumerate(((0, small), (small, mid), (mid, n))):
+            if b > a:
+                parts[kind].append((i, a, b, float(d)))
+    for kind, pieces in enumerate(parts):
+        # batches of about _CHUNK elements: short pieces together, long ones cut
+        batch: list[tuple[int, int, int, float]] = []
+        size = 0
+        for i, a, b, dv in pieces + [(-1, 0, 0, 0.0)]:
+            for lo in range(a, b, _CHUNK):
+                hi = min(b, lo + _CHUNK)
+                batch.append((i, lo, hi, dv))
+                size += hi - lo
+                if size >= _CHUNK:
+                    _ratio_batch(kind, batch, outs)
+                    batch, size = [], 0
+            if i < 0 and batch:
+                _ratio_batch(kind, batch, outs)
+    return outs
+
+
+def _ratio_batch(kind: int, batch, outs) -> None:
+    """One part's values for a batch of ``(range, start, stop, d)`` (see log_gamma_ratio_ranges)."""
+    if len(batch) == 1:
+        i, a, b, dv = batch[0]
+        z, d = np.arange(a + 1.0, b + 1.0), np.float64(dv)
+    else:
+        z = np.concatenate([np.arange(a + 1.0, b + 1.0) for _, a, b, _ in batch])
+        d = np.concatenate([np.full(b - a, dv) for _, a, b, dv in batch])
+    if kind == 0:
+        vals = special.gammaln(z + d) - special.gammaln(z)
+    else:
+        # the five-term series up to 500, the two-term beyond
+        vals = _stirling_ratio(z, d, 15.5 if kind == 1 else 500.5)
+    at = 0
+    for i, a, b, _ in batch:
+        outs[i][a:b] = vals[at:at + b - a]
+        at += b - a
 
 
 def _stirling_ratio(z: np.ndarray, d: np.ndarray, least: float) -> np.ndarray:
@@ -363,10 +418,10 @@ def log_gamma_ratio_change(z, z_ref: float, d: float):
     if large.any():
         u, ur = z[large] - 1.0, z_ref - 1.0
         # the reference point with the others (one call of each kernel)
-        v = np.r_[u, ur]
+        v = np.append(u, ur)
         # (v + 1/2) log(1 + d / v) - d, small when d << v, via the deviance bd0
         phi = bd0(v + d, v) - (d - 0.5) * np.log1p(d / v)
-        st = stirlerr(np.r_[v + d, v])
+        st = stirlerr(np.concatenate((v + d, v)))
         st = st[:v.size] - st[v.size:]
         out[large] = (phi[:-1] - phi[-1] + d * np.log1p((u - ur) / (ur + d))
                       + (st[:-1] - st[-1]))

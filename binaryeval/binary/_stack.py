@@ -23,6 +23,7 @@ what the single-posterior methods answer, to their precision (the tests hold the
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -37,6 +38,30 @@ _TAIL = math.log(1e-18)
 # Halley's correction is used while it is small (near the root, where the matched Beta's log
 # density slope stands in well for the target's); a larger one falls back to Newton's step
 _HALLEY_MAX = 0.05
+# up to this many points (a posterior's quantiles) the bookkeeping is done in plain floats
+_FEW_TARGETS = 4
+
+
+def _steps(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index patterns of a window of ``width`` steps each way (see :meth:`Stack._window`).
+
+    ``(2, width)`` arrays: the ratio read at step ``t`` relative to the anchor (``t`` forwards,
+    ``-1 - t`` backwards), the step number, and the shift from the ratio read to the term
+    reached (one forwards, none backwards).  Narrow windows' patterns are kept.
+    """
+    return _steps_kept(width) if width <= 4096 else _steps_new(width)
+
+
+def _steps_new(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = np.arange(width, dtype=np.int64)
+    out = (np.stack([t, -1 - t]), np.stack([t, t]),
+           np.stack([np.ones(width, dtype=np.int64), np.zeros(width, dtype=np.int64)]))
+    for arr in out:
+        arr.setflags(write=False)
+    return out
+
+
+_steps_kept = functools.lru_cache(maxsize=256)(_steps_new)
 
 
 class Stack:
@@ -60,7 +85,8 @@ class Stack:
 
     def __init__(self, mixtures):
         sizes = np.array([m[2].size for m in mixtures], dtype=np.int64)
-        self.start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+        self.start = np.zeros(sizes.size, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=self.start[1:])
         self.K = sizes
         a = np.concatenate([m[0] for m in mixtures]).astype(float)
         w = np.concatenate([m[2] for m in mixtures]).astype(float)
@@ -91,6 +117,11 @@ class Stack:
         Returns ``(log_peak, scaled)``: the log of the kernel at its anchor and the sums divided
         by it (rows ``r``, one column per point); points strictly inside (0, 1).
         """
+        if x.size <= _FEW_TARGETS:
+            try:
+                return self._sums_few(grp, x, coefs)
+            except (ValueError, OverflowError):
+                pass    # a bound that is not a number: the array form below decides
         start, K, N, a0 = self.start[grp], self.K[grp], self.N[grp], self.a0[grp]
         lx = np.log(x) - np.log1p(-x)
         n = np.maximum(N - 2.0, 0.0)
@@ -99,7 +130,8 @@ class Stack:
         last = K - 1
         lo = np.minimum(np.maximum(np.floor(centre - half), 0), last)
         hi = np.minimum(np.maximum(np.ceil(centre + half), 0), last)
-        before, after = centre < 0, centre > last
+        # (a single component needs no window: its kernel is the whole sum)
+        before, after = (centre < 0) & (last > 0), (centre > last) & (last > 0)
         if before.any() or after.any():
             # a point whose kernel peaks beyond an end sums a tail of the kernel: log-concave,
             # so it falls at least by the end's own ratio; 42 / |that| terms bring it below 1e-18
@@ -129,39 +161,70 @@ class Stack:
 
     def _window(self, ia, lo, hi, lx, coefs, width, first, last):
         n = ia.size
-        steps = np.arange(width)
-        # both directions in one array: the ratio used for the step from a + t (forwards,
-        # [:, 0]) or to a - 1 - t (backwards, [:, 1])
-        idx = np.empty((n, 2, width), dtype=np.int64)
-        idx[:, 0] = ia[:, None] + steps
-        idx[:, 1] = ia[:, None] - 1 - steps
-        inside = np.empty((n, 2, width), dtype=bool)
-        np.less(idx[:, 0], hi[:, None], out=inside[:, 0])
-        np.greater_equal(idx[:, 1], lo[:, None], out=inside[:, 1])
-        outside = ~inside
-        safe = np.minimum(np.maximum(idx, 0), self.ratio.size - 1)
-        vals = self.ratio[safe]
+        # both directions in one array: step t forwards uses the ratio at a + t and reaches
+        # term a + t + 1 ([:, 0]); backwards it uses the ratio at a - 1 - t and reaches that
+        # term ([:, 1]).  Steps beyond a window's end get -inf (a kernel of zero): they come
+        # after the window's steps, so the running sums inside it are untouched
+        pattern = _steps(width)
+        idx = ia[:, None, None] + pattern[0][None]
+        vals = self.ratio.take(idx, mode="clip")
         vals += lx[:, None, None]
-        vals[outside] = 0.0
+        vals[:, 1] *= -1.0
+        count = np.empty((n, 2), dtype=np.int64)
+        np.subtract(hi, ia, out=count[:, 0])
+        np.subtract(ia, lo, out=count[:, 1])
+        np.copyto(vals, -np.inf, where=pattern[1][None] >= count[:, :, None])
         rel = np.cumsum(vals, axis=2)
-        rel[:, 1] *= -1.0
         with np.errstate(under="ignore"):
             kern = np.exp(rel)
-        kern[outside] = 0.0
-        # the term reached: a + t + 1 forwards, a - 1 - t backwards
-        safe[:, 0] += 1
-        np.minimum(safe, coefs.shape[1] - 1, out=safe)
-        total = np.empty((coefs.shape[0], n))
-        for r in range(coefs.shape[0]):
-            total[r] = np.add.reduce((kern * coefs[r][safe]).reshape(n, -1), axis=1)
-        count = inside.sum(axis=2)
-        reached = np.take_along_axis(rel, np.maximum(count - 1, 0)[:, :, None], axis=2)[:, :, 0]
-        edges = np.where(count > 0, reached, -np.inf)
+        idx += pattern[2][None]
+        total = np.add.reduce((coefs.take(idx, axis=1, mode="clip") * kern).reshape(
+            coefs.shape[0], n, -1), axis=2)
         # each window must end where the kernel is negligible (or at the mixture's first/last
-        # component)
+        # component): the kernel at its last term on each side
+        np.minimum(count, width, out=count)
+        reached = rel.reshape(-1, width)[np.arange(2 * n), np.maximum(count.ravel() - 1, 0)]
+        edges = np.where(count.ravel() > 0, reached, -np.inf).reshape(n, 2)
         if np.any(((hi < last) & (edges[:, 0] > _TAIL)) | ((lo > first) & (edges[:, 1] > _TAIL))):
             raise FloatingPointError("internal: kernel window too narrow; please report this case")
         return total
+
+    def _sums_few(self, grp: np.ndarray, x: np.ndarray, coefs: np.ndarray):
+        """:meth:`sums` for a few points: each window's bounds in plain floats (the same rules)."""
+        cols = []
+        for g, xi in zip(grp.tolist(), x.tolist(), strict=True):
+            start, K, N, a0 = (int(self.start[g]), int(self.K[g]), float(self.N[g]),
+                               float(self.a0[g]))
+            lx = math.log(xi) - math.log1p(-xi)
+            n = max(N - 2.0, 0.0)
+            centre = xi * n + 1.0 - a0
+            half = math.ceil(10.0 * math.sqrt(n * xi * (1.0 - xi)) + 40.0)
+            last = K - 1
+            lo = min(max(math.floor(centre - half), 0), last)
+            hi = min(max(math.ceil(centre + half), 0), last)
+            if last == 0:
+                pass    # a single component: no window (as in sums)
+            elif centre < 0:
+                # a kernel peaking beyond an end: as in sums
+                first_ratio = float(self.ratio[start]) + lx
+                reach = min(math.ceil(42.0 / max(-first_ratio, 1e-300)) + 1, 2 * half)
+                hi = min(last, max(hi, reach))
+            elif centre > last:
+                last_ratio = float(self.ratio[start + max(last - 1, 0)]) + lx
+                reach = min(math.ceil(42.0 / max(last_ratio, 1e-300)) + 1, 2 * half)
+                lo = max(0, min(lo, last - reach))
+            anchor = int(min(max(round(centre), lo), hi))
+            cols.append((start + anchor, start + int(lo), start + int(hi), lx, start,
+                         start + last, max(int(hi) - anchor, anchor - int(lo))))
+        ia, lo, hi, lx, first, last, reach = (np.array(v) for v in zip(*cols, strict=True))
+        ia, lo, hi = ia.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64)
+        log_peak = log_beta_pdf(x, self.a[ia], self.b[ia])
+        scaled = coefs[:, ia]
+        width = int(reach.max())
+        if width:
+            scaled = scaled + self._window(ia, lo, hi, lx.astype(float), coefs, width,
+                                           first.astype(np.int64), last.astype(np.int64))
+        return log_peak, scaled
 
     def cdf_pdf(self, grp: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distribution function and density of mixture ``grp[i]`` at ``x[i]`` (in (0, 1))."""
@@ -324,8 +387,12 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
     if not todo.size:
         return out
     t = tail[todo]
-    log_t = np.log(t)
     m, v = np.asarray(mean, dtype=float)[todo], np.asarray(var, dtype=float)[todo]
+    if t.size <= _FEW_TARGETS:
+        sk = None if shape is None else [np.asarray(s, dtype=float)[todo] for s in shape]
+        out[todo] = _solve_few(evaluate, todo, t, m, v, sk)
+        return out
+    log_t = np.log(t)
     c = np.maximum(m * (1.0 - m) / np.maximum(v, 1e-300) - 1.0, 1e-6)
     with np.errstate(invalid="ignore"):
         y = special.betaincinv(np.maximum(m * c, 1e-300), np.maximum((1.0 - m) * c, 1e-300), t)
@@ -371,6 +438,103 @@ def _solve_tails(evaluate, tail: np.ndarray, mean: np.ndarray, var: np.ndarray,
             break
     out[todo] = y
     return out
+
+
+def _solve_few(evaluate, todo: np.ndarray, t: np.ndarray, m: np.ndarray, v: np.ndarray,
+               shape: list | None) -> list:
+    """:func:`_solve_tails` for a few targets: the same start and iteration in plain floats."""
+    mm, vv, tt = m.tolist(), v.tolist(), t.tolist()
+    c = [max(mi * (1.0 - mi) / max(vi, 1e-300) - 1.0, 1e-6) for mi, vi in zip(mm, vv, strict=True)]
+    a = [max(mi * ci, 1e-300) for mi, ci in zip(mm, c, strict=True)]
+    b = [max((1.0 - mi) * ci, 1e-300) for mi, ci in zip(mm, c, strict=True)]
+    with np.errstate(invalid="ignore"):
+        beta_q = special.betaincinv(a, b, t).tolist()
+    y = [q if math.isfinite(q) and 0.0 < q < 1.0 else mi for q, mi in zip(beta_q, mm, strict=True)]
+    if shape is not None:
+        z = special.ndtri(t).tolist()
+        y = [_cornish_fisher_one(*args) for args in zip(y, tt, mm, vv, c, shape[0].tolist(),
+                                                          shape[1].tolist(), z, strict=True)]
+    am1 = [mi * ci - 1.0 for mi, ci in zip(mm, c, strict=True)]
+    bm1 = [(1.0 - mi) * ci - 1.0 for mi, ci in zip(mm, c, strict=True)]
+    return _iterate_few(evaluate, todo, y, [math.log(ti) for ti in tt], am1, bm1)
+
+
+def _cornish_fisher_one(y: float, t: float, m: float, v: float, c: float, skew: float,
+                        kurt: float, z: float) -> float:
+    """:func:`_cornish_fisher_start` of one target (``z`` the normal quantile of ``t``)."""
+    a, b = m * c, (1.0 - m) * c
+    if not (a > 0.0 and b > 0.0 and t >= 1e-6):
+        return y
+    g_b = 2.0 * (b - a) * math.sqrt(c + 1.0) / ((c + 2.0) * math.sqrt(a * b))
+    e_b = 6.0 * ((a - b) * (a - b) * (c + 1.0) - a * b * (c + 2.0)) / (a * b * (c + 2.0)
+                                                                         * (c + 3.0))
+    sd = math.sqrt(v)
+    z3 = z * z * z
+    move = sd * ((skew - g_b) * (z * z - 1.0) / 6.0 + (kurt - e_b) * (z3 - 3.0 * z) / 24.0
+                 - (skew * skew - g_b * g_b) * (2.0 * z3 - 5.0 * z) / 36.0)
+    new = y + move
+    ok = math.isfinite(new) and abs(move) <= 0.25 * sd and 0.0 < new < 1.0
+    return new if ok else y
+
+
+def _iterate_few(evaluate, todo: np.ndarray, y: list, log_t: list, am1: list,
+                 bm1: list) -> list:
+    """The iteration of :func:`_solve_tails` for a few targets, one at a time in plain floats.
+
+    The same steps, bracket and stopping rule (for a handful of targets the array form's cost
+    is the interpreter's, a few dozen array calls per step); ``evaluate`` still answers for all
+    active targets at once.
+    """
+    n = len(y)
+    lo, hi = [0.0] * n, [1.0] * n
+    active = list(range(n))
+    log, isfinite = math.log, math.isfinite
+    for _ in range(100):
+        ya = [y[i] for i in active]
+        F, logf = evaluate(todo[active], np.array(ya))
+        still = []
+        for i, yi, Fi, lfi in zip(active, ya, F.tolist(), logf.tolist(), strict=True):
+            logF = log(Fi) if Fi > 0.0 else (-math.inf if Fi == 0.0 else math.nan)
+            resid = logF - log_t[i]
+            # d log F / dy = f / F; Halley's correction while small (see _solve_tails)
+            slope = _exp(lfi - logF)
+            step = _div(resid, slope)
+            h = (0.5 * step * (am1[i] / yi - bm1[i] / (1.0 - yi) - slope) if 0.0 < yi < 1.0
+                 else math.nan)
+            move = step / (1.0 - h) if abs(h) <= _HALLEY_MAX else step
+            if resid < 0.0:
+                lo[i] = yi
+            else:
+                hi[i] = yi
+            new = yi - move
+            bad = not isfinite(new) or new <= lo[i] or new >= hi[i]
+            tiny = abs(step) <= 1e-9 * yi or (bad and abs(resid) <= 1e-6)
+            done = resid == 0.0 or tiny or hi[i] - lo[i] <= 1e-15 * hi[i]
+            if bad:
+                new = yi if tiny else 0.5 * (lo[i] + hi[i])
+            y[i] = yi if resid == 0.0 else new
+            if not done:
+                still.append(i)
+        active = still
+        if not active:
+            break
+    return y
+
+
+def _exp(v: float) -> float:
+    """``exp`` with numpy's overflow to inf (and NaN for NaN)."""
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def _div(a: float, b: float) -> float:
+    """``a / b`` with numpy's division by zero (inf of a's sign, NaN for 0 / 0)."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        return math.nan if a == 0.0 or a != a else math.copysign(math.inf, a)
 
 
 def _cornish_fisher_start(y: np.ndarray, t: np.ndarray, m: np.ndarray, v: np.ndarray,

@@ -1196,7 +1196,7 @@ def _side_evaluator(side):
     def evaluate(active, y):
         with np.errstate(divide="ignore", invalid="ignore"):
             inner = (y > 0.0) & (y < 1.0)
-            if isinstance(side, _MixtureSide) and inner.all():
+            if isinstance(side, (_MixtureSide, _SmoothEval)) and inner.all():
                 return side.cdf_logpdf(y)
             return side.cdf(y), side.logpdf(y)
     return evaluate
@@ -1216,6 +1216,10 @@ class _SmoothEval:
         if inner.any():
             out[inner] = self.side.cdf(x[inner])
         return out
+
+    def cdf_logpdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both at once, for points strictly inside (0, 1) (see ``_Side.cdf_logpdf``)."""
+        return self.side.cdf_logpdf(x)
 
     def logpdf(self, x: np.ndarray) -> np.ndarray:
         out = np.full(x.shape, np.nan)
