@@ -144,13 +144,11 @@ def _batched(counts: np.ndarray, rho: np.ndarray, eta: np.ndarray, prior, rate_p
         sides = []
         for known, sa, sb, kn in ((rho_k, pa, pb, rho), (eta_k, na, nb, neg_known)):
             sides.append(_Side(chunk, bool(known[chunk[0]]), sa, sb, kn, store, logfact))
-        lw_rows = _direct_chunk(chunk, A, B, k, M, centre, *sides)
-        for i, lw in zip(chunk.tolist(), lw_rows, strict=True):
-            if lw is None:
-                continue
-            aa, bb, w = _normalised(A[i], B[i], int(M[i]), lw)
-            info = _info(rows[i], _known(rho[i]), _known(eta[i]), prior, rate_prior)
-            done[i] = AlphaPosterior(aa, bb, w, counts=info, method="exact")
+        mixtures = _direct_chunk(chunk, A, B, k, M, centre, *sides)
+        for i, mix in zip(chunk.tolist(), mixtures, strict=True):
+            if mix is not None:
+                info = _info(rows[i], _known(rho[i]), _known(eta[i]), prior, rate_prior)
+                done[i] = AlphaPosterior(*mix, counts=info, method="exact")
     return done
 
 
@@ -203,10 +201,21 @@ class _RatioStore:
             pos += size
         self.flat = np.concatenate(tables) if tables else np.zeros(0)
 
-    def rows(self, d: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """``table(d[g])[cols[g, j]]`` (``cols`` already within each table)."""
-        start = np.array([self.offset[v] for v in d.tolist()], dtype=np.int64)
-        return self.flat[start[:, None] + cols]
+    def starts(self, d: np.ndarray) -> list[int]:
+        """Where the table of each offset in ``d`` starts in :attr:`flat`."""
+        return [self.offset[v] for v in d.tolist()]
+
+
+def _stacked(src: np.ndarray, starts, sizes: list[int], width: int, reverse: bool) -> np.ndarray:
+    """Rows ``src[s : s + m + 1]`` (reversed if asked), zero-padded to ``width`` columns.
+
+    One slice per group: cheaper than a gather of every element.
+    """
+    out = np.zeros((len(sizes), width))
+    for g, (s, m) in enumerate(zip(starts, sizes, strict=True)):
+        seg = src[s:s + m + 1]
+        out[g, :m + 1] = seg[::-1] if reverse else seg
+    return out
 
 
 class _Side:
@@ -230,15 +239,20 @@ class _Side:
             self.d = (a + b - 1.0, a - 1.0, b - 1.0)
             self.lbeta = special.betaln(a, b)
 
-    def table(self, which: int, cols: np.ndarray) -> np.ndarray:
-        """Table ``which`` (0 row, 1 first, 2 second) at ``cols`` (int, valid per group)."""
+    def table(self, which: int, sizes: list[int], width: int, reverse: bool) -> np.ndarray:
+        """Table ``which`` (0 row, 1 first, 2 second) over ``0..m`` per group, padded.
+
+        Reversed (read from ``m`` down to 0) where the rate is the inadequate outputs'.
+        """
         if self.known:
-            lf = self.logfact[cols]
+            lf = _stacked(self.logfact, [0] * len(sizes), sizes, width, reverse)
             if which == 0:
                 return lf
-            i = cols.astype(float)
+            i = np.arange(width, dtype=float)[None, :]
+            if reverse:
+                i = np.asarray(sizes, dtype=float)[:, None] - i
             return i * (self.log_p if which == 1 else self.log_q)[:, None] - lf
-        vals = self.store.rows(self.d[which], cols)
+        vals = _stacked(self.store.flat, self.store.starts(self.d[which]), sizes, width, reverse)
         return -vals - self.lbeta[:, None] if which == 0 else vals
 
 
@@ -264,7 +278,9 @@ def _gather(values: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 
 def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
-    """``log w(T)`` of each group of the stack (:func:`engine._direct_log_weights`), or None.
+    """``(a, b, weights)`` of each group of the stack (the engine's direct path), or None.
+
+    The steps of :func:`engine._direct_log_weights`, then :func:`engine._normalised`.
 
     None where the engine would not take these weights as they are (no sum above the floor,
     or a sum below it that could hide a weight that matters): that group goes to the engine.
@@ -283,12 +299,10 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
     with np.errstate(all="ignore"):
         # the likelihood's tables, as _int_tables combines them: row[T] = prow[T] + nrow[M - T],
         # lp[x] = pfirst[x] + nfirst[k - x], lq[u] = psecond[u] + nsecond[D - u]
-        t_cols = np.minimum(ti[None, :], Mc[:, None])
-        row = pos.table(0, t_cols) + neg.table(0, Mc[:, None] - t_cols)
-        x_cols = np.minimum(xi[None, :], kc[:, None])
-        lp = pos.table(1, x_cols) + neg.table(1, kc[:, None] - x_cols)
-        u_cols = np.minimum(ui[None, :], Dc[:, None])
-        lq = pos.table(2, u_cols) + neg.table(2, Dc[:, None] - u_cols)
+        m_l, k_l, d_l = Mc.tolist(), kc.tolist(), Dc.tolist()
+        row = pos.table(0, m_l, W, False) + neg.table(0, m_l, W, True)
+        lp = pos.table(1, k_l, Kw, False) + neg.table(1, k_l, Kw, True)
+        lq = pos.table(2, d_l, Dw, False) + neg.table(2, d_l, Dw, True)
         # _base_steps: log C(M, T) B(A + T, B + M - T) relative to T = 0, by its ratios
         Tn = T[None, 1:]
         Mf = Mc[:, None].astype(float)
@@ -322,54 +336,66 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
         logc = np.log(np.where(ok, conv, _FLOOR))
         lw = np.where(ok, shift + logc, -np.inf)
         top = np.max(lw, axis=1)
-        any_ok = ok.any(axis=1)
-        # the largest log sum an underflowed one could hide
-        bound = np.broadcast_to(np.array([math.log((min(a, b) + 1) * _FLOOR) for a, b in
-                                          zip(kc.tolist(), Dc.tolist(), strict=True)])[:, None],
-                                lw.shape)
-        lo_i = np.argmax(ok, axis=1)
-        hi_i = W - 1 - np.argmax(ok[:, ::-1], axis=1)
-        run = ok.sum(axis=1) == hi_i - lo_i + 1
-        concave = (_concave(lp, valid_x) & _concave(lq, valid_u))
-        cond = any_ok & concave & (hi_i - lo_i >= 1) & run
-        lc_hi = _gather(logc, hi_i[:, None])[:, 0]
-        lc_hi1 = _gather(logc, np.maximum(hi_i - 1, 0)[:, None])[:, 0]
-        lc_lo = _gather(logc, lo_i[:, None])[:, 0]
-        lc_lo1 = _gather(logc, np.minimum(lo_i + 1, W - 1)[:, None])[:, 0]
-        up = lc_hi - lc_hi1
-        down = lc_lo1 - lc_lo
-        hi_f, lo_f = hi_i.astype(float)[:, None], lo_i.astype(float)[:, None]
-        right = cond[:, None] & (T[None, :] > hi_f)
-        left = cond[:, None] & (T[None, :] < lo_f)
-        bound = np.where(right, np.minimum(bound, lc_hi[:, None] + up[:, None] * (T - hi_f)),
-                         bound)
-        bound = np.where(left, np.minimum(bound, lc_lo[:, None] - down[:, None] * (lo_f - T)),
-                         bound)
+        keep = ok.any(axis=1)
+        # sums below the floor (rare): could one hide a weight that matters?
+        under = np.flatnonzero(keep & (ok != valid_t).any(axis=1))
+        if under.size:
+            keep[under] = ~_risky(ok[under], logc[under], shift[under], top[under],
+                                  valid_t[under], _concave(lp[under], valid_x[under])
+                                  & _concave(lq[under], valid_u[under]),
+                                  np.minimum(kc[under], Dc[under]))
+        # engine._normalised: the components within TAIL_LOG of the largest, by their sum
+        near = lw > (top - engine.TAIL_LOG)[:, None]
+        first = np.argmax(near, axis=1).tolist()
+        last = (W - 1 - np.argmax(near[:, ::-1], axis=1)).tolist()
+        w_all = np.exp(lw - top[:, None])
+    out = []
+    base_b = Bc + Mc
+    for g in range(chunk.size):
+        if not keep[g]:
+            out.append(None)
+            continue
+        sl = slice(first[g], last[g] + 1)
+        w = w_all[g, sl]
+        ts = T[sl]
+        out.append((Ac[g] + ts, base_b[g] - ts, w / float(np.sum(w))))
+    return out
+
+
+def _risky(ok, logc, shift, top, valid_t, concave, least) -> np.ndarray:
+    """Rows where a sum below the floor could hide a weight within TAIL_LOG + 5 of the top.
+
+    As in :func:`engine._direct_log_weights`: an underflowed sum is at most ``(min(k, D) + 1)
+    floor``, and where the summand is log-concave and the sums above the floor are one run, at
+    most the geometric continuation of the run's last step on each side.
+    """
+    W = ok.shape[1]
+    T = np.arange(W, dtype=float)[None, :]
+    bound = np.array([math.log((v + 1) * _FLOOR) for v in least.tolist()])[:, None]
+    lo_i = np.argmax(ok, axis=1)
+    hi_i = W - 1 - np.argmax(ok[:, ::-1], axis=1)
+    run = ok.sum(axis=1) == hi_i - lo_i + 1
+    cond = (concave & (hi_i - lo_i >= 1) & run)[:, None]
+    lc_hi = _gather(logc, hi_i[:, None])
+    lc_lo = _gather(logc, lo_i[:, None])
+    up = lc_hi - _gather(logc, np.maximum(hi_i - 1, 0)[:, None])
+    down = _gather(logc, np.minimum(lo_i + 1, W - 1)[:, None]) - lc_lo
+    hi_f, lo_f = hi_i.astype(float)[:, None], lo_i.astype(float)[:, None]
+    with np.errstate(all="ignore"):
+        bound = np.where(cond & (T > hi_f), np.minimum(bound, lc_hi + up * (T - hi_f)), bound)
+        bound = np.where(cond & (T < lo_f), np.minimum(bound, lc_lo - down * (lo_f - T)), bound)
         hidden = np.where(ok | ~valid_t, -np.inf, shift + bound)
-        risky = (hidden > (top - engine.TAIL_LOG - 5.0)[:, None]).any(axis=1)
-    keep = any_ok & ~risky
-    return [lw[g, :m + 1] if keep[g] else None for g, m in enumerate(Mc.tolist())]
+    return (hidden > (top - engine.TAIL_LOG - 5.0)[:, None]).any(axis=1)
 
 
 def _concave(v: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Per row: every second difference over the valid entries at most 1e-9."""
     if v.shape[1] < 3:
         return np.ones(v.shape[0], dtype=bool)
-    d2 = np.diff(v, 2, axis=1)
+    with np.errstate(all="ignore"):
+        d2 = np.diff(v, 2, axis=1)
     inside = valid[:, 2:]
     return np.all(~inside | (d2 <= 1e-9), axis=1)
-
-
-def _normalised(A: float, B: float, M: int, lw: np.ndarray):
-    """``(a, b, weights)`` of the components within TAIL_LOG of the largest (the engine's)."""
-    keep = lw > np.max(lw) - engine.TAIL_LOG
-    first, last = int(np.argmax(keep)), keep.size - 1 - int(np.argmax(keep[::-1]))
-    T = np.arange(first, last + 1, dtype=float)
-    lw = lw[first:last + 1]
-    top = float(np.max(lw))
-    w = np.exp(lw - top)
-    total = float(np.sum(w))
-    return A + T, B + M - T, w / total
 
 
 def prob_rates_unidentified(tp, fn, tn, fp, rate_prior) -> np.ndarray:
