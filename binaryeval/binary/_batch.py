@@ -306,13 +306,22 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
         # _base_steps: log C(M, T) B(A + T, B + M - T) relative to T = 0, by its ratios
         Tn = T[None, 1:]
         Mf = Mc[:, None].astype(float)
-        steps = (np.log((Mf - Tn + 1.0) / Tn)
-                 + np.log((Ac[:, None] + Tn - 1.0) / (Bc[:, None] + Mf - Tn)))
-        steps = np.where(valid_t[:, 1:], steps, 0.0)
+        # (in place: the operations of the engine's expression, in its order)
+        steps = Mf - Tn
+        steps += 1.0
+        steps /= Tn
+        np.log(steps, out=steps)
+        ratio = Ac[:, None] + Tn
+        ratio -= 1.0
+        denom = (Bc[:, None] + Mf) - Tn
+        ratio /= denom
+        np.log(ratio, out=ratio)
+        steps += ratio
+        steps[~valid_t[:, 1:]] = 0.0
         H = np.empty((chunk.size, W))
         H[:, 0] = 0.0
         np.cumsum(steps, axis=1, out=H[:, 1:])
-        H = H + row
+        H += row
         # the tilt at the guessed peak
         two = Mc >= 2
         t0 = np.where(two, np.minimum(np.maximum(np.round(centre[chunk]), 1.0), Mc - 1.0),
@@ -322,19 +331,29 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
         theta = np.where(two, -0.5 * (h_up - h_dn), 0.0)
         xs = xi.astype(float)
         us = ui.astype(float)
-        ta = np.where(valid_x, lp + theta[:, None] * xs[None, :], -np.inf)
-        tb = np.where(valid_u, lq + theta[:, None] * us[None, :], -np.inf)
-        ca = np.max(ta, axis=1)
-        cb = np.max(tb, axis=1)
-        P = np.exp(ta - ca[:, None])
-        Q = np.exp(tb - cb[:, None])
+        P = theta[:, None] * xs[None, :]
+        P += lp
+        P[~valid_x] = -np.inf
+        Q = theta[:, None] * us[None, :]
+        Q += lq
+        Q[~valid_u] = -np.inf
+        ca = np.max(P, axis=1)
+        cb = np.max(Q, axis=1)
+        P -= ca[:, None]
+        np.exp(P, out=P)
+        Q -= cb[:, None]
+        np.exp(Q, out=Q)
         conv = np.zeros((chunk.size, W))
         for g, (kk, dd) in enumerate(zip(kc.tolist(), Dc.tolist(), strict=True)):
             conv[g, :kk + dd + 1] = np.convolve(P[g, :kk + 1], Q[g, :dd + 1])
-        shift = H + (ca + cb)[:, None] - theta[:, None] * T[None, :]
-        ok = (conv >= _FLOOR) & valid_t
-        logc = np.log(np.where(ok, conv, _FLOOR))
-        lw = np.where(ok, shift + logc, -np.inf)
+        shift = H + (ca + cb)[:, None]
+        shift -= theta[:, None] * T[None, :]
+        ok = conv >= _FLOOR
+        ok &= valid_t
+        logc = np.where(ok, conv, _FLOOR)
+        np.log(logc, out=logc)
+        lw = shift + logc
+        lw[~ok] = -np.inf
         top = np.max(lw, axis=1)
         keep = ok.any(axis=1)
         # sums below the floor (rare): could one hide a weight that matters?
@@ -348,7 +367,8 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
         near = lw > (top - engine.TAIL_LOG)[:, None]
         first = np.argmax(near, axis=1).tolist()
         last = (W - 1 - np.argmax(near[:, ::-1], axis=1)).tolist()
-        w_all = np.exp(lw - top[:, None])
+        w_all = lw - top[:, None]
+        np.exp(w_all, out=w_all)
     out = []
     base_b = Bc + Mc
     for g in range(chunk.size):
