@@ -184,6 +184,7 @@ class _RatioStore:
         self.offset: dict[float, int] = {}
 
     def need(self, d: np.ndarray, n: np.ndarray) -> None:
+        """Ask for the tables of offsets ``d`` over ``z = 1..n`` (arrays, one entry a group)."""
         if not d.size:
             return
         d = np.asarray(d, dtype=float)
@@ -194,6 +195,7 @@ class _RatioStore:
             self._want[key] = max(self._want.get(key, 0), size)
 
     def build(self) -> None:
+        """Compute every table asked for, each once, into :attr:`flat`."""
         tables, pos = [], 0
         for d, size in self._want.items():
             self.offset[d] = pos
