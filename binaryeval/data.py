@@ -671,8 +671,16 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
         if col not in frame.columns:
             out[col] = np.zeros(len(frame), dtype=np.int64)
             continue
+        column = frame[col]
+        if column.dtype.kind in "iu":
+            # whole numbers already: only their range is checked here (a value out of it
+            # gets the one-by-one check below, and its message)
+            arr = column.to_numpy()
+            if arr.size == 0 or (arr.min() >= 0 and arr.max() <= _validate.MAX_COUNT):
+                out[col] = arr.astype(np.int64)
+                continue
         values = []
-        for g, v in zip(frame.index, frame[col], strict=True):
+        for g, v in zip(frame.index, column, strict=True):
             if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
                 raise CountsError(f"counts[{col!r}] for group {g!r} is missing ({_show(v)}); "
                                   "give a count (0 if there are none)")
