@@ -175,7 +175,9 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
     # the bounds of fit.paired_rates(CONTRADICTION_LEVEL), computed here without its frame
     # (special.betaincinv is stats.beta.ppf without the argument checks)
     tail = (1 - CONTRADICTION_LEVEL) / 2
-    c = fit.counts.loc[fit.groups]
+    c = fit.counts
+    if list(c.index) != list(fit.groups):
+        c = c.loc[list(fit.groups)]
     k = c["metric_pos"].to_numpy(dtype=float)
     m = c["metric_total"].to_numpy(dtype=float)
     ar, br = fit.rate_prior

@@ -149,7 +149,8 @@ def _designs(groups: list[str], counts: pd.DataFrame, opts: Options,
     order) that cannot be fitted.
     """
     n = len(groups)
-    c = counts[list(COUNT_COLUMNS)].to_numpy(dtype=np.int64).reshape(n, len(COUNT_COLUMNS))
+    cols = counts if tuple(counts.columns) == COUNT_COLUMNS else counts[list(COUNT_COLUMNS)]
+    c = cols.to_numpy(dtype=np.int64).reshape(n, len(COUNT_COLUMNS))
     hpos, htot, mpos, mtot, tp, fn, tn, fp = c.T
     paired = c[:, 4:8]
     if opts.rates == "pooled":
@@ -181,7 +182,7 @@ def _designs(groups: list[str], counts: pd.DataFrame, opts: Options,
     both = (mtot > 0) & ~rho_known & ~eta_known
     if both.any():
         ar, br = opts.rate_prior
-        if float(ar).is_integer() and float(br).is_integer():
+        if float(ar).is_integer() and float(br).is_integer() and both.sum() >= 8:
             p_unident[both] = _batch.prob_rates_unidentified(ptp[both], pfn[both], ptn[both],
                                                               pfp[both], opts.rate_prior)
         else:
