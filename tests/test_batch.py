@@ -233,3 +233,16 @@ def test_fit_counts_errors_name_the_first_bad_group():
     empty = pd.DataFrame({"human_total": [3, 0], "human_pos": [1, 0]}, index=["a", "b"])
     with pytest.raises(be.errors.DataError, match="group 'b' has no ratings at all"):
         be.fit_counts(empty)
+
+
+def test_batch_in_small_blocks_and_stacks_is_the_same(monkeypatch):
+    """Tables built per block of groups and stacks of one group give the same posteriors."""
+    rng = np.random.default_rng(9)
+    counts, rho, eta = _random_designs(rng, 30)
+    whole = _batch.posteriors(counts, rho, eta, prior=(1, 1), rate_prior=(1, 1))
+    monkeypatch.setattr(_batch, "_TABLES", 64)
+    monkeypatch.setattr(_batch, "_BUDGET", 8)
+    split = _batch.posteriors(counts, rho, eta, prior=(1, 1), rate_prior=(1, 1))
+    for p, q in zip(whole, split, strict=True):
+        for u, v in zip(p.components(), q.components(), strict=True):
+            np.testing.assert_array_equal(u, v)

@@ -33,6 +33,7 @@ import math
 import numpy as np
 from scipy import special
 
+from .. import _validate
 from . import engine
 from ._kernels import log_gamma_ratio_range
 from .posterior import AlphaPosterior
@@ -42,6 +43,7 @@ __all__ = ["posteriors", "prob_rates_unidentified"]
 _COUNTS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
 _FLOOR = 1e-280  # the direct path's smallest trusted sum (engine._direct_log_weights)
 _BUDGET = 1 << 18  # elements of one stacked array (padded groups x components)
+_TABLES = 1 << 22  # table entries of one block of groups (at most 32 MB)
 _FEW = 4  # fewer groups go to the engine one by one (about 1 ms a group; the stack's set-up 1.5)
 
 
@@ -102,7 +104,7 @@ def _batched(counts: np.ndarray, rho: np.ndarray, eta: np.ndarray, prior, rate_p
     ar, br = rate_prior
     hp, ht, k, M, tp, fn, tn, fp = counts.T
     rows = counts.tolist()
-    fine = ((counts >= 0).all(axis=1) & (counts <= engine._validate.MAX_COUNT).all(axis=1)
+    fine = ((counts >= 0).all(axis=1) & (counts <= _validate.MAX_COUNT).all(axis=1)
             & (hp <= ht) & (k <= M))
     for v in (rho, eta):
         # a known rate outside [0, 1] (or not a number) gets the engine's error
@@ -122,35 +124,37 @@ def _batched(counts: np.ndarray, rho: np.ndarray, eta: np.ndarray, prior, rate_p
     D = M - k
     degenerate = (rho_k & ((rho == 0.0) | (rho == 1.0))) | (eta_k & ((eta == 0.0) | (eta == 1.0)))
     direct = (fine & ~beta & ~degenerate & (M <= engine._DIRECT_ANY)
-              & ((k + 1) * (D + 1) <= engine._FFT_FROM))
+              & ((k + 1.0) * (D + 1.0) <= engine._FFT_FROM))
     idx = np.flatnonzero(direct)
     if not idx.size:
         return done
     # each side's Beta parameters where estimated (the engine's RateDistribution)
     pa, pb = tp + ar, fn + br
     na, nb = fp + br, tn + ar
-    store = _RatioStore()
-    for known, sa, sb in ((rho_k, pa, pb), (eta_k, na, nb)):
-        est = idx[~known[idx]]
-        store.need(sa[est] + sb[est] - 1.0, M[est] + 1)
-        store.need(sa[est] - 1.0, k[est] + 1)
-        store.need(sb[est] - 1.0, D[est] + 1)
-    store.build()
-    logfact = special.gammaln(np.arange(int(M[idx].max()) + 1, dtype=float) + 1.0)
     centre = _guess(A, B, k, M, np.where(rho_k, rho, pa / (pa + pb)),
                     np.where(eta_k, neg_known, na / (na + nb)), rho_k, eta_k, pa + pb, na + nb)
-    # groups of one kind (which rates are known) and similar size stacked together
+    # groups of one kind (which rates are known) and similar size stacked together; the tables
+    # for a block of groups at a time (their memory bounded whatever the counts)
     kind = rho_k.astype(int) * 2 + eta_k.astype(int)
     order = idx[np.lexsort((M[idx], kind[idx]))]
-    for chunk in _chunks(order, M, kind):
-        sides = []
-        for known, sa, sb, kn in ((rho_k, pa, pb, rho), (eta_k, na, nb, neg_known)):
-            sides.append(_Side(chunk, bool(known[chunk[0]]), sa, sb, kn, store, logfact))
-        mixtures = _direct_chunk(chunk, A, B, k, M, centre, *sides)
-        for i, mix in zip(chunk.tolist(), mixtures, strict=True):
-            if mix is not None:
-                info = _info(rows[i], _known(rho[i]), _known(eta[i]), prior, rate_prior)
-                done[i] = AlphaPosterior(*mix, counts=info, method="exact")
+    block_end = np.cumsum(4 * (M[order] + 1)) // _TABLES
+    for block in np.split(order, np.flatnonzero(np.diff(block_end)) + 1):
+        store = _RatioStore()
+        for known, sa, sb in ((rho_k, pa, pb), (eta_k, na, nb)):
+            est = block[~known[block]]
+            store.need(sa[est] + sb[est] - 1.0, M[est] + 1)
+            store.need(sa[est] - 1.0, k[est] + 1)
+            store.need(sb[est] - 1.0, D[est] + 1)
+        store.build()
+        logfact = special.gammaln(np.arange(int(M[block].max()) + 1, dtype=float) + 1.0)
+        for chunk in _chunks(block, M, kind):
+            sides = [_Side(chunk, bool(known[chunk[0]]), sa, sb, kn, store, logfact)
+                     for known, sa, sb, kn in ((rho_k, pa, pb, rho), (eta_k, na, nb, neg_known))]
+            mixtures = _direct_chunk(chunk, A, B, k, M, centre, *sides)
+            for i, mix in zip(chunk.tolist(), mixtures, strict=True):
+                if mix is not None:
+                    info = _info(rows[i], _known(rho[i]), _known(eta[i]), prior, rate_prior)
+                    done[i] = AlphaPosterior(*mix, counts=info, method="exact")
     return done
 
 
