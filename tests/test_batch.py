@@ -246,3 +246,17 @@ def test_batch_in_small_blocks_and_stacks_is_the_same(monkeypatch):
     for p, q in zip(whole, split, strict=True):
         for u, v in zip(p.components(), q.components(), strict=True):
             np.testing.assert_array_equal(u, v)
+
+
+def test_paired_rows_alone_are_no_ratings_when_they_do_not_inform_alpha():
+    counts = pd.DataFrame({"tp": [3, 1], "fn": [1, 1], "tn": [1, 1], "fp": [1, 1],
+                           "human_total": [2, 0], "human_pos": [1, 0]}, index=["a", "b"])
+    with pytest.raises(be.errors.DataError, match="group 'b' has no ratings at all"):
+        be.fit_counts(counts, paired_informs_alpha=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = be.fit_counts(counts)   # the paired rows' human ratings inform alpha
+    # group b: human_pos 0 + tp 1 + fn 1 positives of human_total 0 + 4 paired rows
+    ref = engine.alpha_posterior(2, 4, tp=1, fn=1, tn=1, fp=1)
+    np.testing.assert_allclose(res.posteriors["b"].cdf(X), ref.cdf(X), rtol=0, atol=1e-15)
+    assert res.posteriors["b"].components()[0].tolist() == [3.0]

@@ -120,7 +120,7 @@ def _beta_binomial_cdf(k: int, n: int, a: float, b: float) -> float:
     return float(min(below / w.sum(), 1.0))
 
 
-def _class_check(g: str, c: dict, paired: dict, rho, eta) -> None:
+def _class_check(g: str, c: dict, paired: dict, rho, eta, informs: bool) -> None:
     """The errors of a group the model cannot fit (checked before any posterior)."""
     mt = int(c["metric_total"])
     if mt > 0:
@@ -133,7 +133,8 @@ def _class_check(g: str, c: dict, paired: dict, rho, eta) -> None:
                     "known rates={'rho': .., 'eta': ..}, or, if the metric errs alike in every "
                     "group, use rates='pooled' (the pooled fit checks that on the paired rows "
                     "and warns when the groups differ)")
-    if int(c["human_total"]) + (int(c["tp"] + c["fn"] + c["tn"] + c["fp"])) == 0 and mt == 0:
+    n_paired = int(c["tp"] + c["fn"] + c["tn"] + c["fp"])
+    if int(c["human_total"]) + (n_paired if informs else 0) == 0 and mt == 0:
         raise DataError(f"group {g!r} has no ratings at all; drop it or add ratings")
 
 
@@ -162,21 +163,24 @@ def _designs(groups: list[str], counts: pd.DataFrame, opts: Options,
     if isinstance(opts.rates, Mapping):
         for i, g in enumerate(groups):
             r, e = _known_rates_for(opts.rates, g)
-            # a known rate is checked as the engine checks it (a NaN is no known rate)
+            # a known rate is checked as the engine checks it (NaN and values outside [0, 1]
+            # refused)
             if r is not None:
                 rho[i], rho_known[i] = engine._check_rate("rho", r), True
             if e is not None:
                 eta[i], eta_known[i] = engine._check_rate("eta", e), True
     ptp, pfn, ptn, pfp = paired.T
     bad = (mtot > 0) & ((~rho_known & (ptp + pfn == 0)) | (~eta_known & (ptn + pfp == 0)))
-    bad |= (htot + tp + fn + tn + fp == 0) & (mtot == 0)
+    n_paired = tp + fn + tn + fp
+    bad |= (htot + (n_paired if paired_informs_alpha else 0) == 0) & (mtot == 0)
     if bad.any():
         i = int(np.argmax(bad))
         _class_check(groups[i], dict(zip(COUNT_COLUMNS, c[i].tolist(), strict=True)),
                      dict(zip(("tp", "fn", "tn", "fp"), paired[i].tolist(), strict=True)),
-                     None if not rho_known[i] else rho[i], None if not eta_known[i] else eta[i])
+                     None if not rho_known[i] else rho[i], None if not eta_known[i] else eta[i],
+                     paired_informs_alpha)
     extra = paired_informs_alpha
-    design = np.stack([hpos + (tp + fn if extra else 0), htot + (tp + fn + tn + fp if extra else 0),
+    design = np.stack([hpos + (tp + fn if extra else 0), htot + (n_paired if extra else 0),
                        mpos, mtot, ptp, pfn, ptn, pfp], axis=1)
     p_unident = np.full(n, np.nan)
     both = (mtot > 0) & ~rho_known & ~eta_known
