@@ -160,16 +160,22 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     if isinstance(values.dtype, pd.CategoricalDtype):
         # the categories' text once, then the rows' integer codes (the same codes and labels
         # as the text of every row: a value's text depends on the value alone)
+        # (and the first row of each category, so that the rows are read twice, not hashed)
         text_codes, texts = pd.factorize(label_text(pd.Series(values.cat.categories,
                                                               dtype=object)))
-        cat = np.asarray(values.cat.codes)
-        lookup = np.r_[np.asarray(text_codes, dtype=np.intp), -1]   # code -1 (missing): -1
-        row = lookup[np.where(cat >= 0, cat, lookup.size - 1)]
-        codes = np.full(row.size, -1, dtype=np.intp)
-        seen = row >= 0
-        sub, first = pd.factorize(row[seen])
-        codes[seen] = sub
-        return codes, pd.Series(np.asarray(texts, dtype=object)[first], dtype=object)
+        cat = np.asarray(values.cat.codes).astype(np.intp) + 1    # 0: missing
+        n = cat.size
+        first_row = np.full(len(text_codes) + 1, n, dtype=np.intp)
+        np.minimum.at(first_row, cat, np.arange(n, dtype=np.intp))
+        # each text's first row (categories with one text share it), texts in that order
+        first_text = np.full(len(texts), n, dtype=np.intp)
+        np.minimum.at(first_text, np.asarray(text_codes, dtype=np.intp), first_row[1:])
+        order = np.argsort(first_text, kind="stable")
+        order = order[first_text[order] < n]
+        new_code = np.full(len(texts), -1, dtype=np.intp)
+        new_code[order] = np.arange(order.size, dtype=np.intp)
+        lookup = np.r_[-1, new_code[np.asarray(text_codes, dtype=np.intp)]]
+        return lookup[cat], pd.Series(np.asarray(texts, dtype=object)[order], dtype=object)
     if values.dtype == object:
         codes, uniques = pd.factorize(label_text(values))
     else:

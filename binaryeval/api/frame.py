@@ -141,9 +141,11 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
         return replace(coded, problem=(_METRIC_INF if infinite else _METRIC_VALUE, exc))
     if groups:
         codes, labels = code_groups(groups)
-        keep = np.flatnonzero(codes >= 0)
-        coded.n_missing_group = n - keep.size
-        human, metric, codes = human[keep], metric[keep], codes[keep]
+        missing = codes < 0
+        if missing.any():
+            keep = np.flatnonzero(~missing)
+            coded.n_missing_group = n - keep.size
+            human, metric, codes = human[keep], metric[keep], codes[keep]
     else:
         codes, labels = np.zeros(n, dtype=np.intp), ([SINGLE] if n else [])
     coded.human, coded.metric, coded.group, coded.labels = human, metric, codes, labels

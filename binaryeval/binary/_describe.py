@@ -170,21 +170,35 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
     DataFrame
         One row per such group: ``metric_rate``, ``reachable_lower``, ``reachable_upper``.
     """
-    from scipy import stats
+    from scipy import special
 
-    rates = fit.paired_rates(CONTRADICTION_LEVEL)   # a row per group, in fit.groups' order
+    # the bounds of fit.paired_rates(CONTRADICTION_LEVEL), computed here without its frame
+    # (special.betaincinv is stats.beta.ppf without the argument checks)
     tail = (1 - CONTRADICTION_LEVEL) / 2
-    c = fit.counts.loc[fit.groups]
+    c = fit.counts
+    if list(c.index) != list(fit.groups):
+        c = c.loc[list(fit.groups)]
     k = c["metric_pos"].to_numpy(dtype=float)
     m = c["metric_total"].to_numpy(dtype=float)
-    lo = np.minimum(rates["rho_lower"].to_numpy(), 1.0 - rates["eta_upper"].to_numpy())
-    hi = np.maximum(rates["rho_upper"].to_numpy(), 1.0 - rates["eta_lower"].to_numpy())
+    ar, br = fit.rate_prior
+    source = fit.counts.sum().to_frame().T if fit.rates_mode == "pooled" else c
+    bounds = {}
+    for j, (name, (pos, neg)) in enumerate((("rho", ("tp", "fn")), ("eta", ("tn", "fp")))):
+        a = np.broadcast_to(source[pos].to_numpy(dtype=float) + ar, k.shape)
+        b = np.broadcast_to(source[neg].to_numpy(dtype=float) + br, k.shape)
+        known = np.array([fit.known_rates.get(g, (None, None))[j] for g in fit.groups]
+                         if fit.known_rates else [None] * k.size, dtype=float)
+        is_known = ~np.isnan(known)
+        for side, q in (("lower", tail), ("upper", 1 - tail)):
+            v = np.where(is_known, known, special.betaincinv(a, b, q))
+            bounds[f"{name}_{side}"] = np.where(m == 0, np.nan, v)
+    lo = np.minimum(bounds["rho_lower"], 1.0 - bounds["eta_upper"])
+    hi = np.maximum(bounds["rho_upper"], 1.0 - bounds["eta_lower"])
     with np.errstate(invalid="ignore", divide="ignore"):
-        q_lo = np.where(k > 0, stats.beta.ppf(tail, k + 0.5, m - k + 0.5), 0.0)
-        q_hi = np.where(k < m, stats.beta.ppf(1 - tail, k + 0.5, m - k + 0.5), 1.0)
+        q_lo = np.where(k > 0, special.betaincinv(k + 0.5, m - k + 0.5, tail), 0.0)
+        q_hi = np.where(k < m, special.betaincinv(k + 0.5, m - k + 0.5, 1 - tail), 1.0)
         share = k / m
-    usable = (m > 0) & np.isfinite(rates["rho_lower"].to_numpy()) & \
-        np.isfinite(rates["eta_lower"].to_numpy())
+    usable = (m > 0) & np.isfinite(bounds["rho_lower"]) & np.isfinite(bounds["eta_lower"])
     bad = usable & ((q_hi < lo) | (q_lo > hi))
     return pd.DataFrame({"metric_rate": share[bad], "reachable_lower": lo[bad],
                          "reachable_upper": hi[bad]},

@@ -22,7 +22,7 @@ from .._warnings import warn
 from ..data import COUNT_COLUMNS, check_counts, join_label, keyed_by_label, label_text
 from ..errors import CountsError, DataError, ParameterError
 from ._describe import fit_warning
-from .engine import alpha_posterior
+from . import _batch, engine
 from .result import BinaryFit, _resolve_order
 
 __all__ = ["COUNT_COLUMNS", "Options", "check_options", "fit_counts", "fit_model"]
@@ -120,21 +120,12 @@ def _beta_binomial_cdf(k: int, n: int, a: float, b: float) -> float:
     return float(min(below / w.sum(), 1.0))
 
 
-def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: Options,
-                     paired_informs_alpha: bool):
-    """One group's posterior, its known rates and P(rho + eta <= 1) (NaN when not defined)."""
-    rho = eta = None
-    if isinstance(opts.rates, Mapping):
-        rho, eta = _known_rates_for(opts.rates, g)
-    tp, fn, tn, fp = (int(paired[k]) for k in ("tp", "fn", "tn", "fp"))
-    n_paired = sum(int(c[k]) for k in ("tp", "fn", "tn", "fp"))
-    hp = int(c["human_pos"]) + (int(c["tp"] + c["fn"]) if paired_informs_alpha else 0)
-    ht = int(c["human_total"]) + (n_paired if paired_informs_alpha else 0)
-    mt, mp = int(c["metric_total"]), int(c["metric_pos"])
-    p_unident = np.nan
+def _class_check(g: str, c: dict, paired: dict, rho, eta, informs: bool) -> None:
+    """The errors of a group the model cannot fit (checked before any posterior)."""
+    mt = int(c["metric_total"])
     if mt > 0:
-        for name, known, n_class, cls in (("rho", rho, tp + fn, "positive"),
-                                          ("eta", eta, tn + fp, "negative")):
+        for name, known, n_class, cls in (("rho", rho, paired["tp"] + paired["fn"], "positive"),
+                                          ("eta", eta, paired["tn"] + paired["fp"], "negative")):
             if known is None and n_class == 0:
                 raise DataError(
                     f"group {g!r} has {mt} metric-only ratings but no paired rows with a {cls} "
@@ -142,15 +133,68 @@ def _group_posterior(g: str, c: pd.Series, paired: pd.Series, opts: Options,
                     "known rates={'rho': .., 'eta': ..}, or, if the metric errs alike in every "
                     "group, use rates='pooled' (the pooled fit checks that on the paired rows "
                     "and warns when the groups differ)")
-        if rho is None and eta is None:
-            p_unident = _prob_rates_unidentified(tp, fn, tn, fp, opts.rate_prior)
-        elif rho is not None and eta is not None:
-            p_unident = 1.0 if rho + eta <= 1 else 0.0
-    if ht == 0 and mt == 0:
+    n_paired = int(c["tp"] + c["fn"] + c["tn"] + c["fp"])
+    if int(c["human_total"]) + (n_paired if informs else 0) == 0 and mt == 0:
         raise DataError(f"group {g!r} has no ratings at all; drop it or add ratings")
-    post = alpha_posterior(hp, ht, mp, mt, tp, fn, tn, fp, rho=rho, eta=eta, prior=opts.prior,
-                           rate_prior=opts.rate_prior, method=opts.method, grid=opts.grid)
-    return post, (rho, eta), p_unident
+
+
+def _designs(groups: list[str], counts: pd.DataFrame, opts: Options,
+             paired_informs_alpha: bool):
+    """Every group's arguments of the engine, its known rates and P(rho + eta <= 1).
+
+    Returns ``(design, rho, eta, p_unidentified)``: ``design`` an int array of the engine's
+    eight counts per group (``human_pos, human_total, metric_pos, metric_total, tp, fn, tn,
+    fp``, the paired rows' human ratings added to the human ones when they inform alpha, the
+    pooled paired counts with pooled rates), the known rates (NaN where estimated) and
+    P(rho + eta <= 1) (NaN where not defined).  Raises the error of the first group (in their
+    order) that cannot be fitted.
+    """
+    n = len(groups)
+    cols = counts if tuple(counts.columns) == COUNT_COLUMNS else counts[list(COUNT_COLUMNS)]
+    c = cols.to_numpy(dtype=np.int64).reshape(n, len(COUNT_COLUMNS))
+    hpos, htot, mpos, mtot, tp, fn, tn, fp = c.T
+    paired = c[:, 4:8]
+    if opts.rates == "pooled":
+        paired = np.broadcast_to(paired.sum(axis=0), paired.shape)
+    rho = np.full(n, np.nan)
+    eta = np.full(n, np.nan)
+    rho_known = np.zeros(n, dtype=bool)
+    eta_known = np.zeros(n, dtype=bool)
+    if isinstance(opts.rates, Mapping):
+        for i, g in enumerate(groups):
+            r, e = _known_rates_for(opts.rates, g)
+            # a known rate is checked as the engine checks it (NaN and values outside [0, 1]
+            # refused)
+            if r is not None:
+                rho[i], rho_known[i] = engine._check_rate("rho", r), True
+            if e is not None:
+                eta[i], eta_known[i] = engine._check_rate("eta", e), True
+    ptp, pfn, ptn, pfp = paired.T
+    bad = (mtot > 0) & ((~rho_known & (ptp + pfn == 0)) | (~eta_known & (ptn + pfp == 0)))
+    n_paired = tp + fn + tn + fp
+    bad |= (htot + (n_paired if paired_informs_alpha else 0) == 0) & (mtot == 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        _class_check(groups[i], dict(zip(COUNT_COLUMNS, c[i].tolist(), strict=True)),
+                     dict(zip(("tp", "fn", "tn", "fp"), paired[i].tolist(), strict=True)),
+                     None if not rho_known[i] else rho[i], None if not eta_known[i] else eta[i],
+                     paired_informs_alpha)
+    extra = paired_informs_alpha
+    design = np.stack([hpos + (tp + fn if extra else 0), htot + (n_paired if extra else 0),
+                       mpos, mtot, ptp, pfn, ptn, pfp], axis=1)
+    p_unident = np.full(n, np.nan)
+    both = (mtot > 0) & ~rho_known & ~eta_known
+    if both.any():
+        ar, br = opts.rate_prior
+        if float(ar).is_integer() and float(br).is_integer() and both.sum() >= 8:
+            p_unident[both] = _batch.prob_rates_unidentified(ptp[both], pfn[both], ptn[both],
+                                                              pfp[both], opts.rate_prior)
+        else:
+            p_unident[both] = [_prob_rates_unidentified(*v, opts.rate_prior)
+                               for v in paired[both].tolist()]
+    fixed = (mtot > 0) & rho_known & eta_known
+    p_unident[fixed] = np.where(rho[fixed] + eta[fixed] <= 1, 1.0, 0.0)
+    return design, rho, eta, p_unident
 
 
 def fit_model(counts: pd.DataFrame, opts: Options, *, order, paired_informs_alpha: bool,
@@ -158,22 +202,23 @@ def fit_model(counts: pd.DataFrame, opts: Options, *, order, paired_informs_alph
     """Posteriors per group from validated counts, then the result (one warning at most).
 
     ``fields`` describe the data the counts came from (formula, threshold, row account, ...) and
-    go to :class:`BinaryFit` as they are.
+    go to :class:`BinaryFit` as they are.  The posteriors of all groups are computed together
+    (:func:`binaryeval.binary._batch.posteriors`), each what ``alpha_posterior`` gives for it.
     """
-    posteriors, known, unidentified = {}, {}, {}
     if isinstance(opts.rates, Mapping) and not ({"rho", "eta"} & set(opts.rates)):
         # known rates per group: keys match the groups by their text (1 is group "1")
         opts = replace(opts, rates=keyed_by_label(opts.rates, "rates"))
-    pooled = counts[["tp", "fn", "tn", "fp"]].sum()
-    # plain dicts per group (a row Series per group costs more than its posterior)
-    for g, c in zip(counts.index, counts.to_dict("records"), strict=True):
-        g = str(g)
-        paired = pooled if opts.rates == "pooled" else c
-        posteriors[g], rates_g, p = _group_posterior(g, c, paired, opts, paired_informs_alpha)
-        if isinstance(opts.rates, Mapping):
-            known[g] = rates_g
-        if not np.isnan(p):
-            unidentified[g] = p
+    groups = [str(g) for g in counts.index]
+    design, rho, eta, p_unident = _designs(groups, counts, opts, paired_informs_alpha)
+    posts = _batch.posteriors(design, rho, eta, prior=opts.prior, rate_prior=opts.rate_prior,
+                              method=opts.method, grid=opts.grid)
+    posteriors = dict(zip(groups, posts, strict=True))
+    known = {}
+    if isinstance(opts.rates, Mapping):
+        known = {g: (None if np.isnan(r) else float(r), None if np.isnan(e) else float(e))
+                 for g, r, e in zip(groups, rho.tolist(), eta.tolist(), strict=True)}
+    unidentified = {g: float(p) for g, p in zip(groups, p_unident.tolist(), strict=True)
+                    if not np.isnan(p)}
     mode = opts.rates if isinstance(opts.rates, str) else "known"
     res = BinaryFit(counts, posteriors, prior=opts.prior, rate_prior=opts.rate_prior,
                     rates_mode=mode, known_rates=known, level=opts.level, method=opts.method,
