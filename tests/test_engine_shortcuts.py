@@ -392,3 +392,14 @@ def test_summaries_of_a_beta_with_a_parameter_below_one(prior):
     lo, hi = posts[2].interval(0.95)
     assert got["lower"][2] == pytest.approx(lo, rel=1e-12)
     assert got["upper"][2] == pytest.approx(hi, rel=1e-12)
+
+
+@pytest.mark.parametrize("prior", [(0.5, 0.5), (1, 0.5), (0.5, 1)])
+def test_prior_alone_below_one_evaluates_like_scipy(prior):
+    # no ratings at all under a prior with a parameter below one: the posterior is the prior,
+    # a single Beta whose density is unbounded at an end (its cdf once indexed an empty window)
+    post = alpha_posterior(prior=prior)
+    x = np.array([1e-9, 0.01, 0.3, 0.5, 0.97, 1 - 1e-9])
+    np.testing.assert_allclose(post.cdf(x), stats.beta.cdf(x, *prior), rtol=1e-11, atol=0)
+    np.testing.assert_allclose(post.ppf([0.025, 0.975]), stats.beta.ppf([0.025, 0.975], *prior),
+                               rtol=1e-10)
