@@ -125,9 +125,13 @@ from scipy import special
 
 from .. import _validate
 from ..errors import CountsError, ParameterError
+from ._kernels import (
+    _stirling_ratio,
+    log_gamma_ratio,
+    log_gamma_ratio_change,
+    log_gamma_ratio_ranges,
+)
 from ._kernels import dot as _dot
-from ._kernels import _stirling_ratio, log_gamma_ratio, log_gamma_ratio_change
-from ._kernels import log_gamma_ratio_ranges
 from ._piecewise import CHEB_DEGREE, CHEB_NODES, PiecewiseChebyshev, chebyshev_coefficients
 from ._smooth import SmoothMixture
 from .posterior import AlphaPosterior

@@ -21,8 +21,8 @@ from .. import _validate
 from .._warnings import warn
 from ..data import COUNT_COLUMNS, check_counts, join_label, keyed_by_label, label_text
 from ..errors import CountsError, DataError, ParameterError
-from ._describe import fit_warning
 from . import _batch, engine
+from ._describe import fit_warning
 from .result import BinaryFit, _resolve_order
 
 __all__ = ["COUNT_COLUMNS", "Options", "check_options", "fit_counts", "fit_model"]
