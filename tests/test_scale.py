@@ -53,6 +53,9 @@ def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None,
     dict(A=1, B=1, k=100, M=100, tp=5, fn=5, tn=5, fp=5, rate_prior=(1, 1)),
     dict(A=500, B=400, k=200, M=450, tp=300, fn=20, tn=200, fp=30, rate_prior=(1, 1),
          level=0.5),
+    # more terms than every-term summation takes, zoomed to a lattice of unit steps (many
+    # paired rows: the weights spread less than eight terms); once an UnboundLocalError
+    dict(A=301, B=251, k=560, M=1100, tp=900, fn=100, tn=900, fp=100, rate_prior=(1, 1)),
     # a rate prior below 1 with no paired row on that side: the density is unbounded at 0,
     # where Newton's first steps are tiny; the lower end was once 1.5e-151 instead of 0.0056
     dict(A=16.5, B=11, k=57, M=150, tp=3, fn=2, tn=0, fp=0, rate_prior=(0.5, 2)),

@@ -377,6 +377,7 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
         X, U, w, lw = _box(_log_weights_full(**args), log=True)
     else:
         X, U, w = _zoom(k, M, args)
+        lw = None  # the zoomed weights come without their logs (the Newton path needs none)
         full = bool(np.all(np.diff(X) == 1) and np.all(np.diff(U) == 1))
     if full:
         # unit steps: every sum below from one-dimensional tables in X, U and T = X + U
