@@ -79,7 +79,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .engine import _TINY, Draws, Model, _dirichlet, _Hamiltonian
+from .engine import _TINY, Draws, Model, _dirichlet, _Hamiltonian, _unit_draws
 
 __all__: list[str] = []
 
@@ -92,6 +92,10 @@ START_LIMIT = 2.0
 WARMUP = 1000
 #: the hyperprior of ``log c_k`` is truncated this many sd from its centre
 TRUNCATE = 10.0
+#: rounds of Metropolis moves of the population level given the rows per iteration, and the
+#: acceptance rate their step sizes are adapted to in warm-up
+INTERWEAVE_STEPS = 20
+INTERWEAVE_ACCEPT = 0.4
 
 
 @dataclass(frozen=True)
@@ -243,6 +247,157 @@ class _Joint:
 
 
 # ----------------------------------------------------------------------------------------------
+# the centred sweep: data augmentation, the groups' shares and rows, the population level
+# ----------------------------------------------------------------------------------------------
+
+def _log_gamma(rngs, groups: int, shape: np.ndarray) -> np.ndarray:
+    """``log`` of Gamma(``shape``) draws, units last, chain by chain.
+
+    ``log G_a = log G_(a+1) + log(U) / a`` with ``U`` uniform: exact, and no underflow where
+    ``a`` is small and the draw itself would be below the smallest float.
+    """
+    out = np.empty(shape.shape)
+    for c, rng in enumerate(rngs):
+        a = shape[..., c * groups:(c + 1) * groups]
+        out[..., c * groups:(c + 1) * groups] = (np.log(rng.standard_gamma(a + 1.0))
+                                                 + np.log1p(-rng.random(a.shape)) / a)
+    return out
+
+
+def _binomial(rngs, groups: int, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Binomial draws, units last, chain by chain."""
+    out = np.empty(n.shape, dtype=np.int64)
+    for c, rng in enumerate(rngs):
+        part = slice(c * groups, (c + 1) * groups)
+        out[..., part] = rng.binomial(n[..., part], p[..., part])
+    return out
+
+
+class _Centred:
+    """A Gibbs sweep in the centred parametrisation, after the Hamiltonian moves.
+
+    The Hamiltonian chain moves the standardised rows ``eta_g[k]`` with the population level;
+    where the groups' rows differ widely (small ``c_k``) and the data pin them down, the
+    population level is tied to those coordinates, and rows near the simplex's edge (a
+    Dirichlet parameter ``c_k m_k[j]`` below 1) have heavy-tailed log-ratios that short
+    trajectories cross slowly.  Each iteration therefore also takes, holding nothing but the
+    model fixed:
+
+    1. the classes of the metric-only items given ``pi_g`` and ``Theta_g`` (data augmentation:
+       per group and metric output, the items spread over the classes by a multinomial draw
+       with probabilities ``pi_g[k] Theta_g[k, j]``);
+    2. ``pi_g ~ Dirichlet(a_g + n_g)`` and ``Theta_g[k] ~ Dirichlet(c_k m_k + paired_g[k] +
+       n_g[k])`` given those classes (``a_g``: the shares' prior with the human-only and, when
+       they inform it, the paired items' class counts), drawn as log-gamma variates so that
+       no rate underflows;
+    3. ``(log c_k, alr m_k)`` given the rows: :data:`INTERWEAVE_STEPS` rounds of a random-walk
+       Metropolis move of ``z = log c_k`` then of ``w = alr m_k``, on the rows' Dirichlet
+       density times the hyperprior,
+
+           G (log Gamma(c) - sum_j log Gamma(c m_j)) + c sum_j m_j sum_g log Theta_g[k, j]
+           + mean sum_j log m_j - (z - loc)^2 / (2 scale^2)
+
+       (``mean sum_j log m_j``: the Dirichlet hyperprior of ``m_k`` with the log-ratios'
+       Jacobian), truncated like the joint target; step sizes adapted in warm-up towards an
+       acceptance rate of :data:`INTERWEAVE_ACCEPT` (Robbins-Monro on the log step), then
+       fixed.
+
+    The standardised coordinates are then recomputed from the new rows and population level,
+    ``eta = (alr Theta - w) / s(z, w)``.  Moving the population level with the rows held
+    fixed, between moves that hold the standardised rows fixed, is the interweaving of Yu and
+    Meng (2011).  Every step leaves the posterior invariant (the classes are drawn afresh and
+    dropped), so the chain stays exact; its cost is a few draws per group and cell.
+    """
+
+    def __init__(self, target: _Joint, units: int):
+        k = target.k
+        self.target = target
+        self.step_z = np.full((k, units), 1.0)
+        self.step_w = np.full((k, units), 0.5 / np.sqrt(max(target.j - 1, 1)))
+        self.n_moves = 0
+        self.accept_z = np.zeros((k, units))
+        self.accept_w = np.zeros((k, units))
+        self.n_kept = 0
+
+    def _log_target(self, z, w, sum_lt):
+        """The conditional of ``(z, w)`` (K, U) and (K, J - 1, U) given ``sum_g log Theta_g``."""
+        hp = self.target.hyper
+        g = self.target.g
+        lm = _log_simplex(w, 1)  # (K, J, U)
+        c = np.exp(z)
+        conc = c[:, None] * np.exp(lm)
+        out = (g * (special.gammaln(c) - special.gammaln(conc).sum(axis=1))
+               + (conc * sum_lt).sum(axis=1) + hp.mean * lm.sum(axis=1)
+               - 0.5 * ((z - hp.loc) / hp.scale) ** 2)
+        return np.where(np.abs(z - hp.loc) <= TRUNCATE * hp.scale, out, -np.inf)
+
+    def update(self, y: np.ndarray, rngs, groups: int, adapting: bool) -> np.ndarray:
+        """The point after one sweep."""
+        target = self.target
+        k, j = target.k, target.j
+        u = y.shape[-1]
+        y_pi, eta, z, w = target.split(y)
+        lm = _log_simplex(w, 1)
+        lpi = _log_simplex(y_pi, 1)  # (G, K, U)
+        lt = _log_simplex(w[None] + np.exp(target._scale(z, lm))[None] * eta, 2)  # (G, K, J, U)
+        # 1. the metric-only items' classes, by sequential binomials over the classes
+        joint = lpi[:, :, None] + lt  # (G, K, J, U)
+        post = np.exp(joint - joint.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        n = np.zeros(joint.shape)
+        left_n = target.metric.astype(np.int64)  # (G, J, U)
+        left_p = np.ones(left_n.shape)
+        for c in range(k - 1):
+            share = np.clip(post[:, c] / np.maximum(left_p, _TINY), 0.0, 1.0)
+            n[:, c] = _binomial(rngs, groups, left_n, np.where(left_p > 0, share, 0.0))
+            left_n = left_n - n[:, c].astype(np.int64)
+            left_p = left_p - post[:, c]
+        n[:, k - 1] = left_n
+        # 2. the shares and the rows given the classes (alr from unnormalised log-gammas)
+        g_pi = _log_gamma(rngs, groups, target.a_pi + n.sum(axis=2))  # (G, K, U)
+        conc = np.exp(z)[:, None] * np.exp(lm)  # (K, J, U)
+        g_t = _log_gamma(rngs, groups, conc[None] + target.paired + n)  # (G, K, J, U)
+        x = g_t[:, :, :-1] - g_t[:, :, -1:]  # alr Theta (G, K, J - 1, U)
+        sum_lt = _log_simplex(x, 2).sum(axis=0)  # (K, J, U)
+        # 3. the population level given the rows
+        now = self._log_target(z, w, sum_lt)
+        noises = _unit_draws(rngs, groups, "normal", (INTERWEAVE_STEPS, k, j))
+        log_u = np.log(_unit_draws(rngs, groups, "uniform", (INTERWEAVE_STEPS, 2, k)))
+        for noise, uniform in zip(noises, log_u, strict=True):
+            z_new = z + self.step_z * noise[:, 0]
+            new = self._log_target(z_new, w, sum_lt)
+            ok = uniform[0] < new - now  # NaN compares false: a rejection
+            z, now = np.where(ok, z_new, z), np.where(ok, new, now)
+            self._adapt(ok, "step_z", "accept_z", adapting)
+            w_new = w + self.step_w[:, None] * noise[:, 1:]
+            new = self._log_target(z, w_new, sum_lt)
+            ok = uniform[1] < new - now
+            w, now = np.where(ok[:, None], w_new, w), np.where(ok, new, now)
+            self._adapt(ok, "step_w", "accept_w", adapting)
+        if adapting:
+            self.n_moves += 1
+        else:
+            self.n_kept += INTERWEAVE_STEPS
+        eta = (x - w[None]) / np.exp(target._scale(z, _log_simplex(w, 1)))[None]
+        return np.concatenate([(g_pi[:, :-1] - g_pi[:, -1:]).reshape(-1, u), eta.reshape(-1, u),
+                               z, w.reshape(-1, u)])
+
+    def _adapt(self, ok: np.ndarray, step: str, accept: str, adapting: bool) -> None:
+        if adapting:
+            gain = 1.0 / np.sqrt(self.n_moves + 1.0)
+            setattr(self, step, np.clip(getattr(self, step)
+                                        * np.exp(gain * (ok - INTERWEAVE_ACCEPT)), 1e-3, 10.0))
+        else:
+            setattr(self, accept, getattr(self, accept) + ok)
+
+    def acceptance(self) -> float:
+        """The mean acceptance rate of the kept population moves (NaN before any)."""
+        if not self.n_kept:
+            return float("nan")
+        return float((self.accept_z + self.accept_w).mean() / (2 * self.n_kept))
+
+
+# ----------------------------------------------------------------------------------------------
 # the driver
 # ----------------------------------------------------------------------------------------------
 
@@ -292,6 +447,7 @@ def sample_batch(paired: np.ndarray, human: np.ndarray, metric: np.ndarray, prio
         np.sqrt(1.0 / a_pi[:, :, :-1] + 1.0 / a_pi[:, :, -1:]).reshape(len(a_pi), -1),
         np.full((len(a_pi), target.dim - target.n_pi), 0.5)], axis=1).T
     hmc = _Hamiltonian(target, np.ascontiguousarray(scale), MAX_STEPS)
+    weave = _Centred(target, y.shape[1])
     pi_out = np.empty((chains, draws, nb, g, k))
     theta_out = np.empty((chains, draws, nb, g, k, j), dtype=np.float32)
     mean_out = np.empty((chains, draws, nb, k, j))
@@ -305,6 +461,8 @@ def sample_batch(paired: np.ndarray, human: np.ndarray, metric: np.ndarray, prio
             y, at = hmc.step(y, rngs, nb, None, adapting=adapt and warming, start=at)
         if hmc.has_center.any():
             y, at = hmc.jump(y, rngs, nb, None, at, kept=not warming)
+        y = weave.update(y, rngs, nb, adapting=adapt and warming)
+        at = None
         if adapt and warming:
             if w15 <= it < w85:
                 hmc.collect(y)
@@ -320,7 +478,8 @@ def sample_batch(paired: np.ndarray, human: np.ndarray, metric: np.ndarray, prio
             mean_out[:, d] = np.moveaxis(m, -1, 0).reshape(chains, nb, k, j)
             conc_out[:, d] = np.moveaxis(c, -1, 0).reshape(chains, nb, k)
     accept = {"hamiltonian": hmc.accept_sum / hmc.n_kept if hmc.n_kept else float("nan"),
-              "independence": hmc.jump_sum / hmc.n_jumps if hmc.n_jumps else float("nan")}
+              "independence": hmc.jump_sum / hmc.n_jumps if hmc.n_jumps else float("nan"),
+              "population": weave.acceptance()}
     return HierarchicalDraws(pi_out, theta_out, accept, mean_out, conc_out)
 
 
