@@ -54,15 +54,16 @@ sampler's 250).
 The non-centred coordinates are the wrong ones where the groups differ widely (small ``c_k``)
 and their paired items pin the rows down: the population level is then tied to the
 standardised rows along curved ridges, and rows near the simplex's edge (a Dirichlet parameter
-``c_k m_k[j]`` below 1) have heavy-tailed log-ratios that short trajectories cross slowly (in
-the simulation study below, 15 to 54 % of fits with such groups warned about R-hat or the
-effective sample size).  So every iteration ends with :data:`SWEEPS` Gibbs sweeps in the
+``c_k m_k[j]`` below 1) have heavy-tailed log-ratios that short trajectories cross slowly
+(with the Hamiltonian moves alone, 15 to 54 % of the simulation study's fits with such groups
+warned about R-hat or the effective sample size).  So every iteration ends with :data:`SWEEPS` Gibbs sweeps in the
 centred parametrisation (:class:`_Centred`): the metric-only items' classes by data
-augmentation, the shares and the rows from their Dirichlet conditionals, and the population
-level by Metropolis moves given the rows, after which the standardised rows are recomputed.
-Alternating a move that holds the standardised rows fixed with one that holds the rows fixed
-is the interweaving of Yu and Meng (2011, "To center or not to center: that is not the
-question"); each move leaves the posterior invariant, so the chain is exact.
+augmentation, the shares from their Dirichlet conditional, the population level by Metropolis
+moves given the completed counts with the rows integrated out, then the rows from their
+Dirichlet conditionals; the standardised rows are recomputed from them.  Alternating centred
+and non-centred moves is the interweaving idea of Yu and Meng (2011, "To center or not to
+center: that is not the question"); each move leaves the posterior invariant, so the chain is
+exact.
 
 Chains start from each group's own paired items, the population mean of all groups' and the
 hyperprior's median concentration, the standardised rows cut to within :data:`START_LIMIT`
@@ -298,38 +299,44 @@ def _binomial(rngs, groups: int, n: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 class _Centred:
-    """A Gibbs sweep in the centred parametrisation, after the Hamiltonian moves.
+    """Gibbs sweeps in the centred parametrisation, after the Hamiltonian moves.
 
     The Hamiltonian chain moves the standardised rows ``eta_g[k]`` with the population level;
     where the groups' rows differ widely (small ``c_k``) and the data pin them down, the
     population level is tied to those coordinates, and rows near the simplex's edge (a
     Dirichlet parameter ``c_k m_k[j]`` below 1) have heavy-tailed log-ratios that short
-    trajectories cross slowly.  Each iteration therefore also takes, holding nothing but the
-    model fixed:
+    trajectories cross slowly.  Each iteration therefore also takes :data:`SWEEPS` sweeps of:
 
     1. the classes of the metric-only items given ``pi_g`` and ``Theta_g`` (data augmentation:
        per group and metric output, the items spread over the classes by a multinomial draw
-       with probabilities ``pi_g[k] Theta_g[k, j]``);
-    2. ``pi_g ~ Dirichlet(a_g + n_g)`` and ``Theta_g[k] ~ Dirichlet(c_k m_k + paired_g[k] +
-       n_g[k])`` given those classes (``a_g``: the shares' prior with the human-only and, when
-       they inform it, the paired items' class counts), drawn as log-gamma variates so that
-       no rate underflows;
-    3. ``(log c_k, alr m_k)`` given the rows: :data:`INTERWEAVE_STEPS` rounds of a random-walk
-       Metropolis move of ``z = log c_k`` then of ``w = alr m_k``, on the rows' Dirichlet
-       density times the hyperprior,
+       with probabilities ``pi_g[k] Theta_g[k, j]``), giving complete counts ``N_g[k, j]``
+       (paired items plus the metric-only items so classed);
+    2. ``pi_g ~ Dirichlet(a_g + n_g)`` given those classes (``a_g``: the shares' prior with the
+       human-only and, when they inform it, the paired items' class counts);
+    3. ``(log c_k, alr m_k)`` given the complete counts, the rows integrated out:
+       :data:`INTERWEAVE_STEPS` rounds of a random-walk Metropolis move of ``z = log c_k``
+       then of ``w = alr m_k`` on the groups' Dirichlet-multinomial likelihood times the
+       hyperprior,
 
-           G (log Gamma(c) - sum_j log Gamma(c m_j)) + c sum_j m_j sum_g log Theta_g[k, j]
+           sum_g [log Gamma(c) - log Gamma(c + N_g[k, .])
+                  + sum_j (log Gamma(c m_j + N_g[k, j]) - log Gamma(c m_j))]
            + mean sum_j log m_j - (z - loc)^2 / (2 scale^2)
 
        (``mean sum_j log m_j``: the Dirichlet hyperprior of ``m_k`` with the log-ratios'
        Jacobian), truncated like the joint target; step sizes adapted in warm-up towards an
        acceptance rate of :data:`INTERWEAVE_ACCEPT` (Robbins-Monro on the log step), then
-       fixed.
+       fixed;
+    4. ``Theta_g[k] ~ Dirichlet(c_k m_k + N_g[k])`` given the new population level (the rows
+       integrated out in step 3 are drawn right after it, so the sweep is an exact, partially
+       collapsed Gibbs sweep).  The shares and rows are drawn as log-gamma variates, so that
+       no rate underflows.
 
     The standardised coordinates are then recomputed from the new rows and population level,
-    ``eta = (alr Theta - w) / s(z, w)``.  Moving the population level with the rows held
-    fixed, between moves that hold the standardised rows fixed, is the interweaving of Yu and
-    Meng (2011).  Every step leaves the posterior invariant (the classes are drawn afresh and
+    ``eta = (alr Theta - w) / s(z, w)``.  Alternating these centred moves with the
+    Hamiltonian moves, which hold the standardised rows' geometry, is the interweaving idea
+    of Yu and Meng (2011); collapsing the rows out of the population move, as the rater
+    model's population step does, unties the population level from rows near the simplex's
+    edge.  Every step leaves the posterior invariant (the classes are drawn afresh and
     dropped), so the chain stays exact; its cost is a few draws per group and cell.
     """
 
