@@ -56,11 +56,12 @@ and their paired items pin the rows down: the population level is then tied to t
 standardised rows along curved ridges, and rows near the simplex's edge (a Dirichlet parameter
 ``c_k m_k[j]`` below 1) have heavy-tailed log-ratios that short trajectories cross slowly
 (with the Hamiltonian moves alone, 15 to 54 % of the simulation study's fits with such groups
-warned about R-hat or the effective sample size).  So every iteration ends with :data:`SWEEPS` Gibbs sweeps in the
-centred parametrisation (:class:`_Centred`): the metric-only items' classes by data
-augmentation, the shares from their Dirichlet conditional, the population level by Metropolis
-moves given the completed counts with the rows integrated out, then the rows from their
-Dirichlet conditionals; the standardised rows are recomputed from them.  Alternating centred
+warned about R-hat or the effective sample size).  So every iteration ends with
+:data:`SWEEPS` Gibbs sweeps in the centred parametrisation (:class:`_Centred`): the
+metric-only items' classes by data augmentation, the shares from their Dirichlet conditional,
+the population level by Metropolis moves given the completed counts with the rows integrated
+out, then the rows from their Dirichlet conditionals; the standardised rows are recomputed
+from them.  Alternating centred
 and non-centred moves is the interweaving idea of Yu and Meng (2011, "To center or not to
 center: that is not the question"); each move leaves the posterior invariant, so the chain is
 exact.
