@@ -81,10 +81,10 @@ about the population.
 
 Checked: the gradient against finite differences; the centred sweeps alone, started at
 exact draws, keep the prior (binary and 3 x 3) and the exact population posterior of
-paired-only binary data; with no data the draws are the hyperprior's; with paired items only, the draws of a binary row's population mean and log
-concentration against their exact posterior (the groups' rates integrate out as beta-binomials,
-leaving a two-dimensional integral: the shares of draws below its 2.5 to 97.5 % points agree
-within Monte Carlo error); with the hyperprior fixed near ``c = 10^5`` the draws match the
+paired-only binary data; with no data the draws are the hyperprior's; with paired items only,
+the draws of a binary row's population mean and log concentration against their exact
+posterior (the groups' rates integrate out as beta-binomials, leaving a two-dimensional
+integral: the shares of draws below its 2.5 to 97.5 % points agree within Monte Carlo error); with the hyperprior fixed near ``c = 10^5`` the draws match the
 per-group sampler's ``rates="pooled"``; simulation-based calibration in
 ``studies/hierarchical_sbc.py`` (binary and 3 x 3, groups nearly alike and far apart, saved in
 ``vignettes/data/hierarchical_sbc.csv``; its results and their limits are in the WMT21 binary
