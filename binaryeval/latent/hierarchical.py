@@ -84,11 +84,11 @@ exact draws, keep the prior (binary and 3 x 3) and the exact population posterio
 paired-only binary data; with no data the draws are the hyperprior's; with paired items only,
 the draws of a binary row's population mean and log concentration against their exact
 posterior (the groups' rates integrate out as beta-binomials, leaving a two-dimensional
-integral: the shares of draws below its 2.5 to 97.5 % points agree within Monte Carlo error); with the hyperprior fixed near ``c = 10^5`` the draws match the
-per-group sampler's ``rates="pooled"``; simulation-based calibration in
-``studies/hierarchical_sbc.py`` (binary and 3 x 3, groups nearly alike and far apart, saved in
-``vignettes/data/hierarchical_sbc.csv``; its results and their limits are in the WMT21 binary
-vignette).
+integral: the shares of draws below its 2.5 to 97.5 % points agree within Monte Carlo
+error); with the hyperprior fixed near ``c = 10^5`` the draws match the per-group sampler's
+``rates="pooled"``; simulation-based calibration in ``studies/hierarchical_sbc.py`` (binary
+and 3 x 3, groups nearly alike and far apart, saved in ``vignettes/data/hierarchical_sbc.csv``;
+its results and their limits are in the WMT21 binary vignette).
 """
 
 from __future__ import annotations
