@@ -416,10 +416,10 @@ def test_the_saved_study_covers_within_two_standard_errors(study, saved):
     outside two standard errors with probability about 0.05 (2.4 of 48 expected; all 48 inside
     happens only 8 % of the time).  So: no coverage beyond 3.1 standard errors (a two-sided
     5 % test of all 48 at once, Bonferroni), and at most 6 outside two (the 99 % point of
-    Binomial(48, 0.05)).  The saved study has 4 outside two (binary_equal share at 90 %: 0.868;
-    binary_unequal share at 90 %: 0.932, mean at 50 %: 0.448, log c at 95 %: 0.930; 2.1 to 2.4
-    se), none beyond 2.4; the population level's posterior is also checked directly (the exact
-    posterior above; an independent Gibbs sampler, studies/hierarchical_crosscheck.py).
+    Binomial(48, 0.05)).  The saved study's coverages and how many fall outside are printed
+    by the study and in the WMT21 binary vignette; the population level's posterior is also
+    checked directly (the exact posterior above; an independent Gibbs sampler,
+    studies/hierarchical_crosscheck.py).
     """
     table = study.summarise(saved).set_index(["design", "quantity"])
     assert sorted(table.index) == sorted(CELLS)
@@ -442,6 +442,17 @@ def test_the_saved_study_ranks_are_uniform(study, saved):
     table = study.summarise(saved)
     assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
     assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
+
+
+def test_the_saved_study_fits_are_free_of_convergence_warnings(study, saved):
+    # A fit is flagged when a quantity's R-hat (rank-normalised, split) is above 1.01 or its
+    # bulk or tail effective sample size below 400 from 4 chains of 500 draws (the study's
+    # ``flagged``, the thresholds of the fit's ConvergenceWarning).  At most 1 % of the fits
+    # flagged in every design and quantity, the groups' rates far apart included (with the
+    # Hamiltonian moves alone, without the centred sweeps: 14.8 to 54 % in the unequal designs).
+    table = study.summarise(saved)
+    assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
+    assert (table.flagged_share <= 0.01).all(), table[["design", "quantity", "flagged_share"]]
 
 
 @pytest.mark.slow
