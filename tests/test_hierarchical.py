@@ -151,6 +151,98 @@ def test_the_population_level_is_its_exact_posterior():
             assert (np.abs(share - probs) <= tol).all(), (row, share, q)
 
 
+def _sweeps(target, y, sweeps, seed):
+    """``sweeps`` centred Gibbs sweeps alone (no Hamiltonian move, step sizes as at start)."""
+    step = hier._Centred(target, y.shape[1])
+    rngs = [np.random.default_rng(seed)]
+    for _ in range(sweeps):
+        y = step.update(y, rngs, y.shape[1], adapting=False)
+    return y
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_the_centred_sweep_keeps_the_prior(k):
+    # With no data the posterior is the prior.  Start 4,000 independent units at exact prior
+    # draws (log c ~ Normal(log 20, 1.5^2), m ~ Dirichlet(1), rows ~ Dirichlet(c m), shares ~
+    # Dirichlet(1)); after sweeps that leave the posterior invariant they are still prior
+    # draws, independent across units: Kolmogorov-Smirnov against the exact marginals (log c
+    # normal, m_k[0] Beta(1, J - 1)) and a row's mean against E Theta = 1 / J.  A wrong
+    # conditional of the population level (a missing Jacobian, the hyperprior counted twice)
+    # or of the rows moves them within a few sweeps.
+    g, u = 3, 4000
+    hp = hier.HYPERPRIOR
+    rng = np.random.default_rng(5)
+    z = np.zeros
+    target = hier._Joint(z((g, k, k, u)), z((g, k, u)), z((g, k, u)), np.ones((g, k, u)), True,
+                         hp)
+    log_c = rng.normal(hp.loc, hp.scale, (k, u))
+    m = np.moveaxis(rng.dirichlet(np.ones(k), (k, u)), 1, 2)  # (K, J, U)
+    theta = np.empty((g, k, k, u))
+    for i in range(u):
+        for row in range(k):
+            theta[:, row, :, i] = rng.dirichlet(np.exp(log_c[row, i]) * m[row, :, i], g)
+    pi = np.moveaxis(rng.dirichlet(np.ones(k), (g, u)), 1, 2)
+    y = target.coordinates(pi, np.maximum(theta, 1e-300), m, np.exp(log_c))
+    with np.errstate(all="ignore"):
+        pi, theta, m, c = target.state(_sweeps(target, y, 5, seed=1))
+    for row in range(k):
+        assert stats.kstest(np.log(c[row]), stats.norm(hp.loc, hp.scale).cdf).pvalue > 1e-3
+        assert stats.kstest(m[row, 0], stats.beta(1, k - 1).cdf).pvalue > 1e-3
+    assert stats.kstest(pi[0, 0], stats.beta(1, k - 1).cdf).pvalue > 1e-3
+    # Theta_g[k, 0] has mean 1 / J and sd below 1 / 2: within 4 sd of the mean of 4,000
+    assert abs(theta[:, :, 0].mean() - 1 / k) < 4 * 0.5 / np.sqrt(u)
+
+
+def test_the_centred_sweep_keeps_the_exact_population_posterior():
+    # Binary rows and paired items only (the data of the exact-posterior test below): draw
+    # 4,000 independent units from the exact posterior (the population level from its grid,
+    # within a grid cell uniformly; each group's rate from its Beta given the population; the
+    # shares from their Dirichlet), take sweeps, and check that the draws of the population
+    # mean and log concentration still fall below the exact 2.5 to 97.5 % points in those
+    # shares, within four binomial sd at 4,000 independent draws.
+    paired = np.array([[[18, 4], [3, 15]], [[12, 9], [2, 20]], [[25, 2], [9, 8]],
+                       [[9, 1], [6, 19]]], dtype=float)
+    g, u = 4, 4000
+    hp = hier.HYPERPRIOR
+    rng = np.random.default_rng(8)
+    z = np.zeros
+    target = hier._Joint(np.repeat(paired[..., None], u, axis=-1), z((g, 2, u)), z((g, 2, u)),
+                         np.ones((g, 2, u)), True, hp)
+    grid_m = (np.arange(800) + 0.5) / 800
+    grid_z = hp.loc + hp.scale * np.linspace(-7, 7, 561)
+    dz = grid_z[1] - grid_z[0]
+    m, log_c = np.empty((2, 2, u)), np.empty((2, u))
+    theta = np.empty((g, 2, 2, u))
+    for row, col in [(1, 1), (0, 0)]:
+        hit, miss = paired[:, row, col], paired[:, row, 1 - col]
+        mm, zz = np.meshgrid(grid_m, grid_z, indexing="ij")
+        a, b = np.exp(zz) * mm, np.exp(zz) * (1 - mm)
+        lp = -0.5 * ((zz - hp.loc) / hp.scale) ** 2
+        for h, n in zip(hit, miss, strict=True):
+            lp = lp + special.betaln(h + a, n + b) - special.betaln(a, b)
+        w = np.exp(lp - lp.max()).ravel()
+        cell = rng.choice(w.size, size=u, p=w / w.sum())
+        mean = grid_m[cell // 561] + (rng.random(u) - 0.5) / 800
+        log_c[row] = grid_z[cell % 561] + (rng.random(u) - 0.5) * dz
+        c = np.exp(log_c[row])
+        m[row, col], m[row, 1 - col] = mean, 1 - mean
+        rate = rng.beta(c * mean + hit[:, None], c * (1 - mean) + miss[:, None])  # (G, U)
+        theta[:, row, col], theta[:, row, 1 - col] = rate, 1 - rate
+    pi = np.moveaxis(np.stack([rng.dirichlet(1 + paired[i].sum(axis=1), u) for i in range(g)]),
+                     1, 2)
+    y = target.coordinates(pi, theta, m, np.exp(log_c))
+    with np.errstate(all="ignore"):
+        _, _, m, c = target.state(_sweeps(target, y, 5, seed=2))
+    probs = np.array([0.025, 0.25, 0.5, 0.75, 0.975])
+    tol = 4 * np.sqrt(probs * (1 - probs) / u)
+    for row, col in [(1, 1), (0, 0)]:
+        counts = [(p[row, col], p[row, 1 - col]) for p in paired]
+        q_mean, q_log_c = _exact_population(counts, hp, probs)
+        for x, q in [(m[row, col], q_mean), (np.log(c[row]), q_log_c)]:
+            share = (x[:, None] < q).mean(axis=0)
+            assert (np.abs(share - probs) <= tol).all(), (row, share, q)
+
+
 @pytest.mark.slow
 def test_a_huge_concentration_is_the_pooled_model(df):
     # with the hyperprior fixed near c = 1e5 the groups' rows are one matrix (between-group sd
@@ -324,10 +416,10 @@ def test_the_saved_study_covers_within_two_standard_errors(study, saved):
     outside two standard errors with probability about 0.05 (2.4 of 48 expected; all 48 inside
     happens only 8 % of the time).  So: no coverage beyond 3.1 standard errors (a two-sided
     5 % test of all 48 at once, Bonferroni), and at most 6 outside two (the 99 % point of
-    Binomial(48, 0.05)).  The saved study has 4 outside two (binary_equal share at 90 %: 0.868;
-    binary_unequal share at 90 %: 0.932, mean at 50 %: 0.448, log c at 95 %: 0.930; 2.1 to 2.4
-    se), none beyond 2.4; the population level's posterior is also checked directly (the exact
-    posterior above; an independent Gibbs sampler, studies/hierarchical_crosscheck.py).
+    Binomial(48, 0.05)).  The saved study's coverages and how many fall outside are printed
+    by the study and in the WMT21 binary vignette; the population level's posterior is also
+    checked directly (the exact posterior above; an independent Gibbs sampler,
+    studies/hierarchical_crosscheck.py).
     """
     table = study.summarise(saved).set_index(["design", "quantity"])
     assert sorted(table.index) == sorted(CELLS)
@@ -350,6 +442,17 @@ def test_the_saved_study_ranks_are_uniform(study, saved):
     table = study.summarise(saved)
     assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
     assert (table.rank_p_value > 0.01).all(), table[["design", "quantity", "rank_p_value"]]
+
+
+def test_the_saved_study_fits_are_free_of_convergence_warnings(study, saved):
+    # A fit is flagged when a quantity's R-hat (rank-normalised, split) is above 1.01 or its
+    # bulk or tail effective sample size below 400 from 4 chains of 500 draws (the study's
+    # ``flagged``, the thresholds of the fit's ConvergenceWarning).  At most 1 % of the fits
+    # flagged in every design and quantity, the groups' rates far apart included (with the
+    # Hamiltonian moves alone, without the centred sweeps: 14.8 to 54 % in the unequal designs).
+    table = study.summarise(saved)
+    assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
+    assert (table.flagged_share <= 0.01).all(), table[["design", "quantity", "flagged_share"]]
 
 
 @pytest.mark.slow
