@@ -447,12 +447,19 @@ def test_the_saved_study_ranks_are_uniform(study, saved):
 def test_the_saved_study_fits_are_free_of_convergence_warnings(study, saved):
     # A fit is flagged when a quantity's R-hat (rank-normalised, split) is above 1.01 or its
     # bulk or tail effective sample size below 400 from 4 chains of 500 draws (the study's
-    # ``flagged``, the thresholds of the fit's ConvergenceWarning).  At most 1 % of the fits
-    # flagged in every design and quantity, the groups' rates far apart included (with the
-    # Hamiltonian moves alone, without the centred sweeps: 14.8 to 54 % in the unequal designs).
+    # ``flagged``, the thresholds of the fit's ConvergenceWarning).  A fit flagged in several
+    # quantities is counted in each, so the sum over quantities bounds the flagged fits from
+    # above.  At least 99 % of the study's fits free of warnings, and at most 2 % flagged in
+    # any design, the groups' rates far apart included (with the Hamiltonian moves alone,
+    # without the centred sweeps: 14.8 to 54 % of the fits in the unequal designs).
     table = study.summarise(saved)
     assert set(zip(table.design, table.quantity, strict=True)) == set(CELLS)
-    assert (table.flagged_share <= 0.01).all(), table[["design", "quantity", "flagged_share"]]
+    per_batch = saved.groupby(["design", "batch"]).agg(n=("n", "first"),
+                                                        flagged=("n_flagged", "sum"))
+    bound = np.minimum(per_batch.flagged, per_batch.n)
+    assert bound.sum() <= 0.01 * per_batch.n.sum(), bound.sum()
+    by_design = bound.groupby("design").sum() / per_batch.n.groupby("design").sum()
+    assert (by_design <= 0.02).all(), by_design
 
 
 @pytest.mark.slow
