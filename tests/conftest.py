@@ -1,6 +1,7 @@
 import dataclasses
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -31,6 +32,18 @@ def build_module():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def study_module(name: str):
+    """``studies/<name>.py`` as a module named ``name`` (a script, not part of the package).
+
+    Registered in ``sys.modules`` first: the studies' dataclasses look their module up there.
+    """
+    spec = importlib.util.spec_from_file_location(name, REPO / "studies" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups

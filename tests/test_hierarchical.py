@@ -9,14 +9,13 @@ re-run from its seed.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 from scipy import special, stats
 
 import binaryeval as be
@@ -389,12 +388,7 @@ def test_other_entries_refuse_hierarchical_rates_with_the_fix(df):
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("hierarchical_sbc",
-                                                  ROOT / "studies" / "hierarchical_sbc.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return study_module("hierarchical_sbc")
 
 
 @pytest.fixture(scope="module")

@@ -7,25 +7,19 @@ model to check that the saved numbers are what the script computes (same seeds, 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "vignettes" / "data" / "latent_calibration.csv"
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location(
-        "latent_calibration", ROOT / "studies" / "latent_calibration.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return study_module("latent_calibration")
 
 
 @pytest.fixture(scope="module")

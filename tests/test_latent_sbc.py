@@ -10,13 +10,12 @@ that they reproduce the saved numbers exactly and pass the same checks on their 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,12 +24,7 @@ CSV = ROOT / "vignettes" / "data" / "latent_sbc.csv"
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("latent_sbc",
-                                                  ROOT / "studies" / "latent_sbc.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return study_module("latent_sbc")
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,12 @@ re-run from its seed (every row has its own random stream) and must come out the
 saved rows must say what the vignette's text says of them.
 """
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "vignettes" / "data" / "preference_subsample.csv"
@@ -21,12 +20,7 @@ CSV = ROOT / "vignettes" / "data" / "preference_subsample.csv"
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("preference_subsample",
-                                                  ROOT / "studies" / "preference_subsample.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return study_module("preference_subsample")
 
 
 @pytest.fixture(scope="module")

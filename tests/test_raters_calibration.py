@@ -9,13 +9,12 @@ the majority vote, as the truth) cover it far less often.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,12 +23,7 @@ CSV = ROOT / "vignettes" / "data" / "raters_calibration.csv"
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("raters_calibration",
-                                                  ROOT / "studies" / "raters_calibration.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return study_module("raters_calibration")
 
 
 @pytest.fixture(scope="module")

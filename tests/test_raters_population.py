@@ -9,14 +9,13 @@ truth of simulated crowds, and from the saved rows of ``studies/raters_populatio
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 from scipy import special, stats
 
 from binaryeval.errors import ConvergenceWarning, ParameterError
@@ -213,12 +212,7 @@ def test_the_population_prior_reduces_the_raters_error(model, study):
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("raters_population",
-                                                  ROOT / "studies" / "raters_population.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return study_module("raters_population")
 
 
 @pytest.fixture(scope="module")

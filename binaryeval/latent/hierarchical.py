@@ -354,8 +354,11 @@ class _Centred:
         self.n_kept = 0
 
     def _log_target(self, z, lm, counts, total):
-        """The conditional of ``z`` (K, U) and ``w`` (through ``log m``, (K, J, U)) given the
-        complete counts (G, K, J, U), the rows integrated out; ``total``: their row sums."""
+        """Log conditional of the population level given the complete counts, rows integrated out.
+
+        ``z`` (K, U) and ``w`` (through ``log m``, (K, J, U)); the counts (G, K, J, U) and
+        ``total``, their row sums.
+        """
         hp = self.target.hyper
         c = np.exp(z)
         conc = c[:, None] * np.exp(lm)
