@@ -112,16 +112,20 @@ class _Side:
         u, g_w, start = self._panels(centre, s, reach)
         vals = self.g(u) * special.betainc(self.a0 + u, N - self.a0 - u, x[:, None])
         out = self.G(start) + np.sum(vals * g_w, axis=1)
-        # the end components: below the step their I is 1, above it 0
+        self._add_end_components(out, x, centre, reach)
+        return np.clip(out, 0.0, 1.0)
+
+    def _add_end_components(self, cdf: np.ndarray, x: np.ndarray, centre: np.ndarray,
+                            reach: np.ndarray) -> None:
+        """Add the materialised end components to ``cdf`` in place (below the step I is 1)."""
         below = centre - reach > self.zone + 1.0
-        out[below] += self.r_low
+        cdf[below] += self.r_low
         near = ~below & (centre + reach > -1.0)
         near |= centre + reach > self.U - self.zone - 1.0
         if near.any() and self.j.size:
             a = self.a0 + self.j
-            h = special.betainc(a[None, :], N - a[None, :], x[near][:, None])
-            out[near] += (h * self.r).sum(axis=1) - np.where(below[near], self.r_low, 0.0)
-        return np.clip(out, 0.0, 1.0)
+            h = special.betainc(a[None, :], self.N - a[None, :], x[near][:, None])
+            cdf[near] += (h * self.r).sum(axis=1) - np.where(below[near], self.r_low, 0.0)
 
     def cdf_logpdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`cdf` and, on the same nodes, the log density (for a quantile search).
@@ -142,14 +146,7 @@ class _Side:
         cdf = self.G(start) + np.sum(gu * special.betainc(a, b, xs) * g_w, axis=1)
         with np.errstate(divide="ignore", under="ignore"):
             dens = np.sum(gu * np.exp(log_beta_pdf(xs, a, b)) * g_w, axis=1)
-        below = centre - reach > self.zone + 1.0
-        cdf[below] += self.r_low
-        near = ~below & (centre + reach > -1.0)
-        near |= centre + reach > self.U - self.zone - 1.0
-        if near.any() and self.j.size:
-            aj = self.a0 + self.j
-            h = special.betainc(aj[None, :], N - aj[None, :], x[near][:, None])
-            cdf[near] += (h * self.r).sum(axis=1) - np.where(below[near], self.r_low, 0.0)
+        self._add_end_components(cdf, x, centre, reach)
         # the end components of the density, where its bell reaches them (as logpdf)
         c_pdf = x * (N - 2.0) + 1.0 - self.a0
         ends = (c_pdf - reach < self.zone + 1.0) | (c_pdf + reach > self.U - self.zone - 1.0)
