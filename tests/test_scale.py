@@ -351,3 +351,124 @@ def test_model_rates_chebyshev_grid_equals_the_term_by_term_mixture(monkeypatch)
     for case in _random_designs(30, 0):
         rates_module.model_rates(**case)
     assert sum(calls) >= 10 and not all(calls)
+
+
+# -- more terms than every-term summation takes: the located box and the lattice ---------------
+def _lattice_spy(monkeypatch):
+    """Record the lattices the rates took (their steps), or None where none was possible."""
+    from binaryeval.binary import _lattice
+
+    seen = []
+    original = _lattice.lattice_weights
+
+    def spy(*args, **kwargs):
+        got = original(*args, **kwargs)
+        seen.append(None if got is None else got.steps)
+        return got
+
+    monkeypatch.setattr(_lattice, "lattice_weights", spy)
+    return seen
+
+
+@pytest.mark.parametrize("case", [
+    # 5,000 metric-only ratings, 2,400 paired: the weights well inside the square, strides
+    # in both directions
+    dict(A=1401, B=1001, k=2600, M=5000, tp=1200, fn=200, tn=800, fp=200, rate_prior=(1, 1)),
+    # no false positive among the paired rows: the weights press against X = k (every
+    # metric positive adequate), unit steps there and strides in U
+    dict(A=1401, B=1001, k=2100, M=5000, tp=1200, fn=200, tn=1000, fp=0, rate_prior=(1, 1)),
+    # no false negative: they press against U = 0, strides in X
+    dict(A=1401, B=1001, k=2300, M=5000, tp=1400, fn=0, tn=800, fp=200, rate_prior=(1, 1)),
+    # a known eta
+    dict(A=1401, B=1001, k=2600, M=5000, tp=1200, fn=200, tn=800, fp=200, rate_prior=(1, 1),
+         eta=0.8),
+])
+def test_model_rates_on_a_lattice_equal_the_sum_of_every_term(monkeypatch, case):
+    # more terms than _FULL: the box located by Newton's method and the lattice whose
+    # shifted copy agrees, against every term of the square (the tables and Newton's method
+    # tested above), and the mixture's alpha against the exact engine's
+    import binaryeval as be
+
+    seen = _lattice_spy(monkeypatch)
+    got = rates_module.model_rates(**case)
+    assert seen and seen[-1] is not None and seen[-1] != (1, 1)
+    monkeypatch.setattr(rates_module, "_FULL", 10**7)
+    want = rates_module.model_rates(**case)
+    for g, w in zip(got[:2], want[:2], strict=True):
+        assert g.known == w.known
+        assert g.mean == pytest.approx(w.mean, abs=1e-12)
+        assert g.sd == pytest.approx(w.sd, abs=1e-11)
+        assert g.lower == pytest.approx(w.lower, abs=1e-11)
+        assert g.upper == pytest.approx(w.upper, abs=1e-11)
+    # the paired rows inform alpha: A and B hold them
+    hp, n_h = case["A"] - 1, case["A"] + case["B"] - 2
+    exact = be.alpha_posterior(hp, n_h, case["k"], case["M"], case["tp"], case["fn"], case["tn"],
+                               case["fp"], eta=case.get("eta"))
+    assert got[2] == pytest.approx(exact.mean(), abs=1e-11)
+
+
+@pytest.mark.parametrize("args", [
+    dict(A=191, B=12, k=620, M=1150, Ar=171, Br=21, Ae=11, Be=1),
+    dict(A=40, B=30, k=700, M=1500, Ar=21, Br=10, Ae=26, Be=12),
+    dict(A=3, B=3, k=300, M=700, Ar=2, Br=2, Ae=2, Be=2),
+    dict(A=200, B=5, k=20, M=480, Ar=3, Br=40, Ae=30, Be=2),
+])
+def test_the_located_box_holds_every_term_above_the_cut(args):
+    # the box found from the mode without visiting the square holds the box of every term
+    # within 1e-20 of the largest (found by visiting all of them)
+    from binaryeval.binary import _lattice
+
+    lw = rates_module._log_weights_full(**args, rho=None, eta=None)
+    X, U, _ = rates_module._box(lw)
+    p = _lattice.parts(**args, rho=None, eta=None)
+    box = _lattice.locate(p, (args["k"] / 2, (args["M"] - args["k"]) / 2))
+    assert box is not None
+    assert box.x[0] <= X[0] and X[-1] <= box.x[1]
+    assert box.u[0] <= U[0] and U[-1] <= box.u[1]
+    # and its log weights are the grid's up to a constant
+    sub = _lattice.log_weights(p, X, U)
+    full = lw[int(U[0]):int(U[-1]) + 1, int(X[0]):int(X[-1]) + 1]
+    assert np.ptp(sub - full) < 1e-9
+
+
+def test_a_lattice_too_coarse_is_refined_until_its_shifted_copy_agrees(monkeypatch):
+    # start from steps far too coarse: the shifted copies disagree, the steps are halved, and
+    # the lattice's mass and means then equal the sum over every term
+    from binaryeval.binary import _lattice
+
+    args = dict(A=1401, B=1001, k=2600, M=5000, Ar=1201, Br=201, Ae=801, Be=201)
+    p = _lattice.parts(**args, rho=None, eta=None)
+    box = _lattice.locate(p, (2200.0, 500.0))
+    assert not (box.pressed_x or box.pressed_u)
+    natural = _lattice.steps(box)
+    monkeypatch.setattr(_lattice, "steps", lambda box, narrowings=(): (256, 256))
+    lat = _lattice.lattice_weights(p, box)
+    assert lat.steps[0] < 256 and lat.steps[1] < 256
+    assert max(lat.steps) <= 4 * max(natural)
+    lw = rates_module._log_weights_full(**args, rho=None, eta=None)
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    mx, mu = float(w.sum(axis=0) @ np.arange(w.shape[1])), float(w.sum(axis=1) @ np.arange(
+        w.shape[0]))
+    assert float(lat.w.sum(axis=0) @ lat.X) == pytest.approx(mx, abs=1e-9)
+    assert float(lat.w.sum(axis=1) @ lat.U) == pytest.approx(mu, abs=1e-9)
+
+
+def test_rates_the_lattice_cannot_certify_are_said_to_be_approximate():
+    # 40,000 metric-only ratings, 100 paired, the weights pressing two edges over a region
+    # of some 10^8 terms: no lattice is possible; the rates come from the coarse zoom, whose
+    # alpha misses the exact engine's, and the fit says so (the alpha columns stay exact)
+    import warnings
+
+    import binaryeval as be
+    from binaryeval.errors import BinaryEvalWarning
+
+    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 5727, "metric_total": 40000,
+              "tp": 7, "fn": 0, "tn": 82, "fp": 11}
+    fit = be.fit_counts(counts)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit.rates()
+    said = [w for w in caught if issubclass(w.category, BinaryEvalWarning)
+            and "approximate" in str(w.message)]
+    assert len(said) == 1 and "1 group(s)" in str(said[0].message)

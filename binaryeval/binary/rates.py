@@ -22,13 +22,19 @@ over ``T = X + U`` of the exact engine (:mod:`binaryeval.binary.engine`); the te
 two agree.
 
 Computation: every term when ``(k + 1)(M - k + 1)`` is at most ``_FULL`` (250,000: up to about
-1,000 metric-only ratings per group), else the region the weights occupy, found by zooming in
-from a coarse scan of the whole square (400 x 400 points) to the points within ``1e-20`` of the
-largest weight, then a lattice an eighth of the weights' standard deviation apart in each
-direction (every term when that is below 1); the lattice's sum stands for the sum over all
-terms (the weights are smooth on the scale of their spread).  The tests hold the mixture's mean
-of ``alpha`` to 1e-10 of the exact engine's on designs up to 30,000 metric-only ratings, and the
-means of ``rho`` and ``eta`` to 1e-8 of a three-dimensional adaptive quadrature.  Moments are
+1,000 metric-only ratings per group).  Beyond that, the box of the terms within ``1e-20`` of the
+largest weight is located from the mode (Newton's method on the continuous log weights) and
+checked on its four sides, and the sums run on a lattice as coarse as Poisson's summation formula
+allows, in each direction where the weights fall off before the square's edge (unit steps where
+they press against it), checked against a copy shifted by half a step
+(:mod:`binaryeval.binary._lattice`).  The tests hold it to the sum over every term within 1e-11
+on designs of 5,000 metric-only ratings (inside the square, pressing either edge), and the
+mixture's mean of ``alpha`` to the exact engine's within 1e-11.  Where no such lattice fits in
+memory (tens of thousands of metric-only ratings with very few paired ones, the weights pressing
+two edges over some 10^8 terms) the region is zoomed into from a coarse scan and summed on a
+lattice an eighth of the weights' spread apart; those sums are not checked, and
+``BinaryFit.rates()`` says so whenever the mixture's mean of ``alpha`` misses the exact
+engine's by more than 1e-8 (it misses by 1e-4 to 6e-4 on such designs).  Moments are
 the mixture's; the interval's ends are roots of the mixture's distribution function.  With every term, the components of one row (fixed ``U`` for ``rho``)
 have consecutive first parameters, so the distribution function is one incomplete beta function
 per row plus a sum of kernel terms (``I_t(a + 1, b) = I_t(a, b) - t^a (1 - t)^b / (a B(a, b))``).
@@ -372,6 +378,15 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
                 rho=rho, eta=eta)
     tail = (1.0 - level) / 2.0
     probs = (tail, 1.0 - tail)
+    if (k + 1) * (M - k + 1) > _FULL:
+        # the box of the terms that matter, found without visiting the square, and the
+        # coarsest lattice its sums allow (binaryeval.binary._lattice)
+        lat = _on_lattice(args)
+        if lat is not None:
+            if lat.steps == (1, 1):
+                return (*_full_rates(lat.w, lat.X, lat.U, args, probs, lat.lw),
+                        _alpha_mean(lat.w, lat.X, lat.U, A, B, M))
+            return _lattice_rates(lat, args, probs)
     full = (k + 1) * (M - k + 1) <= _FULL
     if full:
         X, U, w, lw = _box(_log_weights_full(**args), log=True)
@@ -402,6 +417,83 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
         lo, hi = _quantiles(_direct_cdf(w, a, b), mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1], alpha_mean
+
+
+def _alpha_mean(w: np.ndarray, X: np.ndarray, U: np.ndarray, A: float, B: float, M: int
+                ) -> float:
+    return float((A + w.sum(axis=0) @ X + w.sum(axis=1) @ U) / (A + B + M))
+
+
+def _on_lattice(args: dict):
+    """The weights on a lattice (:func:`binaryeval.binary._lattice.lattice_weights`), or None."""
+    from . import _lattice
+
+    A, B, k, M = args["A"], args["B"], args["k"], args["M"]
+    p = _lattice.parts(**args)
+    # a start: the split the prior and paired rows' means of the three parameters expect
+    a0 = A / (A + B)
+    r0 = args["rho"] if args["rho"] is not None else args["Ar"] / (args["Ar"] + args["Br"])
+    e0 = args["eta"] if args["eta"] is not None else args["Ae"] / (args["Ae"] + args["Be"])
+    q0 = a0 * r0 + (1.0 - a0) * (1.0 - e0)
+    pi1 = a0 * r0 / q0 if q0 > 0 else 0.5
+    pi0 = a0 * (1.0 - r0) / (1.0 - q0) if q0 < 1 else 0.5
+    box = _lattice.locate(p, (k * pi1, (M - k) * pi0))
+    if box is None:
+        return None
+    # each term of a rate's density is the weight times a component's density, whose log
+    # bends too: the lattice must follow the narrower product (both rates' at the mode)
+    xm, um = box.mode
+    narrowings = []
+    for name in ("rho", "eta"):
+        if args[name] is not None:
+            continue
+        if name == "rho":
+            a, b = args["Ar"] + xm, args["Br"] + um
+        else:
+            # a = Ae + M - k - U, b = Be + k - X: X moves b, U moves a
+            b, a = args["Ae"] + M - k - um, args["Be"] + k - xm
+        t2 = float(special.polygamma(1, a + b))
+        narrowings.append(np.array([[t2 - float(special.polygamma(1, a)), t2],
+                                    [t2, t2 - float(special.polygamma(1, b))]]))
+    return _lattice.lattice_weights(p, box, tuple(narrowings))
+
+
+def _lattice_rates(lat, args: dict, probs) -> tuple[RatePosterior, RatePosterior, float]:
+    """Moments and interval of each rate from weights on a lattice (any steps)."""
+    X, U, w, lw = lat.X, lat.U, lat.w, lat.lw
+    A, B, k, M = args["A"], args["B"], args["k"], args["M"]
+    T = X[None, :] + U[:, None]
+    out = []
+    for name in ("rho", "eta"):
+        known = args[name]
+        if known is not None:
+            out.append(RatePosterior(known, 0.0, known, known, known=True))
+            continue
+        if name == "rho":
+            a, b = args["Ar"] + X, args["Br"] + U          # a along the columns
+            a2, b2 = a[None, :], b[:, None]
+            total = args["Ar"] + args["Br"] + T
+        else:
+            a, b = args["Ae"] + M - k - U, args["Be"] + k - X   # a along the rows
+            a2, b2 = a[:, None], b[None, :]
+            total = args["Ae"] + args["Be"] + M - T
+        mean = float((w * a2 / total).sum())
+        second = float((w * (a2 * (a2 + 1.0)) / (total * (total + 1.0))).sum())
+        sd = math.sqrt(max(second - mean ** 2, 0.0))
+        got = None
+        if 0.0 < mean < 1.0 and sd > 0:
+            # every term's density at the mean: the kernel the grid's density scales
+            lk = lw + (a2 - 1.0) * math.log(mean) + (b2 - 1.0) * math.log1p(-mean)
+            lk -= special.gammaln(a2) + special.gammaln(b2) - special.gammaln(total)
+            got = _chebyshev_rate(name, w, lw, X, U, a, b, args, mean, sd, probs,
+                                  kernel=np.exp(lk), log_kernel=lk, floor=lat.floor)
+        if got is not None:
+            out.append(RatePosterior(*got))
+            continue
+        aa, bb = a2 + 0.0 * b2, b2 + 0.0 * a2
+        lo, hi = _quantiles(_direct_cdf(w, aa, bb), mean, sd, probs)
+        out.append(RatePosterior(mean, sd, lo, hi))
+    return out[0], out[1], _alpha_mean(w, X, U, A, B, M)
 
 
 def _box(lw: np.ndarray, log: bool = False) -> tuple[np.ndarray, ...]:
@@ -619,7 +711,9 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: np.ndarray,
                     a: np.ndarray, b: np.ndarray, args: dict, guess_mean: float,
-                    guess_sd: float, probs) -> tuple[float, float, float, float] | None:
+                    guess_sd: float, probs, kernel: np.ndarray | None = None,
+                    log_kernel: np.ndarray | None = None, floor: float = 0.0
+                    ) -> tuple[float, float, float, float] | None:
     """Mean, sd and interval of one rate from its density interpolated on a Chebyshev grid.
 
     ``w``, ``lw``: the box's weights and their logs (rows ``U``, columns ``X``); ``a``, ``b``:
@@ -671,10 +765,13 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     l0, l1 = math.log(mean), math.log1p(-mean)
     col_on_t = name == "rho"
     cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
-    # w times each component's density at the guessed mean: w exp(H[i + j] + C[i] + R[j])
-    C = col_e * cl0 - col_lb
-    R = row_e * rl0 - row_lb
-    K = _scaled(w, lw, H, C, R)
+    if kernel is None:
+        # w times each component's density at the guessed mean: w exp(H[i + j] + C[i] + R[j])
+        C = col_e * cl0 - col_lb
+        R = row_e * rl0 - row_lb
+        K = _scaled(w, lw, H, C, R)
+    else:
+        K = kernel
     if K is None:
         return None
     half, mid = 0.5 * (hi_t - lo_t), 0.5 * (hi_t + lo_t)
@@ -688,10 +785,16 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         ce = np.outer(lt if col_on_t else l1t, col_e)
         re = np.outer(l1t if col_on_t else lt, row_e)
         c = ce.max(axis=1, keepdims=True)
+        if float((re + c).max()) > 700.0:
+            if log_kernel is None:
+                return None
+            # the factors leave the range of doubles (many ratings, a point far out): each
+            # point's terms as one exponential of their logs, which stay below the density's
+            out[inner] = [float(np.exp(log_kernel + ce[m][None, :] + re[m][:, None]).sum())
+                          for m in range(ti.size)]
+            return out
         ce -= c
         re += c
-        if float(re.max()) > 700.0:
-            return None
         out[inner] = np.einsum("mj,mj->m", np.exp(re), _matmul(np.exp(ce), K.T))
         return out
 
@@ -713,7 +816,7 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         if dens is None:
             return None
         coef = _cheb_coefficients(dens)
-        if half * float(np.abs(coef[-4:]).sum()) <= _CHEB_TOL:
+        if half * float(np.abs(coef[-4:]).sum()) <= max(_CHEB_TOL, floor):
             break
     else:
         return None
@@ -723,7 +826,7 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     # the mass beyond its ends, up to the rounding of the log-gamma functions in each term's
     # normalisation (about 1e-16 of their size, some 1e-13 relative at 1,000 ratings)
     total = float(cdf.sum())
-    if abs(1.0 - total) > _MISSING_TOL:
+    if abs(1.0 - total) > max(_MISSING_TOL, floor):
         return None
     cdf /= total
     dens = dens / total

@@ -18,6 +18,9 @@ from ..errors import BinaryEvalWarning, ParameterError
 from ..summary import Summary
 from .posterior import AlphaPosterior, summaries
 
+# the model rates' mixture must give the exact engine's mean of alpha this closely
+_ALPHA_CHECK = 1e-8
+
 __all__ = ["BinaryFit"]
 
 # compare() of more pairs than this says once that prob_greater_matrix() is the fast path
@@ -304,6 +307,7 @@ class BinaryFit(Result):
         c_all = self.counts.loc[self.groups, list(COUNT_COLUMNS)].to_numpy(dtype=np.int64)
         pooled_paired = dict(zip(("tp", "fn", "tn", "fp"), (int(v) for v in self.counts[
             ["tp", "fn", "tn", "fp"]].sum()), strict=True))
+        unchecked: list[tuple[Any, float]] = []
         for g, vals in zip(self.groups, c_all, strict=True):
             c = dict(zip(COUNT_COLUMNS, (int(v) for v in vals), strict=True))
             known = self.known_rates.get(g, (None, None))
@@ -318,11 +322,15 @@ class BinaryFit(Result):
                 n_paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
                 hp = c["human_pos"] + (c["tp"] + c["fn"] if self.paired_informs_alpha else 0)
                 ht = c["human_total"] + (n_paired if self.paired_informs_alpha else 0)
-                rho, eta, _ = model_rates(
+                rho, eta, alpha_check = model_rates(
                     A=a + hp, B=b + ht - hp, k=c["metric_pos"], M=c["metric_total"],
                     tp=paired["tp"], fn=paired["fn"], tn=paired["tn"],
                     fp=paired["fp"], rate_prior=(ar, br), rho=known[0], eta=known[1],
                     level=level)
+                # the mixture's alpha against the exact engine's: a check on its sums
+                off = abs(alpha_check - self.posteriors[g].mean())
+                if off > _ALPHA_CHECK:
+                    unchecked.append((g, off))
                 for name, r in (("rho", rho), ("eta", eta)):
                     row.update({name: r.mean, f"{name}_std_error": r.sd,
                                 f"{name}_lower": r.lower, f"{name}_upper": r.upper})
@@ -339,6 +347,14 @@ class BinaryFit(Result):
             row.update({k: c[k] for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)
             rows.append(row)
+        if unchecked:
+            worst_g, worst = max(unchecked, key=lambda item: item[1])
+            warn(f"the model's rho and eta of {len(unchecked)} group(s) are approximate: "
+                 f"their mixture's mean of alpha is up to {worst:.1e} from the exact "
+                 f"posterior's (group {worst_g!r}); with this many metric-only ratings the "
+                 "split's weights reach the edge of their range over a region too large to "
+                 "sum term by term.  The alpha columns are exact; read rho and eta there to "
+                 "about that accuracy, or use paired_rates()", BinaryEvalWarning)
         out = pd.DataFrame(rows, index=self._index())
         out.attrs.update(level=level, rates=self.rates_mode,
                          method=("the model's posterior (paired and metric-only ratings)"
