@@ -455,16 +455,16 @@ def test_a_lattice_too_coarse_is_refined_until_its_shifted_copy_agrees(monkeypat
 
 
 def test_rates_the_lattice_cannot_certify_are_said_to_be_approximate():
-    # 40,000 metric-only ratings, 100 paired, the weights pressing two edges over a region
-    # of some 10^8 terms: no lattice is possible; the rates come from the coarse zoom, whose
-    # alpha misses the exact engine's, and the fit says so (the alpha columns stay exact)
+    # 300,000 metric-only ratings and 30 paired: the weights press two edges over some 10^10
+    # terms, no lattice fits; the rates come from the coarse zoom, whose alpha misses the
+    # exact engine's by about 1e-4, and the fit says so (the alpha columns stay exact)
     import warnings
 
     import binaryeval as be
     from binaryeval.errors import BinaryEvalWarning
 
-    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 5727, "metric_total": 40000,
-              "tp": 7, "fn": 0, "tn": 82, "fp": 11}
+    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 150390, "metric_total": 300000,
+              "tp": 11, "fn": 1, "tn": 16, "fp": 2}
     fit = be.fit_counts(counts)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -472,3 +472,33 @@ def test_rates_the_lattice_cannot_certify_are_said_to_be_approximate():
     said = [w for w in caught if issubclass(w.category, BinaryEvalWarning)
             and "approximate" in str(w.message)]
     assert len(said) == 1 and "1 group(s)" in str(said[0].message)
+
+
+def test_rates_where_the_weights_press_an_edge_of_a_large_square_have_the_exact_alpha(
+        monkeypatch):
+    # 40,000 metric-only ratings, 100 paired with no false negative: the weights sit on
+    # U = 0 (every metric negative inadequate) and reach X = 0 at 1e-15; the coarse zoom
+    # that summed them before missed the exact engine's mean of alpha by 5.8e-4, the
+    # lattice (unit steps in U, strides in X) meets it, and no warning is given
+    import warnings
+
+    import binaryeval as be
+
+    seen, original = [], rates_module.model_rates
+
+    def recorded(**kwargs):
+        seen.append(original(**kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(rates_module, "model_rates", recorded)
+    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 5727, "metric_total": 40000,
+              "tp": 7, "fn": 0, "tn": 82, "fp": 11}
+    fit = be.fit_counts(counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = fit.rates().iloc[0]
+    (r, e, alpha_mean), = seen
+    assert alpha_mean == pytest.approx(fit.posteriors["all"].mean(), abs=1e-11)
+    assert got["rho"] == r.mean and got["eta_upper"] == e.upper
+    # an interval around the mean, inside (0, 1]
+    assert 0.0 < got["rho_lower"] < got["rho"] < got["rho_upper"] <= 1.0

@@ -20,7 +20,7 @@ with ``q(m) = sum_ij m_i S_ij m_j / (h_i h_j)``.  A rate's density sums the weig
 component's density, whose log bends too (narrower along one diagonal the more ratings there
 are), so ``S`` is taken for the weights alone and for each rate's product at the mode, and the
 steps are chosen so that ``q(m) >= 3`` for every one of them (``exp(-59)``, some ``2e-26``).
-Strides are taken only in a direction where the weights fall below ``1e-16`` of the largest
+Strides are taken only in a direction where the weights fall below ``1e-13`` of the largest
 before the square's edge (a bump cut off by the edge has no such transform: there the steps
 are 1, and the other direction's step is set by its spread given this one).  The error is then
 measured, not assumed: a second lattice shifted by half a step gives the mass and the means and
@@ -43,7 +43,8 @@ _REACH = 10.5               # the first box: the mode +- this many standard devi
 _MIN_Q = 3.0                # the lattice's smallest q(m) (see the module's docstring)
 _SAFETY = 1.1               # ... with this margin for the component densities' own spread
 _AGREE = 1e-13              # the shifted lattices' mass and means must agree this closely
-_EDGE = math.log(1e-16)     # an edge whose terms reach this (relative) presses the weights
+_EDGE = 5.0                 # an edge line holding this times the tolerance of a line through
+                            # the mode presses the weights (see locate)
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,23 @@ class Box:
     top: float
     pressed_x: bool
     pressed_u: bool
+
+
+def _lse(values: np.ndarray) -> float:
+    top = float(values.max())
+    return top + math.log(float(np.exp(values - top).sum())) if np.isfinite(top) else top
+
+
+def floor(p: Parts, mode: tuple[float, float]) -> float:
+    """The tolerance of the lattice's sums: ``1e-13``, or their own rounding when larger.
+
+    Each log weight is off by up to eps times the size of its log-gamma terms, so each sum
+    is off by as much, relative, and two sums by twice that (some 1e-11 at 1,500 ratings,
+    1e-9 at 100,000).
+    """
+    xm, um = mode
+    size = p.fx.size(xm) + p.gu.size(um) + p.ht.size(xm + um)
+    return max(_AGREE, 2.0 * float(np.finfo(float).eps) * size)
 
 
 def _value(p: Parts, x: float, u: float) -> float:
@@ -274,11 +292,22 @@ def locate(p: Parts, start: tuple[float, float]) -> Box | None:
         if sides["u1"] >= cut and u1 < uh:
             u1, moved = min(uh, u1 + grow_u), True
         if not moved:
-            edge = top + _EDGE
-            pressed_x = bool(active[0] or (x0 == xl and sides["x0"] >= edge)
-                             or (x1 == xh and sides["x1"] >= edge))
-            pressed_u = bool(active[1] or (u0 == ul and sides["u0"] >= edge)
-                             or (u1 == uh and sides["u1"] >= edge))
+            # an edge presses the weights when its line holds more than _EDGE times the
+            # tolerance of the mass of the parallel line through the mode: a lattice cut off
+            # there errs by about (its step / the spread) / sqrt(2 pi) of that share
+            tol = floor(p, (xm, um))
+            mid_x = float(_lse(log_weights(p, np.array([min(max(round(xm), xl), xh)], float),
+                                           us)))
+            mid_u = float(_lse(log_weights(p, xs, np.array([min(max(round(um), ul), uh)],
+                                                             float))))
+            lines = {"x0": (x0 == xl, xs[:1], us, mid_x), "x1": (x1 == xh, xs[-1:], us, mid_x),
+                     "u0": (u0 == ul, xs, us[:1], mid_u), "u1": (u1 == uh, xs, us[-1:], mid_u)}
+            pressed = {}
+            for name, (at_edge, lx, lu, mid) in lines.items():
+                pressed[name] = bool(at_edge and float(_lse(log_weights(p, lx, lu))) - mid
+                                     >= math.log(_EDGE * tol))
+            pressed_x = bool(active[0] or pressed["x0"] or pressed["x1"])
+            pressed_u = bool(active[1] or pressed["u0"] or pressed["u1"])
             return Box((int(x0), int(x1)), (int(u0), int(u1)), (xm, um), hess, top,
                        pressed_x, pressed_u)
     return None
@@ -366,18 +395,13 @@ def _summary(X, U, w) -> tuple[float, float, float, float, float]:
 
 
 def lattice_weights(p: Parts, box: Box, narrowings: tuple[np.ndarray, ...] = (),
-                    max_points: int = 20_000_000) -> Lattice | None:
+                    max_points: int = 4_000_000) -> Lattice | None:
     """The weights on the coarsest lattice whose shifted copy agrees (module docstring).
 
     None when the lattice would hold more than ``max_points`` points.
     """
     hx, hu = steps(box, narrowings)
-    # the two lattices cannot agree better than the log weights' own rounding: each term is
-    # off by up to eps times the size of its log-gamma terms, each sum by as much, relative
-    # (some 1e-11 at 1,500 ratings, 1e-9 at 100,000)
-    xm, um = box.mode
-    size = p.fx.size(xm) + p.gu.size(um) + p.ht.size(xm + um)
-    agree = max(_AGREE, 2.0 * np.finfo(float).eps * size)
+    agree = floor(p, box.mode)
     while True:
         size = ((box.x[1] - box.x[0]) // hx + 1) * ((box.u[1] - box.u[0]) // hu + 1)
         if size > max_points:

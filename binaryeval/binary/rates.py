@@ -491,7 +491,7 @@ def _lattice_rates(lat, args: dict, probs) -> tuple[RatePosterior, RatePosterior
             out.append(RatePosterior(*got))
             continue
         aa, bb = a2 + 0.0 * b2, b2 + 0.0 * a2
-        lo, hi = _quantiles(_direct_cdf(w, aa, bb), mean, sd, probs)
+        lo, hi = _newton_quantiles(_direct_cdf_pdf(w, aa, bb), mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1], _alpha_mean(w, X, U, A, B, M)
 
@@ -586,6 +586,22 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
         lo, hi = _newton_quantiles(mixture, mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1]
+
+
+def _direct_cdf_pdf(w: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """The mixture's distribution function and density, term by term (for Newton's method)."""
+    keep = w > w.max() * 1e-20
+    aa, bb, ww = a[keep], b[keep], w[keep]
+    lw = np.log(ww) - special.betaln(aa, bb)
+
+    def cdf_pdf(t: float) -> tuple[float, float]:
+        if t <= 0.0 or t >= 1.0:
+            return (0.0 if t <= 0.0 else 1.0), 0.0
+        cdf = float((ww * special.betainc(aa, bb, t)).sum())
+        pdf = float(np.exp(lw + (aa - 1.0) * math.log(t) + (bb - 1.0) * math.log1p(-t)).sum())
+        return cdf, pdf
+
+    return cdf_pdf
 
 
 def _direct_cdf(w: np.ndarray, a: np.ndarray, b: np.ndarray):
@@ -744,12 +760,23 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     """
     mean, sd = guess_mean, guess_sd
     lo_t, hi_t = mean - _GUESS_REACH * sd, mean + _GUESS_REACH * sd
-    # a grid reaching 0 or 1 stops there, where every component's density is 0 (both its
-    # parameters above 1 there); else this path does not apply
+    # a grid reaching 0 or 1 stops there, where every component's density is finite (both
+    # its parameters at least 1 there); else this path does not apply
     a_min, b_min = float(a.min()), float(b.min())
-    if not sd > 0 or (lo_t <= 0.0 and a_min <= 1.0) or (hi_t >= 1.0 and b_min <= 1.0):
+    if not sd > 0 or (lo_t <= 0.0 and a_min < 1.0) or (hi_t >= 1.0 and b_min < 1.0):
         return None
     lo_t, hi_t = max(lo_t, 0.0), min(hi_t, 1.0)
+    # a component with b = 1 has density a at 1 (and one with a = 1 density b at 0), the
+    # rest 0 there: the mixture's density at the ends (rows U, columns X; for rho a along
+    # the columns, for eta along the rows)
+    b_on_rows = name == "rho"
+    ends = {1.0: 0.0, 0.0: 0.0}
+    if hi_t >= 1.0 and b_min == 1.0:
+        on = b == 1.0
+        ends[1.0] = float(w[on, :].sum(axis=0) @ a if b_on_rows else w[:, on].sum(axis=1) @ a)
+    if lo_t <= 0.0 and a_min == 1.0:
+        on = a == 1.0
+        ends[0.0] = float(w[:, on].sum(axis=1) @ b if b_on_rows else w[on, :].sum(axis=0) @ b)
     M = args["M"]
     tt = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
     if name == "rho":
@@ -779,7 +806,9 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     def density(ts: np.ndarray) -> np.ndarray | None:
         # the terms at t are those at the guessed mean times a row and a column factor
         out = np.zeros(ts.size)
-        inner = (ts > 0.0) & (ts < 1.0)      # at 0 and 1 themselves the density is 0
+        inner = (ts > 0.0) & (ts < 1.0)
+        out[ts >= 1.0] = ends[1.0]
+        out[ts <= 0.0] = ends[0.0]
         ti = ts[inner]
         lt, l1t = np.log(ti) - l0, np.log1p(-ti) - l1
         ce = np.outer(lt if col_on_t else l1t, col_e)
