@@ -502,3 +502,42 @@ def test_rates_where_the_weights_press_an_edge_of_a_large_square_have_the_exact_
     assert got["rho"] == r.mean and got["eta_upper"] == e.upper
     # an interval around the mean, inside (0, 1]
     assert 0.0 < got["rho_lower"] < got["rho"] < got["rho_upper"] <= 1.0
+
+
+def test_model_rates_with_few_paired_rows_beyond_every_term_summation_equal_every_term(
+        monkeypatch):
+    # with no or few paired rows the weights spread over the whole square and may have two
+    # modes (the mirror image swapping adequate and inadequate outputs): the lattice is taken
+    # only when one mode holds everything above the cut (a coarse scan checks), else every
+    # term; either way the same as the sum over every term
+    rng = np.random.default_rng(1)
+    cases = [dict(A=1, B=1, k=600, M=1100, tp=0, fn=0, tn=0, fp=0, rate_prior=(1, 1))]
+    for _ in range(6):
+        tp, fn, tn, fp = (int(v) for v in rng.integers(0, 3, 4))
+        M = int(rng.integers(1100, 1600))
+        k = int(rng.integers(M // 4, 3 * M // 4))
+        cases.append(dict(A=1 + tp + fn, B=1 + tn + fp, k=k, M=M, tp=tp, fn=fn, tn=tn, fp=fp,
+                          rate_prior=(1, 1)))
+    got = [rates_module.model_rates(**case) for case in cases]
+    monkeypatch.setattr(rates_module, "_FULL", 10**8)
+    for case, g in zip(cases, got, strict=True):
+        want = rates_module.model_rates(**case)
+        assert g[2] == pytest.approx(want[2], abs=1e-12), case
+        for a, b in zip(g[:2], want[:2], strict=True):
+            assert a.mean == pytest.approx(b.mean, abs=1e-12), case
+            assert a.lower == pytest.approx(b.lower, abs=1e-11), case
+            assert a.upper == pytest.approx(b.upper, abs=1e-11), case
+
+
+def test_a_second_mode_outside_the_box_sends_the_rates_elsewhere():
+    # two bumps: the box grown from one of them does not hold the other; the scan sees it
+    from binaryeval.binary import _lattice
+
+    args = dict(A=1, B=1, k=600, M=1100, Ar=1, Br=1, Ae=1, Be=1, rho=None, eta=None)
+    p = _lattice.parts(**args)
+    lw = rates_module._log_weights_full(**args)
+    top = float(lw.max())
+    # the mirror modes sit at the corners (0, 0) and (k, M - k)
+    assert lw[0, 0] == pytest.approx(top) and lw[-1, -1] == pytest.approx(top)
+    assert _lattice._elsewhere(p, (0, 100), (0, 100), top - 46.0)
+    assert not _lattice._elsewhere(p, (0, 600), (0, 500), top - 46.0)

@@ -42,6 +42,7 @@ _CUT = math.log(1e-20)      # terms below this (relative to the largest) are lef
 _REACH = 10.5               # the first box: the mode +- this many standard deviations
 _MIN_Q = 3.0                # the lattice's smallest q(m) (see the module's docstring)
 _SAFETY = 1.1               # ... with this margin for the component densities' own spread
+_SCAN = 401                 # points per direction of the check for a second mode
 _AGREE = 1e-13              # the shifted lattices' mass and means must agree this closely
 _EDGE = 5.0                 # an edge line holding this times the tolerance of a line through
                             # the mode presses the weights (see locate)
@@ -245,7 +246,8 @@ def locate(p: Parts, start: tuple[float, float]) -> Box | None:
     """The box of every term within ``1e-20`` of the largest (see the module's docstring).
 
     None when Newton's method finds no mode with the log weights concave in the coordinates
-    not held at an edge (the caller then takes another way).
+    not held at an edge, or a coarse scan finds terms above the cut outside the box (a
+    second mode); the caller then takes another way.
     """
     found = _mode(p, start)
     if found is None:
@@ -308,9 +310,28 @@ def locate(p: Parts, start: tuple[float, float]) -> Box | None:
                                      >= math.log(_EDGE * tol))
             pressed_x = bool(active[0] or pressed["x0"] or pressed["x1"])
             pressed_u = bool(active[1] or pressed["u0"] or pressed["u1"])
+            if _elsewhere(p, (x0, x1), (u0, u1), cut):
+                return None
             return Box((int(x0), int(x1)), (int(u0), int(u1)), (xm, um), hess, top,
                        pressed_x, pressed_u)
     return None
+
+
+def _elsewhere(p: Parts, xb: tuple[int, int], ub: tuple[int, int], cut: float) -> bool:
+    """Whether a coarse scan of the whole square finds a term above the cut outside the box.
+
+    The box is grown from one mode; with few paired ratings the weights can have a second
+    one (the mirror image that swaps adequate and inadequate outputs).  The scan's 401 x 401
+    points are finer than either mode's spread there.
+    """
+    (xl, xh), (ul, uh) = p.x_range, p.u_range
+    if (xb == (xl, xh)) and (ub == (ul, uh)):
+        return False
+    X = np.unique(np.round(np.linspace(xl, xh, _SCAN)))
+    U = np.unique(np.round(np.linspace(ul, uh, _SCAN)))
+    lw = log_weights(p, X, U)
+    outside = ((X < xb[0]) | (X > xb[1]))[None, :] | ((U < ub[0]) | (U > ub[1]))[:, None]
+    return bool(np.any(lw[outside] >= cut))
 
 
 def steps(box: Box, narrowings: tuple[np.ndarray, ...] = ()) -> tuple[int, int]:

@@ -29,10 +29,13 @@ allows, in each direction where the weights fall off before the square's edge (u
 they press against it), checked against a copy shifted by half a step
 (:mod:`binaryeval.binary._lattice`).  The tests hold it to the sum over every term within 1e-11
 on designs of 5,000 metric-only ratings (inside the square, pressing either edge), and the
-mixture's mean of ``alpha`` to the exact engine's within 1e-11.  Where no such lattice fits in
-memory (tens of thousands of metric-only ratings with very few paired ones, the weights pressing
-two edges over some 10^8 terms) the region is zoomed into from a coarse scan and summed on a
-lattice an eighth of the weights' spread apart; those sums are not checked, and
+mixture's mean of ``alpha`` to the exact engine's within 1e-11.  The box is grown from one
+mode; a coarse scan of the whole square (401 x 401 points) must find nothing above the cut
+outside it (with few paired ratings the weights can have a second, mirror-image mode).  Where
+no such lattice is possible, every term while there are at most ``_FULL_FALLBACK`` (4 million);
+beyond that (hundreds of thousands of metric-only ratings with a few dozen paired ones, the
+weights pressing two edges over some 10^10 terms) the region is zoomed into from a coarse scan
+and summed on a lattice an eighth of the weights' spread apart; those sums are not checked, and
 ``BinaryFit.rates()`` says so whenever the mixture's mean of ``alpha`` misses the exact
 engine's by more than 1e-8 (it misses by 1e-4 to 6e-4 on such designs).  Moments are
 the mixture's; the interval's ends are roots of the mixture's distribution function.  With every term, the components of one row (fixed ``U`` for ``rho``)
@@ -77,6 +80,7 @@ from scipy import optimize, special
 __all__ = ["RatePosterior", "model_rates"]
 
 _FULL = 250_000
+_FULL_FALLBACK = 4_000_000   # every term, where the lattice is not possible, up to this many
 _LATTICE = 400          # lattice points per direction while zooming
 _PRUNE = math.log(1e-20)
 
@@ -387,7 +391,9 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
                 return (*_full_rates(lat.w, lat.X, lat.U, args, probs, lat.lw),
                         _alpha_mean(lat.w, lat.X, lat.U, A, B, M))
             return _lattice_rates(lat, args, probs)
-    full = (k + 1) * (M - k + 1) <= _FULL
+    # no lattice (a second mode, or too many terms at unit steps): every term while they
+    # fit in memory, else the coarse zoom (whose alpha BinaryFit.rates() checks)
+    full = (k + 1) * (M - k + 1) <= _FULL_FALLBACK
     if full:
         X, U, w, lw = _box(_log_weights_full(**args), log=True)
     else:
