@@ -393,7 +393,7 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
             return _lattice_rates(lat, args, probs)
     # no lattice (a second mode, or too many terms at unit steps): every term while they
     # fit in memory, else the coarse zoom (whose alpha BinaryFit.rates() checks)
-    full = (k + 1) * (M - k + 1) <= _FULL_FALLBACK
+    full = (k + 1) * (M - k + 1) <= max(_FULL, _FULL_FALLBACK)
     if full:
         X, U, w, lw = _box(_log_weights_full(**args), log=True)
     else:
@@ -851,10 +851,13 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         if dens is None:
             return None
         coef = _cheb_coefficients(dens)
-        if half * float(np.abs(coef[-4:]).sum()) <= max(_CHEB_TOL, floor):
+        if half * float(np.abs(coef[-4:]).sum()) <= _CHEB_TOL:
             break
     else:
-        return None
+        # the densities' own rounding (``floor``, many ratings) can keep the series from
+        # reaching 1e-13: then it must reach that
+        if not half * float(np.abs(coef[-4:]).sum()) <= floor:
+            return None
     cdf = _cheb_integral(coef) * half
     orders = np.arange(cdf.size)
     # every component integrates to 1 over (0, 1), so the integral over the grid is 1 less
