@@ -7,9 +7,10 @@ of :mod:`binaryeval.binary.rates` term by term up to 250,000 terms and on a chec
 beyond (:mod:`binaryeval.binary._lattice`).  Two checks:
 
 1. random designs of 1,100-2,800 metric-only ratings (0-800 paired, some known rates, some rate
-   priors (0.5, 2)) with more than 250,000 terms: the lattice's means and interval ends against
-   the sum over every term (the package's own every-term path, itself tested against beta
-   functions and Brent's method term by term); the largest gap.
+   priors (0.5, 2)) with more than 250,000 terms, and (1b) of 3,000-6,000 with 200-2,000 paired
+   (where the lattice strides): the lattice's means and interval ends against the sum over
+   every term (the package's own every-term path, itself tested against beta functions and
+   Brent's method term by term); the largest gap.
 2. designs of 30,000-50,000 metric-only ratings whose weights press an edge: the mixture's mean
    of ``alpha`` against the exact engine's (:func:`binaryeval.alpha_posterior`), now and with the
    coarse lattice (an eighth of the weights' spread apart, no edge handling) that was used for
@@ -37,15 +38,15 @@ def _design(rng, alpha, rho, eta, n_paired, M):
     return dict(k=int(metric[n_paired:].sum()), M=M, tp=tp, fn=fn, tn=tn, fp=fp)
 
 
-def random_row(n: int, seed: int) -> None:
+def random_row(n: int, seed: int, sizes=(1100, 2800), paired=(0, 3, 10, 50, 200, 800),
+               label: str = "1.") -> None:
     rng = np.random.default_rng(seed)
     worst, count, start = 0.0, 0, time.process_time()
     i = 0
     while count < n:
         i += 1
         alpha, rho, eta = rng.uniform(0.02, 0.98), rng.uniform(0.5, 0.999), rng.uniform(0.5, 0.999)
-        d = _design(rng, alpha, rho, eta, int(rng.choice([0, 3, 10, 50, 200, 800])),
-                    int(rng.integers(1100, 2800)))
+        d = _design(rng, alpha, rho, eta, int(rng.choice(paired)), int(rng.integers(*sizes)))
         case = dict(A=1 + d["tp"] + d["fn"] + int(rng.integers(0, 50)),
                     B=1 + d["tn"] + d["fp"] + int(rng.integers(0, 50)), **d,
                     rate_prior=(1, 1) if i % 5 else (0.5, 2.0))
@@ -58,7 +59,7 @@ def random_row(n: int, seed: int) -> None:
         count += 1
         got = rates.model_rates(**case)
         saved = rates._FULL
-        rates._FULL = 10**8
+        rates._FULL = 10**8     # every term (the square holds at most 9 million here)
         try:
             want = rates.model_rates(**case)
         finally:
@@ -67,8 +68,9 @@ def random_row(n: int, seed: int) -> None:
                                                 abs(g.upper - w.upper))
                                             for g, w in zip(got[:2], want[:2], strict=True)]
         worst = max(worst, *gaps)
-    print(f"1. {n} random designs beyond 250,000 terms: largest gap to the sum over every term "
-          f"{worst:.1e} (CPU {time.process_time() - start:.1f} s, both ways)")
+    print(f"{label} {n} random designs of {sizes[0]:,}-{sizes[1]:,} metric-only ratings "
+          f"(paired: {', '.join(map(str, paired))}) beyond 250,000 terms: largest gap to the sum "
+          f"over every term {worst:.1e} (CPU {time.process_time() - start:.1f} s, both ways)")
 
 
 def edge_row() -> None:
@@ -106,6 +108,7 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args(argv)
     random_row(args.designs, args.seed)
+    random_row(40, 7, sizes=(3000, 6000), paired=(200, 800, 2000), label="1b.")
     edge_row()
 
 
