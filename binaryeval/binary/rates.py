@@ -464,10 +464,22 @@ def _on_lattice(args: dict):
     return _lattice.lattice_weights(p, box, tuple(narrowings))
 
 
+def _components(name: str, args: dict, X: np.ndarray, U: np.ndarray, T: np.ndarray):
+    """A rate's component parameters ``a``, ``b`` and their sum at ``T = X + U``.
+
+    For rho ``a`` runs along ``X`` (the columns) and ``b`` along ``U`` (the rows); for eta
+    ``a`` runs along ``U`` and ``b`` along ``X``.
+    """
+    if name == "rho":
+        return args["Ar"] + X, args["Br"] + U, args["Ar"] + args["Br"] + T
+    M, k = args["M"], args["k"]
+    return (args["Ae"] + M - k - U, args["Be"] + k - X, args["Ae"] + args["Be"] + M - T)
+
+
 def _lattice_rates(lat, args: dict, probs) -> tuple[RatePosterior, RatePosterior, float]:
     """Moments and interval of each rate from weights on a lattice (any steps)."""
     X, U, w, lw = lat.X, lat.U, lat.w, lat.lw
-    A, B, k, M = args["A"], args["B"], args["k"], args["M"]
+    A, B, M = args["A"], args["B"], args["M"]
     T = X[None, :] + U[:, None]
     out = []
     for name in ("rho", "eta"):
@@ -475,14 +487,8 @@ def _lattice_rates(lat, args: dict, probs) -> tuple[RatePosterior, RatePosterior
         if known is not None:
             out.append(RatePosterior(known, 0.0, known, known, known=True))
             continue
-        if name == "rho":
-            a, b = args["Ar"] + X, args["Br"] + U          # a along the columns
-            a2, b2 = a[None, :], b[:, None]
-            total = args["Ar"] + args["Br"] + T
-        else:
-            a, b = args["Ae"] + M - k - U, args["Be"] + k - X   # a along the rows
-            a2, b2 = a[:, None], b[None, :]
-            total = args["Ae"] + args["Be"] + M - T
+        a, b, total = _components(name, args, X, U, T)
+        a2, b2 = (a[None, :], b[:, None]) if name == "rho" else (a[:, None], b[None, :])
         mean = float((w * a2 / total).sum())
         second = float((w * (a2 * (a2 + 1.0)) / (total * (total + 1.0))).sum())
         sd = math.sqrt(max(second - mean ** 2, 0.0))
@@ -554,12 +560,7 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
         if known is not None:
             out.append(RatePosterior(known, 0.0, known, known, known=True))
             continue
-        if name == "rho":
-            a, b = args["Ar"] + X, args["Br"] + U       # a along columns
-            total = args["Ar"] + args["Br"] + t
-        else:
-            a, b = args["Ae"] + M - k - U, args["Be"] + k - X   # a along rows
-            total = args["Ae"] + args["Be"] + M - t
+        a, b, total = _components(name, args, X, U, t)
         if lw is not None:
             # the component at the mean split, moved by the spread of X and U (a guess:
             # the grid below is set from it, the moments then come from the grid)
