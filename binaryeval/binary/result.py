@@ -352,9 +352,10 @@ class BinaryFit(Result):
             warn(f"the model's rho and eta of {len(unchecked)} group(s) are approximate: "
                  f"their mixture's mean of alpha is up to {worst:.1e} from the exact "
                  f"posterior's (group {worst_g!r}); with this many metric-only ratings the "
-                 "split's weights reach the edge of their range over a region too large to "
-                 "sum term by term.  The alpha columns are exact; read rho and eta there to "
-                 "about that accuracy, or use paired_rates()", BinaryEvalWarning)
+                 "split's weights reach the edges of their range over a region too large to "
+                 "sum term by term.  The alpha columns are exact; the rates' interval ends "
+                 "can be off by ten times that gap or more: use paired_rates() for those "
+                 "groups, or add paired ratings", BinaryEvalWarning)
         out = pd.DataFrame(rows, index=self._index())
         out.attrs.update(level=level, rates=self.rates_mode,
                          method=("the model's posterior (paired and metric-only ratings)"
