@@ -127,10 +127,25 @@ def size_row(count: int = 5) -> None:
             t_coarse = (time.process_time() - t) / count
         finally:
             rates._on_lattice, rates._FULL_FALLBACK = saved
-        gap = max(max(abs(a.lower - b.lower), abs(a.upper - b.upper))
-                  for x, y in zip(now, coarse, strict=True)
-                  for a, b in zip(x[:2], y[:2], strict=True))
-        print(f"{n:>9,}{1e3 * t_now:>8.0f}{1e3 * t_coarse:>8.0f}{gap:>16.1e}")
+        print(f"{n:>9,}{1e3 * t_now:>8.0f}{1e3 * t_coarse:>8.0f}{_gap(now, coarse):>16.1e}",
+              end="")
+        if n <= 2500:
+            # small enough for every term (at most 4 million)
+            saved = rates._FULL
+            rates._FULL = 10**8
+            try:
+                full = [rates.model_rates(**c) for c in cases]
+            finally:
+                rates._FULL = saved
+            print(f"   against every term: now {_gap(now, full):.1e}, coarse "
+                  f"{_gap(coarse, full):.1e}", end="")
+        print()
+
+
+def _gap(xs, ys) -> float:
+    """The largest gap between two lists of model_rates results' interval ends."""
+    return max(max(abs(a.lower - b.lower), abs(a.upper - b.upper))
+               for x, y in zip(xs, ys, strict=True) for a, b in zip(x[:2], y[:2], strict=True))
 
 
 def main(argv=None) -> None:
