@@ -22,6 +22,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from importgraph import cycles, describe_cycle, import_graph, layer_violations
 
 import binaryeval
@@ -64,8 +65,13 @@ PEERS = [
 ]
 
 
-def test_the_graph_sees_imports_inside_functions():
-    graph = import_graph(PACKAGE)
+@pytest.fixture(scope="module")
+def graph():
+    """The package's import graph, parsed once for the tests that read it (none changes it)."""
+    return import_graph(PACKAGE)
+
+
+def test_the_graph_sees_imports_inside_functions(graph):
     # known edges: a top-level one, one inside a function, one through "from . import x"
     assert "binaryeval.binary.engine" in graph["binaryeval.binary.model"]
     assert "binaryeval.binary.compare" in graph["binaryeval.binary.result"]   # inside compare()
@@ -73,14 +79,13 @@ def test_the_graph_sees_imports_inside_functions():
     assert "binaryeval.api.frame" in graph["binaryeval.api.fit"]              # from . import frame
 
 
-def test_no_import_cycles_between_modules():
-    graph = import_graph(PACKAGE)
+def test_no_import_cycles_between_modules(graph):
     found = cycles(graph)
     assert not found, "\n".join(describe_cycle(graph, c) for c in found)
 
 
-def test_each_layer_imports_only_from_below():
-    problems = layer_violations(import_graph(PACKAGE), LAYERS, PEERS)
+def test_each_layer_imports_only_from_below(graph):
+    problems = layer_violations(graph, LAYERS, PEERS)
     assert not problems, "\n".join(problems)
 
 
@@ -97,10 +102,9 @@ def _readme_layout() -> list[set[str]]:
     return lines
 
 
-def test_readme_layout_is_the_import_graph():
+def test_readme_layout_is_the_import_graph(graph):
     # the developer section of README.md lists the package so that each line imports only from
     # the lines below it (several modules on one line count as one), and lists every module
-    graph = import_graph(PACKAGE)
     lines = _readme_layout()
     rank = {}
     for i, names in enumerate(lines):
