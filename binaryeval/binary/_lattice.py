@@ -321,8 +321,9 @@ def _elsewhere(p: Parts, xb: tuple[int, int], ub: tuple[int, int], cut: float) -
     """Whether a coarse scan of the whole square finds a term above the cut outside the box.
 
     The box is grown from one mode; with few paired ratings the weights can have a second
-    one (the mirror image that swaps adequate and inadequate outputs).  The scan's 401 x 401
-    points are finer than either mode's spread there.
+    one (the mirror image that swaps adequate and inadequate outputs).  Such modes are wide:
+    the few paired ratings leave them spread over a good part of the square, far more than
+    the scan's step (1/400 of each side); with many paired ratings there is one mode only.
     """
     (xl, xh), (ul, uh) = p.x_range, p.u_range
     if (xb == (xl, xh)) and (ub == (ul, uh)):
