@@ -402,8 +402,7 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
         full = bool(np.all(np.diff(X) == 1) and np.all(np.diff(U) == 1))
     if full:
         # unit steps: every sum below from one-dimensional tables in X, U and T = X + U
-        return (*_full_rates(w, X, U, args, probs, lw), float(
-            (A + w.sum(axis=0) @ X + w.sum(axis=1) @ U) / (A + B + M)))
+        return (*_full_rates(w, X, U, args, probs, lw), _alpha_mean(w, X, U, A, B, M))
     T = X[None, :] + U[:, None]
     alpha_mean = float((w * (A + T) / (A + B + M)).sum())
     out = []
