@@ -476,10 +476,10 @@ def test_rates_the_lattice_cannot_certify_are_said_to_be_approximate():
 
 def test_rates_where_the_weights_press_an_edge_of_a_large_square_have_the_exact_alpha(
         monkeypatch):
-    # 40,000 metric-only ratings, 100 paired with no false negative: the weights sit on
-    # U = 0 (every metric negative inadequate) and reach X = 0 at 1e-15; the coarse zoom
-    # that summed them before missed the exact engine's mean of alpha by 5.8e-4, the
-    # lattice (unit steps in U, strides in X) meets it, and no warning is given
+    # 6,000 metric-only ratings, 100 paired with no false negative: the weights sit on
+    # U = 0 (every metric negative inadequate); the coarse lattice that summed them before
+    # missed the exact engine's mean of alpha by 4.3e-4, the lattice (unit steps in U,
+    # strides in X) meets it, and no warning is given
     import warnings
 
     import binaryeval as be
@@ -491,13 +491,15 @@ def test_rates_where_the_weights_press_an_edge_of_a_large_square_have_the_exact_
         return seen[-1]
 
     monkeypatch.setattr(rates_module, "model_rates", recorded)
-    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 5727, "metric_total": 40000,
-              "tp": 7, "fn": 0, "tn": 82, "fp": 11}
+    steps = _lattice_spy(monkeypatch)
+    counts = {"human_pos": 0, "human_total": 0, "metric_pos": 869, "metric_total": 6000,
+              "tp": 7, "fn": 0, "tn": 85, "fp": 8}
     fit = be.fit_counts(counts)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = fit.rates().iloc[0]
     (r, e, alpha_mean), = seen
+    assert steps and steps[-1] is not None and steps[-1][1] == 1 and steps[-1][0] > 1
     assert alpha_mean == pytest.approx(fit.posteriors["all"].mean(), abs=1e-11)
     assert got["rho"] == r.mean and got["eta_upper"] == e.upper
     # an interval around the mean, inside (0, 1]
