@@ -582,18 +582,20 @@ def test_the_rates_mixture_has_the_exact_alpha(m):
     assert alpha_mean == pytest.approx(exact.mean(), abs=1e-10)
 
 
-def test_model_rates_every_term_equals_the_zoomed_lattice(monkeypatch):
+def test_model_rates_beyond_every_term_summation_equal_every_term(monkeypatch):
+    # 701 x 801 terms, more than every-term summation takes by default: the located box
+    # (the weights press both edges here, so unit steps) against every term of the square
     from binaryeval.binary import rates as module
 
     args = dict(A=40, B=30, k=700, M=1500, tp=20, fn=9, tn=25, fp=11, rate_prior=(1, 1))
-    zoomed = module.model_rates(**args)
+    located = module.model_rates(**args)
     monkeypatch.setattr(module, "_FULL", 10**7)
     full = module.model_rates(**args)
-    for z, f in zip(zoomed[:2], full[:2], strict=True):
-        assert z.mean == pytest.approx(f.mean, abs=1e-9)
-        assert z.sd == pytest.approx(f.sd, rel=1e-6)
-        assert z.lower == pytest.approx(f.lower, abs=1e-7)
-        assert z.upper == pytest.approx(f.upper, abs=1e-7)
+    for z, f in zip(located[:2], full[:2], strict=True):
+        assert z.mean == pytest.approx(f.mean, abs=1e-12)
+        assert z.sd == pytest.approx(f.sd, abs=1e-11)
+        assert z.lower == pytest.approx(f.lower, abs=1e-11)
+        assert z.upper == pytest.approx(f.upper, abs=1e-11)
 
 
 # ----------------------------------------------------------------------------------------------
