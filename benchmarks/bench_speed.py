@@ -14,7 +14,8 @@ time, which waiting for a busy CPU does not inflate).  Rows:
 2. ``be.fit`` on a 10^3-row frame (300 paired rows).  Goal: 10 ms.
 3. ``fit`` + ``to_frame()`` on 10^7 rows in 10^4 groups (1,000 rows a group, 10 % paired),
    run in full against the goal of 10 s, with fit split into the posteriors (``fit_counts`` of
-   its counts) and reading the frame, and to_frame into the model's rates and the rest.  The
+   its counts) and reading the frame, and to_frame into the model's rates and the rest; then
+   ``to_frame(n_jobs=-1)`` of a fresh fit on every core (``--jobs``).  The
    ratio: now and the baseline on the same 100 groups (the baseline took 309 s for fit alone
    on all of them, and did not finish to_frame in 290 s).
 4. ``compare()`` of 1,000 groups (499,500 pairs), in full.  Goal: 10 s (or the matrix of
@@ -159,7 +160,7 @@ def fit_row(old, rounds: int) -> None:
           f"{1e3 * base:.1f} ms, baseline/now {base / wall:.1f}")
 
 
-def scale_row(old, quick: bool) -> None:
+def scale_row(old, quick: bool, jobs: int = -1) -> None:
     n_groups = 1000 if quick else 10_000
     frame = grouped_rows(n_groups, 1000)
     with warnings.catch_warnings():
@@ -172,6 +173,12 @@ def scale_row(old, quick: bool) -> None:
         w_rates, c_rates, _ = timed(lambda: res.rates())
         w_rest, c_rest, _ = timed(lambda: res.to_frame())
         w_tf, c_tf = w_rates + w_rest, c_rates + c_rest
+        # the same on joblib's workers (a fresh fit, so nothing comes from the cache)
+        w_par = c_par = float("nan")
+        if jobs != 1:
+            again = be.fit("human ~ metric | system", frame)
+            w_par, c_par, par = timed(lambda: again.to_frame(n_jobs=jobs))
+            same = par.equals(res.to_frame())
         # like for like in this process: the same 100 groups, now and the baseline
         small = grouped_rows(100, 1000)
         w_s, c_s, _ = timed(lambda: be.fit("human ~ metric | system", small).to_frame())
@@ -185,6 +192,13 @@ def scale_row(old, quick: bool) -> None:
           f"the model's rho and eta {c_rates:.2f}, the rest {c_rest:.2f}); total {total:.2f} s "
           f"(cpu {total_cpu:.2f}), goal {GOALS['scale']:.0f} s, now/goal "
           f"{total / GOALS['scale']:.2f} (cpu/goal {total_cpu / GOALS['scale']:.2f})")
+    if jobs != 1:
+        from joblib import effective_n_jobs
+
+        print(f"   to_frame(n_jobs={jobs}) on {effective_n_jobs(jobs)} workers: {w_par:.2f} s "
+              f"(cpu of this process {c_par:.2f}); fit + to_frame {w_fit + w_par:.2f} s, "
+              f"now/goal {(w_fit + w_par) / GOALS['scale']:.2f}; the same table as "
+              f"sequential: {same}")
     print(f"   the same 100 groups (10^5 rows), fit + to_frame: now {w_s:.2f} s (cpu {c_s:.2f}), "
           f"baseline {w_b:.2f} s (cpu {c_b:.2f}); baseline/now {w_b / w_s:.1f} (cpu "
           f"{c_b / c_s:.1f})")
@@ -287,6 +301,9 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="smaller scale rows (1,000 groups, 300 in compare and favi)")
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="row 3 again with to_frame(n_jobs=JOBS) (1: skip; default -1, "
+                             "all cores)")
     parser.add_argument("--rows", default="1,2,3,4,5,6",
                         help="which rows to run, e.g. --rows 3,4,5 (default: all)")
     args = parser.parse_args(argv)
@@ -299,7 +316,7 @@ def main(argv=None) -> None:
     if 2 in rows:
         fit_row(old, args.rounds)
     if 3 in rows:
-        scale_row(old, args.quick)
+        scale_row(old, args.quick, args.jobs)
     if 4 in rows:
         compare_row(old, args.quick)
     if 5 in rows:

@@ -543,3 +543,35 @@ def test_a_second_mode_outside_the_box_sends_the_rates_elsewhere():
     assert lw[0, 0] == pytest.approx(top) and lw[-1, -1] == pytest.approx(top)
     assert _lattice._elsewhere(p, (0, 100), (0, 100), top - 46.0)
     assert not _lattice._elsewhere(p, (0, 600), (0, 500), top - 46.0)
+
+
+def test_rates_on_joblibs_workers_equal_the_sequential_ones_exactly():
+    # groups of 200-1,000 metric-only ratings: every group's rates depend on its
+    # own counts alone, so dealing them out to two workers changes no digit
+    import binaryeval as be
+
+    rng = np.random.default_rng(20)
+    groups = {}
+    for i in range(9):
+        m = int(rng.integers(200, 1000))
+        tp, tn = (int(v) for v in rng.integers(20, 40, 2))
+        fn, fp = (int(v) for v in rng.integers(2, 10, 2))
+        groups[f"g{i}"] = {"human_pos": int(rng.integers(10, 30)), "human_total": 40,
+                           "metric_pos": int(rng.integers(m // 5, 4 * m // 5)),
+                           "metric_total": m, "tp": tp, "fn": fn, "tn": tn, "fp": fp}
+    groups["none"] = {"human_pos": 10, "human_total": 20}   # no metric-only ratings: NaN
+    sequential = be.fit_counts(groups).to_frame()
+    # joblib's threads run the same dealing out and reassembly as its processes, without
+    # starting any; the batches' function and arguments travel to processes by pickle
+    import pickle
+
+    import joblib
+
+    with joblib.parallel_config(backend="threading"):
+        parallel = be.fit_counts(groups).to_frame(n_jobs=2)
+    pd.testing.assert_frame_equal(parallel, sequential, check_exact=True)
+    assert pickle.loads(pickle.dumps(rates_module.model_rates_batch)) is \
+        rates_module.model_rates_batch
+    assert sequential.loc["none", "rho"] != sequential.loc["none", "rho"]   # NaN
+    with pytest.raises(be.errors.InputTypeError, match="n_jobs=0"):
+        be.fit_counts(groups).rates(n_jobs=0)

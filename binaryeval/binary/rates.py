@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-__all__ = ["RatePosterior", "model_rates"]
+__all__ = ["RatePosterior", "model_rates", "model_rates_batch"]
 
 _FULL = 250_000
 _FULL_FALLBACK = 4_000_000   # every term, where the lattice is not possible, up to this many
@@ -422,6 +422,22 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
         lo, hi = _quantiles(_direct_cdf(w, a, b), mean, sd, probs)
         out.append(RatePosterior(mean, sd, lo, hi))
     return out[0], out[1], alpha_mean
+
+
+def model_rates_batch(tasks: list[dict]) -> list[tuple[RatePosterior, RatePosterior, float]]:
+    """:func:`model_rates` of several groups (keyword arguments each), in order.
+
+    One call per batch of groups when they are dealt out to joblib's workers (each result
+    depends on its own arguments alone, so the answers do not depend on the batching).
+
+    Examples
+    --------
+    >>> from binaryeval.binary.rates import model_rates, model_rates_batch
+    >>> task = dict(A=61, B=41, k=30, M=50, tp=8, fn=2, tn=7, fp=3, rate_prior=(1, 1))
+    >>> model_rates_batch([task])[0] == model_rates(**task)
+    True
+    """
+    return [model_rates(**task) for task in tasks]
 
 
 def _alpha_mean(w: np.ndarray, X: np.ndarray, U: np.ndarray, A: float, B: float, M: int

@@ -21,7 +21,6 @@ The posterior itself is :func:`binaryeval.binary.engine.alpha_posterior` (or the
 from __future__ import annotations
 
 import math
-import sys
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _parallel
 from ._setup import DEFAULT_GRID, Setup, paired
 from .counts import KEYS, draws, expected
 
@@ -151,29 +151,6 @@ def _bar(total: int, progress: bool | None, desc: str) -> Any:
     return tqdm(total=total, desc=desc, disable=None if progress is None else False)
 
 
-def _workers(n_jobs: int | None) -> int:
-    """How many workers joblib would use for ``n_jobs`` (1: compute here, without joblib)."""
-    if n_jobs == 1:
-        return 1
-    if n_jobs is None and "joblib" not in sys.modules:
-        return 1   # nothing has imported joblib, so no joblib.parallel_config is in force
-    from joblib import effective_n_jobs
-
-    return max(int(effective_n_jobs(n_jobs)), 1)
-
-
-#: Batches per worker: enough that a worker slowed by other load leaves a short tail, few enough
-#: that dispatch costs nothing next to the posteriors (tens of milliseconds each).
-_BATCHES_PER_WORKER = 16
-
-
-def _batches(keys: list[tuple], workers: int) -> list[list[tuple]]:
-    """Batches of balanced cost, dealt out round-robin from the costliest posteriors down."""
-    n = min(len(keys), _BATCHES_PER_WORKER * workers)
-    order = sorted(keys, key=lambda k: -k[0][3])   # more metric ratings: more mixture components
-    return [order[i::n] for i in range(n)]
-
-
 def _compute(keys: list[tuple], n_jobs: int | None, progress: bool | None,
              desc: str) -> dict[tuple, tuple[float, float]]:
     """The moments of distinct keys, here or on joblib's workers."""
@@ -183,12 +160,13 @@ def _compute(keys: list[tuple], n_jobs: int | None, progress: bool | None,
     bar = _bar(len(keys), progress, desc)
     try:
         costly = [k for k in keys if k[5] != "exact" or k[0][3] > 0]
-        workers = _workers(n_jobs) if len(costly) >= 2 else 1
+        workers = _parallel.workers(n_jobs) if len(costly) >= 2 else 1
         here = keys
         if workers > 1:
             from joblib import Parallel, delayed
 
-            batches = _batches(costly, workers)
+            # more metric ratings: more mixture components
+            batches = _parallel.deal(costly, lambda k: k[0][3], workers)
             results = Parallel(n_jobs=n_jobs, return_as="generator")(
                 delayed(_batch_moments)(b) for b in batches)
             for batch, values in zip(batches, results, strict=True):
