@@ -231,6 +231,26 @@ def test_fit_options_reach_the_api(tmp_path, capsys):
     assert capsys.readouterr().out == cmp.summary().as_text() + "\n"
 
 
+def test_fit_n_jobs_gives_the_sequential_table(tmp_path, capsys):
+    import joblib
+
+    table = _rating_table(2)
+    path = _write(table, tmp_path / "r.csv")
+    formula = "human ~ I(score > 0.5) | system"
+    assert main(["fit", formula, "--data", path, "-o", str(tmp_path / "one.csv")]) == 0
+    # joblib's threads: the same dealing out as its processes, none started
+    with joblib.parallel_config(backend="threading"):
+        assert main(["fit", formula, "--data", path, "--n-jobs", "2",
+                     "-o", str(tmp_path / "two.csv")]) == 0
+    assert (tmp_path / "two.csv").read_text() == (tmp_path / "one.csv").read_text()
+    assert main(["fit", formula, "--data", path, "--n-jobs", "0"]) == 1
+    assert "n_jobs=0" in capsys.readouterr().err
+    # the latent-truth model (two metric terms) has no such columns: said, not ignored
+    assert main(["fit", "human ~ I(score > 0.5) + I(score > 0.3) | system", "--data", path,
+                 "--n-jobs", "2", "--seed", "1", "--draws", "50", "--chains", "2"]) == 1
+    assert "--n-jobs 2" in capsys.readouterr().err
+
+
 def test_fit_human_only_matches_the_beta_closed_form(tmp_path, capsys):
     # "human ~ 1": the posterior of alpha is Beta(1 + k, 1 + n - k); its mean is (k + 1) / (n + 2)
     table = _rating_table(3)

@@ -49,6 +49,9 @@ def add_fit_parser(subparsers) -> None:
                    help="order of the groups in tables: by estimate (default), as the names "
                         "sort, or as listed")
     _add_sampler_options(p)
+    p.add_argument("--n-jobs", type=int, default=None,
+                   help="the model's rho and eta of many groups on this many parallel jobs "
+                        "(joblib; -1: every core; default: one)")
     p.add_argument("--compare", action="store_true",
                    help="write the pairwise comparison of groups (result.compare()) instead")
     p.add_argument("--compare-method", choices=["bayes", "z"], default="bayes",
@@ -62,6 +65,7 @@ def add_fit_parser(subparsers) -> None:
 
     def run(args: argparse.Namespace) -> int:
         from ..api import fit
+        from ..binary.result import BinaryFit
 
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
@@ -70,6 +74,15 @@ def add_fit_parser(subparsers) -> None:
                          **_sampler_kwargs(args))
         if args.compare and args.plan:
             raise ParameterError("--compare and --plan write different tables: give one")
+        if args.n_jobs is not None:
+            if not isinstance(result, BinaryFit):
+                raise ParameterError(f"--n-jobs {args.n_jobs}: it spreads the binary model's "
+                                     "rho and eta over groups (one 0/1 metric); this fit is the "
+                                     "latent-truth model: leave --n-jobs out")
+            if not (args.compare or args.plan):
+                # the costly columns of the binary model's tables, computed once on the
+                # workers (the summary and to_frame() read them from the fit)
+                result.rates(n_jobs=args.n_jobs)
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
         elif args.plan:
