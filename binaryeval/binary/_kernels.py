@@ -132,9 +132,17 @@ def _bd0_series(x: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
     n_terms = 11 if top <= 0.0 else int(min(11, max(1, math.ceil(-39.2 / math.log(top)))))
     s = d * v
     ej = 2.0 * x * v
+    if s.ndim == 0:
+        for j in range(1, n_terms + 1):
+            ej = ej * v2
+            s = s + ej / (2 * j + 1)
+        return s
+    # the same operations in place (no temporaries per term)
+    term = np.empty(s.shape)
     for j in range(1, n_terms + 1):
-        ej = ej * v2
-        s = s + ej / (2 * j + 1)
+        ej *= v2
+        np.divide(ej, 2 * j + 1, out=term)
+        s += term
     return s
 
 
@@ -154,11 +162,25 @@ def log_dbinom(k, n, p):
     """
     k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
                                   np.asarray(p, dtype=float))
-    out = np.empty(k.shape)
     q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
+        nk = n - k
+        if k.ndim and k.min(initial=np.inf) >= 1.0 and nk.min(initial=np.inf) >= 1.0:
+            # every count at least one (the usual case): the same values as below, in place
+            lc = stirlerr(n)
+            lc -= stirlerr(k)
+            lc -= stirlerr(nk)
+            lc -= bd0(k, n * p)
+            lc -= bd0(nk, n * q)
+            lf = np.log(k)
+            lf += math.log(2.0 * math.pi)
+            lf += np.log1p(-k / n)
+            lf *= 0.5
+            lc -= lf
+            return lc
+        out = np.empty(k.shape)
         lo = k < 1.0
-        hi = (n - k) < 1.0
+        hi = nk < 1.0
         mid = ~(lo | hi)
         if mid.all():
             lc = (stirlerr(n) - stirlerr(k) - stirlerr(n - k) - bd0(k, n * p) - bd0(n - k, n * q))
@@ -203,8 +225,11 @@ def log_beta_pdf(x, a, b):
                                                    b.ravel().tolist(), strict=True)]
         if None not in few:
             return np.array(few, dtype=float).reshape(x.shape)
-    out = np.empty(x.shape)
     regular = (a >= 1.0) & (b >= 1.0)
+    if regular.all():
+        # (the same values as below, without gathering and scattering every element)
+        return np.log(a + b - 1.0) + log_dbinom(a - 1.0, a + b - 2.0, x)
+    out = np.empty(x.shape)
     if regular.any():
         aa, bb = a[regular], b[regular]
         # Beta(x; a, b) = (a + b - 1) * dbinom(a - 1; a + b - 2, x)
