@@ -576,6 +576,7 @@ class _MetricLikelihood:
         tangent at any point ``x0``, so ``f(x) <= f(x0) + f'(x0) (x - x0)`` on ``[lo, hi]`` and
         ``log L <= f(x0) + max(f'(x0) (hi - x0), f'(x0) (lo - x0), 0) + log(hi - lo + 1)``
         whatever ``x0`` is; at the mode found by :meth:`_mode` the tangent term is nearly zero.
+        Above ``log L`` up to rounding (equal where the sum has one term): callers keep a margin.
         """
         pos, neg = self.pos, self.neg
         if pos.degenerate or neg.degenerate or any(
