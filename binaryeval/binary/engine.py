@@ -286,6 +286,9 @@ class _MetricLikelihood:
     def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
         self.k, self.M, self.pos, self.neg = k, M, pos, neg
         self._tables: tuple | None = None
+        # log B(a, b) of each estimated rate (a constant of every summand)
+        self._lbeta = tuple(special.betaln(d.a, d.b) if d.known is None else 0.0
+                            for d in (pos, neg))
         # (coefficient, sign of x, offset at T = 0, change of the offset with T)
         terms = []
         if pos.known is None:
@@ -329,10 +332,9 @@ class _MetricLikelihood:
         """The part of the summand that depends on T alone."""
         n = self.M - T
         out = np.zeros(T.shape)
-        for dist, m in ((self.pos, T), (self.neg, n)):
+        for dist, m, lbeta in ((self.pos, T, self._lbeta[0]), (self.neg, n, self._lbeta[1])):
             if dist.known is None:
-                out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0)
-                        + special.betaln(dist.a, dist.b))
+                out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0) + lbeta)
             else:
                 out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
         if self.neg.known is not None:
