@@ -1,11 +1,13 @@
 """The engine's shortcuts answer what the long way answers.
 
 Each shortcut saves work without changing the result: the scan for further modes skips points
-whose weight is bounded below the level without the likelihood; the log-gamma tables are built
-over the counts they are read at; the quantile search starts from a Cornish-Fisher-corrected Beta
-quantile and takes Halley steps; the piecewise Chebyshev evaluation runs Clenshaw in place.
-Every reference here is computed independently of the shortcut: mpmath at 30 digits, scipy's
-root finder on the posterior's own distribution function, numpy's Chebyshev series.
+whose weight is bounded below the level without the likelihood (by ``L <= 1``, then by a tangent
+bound of ``log L``); the log-gamma tables are built over the counts they are read at; the quantile
+search starts from a Cornish-Fisher-corrected Beta quantile and takes Halley steps; the piecewise
+Chebyshev evaluation runs Clenshaw in place (in plain floats at a few points); the Stirling,
+binomial and Beta kernels work in place.  Every reference here is computed independently of the
+shortcut: mpmath at 30-40 digits, scipy's root finder on the posterior's own distribution function,
+numpy's Chebyshev series, or the same expression written out.
 """
 
 import math

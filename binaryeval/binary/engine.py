@@ -38,7 +38,9 @@ all of them) the weights pile up at both ends, ``alpha`` near 0 and near 1, and 
 be the larger by hundreds of log units or both can matter.  So with an estimated rate one more
 look covers ``0..M`` (65 even points and points at doubling distances from both ends, where such
 a pile can be a few components wide; ``L(T) <= 1``, so a point whose other factors are already
-below the level needs no ``L``); every point above the level starts a search of its own.
+below the level needs no ``L``, nor one below it by a tangent bound of ``L``, the summand's value
+and slope a few Newton steps from its mode, where the summand is concave); every point above the
+level starts a search of its own.
 Each mode within ``TAIL_LOG`` of the highest gets its own window (overlapping ones merged), and
 the posterior is the weighted sum of one mixture per window, by their masses
 (:meth:`AlphaPosterior.from_parts`: its cdf the weighted sum of theirs, ``P(alpha_1 > alpha_2)``
