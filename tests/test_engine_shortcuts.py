@@ -1,11 +1,13 @@
 """The engine's shortcuts answer what the long way answers.
 
 Each shortcut saves work without changing the result: the scan for further modes skips points
-whose weight is bounded below the level without the likelihood; the log-gamma tables are built
-over the counts they are read at; the quantile search starts from a Cornish-Fisher-corrected Beta
-quantile and takes Halley steps; the piecewise Chebyshev evaluation runs Clenshaw in place.
-Every reference here is computed independently of the shortcut: mpmath at 30 digits, scipy's
-root finder on the posterior's own distribution function, numpy's Chebyshev series.
+whose weight is bounded below the level without the likelihood (by ``L <= 1``, then by a tangent
+bound of ``log L``); the log-gamma tables are built over the counts they are read at; the quantile
+search starts from a Cornish-Fisher-corrected Beta quantile and takes Halley steps; the piecewise
+Chebyshev evaluation runs Clenshaw in place (in plain floats at a few points); the Stirling,
+binomial and Beta kernels work in place.  Every reference here is computed independently of the
+shortcut: mpmath at 30-40 digits, scipy's root finder on the posterior's own distribution function,
+numpy's Chebyshev series, or the same expression written out.
 """
 
 import math
@@ -56,7 +58,7 @@ def test_the_bounded_scan_finds_what_the_full_scan_finds(counts, monkeypatch):
     full_modes = engine._all_modes
     # the same scan with every point's log L computed
     monkeypatch.setattr(engine, "_all_modes",
-                        lambda *a, **k: full_modes(*a, **dict(k, bound=None)))
+                        lambda *a, **k: full_modes(*a, **dict(k, bound=None, finer=None)))
     monkeypatch.setattr(engine, "_DIRECT_MAX", -1)
     full = alpha_posterior(*counts)
     monkeypatch.undo()
@@ -403,3 +405,174 @@ def test_prior_alone_below_one_evaluates_like_scipy(prior):
     np.testing.assert_allclose(post.cdf(x), stats.beta.cdf(x, *prior), rtol=1e-11, atol=0)
     np.testing.assert_allclose(post.ppf([0.025, 0.975]), stats.beta.ppf([0.025, 0.975], *prior),
                                rtol=1e-10)
+
+
+# -- the tangent bound of log L (the scan for further modes) ---------------------------------------
+def _bound_designs():
+    rng = np.random.default_rng(17)
+    out = [BENCH[2][2:4] + BENCH[2][4:], (0, 5000, 26, 4, 20, 177), (5000, 5000, 2, 1, 2, 3),
+           (30000, 30000, 0, 300, 300, 5), (40000, 100000, 10, 2, 20, 5)]
+    for _ in range(12):
+        M = int(rng.integers(50, 200000))
+        out.append((int(rng.integers(0, M + 1)), M) + tuple(int(v) for v in rng.integers(0, 80, 4)))
+    return out
+
+
+@pytest.mark.parametrize("design", _bound_designs())
+def test_tangent_bound_of_the_log_likelihood_is_above_it(design):
+    # L(T) = sum_x exp(f(x)) with f concave in x (rate priors of at least one, or known rates):
+    # f(x) <= f(x0) + f'(x0) (x - x0) on [lo, hi], so log L <= that + log(hi - lo + 1); against
+    # log L itself (held to sums of scipy's beta-binomial terms in test_engine.py) at T over
+    # all of 0..M, for estimated and known rates
+    k, M, tp, fn, tn, fp = design
+    rng = np.random.default_rng(k + M)
+    T = np.unique(np.r_[np.round(np.linspace(0, M, 41)), np.round(rng.uniform(0, M, 20)), 0, 1,
+                        M - 1, M, k, M - k]).clip(0, M)
+    for pos, neg in ((engine.RateDistribution(tp + 1.0, fn + 1.0),
+                      engine.RateDistribution(fp + 1.0, tn + 1.0)),
+                     (engine.RateDistribution(known=0.8), engine.RateDistribution(fp + 1.0, tn + 1.0)),
+                     (engine.RateDistribution(known=0.9), engine.RateDistribution(known=0.25))):
+        lik = engine._MetricLikelihood(k, M, pos, neg)
+        value, bound = lik(T), lik.log_bound(T)
+        # above log L up to rounding (equal where the sum has one term); the scan keeps a margin
+        # of one log unit
+        assert np.all(bound >= value - 1e-9 * np.maximum(1.0, np.abs(value)))
+        assert np.all(np.isneginf(bound) == np.isneginf(value))
+        # and not far above where it matters: within log(hi - lo + 1) + 1 of log L near its peak
+        fin = np.isfinite(value)
+        best = int(np.argmax(np.where(fin, value, -np.inf)))
+        width = min(T[best], k) - max(0, k - (M - T[best])) + 1
+        assert bound[best] <= value[best] + math.log(width) + 1.0
+
+
+def test_tangent_bound_only_for_concave_summands():
+    # a rate prior below one (a U-shaped Beta) or a known rate of 0 or 1: no bound (the scan
+    # then evaluates log L, as before)
+    lik = engine._MetricLikelihood(3000, 6000, engine.RateDistribution(0.5, 0.5),
+                                   engine.RateDistribution(2.0, 3.0))
+    assert lik.log_bound(np.array([10.0, 3000.0])) is None
+    lik = engine._MetricLikelihood(3000, 6000, engine.RateDistribution(known=1.0),
+                                   engine.RateDistribution(2.0, 3.0))
+    assert lik.log_bound(np.array([10.0, 3000.0])) is None
+
+
+# designs whose scan points pass the bound L <= 1: the bench design of 10^5 (3 of them) and three
+# of random_designs(15, seed=11) (50, 4 and 83 of them; few human ratings, so the base term is flat)
+@pytest.mark.parametrize("counts", [BENCH[2], (0, 1, 53299, 103342, 277, 13, 830, 599),
+                                    (2443, 4535, 31344950, 44890906, 5331, 100, 2976, 1622),
+                                    (4, 4, 29915, 67993, 42986, 24254, 33520, 1864)])
+def test_the_tangent_bound_leaves_the_posterior_as_it_was(counts, monkeypatch):
+    # the scan with the tangent bound against the scan with L <= 1 alone: the same windows, the
+    # same posterior, and the tangent bound spares log L at some scan points
+    spared = []
+    modes = engine._all_modes
+
+    def counting(logw, *a, **k):
+        asked = []
+        out = modes(lambda t: asked.append(np.size(t)) or logw(t), *a, **k)
+        spared.append(sum(asked))
+        return out
+
+    monkeypatch.setattr(engine, "_all_modes", counting)
+    fast = alpha_posterior(*counts)
+    monkeypatch.setattr(engine, "_all_modes",
+                        lambda *a, **k: counting(*a, **dict(k, finer=None)))
+    slow = alpha_posterior(*counts)
+    assert spared[0] < spared[1]
+    assert fast.n_components == slow.n_components and len(fast.parts) == len(slow.parts)
+    x = slow.ppf(np.array([1e-9, 0.025, 0.5, 0.975, 1 - 1e-9]))
+    np.testing.assert_array_equal(fast.cdf(x), slow.cdf(x))
+    assert fast.mean() == slow.mean() and fast.std() == slow.std()
+    assert fast.interval(0.95) == slow.interval(0.95)
+
+
+# -- kernels in place ------------------------------------------------------------------------------
+def test_log_gamma_ratio_with_a_few_small_arguments_against_forty_digits():
+    # one call with arguments below 16 (the plain difference of log-gamma functions), from 16 to
+    # 500 (Stirling's form, five-term series) and beyond (two-term series): each value as when
+    # computed alone, and against mpmath
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    from binaryeval.binary import _kernels
+
+    rng = np.random.default_rng(3)
+    z = np.r_[rng.uniform(0.5, 16.0, 20), rng.uniform(16.0, 500.0, 30), 10 ** rng.uniform(2.7, 7, 40)]
+    d = np.r_[rng.uniform(-0.4, 200.0, z.size)]
+    got = _kernels.log_gamma_ratio(z.reshape(9, 10), d.reshape(9, 10)).ravel()
+    alone = np.array([float(_kernels.log_gamma_ratio(np.array([zi]), np.array([di]))[0])
+                      for zi, di in zip(z, d, strict=True)])
+    # the five-term series' last terms are below half a unit in the last place beyond 500
+    np.testing.assert_allclose(got, alone, rtol=2e-16, atol=0)
+    ref = np.array([float(mp.loggamma(mp.mpf(zi) + mp.mpf(di)) - mp.loggamma(mp.mpf(zi)))
+                    for zi, di in zip(z, d, strict=True)])
+    np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13)
+    # broadcasting: an offset per row
+    rows = _kernels.log_gamma_ratio(z.reshape(9, 10), d[:9, None])
+    ref_rows = np.array([[float(_kernels.log_gamma_ratio(np.array([zi]), np.array([d[i]]))[0])
+                          for zi in z.reshape(9, 10)[i]] for i in range(9)])
+    np.testing.assert_allclose(rows, ref_rows, rtol=2e-16, atol=0)
+
+
+def test_stirling_series_in_place_equals_its_expression():
+    from binaryeval.binary import _kernels
+
+    s0, s1, s2, s3, s4 = _kernels._S
+    rng = np.random.default_rng(4)
+    for n in (rng.uniform(15.5, 500.0, 300), 10 ** rng.uniform(2.71, 9, 300)):
+        nn = n * n
+        five = (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+        two = (s0 - s1 / nn) / n
+        np.testing.assert_array_equal(_kernels.stirlerr(n, 15.5), five)
+        if n.min() > 500.0:
+            np.testing.assert_array_equal(_kernels.stirlerr(n), two)
+        z, dd = n + 1.0, rng.uniform(-0.5, 300.0, n.size)
+        u, v = z - 1.0, z - 1.0 + dd
+        ref = (u + 0.5) * np.log1p(dd / u) + dd * np.log(v) - dd + (
+            _kernels.stirlerr(v, 14.5 + min(n.min(), 1.0)) - _kernels.stirlerr(u, 15.5))
+        np.testing.assert_allclose(_kernels._stirling_ratio(z, dd, 14.5 + min(n.min(), 1.0)),
+                                   ref, rtol=1e-15, atol=1e-15)
+
+
+def test_binomial_and_beta_log_densities_of_whole_arrays_against_forty_digits():
+    # every count at least one (the in-place form) against mpmath and against the masked form
+    # (the same arrays with one count below one among them); integer counts and x on a grid of
+    # 1/1024, so that the references see the same arguments
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    from binaryeval.binary import _kernels
+
+    rng = np.random.default_rng(8)
+    n = np.round(10 ** rng.uniform(1.5, 5, 120))
+    p = np.round(rng.uniform(0.05, 0.95, n.size) * 1024) / 1024
+    k = np.clip(np.round(n * p + rng.normal(0, 3, n.size) * np.sqrt(n * p * (1 - p))), 1, n - 1)
+    whole = _kernels.log_dbinom(k, n, p)
+    ref = np.array([float(mp.loggamma(ni + 1) - mp.loggamma(ki + 1) - mp.loggamma(ni - ki + 1)
+                          + ki * mp.log(mp.mpf(pi)) + (ni - ki) * mp.log(1 - mp.mpf(pi)))
+                    for ki, ni, pi in zip(k, n, p, strict=True)])
+    # Loader's form: a few units in the last place of the probability
+    assert np.all(np.abs(whole - ref) <= 1e-13 * np.maximum(1.0, np.abs(ref)))
+    masked = _kernels.log_dbinom(np.r_[k, 0.5], np.r_[n, 10.0], np.r_[p, 0.3])[:-1]
+    np.testing.assert_allclose(whole, masked, rtol=4e-16, atol=4e-16)
+    a, b, x = k + 1.0, n - k + 1.0, p
+    dens = _kernels.log_beta_pdf(x, a, b)
+    ref = np.array([float((ai - 1) * mp.log(mp.mpf(xi)) + (bi - 1) * mp.log(1 - mp.mpf(xi))
+                          - mp.loggamma(ai) - mp.loggamma(bi) + mp.loggamma(ai + bi))
+                    for ai, bi, xi in zip(a, b, x, strict=True)])
+    assert np.all(np.abs(dens - ref) <= 1e-13 * np.maximum(1.0, np.abs(ref)))
+    mixed = _kernels.log_beta_pdf(np.r_[x, 0.4], np.r_[a, 0.7], np.r_[b, 3.0])[:-1]
+    np.testing.assert_allclose(dens, mixed, rtol=4e-16, atol=4e-16)
+
+
+def test_piecewise_chebyshev_at_a_few_points_equals_its_array_form():
+    # up to four points in plain floats: the array form's operations in the same order (the same
+    # values, bit for bit), ends, outside and NaN included
+    rng = np.random.default_rng(6)
+    edges = np.sort(rng.uniform(-50.0, 900.0, 8))
+    poly = PiecewiseChebyshev(edges, rng.normal(size=(7, 25)) * np.exp(-0.3 * np.arange(25)),
+                              left=-1.0, right=2.0)
+    x = np.r_[rng.uniform(edges[0] - 5, edges[-1] + 5, 500), edges, np.nan]
+    many = poly(np.r_[x, x[:10]])[:x.size]
+    for size in (1, 2, 3, 4):
+        few = np.concatenate([poly(x[i:i + size]) for i in range(0, x.size, size)])
+        np.testing.assert_array_equal(few[:x.size], many)
+    assert poly(np.array(edges[3])).shape == () and poly(np.zeros((2, 2))).shape == (2, 2)

@@ -54,9 +54,11 @@ def stirlerr(n: np.ndarray, least: float | None = None) -> np.ndarray:
     """
     n = np.asarray(n, dtype=float)
     s0, s1, s2, s3, s4 = _S
-    nn = n * n
     if least is None:
         least = n.min(initial=np.inf)
+    if least > 15.0 and n.ndim:
+        return _stirling_series(n, least > 500.0)
+    nn = n * n
     if least > 500.0:
         return (s0 - s1 / nn) / n
     if least > 15.0:
@@ -71,6 +73,26 @@ def stirlerr(n: np.ndarray, least: float | None = None) -> np.ndarray:
             return low.reshape(())
         out[small] = low
     return out
+
+
+def _stirling_series(n: np.ndarray, short: bool) -> np.ndarray:
+    """:func:`stirlerr` by its series for an array ``n > 15`` (two terms when ``short``).
+
+    The same operations in the same order as the expressions in :func:`stirlerr`, in place on
+    one work array (no temporaries): the same values, bit for bit.
+    """
+    s0, s1, s2, s3, s4 = _S
+    nn = n * n
+    if short:
+        t = np.divide(s1, nn)
+    else:
+        t = np.divide(s4, nn)
+        for c in (s3, s2, s1):
+            np.subtract(c, t, out=t)
+            t /= nn
+    np.subtract(s0, t, out=t)
+    t /= n
+    return t
 
 
 def bd0(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
@@ -110,9 +132,17 @@ def _bd0_series(x: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
     n_terms = 11 if top <= 0.0 else int(min(11, max(1, math.ceil(-39.2 / math.log(top)))))
     s = d * v
     ej = 2.0 * x * v
+    if s.ndim == 0:
+        for j in range(1, n_terms + 1):
+            ej = ej * v2
+            s = s + ej / (2 * j + 1)
+        return s
+    # the same operations in place (no temporaries per term)
+    term = np.empty(s.shape)
     for j in range(1, n_terms + 1):
-        ej = ej * v2
-        s = s + ej / (2 * j + 1)
+        ej *= v2
+        np.divide(ej, 2 * j + 1, out=term)
+        s += term
     return s
 
 
@@ -132,11 +162,25 @@ def log_dbinom(k, n, p):
     """
     k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
                                   np.asarray(p, dtype=float))
-    out = np.empty(k.shape)
     q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
+        nk = n - k
+        if k.ndim and k.min(initial=np.inf) >= 1.0 and nk.min(initial=np.inf) >= 1.0:
+            # every count at least one (the usual case): the same values as below, in place
+            lc = stirlerr(n)
+            lc -= stirlerr(k)
+            lc -= stirlerr(nk)
+            lc -= bd0(k, n * p)
+            lc -= bd0(nk, n * q)
+            lf = np.log(k)
+            lf += math.log(2.0 * math.pi)
+            lf += np.log1p(-k / n)
+            lf *= 0.5
+            lc -= lf
+            return lc
+        out = np.empty(k.shape)
         lo = k < 1.0
-        hi = (n - k) < 1.0
+        hi = nk < 1.0
         mid = ~(lo | hi)
         if mid.all():
             lc = (stirlerr(n) - stirlerr(k) - stirlerr(n - k) - bd0(k, n * p) - bd0(n - k, n * q))
@@ -181,8 +225,11 @@ def log_beta_pdf(x, a, b):
                                                    b.ravel().tolist(), strict=True)]
         if None not in few:
             return np.array(few, dtype=float).reshape(x.shape)
-    out = np.empty(x.shape)
     regular = (a >= 1.0) & (b >= 1.0)
+    if regular.all():
+        # (the same values as below, without gathering and scattering every element)
+        return np.log(a + b - 1.0) + log_dbinom(a - 1.0, a + b - 2.0, x)
+    out = np.empty(x.shape)
     if regular.any():
         aa, bb = a[regular], b[regular]
         # Beta(x; a, b) = (a + b - 1) * dbinom(a - 1; a + b - 2, x)
@@ -264,19 +311,30 @@ def log_gamma_ratio(z, d):
     >>> bool(np.allclose(log_gamma_ratio(z, 0.5), 0.5 * np.log(z) - 1 / (8 * z), rtol=1e-15))
     True
     """
-    z, d = np.broadcast_arrays(np.asarray(z, dtype=float), np.asarray(d, dtype=float))
+    z, d = np.asarray(z, dtype=float), np.asarray(d, dtype=float)
     low = np.minimum(z, z + d)
     least = low.min(initial=np.inf)
     if least > 16.0:
         return _stirling_ratio(z, d, least - 1.0)
-    # a few small arguments: Stirling's form everywhere (at a harmless stand-in where small),
-    # then the plain difference where small
-    small = low <= 16.0
-    out = np.asarray(_stirling_ratio(np.where(small, 20.0, z), np.where(small, 0.0, d), 15.5))
-    if out.ndim == 0:
+    z, d = np.broadcast_arrays(z, d)
+    if z.ndim == 0:
         return special.gammaln(z + d) - special.gammaln(z)
-    zs, ds = z[small], d[small]
-    out[small] = special.gammaln(zs + ds) - special.gammaln(zs)
+    # a few small arguments: Stirling's form with the two-term series everywhere (at a stand-in
+    # of 600 where an argument is at most 500), then the five-term series where the smaller
+    # argument is up to 500 and the plain difference where it is at most 16 (each value by the
+    # same form as when every argument of the call is in its range)
+    few = low <= 500.0
+    zf, df, lf = z[few], d[few], low[few]
+    zz = z.copy()
+    zz[few] = 600.0 - np.minimum(df, 0.0)
+    out = np.asarray(_stirling_ratio(zz, d, 599.0))
+    vals = np.empty(zf.shape)
+    small = lf <= 16.0
+    mid = ~small
+    if mid.any():
+        vals[mid] = _stirling_ratio(zf[mid], df[mid], 15.5)
+    vals[small] = special.gammaln(zf[small] + df[small]) - special.gammaln(zf[small])
+    out[few] = vals
     return out
 
 
@@ -374,8 +432,25 @@ def _stirling_ratio(z: np.ndarray, d: np.ndarray, least: float) -> np.ndarray:
     """
     u = z - 1.0
     v = u + d
-    return (u + 0.5) * np.log1p(d / u) + d * np.log(v) - d + (stirlerr(v, least)
-                                                              - stirlerr(u, least))
+    if np.ndim(v) == 0 or np.ndim(u) == 0:
+        return (u + 0.5) * np.log1p(d / u) + d * np.log(v) - d + (stirlerr(v, least)
+                                                                  - stirlerr(u, least))
+    # (u + 1/2) log1p(d / u) + d log v - d + (stirlerr(v) - stirlerr(u)): the same operations in
+    # the same order, in place on a few work arrays (the same values, bit for bit, with fewer
+    # temporaries: these tables and quadratures are the engine's bulk work)
+    out = np.divide(d, u)
+    if out.shape != v.shape:
+        out = np.broadcast_to(out, v.shape).copy()
+    np.log1p(out, out=out)
+    out *= u + 0.5
+    lv = np.log(v)
+    lv *= d
+    out += lv
+    out -= d
+    sv = stirlerr(v, least)
+    sv -= stirlerr(u, least)
+    out += sv
+    return out
 
 
 def log_gamma_ratio_change(z, z_ref: float, d: float):

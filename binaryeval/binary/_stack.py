@@ -88,8 +88,8 @@ class Stack:
         self.start = np.zeros(sizes.size, dtype=np.int64)
         np.cumsum(sizes[:-1], out=self.start[1:])
         self.K = sizes
-        a = np.concatenate([m[0] for m in mixtures]).astype(float)
-        w = np.concatenate([m[2] for m in mixtures]).astype(float)
+        a = np.asarray(np.concatenate([m[0] for m in mixtures]), dtype=float)
+        w = np.asarray(np.concatenate([m[2] for m in mixtures]), dtype=float)
         self.N = np.array([float(m[0][0] + m[1][0]) for m in mixtures])
         self.a0 = np.array([float(m[0][0]) for m in mixtures])
         self.a_last = np.array([float(m[0][-1]) for m in mixtures])
@@ -102,7 +102,7 @@ class Stack:
             self.ratio = np.log((b - 1.0) / a)
         # each mixture's cumulative weights on its own (a running sum over all of them would
         # carry the rounding of the earlier mixtures' totals)
-        cum = np.concatenate([np.cumsum(m[2]) for m in mixtures]).astype(float)
+        cum = np.asarray(np.concatenate([np.cumsum(m[2]) for m in mixtures]), dtype=float)
         last = np.zeros(a.size, dtype=bool)
         last[self.start + sizes - 1] = True
         self.a, self.b, self.w = a, b, w

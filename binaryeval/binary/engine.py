@@ -38,7 +38,9 @@ all of them) the weights pile up at both ends, ``alpha`` near 0 and near 1, and 
 be the larger by hundreds of log units or both can matter.  So with an estimated rate one more
 look covers ``0..M`` (65 even points and points at doubling distances from both ends, where such
 a pile can be a few components wide; ``L(T) <= 1``, so a point whose other factors are already
-below the level needs no ``L``); every point above the level starts a search of its own.
+below the level needs no ``L``, nor one below it by a tangent bound of ``L``, the summand's value
+and slope a few Newton steps from its mode, where the summand is concave); every point above the
+level starts a search of its own.
 Each mode within ``TAIL_LOG`` of the highest gets its own window (overlapping ones merged), and
 the posterior is the weighted sum of one mixture per window, by their masses
 (:meth:`AlphaPosterior.from_parts`: its cdf the weighted sum of theirs, ``P(alpha_1 > alpha_2)``
@@ -286,6 +288,9 @@ class _MetricLikelihood:
     def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
         self.k, self.M, self.pos, self.neg = k, M, pos, neg
         self._tables: tuple | None = None
+        # log B(a, b) of each estimated rate (a constant of every summand)
+        self._lbeta = tuple(special.betaln(d.a, d.b) if d.known is None else 0.0
+                            for d in (pos, neg))
         # (coefficient, sign of x, offset at T = 0, change of the offset with T)
         terms = []
         if pos.known is None:
@@ -329,10 +334,9 @@ class _MetricLikelihood:
         """The part of the summand that depends on T alone."""
         n = self.M - T
         out = np.zeros(T.shape)
-        for dist, m in ((self.pos, T), (self.neg, n)):
+        for dist, m, lbeta in ((self.pos, T, self._lbeta[0]), (self.neg, n, self._lbeta[1])):
             if dist.known is None:
-                out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0)
-                        + special.betaln(dist.a, dist.b))
+                out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0) + lbeta)
             else:
                 out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
         if self.neg.known is not None:
@@ -566,6 +570,45 @@ class _MetricLikelihood:
         mode = np.where(left, lo, np.where(right, hi, x))
         h = np.where(left | right, h_end, h)
         return mode, h
+
+    def log_bound(self, T) -> np.ndarray | None:
+        """An upper bound of ``log L(T)`` at a fraction of its cost, or None where none is known.
+
+        ``L(T) = sum_{x=lo..hi} exp(f(x))`` with ``f`` the summand, concave in ``x`` where every
+        rate is known or has Beta parameters of at least one (the counts' log-pmfs are then
+        concave: ``psi'(x + a) <= psi'(x + 1)`` for ``a >= 1``).  A concave ``f`` lies below its
+        tangent at any point ``x0``, so ``f(x) <= f(x0) + f'(x0) (x - x0)`` on ``[lo, hi]`` and
+        ``log L <= f(x0) + max(f'(x0) (hi - x0), f'(x0) (lo - x0), 0) + log(hi - lo + 1)``
+        whatever ``x0`` is; a few Newton steps towards the mode make the tangent term small.
+        Above ``log L`` up to rounding (equal where the sum has one term): callers keep a margin.
+        """
+        pos, neg = self.pos, self.neg
+        if pos.degenerate or neg.degenerate or any(
+                d.known is None and min(d.a, d.b) < 1.0 for d in (pos, neg)):
+            return None
+        T = np.atleast_1d(np.asarray(T, dtype=float))
+        k, M = self.k, self.M
+        lo = np.maximum(0.0, k - (M - T))
+        hi = np.minimum(T, float(k))
+        out = np.full(T.shape, -np.inf)
+        ok = hi >= lo
+        if ok.any():
+            Tv, lo, hi = T[ok], lo[ok], hi[ok]
+            # x0: three plain Newton steps from the normal approximation (the bound holds for any
+            # x0 in [lo, hi]; near the mode it is tight), without _mode's brackets and checks
+            mu1, v1 = _count_moments(pos, Tv)
+            mu2, v2 = _count_moments(neg, M - Tv)
+            x0 = np.clip(mu1 + v1 / np.maximum(v1 + v2, 1e-300) * (k - mu1 - mu2), lo, hi)
+            for _ in range(3):
+                d1, d2 = self._derivatives(x0, Tv)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    nx = x0 - d1 / d2
+                x0 = np.where(np.isfinite(nx) & (d2 < 0), np.clip(nx, lo, hi), x0)
+            f = self._summand(x0, Tv)
+            d1, _ = self._derivatives(x0, Tv)
+            rise = np.maximum(np.maximum(d1 * (hi - x0), d1 * (lo - x0)), 0.0)
+            out[ok] = f + rise + np.log(hi - lo + 1.0)
+        return out
 
     def _windowed(self, T, lo, hi):
         mode, curv = self._mode(T, lo, hi)
@@ -853,7 +896,7 @@ def _scan_points(M: int, t_lo: int, t_hi: int) -> np.ndarray:
 
 
 def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
-               seen: dict, bound=None) -> tuple[list[tuple[int, int]], float, dict]:
+               seen: dict, bound=None, finer=None) -> tuple[list[tuple[int, int]], float, dict]:
     """The windows of every material mode of ``logw`` (one look over ``0..M``).
 
     With known rates ``log w`` is concave in ``alpha`` and :func:`_locate` finds its one mode.
@@ -868,7 +911,10 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
     ``bound``, an upper bound of ``logw`` that is cheap to evaluate (the weight without its
     likelihood factor ``L(T) <= 1``), spares the likelihood at the points where the bound is
     already below the level (by one log unit, far above its rounding): those cannot be above it.
-    With many human ratings that is nearly every scan point.
+    With many human ratings that is nearly every scan point.  ``finer``, a tighter upper bound
+    of ``logw`` (the base term plus :meth:`_MetricLikelihood.log_bound`, a few array calls
+    instead of a quadrature per point), then spares the likelihood at the points it puts below
+    the level the same way; it may return None (no bound known).
     """
     pts = _scan_points(M, t_lo, t_hi)
     if not pts.size:
@@ -878,6 +924,11 @@ def _all_modes(logw, M: int, t_lo: int, t_hi: int, peak: float,
     if bound is not None:
         with np.errstate(invalid="ignore"):
             look = ~(np.asarray(bound(pts), dtype=float) < peak - TAIL_LOG - 1.0)
+    if finer is not None and look.any():
+        tight = finer(pts[look])
+        if tight is not None:
+            with np.errstate(invalid="ignore"):
+                look[look] = ~(np.asarray(tight, dtype=float) < peak - TAIL_LOG - 1.0)
     seen = dict(seen)
     if look.any():
         v = np.asarray(logw(pts[look]), dtype=float)
@@ -1160,7 +1211,12 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
     parts = [(t_lo, t_hi)]
     base = _log_weight_fn(A, B, M, None)
     if pos.known is None or neg.known is None:
-        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen, bound=base)
+        def finer(t):
+            up = lik.log_bound(t)
+            return None if up is None else base(t) + up
+
+        parts, peak, seen = _all_modes(logw, M, t_lo, t_hi, peak, seen, bound=base,
+                                       finer=finer)
         t_lo, t_hi = parts[0][0], parts[-1][1]
     known = {t: v - float(base(np.array([t]))[0]) for t, v in seen.items() if t in (k, M - k)}
     if len(parts) > 1:
