@@ -48,6 +48,7 @@ import os
 import re
 from collections.abc import Iterable
 from contextlib import ExitStack
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -437,6 +438,17 @@ def export_cells(nb, path: Path) -> str:
     writes no page frame (so none of nbconvert's require.js, MathJax or mermaid ``<script>``
     tags) and gives each figure the chunk's ``fig-alt`` (or ``fig-cap``) as alt text.
     """
+    body, _ = _exporter().from_notebook_node(nb, resources={"metadata": {"name": path.stem,
+                                                                          "path": str(path.parent)}})
+    return body
+
+
+@lru_cache(maxsize=1)
+def _exporter():
+    """The one HTML exporter of the process, its templates compiled once.
+
+    It keeps no state between notebooks: each call registers its own code highlighter.
+    """
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
@@ -448,9 +460,7 @@ def export_cells(nb, path: Path) -> str:
     remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
                                    remove_all_outputs_tags={"remove_output"}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem,
-                                                                       "path": str(path.parent)}})
-    return body
+    return exporter
 
 
 def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3",
