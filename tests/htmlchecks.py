@@ -23,9 +23,14 @@ def soup(page: str) -> BeautifulSoup:
     return BeautifulSoup(page, "html.parser")
 
 
-def external_resources(page: str) -> list[str]:
+def _doc(page: str | BeautifulSoup) -> BeautifulSoup:
+    """The page parsed (a page parsed already is read as it is: the checks only read it)."""
+    return page if isinstance(page, BeautifulSoup) else soup(page)
+
+
+def external_resources(page: str | BeautifulSoup) -> list[str]:
     """URLs of scripts, styles, images, frames and fonts that the page would fetch remotely."""
-    doc = soup(page)
+    doc = _doc(page)
     found = []
     for tag, attr in _LOADS.items():
         for el in doc.find_all(tag):
@@ -51,13 +56,13 @@ def _positions(row) -> list[tuple[int, object]]:
     return out
 
 
-def e_notation_in_probability_columns(page: str) -> list[str]:
+def e_notation_in_probability_columns(page: str | BeautifulSoup) -> list[str]:
     """Cells of rendered tables, in a column whose header names a probability, written with e+/e-.
 
     Returns "header: cell" for each offending cell.
     """
     bad = []
-    for table in soup(page).find_all("table"):
+    for table in _doc(page).find_all("table"):
         rows = table.find_all("tr")
         head_rows = table.thead.find_all("tr") if table.thead else rows[:1]
         columns = {}
@@ -81,7 +86,7 @@ def e_notation_in_probability_columns(page: str) -> list[str]:
 def local_links(page: str | BeautifulSoup) -> list[str]:
     """Every relative href/src of a page (anchors within the page included as '#x'); ``page`` is
     its text or its parsed document."""
-    doc = page if isinstance(page, BeautifulSoup) else soup(page)
+    doc = _doc(page)
     links = [a["href"] for a in doc.find_all(["a", "link"], href=True)]
     links += [el["src"] for el in doc.find_all(src=True)]
     return [u for u in links if not _REMOTE.match(u) and not re.match(r"^[a-z]+:", u, re.I)]

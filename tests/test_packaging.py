@@ -42,28 +42,39 @@ def _declared() -> dict[str, set[str]]:
     return out
 
 
-def _guarded_nodes(tree: ast.AST) -> set[int]:
-    """Nodes inside ``try:`` blocks that catch ImportError (optional imports)."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(
-                isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
-                for h in node.handlers):
-            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return out
+def _catches_import_error(node: ast.Try) -> bool:
+    return any(isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+               for h in node.handlers)
 
 
-def _imports(tree: ast.AST) -> list[str]:
-    guarded = _guarded_nodes(tree)
-    out = []
-    for node in ast.walk(tree):
-        if id(node) in guarded:
-            continue
-        if isinstance(node, ast.Import):
-            out += [a.name.split(".")[0] for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            out.append(node.module.split(".")[0])
-    return out
+@functools.cache
+def _imports(tree: ast.AST) -> tuple[str, ...]:
+    """Top-level names of the modules a file imports outside ``try:`` blocks that catch
+    ImportError (optional imports), in the order of the file.
+
+    An import is a statement, so the walk follows statements only (the bodies of ``if``,
+    ``def``, ``class``, ``with``, ``for``, ``try``, ``match``), never into expressions.
+    """
+    out: list[str] = []
+
+    def visit(statements, guarded: bool) -> None:
+        for node in statements:
+            if isinstance(node, ast.Import):
+                if not guarded:
+                    out.extend(a.name.split(".")[0] for a in node.names)
+                continue
+            if isinstance(node, ast.ImportFrom):
+                if not guarded and node.level == 0 and node.module:
+                    out.append(node.module.split(".")[0])
+                continue
+            inner = guarded or (isinstance(node, ast.Try) and _catches_import_error(node))
+            visit(getattr(node, "body", ()) if isinstance(getattr(node, "body", None), list)
+                  else (), inner)
+            for field in ("orelse", "finalbody", "handlers", "cases"):
+                visit(getattr(node, field, ()), guarded)
+
+    visit(tree.body, False)
+    return tuple(out)
 
 
 @functools.cache
@@ -113,7 +124,7 @@ def test_the_check_sees_an_undeclared_import(tmp_path):
     # one is not (mpmath is installed with the test extra; here it stands for any module)
     tree = ast.parse("import os\nimport mpmath\ntry:\n    import ppi_py\nexcept ImportError:\n"
                      "    ppi_py = None\n")
-    assert _imports(tree) == ["os", "mpmath"]
+    assert _imports(tree) == ("os", "mpmath")
     assert "mpmath" in _declared() and "required" not in _declared()["mpmath"]
 
 

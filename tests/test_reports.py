@@ -234,3 +234,15 @@ def test_auto_engine_uses_quarto_when_on_path(tmp_path, monkeypatch):
     assert written == tmp_path / "out" / "vignettes" / "doc.html"
     assert "--output-dir" in written.read_text() and "embed-resources:true" in written.read_text()
     assert 'href="vignettes/doc.html"' in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_a_document_with_nothing_to_run_starts_no_kernel(tmp_path):
+    # text only, or every chunk eval: false: rendered without a kernel, so an unknown kernel
+    # name is no error (with a chunk to run it is, above), and the eval: false code is shown
+    doc = tmp_path / "text.qmd"
+    doc.write_text('---\ntitle: Text\n---\n\nJust *text*.\n\n```{python}\n#| label: shown\n'
+                   '#| eval: false\nprint("never-" + "run")\n```\n', encoding="utf-8")
+    (page,) = render([doc], output_dir=tmp_path / "out", engine="jupyter",
+                     kernel_name="no-such-kernel")
+    text = page.read_text()
+    assert "<em>text</em>" in text and "never-" in text and "never-run" not in text

@@ -291,14 +291,14 @@ def test_figure_alt_text_caption_and_cards(site):
 def test_nothing_loaded_from_the_network(site):
     out, written, _ = site
     for path in written:
-        page = path.read_text(encoding="utf-8")
-        assert external_resources(page) == [], path
+        page, doc = path.read_text(encoding="utf-8"), parsed(path)
+        assert external_resources(doc) == [], path
         assert "mathjax" not in page.lower()
         # scripts only from the site's own files, none inline
-        scripts = soup(page).find_all("script")
+        scripts = doc.find_all("script")
         assert scripts and all(s.get("src") and not s.get_text().strip() for s in scripts), path
         assert {s["src"].rsplit("/", 1)[-1] for s in scripts} == {"site.js"}
-        assert soup(page).find("link", rel="stylesheet")["href"].endswith("site.css")
+        assert doc.find("link", rel="stylesheet")["href"].endswith("site.css")
     assert external_resources(f"<style>{(out / 'site.css').read_text()}</style>") == []
 
 

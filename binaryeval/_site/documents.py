@@ -20,7 +20,8 @@ to ``quarto render``.  Without it, each document is rendered here with the Jupyt
    inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
    before the first chunk the kernel runs :func:`binaryeval._site.theme.set_theme`, the one figure
    theme of every page; an error in a chunk stops the rendering with a :class:`RenderError`
-   naming file and chunk;
+   naming file and chunk; a document with no chunk to run (text only, or every chunk
+   ``eval: false``) starts no kernel;
 5. nbconvert's ``HTMLExporter`` with the template ``templates/nbconvert/binaryeval`` (cells only:
    no require.js, MathJax or mermaid from a CDN) and a ``TagRemovePreprocessor`` writes the cells;
    :mod:`binaryeval._site.pages` puts the page around them (stylesheet, table of contents, tables
@@ -47,6 +48,7 @@ import os
 import re
 from collections.abc import Iterable
 from contextlib import ExitStack
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -320,6 +322,12 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    if all("skip-execution" in cell.metadata["tags"] for cell in code):
+        # nothing to run (text only, or every chunk eval: false): no kernel is started
+        for cell in code:
+            cell.outputs = []
+        return
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=False,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
     with ExitStack() as stack:
@@ -362,16 +370,20 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
 
 # run in the kernel before a document's first chunk: the package's figure theme
 # (figures drawn at twice their size, and warnings shown by class and text, not by the path of
-# the kernel's temporary file)
+# the kernel's temporary file).  The theme module is loaded from its file: importing it through
+# the package would import all of binaryeval first, which a page that never uses it need not pay
+_THEME = Path(__file__).resolve().parent / "theme.py"
 _KERNEL_SETUP = """\
-from binaryeval._site.theme import set_theme as _binaryeval_set_theme
-from binaryeval._site.theme import sharp_figures as _binaryeval_sharp_figures
-_binaryeval_set_theme()
-_binaryeval_sharp_figures()
-del _binaryeval_set_theme, _binaryeval_sharp_figures
+import importlib.util as _binaryeval_util
+_binaryeval_spec = _binaryeval_util.spec_from_file_location("_binaryeval_theme", {theme!r})
+_binaryeval_theme = _binaryeval_util.module_from_spec(_binaryeval_spec)
+_binaryeval_spec.loader.exec_module(_binaryeval_theme)
+_binaryeval_theme.set_theme()
+_binaryeval_theme.sharp_figures()
+del _binaryeval_util, _binaryeval_spec, _binaryeval_theme
 import warnings as _binaryeval_warnings
 _binaryeval_warnings.formatwarning = (
-    lambda message, category, filename, lineno, line=None: f"{category.__name__}: {message}\\n")
+    lambda message, category, filename, lineno, line=None: f"{{category.__name__}}: {{message}}\\n")
 del _binaryeval_warnings
 """
 
@@ -382,7 +394,7 @@ def _setup_kernel(client, path: Path) -> None:
 
     # nbclient stores an executed cell at its index in the notebook: the setup cell is appended
     # for its run and taken out again
-    cell = nbformat.v4.new_code_cell(_KERNEL_SETUP)
+    cell = nbformat.v4.new_code_cell(_KERNEL_SETUP.format(theme=str(_THEME)))
     client.nb.cells.append(cell)
     try:
         client.execute_cell(cell, len(client.nb.cells) - 1, store_history=False)
@@ -426,6 +438,17 @@ def export_cells(nb, path: Path) -> str:
     writes no page frame (so none of nbconvert's require.js, MathJax or mermaid ``<script>``
     tags) and gives each figure the chunk's ``fig-alt`` (or ``fig-cap``) as alt text.
     """
+    body, _ = _exporter().from_notebook_node(nb, resources={"metadata": {"name": path.stem,
+                                                                          "path": str(path.parent)}})
+    return body
+
+
+@lru_cache(maxsize=1)
+def _exporter():
+    """The one HTML exporter of the process, its templates compiled once.
+
+    It keeps no state between notebooks: each call registers its own code highlighter.
+    """
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
@@ -437,9 +460,7 @@ def export_cells(nb, path: Path) -> str:
     remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
                                    remove_all_outputs_tags={"remove_output"}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem,
-                                                                       "path": str(path.parent)}})
-    return body
+    return exporter
 
 
 def execute_document(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3",

@@ -15,6 +15,7 @@ functions here turn the fragment into a page:
 
 from __future__ import annotations
 
+import copy
 import html
 import re
 from collections.abc import Callable
@@ -208,7 +209,7 @@ def finish_body(fragment: str, *, where: str,
     for tag in soup.find_all(["h2", "h3"]):
         if not tag.get("id") or "no-toc" in (tag.get("class") or []):
             continue
-        text = _heading_text(_soup(str(tag)).find(tag.name))
+        text = _heading_text(copy.copy(tag))  # a copy: the page keeps its anchor links
         item = Heading(int(tag.name[1]), tag["id"], text)
         if item.level == 3 and headings:
             headings[-1].children.append(item)
@@ -276,7 +277,7 @@ def _pandoc_ids(soup) -> None:
         anchor = tag.find("a", class_="anchor-link")
         if anchor is None or not tag.get("id"):
             continue
-        text = _heading_text(_soup(str(tag)).find(tag.name))
+        text = _heading_text(copy.copy(tag))  # a copy: the page keeps its anchor links
         new, n = pandoc_id(text), 0
         while new in seen:
             n += 1
