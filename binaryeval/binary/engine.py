@@ -461,13 +461,16 @@ class _MetricLikelihood:
             out[sl] = _logsumexp_rows(terms) + row[T[sl]]
         return out
 
-    def __call__(self, T) -> np.ndarray:
+    def _ranges(self, T) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``T`` as an array, the range ``[lo, hi]`` of ``x`` at each, and where it is not empty."""
         T = np.atleast_1d(np.asarray(T, dtype=float))
-        k, M = self.k, self.M
-        lo = np.maximum(0.0, k - (M - T))
-        hi = np.minimum(T, float(k))
+        lo = np.maximum(0.0, self.k - (self.M - T))
+        hi = np.minimum(T, float(self.k))
+        return T, lo, hi, hi >= lo
+
+    def __call__(self, T) -> np.ndarray:
+        T, lo, hi, ok = self._ranges(T)
         out = np.full(T.shape, -np.inf)
-        ok = hi >= lo
         if not ok.any():
             return out
         T, lo, hi = T[ok], lo[ok], hi[ok]
@@ -586,12 +589,9 @@ class _MetricLikelihood:
         if pos.degenerate or neg.degenerate or any(
                 d.known is None and min(d.a, d.b) < 1.0 for d in (pos, neg)):
             return None
-        T = np.atleast_1d(np.asarray(T, dtype=float))
+        T, lo, hi, ok = self._ranges(T)
         k, M = self.k, self.M
-        lo = np.maximum(0.0, k - (M - T))
-        hi = np.minimum(T, float(k))
         out = np.full(T.shape, -np.inf)
-        ok = hi >= lo
         if ok.any():
             Tv, lo, hi = T[ok], lo[ok], hi[ok]
             # x0: three plain Newton steps from the normal approximation (the bound holds for any
