@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from . import _validate
+from ._lazy import stats
 from ._results import Result
 from .errors import DataError, ParameterError
 from .summary import Summary

@@ -70,7 +70,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
+
+from ._lazy import stats
 
 __all__ = ["N_RESAMPLES", "SEED", "SIG_LEVEL", "check", "deviations", "message", "passes"]
 

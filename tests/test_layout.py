@@ -44,7 +44,7 @@ LAYERS = [
                       "binaryeval._results", "binaryeval._comparison", "binaryeval._ranks",
                       "binaryeval.summary",
                       "binaryeval.errors", "binaryeval._warnings", "binaryeval._ranking",
-                      "binaryeval._pooling", "binaryeval._parallel",
+                      "binaryeval._pooling", "binaryeval._parallel", "binaryeval._lazy",
                       "binaryeval._format", "binaryeval.io", "binaryeval._output",
                       "binaryeval.datasets"]),
 ]

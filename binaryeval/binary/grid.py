@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 from scipy.special import logsumexp
 
 from .. import _validate
+from .._lazy import stats
 from ..errors import CountsError, InputTypeError, ParameterError
 from .posterior import PosteriorDistribution, _scipy_confidence
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, stats
+from scipy import integrate
 
 from .. import _validate
+from .._lazy import stats
 from .._warnings import warn
 from ..data import COUNT_COLUMNS, check_counts, join_label, keyed_by_label, label_text
 from ..errors import CountsError, DataError, ParameterError

@@ -8,7 +8,9 @@ call).  Inputs broadcast like numpy arrays.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
+
+from .._lazy import stats
 
 INTERVAL_NAMES = {
     "pearson": "Fisher z, se = 1/sqrt(n - 3)",

@@ -8,7 +8,8 @@ tau-b comes from the sign matrices of all pairs for up to ``SIGN_LIMIT`` observa
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+from .._lazy import stats
 
 SIGN_LIMIT = 300  # largest n for the sign-matrix Kendall (n^2 memory); scipy beyond
 

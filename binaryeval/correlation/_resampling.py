@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from .._lazy import stats
 from ._matrices import batch_corr_with_first, permutation_pvalue
 
 _MIRROR = {"greater": "less", "less": "greater", "two-sided": "two-sided"}

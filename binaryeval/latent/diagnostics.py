@@ -22,7 +22,9 @@ works on all quantities at once.  The tests check them against ArviZ when it is 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
+
+from .._lazy import stats
 
 __all__ = ["ess_bulk", "ess_tail", "rhat", "summary"]
 

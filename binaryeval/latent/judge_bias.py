@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .. import _validate as v
+from .._lazy import stats
 from .._results import Result
 from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing

@@ -33,8 +33,8 @@ import zlib
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from ..binary.engine import alpha_posterior
 from ..errors import CountsError, ParameterError
 from .peers import acc_interval, classical_interval, ppi_interval

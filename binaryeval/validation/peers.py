@@ -56,8 +56,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from ..errors import CountsError, ParameterError
 
 __all__ = ["PeerInterval", "acc_interval", "classical_interval", "ppi_interval", "ppi_lambda",
