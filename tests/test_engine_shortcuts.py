@@ -513,6 +513,34 @@ def test_log_gamma_ratio_with_a_few_small_arguments_against_forty_digits():
     np.testing.assert_allclose(rows, ref_rows, rtol=2e-16, atol=0)
 
 
+def test_log_gamma_ratio_ranges_with_whole_offsets_from_shared_tables():
+    # whole offsets read stirlerr and log of every range from shared tables: the values must be
+    # those of each range's own Stirling form (log-gamma differences up to 16, the five-term
+    # series to 500, the two-term beyond), bit for bit, for short tables (one pass) and long
+    # ones (a pass per range), and within 1e-13 of forty digits
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    from scipy import special
+
+    from binaryeval.binary import _kernels
+
+    def own_form(n, d):
+        z = np.arange(1.0, n + 1.0)
+        out = special.gammaln(z + d) - special.gammaln(z)
+        mid, far = (z > 16.0) & (z <= 501.0), z > 501.0
+        out[mid] = _kernels._stirling_ratio(z[mid], np.float64(d), 15.5)
+        out[far] = _kernels._stirling_ratio(z[far], np.float64(d), 500.5)
+        return out
+
+    for specs in ([(1001, 188.0), (656, 150.0), (346, 38.0), (1001, 112.0), (656, 28.0)],
+                  [(30001, 2000.0), (19000, 0.0), (11002, 7.0), (30001, 90.0)]):
+        got = _kernels.log_gamma_ratio_ranges(specs)
+        for (n, d), values in zip(specs, got, strict=True):
+            np.testing.assert_array_equal(values, own_form(n, d))
+            for z in sorted({1, 17, min(502, n), n}):
+                ref = float(mp.loggamma(z + d) - mp.loggamma(z))
+                assert abs(values[z - 1] - ref) <= 1e-13 * max(1.0, abs(ref))
+
 def test_stirling_series_in_place_equals_its_expression():
     from binaryeval.binary import _kernels
 
