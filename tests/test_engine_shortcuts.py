@@ -604,3 +604,30 @@ def test_piecewise_chebyshev_at_a_few_points_equals_its_array_form():
         few = np.concatenate([poly(x[i:i + size]) for i in range(0, x.size, size)])
         np.testing.assert_array_equal(few[:x.size], many)
     assert poly(np.array(edges[3])).shape == () and poly(np.zeros((2, 2))).shape == (2, 2)
+
+
+def test_kernel_window_check_of_a_few_points_as_of_many():
+    # the check that each window ends where the kernel is negligible, done in plain floats for
+    # a few points: it must pass and fail where the array form does (a window cut to three
+    # terms each way raises; the full windows give the same sums to a unit in the last place:
+    # the few points' kernel at the anchor is in plain floats, and a window as wide as the
+    # widest of five sums in other pairs)
+    from binaryeval.binary import _stack
+
+    post = alpha_posterior(60, 100, 560, 1000, 48, 12, 32, 8)
+    stack = _stack.both_sides([(post.a, post.b, post.weights)])
+    x = np.array([0.55, 0.6, 0.62, 0.65, 0.7])
+    grp = np.zeros(x.size, dtype=np.int64)
+    assert _stack._FEW_TARGETS < x.size
+    many = stack.sums(grp, x, stack.cdf_pdf_coefs)
+    for i in range(x.size):
+        one = stack.sums(grp[i:i + 1], x[i:i + 1], stack.cdf_pdf_coefs)
+        assert abs(one[0][0] - many[0][i]) <= 4e-16 * abs(many[0][i])
+        np.testing.assert_allclose(one[1][:, 0], many[1][:, i], rtol=4e-16, atol=0)
+    ia = np.full(x.size, 300, dtype=np.int64)
+    lx = np.log(x) - np.log1p(-x)
+    first, last = np.zeros(x.size, dtype=np.int64), np.full(x.size, post.a.size - 1)
+    for n in (2, x.size):
+        with pytest.raises(FloatingPointError, match="too narrow"):
+            stack._window(ia[:n], ia[:n] - 3, ia[:n] + 3, lx[:n], stack.cdf_pdf_coefs, 3,
+                          first[:n], last[:n])
