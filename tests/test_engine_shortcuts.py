@@ -513,6 +513,34 @@ def test_log_gamma_ratio_with_a_few_small_arguments_against_forty_digits():
     np.testing.assert_allclose(rows, ref_rows, rtol=2e-16, atol=0)
 
 
+def test_log_gamma_ratio_ranges_with_whole_offsets_from_shared_tables():
+    # whole offsets read stirlerr and log of every range from shared tables: the values must be
+    # those of each range's own Stirling form (log-gamma differences up to 16, the five-term
+    # series to 500, the two-term beyond), bit for bit, for short tables (one pass) and long
+    # ones (a pass per range), and within 1e-13 of forty digits
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    from scipy import special
+
+    from binaryeval.binary import _kernels
+
+    def own_form(n, d):
+        z = np.arange(1.0, n + 1.0)
+        out = special.gammaln(z + d) - special.gammaln(z)
+        mid, far = (z > 16.0) & (z <= 501.0), z > 501.0
+        out[mid] = _kernels._stirling_ratio(z[mid], np.float64(d), 15.5)
+        out[far] = _kernels._stirling_ratio(z[far], np.float64(d), 500.5)
+        return out
+
+    for specs in ([(1001, 188.0), (656, 150.0), (346, 38.0), (1001, 112.0), (656, 28.0)],
+                  [(30001, 2000.0), (19000, 0.0), (11002, 7.0), (30001, 90.0)]):
+        got = _kernels.log_gamma_ratio_ranges(specs)
+        for (n, d), values in zip(specs, got, strict=True):
+            np.testing.assert_array_equal(values, own_form(n, d))
+            for z in sorted({1, 17, min(502, n), n}):
+                ref = float(mp.loggamma(z + d) - mp.loggamma(z))
+                assert abs(values[z - 1] - ref) <= 1e-13 * max(1.0, abs(ref))
+
 def test_stirling_series_in_place_equals_its_expression():
     from binaryeval.binary import _kernels
 
@@ -576,3 +604,30 @@ def test_piecewise_chebyshev_at_a_few_points_equals_its_array_form():
         few = np.concatenate([poly(x[i:i + size]) for i in range(0, x.size, size)])
         np.testing.assert_array_equal(few[:x.size], many)
     assert poly(np.array(edges[3])).shape == () and poly(np.zeros((2, 2))).shape == (2, 2)
+
+
+def test_kernel_window_check_of_a_few_points_as_of_many():
+    # the check that each window ends where the kernel is negligible, done in plain floats for
+    # a few points: it must pass and fail where the array form does (a window cut to three
+    # terms each way raises; the full windows give the same sums to a unit in the last place:
+    # the few points' kernel at the anchor is in plain floats, and a window as wide as the
+    # widest of five sums in other pairs)
+    from binaryeval.binary import _stack
+
+    post = alpha_posterior(60, 100, 560, 1000, 48, 12, 32, 8)
+    stack = _stack.both_sides([(post.a, post.b, post.weights)])
+    x = np.array([0.55, 0.6, 0.62, 0.65, 0.7])
+    grp = np.zeros(x.size, dtype=np.int64)
+    assert _stack._FEW_TARGETS < x.size
+    many = stack.sums(grp, x, stack.cdf_pdf_coefs)
+    for i in range(x.size):
+        one = stack.sums(grp[i:i + 1], x[i:i + 1], stack.cdf_pdf_coefs)
+        assert abs(one[0][0] - many[0][i]) <= 4e-16 * abs(many[0][i])
+        np.testing.assert_allclose(one[1][:, 0], many[1][:, i], rtol=4e-16, atol=0)
+    ia = np.full(x.size, 300, dtype=np.int64)
+    lx = np.log(x) - np.log1p(-x)
+    first, last = np.zeros(x.size, dtype=np.int64), np.full(x.size, post.a.size - 1)
+    for n in (2, x.size):
+        with pytest.raises(FloatingPointError, match="too narrow"):
+            stack._window(ia[:n], ia[:n] - 3, ia[:n] + 3, lx[:n], stack.cdf_pdf_coefs, 3,
+                          first[:n], last[:n])

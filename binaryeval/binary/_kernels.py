@@ -368,7 +368,9 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
     log-gamma functions; up to 500 by Stirling's form with the five-term series; beyond, with
     the two-term series.  Each part of every range together (one call for all of them, a table
     of a thousand entries costs the interpreter more than the arithmetic), in passes of
-    ``_CHUNK`` elements (a large temporary array costs fresh memory pages each time).
+    ``_CHUNK`` elements (a large temporary array costs fresh memory pages each time).  With
+    whole offsets (integer counts and rate priors) the Stirling parts read ``stirlerr`` and
+    ``log`` from tables shared by every range (:func:`_shared_ratios`: the same values).
 
     Examples
     --------
@@ -390,6 +392,8 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
             if b > a:
                 parts[kind].append((i, a, b, float(d)))
     for kind, pieces in enumerate(parts):
+        if kind and _shared_ratios(kind, pieces, outs):
+            continue
         # batches of about _CHUNK elements: short pieces together, long ones cut
         batch: list[tuple[int, int, int, float]] = []
         size = 0
@@ -404,6 +408,67 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
             if i < 0 and batch:
                 _ratio_batch(kind, batch, outs)
     return outs
+
+
+def _shared_ratios(kind: int, pieces, outs) -> bool:
+    """One Stirling part of every range from shared tables, when every offset is a whole number.
+
+    With ``u = z - 1`` and ``v = u + d`` both integers, ``stirlerr(u)``, ``stirlerr(v)`` and
+    ``log v`` of every range are entries of one table each over the integers the ranges reach
+    (the row, the first and the second table of both rates read the same arguments, shifted):
+    the operations of :func:`_stirling_ratio` on the same numbers in the same order, so the
+    same values bit for bit, with a third of its passes.  Returns False (nothing done) when an
+    offset is not whole or the tables would be much longer than the ranges.
+    """
+    if not pieces or any(not float(d).is_integer() for _, _, _, d in pieces):
+        return False
+    lo = min(a + min(int(d), 0) for _, a, _, d in pieces)
+    hi = max(b + max(int(d), 0) for _, _, b, d in pieces)
+    if hi - lo > 2 * sum(b - a for _, a, b, _ in pieces):
+        return False
+    grid = np.arange(float(lo), float(hi))
+    # (the series by the same rule as in each batch: five terms for the middle part, two beyond)
+    ser = _stirling_series(grid, kind == 2)
+    logs = np.log(grid)
+    total = sum(b - a for _, a, b, _ in pieces)
+    if total <= _CHUNK:
+        # short ranges: all in one pass (the offsets as an array), scattered afterwards
+        at = np.concatenate([np.arange(a - lo, b - lo) for _, a, b, _ in pieces])
+        shift = np.repeat(np.array([int(dv) for _, _, _, dv in pieces]),
+                          [b - a for _, a, b, _ in pieces])
+        d = shift.astype(float)
+        u = grid[at]
+        out = np.divide(d, u)
+        np.log1p(out, out=out)
+        out *= u + 0.5
+        at_v = at + shift
+        lv = logs[at_v]
+        lv *= d
+        out += lv
+        out -= d
+        sv = ser[at_v]
+        sv -= ser[at]
+        out += sv
+        pos = 0
+        for i, a, b, _ in pieces:
+            outs[i][a:b] = out[pos:pos + b - a]
+            pos += b - a
+        return True
+    for i, a, b, dv in pieces:
+        d, sh = np.float64(dv), int(dv)
+        for c in range(a, b, _CHUNK):
+            e = min(b, c + _CHUNK)
+            u = grid[c - lo:e - lo]
+            out = outs[i][c:e]
+            np.divide(d, u, out=out)
+            np.log1p(out, out=out)
+            out *= u + 0.5
+            lv = logs[c + sh - lo:e + sh - lo] * d
+            out += lv
+            out -= d
+            sv = ser[c + sh - lo:e + sh - lo] - ser[c - lo:e - lo]
+            out += sv
+    return True
 
 
 def _ratio_batch(kind: int, batch, outs) -> None:

@@ -183,6 +183,15 @@ class Stack:
         # each window must end where the kernel is negligible (or at the mixture's first/last
         # component): the kernel at its last term on each side
         np.minimum(count, width, out=count)
+        if n <= _FEW_TARGETS:
+            # (a few points: the same test in plain floats)
+            flat = rel.reshape(-1, width)
+            for i, (fwd, back) in enumerate(count.tolist()):
+                if ((fwd > 0 and hi[i] < last[i] and flat[2 * i, fwd - 1] > _TAIL)
+                        or (back > 0 and lo[i] > first[i] and flat[2 * i + 1, back - 1] > _TAIL)):
+                    raise FloatingPointError("internal: kernel window too narrow; please report "
+                                             "this case")
+            return total
         reached = rel.reshape(-1, width)[np.arange(2 * n), np.maximum(count.ravel() - 1, 0)]
         edges = np.where(count.ravel() > 0, reached, -np.inf).reshape(n, 2)
         if np.any(((hi < last) & (edges[:, 0] > _TAIL)) | ((lo > first) & (edges[:, 1] > _TAIL))):

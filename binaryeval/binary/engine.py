@@ -1386,8 +1386,9 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray,
         err = delta * float(np.sum(np.exp(shift[lo:hi + 1] - top)))
     concave = bool(np.all(np.diff(lp, 2) <= 1e-9) and np.all(np.diff(lq, 2) <= 1e-9))
     good = np.flatnonzero(c >= 1000.0 * delta)
-    for side, end, outer in ((1, hi, T > hi), (-1, lo, T < lo)):
-        if not outer.any():
+    # (the entries beyond each end as slices: the same values as masks, in the same order)
+    for side, end, outer in ((1, hi, slice(hi + 1, size)), (-1, lo, slice(0, lo))):
+        if outer.stop <= outer.start:
             continue
         ref = (good[-1] if side == 1 else good[0]) if good.size else end
         if ref == end:
@@ -1399,7 +1400,7 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray,
         if side * slope < 0:
             bound = math.log(c[end] + delta) + slope * (T[outer] - end)
         else:
-            bound = np.full(int(outer.sum()), math.log(5.0 * delta))
+            bound = np.full(outer.stop - outer.start, math.log(5.0 * delta))
         with np.errstate(over="ignore", under="ignore"):
             err += float(np.sum(np.exp(shift[outer] + bound - top)))
     if not err <= FFT_TOL * mass:
