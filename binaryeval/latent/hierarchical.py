@@ -288,8 +288,26 @@ def _log_gamma(rngs, groups: int, shape: np.ndarray) -> np.ndarray:
 
 
 def _normalise(log_x: np.ndarray, axis: int) -> np.ndarray:
-    """``log`` of the point of the simplex proportional to ``exp(log_x)`` along ``axis``."""
-    return log_x - special.logsumexp(log_x, axis=axis, keepdims=True)
+    """``log`` of the point of the simplex proportional to ``exp(log_x)`` along ``axis``.
+
+    The log-sum-exp is scipy's (``special.logsumexp`` of scipy 1.17 for real input: the
+    largest terms counted apart, ``log1p`` of the rest), step for step in plain numpy: on the
+    sampler's arrays of a few dozen numbers scipy's array-API checks cost ten times the sum.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        direct = np.log(np.exp(log_x).sum(axis=axis, keepdims=True))
+        top = log_x.max(axis=axis, keepdims=True)
+        at_top = log_x == top
+        m = at_top.astype(float).sum(axis=axis, keepdims=True)
+        rest = np.where(at_top, -np.inf, log_x)
+        s = np.exp(rest - top).sum(axis=axis, keepdims=True)
+        s = np.where(s == 0, s, s / m)
+        negative = np.sign(s + 1.0) * np.sign(m) < 0
+        s = np.where(s < -1, -s - 2, s)
+        out = np.log1p(s) + np.log(np.abs(m)) + top
+        out[negative] = np.nan
+        out = np.where(np.isfinite(out), out, direct)
+    return log_x - out
 
 
 def _binomial(rngs, groups: int, n: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -353,20 +371,29 @@ class _Centred:
         self.accept_w = np.zeros((k, units))
         self.n_kept = 0
 
-    def _log_target(self, z, lm, counts, total):
+    def _log_target(self, z, lm, counts, total, parts=None):
         """Log conditional of the population level given the complete counts, rows integrated out.
 
         ``z`` (K, U) and ``w`` (through ``log m``, (K, J, U)); the counts (G, K, J, U) and
-        ``total``, their row sums.
+        ``total``, their row sums.  Returns the value and its terms ``(of z, of m, inside the
+        truncation)``; ``parts`` gives those of a point with the same ``z`` (``"m"`` unset) or
+        the same ``m`` (``"z"`` unset), which are then not computed again.
         """
         hp = self.target.hyper
         c = np.exp(z)
+        of_z, of_m, inside = parts if parts is not None else (None, None, None)
+        if of_z is None:
+            of_z = (special.gammaln(c)[None] - special.gammaln(c[None] + total)).sum(axis=0)
         conc = c[:, None] * np.exp(lm)
-        out = ((special.gammaln(c)[None] - special.gammaln(c[None] + total)).sum(axis=0)
-               + (special.gammaln(conc[None] + counts) - special.gammaln(conc)[None]).sum(
-                   axis=(0, 2))
-               + hp.mean * lm.sum(axis=1) - 0.5 * ((z - hp.loc) / hp.scale) ** 2)
-        return np.where(np.abs(z - hp.loc) <= TRUNCATE * hp.scale, out, -np.inf)
+        mixed = (special.gammaln(conc[None] + counts) - special.gammaln(conc)[None]).sum(
+            axis=(0, 2))
+        if of_m is None:
+            of_m = hp.mean * lm.sum(axis=1)
+        if inside is None:
+            inside = (0.5 * ((z - hp.loc) / hp.scale) ** 2,
+                      np.abs(z - hp.loc) <= TRUNCATE * hp.scale)
+        out = of_z + mixed + of_m - inside[0]
+        return np.where(inside[1], out, -np.inf), (of_z, of_m, inside)
 
     def _classes(self, rngs, groups, lpi, lt):
         """The metric-only items' classes (G, K, J, U), by sequential binomials over classes."""
@@ -389,21 +416,27 @@ class _Centred:
         """:data:`INTERWEAVE_STEPS` rounds of Metropolis moves of ``z``, then of ``w``."""
         k, j = self.target.k, self.target.j
         total = counts.sum(axis=2)
-        now = self._log_target(z, lm, counts, total)
+        now, (of_z, of_m, inside) = self._log_target(z, lm, counts, total)
         noises = _unit_draws(rngs, groups, "normal", (INTERWEAVE_STEPS, k, j))
         log_u = np.log(_unit_draws(rngs, groups, "uniform", (INTERWEAVE_STEPS, 2, k)))
+        # (the terms of the target that a move leaves alone are kept, not computed again)
         for noise, uniform in zip(noises, log_u, strict=True):
             z_new = z + self.step_z * noise[:, 0]
-            new = self._log_target(z_new, lm, counts, total)
+            new, (z_term, _, z_inside) = self._log_target(z_new, lm, counts, total,
+                                                          (None, of_m, None))
             ok = uniform[0] < new - now  # NaN compares false: a rejection
             z, now = np.where(ok, z_new, z), np.where(ok, new, now)
+            of_z = np.where(ok, z_term, of_z)
+            inside = (np.where(ok, z_inside[0], inside[0]), np.where(ok, z_inside[1], inside[1]))
             self._adapt(ok, "step_z", "accept_z", adapting)
             w_new = w + self.step_w[:, None] * noise[:, 1:]
             lm_new = _log_simplex(w_new, 1)
-            new = self._log_target(z, lm_new, counts, total)
+            new, (_, m_term, _) = self._log_target(z, lm_new, counts, total,
+                                                   (of_z, None, inside))
             ok = uniform[1] < new - now
             w, lm, now = (np.where(ok[:, None], w_new, w), np.where(ok[:, None], lm_new, lm),
                           np.where(ok, new, now))
+            of_m = np.where(ok, m_term, of_m)
             self._adapt(ok, "step_w", "accept_w", adapting)
         if adapting:
             self.n_moves += 1
@@ -435,8 +468,9 @@ class _Centred:
     def _adapt(self, ok: np.ndarray, step: str, accept: str, adapting: bool) -> None:
         if adapting:
             gain = 1.0 / np.sqrt(self.n_moves + 1.0)
-            setattr(self, step, np.clip(getattr(self, step)
-                                        * np.exp(gain * (ok - INTERWEAVE_ACCEPT)), 1e-3, 10.0))
+            # (np.minimum of np.maximum: np.clip's values at a third of its cost)
+            setattr(self, step, np.minimum(np.maximum(
+                getattr(self, step) * np.exp(gain * (ok - INTERWEAVE_ACCEPT)), 1e-3), 10.0))
         else:
             setattr(self, accept, getattr(self, accept) + ok)
 
