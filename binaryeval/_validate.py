@@ -211,6 +211,34 @@ def probability(value: Any, name: str, *, open: bool = False) -> float:
     return v
 
 
+def possible_under_known_rates(metric_pos: int, metric_total: int, rho: float | None,
+                               eta: float | None) -> None:
+    """Refuse metric-only counts that known rates make impossible.
+
+    With ``rho = 1`` and ``eta = 0`` the metric accepts every output whatever ``alpha`` is, and
+    with ``rho = 0`` and ``eta = 1`` it rejects every one: a rejection (an acceptance) then has
+    probability 0 and there is no posterior.
+
+    Examples
+    --------
+    >>> from binaryeval._validate import possible_under_known_rates
+    >>> possible_under_known_rates(10, 10, 1.0, 0.0)   # all accepted: possible
+    >>> possible_under_known_rates(3, 10, 1.0, 0.0)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.CountsError: metric_pos=3 of metric_total=10, but the known rates rho=1, eta=0 make the metric accept every output: the data have probability 0 under them. Check the known rates, or estimate them from paired rows (rates='estimate').
+    """
+    if rho is None or eta is None or rho + eta != 1.0 or rho not in (0.0, 1.0):
+        return
+    accepts = rho == 1.0
+    if (metric_pos < metric_total) if accepts else (metric_pos > 0):
+        raise CountsError(
+            f"metric_pos={metric_pos} of metric_total={metric_total}, but the known rates "
+            f"rho={rho:g}, eta={eta:g} make the metric {'accept' if accepts else 'reject'} every "
+            "output: the data have probability 0 under them. Check the known rates, or "
+            "estimate them from paired rows (rates='estimate').")
+
+
 def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
     """A count of ratings: a whole number >= 0 (None, NaN and booleans are refused).
 

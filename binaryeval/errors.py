@@ -200,6 +200,11 @@ class ContradictionWarning(BinaryEvalWarning):
     label coded the other way round, or metric-only items from another population.  The posterior
     then rests on rates far from the paired rows' and can have two modes, near 0 and near 1.
 
+    With known rates the same warning names a known rate that the group's own paired rows rule
+    out (an exact binomial test rejects it at 0.001: ``rho = 1`` beside a paired adequate output
+    the metric rejected, say): known rates are used as given, so such paired rows would
+    otherwise be ignored without a word.
+
     Examples
     --------
     >>> import warnings

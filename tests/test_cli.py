@@ -452,6 +452,19 @@ def test_package_warnings_are_one_line_on_stderr(tmp_path, capsys):
     assert err == f"binaryeval fit: warning: {record[0].message}\n"
 
 
+def test_known_rates_the_paired_rows_rule_out_are_named_with_the_flag(tmp_path, capsys):
+    # rho = 1 given, but in the paired rows the metric rejected 2 of 5 adequate outputs: the
+    # command line says so on stderr, with its own flag for the fix
+    human = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0] + [np.nan] * 10
+    metric = [1, 1, 1, 0, 0, 0, 0, 0, 0, 1] + [1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+    path = _write(pd.DataFrame({"human": human, "metric": metric}), tmp_path / "r.csv")
+    assert main(["fit", "human ~ metric", "--data", path, "--rates", "rho=1,eta=0.9"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1
+    assert "all: rho = 1 given, but the metric accepted 3 of 5 adequate paired outputs" in err
+    assert "--rates estimate" in err and "rates='estimate'" not in err
+
+
 # ---------------------------------------------------------------------------------------------
 # plan
 # ---------------------------------------------------------------------------------------------

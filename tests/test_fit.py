@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -478,3 +479,75 @@ def test_metric_only_ratings_that_contradict_the_paired_rows_are_named():
     # known rates bound the share exactly: 99% cannot come from rho = eta = 0.9
     with pytest.warns(be.ContradictionWarning, match=r"reachable 10% to 90%.*known rates"):
         be.fit_counts({"metric_pos": 990, "metric_total": 1000}, rates={"rho": 0.9, "eta": 0.9})
+
+
+def test_known_rates_that_the_paired_rows_rule_out_are_named():
+    # rho = 1 is given, but in group A's paired rows the metric accepted only 3 of 5 adequate
+    # outputs and in B 30 of 32: impossible under rho = 1 (an exact binomial test gives p = 0).
+    # eta = 0.9 fits every group (4 of 5, 40 of 44, 35 of 39: p well above 0.001), and C's
+    # metric accepted all 60 of its adequate outputs.  One ContradictionWarning names A's and
+    # B's rho, the same note is in the summary, and the fit still uses the rates as given.
+    from scipy import stats
+
+    counts = pd.DataFrame({"metric_pos": [3, 30, 60], "metric_total": [10, 100, 100],
+                           "tp": [3, 30, 60], "fn": [2, 2, 0], "tn": [4, 40, 35], "fp": [1, 4, 4]},
+                          index=["A", "B", "C"])
+    with pytest.warns(be.ContradictionWarning) as caught:
+        res = be.fit_counts(counts, rates={"rho": 1.0, "eta": 0.9})
+    assert len(caught) == 1
+    text = str(caught[0].message)
+    assert "In 2 of 3 groups the paired rows rule out the known rates" in text
+    assert ("A: rho = 1 given, but the metric accepted 3 of 5 adequate paired outputs (60%; exact "
+            "binomial test p = 0)") in text
+    assert "B: rho = 1 given, but the metric accepted 30 of 32 adequate" in text
+    assert "C:" not in text and "eta = 0.9" not in text and "rates='estimate'" in text
+    assert "the paired rows rule out the known rates" in str(res.summary())
+    assert res.rates()["rho"].tolist() == [1.0, 1.0, 1.0]
+    # the p-value is twice the smaller binomial tail (scipy's binomtest agrees where the two
+    # tails are alike): C's eta = 0.5 against 35 of 39
+    p = 2 * stats.binom.sf(34, 39, 0.5)
+    assert p == pytest.approx(stats.binomtest(35, 39, 0.5).pvalue, rel=1e-12)
+    with pytest.warns(be.ContradictionWarning) as caught:
+        be.fit_counts(counts, rates={"A": {"rho": 1.0, "eta": 0.9}, "B": {"rho": 1.0, "eta": 0.9},
+                                     "C": {"rho": 1.0, "eta": 0.5}})
+    text = str(caught[0].message)
+    assert "In 3 of 3 groups" in text
+    assert (f"C: eta = 0.5 given, but the metric rejected 35 of 39 inadequate paired outputs "
+            f"(89.7%; exact binomial test p = {p:.2g})") in text
+    # rates the paired rows allow: no warning (C alone; and A with rho = 0.6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        be.fit_counts(counts.loc[["C"]], rates={"rho": 1.0, "eta": 0.9})
+        be.fit_counts(counts.loc[["A"]], rates={"rho": 0.6, "eta": 0.8})
+
+
+def test_counts_that_known_rates_make_impossible_are_refused():
+    # rho = 1, eta = 0: the metric accepts every output whatever alpha is, so a rejection has
+    # probability 0 and there is no posterior (the grid gave NaN weights, the engine the prior);
+    # rho = 0, eta = 1: it rejects every one.  Every entry point refuses with the counts, the
+    # rates and the group; counts the rates allow give the prior's Beta(1 + 6, 1 + 4) (human
+    # ratings only: the metric carries no information)
+    from binaryeval.binary.grid import grid_posterior
+
+    for rates, k in (((1.0, 0.0), 3), ((0.0, 1.0), 3), ((1.0, 0.0), 0), ((0.0, 1.0), 10)):
+        kw = dict(human_pos=6, human_total=10, metric_pos=k, metric_total=10, rho=rates[0],
+                  eta=rates[1])
+        possible = (k == 10) if rates[0] == 1.0 else (k == 0)
+        if possible:
+            assert be.alpha_posterior(**kw).mean() == pytest.approx(7 / 12, abs=1e-14)
+            assert grid_posterior(**kw, grid=(2000, 1, 1)).mean() == pytest.approx(7 / 12,
+                                                                                  abs=1e-6)
+            continue
+        word = "accept" if rates[0] == 1.0 else "reject"
+        message = (f"metric_pos={k} of metric_total=10, but the known rates rho={rates[0]:g}, "
+                   f"eta={rates[1]:g} make the metric {word} every output")
+        with pytest.raises(be.CountsError, match=re.escape(message)):
+            be.alpha_posterior(**kw)
+        with pytest.raises(be.CountsError, match=re.escape(message)):
+            grid_posterior(**kw, grid=(50, 1, 1))
+        counts = {"A": {"human_pos": 6, "human_total": 10, "metric_pos": 10 - k,
+                        "metric_total": 10}, "B": {"human_pos": 6, "human_total": 10,
+                                                   "metric_pos": k, "metric_total": 10}}
+        with pytest.raises(be.CountsError, match="group 'B': " + re.escape(message)):
+            be.fit_counts(counts, rates={"A": {"rho": 0.8, "eta": 0.8},
+                                         "B": {"rho": rates[0], "eta": rates[1]}})

@@ -205,11 +205,77 @@ def contradictions(fit: BinaryFit) -> pd.DataFrame:
                         index=pd.Index([fit.groups[i] for i in np.flatnonzero(bad)]))
 
 
-def contradiction_message(fit: BinaryFit) -> str | None:
-    """One message for every group whose metric-only ratings contradict its paired rows."""
-    bad = contradictions(fit)
+def known_rate_conflicts(fit: BinaryFit) -> pd.DataFrame:
+    """Known rates that the group's own paired rows rule out.
+
+    With known rates the fit takes ``rho`` and ``eta`` as given, and the metric ratings of the
+    paired rows inform nothing.  A known rate is listed when an exact binomial test of it on the
+    paired rows (``tp`` of ``tp + fn`` for ``rho``, ``tn`` of ``tn + fp`` for ``eta``; two-sided,
+    twice the smaller tail) rejects it at ``1 - CONTRADICTION_LEVEL``: for example ``rho = 1``
+    beside paired rows in which the metric rejected an adequate output (``p = 0``).
+
+    Returns
+    -------
+    DataFrame
+        One row per such (group, rate): ``group``, ``rate``, ``known``, ``successes``, ``n``
+        and ``p_value``.
+    """
+    from scipy import stats
+
+    columns = ["group", "rate", "known", "successes", "n", "p_value"]
+    if not fit.known_rates:
+        return pd.DataFrame(columns=columns)
+    groups = list(fit.groups)
+    c = fit.counts.loc[groups]
+    used = c["metric_total"].to_numpy() > 0   # elsewhere the rates take no part in the fit
+    found = []
+    for j, (name, (pos, neg)) in enumerate((("rho", ("tp", "fn")), ("eta", ("tn", "fp")))):
+        known = np.array([np.nan if (v := fit.known_rates.get(g, (None, None))[j]) is None
+                          else v for g in groups], dtype=float)
+        k = c[pos].to_numpy(dtype=float)
+        n = k + c[neg].to_numpy(dtype=float)
+        test = used & ~np.isnan(known) & (n > 0)
+        if not test.any():
+            continue
+        kk, nn, pp = k[test], n[test], known[test]
+        below = stats.binom.cdf(kk, nn, pp)
+        above = stats.binom.sf(kk - 1.0, nn, pp)
+        p_value = np.minimum(1.0, 2.0 * np.minimum(below, above))
+        for i, pv in zip(np.flatnonzero(test), p_value, strict=True):
+            if pv < 1.0 - CONTRADICTION_LEVEL:
+                found.append((i, j, (groups[i], name, float(known[i]), int(k[i]), int(n[i]),
+                                     float(pv))))
+    found.sort(key=lambda f: (f[0], f[1]))
+    return pd.DataFrame([f[2] for f in found], columns=columns)
+
+
+def _known_rates_message(fit: BinaryFit) -> str | None:
+    bad = known_rate_conflicts(fit)
     if bad.empty:
         return None
+    listed = "; ".join(
+        f"{r.group}: {r.rate} = {r.known:g} given, but the metric "
+        f"{'accepted' if r.rate == 'rho' else 'rejected'} {r.successes:,} of {r.n:,} "
+        f"{'adequate' if r.rate == 'rho' else 'inadequate'} paired outputs "
+        f"({_percent(r.successes / r.n)}; exact binomial test p = {r.p_value:.2g})"
+        for r in bad.itertuples())
+    return (f"In {bad['group'].nunique()} of {len(fit.posteriors)} groups the paired rows rule "
+            f"out the known rates: {listed}. Known rates are used as given, so the paired rows' "
+            "metric ratings inform nothing and alpha rests on the given values. Check the known "
+            "rates (and that the paired rows use the same metric, threshold and label coding), "
+            "or let the paired rows estimate them: rates='estimate'.")
+
+
+def contradiction_message(fit: BinaryFit) -> str | None:
+    """One message for every group whose ratings contradict its rates.
+
+    Metric-only ratings that no ``alpha`` reconciles with the rates (:func:`contradictions`),
+    and known rates that the paired rows rule out (:func:`known_rate_conflicts`).
+    """
+    bad = contradictions(fit)
+    known = _known_rates_message(fit)
+    if bad.empty:
+        return known
     listed = "; ".join(
         f"{g}: {_percent(r.metric_rate)} of {int(fit.counts.loc[g, 'metric_total']):,} "
         f"(reachable {_percent(r.reachable_lower)} to {_percent(r.reachable_upper)})"
@@ -221,7 +287,7 @@ def contradiction_message(fit: BinaryFit) -> str | None:
             "far from the paired rows' and can have two modes, near 0 and 1. Check that the "
             "paired and the metric-only rows use the same metric, threshold and label coding "
             "(with known rates: that rho and eta are right), and that they sample the same "
-            "outputs.")
+            "outputs." + (f" Also: {known}" if known else ""))
 
 
 def fit_warning(fit: BinaryFit) -> tuple[str, type[Warning]] | None:

@@ -1552,6 +1552,7 @@ def alpha_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 
     ar, br = _check_prior(rate_prior, "rate_prior", MAX_RATE_PRIOR)
     rho = _check_rate("rho", rho)
     eta = _check_rate("eta", eta)
+    _validate.possible_under_known_rates(c["metric_pos"], c["metric_total"], rho, eta)
     if method == "grid":
         from .grid import grid_posterior
 

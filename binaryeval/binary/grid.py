@@ -457,6 +457,7 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
     tp, fn, tn, fp = c["tp"], c["fn"], c["tn"], c["fp"]
     rho = None if rho is None else _validate.probability(rho, "rho")
     eta = None if eta is None else _validate.probability(eta, "eta")
+    _validate.possible_under_known_rates(mp, mt, rho, eta)
     prior, rate_prior = _validate.beta_pair(prior, "prior"), _validate.beta_pair(rate_prior, "rate_prior")
     try:
         na, nr, ne = (int(g) for g in grid)

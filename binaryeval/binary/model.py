@@ -134,6 +134,10 @@ def _class_check(g: str, c: dict, paired: dict, rho, eta, informs: bool) -> None
                     "known rates={'rho': .., 'eta': ..}, or, if the metric errs alike in every "
                     "group, use rates='pooled' (the pooled fit checks that on the paired rows "
                     "and warns when the groups differ)")
+        try:
+            _validate.possible_under_known_rates(int(c["metric_pos"]), mt, rho, eta)
+        except CountsError as err:
+            raise CountsError(f"group {g!r}: {err}") from None
     n_paired = int(c["tp"] + c["fn"] + c["tn"] + c["fp"])
     if int(c["human_total"]) + (n_paired if informs else 0) == 0 and mt == 0:
         raise DataError(f"group {g!r} has no ratings at all; drop it or add ratings")
@@ -174,6 +178,11 @@ def _designs(groups: list[str], counts: pd.DataFrame, opts: Options,
     bad = (mtot > 0) & ((~rho_known & (ptp + pfn == 0)) | (~eta_known & (ptn + pfp == 0)))
     n_paired = tp + fn + tn + fp
     bad |= (htot + (n_paired if paired_informs_alpha else 0) == 0) & (mtot == 0)
+    # known rates under which the metric accepts (rejects) every output, beside a rejection
+    # (an acceptance): probability 0
+    with np.errstate(invalid="ignore"):
+        sure = rho_known & eta_known & (rho + eta == 1.0) & ((rho == 1.0) | (rho == 0.0))
+    bad |= sure & np.where(rho == 1.0, mpos < mtot, mpos > 0)
     if bad.any():
         i = int(np.argmax(bad))
         _class_check(groups[i], dict(zip(COUNT_COLUMNS, c[i].tolist(), strict=True)),

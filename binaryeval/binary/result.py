@@ -275,7 +275,7 @@ class BinaryFit(Result):
 
     def _rates(self, level: float, model: bool, n_jobs: int | None = None) -> pd.DataFrame:
         from .. import _parallel
-        from .rates import model_rates_batch
+        from .rates import RatePosterior, model_rates_batch
 
         tail = (1 - level) / 2
         ar, br = self.rate_prior
@@ -330,6 +330,12 @@ class BinaryFit(Result):
                 if c["metric_total"] == 0:
                     continue
                 known = self.known_rates.get(g, (None, None))
+                if known[0] is not None and known[1] is not None:
+                    # both rates given: nothing to compute (and no check of alpha to make)
+                    computed[g] = (RatePosterior(known[0], 0.0, known[0], known[0], known=True),
+                                   RatePosterior(known[1], 0.0, known[1], known[1], known=True),
+                                   np.nan)
+                    continue
                 paired = pooled_paired if self.rates_mode == "pooled" else c
                 n_paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
                 hp = c["human_pos"] + (c["tp"] + c["fn"] if self.paired_informs_alpha else 0)
@@ -340,7 +346,7 @@ class BinaryFit(Result):
                     rate_prior=(ar, br), rho=known[0], eta=known[1], level=level))
                 names.append(g)
             results = _parallel.run(model_rates_batch, tasks, _rates_cost, n_jobs)
-            computed = dict(zip(names, results, strict=True))
+            computed.update(zip(names, results, strict=True))
         for g, c in zip(self.groups, counts, strict=True):
             known = self.known_rates.get(g, (None, None))
             paired = pooled_paired if self.rates_mode == "pooled" else c
