@@ -11,7 +11,7 @@ import pandas as pd
 from .. import _validate as v
 from .._warnings import warn
 from ..data import keyed_by_label
-from ..errors import ConvergenceWarning, InputTypeError, ParameterError
+from ..errors import ConvergenceWarning, CountsError, InputTypeError, ParameterError
 from . import diagnostics, hierarchical
 from .engine import Draws, Model, sample
 
@@ -119,6 +119,56 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
         eta = v.probability(rates.get("eta"), "rates['eta']")
         return np.array([[[eta, 1.0 - eta], [1.0 - rho, rho]]])
     return one(rates, "")[None]
+
+
+def possible_under_known(metric: np.ndarray, known: np.ndarray, groups: Sequence[str],
+                         outputs: Sequence[str]) -> None:
+    """Refuse metric-only ratings in an output that the known rates give probability 0.
+
+    ``metric``: (G, J) metric-only counts; ``known``: (G or 1, K, J).  An output whose column
+    of the known matrix is 0 in every human class cannot occur whatever the class shares are.
+    """
+    never = np.broadcast_to(~(np.asarray(known) > 0).any(axis=1), metric.shape)
+    hit = np.argwhere(never & (metric > 0))
+    if hit.size:
+        gi, jj = (int(x) for x in hit[0])
+        raise CountsError(
+            f"group {groups[gi]!r} has {int(metric[gi, jj])} metric-only ratings "
+            f"{outputs[jj]!r}, but the known rates give that output probability 0 in every "
+            "human class (its column of the matrix is 0): the data have probability 0 under "
+            "them. Check the known rates, or estimate them from the paired items "
+            "(rates='estimate').")
+
+
+def known_conflicts(paired: np.ndarray, known: np.ndarray, level: float = 0.999
+                    ) -> list[tuple[int, int, float]]:
+    """(group, human class, p-value) where the paired items reject a row of the known rates.
+
+    Per group and human class the paired items' metric outputs are tested against that row of
+    the known matrix: an output the row gives probability 0 means ``p = 0``; with two outputs
+    an exact binomial test (twice the smaller tail), with more the likelihood-ratio (G) test
+    against the chi-square distribution.  Rows rejected at ``1 - level`` are returned.
+    """
+    from scipy import stats
+
+    known = np.broadcast_to(np.asarray(known, dtype=float), paired.shape)
+    out = []
+    for gi, ci in zip(*np.nonzero(paired.sum(axis=2) > 0), strict=True):
+        n_j, p_j = paired[gi, ci].astype(float), known[gi, ci]
+        n = float(n_j.sum())
+        if np.any((p_j <= 0.0) & (n_j > 0)):
+            p = 0.0
+        elif n_j.size == 2:
+            below = stats.binom.cdf(n_j[0], n, p_j[0])
+            above = stats.binom.sf(n_j[0] - 1.0, n, p_j[0])
+            p = float(min(1.0, 2.0 * min(below, above)))
+        else:
+            seen = n_j > 0
+            g = 2.0 * float(np.sum(n_j[seen] * np.log(n_j[seen] / (n * p_j[seen]))))
+            p = float(stats.chi2.sf(g, int(np.sum(p_j > 0)) - 1))
+        if p < 1.0 - level:
+            out.append((int(gi), int(ci), p))
+    return out
 
 
 def rates_mode(rates: Any) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 from .. import _pooling
 from .._directions import check_direction
 from .._warnings import warn
-from ..errors import DependenceWarning, PoolingWarning
+from ..errors import ContradictionWarning, DependenceWarning, PoolingWarning
 from . import _common, dependence
 from .posterior import LatentPosterior
 
@@ -122,6 +122,38 @@ def pooling_alarm(post: LatentPosterior, labels: Sequence[str], units: str, kind
         warn(_pooling.message(check, _describe_cell(post, check, kind), units=units,
                               matrix="one confusion matrix"), PoolingWarning)
     return check
+
+
+def known_rates_alarm(post: LatentPosterior, labels: Sequence[str], units: str,
+                      kind: str) -> str | None:
+    """With known rates: one warning naming the rows of the known matrix the paired items reject.
+
+    Known rates are used as given and the paired items' metric outputs inform nothing, so a
+    matrix that contradicts them (:func:`binaryeval.latent._common.known_conflicts`, at 0.001)
+    would otherwise go unnoticed.  Returns the message (None when there is nothing to say).
+    """
+    if post.rates != "known" or post.known is None:
+        return None
+    bad = _common.known_conflicts(post.paired, post.known)
+    if not bad:
+        return None
+    known = np.broadcast_to(np.asarray(post.known, dtype=float), post.paired.shape)
+
+    def row(values) -> str:
+        return ", ".join(f"{o!r} {x:.3g}" for o, x in zip(post.outputs, values, strict=True))
+
+    listed = "; ".join(
+        f"{labels[g]}, human {kind} {post.classes[c]!r}: the metric gave "
+        f"{row(post.paired[g, c])} against the known {row(known[g, c])} (p = {p:.2g})"
+        for g, c, p in bad)
+    n_units = len({g for g, _, _ in bad})
+    message = (f"In {n_units} of {len(labels)} {units} the paired items rule out the known "
+               f"rates: {listed}. Known rates are used as given, so the paired items' metric "
+               f"{kind}s inform nothing and the shares rest on the given matrix. Check the "
+               "known rates (and that the paired items use the same metric and coding), or "
+               "let the paired items estimate them: rates='estimate'.")
+    warn(message, ContradictionWarning)
+    return message
 
 
 def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) -> str | None:

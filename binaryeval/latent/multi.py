@@ -1064,6 +1064,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     res = replace(res, order=_common.resolve_order(order, groups, means, last=list(dominated)))
     _fit.dependence_alarm(post, list(groups), terms)
     _fit.pooling_alarm(post, list(groups), "groups", "rating")
+    _fit.known_rates_alarm(post, list(groups), "groups", "rating")
     _common.warn_convergence(res.to_frame(), "alpha", list(res.order), draws, chains)
     return res
 

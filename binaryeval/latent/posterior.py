@@ -514,6 +514,8 @@ def build_model(paired: np.ndarray, human: np.ndarray, metric: np.ndarray,
                                  "rate_concentration out, or use rates='estimate'")
     known = _common.known_rates(rates, groups, k, j, classes, outputs) if mode == "known" \
         else None
+    if known is not None:
+        _common.possible_under_known(np.asarray(metric), known, groups, outputs)
     pri = _common.concentration(share_concentration, "share_concentration", (k,),
                                 what="one per human class")
     if dependence == "joint":

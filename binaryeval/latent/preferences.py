@@ -1328,6 +1328,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     res = replace(res, order=res._order_of(order))
     _fit.dependence_alarm(post, labels, list(terms))
     _fit.pooling_alarm(post, labels, "pairs", "preference")
+    _fit.known_rates_alarm(post, labels, "pairs", "preference")
     s = _common.summarise(res._diff_draws(), level)
     _common.warn_convergence(pd.DataFrame(s), "diff", labels, draws, chains)
     return res
