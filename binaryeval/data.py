@@ -48,6 +48,35 @@ def _show(value) -> str:
     return repr(value)
 
 
+# text that marks an adequate (positive) output in the codings people use
+_POSITIVE_WORDS = ("yes", "y", "true", "t", "good", "adequate", "acceptable", "accept",
+                   "accepted", "pass", "passed", "ok", "correct", "positive", "pos", "1")
+
+
+def _recode_advice(column: str, text: pd.Series, argument: bool) -> str:
+    """How to recode a text rating, without guessing which value means adequate.
+
+    The example compares with a value that reads as positive ('yes', 'good', ...) when one is
+    there; otherwise it names no value (copying a guessed one could read the ratings the wrong
+    way round) and lists the values found.
+    """
+    values = list(dict.fromkeys(str(v) for v in text))
+    shown = ", ".join(repr(v) for v in values[:6]) + (", ..." if len(values) > 6 else "")
+    low = {v.strip().lower() for v in values}
+    # a single letter counts only beside its partner ('y' with 'n', 't' with 'f')
+    partner = {"y": "n", "t": "f"}
+    positive = [v for v in values if (w := v.strip().lower()) in _POSITIVE_WORDS
+                and (w not in partner or partner[w] in low)]
+    if len(positive) == 1:
+        target = repr(positive[0])
+        tail = f" if {target} marks the adequate outputs (the text values: {shown})"
+    else:
+        target = "<the value that marks adequate outputs>"
+        tail = f" (the text values: {shown})"
+    fix = f"np.asarray({column}) == {target}" if argument else f"I({column} == {target})"
+    return f"e.g. {fix}{tail}"
+
+
 def _row_label(values: pd.Series, mask: np.ndarray) -> str:
     return _show(values.index[np.flatnonzero(mask)[0]])
 
@@ -402,12 +431,10 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
             bad[np.flatnonzero(bad)[parsed]] = False
             text = " among numbers written as text (the column was read as text because of it)"
         example = present[bad].iloc[0]
-        fix = (f"np.asarray({column}) == {_show(example)}" if argument
-               else f"I({column} == {_show(example)})")
         raise InputTypeError(
             f"{what} ({role}) holds a non-numeric value {_show(example)} "
-            f"({_where(present, bad, argument)}){text}; code it as 0/1 or booleans, e.g. {fix} "
-            "for the values that mean adequate")
+            f"({_where(present, bad, argument)}){text}; code it as 0/1 or booleans, "
+            + _recode_advice(column, present[bad], argument))
     infinite = np.isinf(arr)
     if infinite.any():
         raise DataError(f"{what} ({role}) holds {_show(arr[infinite][0])} "

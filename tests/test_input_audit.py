@@ -193,6 +193,15 @@ HUMAN = [
     ("fractional", lambda h: h.where(h != 1, 0.5), ["'human'", "0.5", "I(human > 0.5)"]),
     ("text yes/no", lambda h: h.map({1.0: "yes", 0.0: "no"}),
      ["'human'", "non-numeric value 'yes'", "I(human == 'yes')"]),
+    # the advice compares with the value that reads as adequate, not with the first one met
+    # (copied, I(human == 'no') would read every rating the wrong way round)
+    ("text no/yes, 'no' first", lambda h: h.map({1.0: "yes", 0.0: "no"}).iloc[::-1]
+     .set_axis(h.index), ["non-numeric value 'no'", "I(human == 'yes')",
+                          " if 'yes' marks the adequate outputs (the text values: 'no', 'yes')"]),
+    ("text bad/good", lambda h: h.map({1.0: "good", 0.0: "bad"}),
+     ["I(human == 'good')", " if 'good' marks the adequate outputs"]),
+    ("text with no positive word", lambda h: h.map({1.0: "fluent", 0.0: "garbled"}),
+     ["I(human == <the value that marks adequate outputs>)", " (the text values: "]),
     ("numbers written as text", lambda h: h.map({1.0: "1", 0.0: "0.0"}), OK),
     ("mixed 1 and '1'", lambda h: h.astype(object).where(h != 1, "1").where(h.index % 2 == 0, h),
      OK),
