@@ -551,3 +551,27 @@ def test_counts_that_known_rates_make_impossible_are_refused():
         with pytest.raises(be.CountsError, match="group 'B': " + re.escape(message)):
             be.fit_counts(counts, rates={"A": {"rho": 0.8, "eta": 0.8},
                                          "B": {"rho": rates[0], "eta": rates[1]}})
+
+
+def test_choose_threshold_checks_direction_constant_scores_and_series_alignment():
+    # the same paired rows as the balanced-rule test above (its threshold 0.6); the score
+    # negated runs against the humans (AUC = 1 - the score's, by the Mann-Whitney identity):
+    # one DirectionWarning with the AUC and the fix for a plain function (-score)
+    df = pd.read_csv(REFERENCE / "roc_threshold_data.csv")
+    h, s = df["human"], df["score"]
+    assert be.choose_threshold(h, s) == 0.6
+    auc = float(be.roc("human ~ score", df).auc()["pooled"])
+    with pytest.warns(be.DirectionWarning) as caught:
+        be.choose_threshold(h.to_numpy(), -s.to_numpy())
+    assert len(caught) == 1
+    assert f"AUC {1 - auc:.2f} < 0.5 on {len(df):,} paired rows" in str(caught[0].message)
+    assert "pass -score" in str(caught[0].message)
+    # a constant score separates nothing: refused (it returned 1.0)
+    with pytest.raises(be.DataError, match=r"score takes a single value \(1\) on the 500 rows"):
+        be.choose_threshold(h, np.ones(len(df)))
+    # two Series are matched by their index, not by position (shuffled rows: same answer), and
+    # Series whose indexes differ are refused
+    shuffled = s.sample(frac=1.0, random_state=0)
+    assert be.choose_threshold(h, shuffled) == 0.6
+    with pytest.raises(be.DataError, match="Series with different indexes"):
+        be.choose_threshold(h, s.set_axis(s.index + 1))

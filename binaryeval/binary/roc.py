@@ -132,6 +132,18 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     >>> choose_threshold([1, 1, 0, 0], [0.9, 0.4, 0.5, 0.1], "balanced")
     0.5
     """
+    if isinstance(human, pd.Series) and isinstance(score, pd.Series) \
+            and not human.index.equals(score.index):
+        # two Series are the ratings of the rows their index names, not of their positions
+        if human.index.has_duplicates or score.index.has_duplicates \
+                or set(human.index) != set(score.index):
+            only = [x for x in human.index if x not in set(score.index)][:3] or \
+                [x for x in score.index if x not in set(human.index)][:3]
+            raise DataError("human and score are Series with different indexes (e.g. "
+                            f"{', '.join(map(repr, only)) or 'repeated labels'}), so their "
+                            "rows cannot be matched; align them first (human.align(score, "
+                            "join='inner')) or pass arrays in the same row order")
+        score = score.reindex(human.index)
     h = argument_series(human, "human")
     s = argument_series(score, "score")
     if len(h) != len(s):
@@ -140,7 +152,24 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     h = as_binary(h, "human", "human rating", argument=True).to_numpy()
     s = scores(s, "score", "argument", position=True)
     table = roc_table(h, s)
+    used = np.isfinite(s) & ~np.isnan(h)
+    if np.unique(s[used]).size < 2:
+        raise DataError(f"score takes a single value ({_show_value(s[used])}) on the "
+                        f"{int(used.sum())} rows rated by both: no threshold separates "
+                        "anything; check the score column")
+    from .._directions import check_direction
+
+    auc = _auc(table)
+    check_direction(
+        auc, lambda: (f"the score runs against the human ratings (AUC {auc:.2f} < 0.5 on "
+                      f"{int(used.sum()):,} paired rows)"),
+        terms=["score"], sides=[("score",)], lower=[],
+        advice="if lower scores are better, pass -score (the threshold then holds for -score)")
     return float(table.loc[_pick(table, rule), "threshold"])
+
+
+def _show_value(values: np.ndarray) -> str:
+    return f"{float(values[0]):g}" if values.size else "none"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
