@@ -575,3 +575,26 @@ def test_choose_threshold_checks_direction_constant_scores_and_series_alignment(
     assert be.choose_threshold(h, shuffled) == 0.6
     with pytest.raises(be.DataError, match="Series with different indexes"):
         be.choose_threshold(h, s.set_axis(s.index + 1))
+
+
+def test_youden_threshold_on_a_reversed_score_says_direction():
+    # the Youden rule maximises rho + eta - 1, so on a reversed score it picks an extreme
+    # threshold with rho + eta about 1 (not below): the paired rows' AUC (1 - the score's)
+    # still tells, and the one warning is the DirectionWarning naming lower_is_better, as with
+    # the balanced rule (it was an IdentifiabilityWarning saying the metric barely separates)
+    rng = np.random.default_rng(0)
+    frames = []
+    for k, system in enumerate("ABC"):
+        truth = rng.random(300) < 0.4 + 0.15 * k
+        score = truth * 0.3 + rng.normal(0.5, 0.2, 300)
+        human = np.where(rng.random(300) < 0.3, truth.astype(float), np.nan)
+        frames.append(pd.DataFrame({"system": system, "human": human, "score": score}))
+    df = pd.concat(frames, ignore_index=True)
+    auc = float(be.roc("human ~ score", df).auc()["pooled"])
+    for rule in ("youden", "balanced"):
+        with pytest.warns(be.DirectionWarning) as caught:
+            be.fit("human ~ neg | system", df.assign(neg=-df["score"]), threshold=rule)
+        assert len(caught) == 1
+        text = str(caught[0].message)
+        assert f"AUC {1 - auc:.2f}" in text and "lower_is_better=['neg']" in text
+        assert ("the Youden rule's threshold" in text) == (rule == "youden")

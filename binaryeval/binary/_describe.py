@@ -43,13 +43,19 @@ def _direction_advice(fit: BinaryFit) -> str | None:
     """
     d = fit.diagnostics
     auc, rho, eta = d.get("auc", np.nan), d.get("rho", np.nan), d.get("eta", np.nan)
-    if fit.threshold is None or not rho + eta < 1.0:
+    # the Youden rule maximises rho + eta - 1, so on reversed scores it picks an extreme
+    # threshold where rho + eta is about 1 rather than below it: the AUC alone tells then
+    youden = fit.threshold_rule == "youden"
+    if fit.threshold is None or not (rho + eta < 1.0 or youden):
         return None
     name = _metric_name(fit)
     way = "Lower" if name in fit.lower_is_better else "Higher"
+    at = (f"at the threshold rho + eta = {rho + eta:.2f} < 1" if rho + eta < 1.0 else
+          f"the Youden rule's threshold then reads them at rho + eta = {rho + eta:.2f}, barely "
+          "above chance")
     message = check_direction(
         auc, lambda: (f"{way} {name!r} scores go with inadequate outputs on the paired rows (AUC "
-                      f"{auc:.2f}; at the threshold rho + eta = {rho + eta:.2f} < 1)"),
+                      f"{auc:.2f}; {at})"),
         terms=[name], sides=[(name,)], lower=fit.lower_is_better, emit=False)
     return None if message is None else message + "."
 

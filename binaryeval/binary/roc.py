@@ -168,6 +168,12 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     return float(table.loc[_pick(table, rule), "threshold"])
 
 
+def _rule_threshold(human: np.ndarray, score: np.ndarray, rule: str) -> float:
+    """:func:`choose_threshold` on checked arrays, without its own checks (a fit makes them)."""
+    table = roc_table(human, score)
+    return float(table.loc[_pick(table, rule), "threshold"])
+
+
 def _show_value(values: np.ndarray) -> str:
     return f"{float(values[0]):g}" if values.size else "none"
 
@@ -549,7 +555,7 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
                 raise DataError(f"threshold rule {spec!r} needs paired rows (human and metric "
                                 f"rating){where}; there are none")
             if per_group or pooled_cut is None:
-                cut = sign * choose_threshold(human[sel], oriented[sel], spec)
+                cut = sign * _rule_threshold(human[sel], oriented[sel], spec)
                 pooled_cut = cut if not per_group else pooled_cut
             cuts[g] = cut if per_group else pooled_cut
         else:
