@@ -107,6 +107,12 @@ CASES = [
      ["'mqm'", "not a term", "['h', 'm']"]),
     ("fit lower_is_better on a binary metric", _fit("h ~ m", PAIRED, lower_is_better="m"),
      ["lower_is_better='m'", "threshold=", "I(1 - m)"]),
+    # a score without threshold=: the fix for a score comes first (it said "a binary metric
+    # has no direction to turn")
+    ("fit lower_is_better on a score without a threshold", _fit("h ~ m", SCORES,
+                                                                lower_is_better="m"),
+     ["lower_is_better='m'", "if 'm' is a score, add threshold= (a number, 'balanced' or "
+      "'youden')", "I(1 - m)"]),
     ("fit old direction argument", _fit("h ~ m", SCORES, threshold=0.5, higher_is_better=False),
      ["'higher_is_better'", "now 'lower_is_better'"]),
     ("fit old level name", _fit("h ~ 1", D({"h": [1, 0]}), confidence_level=0.9),

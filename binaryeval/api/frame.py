@@ -68,9 +68,11 @@ def metric_directions(value: Any, parsed: ParsedFormula, *, thresholded: bool) -
                                  "adequate); turn penalties into a rating in the formula, e.g. "
                                  f"I({name} == 0)")
         if not thresholded:
-            raise ParameterError(f"lower_is_better={name!r} applies to a scalar metric with "
-                                 "threshold=; a binary metric has no direction to turn: if its "
-                                 f"1 means inadequate, flip it in the formula, e.g. I(1 - {name})")
+            raise ParameterError(f"lower_is_better={name!r} turns a scalar score around before "
+                                 "threshold= makes ratings of it, and no threshold= is given: "
+                                 f"if {name!r} is a score, add threshold= (a number, 'balanced' "
+                                 "or 'youden'); if it is a binary metric whose 1 means "
+                                 f"inadequate, flip it in the formula instead, e.g. I(1 - {name})")
     return lower
 
 
