@@ -15,8 +15,15 @@ from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
 from ._args import alternative_arg
-from ._kernels import (INTERVAL_NAMES, corrected, fisher_bounds, rank_substitute, t_pvalue,
-                       williams_t, zou_bounds)
+from ._kernels import (
+    INTERVAL_NAMES,
+    corrected,
+    fisher_bounds,
+    rank_substitute,
+    t_pvalue,
+    williams_t,
+    zou_bounds,
+)
 from ._resampling import bootstrap_table, permutation_table
 
 __all__ = ["CorrelationResult"]
