@@ -31,7 +31,13 @@ from binaryeval.correlation import (
     williams_test,
     zou_ci,
 )
-from binaryeval.errors import DataError, FormulaError, InputTypeError, ParameterError
+from binaryeval.errors import (
+    BinaryEvalWarning,
+    DataError,
+    FormulaError,
+    InputTypeError,
+    ParameterError,
+)
 
 TOL = 1e-9
 
@@ -946,3 +952,135 @@ def test_williams_result_frame_matches_the_functions():
     assert fr.attrs["level"] == 0.9 and fr.attrs["alternative"] == "greater"
     # R reference README: t = 1.126297 for this triple
     assert "1.1263" in str(w)
+
+
+# ---------------------------------------------------------------------------------------------
+# correlations of exactly +-1
+# ---------------------------------------------------------------------------------------------
+def _p_perfect_ranking(rho: float, n: int, size: int, seed: int) -> float:
+    """Monte Carlo P(the n ranks of y equal those of x) for bivariate normal data, correlation rho."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((size, n))
+    y = rho * x + math.sqrt(1 - rho ** 2) * rng.standard_normal((size, n))
+    ys = np.take_along_axis(y, np.argsort(x, axis=1), axis=1)
+    return float((np.diff(ys, axis=1) > 0).all(axis=1).mean())
+
+
+def _rank_at_one(n, q, method):
+    # the closed form: Spearman 1 - 12/(n^3 - n), Kendall the normal-copula tau of that rho
+    rho = 1 - 12 / (n ** 3 - n)
+    if method == "kendall":
+        rho = 2 / math.pi * math.asin(2 * math.sin(math.pi * rho / 6))
+        se = math.sqrt(0.437 / (n - 4))
+    else:
+        se = math.sqrt((1 + rho ** 2 / 2) / (n - 3))
+    return math.tanh(math.atanh(rho) - q * se)
+
+
+# Exact lower ends at a rank correlation of 1 under bivariate normal data: the population value at
+# which a perfect ranking of n systems has probability (1 - level)/2, found by bisection on the
+# Pearson rho with 40,000 simulated samples per step (numpy default_rng(2)), converted with
+# Spearman = (6/pi) asin(rho/2) and Kendall = (2/pi) asin(rho).  (level, n, Spearman, Kendall).
+PERFECT_RANKING_LOWER = [
+    (0.8, 6, 0.86845, 0.68280), (0.8, 10, 0.98473, 0.89381), (0.8, 20, 0.99917, 0.97535),
+    (0.95, 5, 0.34688, 0.23530), (0.95, 6, 0.65287, 0.46779), (0.95, 8, 0.89169, 0.71319),
+    (0.95, 10, 0.95893, 0.82517), (0.95, 15, 0.99255, 0.92589), (0.95, 20, 0.99773, 0.95918),
+    (0.95, 40, 0.99987, 0.99039), (0.95, 60, 0.99998, 0.99578),
+    (0.99, 6, 0.29692, 0.20044), (0.99, 8, 0.75642, 0.56106), (0.99, 20, 0.99527, 0.94100),
+]
+
+
+def test_rank_correlation_of_one_is_not_the_point():
+    # Guards: a Spearman rho of exactly 1 with 6 systems got the interval [1, 1] and the Williams
+    # test then declared the metric the winner at p = 0.0012 (Pearson on the same data: 0.44).
+    d = pd.DataFrame(dict(human=[1, 2, 3, 4, 5, 6.0], m=[10, 12, 13, 17, 18, 30.0],
+                          m2=[1, 3, 2, 4, 6, 5.0]))
+    res = correlate("human ~ m + m2", d, method="spearman")
+    assert res.r["m"] == 1.0  # identical rankings: exactly 1, not 1 - 1 ulp
+    fr = res.to_frame().set_index("metric")
+    q = special.ndtri(0.975)
+    low = _rank_at_one(6, q, "spearman")  # Bonett-Wright interval at rho = 1 - 12/210
+    assert low == pytest.approx(0.382651, abs=1e-6)
+    assert fr.loc["m", "lower"] == pytest.approx(low, abs=1e-12) and fr.loc["m", "upper"] == 1.0
+    assert fisher_ci(1.0, 6, method="spearman") == pytest.approx((low, 1.0), abs=1e-12)
+    assert fisher_ci(-1.0, 6, method="spearman") == pytest.approx((-1.0, -low), abs=1e-12)
+    # the 95% lower end may not exceed 0.653, the population Spearman at which a perfect ranking
+    # of 6 systems has probability 0.025 (table above); checked here by a fresh simulation too:
+    # at the lower end (Pearson rho = 2 sin(pi 0.3827/6) = 0.398) a perfect ranking is rare
+    # (about 0.005), at 0.653 (Pearson 0.670) it has probability 0.025 (+- 0.002 here)
+    assert low <= 0.65287
+    assert _p_perfect_ranking(2 * math.sin(math.pi * low / 6), 6, 40_000, 11) < 0.0125
+    assert _p_perfect_ranking(0.67044, 6, 40_000, 12) == pytest.approx(0.025, abs=0.003)
+    # the Williams test and Zou's interval use the same value, 1 - 12/210, in place of 1
+    r13 = 1 - 6 * 4 / 210  # sum of squared rank differences 4
+    pw = res.pairwise().set_index(["metric_1", "metric_2"])
+    row = pw.loc[("m", "m2")]
+    t, p = williams_test(1 - 12 / 210, r13, r13, 6)
+    assert row.statistic == pytest.approx(t, abs=1e-9) and row.p_value == pytest.approx(p, abs=1e-9)
+    assert p == pytest.approx(0.2805, abs=1e-4) and not row.significant
+    assert (row.lower, row.upper) == pytest.approx(zou_ci(1.0, r13, r13, 6, method="spearman"),
+                                                   abs=1e-12)
+    assert row.lower < 0 < row.upper
+    assert not pw["significant"].any()
+    assert "+-0.9429" in res.summary().as_text()
+
+
+@pytest.mark.parametrize("level, n, spearman, kendall", PERFECT_RANKING_LOWER)
+def test_rank_interval_at_one_is_conservative(level, n, spearman, kendall):
+    # the lower end at r = 1 never exceeds the exact (simulated) one, and lies below the lower end
+    # at the largest attainable value below 1 (the interval widens as it should)
+    q = special.ndtri((1 + level) / 2)
+    for method, exact, largest in (("spearman", spearman, 1 - 12 / (n ** 3 - n)),
+                                   ("kendall", kendall, 1 - 4 / (n * (n - 1)))):
+        low, high = fisher_ci(1.0, n, level, method=method)
+        assert high == 1.0
+        assert low == pytest.approx(_rank_at_one(n, q, method), abs=1e-12)
+        assert low <= exact
+        assert low <= fisher_ci(largest, n, level, method=method)[0]
+
+
+def test_kendall_largest_value_below_one_would_overstate():
+    # why Kendall does not use its own largest value below 1, 1 - 4/(n(n - 1)): with 8 systems
+    # that interval's lower end, 0.762, exceeds the exact 0.713 of the table above
+    assert fisher_ci(1 - 4 / 56, 8, method="kendall")[0] == pytest.approx(0.7616, abs=1e-4)
+    assert fisher_ci(1.0, 8, method="kendall")[0] < 0.71319
+
+
+def test_pearson_exact_line_keeps_the_point_and_warns():
+    d = pd.DataFrame(dict(human=[1, 2, 3, 4, 5, 6.0], m=[10, 12, 13, 17, 18, 30.0]))
+    d["copy"] = 3 * d["human"] + 1
+    with pytest.warns(BinaryEvalWarning, match=r"\['copy'\] are an exact linear function") as w:
+        res = correlate("human ~ m + copy", d)
+    assert len(w) == 1 and w[0].filename == __file__
+    fr = res.to_frame().set_index("metric")
+    assert (fr.loc["copy", "lower"], fr.loc["copy", "upper"]) == pytest.approx((1.0, 1.0))
+
+
+@pytest.mark.parametrize("alternative, text", [("greater", "'greater' is r12 > r13"),
+                                               ("less", "'less' is r12 < r13"),
+                                               ("two-sided", "'two-sided' is r12 != r13")])
+def test_williams_note_names_the_alternative(alternative, text):
+    out = williams_test(0.9, 0.95, 0.9, 12, alternative=alternative).summary().as_text()
+    assert text in " ".join(out.split())
+    assert "'greater' tests" not in out
+
+
+@pytest.mark.parametrize("rater", [False, True])
+def test_hybrid_does_not_depend_on_row_order(rater):
+    # Guards: the systems and items were taken in order of appearance, so shuffled rows gave
+    # other hybrids for the same seed
+    rng = np.random.default_rng(3)
+    d = pd.DataFrame({"sys": np.repeat(list("DBCAE"), 20), "seg": np.tile(np.arange(20)[::-1], 5),
+                      "h": rng.normal(size=100), "m": rng.normal(size=100)})
+    kw = dict(system="sys", item="seg", human="h", metrics=["m"], n_systems=300, seed=5)
+    if rater:
+        d = pd.concat([d.assign(r="r1"), d.assign(r="r2", h=d["h"] * 2 + 1)], ignore_index=True)
+        kw["rater"] = "r"
+    one = hybrid_supersample(d, **kw)
+    for s in range(3):
+        shuffled = d.sample(frac=1, random_state=s)
+        pd.testing.assert_frame_equal(hybrid_supersample(shuffled, **kw), one)
+    # mixed key types still sort (by type name, then text)
+    mixed = d.assign(seg=d["seg"].astype(object).where(d["seg"] % 2 == 0, d["seg"].astype(str)))
+    pd.testing.assert_frame_equal(hybrid_supersample(mixed.sample(frac=1, random_state=0), **kw),
+                                  hybrid_supersample(mixed, **kw))

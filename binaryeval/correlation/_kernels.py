@@ -34,19 +34,54 @@ def z_se(r, n, method: str):
     return np.broadcast_to(np.sqrt(0.437 / (n - 4.0)), r.shape)
 
 
+def rank_substitute(n, method: str):
+    """The value a rank correlation of exactly +1 stands for in intervals and tests.
+
+    Spearman: ``1 - 12/(n^3 - n)``, the largest value below 1 that ``n`` untied ranks can give
+    (one adjacent pair swapped).  Kendall: the Kendall tau of the bivariate normal whose Spearman
+    rho is that value, ``(2/pi) asin(2 sin(pi rho/6))``: both coefficients are 1 on the same event
+    (identical rankings), and Kendall's largest value below 1, ``1 - 4/(n(n - 1))``, gives a lower
+    end above the one the event supports for ``n >= 8``.
+    """
+    n = np.asarray(n, dtype=float)
+    rho = 1.0 - 12.0 / (n ** 3 - n)
+    if method == "spearman":
+        return rho
+    return 2.0 / np.pi * np.arcsin(2.0 * np.sin(np.pi * rho / 6.0))
+
+
+def corrected(r, n, method: str):
+    """``r`` with a rank correlation of +-1 replaced by ``+-rank_substitute`` (Pearson unchanged)."""
+    r = np.asarray(r, dtype=float)
+    if method == "pearson":
+        return r
+    return np.where(np.abs(r) == 1, np.sign(r) * rank_substitute(n, method), r)
+
+
 def fisher_bounds(r, n, level: float, method: str):
-    """``tanh(atanh(r) -+ z_q se)``; the degenerate ``(r, r)`` at ``|r| = 1``."""
+    """``tanh(atanh(r) -+ z_q se)``; the interval at ``|r| = 1`` as described below.
+
+    Pearson ``r = +-1``: the degenerate ``(r, r)`` (points exactly on a line, which the bivariate
+    normal model behind the interval gives only when the population correlation is +-1).  A rank
+    correlation of +-1: the interval of :func:`corrected` ``r``, with its outer end moved to
+    ``r`` (``(low(r_c), 1)`` at ``r = 1``).
+    """
     r = np.asarray(r, dtype=float)
     q = special.ndtri((1.0 + level) / 2.0)
+    rc = corrected(r, n, method)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.arctanh(r)
-        half = q * z_se(r, n, method)
+        z = np.arctanh(rc)
+        half = q * z_se(rc, n, method)
         low = np.tanh(z - half)
         high = np.tanh(z + half)
-    # r = +-1: the transform is infinite and the interval collapses on r
     edge = np.abs(r) == 1
-    low = np.where(edge, r, low)
-    high = np.where(edge, r, high)
+    if method == "pearson":
+        # r = +-1: the transform is infinite and the interval collapses on r
+        low = np.where(edge, r, low)
+        high = np.where(edge, r, high)
+    else:
+        low = np.where(edge & (r < 0), r, low)
+        high = np.where(edge & (r > 0), r, high)
     return low, high
 
 
@@ -74,20 +109,23 @@ def t_pvalue(t, df, alternative: str):
 def zou_bounds(r12, r13, r23, n, level: float, method: str):
     """Zou's (2007) interval of ``r12 - r13`` from the two single Fisher intervals.
 
-    At ``|r12| = 1`` (or ``|r13| = 1``) the single interval of that correlation is the point
-    itself (:func:`fisher_bounds`), so its distance term is 0 and the cross term ``2 c a b``
-    vanishes with it, although ``c`` is 0/0 there (R's cocor returns NA).  That is the
+    Pearson ``|r12| = 1`` (or ``|r13| = 1``): the single interval of that correlation is the
+    point itself (:func:`fisher_bounds`), so its distance term is 0 and the cross term
+    ``2 c a b`` vanishes with it, although ``c`` is 0/0 there (R's cocor returns NA).  That is the
     interval's limit as the correlation tends to +-1 (``c a`` tends to 0: a valid correlation
     matrix with ``|r12| = 1`` has ``r23 = r12 r13``, where the numerator of ``c`` is 0), so the
     interval is the other correlation's interval, shifted: e.g. ``(1 - u2, 1 - l2)`` at
-    ``r12 = 1``.
+    ``r12 = 1``.  A rank correlation of +-1 has a proper single interval (:func:`fisher_bounds`)
+    and ``c`` is computed from the :func:`corrected` correlations, the values that interval
+    stands for.
     """
     r12, r13, r23 = (np.asarray(v, dtype=float) for v in (r12, r13, r23))
     l1, u1 = fisher_bounds(r12, n, level, method)
     l2, u2 = fisher_bounds(r13, n, level, method)
+    c12, c13 = corrected(r12, n, method), corrected(r13, n, method)
     with np.errstate(divide="ignore", invalid="ignore"):
-        c = (((r23 - r12 * r13 / 2.0) * (1.0 - r12 ** 2 - r13 ** 2 - r23 ** 2) + r23 ** 3)
-             / ((1.0 - r12 ** 2) * (1.0 - r13 ** 2)))
+        c = (((r23 - c12 * c13 / 2.0) * (1.0 - c12 ** 2 - c13 ** 2 - r23 ** 2) + r23 ** 3)
+             / ((1.0 - c12 ** 2) * (1.0 - c13 ** 2)))
 
         def half_width(a, b):
             cross = np.where((a == 0) | (b == 0), 0.0, 2.0 * c * a * b)

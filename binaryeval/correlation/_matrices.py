@@ -45,6 +45,11 @@ def corr_matrix(values: np.ndarray, method: str) -> np.ndarray:
         for i in range(k):
             for j in range(i + 1, k):
                 r[i, j] = r[j, i] = stats.kendalltau(values[:, i], values[:, j]).statistic
+    if method == "spearman":
+        # identical (reversed) rankings are exactly +1 (-1); the float product can miss by an ulp
+        n = values.shape[0]
+        r[(values[:, :, None] == values[:, None, :]).all(axis=0)] = 1.0
+        r[(values[:, :, None] == (n + 1 - values)[:, None, :]).all(axis=0)] = -1.0
     r = np.clip(r, -1.0, 1.0)
     np.fill_diagonal(r, 1.0)
     return r

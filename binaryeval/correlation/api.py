@@ -15,6 +15,8 @@ from .. import _validate
 from .._dask import is_dask_frame
 from .._directions import check_direction, read_lower_is_better
 from .._partition import formula_env
+from .._warnings import warn
+from ..errors import BinaryEvalWarning
 from ._args import method_arg
 from ._matrices import corr_matrix
 from ._partitions import dask_system_scores
@@ -53,6 +55,8 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     method : {"pearson", "spearman", "kendall"}
         Correlation coefficient.  Intervals: Fisher z (Pearson), with the Bonett & Wright (2000)
         variance for Spearman and the Fieller, Hartley & Pearson (1957) variance for Kendall.
+        A rank correlation of exactly +-1 gets a proper interval, not the point (see
+        :func:`~binaryeval.correlation.fisher_ci`, Notes).
     level : float
         Default confidence level.
     lower_is_better : str or list of str, optional
@@ -91,6 +95,9 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
 
     Warns
     -----
+    BinaryEvalWarning
+        With ``method="pearson"``, a metric that is an exact linear function of the human score
+        (``|r| = 1``): usually a copy or rescaling of the human column.
     DirectionWarning
         Every metric correlates negatively with the human score (and ``absolute`` is False):
         the human score is probably lower-is-better (e.g. MQM penalties); the message names the
@@ -153,6 +160,8 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
         flipped = [m for m in flipped if m not in neg] + [m for m in neg if m not in flipped]
         sign = np.array([1.0] + [-1.0 if m in neg else 1.0 for m in scores.metrics])
         corr = corr * np.outer(sign, sign)
+    if method == "pearson":
+        _collinear_check(corr[0, 1:], scores.human, scores.metrics)
     corr.setflags(write=False)
     account = scores.account
     return CorrelationResult(
@@ -202,3 +211,13 @@ def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
         chance=0.0, terms=[human, *metrics], sides=[(human,), tuple(metrics)], lower=lower,
         note="human translations among the systems, scored by metrics against another "
              "reference, can also turn the correlations round: filter them out first")
+
+
+def _collinear_check(r: np.ndarray, human: str, metrics: tuple[str, ...]) -> None:
+    """Warn once when a metric is an exact linear function of the human score (Pearson |r| = 1)."""
+    exact = [m for m, v in zip(metrics, r, strict=True) if abs(v) >= 1 - 1e-12]
+    if exact:
+        warn(f"metric(s) {exact} are an exact linear function of {human!r} (Pearson |r| = 1): "
+             "their interval is the single point and the Williams test ranks them above every "
+             "other metric; check that no metric is a copy or a rescaling of the human score",
+             BinaryEvalWarning)

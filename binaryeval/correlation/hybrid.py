@@ -37,7 +37,8 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     n_systems : int
         Number of hybrid systems.
     seed : int, optional
-        Seed of :func:`numpy.random.default_rng`; the output does not depend on ``chunk_size``.
+        Seed of :func:`numpy.random.default_rng`; the output does not depend on ``chunk_size``
+        nor on the order of the rows (systems and items are sorted before drawing).
     rater : str, optional
         Column naming the rater: human scores are then standardised (z-scores) per rater and the
         ratings of one (system, item) averaged.  Without it the human scores are used as given.
@@ -132,8 +133,9 @@ def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
                   rater: str | None) -> tuple[np.ndarray, pd.Index, np.ndarray]:
     """Scores as a (systems, complete items, values) array, the systems, and the complete mask."""
     frame = _segment_scores(data, system, item, values, rater)
-    systems = pd.Index(pd.unique(frame[system]))
-    items = pd.Index(pd.unique(frame[item]))
+    # sorted, so that the same seed gives the same hybrids whatever the order of the rows
+    systems = _sorted_keys(frame[system])
+    items = _sorted_keys(frame[item])
     if len(systems) < 2:
         raise DataError(f"hybrids need at least 2 systems, got {len(systems)}")
     counts = frame.groupby(system)[item].nunique()
@@ -149,6 +151,15 @@ def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
     if not complete.any():
         raise DataError("no item has complete scores for every system and column")
     return np.ascontiguousarray(cube[:, complete, :]), systems, complete
+
+
+def _sorted_keys(column: pd.Series) -> pd.Index:
+    """The distinct values of ``column``, sorted (by type name and text when they do not compare)."""
+    keys = pd.Index(pd.unique(column))
+    try:
+        return keys.sort_values()
+    except TypeError:
+        return pd.Index(sorted(keys, key=lambda v: (type(v).__name__, str(v))), dtype=object)
 
 
 def _draw_hybrids(cube: np.ndarray, n_systems: int, seed, chunk_size: int

@@ -15,7 +15,15 @@ from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
 from ._args import alternative_arg
-from ._kernels import INTERVAL_NAMES, fisher_bounds, t_pvalue, williams_t, zou_bounds
+from ._kernels import (
+    INTERVAL_NAMES,
+    corrected,
+    fisher_bounds,
+    rank_substitute,
+    t_pvalue,
+    williams_t,
+    zou_bounds,
+)
 from ._resampling import bootstrap_table, permutation_table
 
 __all__ = ["CorrelationResult"]
@@ -271,7 +279,9 @@ class CorrelationResult(Result):
         i, j = np.nonzero(~np.eye(k, dtype=bool))
         r1, r2 = self._corr[0, 1 + i], self._corr[0, 1 + j]
         r23 = self._corr[1 + i, 1 + j]
-        t = williams_t(r1, r2, r23, self.n)
+        # a rank correlation of +-1 enters the test as the value its interval stands for
+        t = williams_t(corrected(r1, self.n, self.method), corrected(r2, self.n, self.method),
+                       r23, self.n)
         p = t_pvalue(t, self.n - 3, alternative)
         low, high = zou_bounds(r1, r2, r23, self.n, level, self.method)
         names = np.asarray(self.metrics, dtype=object)
@@ -485,6 +495,12 @@ class CorrelationResult(Result):
             notes.append(f"System scores are the {self.aggregate} of segment scores. A corpus-level "
                          "metric (BLEU or chrF on a system's whole output) is not the mean of its "
                          "sentence scores: compute it per system and pass one row per system.")
+        perfect = [m for m, v in zip(self.metrics, self._corr[0, 1:], strict=True) if abs(v) == 1]
+        if self.method != "pearson" and perfect:
+            sub = float(rank_substitute(self.n, self.method))
+            notes.append(f"{', '.join(perfect)}: {self.method} = +-1 (the rankings agree exactly); "
+                         f"its interval and the Williams and Zou comparisons use +-{sub:.4f}, the "
+                         "value such a ranking stands for (see fisher_ci).")
         if self.method != "pearson":
             notes.append("Williams' t and Zou's c assume Pearson correlations; for rank correlations "
                          "they are approximations (see bootstrap() and permutation_test()).")
