@@ -33,6 +33,16 @@ CASES = [
     ("fit two metrics with a threshold", _fit("h ~ m + n", D({"h": [1, 0], "m": [.2, .7],
                                                               "n": [1, 0]}), threshold=0.5),
      ["threshold=0.5", "several metric terms", "bins="]),
+    # -- fit_latent: bins of a metric that is already a rating (the message spoke of "3 distinct
+    # quantile bins" for a 0/1 metric) and of a score with heavy ties ----------------------------
+    ("fit_latent bins of a 0/1 metric", lambda: be.fit_latent(
+        "h ~ m + n", D({"h": [1, 0] * 6, "m": [1, 0, 1, 1, 0, 0] * 2, "n": range(12)}),
+        bins={"m": 4}),
+     ["term 'm'", "take only 2 values (0, 1), fewer than 4 bins", "needs no bins"]),
+    ("fit_latent bins of a tied score", lambda: be.fit_latent(
+        "h ~ m", D({"h": [1, 0] * 10, "m": [0.5] * 16 + [0.1, 0.2, 0.3, 0.4] + [0.0] * 0}),
+        bins={"m": 4}),
+     ["term 'm'", "too many ties for 4 bins", "use fewer bins"]),
     # -- fit: data -----------------------------------------------------------------------------
     ("fit empty frame", _fit("h ~ m", D({"h": [], "m": []})), ["no rows"]),
     ("fit not a frame", lambda: be.fit("h ~ m", {"h": [1], "m": [1]}), ["DataFrame"]),

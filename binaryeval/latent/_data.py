@@ -159,10 +159,18 @@ def bin_edges(scores: np.ndarray, paired: np.ndarray, bins: int, term: str) -> n
     if ref.size < bins:
         raise DataError(f"term {term!r} has {ref.size} paired rows; {bins} bins need at least "
                         f"{bins} (edges come from the paired rows' quantiles)")
+    values = np.unique(ref)
+    if values.size < bins:
+        shown = ", ".join(f"{v:g}" for v in values[:10]) + (", ..." if values.size > 10 else "")
+        raise DataError(f"term {term!r}: the paired rows' scores take only {values.size} "
+                        f"values ({shown}), fewer than {bins} bins; a metric that is already a "
+                        f"rating (0/1 or levels) needs no bins: leave {term!r} out of bins= "
+                        "(or use fewer bins)")
     edges = np.unique(np.quantile(ref, np.arange(1, bins) / bins))
     if edges.size < bins - 1:
         raise DataError(f"term {term!r}: the paired rows' scores have too many ties for {bins} "
-                        f"bins (only {edges.size + 1} distinct quantile bins); use fewer bins")
+                        f"bins (their quantiles give only {edges.size + 1} distinct bins); use "
+                        "fewer bins")
     return edges
 
 
