@@ -352,15 +352,18 @@ def check_preference_coding(tally: np.ndarray, column: str, role: str, *,
     >>> check_preference_coding(np.array([0, 3, 5]), "human", "human preference")
     Traceback (most recent call last):
     ...
-    binaryeval.errors.DataError: column 'human' (human preference) holds only the numbers 0 and 1 (3 zeros, 5 ones, no -1); preferences are read as 1 = the first system is better, 0 = a tie, -1 = the second is better, so no rating would prefer the second system. If 1 and 0 mean that the first and the second system wins (a winner coded 0/1), recode it to 1/-1, e.g. I(2 * human - 1) in the formula; if 0 means a tie, write the ties as '=' in the data, e.g. data['human'].replace(0, '=')
+    binaryeval.errors.DataError: column 'human' (human preference) holds only the numbers 0 and 1 (3 zeros, 5 ones, no -1); preferences are read as 1 = the first system is better, 0 = a tie, -1 = the second is better, so no rating would prefer the second system. If 1 and 0 mean that the first and the second system wins (a winner coded 0/1), recode it to 1/-1, e.g. I(2 * human - 1) in the formula (I(1 - 2 * human) when 0 marks the first system's win); if 0 means a tie, write the ties as '=' in the data, e.g. data['human'].replace(0, '=')
     """
     second, zeros, first = (int(x) for x in tally)
     if second or not zeros:
         return
     if argument:
-        recode, tie = f"2 * np.asarray({column}) - 1", f", e.g. pd.Series({column}).replace(0, '=')"
+        recode = (f"2 * np.asarray({column}) - 1 (1 - 2 * np.asarray({column}) when 0 marks "
+                  "the first system's win)")
+        tie = f", e.g. pd.Series({column}).replace(0, '=')"
     else:
-        recode = f"I(2 * {column} - 1) in the formula"
+        recode = (f"I(2 * {column} - 1) in the formula (I(1 - 2 * {column}) when 0 marks the "
+                  "first system's win)")
         tie = (f" in the data, e.g. data[{column!r}].replace(0, '=')" if column.isidentifier()
                else " in the data the term is computed from")
     raise DataError(

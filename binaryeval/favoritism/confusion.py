@@ -405,7 +405,9 @@ def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfu
     Raises
     ------
     DataError
-        Unknown rating symbols (including missing values) or sequences of different length.
+        Unknown rating symbols (including missing values), sequences of different length, or
+        ratings of the numbers 0 and 1 alone (is 0 a tie or a win of the second system? recode a
+        winner coded 0/1 as ``2 * np.asarray(human) - 1``, or write the ties as ``'='``).
 
     Examples
     --------
