@@ -17,8 +17,8 @@ import pandas as pd
 from .errors import CountsError, DataError, InputTypeError
 
 __all__ = ["COUNT_COLUMNS", "RowAccount", "argument_series", "as_binary", "cell_codes",
-           "cells_frame", "count_binary", "count_cells", "is_binary", "join_label", "label_text",
-           "numbers", "refuse_all_missing"]
+           "cells_frame", "check_preference_coding", "count_binary", "count_cells", "is_binary",
+           "join_label", "label_text", "numbers", "preference_coding", "refuse_all_missing"]
 
 #: The sufficient statistics of the binary model, per group.
 COUNT_COLUMNS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
@@ -316,6 +316,91 @@ def all_missing(column: str, role: str) -> DataError:
     """
     return DataError(f"column {column!r} ({role}) is missing (NaN) in every row; "
                      "there is nothing to fit")
+
+
+def preference_coding(codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+    """How a preference column's ratings were written: what :func:`check_preference_coding` reads.
+
+    Parameters
+    ----------
+    codes : ndarray
+        The ratings read as 1 (first system better), 0 (tie), -1 (second better), NaN missing.
+    numeric : ndarray of bool
+        True where the rating was written as a number (or the text of one) rather than a
+        symbol (``'='``, ``'tie'``, ...).
+
+    Returns
+    -------
+    ndarray of int64
+        ``[second better, ties written as the number 0, first better]``; the tallies of two
+        parts of a column add up to the column's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.data import preference_coding
+    >>> preference_coding(np.array([1, 0, 0, np.nan]), np.array([True, True, False, True]))
+    array([0, 1, 1])
+    """
+    codes = np.asarray(codes, dtype=float)
+    zero = (codes == 0) & np.asarray(numeric, dtype=bool)
+    return np.array([(codes == -1).sum(), zero.sum(), (codes == 1).sum()], dtype=np.int64)
+
+
+def check_preference_coding(tally: np.ndarray, column: str, role: str, *,
+                            argument: bool = False) -> None:
+    """Refuse preference ratings written as the numbers 0 and 1 with no -1 among them.
+
+    Preferences are read as 1 (the first system is better), 0 (a tie), -1 (the second is
+    better).  A column of 0s and 1s alone is also how a winner is usually coded (1: the first
+    wins, 0: the second wins); read as -1/0/1 every win of the second system would become a tie,
+    so the column is refused until its coding is said: -1 for the second system's wins, or the
+    ties written as the symbol ``'='``.  A column with a -1, or with no 0, reads one way only.
+
+    Parameters
+    ----------
+    tally : ndarray
+        :func:`preference_coding` of the column (summed over its parts).
+    column : str
+        The column or formula term, as the user wrote it.
+    role : str
+        What it holds, for the message (``"human preference"``).
+    argument : bool
+        The ratings came as a function's argument (the fix is written before the call), not as
+        a formula term (the fix is written in the formula).
+
+    Raises
+    ------
+    DataError
+        Naming the column, the values found, both readings and the fix for each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.data import check_preference_coding
+    >>> check_preference_coding(np.array([0, 3, 5]), "human", "human preference")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'human' (human preference) holds only the numbers 0 and 1 (3 zeros, 5 ones, no -1); preferences are read as 1 = the first system is better, 0 = a tie, -1 = the second is better, so no rating would prefer the second system. If 1 and 0 mean that the first and the second system wins (a winner coded 0/1), recode it to 1/-1, e.g. I(2 * human - 1) in the formula (I(1 - 2 * human) when 0 marks the first system's win); if 0 means a tie, write the ties as '=' in the data, e.g. data['human'].replace(0, '=')
+    """
+    second, zeros, first = (int(x) for x in tally)
+    if second or not zeros:
+        return
+    if argument:
+        recode = (f"2 * np.asarray({column}) - 1 (1 - 2 * np.asarray({column}) when 0 marks "
+                  "the first system's win)")
+        tie = f", e.g. pd.Series({column}).replace(0, '=')"
+    else:
+        recode = (f"I(2 * {column} - 1) in the formula (I(1 - 2 * {column}) when 0 marks the "
+                  "first system's win)")
+        tie = (f" in the data, e.g. data[{column!r}].replace(0, '=')" if column.isidentifier()
+               else " in the data the term is computed from")
+    raise DataError(
+        f"column {column!r} ({role}) holds only the numbers 0 and 1 ({zeros:,} zeros, "
+        f"{first:,} ones, no -1); preferences are read as 1 = the first system is better, "
+        "0 = a tie, -1 = the second is better, so no rating would prefer the second system. "
+        "If 1 and 0 mean that the first and the second system wins (a winner coded 0/1), "
+        f"recode it to 1/-1, e.g. {recode}; if 0 means a tie, write the ties as '='{tie}")
 
 
 def is_binary(values: pd.Series) -> bool:

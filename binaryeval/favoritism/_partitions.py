@@ -40,7 +40,7 @@ from .counting import (
     self_comparison_error,
     system_labels,
 )
-from .frame import FaviSpec, check_rows, favi_rows, favi_spec
+from .frame import FaviSpec, check_coding, check_rows, favi_rows, favi_spec
 
 # a row comparing a system with itself is found when counting, after the frame's checks
 _COUNTING = (3, 0)
@@ -65,6 +65,7 @@ class Tally:
     n_kept: int
     systems: frozenset
     problem: tuple[tuple[int, int], BinaryEvalError] | None
+    coding: np.ndarray  # how the preference ratings were written (FaviRows.coding)
 
     def merge(self, other: Tally) -> Tally:
         """These rows followed by ``other``'s."""
@@ -73,7 +74,7 @@ class Tally:
             problem = (other.problem[0], _shifted(other.problem[1], self.n_kept))
         return Tally(self.n_rows + other.n_rows, self.excluded + other.excluded,
                      self.present + other.present, self.n_kept + other.n_kept,
-                     self.systems | other.systems, problem)
+                     self.systems | other.systems, problem, self.coding + other.coding)
 
 
 def _system_names(rows, spec: FaviSpec) -> list[np.ndarray]:
@@ -85,7 +86,8 @@ def _system_names(rows, spec: FaviSpec) -> list[np.ndarray]:
 def tally(part: pd.DataFrame, spec: FaviSpec) -> Tally:
     """The first pass over one partition."""
     rows = favi_rows(spec, part)
-    out = Tally(rows.n_rows, rows.excluded, rows.present, 0, frozenset(), rows.problem)
+    out = Tally(rows.n_rows, rows.excluded, rows.present, 0, frozenset(), rows.problem,
+                rows.coding)
     if rows.problem is not None:
         return out
     out.n_kept = rows.n_kept
@@ -165,6 +167,7 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
     first = _dask.map_reduce(frame, tally, spec)
     problem = first.problem if first.problem is None or first.problem[0] < _COUNTING else None
     account = check_rows(spec, first.n_rows, first.excluded, first.present, problem)
+    check_coding(spec, first.coding)
     if first.problem is not None:
         raise first.problem[1]
     systems = system_order(first.systems)

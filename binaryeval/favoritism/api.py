@@ -104,7 +104,10 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
     Raises
     ------
     DataError
-        Infinite scores, duplicated column names, repeated (item, system) rows.
+        Infinite scores, duplicated column names, repeated (item, system) rows; preference data
+        whose human or metric column holds the numbers 0 and 1 alone (is 0 a tie or a win of
+        the second system? ``I(2 * human - 1)`` recodes a winner coded 0/1; ties written as
+        ``'='`` say that 0 is a tie).
 
     Warns
     -----

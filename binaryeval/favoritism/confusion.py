@@ -13,10 +13,11 @@ import pandas as pd
 from .._results import Result
 from .._validate import choice, renamed
 from .._warnings import warn
+from ..data import check_preference_coding
 from ..errors import DataError, FaviUndefinedWarning
 from ..summary import Summary
 from .intervals import favi_intervals
-from .ratings import codes
+from .ratings import coded
 from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, UNDEFINED_MESSAGE, as_confusion, favi_from_counts
 from .sign import SignTestResult, sign_test
 
@@ -404,7 +405,9 @@ def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfu
     Raises
     ------
     DataError
-        Unknown rating symbols (including missing values) or sequences of different length.
+        Unknown rating symbols (including missing values), sequences of different length, or
+        ratings of the numbers 0 and 1 alone (is 0 a tie or a win of the second system? recode a
+        winner coded 0/1 as ``2 * np.asarray(human) - 1``, or write the ties as ``'='``).
 
     Examples
     --------
@@ -413,10 +416,12 @@ def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfu
     >>> c.counts.astype(int).tolist(), c.E, c.favi
     ([[3, 1, 0], [0, 1, 1], [1, 0, 1]], 3, 0.0)
     """
-    h = codes(human, "human")
-    m = codes(metric, "metric")
+    h, h_coding = coded(human, "human")
+    m, m_coding = coded(metric, "metric")
     if h.size != m.size:
         raise DataError(f"human and metric must rate the same items: got {h.size} human and {m.size} "
                         "metric ratings; align them by item")
+    check_preference_coding(h_coding, "human", "human preference", argument=True)
+    check_preference_coding(m_coding, "metric", "metric preference", argument=True)
     cell = (1 - h.astype(np.int64)) * 3 + (1 - m.astype(np.int64))
     return PreferenceConfusion(np.bincount(cell, minlength=9).reshape(3, 3))

@@ -8,7 +8,7 @@ and turns lower-is-better scores around so that higher is better everywhere afte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -16,10 +16,10 @@ import pandas as pd
 from .._directions import read_lower_is_better
 from .._partition import evaluate_terms, referenced_names
 from .._validate import require_pandas, unique_columns
-from ..data import RowAccount, _show, numbers
+from ..data import RowAccount, _show, check_preference_coding, numbers
 from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
-from .ratings import codes
+from .ratings import coded
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,8 @@ class FaviRows:
     items: pd.Series | None = None
     systems: tuple[pd.Series, ...] = ()
     problem: tuple[tuple[int, int], BinaryEvalError] | None = None
+    # preference data: how the human (row 0) and metric (row 1) ratings were written
+    coding: np.ndarray = field(default_factory=lambda: np.zeros((2, 3), dtype=np.int64))
 
     @property
     def n_kept(self) -> int:
@@ -183,9 +185,10 @@ def favi_rows(spec: FaviSpec, data: pd.DataFrame) -> FaviRows:
             stage = (METRIC, 1)
             m = _check_finite(m, m_kept, "metric", spec.metric_term) * sign[spec.metric_term]
         else:
-            h = codes(human.to_numpy()[keep], f"human column {spec.human_term!r}")
+            h, h_coding = coded(human.to_numpy()[keep], f"human column {spec.human_term!r}")
             stage = (METRIC, 0)
-            m = codes(metric.to_numpy()[keep], f"metric column {spec.metric_term!r}")
+            m, m_coding = coded(metric.to_numpy()[keep], f"metric column {spec.metric_term!r}")
+            out.coding = np.stack([h_coding, m_coding])
     except BinaryEvalError as exc:
         out.problem = (stage, exc)
         return out
@@ -217,12 +220,20 @@ def check_rows(spec: FaviSpec, n_rows: int, excluded: np.ndarray, present: np.nd
     return account
 
 
+def check_coding(spec: FaviSpec, coding: np.ndarray) -> None:
+    """Refuse preference columns of the numbers 0 and 1 alone (is 0 a tie or a second-system win?)."""
+    if spec.mode == "preferences":
+        check_preference_coding(coding[0], spec.human_term, "human preference")
+        check_preference_coding(coding[1], spec.metric_term, "metric preference")
+
+
 def favi_frame(formula: str, data: pd.DataFrame, *, item: str, lower_is_better: object) -> FaviFrame:
     """Parse ``formula``, check the columns, evaluate the terms and keep the complete rows."""
     require_pandas(data, "favi()")
     spec = favi_spec(formula, data, item=item, lower_is_better=lower_is_better)
     rows = favi_rows(spec, data)
     account = check_rows(spec, rows.n_rows, rows.excluded, rows.present, rows.problem)
+    check_coding(spec, rows.coding)
     return FaviFrame(mode=spec.mode, human=rows.human, metric=rows.metric, items=rows.items,
                      systems=rows.systems, human_term=spec.human_term,
                      metric_term=spec.metric_term, lower_is_better=spec.lower_is_better,

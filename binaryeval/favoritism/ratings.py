@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data import preference_coding
 from ..errors import DataError, InputTypeError, ParameterError
 
 #: Rating symbols and their codes (``1``: the first system is better).
@@ -17,6 +18,15 @@ _HINT = "use '+', '=', '-' or 1, 0, -1 (drop missing ratings first)"
 
 def codes(values: Any, name: str) -> np.ndarray:
     """Map a sequence of ``+/=/-`` (or ``1/0/-1``) ratings to int8 codes ``1/0/-1``."""
+    return coded(values, name)[0]
+
+
+def coded(values: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The int8 codes ``1/0/-1`` of :func:`codes` and :func:`~binaryeval.data.preference_coding`.
+
+    The tally (second better, ties written as the number 0, first better) is what
+    :func:`~binaryeval.data.check_preference_coding` reads to refuse a winner coded 0/1.
+    """
     if isinstance(values, (str, bytes)):
         raise InputTypeError(f"{name} must be a sequence of ratings, got a single string {values!r}; "
                              "pass e.g. list('++=-') or ['+', '+', '=', '-']")
@@ -28,7 +38,8 @@ def codes(values: Any, name: str) -> np.ndarray:
         if not ok.all():
             i = int(np.argmax(~ok))
             raise DataError(f"{name} has unknown rating {arr[i].item()!r} at position {i}; {_HINT}")
-        return arr.astype(np.int8)
+        out = arr.astype(np.int8)
+        return out, preference_coding(out, np.ones(out.size, dtype=bool))
     # object or string values: map each distinct value once
     series = pd.Series(arr, dtype=object)
     mapping: dict[Any, int] = {}
@@ -39,7 +50,9 @@ def codes(values: Any, name: str) -> np.ndarray:
             raise DataError(f"{name} has unknown rating {value!r} at position "
                             f"{int(np.flatnonzero(hit.to_numpy())[0])}; {_HINT}")
         mapping[value] = code
-    return series.map(mapping).to_numpy(dtype=np.int8)
+    out = series.map(mapping).to_numpy(dtype=np.int8)
+    numeric = series.map({value: not isinstance(value, str) for value in mapping})
+    return out, preference_coding(out, numeric.to_numpy(dtype=bool))
 
 
 def symbol_code(value: Any) -> int | None:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from ..data import RowAccount, scores
+from ..data import RowAccount, check_preference_coding, preference_coding, scores
 from ..data import _show as show
 from ..errors import DataError, FormulaError, InputTypeError, ParameterError
 
@@ -18,6 +18,8 @@ from ..errors import DataError, FormulaError, InputTypeError, ParameterError
 PREFERENCE_LABELS = ("first", "tie", "second")
 _SYMBOLS = {"first": 1, "tie": 0, "second": -1, "+": 1, "=": 0, "-": -1, "1": 1, "0": 0,
             "-1": -1}
+#: ratings written as words or symbols, not numbers: a tie written so is a tie, never a 0/1 winner
+_WORDS = frozenset(k for k in _SYMBOLS if k not in ("1", "0", "-1"))
 
 
 @dataclass
@@ -78,8 +80,13 @@ def _symbol(x: Any) -> float:
     return np.nan if code is None else float(code)
 
 
-def preference_codes(values: pd.Series, term: str) -> np.ndarray:
-    """Preference ratings as 1 (first better), 0 (tie), -1 (second better), NaN missing."""
+def preference_codes(values: pd.Series, term: str, role: str = "preference") -> np.ndarray:
+    """Preference ratings as 1 (first better), 0 (tie), -1 (second better), NaN missing.
+
+    A column of the numbers 0 and 1 alone (a winner coded 0/1, or ties and first-system wins)
+    is refused by :func:`binaryeval.data.check_preference_coding`; ``role`` names the column's
+    part in the message (``"human preference"``).
+    """
     out = np.full(len(values), np.nan)
     present = values.notna().to_numpy()
     raw = values[present]
@@ -89,6 +96,9 @@ def preference_codes(values: pd.Series, term: str) -> np.ndarray:
         raise DataError(f"term {term!r} holds {show(raw[bad].iloc[0])}; preference ratings are -1, 0, "
                         "1 or 'first', 'tie', 'second' (second / tie / first better), NaN missing")
     out[present] = codes.to_numpy(dtype=float)
+    numeric = raw.map(lambda x: not isinstance(x, str) or x.strip().lower() not in _WORDS)
+    check_preference_coding(preference_coding(out[present], numeric.to_numpy(dtype=bool)),
+                            term, role)
     return out
 
 

@@ -537,8 +537,9 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
     if first is None:
         return _single_outputs(formula, data, parsed, frame, by, bins, level)
-    human = _data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])
-    judge = _data.preference_codes(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0])
+    human = _data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human preference")
+    judge = _data.preference_codes(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0],
+                                   "judge preference")
     sa = label_text(_data.column(data, first, "first"))
     sb = label_text(_data.column(data, second, "second"))
     account = RowAccount(len(data))

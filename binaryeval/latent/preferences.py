@@ -124,8 +124,8 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
     account.exclude("missing system", int(miss.sum()))
-    codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0])]
-    codes += [_data.preference_codes(frame.rhs[t], t) for t in parsed.rhs_names]
+    codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human preference")]
+    codes += [_data.preference_codes(frame.rhs[t], t, "metric preference") for t in parsed.rhs_names]
     unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
     account.exclude("no rating (every term missing)", int(unrated.sum()))
     keep = ~miss & ~unrated
@@ -1198,7 +1198,10 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     first, second : str, optional
         Columns naming the two systems of each row (preference input).  Ratings are -1, 0, 1
         or ``"second"``, ``"tie"``, ``"first"`` (``"-"``, ``"="``, ``"+"``); rows for (a, b)
-        and (b, a) are merged with the sign flipped; NaN means not rated.
+        and (b, a) are merged with the sign flipped; NaN means not rated.  A column of the
+        numbers 0 and 1 alone is refused (a :class:`~binaryeval.DataError`): its 0 may be a tie
+        or a win of the second system (a winner coded 0/1, ``I(2 * human - 1)`` recodes it);
+        write the ties as ``"="`` when they are ties.
     lower_is_better : str or list of str, optional
         Terms, human or metric, whose lower scores are better (TER, MQM penalty points), scores
         input.  A :class:`~binaryeval.DirectionWarning` names the likely list when the human
