@@ -214,6 +214,9 @@ NAMES: tuple[Name, ...] = (
     Name("n_metric", "count", "metric ratings of items without a human rating",
          "argument column attrs"),
     Name("n_paired", "count", "items rated by both", "argument column attrs"),
+    Name("n_metric_all", "count", "metric ratings, paired ones included (the naive estimate's "
+         "sample)", "column"),
+    Name("metric_pos_all", "count", "positive metric ratings, paired ones included", "column"),
     Name("n", "count", "the sample size a statistic is computed from", "argument column"),
     Name("n_pos", "count", "ratings preferring the first system", "argument column"),
     Name("n_neg", "count", "ratings preferring the second system", "argument column"),

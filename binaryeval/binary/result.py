@@ -182,12 +182,17 @@ class BinaryFit(Result):
         Returns
         -------
         DataFrame
+            ``n_metric_all`` (metric ratings, paired ones included: unlike ``n_metric`` of
+            :meth:`to_frame`, the metric-only ones), ``metric_pos_all`` (their positives),
+            ``estimate``, ``std_error``, ``lower``, ``upper``.
 
         Examples
         --------
         >>> import binaryeval as be
         >>> res = be.fit_counts({"metric_pos": 30, "metric_total": 50, "tp": 8, "fn": 2,
         ...                      "tn": 7, "fp": 3})
+        >>> int(res.naive()["n_metric_all"].iloc[0])   # 50 metric-only + 20 paired
+        70
         >>> float(res.naive()["estimate"].iloc[0])
         0.5857142857142857
         """
@@ -199,7 +204,7 @@ class BinaryFit(Result):
         with np.errstate(invalid="ignore", divide="ignore"):
             est = pos / tot
         out = pd.DataFrame({
-            "n_metric": tot.astype(int), "metric_pos": pos.astype(int), "estimate": est,
+            "n_metric_all": tot.astype(int), "metric_pos_all": pos.astype(int), "estimate": est,
             "std_error": np.sqrt(est * (1 - est) / tot),
             "lower": stats.beta.ppf(tail, pos + 1, tot - pos + 1),
             "upper": stats.beta.ppf(1 - tail, pos + 1, tot - pos + 1)}, index=self._index())

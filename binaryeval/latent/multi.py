@@ -451,7 +451,7 @@ class LatentFit(Result):
         ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
         ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
         >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
-        >>> int(res.naive().loc["A", "n_metric"])
+        >>> int(res.naive().loc["A", "n_metric_all"])
         1200
         """
         from scipy import stats
@@ -466,7 +466,7 @@ class LatentFit(Result):
         with np.errstate(invalid="ignore", divide="ignore"):
             est = k / n
         out = pd.DataFrame({
-            "n_metric": n.astype(int), "metric_pos": k.astype(int), "estimate": est,
+            "n_metric_all": n.astype(int), "metric_pos_all": k.astype(int), "estimate": est,
             "std_error": np.sqrt(est * (1 - est) / n),
             "lower": stats.beta.ppf(tail, k + 1, n - k + 1),
             "upper": stats.beta.ppf(1 - tail, k + 1, n - k + 1)}, index=self._index())

@@ -537,7 +537,7 @@ class PreferenceFit(Result):
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
         >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
         >>> nv = res.naive()
-        >>> int(nv["n_metric"].iloc[0])
+        >>> int(nv["n_metric_all"].iloc[0])
         300
         """
         level = self.level if level is None else v.level(level)
@@ -550,7 +550,7 @@ class PreferenceFit(Result):
         var = (a[:, 0] * (a0 - a[:, 0]) + a[:, 2] * (a0 - a[:, 2]) + 2 * a[:, 0] * a[:, 2]) / (
             a0 ** 2 * (a0 + 1))
         bounds = np.array([dirichlet_diff_interval(*row, level) for row in a])
-        out = pd.DataFrame({"n_metric": n.astype(int), "win_1": shares[:, 0],
+        out = pd.DataFrame({"n_metric_all": n.astype(int), "win_1": shares[:, 0],
                             "tie": shares[:, 1], "win_2": shares[:, 2],
                             "estimate": shares[:, 0] - shares[:, 2], "std_error": np.sqrt(var),
                             "lower": bounds[:, 0], "upper": bounds[:, 1]},
