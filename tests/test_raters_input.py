@@ -1,9 +1,10 @@
 """What the rater-noise model takes as one rating, and which rating columns it reads.
 
-A rating is one rater's reading of one item, the item value within its group: a rater who rates
-the same item twice (rows read in twice, or a changed rating) is refused, naming the rater, the
-item and the counts; the fix the message names gives back the fit of the data without repeats,
-draw for draw.  A two-valued rating other than 0/1 is refused as ``binaryeval.fit`` refuses it,
+A rating is one rater's reading of one item, the item value within its group: one reading
+entered twice (two rows of a rater and item that agree in every other column: the same row read
+in twice, or a changed rating) is refused, naming the rater, the item and the counts, while
+readings told apart by another column are taken; the fix the message names gives back the fit
+of the data without repeats, draw for draw.  A two-valued rating other than 0/1 is refused as ``binaryeval.fit`` refuses it,
 and a stray value beside a 0/1 rating is named in one warning.  Numbers are counts of the data
 built here and invariants of the fit (identical draws, the mean rating as the shares' mean).
 """
@@ -65,11 +66,12 @@ def test_the_data_twice_is_refused_naming_the_rater_item_and_counts(crowd):
     # the first repeat in the data's order: its rater, item and system, and both rows (the
     # index repeats, so by position)
     assert (f"rater {first['rater']!r} rates item '{first['item']}' of {first['system']!r} "
-            f"2 times, with the same rating (rows at positions 0, {len(crowd)})") in text
+            "2 times, with the same rating, on rows that agree in every other column (rows at "
+            f"positions 0, {len(crowd)})") in text
     assert f"in all {len(crowd)} row(s) repeat" in text
     assert f"{len(crowd)} (rater, item) pair(s): {len(crowd)} with the same rating, 0 with " \
            "different ratings" in text
-    assert "data.drop_duplicates(subset=['system', 'item', 'rater', 'rating'])" in text
+    assert "drop the exact repeats with data.drop_duplicates()" in text
     assert "decide which rating to keep" not in text
     # through the front door too
     with pytest.raises(DataError, match="rates item '0' of 'A' 2 times"):
@@ -78,7 +80,7 @@ def test_the_data_twice_is_refused_naming_the_rater_item_and_counts(crowd):
 
 def test_the_named_fix_gives_back_the_fit_of_the_data_draw_for_draw(crowd):
     twice = pd.concat([crowd, crowd])
-    fixed = twice.drop_duplicates(subset=["system", "item", "rater", "rating"])
+    fixed = twice.drop_duplicates()
     a, _ = _fit(crowd)
     b, _ = _fit(fixed)
     np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
@@ -94,7 +96,8 @@ def test_a_rater_changing_their_rating_is_refused(crowd):
     text = str(err.value)
     r = row.iloc[0]
     assert (f"rater {r['rater']!r} rates item '{r['item']}' of {r['system']!r} 2 times, with "
-            f"different ratings (rows 5, {len(crowd)})") in text
+            f"different ratings, on rows that agree in every other column (rows 5, "
+            f"{len(crowd)})") in text
     assert "1 (rater, item) pair(s): 0 with the same rating, 1 with different ratings" in text
     assert "decide which rating to keep" in text and "drop_duplicates" not in text
     # both kinds at once: the exact repeats and the one to decide are counted apart
@@ -104,7 +107,7 @@ def test_a_rater_changing_their_rating_is_refused(crowd):
                                         f"{len(crowd) - 1} with the same rating, 1 with "
                                         "different ratings\\)"):
         fit_raters("rating ~ metric | system", both, **KW)
-    # without a grouping term, and with a rating that is no column: the whole-row fix
+    # without a grouping term, and a rating term that reads the column: still one reading
     one = changed[changed["system"] == r["system"]]
     with pytest.raises(DataError, match=f"rates item '{r['item']}' 2 times.*for each of the 1 "):
         fit_raters("I(rating) ~ metric", one, **KW)
@@ -121,6 +124,19 @@ def test_what_is_not_a_repeat_is_taken(crowd):
     again, _ = _fit(pd.concat([crowd, extra, extra], ignore_index=True))
     np.testing.assert_array_equal(again.draws.pi, res.draws.pi)
     assert again.excluded == {} and again.n_rows == len(crowd) + 80
+
+
+def test_separate_readings_told_apart_by_a_column_are_taken(crowd):
+    # a second session: every rater reads their items again.  The rows differ in "session", so
+    # they are separate readings (the same rating twice, or another one), not a repeat
+    second = crowd.assign(session=2, rating=crowd["rating"].where(crowd.index % 7 > 0,
+                                                                  1 - crowd["rating"]))
+    both = pd.concat([crowd.assign(session=1), second], ignore_index=True)
+    res, caught = _fit(both)
+    assert caught == [] and int(res.to_frame()["n_ratings"].sum()) == 2 * len(crowd)
+    # without the column telling them apart, the same rows are refused
+    with pytest.raises(DataError, match=f"in all {len(crowd)} row\\(s\\) repeat"):
+        fit_raters("rating ~ metric | system", both.drop(columns="session"), **KW)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1016,9 +1016,11 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         The column naming who gave each rating.
     item : str
         The column naming the item (segment, document); an item is the item value within its
-        group, so the same segment under two systems is two items.  A rater rates an item
-        once: a second rating of it by the same rater (the same row twice, or a changed
-        rating) is refused.
+        group, so the same segment under two systems is two items.  Each rating is an
+        independent reading of the item's class: a rater's second reading of an item needs a
+        column telling the two apart (a session, the length of the text shown); two rows of
+        one rater and item that agree in every other column (a row read in twice, or a changed
+        rating) are refused.
     raters : {"dawid-skene", "mace"}
         The raters' error model: a confusion matrix per rater (Dawid and Skene 1979), or MACE's
         competence ``theta`` with a guessing distribution per rater (Hovy et al. 2013).
@@ -1077,7 +1079,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     DataError
         When nothing identifies the raters' errors (every item rated once and no error-free
         rater), for a numeric rating with more than 11 levels or with two levels other than 0
-        and 1, for a rater rating an item more than once, and for contradicting rows.
+        and 1, for one rater's reading of an item entered twice, and for contradicting rows.
 
     Warns
     -----
@@ -1160,10 +1162,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         rated = human.notna().to_numpy() & values.notna().to_numpy()
         metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
     group = frame.group if parsed.groups else None
-    key = [*parsed.group_names[:1], item, rater, hname]
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
-                       len(labels), coded=bool(levels),
-                       key_columns=key if all(c in data.columns for c in key) else ())
+                       len(labels), coded=bool(levels), reading=_readings(data, hname))
     free_names = _error_free(error_free, coded.raters, rater)
     free = np.array([x in free_names for x in coded.raters], dtype=bool)
     _check_identified(coded, free, bool(terms))
@@ -1230,6 +1230,27 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         _common.warn_convergence(pop, "the raters' population (mean, log concentration)",
                                  [str(x) for x in pop.index], draws, chains)
     return res
+
+
+def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
+    """A hash per row of the data's columns other than the rating's (one reading: one hash).
+
+    The columns the rating term names (the column itself, or those its expression reads) are
+    left out, so two ratings of one reading share the hash.  None when no other column is left.
+    """
+    import re
+
+    def names_it(column: Any) -> bool:
+        text = str(column)
+        return text == rating or re.search(rf"(?<!\w){re.escape(text)}(?!\w)", rating) is not None
+
+    other = data.loc[:, [not names_it(c) for c in data.columns]]
+    if other.shape[1] == 0:
+        return None
+    try:
+        return pd.util.hash_pandas_object(other, index=False).to_numpy()
+    except TypeError:   # unhashable cells (lists, dicts): their text
+        return pd.util.hash_pandas_object(other.astype(str), index=False).to_numpy()
 
 
 #: most levels a binned rating may have (more: bin the rating in the formula)
