@@ -1,6 +1,6 @@
 """The rater model for binned ratings (K classes: the rating's levels).
 
-Numbers come from the binary path (a 0/1 rating coded as the levels 1 and 2 is the same model),
+Numbers come from the binary path (a 0/1 rating written 'first' / 'second' is the same model),
 from the known truth of simulated crowds, from crowd-kit's Dawid-Skene and MACE run on the same
 crowds (an independent implementation), and from the Dirichlet-categorical closed form.
 """
@@ -121,23 +121,25 @@ def test_the_raters_table_and_items_have_a_row_per_level(crowd):
 
 @pytest.mark.parametrize("which", ["dawid-skene", "mace"])
 def test_two_levels_through_the_k_class_sampler_equal_the_binary_path(which):
-    # a 0/1 rating written as 1/2 goes through the K-class sampler; its mean rating is
-    # 1 + alpha of the binary sampler's fit of the same data, to Monte-Carlo error
+    # a 0/1 rating written as the preference words 'first' / 'second' (1 / -1, no ties) goes
+    # through the K-class sampler; its mean rating, win - loss, is 2 alpha - 1 of the binary
+    # sampler's fit of the same data, to Monte-Carlo error
     df, _ = simulate_crowd(2, alphas=[0.75, 0.5, 0.3], n_items=150, per_item=(2, 3),
                            competence=[0.9, 0.8, 0.7, 0.6, 0.0], n_metric_only=200)
     kw = {"rater": "annotator", "item": "item", "raters": which, "draws": 1000}
     binary = _quiet(fit_raters, "rating ~ metric | system", df, seed=1, **kw)
-    binned = _quiet(fit_raters, "rating ~ metric | system", df.assign(rating=df["rating"] + 1),
-                    seed=2, **kw)
+    words = df["rating"].map({1.0: "first", 0.0: "second"})
+    binned = _quiet(fit_raters, "rating ~ metric | system", df.assign(rating=words), seed=2,
+                    **kw)
     a, b = binary.to_frame(), binned.to_frame()
-    assert binned.levels == (1.0, 2.0) and not binary.levels
+    assert binned.levels == (-1.0, 1.0) and not binary.levels
     for g in a.index:
         mc = math.hypot(a.loc[g, "std_error"] / math.sqrt(a.loc[g, "ess_bulk"]),
-                        b.loc[g, "std_error"] / math.sqrt(b.loc[g, "ess_bulk"]))
-        assert abs(b.loc[g, "estimate"] - 1 - a.loc[g, "estimate"]) < 4 * mc, g
-        assert b.loc[g, "std_error"] == pytest.approx(a.loc[g, "std_error"], rel=0.1)
+                        b.loc[g, "std_error"] / 2 / math.sqrt(b.loc[g, "ess_bulk"]))
+        assert abs((b.loc[g, "estimate"] + 1) / 2 - a.loc[g, "estimate"]) < 4 * mc, g
+        assert b.loc[g, "std_error"] / 2 == pytest.approx(a.loc[g, "std_error"], rel=0.1)
     p_bin = binary.items()["prob_adequate"]
-    p_k = binned.items()["prob_2"]
+    p_k = binned.items()["prob_1"]
     assert float(np.abs(p_bin.to_numpy() - p_k.to_numpy()).mean()) < 0.01
 
 

@@ -2,7 +2,11 @@
 
 An item is one output: the value of the ``item`` column within its group (system), so the same
 segment id under two systems is two items.  Its metric output is the same on every row of the
-item (a contradiction is refused); its human ratings are the rows with a rater and a rating.
+item (a contradiction is refused); its human ratings are the rows with a rater and a rating.  Each
+rating is an independent reading of the item's class: a rater may read an item again (rows told
+apart by another column, e.g. a session or the length of the text shown), but two rows of one
+rater and item that agree in every other column are one reading, entered twice (the same rating:
+a row read in twice) or contradicting itself (two ratings), and are refused.
 """
 
 from __future__ import annotations
@@ -45,11 +49,13 @@ def _labels(values: pd.Series, column: str) -> np.ndarray:
 
 def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd.Series | None,
          rater: pd.Series, rater_name: str, item: pd.Series, item_name: str,
-         n_outputs: int, coded: bool = False) -> Ratings:
+         n_outputs: int, coded: bool = False, reading: np.ndarray | None = None) -> Ratings:
     """Code the rows: ``metric`` holds each row's metric output code (-1 missing) or is None.
 
     ``coded``: ``human`` already holds class codes 0..K-1 (NaN: no rating), e.g. the levels of a
     binned rating; otherwise it is a binary rating, checked as everywhere in the package.
+    ``reading``: a hash per row of the data's columns other than the rating (rows of one rater
+    and item with the same hash are one reading); None: every column is the same.
     """
     account = RowAccount(len(human))
     label = (human.to_numpy(dtype=float) if coded
@@ -102,6 +108,10 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
     new_id[item_ids] = np.arange(item_ids.size)
     rtext = rater[keep].astype(str).to_numpy()[rated_k]
     raters, r_idx = np.unique(rtext, return_inverse=True)
+    same = np.zeros(len(human), dtype=np.uint64) if reading is None else np.asarray(reading)
+    _refuse_repeats(codes_all[rated_k], r_idx, lab_k[rated_k], same[keep][rated_k],
+                    item.index[keep][rated_k], np.flatnonzero(keep)[rated_k], raters,
+                    item_label, groups[gidx_item], group is not None, rater_name)
     only = ~carries & (first >= 0)
     metric_only = np.zeros((groups.size, n_outputs), dtype=np.int64)
     if n_outputs:
@@ -115,3 +125,53 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         rating_item=new_id[codes_all[rated_k]].astype(np.int64),
         rating_rater=r_idx.astype(np.int64), rating_label=lab_k[rated_k].astype(np.int64),
         metric_only=metric_only, account=account)
+
+
+def _refuse_repeats(r_item: np.ndarray, r_rater: np.ndarray, r_label: np.ndarray,
+                    reading: np.ndarray, rows: pd.Index, positions: np.ndarray,
+                    raters: np.ndarray, item_label: np.ndarray, item_group: np.ndarray,
+                    grouped: bool, rater_name: str) -> None:
+    """Refuse one reading of an item by a rater entered more than once.
+
+    Rows of one rater and item (the item within its group) that agree in every other column
+    (``reading``) are one reading: with the same rating it would count twice, with two ratings
+    the rater contradicts themselves, which no confusion matrix describes.  One error names the
+    first repeated (rater, item), the rows concerned and how many repeats of each kind there are.
+    """
+    pair = r_item.astype(np.int64) * max(len(raters), 1) + r_rater
+    if np.unique(pair).size == pair.size:
+        return
+    frame = pd.DataFrame({"pair": pair, "reading": reading, "label": r_label})
+    again = frame.duplicated(["pair", "reading"]).to_numpy()
+    if not again.any():
+        return
+    twice = frame.duplicated(["pair", "reading"], keep=False).to_numpy()
+    by_reading = frame[twice].groupby(["pair", "reading"], sort=False)["label"].nunique() > 1
+    n_extra = int(again.sum())
+    n_pairs, n_differ = int(by_reading.size), int(by_reading.sum())
+    at0 = int(np.flatnonzero(again)[0])
+    at = np.flatnonzero((pair == pair[at0]) & (reading == reading[at0]))
+    i, r = int(r_item[at[0]]), int(r_rater[at[0]])
+    where = f"item {str(item_label[i])!r}" + (f" of {str(item_group[i])!r}" if grouped else "")
+    labels = rows[at].tolist()
+    if len(set(map(repr, labels))) == len(labels):
+        shown = "rows " + ", ".join(repr(x) for x in labels[:3])
+    else:   # the index repeats (data concatenated twice): name the positions
+        shown = "rows at positions " + ", ".join(str(x) for x in positions[at[:3]])
+    shown += ", ..." if at.size > 3 else ""
+    kind = ("different ratings" if np.unique(r_label[at]).size > 1 else "the same rating")
+    fixes = []
+    if n_pairs > n_differ:
+        fixes.append("drop the exact repeats with data.drop_duplicates()")
+    if n_differ:
+        fixes.append(f"for each of the {n_differ} (rater, item) pair(s) with different ratings, "
+                     "decide which rating to keep (or drop them all)")
+    raise DataError(
+        f"rater {str(raters[r])!r} rates {where} {at.size} times, with {kind}, on rows that "
+        f"agree in every other column ({shown}); in all {n_extra} row(s) repeat a rating "
+        f"already given ({n_pairs} (rater, item) pair(s): {n_pairs - n_differ} with the same "
+        f"rating, {n_differ} with different ratings). The rater-noise model reads each rating "
+        f"of an item (the item within its group) by a {rater_name!r} as an independent reading "
+        "of its class: one reading entered twice would count twice. Fix the data: "
+        f"{'; '.join(fixes)} (a rater's separate readings of one item are taken when a column "
+        "tells them apart, e.g. a session or the length of the text shown)")

@@ -25,7 +25,8 @@ import pandas as pd
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result
-from ..errors import DataError, ParameterError
+from .._warnings import warn
+from ..errors import BinaryEvalWarning, DataError, ParameterError
 from ..latent import _common
 from ..latent import _data as _latent_data
 from ..latent.draws import DrawsPosterior
@@ -156,6 +157,12 @@ class RaterFit(Result):
 
     def _class_labels(self) -> tuple[str, ...]:
         return tuple(f"{x:g}" for x in self.levels) if self.levels else ("0", "1")
+
+    def _estimand(self) -> str:
+        """What ``estimate`` is, in words: alpha, or the mean rating of a binned rating."""
+        if not self.levels:
+            return "alpha (rate of adequate outputs)"
+        return f"mean rating (levels {', '.join(self._class_labels())})"
 
     def _alpha(self) -> np.ndarray:
         if not self.levels:
@@ -745,7 +752,7 @@ class RaterFit(Result):
         naive = self.naive(level)["estimate"].reindex(list(self.groups))
         return ranks_from_draws(
             draws, self.groups, naive.to_numpy(dtype=float), level=level,
-            ranked="alpha (rate of adequate outputs)", method=self._method(), seed=self.seed,
+            ranked=self._estimand(), method=self._method(), seed=self.seed,
             group_name=self.group_name)
 
     def plan(self, rater: str | None = None) -> RaterPlan:
@@ -876,8 +883,9 @@ class RaterFit(Result):
                             "see the table of the raters' population"),
             "interval": f"{pct} equal-tailed credible interval", "sampler": self._method(),
             "seed": self.seed}
-        s = Summary(f"Rater-noise model ({self.model}): rate of adequate outputs when human "
-                    "raters err", info,
+        s = Summary(f"Rater-noise model ({self.model}): "
+                    + ("rate of adequate outputs" if not self.levels else "mean rating")
+                    + " when human raters err", info,
                     [("per group (estimate: alpha, the rate of adequate outputs)" if not self.levels
                      else "per group (estimate: the mean rating)", table),
                      ("raters (posterior means)", self._rater_table())])
@@ -945,7 +953,7 @@ class RaterFit(Result):
         ax.plot(frame["naive"], y, "x", color="C3", label="majority vote as the truth")
         ax.set_yticks(y, [str(g) for g in frame.index])
         ax.invert_yaxis()
-        ax.set_xlabel("alpha (rate of adequate outputs)")
+        ax.set_xlabel(self._estimand())
         ax.legend(fontsize=8)
         return ax
 
@@ -993,9 +1001,11 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         ``"rating ~ metric | system"`` (or ``"rating ~ 1 | system"`` without a metric): a
         human rating (NaN = this row carries no rating), a binary or categorical metric term,
         and the grouping.  A 0/1 rating is binary (the estimate is ``alpha``); a numeric rating
-        with other values is binned, one class per distinct value (at most 11; a Likert 1-5
-        scale has five classes, a preference coded -1/0/1 three), and the estimate is the mean
-        rating, the classes' shares weighted by their values (for -1/0/1: ``win - loss``).
+        with three or more values is binned, one class per distinct value (at most 11; a Likert
+        1-5 scale has five classes, a preference coded -1/0/1 three), and the estimate is the
+        mean rating, the classes' shares weighted by their values (for -1/0/1: ``win - loss``).
+        Two values other than 0 and 1 (a binary rating coded 1/2 or -1/+1) are refused, as
+        :func:`binaryeval.fit` refuses them: say in the formula which value is adequate.
         Preferences may also be written ``"first"``, ``"tie"``, ``"second"`` (as
         :func:`binaryeval.fit_preferences` reads them: 1, 0, -1), one group per pair of
         systems.
@@ -1006,7 +1016,11 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         The column naming who gave each rating.
     item : str
         The column naming the item (segment, document); an item is the item value within its
-        group, so the same segment under two systems is two items.
+        group, so the same segment under two systems is two items.  Each rating is an
+        independent reading of the item's class: a rater's second reading of an item needs a
+        column telling the two apart (a session, the length of the text shown); two rows of
+        one rater and item that agree in every other column (a row read in twice, or a changed
+        rating) are refused.
     raters : {"dawid-skene", "mace"}
         The raters' error model: a confusion matrix per rater (Dawid and Skene 1979), or MACE's
         competence ``theta`` with a guessing distribution per rater (Hovy et al. 2013).
@@ -1064,12 +1078,17 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     ------
     DataError
         When nothing identifies the raters' errors (every item rated once and no error-free
-        rater), for a numeric rating with more than 11 levels, and for contradicting rows.
+        rater), for a numeric rating with more than 11 levels or with two levels other than 0
+        and 1, for one rater's reading of an item entered twice, and for contradicting rows.
 
     Warns
     -----
     ConvergenceWarning
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
+    BinaryEvalWarning
+        When a level of a binned rating holds under 2% of the ratings beside two common levels
+        (a stray 0.5 or 2 in a 0/1 rating makes the fit a model of three classes whose estimate
+        is the mean rating): the warning names the values and their counts.
 
     Examples
     --------
@@ -1129,8 +1148,9 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     frame = parsed.evaluate(data, eval_env=eval_env)
     human = frame.lhs.iloc[:, 0]
     hname = parsed.lhs_names[0]
-    human = _preference_labels(human, hname)
-    levels = _rating_levels(human, hname)
+    words = _preference_labels(human, hname)
+    levels = _rating_levels(words, hname, preference=words is not human)
+    human = words
     k = len(levels) if levels else 2
     share_conc = _share_prior(prior, levels)
     if levels:
@@ -1143,7 +1163,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
     group = frame.group if parsed.groups else None
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
-                       len(labels), coded=bool(levels))
+                       len(labels), coded=bool(levels), reading=_readings(data, hname))
     free_names = _error_free(error_free, coded.raters, rater)
     free = np.array([x in free_names for x in coded.raters], dtype=bool)
     _check_identified(coded, free, bool(terms))
@@ -1203,7 +1223,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
-        _common.warn_convergence(frame_now, "alpha", list(res.order), draws, chains)
+        _common.warn_convergence(frame_now, "alpha" if not levels else "the mean rating",
+                                 list(res.order), draws, chains)
     else:   # one warning per call: the population's only when alpha's draws are fine
         pop = res.population()
         _common.warn_convergence(pop, "the raters' population (mean, log concentration)",
@@ -1211,8 +1232,32 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     return res
 
 
+def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
+    """A hash per row of the data's columns other than the rating's (one reading: one hash).
+
+    The columns the rating term names (the column itself, or those its expression reads) are
+    left out, so two ratings of one reading share the hash.  None when no other column is left.
+    """
+    import re
+
+    def names_it(column: Any) -> bool:
+        text = str(column)
+        return text == rating or re.search(rf"(?<!\w){re.escape(text)}(?!\w)", rating) is not None
+
+    other = data.loc[:, [not names_it(c) for c in data.columns]]
+    if other.shape[1] == 0:
+        return None
+    try:
+        return pd.util.hash_pandas_object(other, index=False).to_numpy()
+    except TypeError:   # unhashable cells (lists, dicts): their text
+        return pd.util.hash_pandas_object(other.astype(str), index=False).to_numpy()
+
+
 #: most levels a binned rating may have (more: bin the rating in the formula)
 MAX_LEVELS = 11
+#: a level holding less than this share of the ratings beside two common ones is named in a
+#: warning (a stray value in a two-valued rating)
+STRAY_SHARE = 0.02
 
 
 def _preference_labels(human: pd.Series, name: str) -> pd.Series:
@@ -1231,18 +1276,23 @@ def _preference_labels(human: pd.Series, name: str) -> pd.Series:
     return pd.Series(_latent_data.preference_codes(human, name), index=human.index)
 
 
-def _rating_levels(human: pd.Series, name: str) -> tuple[float, ...]:
+def _rating_levels(human: pd.Series, name: str, preference: bool = False) -> tuple[float, ...]:
     """The levels of a binned (or preference) rating; () for a binary 0/1 rating.
 
     A numeric rating with values other than 0 and 1 is binned: its distinct values, sorted, are
     the classes (a Likert 1-5 scale has five; a preference coded -1/0/1 three, whose mean is
-    ``win - loss``).  Anything else goes through the binary check of the package.
+    ``win - loss``).  Anything else goes through the binary check of the package.  Two values
+    other than 0 and 1 (a binary rating coded 1/2 or -1/+1) are refused as
+    :func:`binaryeval.fit` refuses them, unless they are preference words (``preference``):
+    their mean rating is no rate of adequate outputs.  A level holding under
+    :data:`STRAY_SHARE` of the ratings beside two common ones (a stray 0.5 in a 0/1 rating) is
+    named in a warning.
     """
     present = human.dropna()
     if not len(present) or not pd.api.types.is_numeric_dtype(present) or \
             pd.api.types.is_bool_dtype(present):
         return ()
-    values = np.unique(present.astype(float))
+    values, counts = np.unique(present.astype(float), return_counts=True)
     if set(values) <= {0.0, 1.0}:
         return ()
     if values.size > MAX_LEVELS:
@@ -1254,6 +1304,30 @@ def _rating_levels(human: pd.Series, name: str) -> tuple[float, ...]:
     if values.size < 2:
         raise DataError(f"{name!r} takes the single value {values[0]:g}: a rating with one "
                         "level says nothing about the items' classes")
+    if values.size == 2 and not preference:
+        lo, hi = (f"{x:g}" for x in values)
+        raise DataError(
+            f"column {name!r} (human rating) holds the two values {lo} and {hi}: a two-valued "
+            "rating is binary and must be coded 1 = adequate, 0 = not (or booleans), as in "
+            "binaryeval.fit; other numbers are read as the levels of a binned rating, whose "
+            f"estimate is the mean rating (here between {lo} and {hi}), not a rate of adequate "
+            f"outputs. Say which value is adequate in the formula, e.g. 'I({name} == {hi}) ~ "
+            f"...' (or 'I({name} == {lo}) ~ ...'); a preference without ties: write it as "
+            "'first' / 'second'")
+    share = counts / counts.sum()
+    rare = share < STRAY_SHARE
+    if rare.any() and (~rare).sum() == 2:
+        strays = ", ".join(f"{x:g} ({c} rating{'s' if c != 1 else ''})"
+                           for x, c in zip(values[rare], counts[rare], strict=True))
+        common = " and ".join(f"{x:g} ({c})" for x, c in zip(values[~rare], counts[~rare],
+                                                             strict=True))
+        keep = ", ".join(f"{x:g}" for x in values[~rare])
+        warn(f"column {name!r} (human rating) holds {strays} beside {common}, of "
+             f"{counts.sum()} ratings: every value is a class of the rating, so the fit has "
+             f"{values.size} classes and its estimate is the mean rating, not alpha (the rate of "
+             "adequate outputs). If those values are errors in a two-valued rating, correct "
+             f"them or drop their rows (e.g. data[data[{name!r}].isin([{keep}])]); if they are "
+             "levels of the rating, the fit stands", BinaryEvalWarning)
     return tuple(float(x) for x in values)
 
 

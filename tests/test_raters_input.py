@@ -1,0 +1,199 @@
+"""What the rater-noise model takes as one rating, and which rating columns it reads.
+
+A rating is one rater's reading of one item, the item value within its group: one reading
+entered twice (two rows of a rater and item that agree in every other column: the same row read
+in twice, or a changed rating) is refused, naming the rater, the item and the counts, while
+readings told apart by another column are taken; the fix the message names gives back the fit
+of the data without repeats, draw for draw.  A two-valued rating other than 0/1 is refused as ``binaryeval.fit`` refuses it,
+and a stray value beside a 0/1 rating is named in one warning.  Numbers are counts of the data
+built here and invariants of the fit (identical draws, the mean rating as the shares' mean).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import binaryeval as be
+from binaryeval.errors import BinaryEvalWarning, ConvergenceWarning, DataError
+from binaryeval.raters import fit_raters
+
+KW = {"rater": "rater", "item": "item", "seed": 2, "draws": 100, "chains": 2}
+
+
+def _crowd(seed=7, n=60):
+    """Two systems, 60 items each, 3 of 5 raters per item; every rater rates item i of both."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, a in (("A", 0.4), ("B", 0.7)):
+        for i in range(n):
+            t = rng.random() < a
+            m = int(t if rng.random() < 0.85 else not t)
+            for r in rng.choice(5, 3, replace=False):
+                acc = (0.9, 0.85, 0.8, 0.75, 0.6)[r]
+                rows.append({"system": system, "item": i, "rater": f"r{r}", "metric": m,
+                             "rating": float(t if rng.random() < acc else not t)})
+    return pd.DataFrame(rows)
+
+
+def _fit(df, formula="rating ~ metric | system", **kw):
+    """The fit and the package's own warnings other than the sampler's."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fit_raters(formula, df, **{**KW, **kw})
+    return res, [w for w in caught if issubclass(w.category, BinaryEvalWarning)
+                 and not issubclass(w.category, ConvergenceWarning)]
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    return _crowd()
+
+
+# ----------------------------------------------------------------------------------------------
+# one rating per rater and item
+# ----------------------------------------------------------------------------------------------
+
+def test_the_data_twice_is_refused_naming_the_rater_item_and_counts(crowd):
+    twice = pd.concat([crowd, crowd])
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", twice, **KW)
+    text = str(err.value)
+    first = crowd.iloc[0]
+    # the first repeat in the data's order: its rater, item and system, and both rows (the
+    # index repeats, so by position)
+    assert (f"rater {first['rater']!r} rates item '{first['item']}' of {first['system']!r} "
+            "2 times, with the same rating, on rows that agree in every other column (rows at "
+            f"positions 0, {len(crowd)})") in text
+    assert f"in all {len(crowd)} row(s) repeat" in text
+    assert f"{len(crowd)} (rater, item) pair(s): {len(crowd)} with the same rating, 0 with " \
+           "different ratings" in text
+    assert "drop the exact repeats with data.drop_duplicates()" in text
+    assert "decide which rating to keep" not in text
+    # through the front door too
+    with pytest.raises(DataError, match="rates item '0' of 'A' 2 times"):
+        be.fit("rating ~ metric | system", twice, **KW)
+
+
+def test_the_named_fix_gives_back_the_fit_of_the_data_draw_for_draw(crowd):
+    twice = pd.concat([crowd, crowd])
+    fixed = twice.drop_duplicates()
+    a, _ = _fit(crowd)
+    b, _ = _fit(fixed)
+    np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    assert int(a.to_frame()["n_ratings"].sum()) == len(crowd) == b.n_rows
+
+
+def test_a_rater_changing_their_rating_is_refused(crowd):
+    row = crowd.iloc[[5]]
+    changed = pd.concat([crowd, row.assign(rating=1 - row["rating"])], ignore_index=True)
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", changed, **KW)
+    text = str(err.value)
+    r = row.iloc[0]
+    assert (f"rater {r['rater']!r} rates item '{r['item']}' of {r['system']!r} 2 times, with "
+            f"different ratings, on rows that agree in every other column (rows 5, "
+            f"{len(crowd)})") in text
+    assert "1 (rater, item) pair(s): 0 with the same rating, 1 with different ratings" in text
+    assert "decide which rating to keep" in text and "drop_duplicates" not in text
+    # both kinds at once: the exact repeats and the one to decide are counted apart
+    both = pd.concat([crowd, crowd, row.assign(rating=1 - row["rating"])], ignore_index=True)
+    with pytest.raises(DataError, match=f"in all {len(crowd) + 1} row\\(s\\) repeat .*"
+                                        f"\\({len(crowd)} \\(rater, item\\) pair\\(s\\): "
+                                        f"{len(crowd) - 1} with the same rating, 1 with "
+                                        "different ratings\\)"):
+        fit_raters("rating ~ metric | system", both, **KW)
+    # without a grouping term, and a rating term that reads the column: still one reading
+    one = changed[changed["system"] == r["system"]]
+    with pytest.raises(DataError, match=f"rates item '{r['item']}' 2 times.*for each of the 1 "):
+        fit_raters("I(rating) ~ metric", one, **KW)
+
+
+def test_what_is_not_a_repeat_is_taken(crowd):
+    # the same rater on the same item id under two systems: two items (the audit data has it)
+    both = crowd.groupby(["rater", "item"])["system"].nunique()
+    assert (both == 2).any()
+    res, caught = _fit(crowd)
+    assert caught == [] and res.n_used == len(crowd)
+    # rows without a rating repeated (the metric given again, a rater named) change nothing
+    extra = crowd.iloc[:40].assign(rating=np.nan)
+    again, _ = _fit(pd.concat([crowd, extra, extra], ignore_index=True))
+    np.testing.assert_array_equal(again.draws.pi, res.draws.pi)
+    assert again.excluded == {} and again.n_rows == len(crowd) + 80
+
+
+def test_separate_readings_told_apart_by_a_column_are_taken(crowd):
+    # a second session: every rater reads their items again.  The rows differ in "session", so
+    # they are separate readings (the same rating twice, or another one), not a repeat
+    second = crowd.assign(session=2, rating=crowd["rating"].where(crowd.index % 7 > 0,
+                                                                  1 - crowd["rating"]))
+    both = pd.concat([crowd.assign(session=1), second], ignore_index=True)
+    res, caught = _fit(both)
+    assert caught == [] and int(res.to_frame()["n_ratings"].sum()) == 2 * len(crowd)
+    # without the column telling them apart, the same rows are refused
+    with pytest.raises(DataError, match=f"in all {len(crowd)} row\\(s\\) repeat"):
+        fit_raters("rating ~ metric | system", both.drop(columns="session"), **KW)
+
+
+# ----------------------------------------------------------------------------------------------
+# which rating columns: 0/1, binned levels, a stray value
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("shift", "scale", "lo", "hi"), [(1, 1, "1", "2"), (-1, 2, "-1", "1")])
+def test_a_two_valued_rating_other_than_0_1_is_refused_like_fit(crowd, shift, scale, lo, hi):
+    coded = crowd.assign(rating=crowd["rating"] * scale + shift)
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", coded, **KW)
+    text = str(err.value)
+    assert f"column 'rating' (human rating) holds the two values {lo} and {hi}" in text
+    assert f"mean rating (here between {lo} and {hi}), not a rate" in text
+    assert f"'I(rating == {hi}) ~ ...'" in text
+    with pytest.raises(DataError, match="must be binary"):
+        be.fit("rating ~ metric | system", coded)
+    # the fix the message names is the binary fit, draw for draw
+    a, _ = _fit(crowd)
+    b, _ = _fit(coded, formula=f"I(rating == {hi}) ~ metric | system")
+    np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
+
+
+def test_a_stray_value_beside_a_0_1_rating_is_named_once(crowd):
+    stray = crowd.copy()
+    stray.loc[0, "rating"] = 0.5
+    res, caught = _fit(stray)
+    assert len(caught) == 1 and caught[0].category is BinaryEvalWarning
+    assert caught[0].filename == __file__      # points at the caller's line
+    n0, n1 = int((stray["rating"] == 0).sum()), int((stray["rating"] == 1).sum())
+    text = str(caught[0].message)
+    assert (f"holds 0.5 (1 rating) beside 0 ({n0}) and 1 ({n1}), of {len(stray)} ratings"
+            in text)
+    assert "3 classes and its estimate is the mean rating, not alpha" in text
+    assert "data[data['rating'].isin([0, 1])]" in text
+    # the output says what the estimate is: the classes' shares weighted by their values
+    frame = res.to_frame()
+    assert frame.attrs["estimand"].startswith("mean rating")
+    assert res.summary().title.endswith("mean rating when human raters err")
+    np.testing.assert_allclose(frame["estimate"], frame[["share_0", "share_0.5", "share_1"]]
+                               @ np.array([0.0, 0.5, 1.0]), atol=1e-12)
+    # two stray values, one warning naming both
+    stray.loc[1, "rating"] = 2.0
+    _, caught = _fit(stray)
+    assert len(caught) == 1
+    assert "holds 0.5 (1 rating), 2 (1 rating) beside 0 " in str(caught[0].message)
+
+
+def test_a_level_with_its_share_of_the_ratings_is_no_stray(crowd):
+    # 0.5 on 5% of the ratings is a level of the rating (threshold 2%): no warning
+    level = crowd.copy()
+    level.loc[level.index[::20], "rating"] = 0.5
+    res, caught = _fit(level)
+    assert caught == [] and res.levels == (0.0, 0.5, 1.0)
+    # a Likert scale whose rarest level is rare, beside three common ones: no warning
+    rng = np.random.default_rng(0)
+    likert = crowd.assign(rating=rng.choice([1, 2, 3, 4], len(crowd), p=[0.01, 0.3, 0.3, 0.39]))
+    likert.loc[0, "rating"] = 1
+    res, caught = _fit(likert)
+    assert caught == [] and res.levels == (1.0, 2.0, 3.0, 4.0)
