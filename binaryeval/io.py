@@ -226,11 +226,14 @@ def _reader(dask: bool):
 
 
 class _DaskReader:
-    """Dask's readers; a CSV's whole-number columns read as floats.
+    """Dask's readers; a CSV's whole-number columns read as floats, its True/False ones nullable.
 
     Dask reads a CSV file's types from its first rows: a whole-number column with a missing
     value further down (a rating not given) would fail the read of that block, so such columns
-    are read as floats from the start (``assume_missing``), as pandas reads them.
+    are read as floats from the start (``assume_missing``), as pandas reads them.  A column of
+    True/False in those rows is typed ``bool``, and an empty cell further down then reads as
+    True (a rating not given counted as adequate): such columns are read as pandas' nullable
+    ``boolean``, where an empty cell stays missing.
     """
 
     @staticmethod
@@ -243,7 +246,14 @@ class _DaskReader:
     def read_csv(*args, **kwargs):
         import dask.dataframe as dd
 
-        return dd.read_csv(*args, assume_missing=True, **kwargs)
+        frame = dd.read_csv(*args, assume_missing=True, **kwargs)
+        flags = [c for c, t in frame.dtypes.items() if pd.api.types.is_bool_dtype(t) and t.kind == "b"]
+        given = kwargs.get("dtype")
+        if flags and (given is None or isinstance(given, dict)):
+            dtype = dict(given or {})
+            dtype.update({c: "boolean" for c in flags if c not in dtype})
+            frame = dd.read_csv(*args, assume_missing=True, **{**kwargs, "dtype": dtype})
+        return frame
 
 
 def _read(read: Callable[[], Any], what: str, source: str):
