@@ -416,3 +416,26 @@ def test_report_of_hostile_names_has_no_live_markup(tmp_path, capsys):
     reproduce = soup(page).find("div", class_="highlight").get_text("")
     assert path.name in reproduce and f"binaryeval.fit({formula!r}" in reproduce
     assert len(_IMG.findall(page)) == 4  # every figure drawn ("$" in a name is no TeX)
+
+
+def test_a_group_called_total_keeps_its_row_and_an_existing_report_is_kept(tmp_path):
+    # the counts table's sum row was written over a group named "total"; and make_report
+    # replaced an existing file by default (the command line refuses it without --overwrite)
+    rng = np.random.default_rng(4)
+    parts = []
+    for system in ("total", "B"):
+        good = rng.random(60) < 0.6
+        metric = np.where(good, rng.random(60) < 0.85, rng.random(60) < 0.2).astype(int)
+        human = np.where(np.arange(60) < 20, good * 1.0, np.nan)   # 20 paired, 40 metric-only
+        parts.append(pd.DataFrame({"system": system, "human": human, "metric": metric}))
+    data = pd.concat(parts, ignore_index=True)
+    target = tmp_path / "r.html"
+    target.write_text("keep me")
+    with pytest.raises(be.OutputError, match="overwrite=True"):
+        reports.make_report(data, "human ~ metric | system", output=target)
+    assert target.read_text() == "keep me"
+    reports.make_report(data, "human ~ metric | system", output=target, overwrite=True)
+    from htmlchecks import soup
+
+    text = " ".join(soup(target.read_text()).get_text(" ").split())
+    assert "total 20 20 40" in text and "B 20 20 40" in text and "(total) 40 40 80" in text

@@ -89,7 +89,7 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
                 rates: str | Mapping = "estimate",
                 prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                 level: float = 0.95, title: str | None = None,
-                output: str | Path | None = None, overwrite: bool = True,
+                output: str | Path | None = None, overwrite: bool = False,
                 engine: str = "jupyter",
                 timeout: int = 600, command: str | None = None,
                 item: str | None = None, first: str | None = None, second: str | None = None,
@@ -130,7 +130,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         for a data frame).  Never the data file itself; its folder must exist.  Written to a
         temporary file and renamed into place once rendered, so a failed rendering leaves no file.
     overwrite : bool
-        Replace ``output`` when it exists (``binaryeval report --overwrite``).
+        Replace ``output`` when it exists (``binaryeval report --overwrite``); by default an
+        existing file is refused, as on the command line.
     engine : {"jupyter", "quarto", "auto"}
         The renderer.
     timeout : int
