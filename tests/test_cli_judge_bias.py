@@ -87,3 +87,20 @@ def test_formula_reads_no_variable_of_the_process(battles, capsys):
                  "a", "--second", "b", "--by", "length"])
     assert code == 1
     assert "args" in capsys.readouterr().err
+
+
+def test_shown_first_names_are_read_as_written(battles, tmp_path, capsys):
+    # systems named "NA" and "07": --first/--second were read as text but --shown-first was
+    # not, so "NA" there became missing (all its rows "missing shown_first") and "07" became 7
+    frame = pd.read_csv(battles)
+    frame = frame.assign(a="NA", b="07", shown=np.where(frame["shown"] == "x", "NA", "07"))
+    path = tmp_path / "named.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "bias.csv"
+    assert main(["judge-bias", "human ~ judge", "--data", str(path), "--first", "a",
+                 "--second", "b", "--shown-first", "shown", "-o", str(out)]) == 0
+    capsys.readouterr()
+    got = pd.read_csv(out)
+    want = _api(battles, shown_first="shown").to_frame().reset_index()
+    assert int(got["n_paired"].sum()) == int(want["n_paired"].sum())
+    np.testing.assert_allclose(got["lean"], want["lean"], rtol=1e-12, atol=1e-15)
