@@ -439,3 +439,57 @@ def test_a_group_called_total_keeps_its_row_and_an_existing_report_is_kept(tmp_p
 
     text = " ".join(soup(target.read_text()).get_text(" ").split())
     assert "total 20 20 40" in text and "B 20 20 40" in text and "(total) 40 40 80" in text
+
+
+def test_the_reproduce_code_reads_the_file_as_the_report_did(tmp_path):
+    # systems "007", "7" and "NA" in a CSV: the report reads the grouping column as written
+    # (three systems); its Reproduce code read the file with pd.read_csv (one system "7.0" and
+    # the "NA" rows dropped).  Run, the code now gives the report's fit.
+    from htmlchecks import soup
+
+    rng = np.random.default_rng(5)
+    parts = []
+    for system in ("007", "7", "NA"):
+        good = rng.random(80) < 0.6
+        metric = np.where(good, rng.random(80) < 0.85, rng.random(80) < 0.2).astype(int)
+        parts.append(pd.DataFrame({"system": system, "metric": metric,
+                                   "human": np.where(np.arange(80) < 30, good * 1.0, np.nan)}))
+    path = tmp_path / "ratings.csv"
+    pd.concat(parts, ignore_index=True).to_csv(path, index=False)
+    formula = "human ~ metric | system"
+    target = reports.make_report(path, formula, output=tmp_path / "r.html")
+    code = soup(target.read_text()).find("div", class_="highlight").get_text("")
+    assert "string_columns=['system']" in code and "read_csv" not in code
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(code.replace("print(", "str("), namespace)  # noqa: S102 (the page's own code)
+        want = be.fit(formula, be.read_table(path, string_columns=["system"])).to_frame()
+    got = namespace["result"].to_frame()
+    assert sorted(got.index) == ["007", "7", "NA"]
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_reports_of_what_the_binary_report_cannot_show_are_refused_up_front(tmp_path):
+    # several metrics and rates='hierarchical' give the latent sampler's fit, which the binary
+    # report's template cannot read (it failed after the fit, with an AttributeError)
+    data = pd.DataFrame({"system": ["A", "B"] * 20, "human": [1, 0, np.nan, 1] * 10,
+                         "m1": [1, 0, 1, 1] * 10, "m2": [0, 0, 1, 1] * 10})
+    for formula, kw, said in (("human ~ m1 + m2 | system", {}, "several metrics ('m1', 'm2')"),
+                              ("human ~ m1 | system", {"rates": "hierarchical"},
+                               "rates='hierarchical'")):
+        with pytest.raises(be.ParameterError, match=re.escape(said)):
+            reports.make_report(data, formula, output=tmp_path / "r.html", **kw)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_numpy_seed_is_written_to_the_page_parameters():
+    # a Generator or SeedSequence seed made json.dumps fail after the fit (raw TypeError)
+    from binaryeval.reports.user_report import _seed_for_page
+
+    assert _seed_for_page(np.int64(3)) == 3 and _seed_for_page(None) is None
+    assert _seed_for_page(7) == 7
+    for seed in (np.random.default_rng(1), np.random.SeedSequence(2)):
+        text = _seed_for_page(seed)
+        assert isinstance(text, str) and json.loads(json.dumps(text)) == text
+        assert type(seed).__name__ in text

@@ -20,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from .._output import check_output, input_paths, write_atomic
@@ -80,6 +81,19 @@ def _report_document(template: str, title: str, subtitle: str) -> str:
     header, body = _split_header(template, "report template")
     header.update(title=title, subtitle=subtitle)
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + body
+
+
+def _seed_for_page(seed):
+    """The seed as the page's parameters hold it (JSON): a whole number as it is, else its text.
+
+    A NumPy Generator or SeedSequence is shown as text (its state is not a number the
+    Reproduce code can give back; the fit itself used the object).
+    """
+    if seed is None or isinstance(seed, (bool, int)):
+        return seed
+    if isinstance(seed, np.integer):
+        return int(seed)
+    return repr(seed)
 
 
 def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | None = None,
@@ -206,6 +220,18 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
                    "lower_is_better": lower or None, "rates": rates, "level": level,
                    "seed": seed, "draws": draws, "chains": chains}
     else:
+        # the binary report shows the exact binary model's fit: several metrics and partially
+        # pooled rates are fitted by the latent-truth sampler, whose fit it does not show
+        terms = parse_formula(formula).rhs_names
+        latent = (f"several metrics ({', '.join(map(repr, terms))})" if len(terms) > 1
+                  else "rates='hierarchical'" if isinstance(rates, str) and rates == "hierarchical"
+                  else None)
+        if latent:
+            raise ParameterError(f"the report covers one metric with rates 'estimate', 'pooled' "
+                                 f"or known values; {latent} are fitted by the latent-truth "
+                                 "sampler, whose fit the report does not show yet: call "
+                                 "binaryeval.fit(formula, data, ..., seed=...) in Python and "
+                                 "read its summary() and to_frame()")
         options = {"threshold": threshold, "lower_is_better": lower or None, "rates": rates,
                    "prior": tuple(prior), "rate_prior": tuple(rate_prior), "level": level}
     with warnings.catch_warnings(record=True) as caught:
@@ -230,7 +256,10 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         name = name or "data frame"
     else:
         name = name or (source.name if is_file else str(data))
+    if "seed" in options:
+        options["seed"] = _seed_for_page(options["seed"])
     params = {"data": None if source is None else str(source.resolve()) if is_file else str(data),
+              "string_columns": [] if source is None else list(dict.fromkeys(names)),
               "name": name, "query": query, "formula": formula, **options,
               "prior": list(prior), "rate_prior": list(rate_prior), "warnings": said,
               "include_prior_dominated": keep_all,
