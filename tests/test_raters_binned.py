@@ -117,6 +117,8 @@ def test_the_raters_table_and_items_have_a_row_per_level(crowd):
     text = str(fit)
     assert "1, 2, 3, 4 (levels of the rating" in text and "Dirichlet(1.0, 1.0, 1.0, 1.0)" in text
     assert "p_correct_4" in text
+    # the comparison says what it compares: mean ratings, not alpha
+    assert fit.compare().quantity == "P(mean rating_1 > mean rating_2)"
 
 
 @pytest.mark.parametrize("which", ["dawid-skene", "mace"])

@@ -716,7 +716,8 @@ class RaterFit(Result):
         pairs, diff = pair_differences(alpha, self.groups, shown)
         return compare_draws(diff, pairs, groups=shown, method=method, sig_level=sig,
                              adjust=adjust, level=self.level, group_name=self.group_name,
-                             quantity="P(alpha_1 > alpha_2)")
+                             quantity=("P(alpha_1 > alpha_2)" if not self.levels else
+                                       "P(mean rating_1 > mean rating_2)"))
 
     def _order_of(self, order: Any) -> tuple[str, ...]:
         means = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
