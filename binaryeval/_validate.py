@@ -239,6 +239,43 @@ def possible_under_known_rates(metric_pos: int, metric_total: int, rho: float | 
             "estimate them from paired rows (rates='estimate').")
 
 
+def known_rows_p_values(counts: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """p-values of observed counts against known probabilities, one test per row.
+
+    ``counts``, ``known``: (N, J).  A count in a cell of probability 0 gives ``p = 0``; with
+    two cells an exact binomial test (twice the smaller tail, at most 1), with more the
+    likelihood-ratio (G) test against the chi-square distribution.  Rows without counts get
+    ``p = 1``.  The one test of known rates (or a known confusion matrix) against paired items.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval._validate import known_rows_p_values
+    >>> known_rows_p_values(np.array([[3, 2], [50, 0]]), np.array([[1.0, 0.0], [1.0, 0.0]]))
+    array([0., 1.])
+    """
+    from scipy import stats
+
+    counts = np.asarray(counts, dtype=float)
+    known = np.asarray(known, dtype=float)
+    n = counts.sum(axis=1)
+    p = np.ones(n.size)
+    impossible = np.any((known <= 0.0) & (counts > 0), axis=1)
+    rest = ~impossible & (n > 0)
+    if counts.shape[1] == 2:
+        k, m, q = counts[rest, 0], n[rest], known[rest, 0]
+        p[rest] = np.minimum(1.0, 2.0 * np.minimum(stats.binom.cdf(k, m, q),
+                                                   stats.binom.sf(k - 1.0, m, q)))
+    else:
+        for i in np.flatnonzero(rest):
+            seen = counts[i] > 0
+            g = 2.0 * float(np.sum(counts[i, seen]
+                                   * np.log(counts[i, seen] / (n[i] * known[i, seen]))))
+            p[i] = float(stats.chi2.sf(g, int(np.sum(known[i] > 0)) - 1))
+    p[impossible] = 0.0
+    return p
+
+
 def count(value: Any, name: str, *, maximum: int | None = MAX_COUNT) -> int:
     """A count of ratings: a whole number >= 0 (None, NaN and booleans are refused).
 

@@ -226,7 +226,7 @@ def known_rate_conflicts(fit: BinaryFit) -> pd.DataFrame:
         One row per such (group, rate): ``group``, ``rate``, ``known``, ``successes``, ``n``
         and ``p_value``.
     """
-    from scipy import stats
+    from .. import _validate
 
     columns = ["group", "rate", "known", "successes", "n", "p_value"]
     if not fit.known_rates:
@@ -240,17 +240,13 @@ def known_rate_conflicts(fit: BinaryFit) -> pd.DataFrame:
                           else v for g in groups], dtype=float)
         k = c[pos].to_numpy(dtype=float)
         n = k + c[neg].to_numpy(dtype=float)
-        test = used & ~np.isnan(known) & (n > 0)
-        if not test.any():
-            continue
-        kk, nn, pp = k[test], n[test], known[test]
-        below = stats.binom.cdf(kk, nn, pp)
-        above = stats.binom.sf(kk - 1.0, nn, pp)
-        p_value = np.minimum(1.0, 2.0 * np.minimum(below, above))
-        for i, pv in zip(np.flatnonzero(test), p_value, strict=True):
-            if pv < 1.0 - CONTRADICTION_LEVEL:
-                found.append((i, j, (groups[i], name, float(known[i]), int(k[i]), int(n[i]),
-                                     float(pv))))
+        test = np.flatnonzero(used & ~np.isnan(known) & (n > 0))
+        p_value = _validate.known_rows_p_values(
+            np.column_stack([k[test], n[test] - k[test]]),
+            np.column_stack([known[test], 1.0 - known[test]]))
+        found += [(i, j, (groups[i], name, float(known[i]), int(k[i]), int(n[i]), float(pv)))
+                  for i, pv in zip(test, p_value, strict=True)
+                  if pv < 1.0 - CONTRADICTION_LEVEL]
     found.sort(key=lambda f: (f[0], f[1]))
     return pd.DataFrame([f[2] for f in found], columns=columns)
 

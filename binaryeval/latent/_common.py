@@ -145,30 +145,14 @@ def known_conflicts(paired: np.ndarray, known: np.ndarray, level: float = 0.999
     """(group, human class, p-value) where the paired items reject a row of the known rates.
 
     Per group and human class the paired items' metric outputs are tested against that row of
-    the known matrix: an output the row gives probability 0 means ``p = 0``; with two outputs
-    an exact binomial test (twice the smaller tail), with more the likelihood-ratio (G) test
-    against the chi-square distribution.  Rows rejected at ``1 - level`` are returned.
+    the known matrix (:func:`binaryeval._validate.known_rows_p_values`: ``p = 0`` for an output
+    the row gives probability 0, an exact binomial test with two outputs, the G test with
+    more).  Rows rejected at ``1 - level`` are returned.
     """
-    from scipy import stats
-
     known = np.broadcast_to(np.asarray(known, dtype=float), paired.shape)
-    out = []
-    for gi, ci in zip(*np.nonzero(paired.sum(axis=2) > 0), strict=True):
-        n_j, p_j = paired[gi, ci].astype(float), known[gi, ci]
-        n = float(n_j.sum())
-        if np.any((p_j <= 0.0) & (n_j > 0)):
-            p = 0.0
-        elif n_j.size == 2:
-            below = stats.binom.cdf(n_j[0], n, p_j[0])
-            above = stats.binom.sf(n_j[0] - 1.0, n, p_j[0])
-            p = float(min(1.0, 2.0 * min(below, above)))
-        else:
-            seen = n_j > 0
-            g = 2.0 * float(np.sum(n_j[seen] * np.log(n_j[seen] / (n * p_j[seen]))))
-            p = float(stats.chi2.sf(g, int(np.sum(p_j > 0)) - 1))
-        if p < 1.0 - level:
-            out.append((int(gi), int(ci), p))
-    return out
+    g, k, j = paired.shape
+    p = v.known_rows_p_values(paired.reshape(g * k, j), known.reshape(g * k, j))
+    return [(int(i // k), int(i % k), float(p[i])) for i in np.flatnonzero(p < 1.0 - level)]
 
 
 def rates_mode(rates: Any) -> str:
