@@ -150,6 +150,25 @@ def test_the_population_level_is_its_exact_posterior():
             assert (np.abs(share - probs) <= tol).all(), (row, share, q)
 
 
+def test_normalise_is_scipys_log_sum_exp_to_the_last_bit():
+    # the centred sweep's log-normalisation writes out scipy's logsumexp for real input (the
+    # steps that apply to exp of reals): the same bits, with -inf, +inf and NaN terms, ties at
+    # the top and terms 800 apart, along every axis
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 30, (6, 3, 50))
+    x[0, 1] = -np.inf
+    x[1, :, 2] = 5.0
+    x[2, 0, 3] = 800.0
+    x[3, :, 4] = -np.inf
+    x[4, 0, 5] = np.inf
+    x[4, :, 7] = np.inf
+    x[5, 1, 6] = np.nan
+    for axis in (0, 1, 2):
+        with np.errstate(all="ignore"):
+            want = x - special.logsumexp(x, axis=axis, keepdims=True)
+            np.testing.assert_array_equal(hier._normalise(x, axis), want)
+
+
 def _sweeps(target, y, sweeps, seed):
     """``sweeps`` centred Gibbs sweeps alone (no Hamiltonian move, step sizes as at start)."""
     step = hier._Centred(target, y.shape[1])
