@@ -160,8 +160,10 @@ def _log_simplex(y: np.ndarray, axis: int) -> np.ndarray:
     shape = list(y.shape)
     shape[axis] = 1
     full = np.concatenate([y, np.zeros(shape)], axis=axis)
-    top = full.max(axis=axis, keepdims=True)
-    return full - (top + np.log(np.exp(full - top).sum(axis=axis, keepdims=True)))
+    # the largest entry: with one log-ratio, the larger of it and the zero appended (the
+    # reduction's own step, without the reduction's cost)
+    top = np.maximum(y, 0.0) if y.shape[axis] == 1 else _max(full, axis=axis, keepdims=True)
+    return full - (top + np.log(_sum(np.exp(full - top), axis=axis, keepdims=True)))
 
 
 class _Joint:
@@ -185,6 +187,8 @@ class _Joint:
         self.metric = metric
         self.a_pi = prior + human + (paired.sum(axis=2) if informs else 0)  # (G, K, U)
         self.hyper = hyper
+        # the shares' exponents and metric-only items per group, summed (G, 1, U)
+        self._pi_total = (self.a_pi.sum(axis=1) + metric.sum(axis=1))[:, None]
 
     def split(self, y: np.ndarray):
         g, k, j = self.g, self.k, self.j
@@ -196,7 +200,8 @@ class _Joint:
     @staticmethod
     def _scale(z, lm):
         """``log s`` (K, J - 1, U) from ``log c`` (K, U) and ``log m`` (K, J, U)."""
-        return -0.5 * z[:, None] + 0.5 * np.logaddexp(-lm[:, :-1], -lm[:, -1:])
+        neg = np.negative(lm)
+        return -0.5 * z[:, None] + 0.5 * np.logaddexp(neg[:, :-1], neg[:, -1:])
 
     def state(self, y: np.ndarray):
         """``pi`` (G, K, U), ``Theta`` (G, K, J, U), ``m`` (K, J, U), ``c`` (K, U)."""
@@ -228,49 +233,49 @@ class _Joint:
         c = np.exp(z)  # (K, U)
         log_s = self._scale(z, lm)  # (K, J - 1, U)
         s = np.exp(log_s)
-        lt = _log_simplex(w[None] + s[None] * eta, 2)  # (G, K, J, U)
+        lt = _log_simplex(w + s * eta, 2)  # (G, K, J, U)
         t = np.exp(lt)
         q = np.maximum(np.einsum("gku,gkju->gju", pi, t), _TINY)  # (G, J, U)
         mq = self.metric / q
         conc = c[:, None] * m  # (K, J, U)
-        f = self.paired + conc[None]  # (G, K, J, U)
+        f = self.paired + conc  # (G, K, J, U)
         a_pi = self.a_pi
+        z_dev = z - hp.loc
         grad = np.empty_like(y)
         # the shares
         ext_pi = np.einsum("gkju,gju->gku", t, mq)
         na, nb = self.n_pi, self.n_pi + self.n_eta
-        grad[:na] = (a_pi[:, :-1] + pi[:, :-1] * (ext_pi[:, :-1] - (a_pi.sum(axis=1)
-                                                                     + self.metric.sum(axis=1)
-                                                                     )[:, None])).reshape(na, u)
+        grad[:na] = (a_pi[:, :-1] + pi[:, :-1] * (ext_pi[:, :-1] - self._pi_total)).reshape(
+            na, u)
         # the rows, through x = w + s eta
         ext_t = pi[:, :, None] * mq[:, None]  # (G, K, J, U)
-        d_x = (f[:, :, :-1] + t[:, :, :-1] * (ext_t[:, :, :-1] - (f.sum(axis=2) + (
-            t * ext_t).sum(axis=2))[:, :, None]))  # (G, K, J - 1, U)
-        grad[na:nb] = (s[None] * d_x).reshape(nb - na, u)
+        d_x = (f[:, :, :-1] + t[:, :, :-1] * (ext_t[:, :, :-1] - (
+            _sum(f, axis=2) + _sum(t * ext_t, axis=2))[:, :, None]))  # (G, K, J - 1, U)
+        grad[na:nb] = (s * d_x).reshape(nb - na, u)
         # the population level
-        d_conc = lt.sum(axis=0) - g * special.digamma(conc)  # d/dC (K, J, U)
-        d_log_s = g + (eta * s[None] * d_x).sum(axis=0)  # (K, J - 1, U)
-        grad[nb:nb + k] = (c * ((m * d_conc).sum(axis=1) + g * special.digamma(c))
-                           - 0.5 * d_log_s.sum(axis=1) - (z - hp.loc) / hp.scale ** 2)
+        d_conc = _sum(lt, axis=0) - g * special.digamma(conc)  # d/dC (K, J, U)
+        d_log_s = g + _sum(eta * s * d_x, axis=0)  # (K, J - 1, U)
+        grad[nb:nb + k] = (c * (_sum(m * d_conc, axis=1) + g * special.digamma(c))
+                           - 0.5 * _sum(d_log_s, axis=1) - z_dev / hp.scale ** 2)
         inv_pair = 1.0 / (m[:, :-1] + m[:, -1:])  # (K, J - 1, U)
+        half = 0.5 * d_log_s
         d_m = c[:, None] * d_conc
-        d_m[:, :-1] += 0.5 * d_log_s * (inv_pair - 1.0 / m[:, :-1])
-        d_m[:, -1] += (0.5 * d_log_s * (inv_pair - 1.0 / m[:, -1:])).sum(axis=1)
-        grad[nb + k:] = (m[:, :-1] * (d_m[:, :-1] - (m * d_m).sum(axis=1)[:, None])
-                         + d_x.sum(axis=0) + hp.mean * (1.0 - j * m[:, :-1])).reshape(-1, u)
+        d_m[:, :-1] += half * (inv_pair - 1.0 / m[:, :-1])
+        d_m[:, -1] += _sum(half * (inv_pair - 1.0 / m[:, -1:]), axis=1)
+        grad[nb + k:] = (m[:, :-1] * (d_m[:, :-1] - _sum(m * d_m, axis=1)[:, None])
+                         + _sum(d_x, axis=0) + hp.mean * (1.0 - j * m[:, :-1])).reshape(-1, u)
         logp = None
         if value:
-            logp = ((a_pi * lpi).sum(axis=(0, 1)) + (f * lt).sum(axis=(0, 1, 2))
-                    + (self.metric * np.log(q)).sum(axis=(0, 1))
-                    + g * (special.gammaln(c) - special.gammaln(conc).sum(axis=1)
-                           + log_s.sum(axis=1)).sum(axis=0)
-                    - 0.5 * (((z - hp.loc) / hp.scale) ** 2).sum(axis=0)
-                    + hp.mean * lm.sum(axis=(0, 1)))
+            logp = (_sum(a_pi * lpi, axis=(0, 1)) + _sum(f * lt, axis=(0, 1, 2))
+                    + _sum(self.metric * np.log(q), axis=(0, 1))
+                    + g * _sum(special.gammaln(c) - _sum(special.gammaln(conc), axis=1)
+                               + _sum(log_s, axis=1), axis=0)
+                    - 0.5 * _sum((z_dev / hp.scale) ** 2, axis=0)
+                    + hp.mean * _sum(lm, axis=(0, 1)))
             # the hyperprior is truncated at TRUNCATE sd (mass beyond: below 1e-23), where
             # the normalising constants of Dirichlets of concentration 1e13 and more lose
             # every digit to cancellation
-            logp = np.where((np.abs(z - hp.loc) <= TRUNCATE * hp.scale).all(axis=0), logp,
-                            -np.inf)
+            logp = np.where((np.abs(z_dev) <= TRUNCATE * hp.scale).all(axis=0), logp, -np.inf)
         return logp, grad
 
 
