@@ -156,13 +156,20 @@ class HierarchicalDraws(Draws):
 # ----------------------------------------------------------------------------------------------
 
 def _log_simplex(y: np.ndarray, axis: int) -> np.ndarray:
-    """``log x`` for ``x`` the inverse additive log-ratio of ``y`` along ``axis`` (n-1 -> n)."""
+    """``log x`` for ``x`` the inverse additive log-ratio of ``y`` along ``axis`` (n-1 -> n).
+
+    ``log x = [y, 0] - L`` with ``L`` the log-sum-exp of ``[y, 0]``, computed about its
+    largest entry.  With one log-ratio (binary rows and shares) the same arithmetic is
+    written out on ``y``'s own shape: the largest entry is ``max(y, 0)``, the sum two terms.
+    """
+    if y.shape[axis] == 1:
+        top = np.maximum(y, 0.0)
+        big = top + np.log(np.exp(y - top) + np.exp(np.negative(top)))
+        return np.concatenate([y - big, np.subtract(0.0, big)], axis=axis)
     shape = list(y.shape)
     shape[axis] = 1
     full = np.concatenate([y, np.zeros(shape)], axis=axis)
-    # the largest entry: with one log-ratio, the larger of it and the zero appended (the
-    # reduction's own step, without the reduction's cost)
-    top = np.maximum(y, 0.0) if y.shape[axis] == 1 else _max(full, axis=axis, keepdims=True)
+    top = _max(full, axis=axis, keepdims=True)
     return full - (top + np.log(_sum(np.exp(full - top), axis=axis, keepdims=True)))
 
 
