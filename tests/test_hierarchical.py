@@ -101,20 +101,44 @@ def test_with_no_data_the_draws_are_the_prior():
     assert abs(out.pi[..., 0].std() - np.sqrt(1 / 12)) < 0.03
 
 
-def _exact_population(counts, hyper, probs):
-    """Quantiles of ``m`` (the population mean of one binary row's rate) and ``log c`` under
-    their exact posterior given paired items only: each group's rate integrates out in closed
-    form (a beta-binomial), leaving a two-dimensional integral over ``(m, log c)``, done here
-    on a grid of 800 x 561 midpoints (``m`` uniform, ``log c`` within 7 sd of its prior mean).
-    ``counts``: per group, (items where the metric agrees with the row's class, the others).
+#: paired items of four groups whose rates differ (observed rho from 0.47 to 0.91): the data of
+#: the tests against the exact posterior of the population level
+EXACT_PAIRED = np.array([[[18, 4], [3, 15]], [[12, 9], [2, 20]], [[25, 2], [9, 8]],
+                         [[9, 1], [6, 19]]])
+#: the binary rows checked: rho's population mean (m_1[1]) and eta's (m_0[0])
+EXACT_ROWS = [(1, 1), (0, 0)]
+
+
+def _population_grid(counts, hyper):
+    """The exact log posterior of ``m`` (the population mean of one binary row's rate) and
+    ``log c`` given paired items only: each group's rate integrates out in closed form (a
+    beta-binomial), leaving a two-dimensional density over ``(m, log c)``, here on a grid of
+    800 x 561 midpoints (``m`` uniform, ``log c`` within 7 sd of its prior mean).  ``counts``:
+    per group, (items where the metric agrees with the row's class, the others).  Returns the
+    grid's ``m``, its ``log c`` and the log density on it (up to a constant).
     """
     m = (np.arange(800) + 0.5) / 800
     z = hyper.loc + hyper.scale * np.linspace(-7, 7, 561)
     mm, zz = np.meshgrid(m, z, indexing="ij")
     a, b = np.exp(zz) * mm, np.exp(zz) * (1 - mm)
     lp = -0.5 * ((zz - hyper.loc) / hyper.scale) ** 2
+    prior_norm = special.betaln(a, b)
     for hit, miss in counts:
-        lp = lp + special.betaln(hit + a, miss + b) - special.betaln(a, b)
+        lp = lp + special.betaln(hit + a, miss + b) - prior_norm
+    return m, z, lp
+
+
+@pytest.fixture(scope="module")
+def exact_grids():
+    """The grid of every checked row of ``EXACT_PAIRED``, computed once for the tests."""
+    return {(row, col): _population_grid([(p[row, col], p[row, 1 - col]) for p in EXACT_PAIRED],
+                                         hier.HYPERPRIOR)
+            for row, col in EXACT_ROWS}
+
+
+def _exact_population(grid, probs):
+    """Quantiles ``probs`` of ``m`` and of ``log c`` under the grid's exact posterior."""
+    m, z, lp = grid
     w = np.exp(lp - lp.max())
     w /= w.sum()
     return (np.interp(probs, np.cumsum(w.sum(axis=1)), m + 0.5 / 800),
@@ -122,7 +146,7 @@ def _exact_population(counts, hyper, probs):
 
 
 @pytest.mark.slow
-def test_the_population_level_is_its_exact_posterior():
+def test_the_population_level_is_its_exact_posterior(exact_grids):
     # Binary rows and paired items only: the posterior of each row's population mean and log
     # concentration is a two-dimensional integral (the groups' rates are beta-binomial given
     # them), computed independently of the sampler.  The sampler's draws must fall below the
@@ -131,8 +155,7 @@ def test_the_population_level_is_its_exact_posterior():
     # wrong Jacobian of the non-centred rows, of log c or of the mean's log-ratios, or a
     # sampler that misses the tails, moves these shares by more.  Four groups whose rates
     # differ (observed rho from 0.47 to 0.91): the population level is learnt, not the prior.
-    paired = np.array([[[18, 4], [3, 15]], [[12, 9], [2, 20]], [[25, 2], [9, 8]],
-                       [[9, 1], [6, 19]]])
+    paired = EXACT_PAIRED
     nb = 4  # the same data set four times: 16 chains
     zeros = np.zeros
     with np.errstate(all="ignore"):
@@ -141,13 +164,31 @@ def test_the_population_level_is_its_exact_posterior():
                                 warmup=1000, seed=3)
     probs = np.array([0.025, 0.25, 0.5, 0.75, 0.975])
     tol = 4 * np.sqrt(probs * (1 - probs) / 2000)
-    for row, col in [(1, 1), (0, 0)]:  # rho's population mean (m_1[1]), eta's (m_0[0])
-        counts = [(p[row, col], p[row, 1 - col]) for p in paired]
-        q_mean, q_log_c = _exact_population(counts, hier.HYPERPRIOR, probs)
+    for row, col in EXACT_ROWS:
+        q_mean, q_log_c = _exact_population(exact_grids[row, col], probs)
         for x, q in [(out.mean[..., row, col], q_mean),
                      (np.log(out.concentration[..., row]), q_log_c)]:
             share = (x.ravel()[:, None] < q).mean(axis=0)
             assert (np.abs(share - probs) <= tol).all(), (row, share, q)
+
+
+def test_normalise_is_scipys_log_sum_exp_to_the_last_bit():
+    # the centred sweep's log-normalisation writes out scipy's logsumexp for real input (the
+    # steps that apply to exp of reals): the same bits, with -inf, +inf and NaN terms, ties at
+    # the top and terms 800 apart, along every axis
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 30, (6, 3, 50))
+    x[0, 1] = -np.inf
+    x[1, :, 2] = 5.0
+    x[2, 0, 3] = 800.0
+    x[3, :, 4] = -np.inf
+    x[4, 0, 5] = np.inf
+    x[4, :, 7] = np.inf
+    x[5, 1, 6] = np.nan
+    for axis in (0, 1, 2):
+        with np.errstate(all="ignore"):
+            want = x - special.logsumexp(x, axis=axis, keepdims=True)
+            np.testing.assert_array_equal(hier._normalise(x, axis), want)
 
 
 def _sweeps(target, y, sweeps, seed):
@@ -192,33 +233,26 @@ def test_the_centred_sweep_keeps_the_prior(k):
     assert abs(theta[:, :, 0].mean() - 1 / k) < 4 * 0.5 / np.sqrt(u)
 
 
-def test_the_centred_sweep_keeps_the_exact_population_posterior():
-    # Binary rows and paired items only (the data of the exact-posterior test below): draw
+def test_the_centred_sweep_keeps_the_exact_population_posterior(exact_grids):
+    # Binary rows and paired items only (the data of the exact-posterior test above): draw
     # 4,000 independent units from the exact posterior (the population level from its grid,
     # within a grid cell uniformly; each group's rate from its Beta given the population; the
     # shares from their Dirichlet), take sweeps, and check that the draws of the population
     # mean and log concentration still fall below the exact 2.5 to 97.5 % points in those
     # shares, within four binomial sd at 4,000 independent draws.
-    paired = np.array([[[18, 4], [3, 15]], [[12, 9], [2, 20]], [[25, 2], [9, 8]],
-                       [[9, 1], [6, 19]]], dtype=float)
+    paired = EXACT_PAIRED.astype(float)
     g, u = 4, 4000
     hp = hier.HYPERPRIOR
     rng = np.random.default_rng(8)
     z = np.zeros
     target = hier._Joint(np.repeat(paired[..., None], u, axis=-1), z((g, 2, u)), z((g, 2, u)),
                          np.ones((g, 2, u)), True, hp)
-    grid_m = (np.arange(800) + 0.5) / 800
-    grid_z = hp.loc + hp.scale * np.linspace(-7, 7, 561)
-    dz = grid_z[1] - grid_z[0]
     m, log_c = np.empty((2, 2, u)), np.empty((2, u))
     theta = np.empty((g, 2, 2, u))
-    for row, col in [(1, 1), (0, 0)]:
+    for row, col in EXACT_ROWS:
         hit, miss = paired[:, row, col], paired[:, row, 1 - col]
-        mm, zz = np.meshgrid(grid_m, grid_z, indexing="ij")
-        a, b = np.exp(zz) * mm, np.exp(zz) * (1 - mm)
-        lp = -0.5 * ((zz - hp.loc) / hp.scale) ** 2
-        for h, n in zip(hit, miss, strict=True):
-            lp = lp + special.betaln(h + a, n + b) - special.betaln(a, b)
+        grid_m, grid_z, lp = exact_grids[row, col]
+        dz = grid_z[1] - grid_z[0]
         w = np.exp(lp - lp.max()).ravel()
         cell = rng.choice(w.size, size=u, p=w / w.sum())
         mean = grid_m[cell // 561] + (rng.random(u) - 0.5) / 800
@@ -234,9 +268,8 @@ def test_the_centred_sweep_keeps_the_exact_population_posterior():
         _, _, m, c = target.state(_sweeps(target, y, 5, seed=2))
     probs = np.array([0.025, 0.25, 0.5, 0.75, 0.975])
     tol = 4 * np.sqrt(probs * (1 - probs) / u)
-    for row, col in [(1, 1), (0, 0)]:
-        counts = [(p[row, col], p[row, 1 - col]) for p in paired]
-        q_mean, q_log_c = _exact_population(counts, hp, probs)
+    for row, col in EXACT_ROWS:
+        q_mean, q_log_c = _exact_population(exact_grids[row, col], probs)
         for x, q in [(m[row, col], q_mean), (np.log(c[row]), q_log_c)]:
             share = (x[:, None] < q).mean(axis=0)
             assert (np.abs(share - probs) <= tol).all(), (row, share, q)

@@ -65,3 +65,20 @@ def test_rhat_flags_chains_that_disagree_and_shapes_are_kept():
 def test_constant_draws_have_full_ess():
     x = np.ones((4, 100))
     assert d.ess_bulk(x) == 400.0
+
+
+def test_the_ranks_are_scipys_average_ranks():
+    # the rank normalisation's ranks: scipy.stats.rankdata(method="average") row by row, the
+    # same numbers, with ties (rounded draws, a constant row), infinities and a NaN
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(6, 4001))
+    x[1] = np.round(x[1], 1)
+    x[2] = 1.0
+    x[3, [5, 9]] = np.inf, -np.inf
+    x[4, 7] = np.nan
+    x[5, :2000] = -0.0
+    x[5, 2000:] = 0.0
+    np.testing.assert_array_equal(d._average_ranks(x), stats.rankdata(x, method="average", axis=1))
+    np.testing.assert_array_equal(d._average_ranks(x[[0]]), stats.rankdata(x[[0]], axis=1))

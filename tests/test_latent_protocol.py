@@ -706,6 +706,22 @@ def test_naive_preference_interval_is_the_dirichlet_difference():
             5 * se.max()))
 
 
+def test_the_beta_quantile_of_the_intervals_is_scipys():
+    # the Dirichlet-difference interval and the judge's agreement bounds call the beta
+    # quantile as scipy.special.betaincinv: it must be scipy.stats.beta.ppf bit for bit, the
+    # support's ends included, and NaN outside [0, 1]
+    from binaryeval.latent.preferences import _beta_ppf
+
+    rng = np.random.default_rng(2)
+    q = np.r_[0.0, 1.0, 1e-300, 1 - 1e-16, rng.random(20000)]
+    a, b = rng.gamma(1, 30, q.size) + 0.3, rng.gamma(1, 30, q.size) + 0.3
+    with warnings.catch_warnings():  # Boost's root finder gives up at 1e-300 in both
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_array_equal(_beta_ppf(q, a, b), stats.beta.ppf(q, a, b))
+    assert _beta_ppf(0.3, 2.0, 3.0) == stats.beta.ppf(0.3, 2.0, 3.0)
+    assert np.isnan(_beta_ppf(np.array([-0.1, 1.1, np.nan]), 2.0, 3.0)).all()
+
+
 def test_latent_plan_is_close_to_the_exact_binary_plan():
     # one binary metric: the latent model's effective-sample-size plan against the exact plan
     # of the binary model on the same data (the approximation leaves out that new paired rows

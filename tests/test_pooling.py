@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 import binaryeval as be
 from binaryeval import _pooling, datasets
@@ -139,6 +139,17 @@ def _preference_tables(rng, theta, n_paired):
 
 GOOD = np.array([[0.8, 0.15, 0.05], [0.2, 0.6, 0.2], [0.05, 0.15, 0.8]])
 POOR = np.array([[0.45, 0.2, 0.35], [0.3, 0.4, 0.3], [0.35, 0.2, 0.45]])
+
+
+def test_the_smallest_group_p_value_is_taken_at_the_largest_statistic_per_df():
+    # the check takes, per drawn table, the smallest chi-square p-value over the groups from
+    # one chdtrc per distinct df: the same numbers as chdtrc of every group and the minimum
+    rng = np.random.default_rng(4)
+    df = np.array([1, 2, 1, 1, 3, 2, 1, 2])
+    stat = rng.gamma(1.5, 2.0, (5000, 8)) * rng.uniform(0.2, 5.0, 8)
+    stat[:10] = 0.0
+    np.testing.assert_array_equal(_pooling._smallest_p(df, stat),
+                                  special.chdtrc(df, stat).min(axis=1))
 
 
 def test_quiet_on_equal_rates_in_at_least_95_percent_of_simulations():

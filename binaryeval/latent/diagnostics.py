@@ -24,8 +24,6 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._lazy import stats
-
 __all__ = ["ess_bulk", "ess_tail", "rhat", "summary"]
 
 
@@ -47,10 +45,39 @@ def _split(x: np.ndarray) -> np.ndarray:
     return np.concatenate([x[:, :, :half], x[:, :, x.shape[2] - half:]], axis=1)
 
 
+def _average_ranks(a: np.ndarray) -> np.ndarray:
+    """Ranks along rows from 1, ties averaged, a row with NaN all NaN (scipy's ``rankdata``).
+
+    ``scipy.stats.rankdata(a, method="average", axis=1)``, the same numbers (ranks are whole or half numbers, exact in floating point), from one
+    unstable argsort per row: the average rank of a tie does not depend on the order of its
+    members, and an unstable sort of floats is several times faster than scipy's stable one.
+    """
+    m = a.shape[1]
+    order = np.argsort(a, axis=1)
+    ordered = np.take_along_axis(a, order, axis=1)
+    start = np.empty(a.shape, dtype=bool)  # where a run of equal values starts
+    start[:, 0] = True
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=start[:, 1:])
+    idx = np.arange(m)
+    if start.all():
+        rank = np.broadcast_to(idx + 1.0, a.shape)
+    else:
+        end = np.empty_like(start)
+        end[:, -1] = True
+        end[:, :-1] = start[:, 1:]
+        first = np.maximum.accumulate(np.where(start, idx, 0), axis=1)
+        last = np.minimum.accumulate(np.where(end, idx, m - 1)[:, ::-1], axis=1)[:, ::-1]
+        rank = (first + last) / 2.0 + 1.0
+    out = np.empty(a.shape)
+    np.put_along_axis(out, order, rank, axis=1)
+    out[np.isnan(a).any(axis=1)] = np.nan
+    return out
+
+
 def _z_scale(x: np.ndarray) -> np.ndarray:
     """Rank-normalise each quantity over all its chains and draws (Blom offsets, c = 3/8)."""
     q, c, n = x.shape
-    ranks = stats.rankdata(x.reshape(q, c * n), method="average", axis=1)
+    ranks = _average_ranks(x.reshape(q, c * n))
     size = c * n
     return special.ndtri((ranks - 0.375) / (size - 0.75 + 1.0)).reshape(x.shape)
 

@@ -104,6 +104,11 @@ from .engine import _TINY, Draws, Model, _dirichlet, _Hamiltonian, _unit_draws
 
 __all__: list[str] = []
 
+# reductions called as the ufuncs' own (``x.sum(axis)`` is ``np.add.reduce(x, axis)`` behind
+# a Python wrapper, which costs as much as the sum on the sampler's small arrays)
+_sum = np.add.reduce
+_max = np.maximum.reduce
+
 #: leapfrog steps per transition at most, transitions per iteration
 MAX_STEPS = 16
 TRANSITIONS = 1
@@ -151,12 +156,21 @@ class HierarchicalDraws(Draws):
 # ----------------------------------------------------------------------------------------------
 
 def _log_simplex(y: np.ndarray, axis: int) -> np.ndarray:
-    """``log x`` for ``x`` the inverse additive log-ratio of ``y`` along ``axis`` (n-1 -> n)."""
+    """``log x`` for ``x`` the inverse additive log-ratio of ``y`` along ``axis`` (n-1 -> n).
+
+    ``log x = [y, 0] - L`` with ``L`` the log-sum-exp of ``[y, 0]``, computed about its
+    largest entry.  With one log-ratio (binary rows and shares) the same arithmetic is
+    written out on ``y``'s own shape: the largest entry is ``max(y, 0)``, the sum two terms.
+    """
+    if y.shape[axis] == 1:
+        top = np.maximum(y, 0.0)
+        big = top + np.log(np.exp(y - top) + np.exp(np.negative(top)))
+        return np.concatenate([y - big, np.subtract(0.0, big)], axis=axis)
     shape = list(y.shape)
     shape[axis] = 1
     full = np.concatenate([y, np.zeros(shape)], axis=axis)
-    top = full.max(axis=axis, keepdims=True)
-    return full - (top + np.log(np.exp(full - top).sum(axis=axis, keepdims=True)))
+    top = _max(full, axis=axis, keepdims=True)
+    return full - (top + np.log(_sum(np.exp(full - top), axis=axis, keepdims=True)))
 
 
 class _Joint:
@@ -180,6 +194,8 @@ class _Joint:
         self.metric = metric
         self.a_pi = prior + human + (paired.sum(axis=2) if informs else 0)  # (G, K, U)
         self.hyper = hyper
+        # the shares' exponents and metric-only items per group, summed (G, 1, U)
+        self._pi_total = (self.a_pi.sum(axis=1) + metric.sum(axis=1))[:, None]
 
     def split(self, y: np.ndarray):
         g, k, j = self.g, self.k, self.j
@@ -191,7 +207,8 @@ class _Joint:
     @staticmethod
     def _scale(z, lm):
         """``log s`` (K, J - 1, U) from ``log c`` (K, U) and ``log m`` (K, J, U)."""
-        return -0.5 * z[:, None] + 0.5 * np.logaddexp(-lm[:, :-1], -lm[:, -1:])
+        neg = np.negative(lm)
+        return -0.5 * z[:, None] + 0.5 * np.logaddexp(neg[:, :-1], neg[:, -1:])
 
     def state(self, y: np.ndarray):
         """``pi`` (G, K, U), ``Theta`` (G, K, J, U), ``m`` (K, J, U), ``c`` (K, U)."""
@@ -223,49 +240,49 @@ class _Joint:
         c = np.exp(z)  # (K, U)
         log_s = self._scale(z, lm)  # (K, J - 1, U)
         s = np.exp(log_s)
-        lt = _log_simplex(w[None] + s[None] * eta, 2)  # (G, K, J, U)
+        lt = _log_simplex(w + s * eta, 2)  # (G, K, J, U)
         t = np.exp(lt)
         q = np.maximum(np.einsum("gku,gkju->gju", pi, t), _TINY)  # (G, J, U)
         mq = self.metric / q
         conc = c[:, None] * m  # (K, J, U)
-        f = self.paired + conc[None]  # (G, K, J, U)
+        f = self.paired + conc  # (G, K, J, U)
         a_pi = self.a_pi
+        z_dev = z - hp.loc
         grad = np.empty_like(y)
         # the shares
         ext_pi = np.einsum("gkju,gju->gku", t, mq)
         na, nb = self.n_pi, self.n_pi + self.n_eta
-        grad[:na] = (a_pi[:, :-1] + pi[:, :-1] * (ext_pi[:, :-1] - (a_pi.sum(axis=1)
-                                                                     + self.metric.sum(axis=1)
-                                                                     )[:, None])).reshape(na, u)
+        grad[:na] = (a_pi[:, :-1] + pi[:, :-1] * (ext_pi[:, :-1] - self._pi_total)).reshape(
+            na, u)
         # the rows, through x = w + s eta
         ext_t = pi[:, :, None] * mq[:, None]  # (G, K, J, U)
-        d_x = (f[:, :, :-1] + t[:, :, :-1] * (ext_t[:, :, :-1] - (f.sum(axis=2) + (
-            t * ext_t).sum(axis=2))[:, :, None]))  # (G, K, J - 1, U)
-        grad[na:nb] = (s[None] * d_x).reshape(nb - na, u)
+        d_x = (f[:, :, :-1] + t[:, :, :-1] * (ext_t[:, :, :-1] - (
+            _sum(f, axis=2) + _sum(t * ext_t, axis=2))[:, :, None]))  # (G, K, J - 1, U)
+        grad[na:nb] = (s * d_x).reshape(nb - na, u)
         # the population level
-        d_conc = lt.sum(axis=0) - g * special.digamma(conc)  # d/dC (K, J, U)
-        d_log_s = g + (eta * s[None] * d_x).sum(axis=0)  # (K, J - 1, U)
-        grad[nb:nb + k] = (c * ((m * d_conc).sum(axis=1) + g * special.digamma(c))
-                           - 0.5 * d_log_s.sum(axis=1) - (z - hp.loc) / hp.scale ** 2)
+        d_conc = _sum(lt, axis=0) - g * special.digamma(conc)  # d/dC (K, J, U)
+        d_log_s = g + _sum(eta * s * d_x, axis=0)  # (K, J - 1, U)
+        grad[nb:nb + k] = (c * (_sum(m * d_conc, axis=1) + g * special.digamma(c))
+                           - 0.5 * _sum(d_log_s, axis=1) - z_dev / hp.scale ** 2)
         inv_pair = 1.0 / (m[:, :-1] + m[:, -1:])  # (K, J - 1, U)
+        half = 0.5 * d_log_s
         d_m = c[:, None] * d_conc
-        d_m[:, :-1] += 0.5 * d_log_s * (inv_pair - 1.0 / m[:, :-1])
-        d_m[:, -1] += (0.5 * d_log_s * (inv_pair - 1.0 / m[:, -1:])).sum(axis=1)
-        grad[nb + k:] = (m[:, :-1] * (d_m[:, :-1] - (m * d_m).sum(axis=1)[:, None])
-                         + d_x.sum(axis=0) + hp.mean * (1.0 - j * m[:, :-1])).reshape(-1, u)
+        d_m[:, :-1] += half * (inv_pair - 1.0 / m[:, :-1])
+        d_m[:, -1] += _sum(half * (inv_pair - 1.0 / m[:, -1:]), axis=1)
+        grad[nb + k:] = (m[:, :-1] * (d_m[:, :-1] - _sum(m * d_m, axis=1)[:, None])
+                         + _sum(d_x, axis=0) + hp.mean * (1.0 - j * m[:, :-1])).reshape(-1, u)
         logp = None
         if value:
-            logp = ((a_pi * lpi).sum(axis=(0, 1)) + (f * lt).sum(axis=(0, 1, 2))
-                    + (self.metric * np.log(q)).sum(axis=(0, 1))
-                    + g * (special.gammaln(c) - special.gammaln(conc).sum(axis=1)
-                           + log_s.sum(axis=1)).sum(axis=0)
-                    - 0.5 * (((z - hp.loc) / hp.scale) ** 2).sum(axis=0)
-                    + hp.mean * lm.sum(axis=(0, 1)))
+            logp = (_sum(a_pi * lpi, axis=(0, 1)) + _sum(f * lt, axis=(0, 1, 2))
+                    + _sum(self.metric * np.log(q), axis=(0, 1))
+                    + g * _sum(special.gammaln(c) - _sum(special.gammaln(conc), axis=1)
+                               + _sum(log_s, axis=1), axis=0)
+                    - 0.5 * _sum((z_dev / hp.scale) ** 2, axis=0)
+                    + hp.mean * _sum(lm, axis=(0, 1)))
             # the hyperprior is truncated at TRUNCATE sd (mass beyond: below 1e-23), where
             # the normalising constants of Dirichlets of concentration 1e13 and more lose
             # every digit to cancellation
-            logp = np.where((np.abs(z - hp.loc) <= TRUNCATE * hp.scale).all(axis=0), logp,
-                            -np.inf)
+            logp = np.where((np.abs(z_dev) <= TRUNCATE * hp.scale).all(axis=0), logp, -np.inf)
         return logp, grad
 
 
@@ -277,14 +294,21 @@ def _log_gamma(rngs, groups: int, shape: np.ndarray) -> np.ndarray:
     """``log`` of Gamma(``shape``) draws, units last, chain by chain.
 
     ``log G_a = log G_(a+1) + log(U) / a`` with ``U`` uniform: exact, and no underflow where
-    ``a`` is small and the draw itself would be below the smallest float.
+    ``a`` is small and the draw itself would be below the smallest float.  Each chain's
+    generator draws its gammas, then its uniforms; the arithmetic is done once for all chains.
     """
-    out = np.empty(shape.shape)
+    plus = shape + 1.0
+    if len(rngs) == 1:
+        rng = rngs[0]
+        return np.log(rng.standard_gamma(plus)) + np.log1p(-rng.random(shape.shape)) / shape
+    gamma = np.empty(shape.shape)
+    uniform = np.empty(shape.shape)
+    size = (*shape.shape[:-1], groups)
     for c, rng in enumerate(rngs):
-        a = shape[..., c * groups:(c + 1) * groups]
-        out[..., c * groups:(c + 1) * groups] = (np.log(rng.standard_gamma(a + 1.0))
-                                                 + np.log1p(-rng.random(a.shape)) / a)
-    return out
+        part = slice(c * groups, (c + 1) * groups)
+        gamma[..., part] = rng.standard_gamma(plus[..., part])
+        uniform[..., part] = rng.random(size)
+    return np.log(gamma) + np.log1p(-uniform) / shape
 
 
 def _normalise(log_x: np.ndarray, axis: int) -> np.ndarray:
@@ -293,20 +317,21 @@ def _normalise(log_x: np.ndarray, axis: int) -> np.ndarray:
     The log-sum-exp is scipy's (``special.logsumexp`` of scipy 1.17 for real input: the
     largest terms counted apart, ``log1p`` of the rest), step for step in plain numpy: on the
     sampler's arrays of a few dozen numbers scipy's array-API checks cost ten times the sum.
+    Of scipy's steps, those for negative or complex terms are left out (the terms here are
+    ``exp`` of reals, the count of largest terms is positive: they never apply), and the plain
+    ``log(sum(exp))`` that scipy falls back on where the result is not finite is computed
+    only when some result is not.
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        direct = np.log(np.exp(log_x).sum(axis=axis, keepdims=True))
-        top = log_x.max(axis=axis, keepdims=True)
+        top = _max(log_x, axis=axis, keepdims=True)
         at_top = log_x == top
-        m = at_top.astype(float).sum(axis=axis, keepdims=True)
-        rest = np.where(at_top, -np.inf, log_x)
-        s = np.exp(rest - top).sum(axis=axis, keepdims=True)
-        s = np.where(s == 0, s, s / m)
-        negative = np.sign(s + 1.0) * np.sign(m) < 0
-        s = np.where(s < -1, -s - 2, s)
-        out = np.log1p(s) + np.log(np.abs(m)) + top
-        out[negative] = np.nan
-        out = np.where(np.isfinite(out), out, direct)
+        m = _sum(at_top, axis=axis, dtype=float, keepdims=True)
+        # (m >= 1 unless a term is NaN, and then s is NaN too: s / m is scipy's s where s == 0)
+        s = _sum(np.exp(np.where(at_top, -np.inf, log_x) - top), axis=axis, keepdims=True) / m
+        out = np.log1p(s) + np.log(m) + top
+        finite = np.isfinite(out)
+        if not finite.all():
+            out = np.where(finite, out, np.log(_sum(np.exp(log_x), axis=axis, keepdims=True)))
     return log_x - out
 
 
@@ -370,79 +395,104 @@ class _Centred:
         self.accept_z = np.zeros((k, units))
         self.accept_w = np.zeros((k, units))
         self.n_kept = 0
+        self._metric = target.metric.astype(np.int64)  # (G, J, U)
 
-    def _log_target(self, z, lm, counts, total, parts=None):
-        """Log conditional of the population level given the complete counts, rows integrated out.
+    # -- the log conditional of the population level, term by term ---------------------------
+    # (z = log c (K, U), m the population mean (K, J, U); counts (G, K, J, U), total their row
+    # sums; the target is of_z + mixed + of_m - penalty inside the truncation, -inf outside)
+    @staticmethod
+    def _of_z(c, total):
+        return _sum(special.gammaln(c) - special.gammaln(c + total), axis=0)
 
-        ``z`` (K, U) and ``w`` (through ``log m``, (K, J, U)); the counts (G, K, J, U) and
-        ``total``, their row sums.  Returns the value and its terms ``(of z, of m, inside the
-        truncation)``; ``parts`` gives those of a point with the same ``z`` (``"m"`` unset) or
-        the same ``m`` (``"z"`` unset), which are then not computed again.
-        """
+    @staticmethod
+    def _mixed(c, m, counts):
+        conc = c[:, None] * m
+        return _sum(special.gammaln(conc + counts) - special.gammaln(conc), axis=(0, 2))
+
+    def _penalty(self, z):
         hp = self.target.hyper
-        c = np.exp(z)
-        of_z, of_m, inside = parts if parts is not None else (None, None, None)
-        if of_z is None:
-            of_z = (special.gammaln(c)[None] - special.gammaln(c[None] + total)).sum(axis=0)
-        conc = c[:, None] * np.exp(lm)
-        mixed = (special.gammaln(conc[None] + counts) - special.gammaln(conc)[None]).sum(
-            axis=(0, 2))
-        if of_m is None:
-            of_m = hp.mean * lm.sum(axis=1)
-        if inside is None:
-            inside = (0.5 * ((z - hp.loc) / hp.scale) ** 2,
-                      np.abs(z - hp.loc) <= TRUNCATE * hp.scale)
-        out = of_z + mixed + of_m - inside[0]
-        return np.where(inside[1], out, -np.inf), (of_z, of_m, inside)
+        d = z - hp.loc
+        return 0.5 * (d / hp.scale) ** 2, np.abs(d) <= TRUNCATE * hp.scale
 
     def _classes(self, rngs, groups, lpi, lt):
         """The metric-only items' classes (G, K, J, U), by sequential binomials over classes."""
         k = self.target.k
         joint = lpi[:, :, None] + lt  # (G, K, J, U)
-        post = np.exp(joint - joint.max(axis=1, keepdims=True))
-        post /= post.sum(axis=1, keepdims=True)
-        n = np.zeros(joint.shape)
-        left_n = self.target.metric.astype(np.int64)  # (G, J, U)
-        left_p = np.ones(left_n.shape)
-        for c in range(k - 1):
+        post = np.exp(joint - _max(joint, axis=1, keepdims=True))
+        post /= _sum(post, axis=1, keepdims=True)
+        n = np.empty(joint.shape)
+        left_n = self._metric  # (G, J, U)
+        # the first class's share is post itself (in [0, 1]: nothing is left to divide by);
+        # then each class's share of what the earlier classes left
+        drawn = _binomial(rngs, groups, left_n, post[:, 0])
+        n[:, 0] = drawn
+        left_n = left_n - drawn
+        left_p = 1.0 - post[:, 0]
+        for c in range(1, k - 1):
             share = np.clip(post[:, c] / np.maximum(left_p, _TINY), 0.0, 1.0)
-            n[:, c] = _binomial(rngs, groups, left_n, np.where(left_p > 0, share, 0.0))
-            left_n = left_n - n[:, c].astype(np.int64)
+            drawn = _binomial(rngs, groups, left_n, np.where(left_p > 0, share, 0.0))
+            n[:, c] = drawn
+            left_n = left_n - drawn
             left_p = left_p - post[:, c]
         n[:, k - 1] = left_n
         return n
 
     def _population(self, rngs, groups, z, w, lm, counts, adapting):
-        """:data:`INTERWEAVE_STEPS` rounds of Metropolis moves of ``z``, then of ``w``."""
-        k, j = self.target.k, self.target.j
-        total = counts.sum(axis=2)
-        now, (of_z, of_m, inside) = self._log_target(z, lm, counts, total)
+        """:data:`INTERWEAVE_STEPS` rounds of Metropolis moves of ``z``, then of ``w``.
+
+        The terms of the target that a move leaves alone are kept, not computed again.
+        """
+        target = self.target
+        k, j = target.k, target.j
+        total = _sum(counts, axis=2)
+        m = np.exp(lm)
+        c = np.exp(z)
+        of_z = self._of_z(c, total)
+        of_m = target.hyper.mean * _sum(lm, axis=1)
+        penalty, inside = self._penalty(z)
+        now = np.where(inside, of_z + self._mixed(c, m, counts) + of_m - penalty, -np.inf)
         noises = _unit_draws(rngs, groups, "normal", (INTERWEAVE_STEPS, k, j))
         log_u = np.log(_unit_draws(rngs, groups, "uniform", (INTERWEAVE_STEPS, 2, k)))
-        # (the terms of the target that a move leaves alone are kept, not computed again)
+        if adapting:
+            # the Robbins-Monro factors of an accepted and a rejected move (one gain per call)
+            gain = 1.0 / np.sqrt(self.n_moves + 1.0)
+            up, down = np.exp(gain * (np.array([True, False]) - INTERWEAVE_ACCEPT))
         for noise, uniform in zip(noises, log_u, strict=True):
             z_new = z + self.step_z * noise[:, 0]
-            new, (z_term, _, z_inside) = self._log_target(z_new, lm, counts, total,
-                                                          (None, of_m, None))
+            c_new = np.exp(z_new)
+            of_z_new = self._of_z(c_new, total)
+            penalty_new, inside_new = self._penalty(z_new)
+            new = np.where(inside_new, of_z_new + self._mixed(c_new, m, counts) + of_m
+                           - penalty_new, -np.inf)
             ok = uniform[0] < new - now  # NaN compares false: a rejection
-            z, now = np.where(ok, z_new, z), np.where(ok, new, now)
-            of_z = np.where(ok, z_term, of_z)
-            inside = (np.where(ok, z_inside[0], inside[0]), np.where(ok, z_inside[1], inside[1]))
-            self._adapt(ok, "step_z", "accept_z", adapting)
+            z, c, now = np.where(ok, z_new, z), np.where(ok, c_new, c), np.where(ok, new, now)
+            of_z = np.where(ok, of_z_new, of_z)
+            penalty, inside = np.where(ok, penalty_new, penalty), np.where(ok, inside_new, inside)
+            if adapting:
+                self.step_z = np.minimum(np.maximum(self.step_z * np.where(ok, up, down), 1e-3),
+                                         10.0)
+            else:
+                self.accept_z += ok
             w_new = w + self.step_w[:, None] * noise[:, 1:]
             lm_new = _log_simplex(w_new, 1)
-            new, (_, m_term, _) = self._log_target(z, lm_new, counts, total,
-                                                   (of_z, None, inside))
+            m_new = np.exp(lm_new)
+            of_m_new = target.hyper.mean * _sum(lm_new, axis=1)
+            new = np.where(inside, of_z + self._mixed(c, m_new, counts) + of_m_new - penalty,
+                           -np.inf)
             ok = uniform[1] < new - now
-            w, lm, now = (np.where(ok[:, None], w_new, w), np.where(ok[:, None], lm_new, lm),
-                          np.where(ok, new, now))
-            of_m = np.where(ok, m_term, of_m)
-            self._adapt(ok, "step_w", "accept_w", adapting)
+            okj = ok[:, None]
+            w, lm, m = np.where(okj, w_new, w), np.where(okj, lm_new, lm), np.where(okj, m_new, m)
+            now, of_m = np.where(ok, new, now), np.where(ok, of_m_new, of_m)
+            if adapting:
+                self.step_w = np.minimum(np.maximum(self.step_w * np.where(ok, up, down), 1e-3),
+                                         10.0)
+            else:
+                self.accept_w += ok
         if adapting:
             self.n_moves += 1
         else:
             self.n_kept += INTERWEAVE_STEPS
-        return z, w, lm
+        return z, w, lm, c, m
 
     def update(self, y: np.ndarray, rngs, groups: int, adapting: bool) -> np.ndarray:
         """The point after :data:`SWEEPS` sweeps."""
@@ -455,24 +505,14 @@ class _Centred:
         for _ in range(SWEEPS):
             n = self._classes(rngs, groups, lpi, lt)
             # the shares and the rows given the classes, from log-gamma draws
-            lpi = _normalise(_log_gamma(rngs, groups, target.a_pi + n.sum(axis=2)), 1)
+            lpi = _normalise(_log_gamma(rngs, groups, target.a_pi + _sum(n, axis=2)), 1)
             counts = target.paired + n
-            z, w, lm = self._population(rngs, groups, z, w, lm, counts, adapting)
-            conc = np.exp(z)[:, None] * np.exp(lm)  # (K, J, U)
-            lt = _normalise(_log_gamma(rngs, groups, conc[None] + counts), 2)
+            z, w, lm, c, m = self._population(rngs, groups, z, w, lm, counts, adapting)
+            lt = _normalise(_log_gamma(rngs, groups, (c[:, None] * m)[None] + counts), 2)
         x = lt[:, :, :-1] - lt[:, :, -1:]  # alr Theta (G, K, J - 1, U)
         eta = (x - w[None]) / np.exp(target._scale(z, lm))[None]
         return np.concatenate([(lpi[:, :-1] - lpi[:, -1:]).reshape(-1, u), eta.reshape(-1, u),
                                z, w.reshape(-1, u)])
-
-    def _adapt(self, ok: np.ndarray, step: str, accept: str, adapting: bool) -> None:
-        if adapting:
-            gain = 1.0 / np.sqrt(self.n_moves + 1.0)
-            # (np.minimum of np.maximum: np.clip's values at a third of its cost)
-            setattr(self, step, np.minimum(np.maximum(
-                getattr(self, step) * np.exp(gain * (ok - INTERWEAVE_ACCEPT)), 1e-3), 10.0))
-        else:
-            setattr(self, accept, getattr(self, accept) + ok)
 
     def acceptance(self) -> float:
         """The mean acceptance rate of the kept population moves (NaN before any)."""

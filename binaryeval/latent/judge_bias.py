@@ -43,7 +43,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._lazy import stats
 from .._results import Result
 from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing
@@ -79,6 +78,8 @@ def _score_rows(counts: np.ndarray, classes: list[str], outputs: list[str], stra
     interval where the class is also one of the judge's outputs (for 0/1 ratings: ``eta`` at
     class 0, ``rho`` at class 1), NaN otherwise.
     """
+    from .preferences import _beta_ppf
+
     tail = (1.0 - level) / 2.0
     rows = []
     for s, name in enumerate(strata):
@@ -91,8 +92,8 @@ def _score_rows(counts: np.ndarray, classes: list[str], outputs: list[str], stra
                 agree = a[outputs.index(cls)]
                 other = a.sum() - agree
                 row.update(agreement=agree / a.sum(),
-                           agreement_lower=float(stats.beta.ppf(tail, agree, other)),
-                           agreement_upper=float(stats.beta.ppf(1 - tail, agree, other)))
+                           agreement_lower=float(_beta_ppf(tail, agree, other)),
+                           agreement_upper=float(_beta_ppf(1 - tail, agree, other)))
             else:
                 row.update(agreement=np.nan, agreement_lower=np.nan, agreement_upper=np.nan)
             rows.append(row)
@@ -129,7 +130,7 @@ def _score_labels(values: pd.Series, term: str) -> tuple[np.ndarray, list[str]]:
 
 def _rows(counts: np.ndarray, labels: tuple[str, ...], strata: list[str], factor: str,
           level: float) -> pd.DataFrame:
-    from .preferences import dirichlet_diff_interval
+    from .preferences import _beta_ppf, dirichlet_diff_interval
 
     tail = (1.0 - level) / 2.0
     rows = []
@@ -146,8 +147,8 @@ def _rows(counts: np.ndarray, labels: tuple[str, ...], strata: list[str], factor
                          "judge_second": a[2] / a.sum(),
                          "lean": lean, "lean_lower": lo, "lean_upper": hi,
                          "agreement": agree / (agree + other),
-                         "agreement_lower": float(stats.beta.ppf(tail, agree, other)),
-                         "agreement_upper": float(stats.beta.ppf(1 - tail, agree, other))})
+                         "agreement_lower": float(_beta_ppf(tail, agree, other)),
+                         "agreement_upper": float(_beta_ppf(1 - tail, agree, other))})
     return pd.DataFrame(rows).set_index(["factor", "stratum", "class"])
 
 

@@ -1103,6 +1103,30 @@ def _plot_diff(frame: pd.DataFrame, labels: list[str], level: float, ax: Any, **
     return ax
 
 
+@functools.cache
+def _legendre64() -> tuple[np.ndarray, np.ndarray]:
+    """64-point Gauss-Legendre nodes plus one, and weights (computed once)."""
+    x, w = np.polynomial.legendre.leggauss(64)
+    return x + 1.0, w
+
+
+def _beta_ppf(q, a, b):
+    """``scipy.stats.beta(a, b).ppf(q)`` for ``q`` in [0, 1], without the frozen distribution.
+
+    The same numbers: inside (0, 1) the quantile method that ``ppf`` calls (``beta._ppf``,
+    the method a ``rv_continuous`` defines; ``scipy.special.betaincinv`` differs from it below
+    about 1e-20, where it gives up), the support's ends at 0 and 1, NaN elsewhere.  The
+    frozen distribution's checks cost a hundred times the quantile on one number.
+    """
+    from scipy import stats
+
+    q = np.asarray(q, dtype=float)
+    out = stats.beta._ppf(q, a, b)
+    out = np.where(q == 0.0, 0.0, np.where(q == 1.0, 1.0, out))
+    out = np.where((q >= 0.0) & (q <= 1.0), out, np.nan)
+    return out[()] if out.ndim == 0 else out
+
+
 def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
                             ) -> tuple[float, float]:
     """Equal-tailed interval of ``p1 - p3`` for ``(p1, p2, p3) ~ Dirichlet(a1, a2, a3)``.
@@ -1110,7 +1134,9 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
     ``p1 - p3 = S (2U - 1)`` with ``S = p1 + p3 ~ Beta(a1 + a3, a2)`` and ``U ~ Beta(a1, a3)``
     independent, so ``P(p1 - p3 <= d) = E_S[I_{(1 + d/S)/2}(a1, a3)]``: 64-point Gauss-Legendre
     quadrature in the quantile scale of ``S``, split where ``S = |d|`` (below it the inner
-    probability is 0 or 1), and Brent's method for the quantiles.
+    probability is 0 or 1), and Brent's method for the quantiles.  ``S``'s distribution and
+    quantile functions are scipy's beta ones, called as ``scipy.special`` functions
+    (``_beta_ppf``).
 
     Examples
     --------
@@ -1119,18 +1145,25 @@ def dirichlet_diff_interval(a1: float, a2: float, a3: float, level: float
     >>> round(lo + hi, 12)   # symmetric when a1 == a3
     0.0
     """
-    from scipy import optimize, special, stats
+    from scipy import optimize, special
 
-    s_dist = stats.beta(a1 + a3, a2)
-    x, w = np.polynomial.legendre.leggauss(64)
+    a_s, b_s = a1 + a3, a2
+    x1, w = _legendre64()
+
+    def s_cdf(v: float) -> float:  # scipy.stats.beta(a_s, b_s).cdf(v), its support's ends
+        if v >= 1.0:
+            return 1.0
+        if v <= 0.0:
+            return 0.0
+        return float(special.betainc(a_s, b_s, v))
 
     def cdf(d: float) -> float:
-        u_star = float(s_dist.cdf(abs(d)))
+        u_star = s_cdf(abs(d))
         head = u_star if d > 0 else 0.0
         if u_star >= 1.0:
             return head
-        u = u_star + (1.0 - u_star) * (x + 1.0) / 2.0
-        s = s_dist.ppf(u)
+        u = u_star + (1.0 - u_star) * x1 / 2.0
+        s = _beta_ppf(u, a_s, b_s)
         with np.errstate(divide="ignore", invalid="ignore"):
             arg = np.clip((1.0 + d / s) / 2.0, 0.0, 1.0)
         return head + float((1.0 - u_star) / 2.0 * (w * special.betainc(a1, a3, arg)).sum())
