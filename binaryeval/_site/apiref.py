@@ -151,13 +151,10 @@ class _Docs:
     """The package read once by griffe (numpydoc docstrings), looked up by runtime names."""
 
     def __init__(self, package: str = "binaryeval"):
-        import griffe
-
         top = importlib.import_module(package)
-        search = str(Path(top.__file__).resolve().parents[1])
+        folder = Path(top.__file__).resolve().parent
         self.package = package
-        self.root = griffe.load(package, docstring_parser="numpy", search_paths=[search],
-                                resolve_aliases=False)
+        self.root = _load(package, str(folder.parent), _sources_stamp(folder))
 
     def get(self, path: str):
         """The griffe object documenting the runtime object ``path`` (follows re-exports)."""
@@ -181,6 +178,24 @@ class _Docs:
             except Exception:  # noqa: BLE001 - griffe raises several kinds of lookup errors
                 continue
         raise RenderError(f"API reference: griffe finds no source for {path}")
+
+
+def _sources_stamp(folder: Path) -> tuple:
+    """Name, size and modification time of every source file of the package."""
+    return tuple(sorted((str(p.relative_to(folder)), st.st_size, st.st_mtime_ns)
+                        for p in folder.rglob("*.py") for st in [p.stat()]))
+
+
+@functools.lru_cache(maxsize=2)
+def _load(package: str, search: str, stamp: tuple):
+    """The package as griffe reads it, once per process while its sources stay as they were.
+
+    A site and a second build of its reference read it once; an edit reads it anew.
+    """
+    import griffe
+
+    return griffe.load(package, docstring_parser="numpy", search_paths=[search],
+                       resolve_aliases=False)
 
 
 # ---------------------------------------------------------------------------------------------

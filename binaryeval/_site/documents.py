@@ -328,8 +328,11 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
         for cell in code:
             cell.outputs = []
         return
+    from .kernels import kernel_manager_class
+
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent.resolve())}})
+                            resources={"metadata": {"path": str(path.parent.resolve())}},
+                            kernel_manager_class=kernel_manager_class())
     with ExitStack() as stack:
         try:
             # the kernel's own log (e.g. its notice about local TCP ports) is not the reader's
