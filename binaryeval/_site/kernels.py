@@ -17,8 +17,8 @@ A kernel is started cold, as before, when
 - the kernel is not this Python's ``ipykernel`` (another kernelspec, another provisioner or
   options for the process that a fork cannot honour);
 - the document's folder holds a file that a cold kernel would read in place of what the warm
-  process read already: a module or package named like one imported there, or a
-  ``matplotlibrc``;
+  process read already: a module or regular package named like one imported there (other than
+  the standard library's, which come first on the path), or a ``matplotlibrc``;
 - it is the first kernel of this environment in the renderer process (so a process that renders
   one document, ``binaryeval report``, starts one kernel, not a warm process as well);
 - the environment variable ``BINARYEVAL_COLD_KERNELS`` is ``1``;
@@ -171,17 +171,27 @@ def _env_key(env: dict[str, str]) -> frozenset:
 
 
 def _shadowed(cwd: str, modules: frozenset) -> bool:
-    """Whether a cold kernel in ``cwd`` would read a file there that the warm process did not."""
+    """Whether a cold kernel in ``cwd`` would read a file there that the warm process did not.
+
+    The kernel puts its folder on ``sys.path`` after the standard library (IPython's
+    ``init_path``): a module or regular package there named like one the warm process
+    imported, other than a standard library's, would be imported in its place; so would a
+    ``matplotlibrc`` be read.
+    """
     try:
-        names = os.listdir(cwd)
+        entries = list(os.scandir(cwd))
     except OSError:
         return True
-    for name in names:
-        if name == "matplotlibrc":
+    for entry in entries:
+        if entry.name == "matplotlibrc":
             return True
-        stem = name.partition(".")[0]
-        if stem in modules and (name.endswith((".py", ".pyc", ".so", ".pyd", ".pth"))
-                                or "." not in name):
+        stem, dot, suffix = entry.name.partition(".")
+        if stem not in modules or stem in sys.stdlib_module_names:
+            continue
+        if entry.is_dir():
+            if os.path.exists(os.path.join(entry.path, "__init__.py")):
+                return True
+        elif dot and suffix.rpartition(".")[2] in ("py", "pyc", "so", "pyd"):
             return True
     return False
 
