@@ -451,15 +451,34 @@ def _exporter():
     """The one HTML exporter of the process, its templates compiled once.
 
     It keeps no state between notebooks: each call registers its own code highlighter.
+    nbconvert's ``HTMLExporter`` ends by parsing its whole output with BeautifulSoup to give
+    images without alt text one and to make the cells of a ``.jp-Notebook`` focusable; a
+    fragment of cells has no such container, and :func:`binaryeval._site.pages.finish_body`,
+    which parses every fragment anyway, gives those images the same alt text.  So the fragment
+    is the template's output, parsed once.
     """
     from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
     from nbconvert.preprocessors import TagRemovePreprocessor
+
+    class CellsExporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            # HTMLExporter's filters for this notebook (its language is always Python here,
+            # read_qmd says so), then the template, without the parse that follows it there
+            resources = self._init_resources(resources)
+            self.register_filter("highlight_code", Highlight2HTML(pygments_lexer="python",
+                                                                  parent=self))
+            self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
     # images of markdown cells are embedded afterwards (pages.finish_body): nbconvert's own
     # embedding re-parses every raw HTML block alone, which closes a fenced div's <div> at once
-    exporter = HTMLExporter(template_name="binaryeval", extra_template_basedirs=[str(_TEMPLATES)],
-                            embed_images=False, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
+    exporter = CellsExporter(template_name="binaryeval", extra_template_basedirs=[str(_TEMPLATES)],
+                             embed_images=False, exclude_input_prompt=True,
+                             exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
                                    remove_all_outputs_tags={"remove_output"}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
