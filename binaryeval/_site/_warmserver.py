@@ -25,8 +25,8 @@ import traceback  # noqa: E402
 #: imported before any fork: the kernel (as its launcher imports it), then what the site's
 #: documents and reports import (as a chunk imports them, inside a kernel)
 KERNEL = "ipykernel.kernelapp"
-PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "seaborn", "PIL.Image",
-           "binaryeval")
+PRELOAD = ("numpy", "pandas", "pandas.io.formats.style", "matplotlib", "matplotlib.pyplot",
+           "seaborn", "PIL.Image", "networkx", "joblib", "binaryeval", "binaryeval._site.tables")
 _MAX_MESSAGE = 1 << 22
 _children: set[int] = set()
 

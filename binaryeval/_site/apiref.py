@@ -154,7 +154,8 @@ class _Docs:
         top = importlib.import_module(package)
         folder = Path(top.__file__).resolve().parent
         self.package = package
-        self.root = _load(package, str(folder.parent), _sources_stamp(folder))
+        self.stamp = _sources_stamp(folder)
+        self.root = _load(package, str(folder.parent), self.stamp)
 
     def get(self, path: str):
         """The griffe object documenting the runtime object ``path`` (follows re-exports)."""
@@ -617,14 +618,25 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
     True
     """
     docs = _Docs(package)
-    for sec in sections:
-        for entry in sec.entries:
-            for e in [entry, *entry.members]:
-                if e.kind == "attribute" and not e.summary:
-                    e.summary = _attribute_doc(docs.get(e.path)).split("\n\n")[0]
+    key = (docs.stamp, package, index_page, title, repr(sections))
+    entries = [e for sec in sections for entry in sec.entries for e in [entry, *entry.members]]
+    if key in _LAST_PAGES:  # the same reference of the same sources, built before
+        summaries, pages = _LAST_PAGES[key]
+        for e in entries:
+            e.summary = summaries.get(e.path, e.summary)
+        return dict(pages)
+    summaries = {}
+    for e in entries:
+        if e.kind == "attribute" and not e.summary:
+            e.summary = summaries[e.path] = _attribute_doc(docs.get(e.path)).split("\n\n")[0]
     pages = {index_page: (title, _index_body(sections, index_page, title))}
-    for sec in sections:
-        for entry in sec.entries:
-            for e in [entry, *entry.members]:
-                pages[e.page] = (e.name, _object_body(docs, e))
+    for e in entries:
+        pages[e.page] = (e.name, _object_body(docs, e))
+    _LAST_PAGES.clear()
+    _LAST_PAGES[key] = (summaries, dict(pages))
     return pages
+
+
+#: the pages :func:`api_pages` built last, by what they were built from (the package's sources
+#: among it): a site and a second look at its reference (a test, a rebuild) build them once
+_LAST_PAGES: dict[tuple, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {}

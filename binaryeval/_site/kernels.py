@@ -1,8 +1,9 @@
 """The documents' Jupyter kernels: forked from a warm process, or started cold.
 
 A kernel started as ``python -m ipykernel_launcher`` spends about 0.7 s of CPU starting, and the
-document run in it then imports matplotlib, pandas, seaborn and binaryeval again: about 3.5 s
-more, for every document of the site and every report.  On Linux the renderer instead keeps one
+document run in it then imports matplotlib, pandas, seaborn and binaryeval again (and pandas'
+Styler, networkx, joblib for tables, rankings, parallel work): about 3.5 s more, for every
+document of the site and every report.  On Linux the renderer instead keeps one
 *warm* process (``_warmserver.py``, started with the kernels' environment for the second kernel
 of a renderer process) that has imported the kernel and those modules once, as a kernel imports
 them, and forks it for each document: about 0.3 s of CPU a kernel.  The fork is the kernel ``jupyter_client`` would have
