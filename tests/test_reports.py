@@ -267,7 +267,8 @@ print(json.dumps({
     "argv": [a if not a.endswith(".json") else "CONNECTION" for a in sys.argv[1:]],
     "launcher": os.path.basename(sys.argv[0]), "path": sys.path, "main": sys.modules["__main__"] is shell.user_module,
     "stdin": sys.stdin.read() if hasattr(sys.stdin, "read") else None, "names": sorted(globals()),
-    "env": sorted(set(os.environ) - {"BINARYEVAL_COLD_KERNELS", "PYTEST_CURRENT_TEST"}),
+    "env": {k: v for k, v in os.environ.items()
+            if k not in ("BINARYEVAL_COLD_KERNELS", "PYTEST_CURRENT_TEST")},
     "pandas": repr(pd._config.config._global_config), "rc": repr(sorted(mpl.rcParams.items())),
     "backend": mpl.get_backend(), "filters": sorted(map(repr, warnings.filters)),
     "hooks": {k: len(v) for k, v in shell.events.callbacks.items()},

@@ -24,11 +24,17 @@ import traceback  # noqa: E402
 
 #: imported before any fork: the kernel (as its launcher imports it), then what the site's
 #: documents and reports import (as a chunk imports them, inside a kernel)
-KERNEL = "ipykernel.kernelapp"
+KERNEL = ("ipykernel.kernelapp", "ipykernel.debugger", "psutil")  # the last two: at its start
+#: (not joblib: it sets KMP_INIT_AT_FORK on import, which a kernel whose document does not
+#: import it has not)
 PRELOAD = ("numpy", "pandas", "pandas.io.formats.style", "matplotlib", "matplotlib.pyplot",
-           "seaborn", "PIL.Image", "networkx", "joblib", "binaryeval", "binaryeval._site.tables")
+           "seaborn", "PIL.Image", "networkx", "binaryeval", "binaryeval._site.tables")
 _MAX_MESSAGE = 1 << 22
 _children: set[int] = set()
+# what the imports did to the environment (ipykernel's debugger sets PYDEVD_USE_FRAME_EVAL): done
+# again on each kernel's own environment, as if they ran there
+_ENV_SET: dict[str, str] = {}
+_ENV_UNSET: set[str] = set()
 
 
 class _KernelShell:
@@ -51,7 +57,21 @@ def _kernel_stream(fd: int):
 def _preload() -> list[str]:
     import importlib
 
-    importlib.import_module(KERNEL)
+    before = dict(os.environ)
+    try:
+        return _import_all(importlib)
+    finally:
+        _ENV_SET.update((k, v) for k, v in os.environ.items() if before.get(k) != v)
+        _ENV_UNSET.update(set(before) - set(os.environ))
+
+
+def _import_all(importlib) -> list[str]:
+    for name in KERNEL:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:
+            if name == KERNEL[0]:
+                raise
     streams = sys.stdout, sys.stderr
     builtins.get_ipython = _KernelShell
     builtins.__IPYTHON__ = True
@@ -98,6 +118,9 @@ def _run_kernel(conn: socket.socket, request: dict, fds: list[int]) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        os.environ.update(_ENV_SET)
+        for name in _ENV_UNSET:
+            os.environ.pop(name, None)
         import ipykernel_launcher
 
         sys.argv = [ipykernel_launcher.__file__, *request["args"]]

@@ -2,7 +2,7 @@
 
 A kernel started as ``python -m ipykernel_launcher`` spends about 0.7 s of CPU starting, and the
 document run in it then imports matplotlib, pandas, seaborn and binaryeval again (and pandas'
-Styler, networkx, joblib for tables, rankings, parallel work): about 3.5 s more, for every
+Styler and networkx for tables and rankings): about 3.5 s more, for every
 document of the site and every report.  On Linux the renderer instead keeps one
 *warm* process (``_warmserver.py``, started with the kernels' environment for the second kernel
 of a renderer process) that has imported the kernel and those modules once, as a kernel imports
@@ -45,8 +45,11 @@ __all__ = ["kernel_manager_class", "warm_kernels_enabled"]
 
 _SERVER = Path(__file__).resolve().with_name("_warmserver.py")
 _MAX_MESSAGE = 1 << 22
-# set per launch by pytest or jupyter_client: not part of what the warm process imported with
-_VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "JPY_PARENT_PID", "JPY_SESSION_NAME"})
+# variables that change in the renderer's environment without changing what the warm process
+# imported: set per launch by pytest or jupyter_client, or set by joblib when the renderer imports
+# it (for the OpenMP runtime of processes forked later).  A kernel still gets them as they are.
+_VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "JPY_PARENT_PID", "JPY_SESSION_NAME",
+                       "KMP_INIT_AT_FORK"})
 
 
 def warm_kernels_enabled() -> bool:
