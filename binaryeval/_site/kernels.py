@@ -138,7 +138,12 @@ class _WarmProcess:
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.sock = ours
-        reply = self._receive()
+        ours.settimeout(600)  # the imports; then a fork is a moment
+        try:
+            reply = self._receive()
+        except OSError:
+            reply = {}
+        ours.settimeout(60)
         self.ready = bool(reply.get("ready"))
         self.modules = frozenset(reply.get("modules") or ())
 
@@ -171,7 +176,14 @@ _lock = threading.Lock()
 
 
 def _env_key(env: dict[str, str]) -> frozenset:
-    return frozenset((k, v) for k, v in env.items() if k not in _VOLATILE)
+    """What the warm process for ``env`` depends on: the environment and the package's sources.
+
+    Edited, the package is imported anew, as a cold kernel would import it.
+    """
+    package = Path(__file__).resolve().parents[1]
+    sources = frozenset((str(p), st.st_size, st.st_mtime_ns)
+                        for p in package.rglob("*.py") for st in [p.stat()])
+    return frozenset((k, v) for k, v in env.items() if k not in _VOLATILE) | {sources}
 
 
 def _shadowed(cwd: str, modules: frozenset) -> bool:
@@ -239,8 +251,10 @@ def _fork_kernel(cmd: list[str], kw: dict[str, Any]) -> int | None:
     """Fork the kernel ``cmd`` would start, or None where it must be started cold."""
     if not warm_kernels_enabled() or set(kw) - {"env", "cwd"} or len(cmd) < 3:
         return None
+    # this very interpreter (a virtual environment's python links to its base interpreter, whose
+    # packages are others: the path itself is compared)
     if cmd[1:3] != ["-m", "ipykernel_launcher"] or \
-            os.path.realpath(cmd[0]) != os.path.realpath(sys.executable):
+            os.path.abspath(cmd[0]) != os.path.abspath(sys.executable):
         return None
     env = dict(kw.get("env") or os.environ)
     cwd = str(kw.get("cwd") or os.getcwd())
@@ -249,9 +263,21 @@ def _fork_kernel(cmd: list[str], kw: dict[str, Any]) -> int | None:
         return None
     env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher sets it
     try:
-        return warm.fork([os.path.expanduser(a) for a in cmd[3:]], env, cwd)
+        pid = warm.fork([os.path.expanduser(a) for a in cmd[3:]], env, cwd)
     except OSError:
-        return None
+        pid = None
+    if pid is None:  # the warm process failed: cold kernels from now on, for this environment
+        _give_up(warm)
+    return pid
+
+
+def _give_up(warm: _WarmProcess) -> None:
+    global _warm
+    with _lock:
+        _refused.add(warm.key)
+        if _warm is warm:
+            _warm = None
+    warm.close()
 
 
 @functools.lru_cache(maxsize=1)
