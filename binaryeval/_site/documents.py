@@ -18,6 +18,9 @@ to ``quarto render``.  Without it, each document is rendered here with the Jupyt
    and ``code-summary`` in the project's or the document's ``format: html:``;
 4. the notebook is executed with nbclient in a ``python3`` kernel whose matplotlib backend is the
    inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
+   on Linux the kernel is forked from a warm process that imported the kernel and the usual
+   modules once (:mod:`binaryeval._site.kernels`; ``BINARYEVAL_COLD_KERNELS=1`` starts every
+   kernel anew);
    before the first chunk the kernel runs :func:`binaryeval._site.theme.set_theme`, the one figure
    theme of every page; an error in a chunk stops the rendering with a :class:`RenderError`
    naming file and chunk; a document with no chunk to run (text only, or every chunk
