@@ -11,9 +11,10 @@ the renderer closes the socket, any child still running is ended and the process
 
 import sys
 
-# this file's folder is not the kernel's: Python put it first on the path (a kernel started as
-# `python -m ipykernel_launcher` takes its folder off the path while it loads too)
-del sys.path[0]
+if __name__ == "__main__":
+    # this file's folder is not the kernel's: Python put it first on the path (a kernel started
+    # as `python -m ipykernel_launcher` takes its folder off the path while it loads too)
+    del sys.path[0]
 
 import builtins  # noqa: E402
 import json  # noqa: E402
