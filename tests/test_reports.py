@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,100 @@ def test_a_document_with_nothing_to_run_starts_no_kernel(tmp_path):
                      kernel_name="no-such-kernel")
     text = page.read_text()
     assert "<em>text</em>" in text and "never-" in text and "never-run" not in text
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels forked from the warm process (binaryeval._site.kernels)
+# ---------------------------------------------------------------------------------------------
+
+KERNEL_STATE = '''---
+title: Kernel state
+---
+
+```{python}
+#| label: state
+import json, os, sys, warnings
+import matplotlib as mpl, numpy as np, pandas as pd
+shell = get_ipython()
+print(json.dumps({
+    "pid": os.getpid(), "parent": os.getppid(), "cwd": os.getcwd(),
+    "argv": [a if not a.endswith(".json") else "CONNECTION" for a in sys.argv[1:]],
+    "launcher": os.path.basename(sys.argv[0]), "path": sys.path, "main": sys.modules["__main__"] is shell.user_module,
+    "stdin": sys.stdin.read() if hasattr(sys.stdin, "read") else None, "names": sorted(globals()),
+    "env": {k: v for k, v in os.environ.items()
+            if k not in ("BINARYEVAL_COLD_KERNELS", "PYTEST_CURRENT_TEST")},
+    "pandas": repr(pd._config.config._global_config), "rc": repr(sorted(mpl.rcParams.items())),
+    "backend": mpl.get_backend(), "filters": sorted(map(repr, warnings.filters)),
+    "hooks": {k: len(v) for k, v in shell.events.callbacks.items()},
+    "png": sorted(map(repr, shell.display_formatter.formatters["image/png"].type_printers)),
+    "draw": float(np.random.rand())}))
+```
+'''
+
+
+def test_a_forked_kernel_is_the_kernel_a_cold_start_gives(tmp_path, monkeypatch):
+    """A document sees the same kernel, forked or started cold: the same arguments, path, folder,
+    environment, pandas options, matplotlib settings, warnings filters (as a set: the shell adds
+    one for Trio's messages after the preloaded modules' own, which match other messages) and
+    IPython hooks; only the process and numpy's unseeded draws differ."""
+    import json
+
+    from binaryeval._site import kernels
+    from binaryeval._site.documents import execute_document
+
+    if not kernels.warm_kernels_enabled():
+        pytest.skip("kernels are forked on Linux only; elsewhere every kernel starts cold")
+    doc = tmp_path / "state.qmd"
+    doc.write_text(KERNEL_STATE, encoding="utf-8")
+
+    def state() -> dict:
+        nb, _ = execute_document(doc, timeout=120)
+        (cell,) = [c for c in nb.cells if c.cell_type == "code"]
+        return json.loads("".join(o["text"] for o in cell.outputs if o.get("name") == "stdout"))
+
+    forked = [state(), state()]  # the process's first kernel of an environment starts cold
+    monkeypatch.setenv("BINARYEVAL_COLD_KERNELS", "1")
+    cold = state()
+    assert cold["parent"] == os.getpid()
+    assert forked[-1]["parent"] == kernels._warm.proc.pid != os.getpid()
+    draws = {cold.pop("draw"), *(s.pop("draw") for s in forked)}
+    assert len(draws) == 3  # numpy's global generator is seeded anew in each kernel
+    assert len({cold.pop("pid"), *(s.pop("pid") for s in forked)}) == 3
+    for s in (cold, *forked):
+        del s["parent"]
+    assert cold["stdin"] == "" and cold["main"] is True
+    assert forked[-1] == cold
+
+
+def test_a_kernel_starts_cold_where_the_warm_process_would_differ(tmp_path, monkeypatch):
+    # a module of the document's folder named like one the warm process imported, or a
+    # matplotlibrc there, is read by a kernel that starts in that folder: such a kernel starts cold
+    from binaryeval._site import kernels
+
+    modules = frozenset({"pandas", "seaborn", "json", "html"})
+    assert not kernels._shadowed(str(tmp_path), modules)
+    # the folder of a report as make_report lays it out forks its kernel
+    for name in ("report.qmd", "report-params.json", "report-inputs.pkl"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "html").mkdir()
+    assert not kernels._shadowed(str(tmp_path), modules)
+    # a module of another name, a folder that is no package, a standard library's name (the
+    # folder comes after the standard library on the kernel's path): nothing shadowed
+    (tmp_path / "notes.py").write_text("")
+    (tmp_path / "pandas").mkdir()
+    (tmp_path / "html" / "__init__.py").write_text("")
+    (tmp_path / "json.py").write_text("")
+    assert not kernels._shadowed(str(tmp_path), modules)
+    for name in ("pandas.py", "seaborn/__init__.py", "pandas.cpython-311-x86_64-linux-gnu.so",
+                 "matplotlibrc"):
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("")
+        assert kernels._shadowed(str(tmp_path), modules), name
+        path.unlink()
+    # another Python's kernel, or options a fork cannot honour
+    cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", "c.json"]
+    assert kernels._fork_kernel(["/other/python", *cmd[1:]], {"env": {}, "cwd": str(tmp_path)}) is None
+    assert kernels._fork_kernel(cmd, {"env": {}, "cwd": str(tmp_path), "independent": True}) is None
+    monkeypatch.setenv("BINARYEVAL_COLD_KERNELS", "1")
+    assert kernels.warm_kernels_enabled() is False

@@ -5,6 +5,7 @@ A tool, not the statistics API (``binaryeval render`` and ``make reports`` run i
 
 - :mod:`.rendering`: :func:`render`, documents or a website to HTML (Jupyter or Quarto);
 - :mod:`.documents`: one ``.qmd`` document through jupytext, nbclient and nbconvert;
+- :mod:`.kernels`: the documents' kernels, forked from a warm process where they can be;
 - :mod:`.site`: the website a ``_quarto.yml`` describes (navbar, sidebar, listing, API reference);
 - :mod:`.apiref`: the API reference pages, from the ``__all__`` and docstrings of the package;
 - :mod:`.pages`: the page around a document's cells (stylesheet, table of contents, links);

@@ -151,13 +151,11 @@ class _Docs:
     """The package read once by griffe (numpydoc docstrings), looked up by runtime names."""
 
     def __init__(self, package: str = "binaryeval"):
-        import griffe
-
         top = importlib.import_module(package)
-        search = str(Path(top.__file__).resolve().parents[1])
+        folder = Path(top.__file__).resolve().parent
         self.package = package
-        self.root = griffe.load(package, docstring_parser="numpy", search_paths=[search],
-                                resolve_aliases=False)
+        self.stamp = _sources_stamp(folder)
+        self.root = _load(package, str(folder.parent), self.stamp)
 
     def get(self, path: str):
         """The griffe object documenting the runtime object ``path`` (follows re-exports)."""
@@ -181,6 +179,24 @@ class _Docs:
             except Exception:  # noqa: BLE001 - griffe raises several kinds of lookup errors
                 continue
         raise RenderError(f"API reference: griffe finds no source for {path}")
+
+
+def _sources_stamp(folder: Path) -> tuple:
+    """Name, size and modification time of every source file of the package."""
+    return tuple(sorted((str(p.relative_to(folder)), st.st_size, st.st_mtime_ns)
+                        for p in folder.rglob("*.py") for st in [p.stat()]))
+
+
+@functools.lru_cache(maxsize=2)
+def _load(package: str, search: str, stamp: tuple):
+    """The package as griffe reads it, once per process while its sources stay as they were.
+
+    A site and a second build of its reference read it once; an edit reads it anew.
+    """
+    import griffe
+
+    return griffe.load(package, docstring_parser="numpy", search_paths=[search],
+                       resolve_aliases=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,14 +618,25 @@ def api_pages(sections: list[ApiSection], index_page: str = "reference/index.htm
     True
     """
     docs = _Docs(package)
-    for sec in sections:
-        for entry in sec.entries:
-            for e in [entry, *entry.members]:
-                if e.kind == "attribute" and not e.summary:
-                    e.summary = _attribute_doc(docs.get(e.path)).split("\n\n")[0]
+    key = (docs.stamp, package, index_page, title, repr(sections))
+    entries = [e for sec in sections for entry in sec.entries for e in [entry, *entry.members]]
+    if key in _LAST_PAGES:  # the same reference of the same sources, built before
+        summaries, pages = _LAST_PAGES[key]
+        for e in entries:
+            e.summary = summaries.get(e.path, e.summary)
+        return dict(pages)
+    summaries = {}
+    for e in entries:
+        if e.kind == "attribute" and not e.summary:
+            e.summary = summaries[e.path] = _attribute_doc(docs.get(e.path)).split("\n\n")[0]
     pages = {index_page: (title, _index_body(sections, index_page, title))}
-    for sec in sections:
-        for entry in sec.entries:
-            for e in [entry, *entry.members]:
-                pages[e.page] = (e.name, _object_body(docs, e))
+    for e in entries:
+        pages[e.page] = (e.name, _object_body(docs, e))
+    _LAST_PAGES.clear()
+    _LAST_PAGES[key] = (summaries, dict(pages))
     return pages
+
+
+#: the pages :func:`api_pages` built last, by what they were built from (the package's sources
+#: among it): a site and a second look at its reference (a test, a rebuild) build them once
+_LAST_PAGES: dict[tuple, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {}

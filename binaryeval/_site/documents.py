@@ -18,6 +18,9 @@ to ``quarto render``.  Without it, each document is rendered here with the Jupyt
    and ``code-summary`` in the project's or the document's ``format: html:``;
 4. the notebook is executed with nbclient in a ``python3`` kernel whose matplotlib backend is the
    inline one (set through ``MPLBACKEND`` in the kernel's environment), so figures are embedded;
+   on Linux the kernel is forked from a warm process that imported the kernel and the usual
+   modules once (:mod:`binaryeval._site.kernels`; ``BINARYEVAL_COLD_KERNELS=1`` starts every
+   kernel anew);
    before the first chunk the kernel runs :func:`binaryeval._site.theme.set_theme`, the one figure
    theme of every page; an error in a chunk stops the rendering with a :class:`RenderError`
    naming file and chunk; a document with no chunk to run (text only, or every chunk
@@ -328,8 +331,11 @@ def _execute(nb, path: Path, timeout: int, kernel_name: str) -> None:
         for cell in code:
             cell.outputs = []
         return
+    from .kernels import kernel_manager_class
+
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent.resolve())}})
+                            resources={"metadata": {"path": str(path.parent.resolve())}},
+                            kernel_manager_class=kernel_manager_class())
     with ExitStack() as stack:
         try:
             # the kernel's own log (e.g. its notice about local TCP ports) is not the reader's
@@ -448,15 +454,34 @@ def _exporter():
     """The one HTML exporter of the process, its templates compiled once.
 
     It keeps no state between notebooks: each call registers its own code highlighter.
+    nbconvert's ``HTMLExporter`` ends by parsing its whole output with BeautifulSoup to give
+    images without alt text one and to make the cells of a ``.jp-Notebook`` focusable; a
+    fragment of cells has no such container, and :func:`binaryeval._site.pages.finish_body`,
+    which parses every fragment anyway, gives those images the same alt text.  So the fragment
+    is the template's output, parsed once.
     """
     from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
     from nbconvert.preprocessors import TagRemovePreprocessor
+
+    class CellsExporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            # HTMLExporter's filters for this notebook (its language is always Python here,
+            # read_qmd says so), then the template, without the parse that follows it there
+            resources = self._init_resources(resources)
+            self.register_filter("highlight_code", Highlight2HTML(pygments_lexer="python",
+                                                                  parent=self))
+            self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
     # images of markdown cells are embedded afterwards (pages.finish_body): nbconvert's own
     # embedding re-parses every raw HTML block alone, which closes a fenced div's <div> at once
-    exporter = HTMLExporter(template_name="binaryeval", extra_template_basedirs=[str(_TEMPLATES)],
-                            embed_images=False, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
+    exporter = CellsExporter(template_name="binaryeval", extra_template_basedirs=[str(_TEMPLATES)],
+                             embed_images=False, exclude_input_prompt=True,
+                             exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={"remove_cell"}, remove_input_tags={"remove_input"},
                                    remove_all_outputs_tags={"remove_output"}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)

@@ -191,10 +191,12 @@ def finish_body(fragment: str, *, where: str,
             link["href"] = target + (f"#{fragment_id}" if fragment_id else "")
     for anchor in soup.find_all("a", class_="anchor-link"):  # not part of the searched text
         anchor["data-pagefind-ignore"] = ""
-    for img in soup.find_all("img", src=True):
-        src = unquote(img["src"])
-        if base is not None and not _EXTERNAL.match(src) and not src.startswith("data:"):
+    for img in soup.find_all("img"):
+        src = unquote(img.get("src", ""))
+        if src and base is not None and not _EXTERNAL.match(src) and not src.startswith("data:"):
             img["src"] = _data_uri(base / src, where)
+        if not img.has_attr("alt"):  # the words nbconvert's HTML exporter gives such an image
+            img["alt"] = "No description has been provided for this image"
     for table in soup.find_all("table"):
         _breakable_headers(soup, table)
         parent = table.parent
