@@ -469,7 +469,11 @@ def _exporter():
     class CellsExporter(HTMLExporter):
         def from_notebook_node(self, nb, resources=None, **kw):
             # HTMLExporter's filters for this notebook (its language is always Python here,
-            # read_qmd says so), then the template, without the parse that follows it there
+            # read_qmd says so), then the template, without the parse that follows it there;
+            # an nbconvert whose exporter lacks the two names used here converts its own way
+            if not (callable(getattr(self, "_init_resources", None))
+                    and isinstance(getattr(self, "_nb_metadata", None), dict)):
+                return super().from_notebook_node(nb, resources, **kw)
             resources = self._init_resources(resources)
             self.register_filter("highlight_code", Highlight2HTML(pygments_lexer="python",
                                                                   parent=self))

@@ -296,7 +296,11 @@ def kernel_manager_class():
     class WarmKernelManager(AsyncKernelManager):
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             provisioner = self.provisioner
-            pid = _fork_kernel(kernel_cmd, kw) if type(provisioner) is LocalProvisioner else None
+            # only where this jupyter_client's provisioner and manager have what a fork sets
+            known = (type(provisioner) is LocalProvisioner
+                     and all(hasattr(provisioner, name) for name in ("process", "pid", "pgid"))
+                     and callable(getattr(self, "_reconcile_connection_info", None)))
+            pid = _fork_kernel(kernel_cmd, kw) if known else None
             if pid is None:
                 await super()._async_launch_kernel(kernel_cmd, **kw)
                 return
