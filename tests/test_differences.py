@@ -3,8 +3,8 @@
 The stated bound: each end within 1e-9 (``_differences.TOL``) of the exact end.  References:
 the pair-by-pair :func:`binaryeval.binary.compare.difference_interval` (Brent's method to 1e-12
 over an adaptive quadrature, itself held to 1e-9 of scipy in test_latent_protocol), and for Beta
-posteriors scipy's adaptive quadrature of ``P(X_1 - X_2 <= d)`` with scipy's Beta functions and
-Brent's root finder.
+posteriors a quadrature of ``P(X_1 - X_2 <= d)`` with scipy's Beta functions
+(tests/binary_quadrature.py) and scipy's Brent root finder.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, special, stats
+from scipy import special
 
 from binaryeval import alpha_posterior
 from binaryeval.binary import _differences
@@ -88,21 +88,17 @@ def test_every_pair_of_the_sweep_matches_the_pair_by_pair_interval(sweep):
 
 
 def test_beta_pairs_match_scipy_quadrature():
-    # P(X_1 - X_2 <= d) = int f_1(x) S_2(x - d) dx by scipy.integrate.quad with scipy's Beta
-    # density and survival function; the ends by brentq to 1e-13
+    # P(X_1 - X_2 <= d) = int f_1(x) S_2(x - d) dx with scipy's Beta density and survival
+    # function, by composite Gauss-Legendre checked against a rule of half the points
+    # (tests/binary_quadrature.py: within 1e-14; scipy.integrate.quad to epsabs=1e-14 agreed
+    # with it to 6e-14); the ends by brentq to 1e-13
+    from binary_quadrature import beta_difference_ends
+
     cases = (((71, 31), (56, 46)), ((3, 9), (40, 30)), ((500, 400), (9, 3)),
              ((6001, 3001), (5800, 3300)), ((40, 30), (41, 29)))
     posts, want = [], []
     for (a1, b1), (a2, b2) in cases:
-        f1, f2 = stats.beta(a1, b1), stats.beta(a2, b2)
-
-        def cdf(d, f1=f1, f2=f2):
-            pts = [f1.mean() + k * f1.std() for k in (-3, 0, 3)]
-            return integrate.quad(lambda x: f1.pdf(x) * f2.sf(min(max(x - d, 0.0), 1.0)), 0, 1,
-                                  epsabs=1e-14, limit=400, points=pts)[0]
-
-        want.append([optimize.brentq(lambda d, p=p: cdf(d) - p, -1, 1, xtol=1e-13)
-                     for p in (0.025, 0.975)])
+        want.append(beta_difference_ends((a1, b1), (a2, b2)))
         posts += [alpha_posterior(a1 - 1, a1 + b1 - 2), alpha_posterior(a2 - 1, a2 + b2 - 2)]
     first = np.arange(0, len(posts), 2)
     lo, hi, ok = _fast(posts, first, first + 1)
