@@ -7,6 +7,7 @@ term-by-term density and CDF.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -20,18 +21,24 @@ from binaryeval.binary._kernels import log_beta_pdf, log_dbinom
 from binaryeval.errors import ParameterError
 
 
+@functools.lru_cache(maxsize=8)
+def _components(p):
+    """``p.components()`` once per posterior (a smooth one computes its weights on every call)."""
+    return p.components()
+
+
 def _mixture_cdf(p, x):
-    a, b, w = p.components()
+    a, b, w = _components(p)
     return float(np.dot(w, special.betainc(a, b, x)))
 
 
 def _mixture_sf(p, x):
-    a, b, w = p.components()
+    a, b, w = _components(p)
     return float(np.dot(w, special.betaincc(a, b, x)))
 
 
 def _mixture_pdf(p, x):
-    a, b, w = p.components()
+    a, b, w = _components(p)
     return float(np.dot(w, stats.beta.pdf(x, a, b)))
 
 
