@@ -49,11 +49,16 @@ def _quad_prob_greater(p1, p2):
     qs = [0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999]
     pts = sorted({_mixture_quantile(p, q) for p in (p1, p2) for q in qs} | {lo, hi})
     pts = [v for v in pts if lo <= v <= hi]
+
+    def integrand(x):
+        # (where F_2 is zero the product is zero: p1's density is not needed there)
+        cdf = _mixture_cdf(p2, x)
+        return _mixture_pdf(p1, x) * cdf if cdf > 0.0 else 0.0
+
     total = 0.0
     for a, b in zip(pts[:-1], pts[1:], strict=True):
         if b > a:
-            val, _ = integrate.quad(lambda x: _mixture_pdf(p1, x) * _mixture_cdf(p2, x), a, b,
-                                    epsabs=1e-14, epsrel=1e-12, limit=200)
+            val, _ = integrate.quad(integrand, a, b, epsabs=1e-14, epsrel=1e-12, limit=200)
             total += val
     return total
 
