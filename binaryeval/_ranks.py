@@ -73,17 +73,30 @@ def rank_draws(scores: np.ndarray) -> np.ndarray:
     return rankdata(-x, method="min", axis=1).astype(np.int32)
 
 
+def _rank_shares(ranks: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each system's share of draws with rank ``<= r`` and ``>= r``, ``r = 1 ... k`` ((K, k) each)."""
+    n = ranks.shape[0]
+    cdf = np.stack([(ranks <= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n
+    sf = np.stack([(ranks >= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n
+    return cdf, sf
+
+
+def _ends_from_shares(shares: tuple[np.ndarray, np.ndarray], tail: float
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_marginal_ends` from the tables of :func:`_rank_shares` (computed once for many tails)."""
+    cdf, sf = shares
+    k = cdf.shape[1]
+    lower = np.argmax(cdf > tail, axis=1) + 1
+    upper = k - np.argmax((sf > tail)[:, ::-1], axis=1)
+    return lower, upper
+
+
 def _marginal_ends(ranks: np.ndarray, tail: float, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Each system's equal-tailed rank interval (the whole observed range at ``tail`` 0).
 
     The smallest rank whose cdf exceeds ``tail`` and the largest whose survival exceeds it.
     """
-    n = ranks.shape[0]
-    cdf = np.stack([(ranks <= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n  # (K, k)
-    sf = np.stack([(ranks >= r).sum(axis=0) for r in range(1, k + 1)], axis=1) / n
-    lower = np.argmax(cdf > tail, axis=1) + 1
-    upper = k - np.argmax((sf > tail)[:, ::-1], axis=1)
-    return lower, upper
+    return _ends_from_shares(_rank_shares(ranks, k), tail)
 
 
 def _inside(ranks: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -120,12 +133,13 @@ def simultaneous_intervals(ranks: np.ndarray, level: float
     need = math.ceil(level * n - 1e-9)
     # 1. the largest common tail whose box holds `need` draws (bisection; coverage falls with t)
     lo_t, hi_t = 0.0, (1.0 - level) / 2.0
-    lower, upper = _marginal_ends(ranks, hi_t, k)
+    shares = _rank_shares(ranks, k)     # the same for every tail of the bisection
+    lower, upper = _ends_from_shares(shares, hi_t)
     if _inside(ranks, lower, upper).sum() < need:
-        best = _marginal_ends(ranks, lo_t, k)
+        best = _ends_from_shares(shares, lo_t)
         for _ in range(40):
             mid = 0.5 * (lo_t + hi_t)
-            ends = _marginal_ends(ranks, mid, k)
+            ends = _ends_from_shares(shares, mid)
             if _inside(ranks, *ends).sum() >= need:
                 lo_t, best = mid, ends
             else:

@@ -3,8 +3,8 @@
 The stated bound: each end within 1e-9 (``_differences.TOL``) of the exact end.  References:
 the pair-by-pair :func:`binaryeval.binary.compare.difference_interval` (Brent's method to 1e-12
 over an adaptive quadrature, itself held to 1e-9 of scipy in test_latent_protocol), and for Beta
-posteriors scipy's adaptive quadrature of ``P(X_1 - X_2 <= d)`` with scipy's Beta functions and
-Brent's root finder.
+posteriors a quadrature of ``P(X_1 - X_2 <= d)`` with scipy's Beta functions
+(tests/binary_quadrature.py) and scipy's Brent root finder.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, special, stats
+from scipy import special
 
 from binaryeval import alpha_posterior
 from binaryeval.binary import _differences
@@ -73,36 +73,33 @@ def test_every_pair_of_the_sweep_matches_the_pair_by_pair_interval(sweep):
     np.testing.assert_array_equal(ok_s, ok)
     np.testing.assert_allclose(lo_s[ok], -hi[ok], atol=2 * TOL, rtol=0)
     np.testing.assert_allclose(hi_s[ok], -lo[ok], atol=2 * TOL, rtol=0)
+    wanted = {}
     for k, (a, b) in enumerate(pairs):
-        want = difference_interval(posts[a], posts[b])
+        want = wanted[a, b] = difference_interval(posts[a], posts[b])
         if ok[k]:
             assert abs(lo[k] - want[0]) <= TOL and abs(hi[k] - want[1]) <= TOL, (
                 names[a], names[b], (lo[k], hi[k]), want)
         else:
             assert np.isnan(lo[k]) and np.isnan(hi[k])
     # the public function: the fast ends where certified, the pair-by-pair ones elsewhere
+    # (against the pair-by-pair intervals above: a deterministic function of the pair)
     both = difference_intervals(posts, first, second)
     for k, (a, b) in enumerate(pairs[::7]):
-        want = difference_interval(posts[a], posts[b])
-        np.testing.assert_allclose(both[7 * k], want, atol=TOL, rtol=0)
+        np.testing.assert_allclose(both[7 * k], wanted[a, b], atol=TOL, rtol=0)
 
 
 def test_beta_pairs_match_scipy_quadrature():
-    # P(X_1 - X_2 <= d) = int f_1(x) S_2(x - d) dx by scipy.integrate.quad with scipy's Beta
-    # density and survival function; the ends by brentq to 1e-13
+    # P(X_1 - X_2 <= d) = int f_1(x) S_2(x - d) dx with scipy's Beta density and survival
+    # function, by composite Gauss-Legendre checked against a rule of half the points
+    # (tests/binary_quadrature.py: within 1e-14; scipy.integrate.quad to epsabs=1e-14 agreed
+    # with it to 6e-14); the ends by brentq to 1e-13
+    from binary_quadrature import beta_difference_ends
+
     cases = (((71, 31), (56, 46)), ((3, 9), (40, 30)), ((500, 400), (9, 3)),
              ((6001, 3001), (5800, 3300)), ((40, 30), (41, 29)))
     posts, want = [], []
     for (a1, b1), (a2, b2) in cases:
-        f1, f2 = stats.beta(a1, b1), stats.beta(a2, b2)
-
-        def cdf(d, f1=f1, f2=f2):
-            pts = [f1.mean() + k * f1.std() for k in (-3, 0, 3)]
-            return integrate.quad(lambda x: f1.pdf(x) * f2.sf(min(max(x - d, 0.0), 1.0)), 0, 1,
-                                  epsabs=1e-14, limit=400, points=pts)[0]
-
-        want.append([optimize.brentq(lambda d, p=p: cdf(d) - p, -1, 1, xtol=1e-13)
-                     for p in (0.025, 0.975)])
+        want.append(beta_difference_ends((a1, b1), (a2, b2)))
         posts += [alpha_posterior(a1 - 1, a1 + b1 - 2), alpha_posterior(a2 - 1, a2 + b2 - 2)]
     first = np.arange(0, len(posts), 2)
     lo, hi, ok = _fast(posts, first, first + 1)
@@ -179,13 +176,16 @@ def test_compare_reports_the_all_pairs_intervals(leaderboard):
 _GL = np.polynomial.legendre.leggauss(20)
 
 
-def _reference_ends(p1, p2, level=0.95):
+def _reference_ends(p1, p2, level=0.95, start=None):
     """The exact ends of alpha_1 - alpha_2, independently of the surrogates and of the rules.
 
     ``P(alpha_1 - alpha_2 <= d)`` as composite Gauss-Legendre quadrature (96 panels of 20
     points) over the narrower posterior's 1e-16 quantiles of its exact density times the other's
     exact distribution function (kernel sums, 1e-12), and Newton's method on ``d`` with the
-    exact density of the difference, to a step below 1e-14.
+    exact density of the difference, to a step below 1e-14.  Newton starts from ``start`` (two
+    ends) when given, else from the normal approximation: the root it reaches does not depend on
+    the start (the distribution function is increasing in ``d``), only the number of steps does
+    (two from ends within 1e-9, the last one below 1e-14).
     """
     narrow_first = p1.std() <= p2.std()
     n, w = (p1, p2) if narrow_first else (p2, p1)
@@ -205,8 +205,9 @@ def _reference_ends(p1, p2, level=0.95):
         return float(wy @ w.cdf(x)), float(wy @ w.pdf(x))
 
     out = []
-    for q in ((1 - level) / 2, (1 + level) / 2):
-        d = p1.mean() - p2.mean() + special.ndtri(q) * math.sqrt(p1.var() + p2.var())
+    for end, q in enumerate(((1 - level) / 2, (1 + level) / 2)):
+        d = (p1.mean() - p2.mean() + special.ndtri(q) * math.sqrt(p1.var() + p2.var())
+             if start is None else float(start[end]))
         for _ in range(30):
             F, f = cdf_pdf(d)
             step = (F - q) / f
@@ -249,7 +250,8 @@ def test_certified_ends_within_the_stated_bound_of_independent_quadrature(level,
     assert ok.mean() > 0.9   # the bound is not met by refusing the pairs
     worst = 0.0
     for k in np.flatnonzero(ok)[start::22]:
-        want = _reference_ends(posts[i[k]], posts[j[k]], level)
+        # (Newton from the ends under test: the reference's root, in two steps)
+        want = _reference_ends(posts[i[k]], posts[j[k]], level, start=(lo[k], hi[k]))
         err = max(abs(lo[k] - want[0]), abs(hi[k] - want[1]))
         worst = max(worst, err)
         assert err <= TOL, (i[k], j[k], err)

@@ -655,22 +655,17 @@ def test_a_binned_fit_on_wmt21_answers_the_comparison_and_the_plan(wmt30):
 # ----------------------------------------------------------------------------------------------
 
 def test_binary_difference_interval_matches_quadrature():
-    # P(alpha_1 - alpha_2 <= d) by scipy.integrate.quad on two Beta posteriors, and its roots
-    from scipy import integrate, optimize
+    # P(alpha_1 - alpha_2 <= d) for two Beta posteriors by quadrature of scipy's Beta density
+    # and survival function (tests/binary_quadrature.py: composite Gauss-Legendre, within 1e-14
+    # as a rule of half the points says), and its roots by brentq to 1e-13
+    from binary_quadrature import beta_difference_ends
 
     from binaryeval.binary.compare import difference_interval
 
     for (a1, b1), (a2, b2) in (((71, 31), (56, 46)), ((3, 9), (40, 30)), ((500, 400), (9, 3))):
         p1 = be.alpha_posterior(a1 - 1, a1 + b1 - 2)
         p2 = be.alpha_posterior(a2 - 1, a2 + b2 - 2)
-        f1, f2 = stats.beta(a1, b1), stats.beta(a2, b2)
-
-        def cdf(d, f1=f1, f2=f2):
-            return integrate.quad(lambda x: f1.pdf(x) * f2.sf(min(max(x - d, 0.0), 1.0)), 0, 1,
-                                  epsabs=1e-14, limit=400, points=[f1.mean()])[0]
-
-        want = [optimize.brentq(lambda d, p=p: cdf(d) - p, -1, 1, xtol=1e-13)
-                for p in (0.025, 0.975)]
+        want = beta_difference_ends((a1, b1), (a2, b2))
         np.testing.assert_allclose(difference_interval(p1, p2, 0.95), want, atol=1e-9)
 
 

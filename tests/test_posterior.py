@@ -7,6 +7,7 @@ term-by-term density and CDF.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -20,18 +21,24 @@ from binaryeval.binary._kernels import log_beta_pdf, log_dbinom
 from binaryeval.errors import ParameterError
 
 
+@functools.lru_cache(maxsize=8)
+def _components(p):
+    """``p.components()`` once per posterior (a smooth one computes its weights on every call)."""
+    return p.components()
+
+
 def _mixture_cdf(p, x):
-    a, b, w = p.components()
+    a, b, w = _components(p)
     return float(np.dot(w, special.betainc(a, b, x)))
 
 
 def _mixture_sf(p, x):
-    a, b, w = p.components()
+    a, b, w = _components(p)
     return float(np.dot(w, special.betaincc(a, b, x)))
 
 
 def _mixture_pdf(p, x):
-    a, b, w = p.components()
+    a, b, w = _components(p)
     return float(np.dot(w, stats.beta.pdf(x, a, b)))
 
 
@@ -42,11 +49,16 @@ def _quad_prob_greater(p1, p2):
     qs = [0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999]
     pts = sorted({_mixture_quantile(p, q) for p in (p1, p2) for q in qs} | {lo, hi})
     pts = [v for v in pts if lo <= v <= hi]
+
+    def integrand(x):
+        # (where F_2 is zero the product is zero: p1's density is not needed there)
+        cdf = _mixture_cdf(p2, x)
+        return _mixture_pdf(p1, x) * cdf if cdf > 0.0 else 0.0
+
     total = 0.0
     for a, b in zip(pts[:-1], pts[1:], strict=True):
         if b > a:
-            val, _ = integrate.quad(lambda x: _mixture_pdf(p1, x) * _mixture_cdf(p2, x), a, b,
-                                    epsabs=1e-14, epsrel=1e-12, limit=200)
+            val, _ = integrate.quad(integrand, a, b, epsabs=1e-14, epsrel=1e-12, limit=200)
             total += val
     return total
 

@@ -23,7 +23,6 @@ what the single-posterior methods answer, to their precision (the tests hold the
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -49,9 +48,14 @@ def _steps(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     ``(2, width)`` arrays: the ratio read at step ``t`` relative to the anchor (``t`` forwards,
     ``-1 - t`` backwards), the step number, and the shift from the ratio read to the term
-    reached (one forwards, none backwards).  Narrow windows' patterns are kept.
+    reached (one forwards, none backwards).  The first ``width`` columns of the patterns of
+    the widest window asked for so far (kept, read-only).
     """
-    return _steps_kept(width) if width <= 4096 else _steps_new(width)
+    kept = _PATTERNS[0]
+    if kept is None or kept[0].shape[1] < width:
+        kept = _steps_new(max(width, 4096, 2 * (0 if kept is None else kept[0].shape[1])))
+        _PATTERNS[0] = kept
+    return kept[0][:, :width], kept[1][:, :width], kept[2][:, :width]
 
 
 def _steps_new(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -63,7 +67,23 @@ def _steps_new(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return out
 
 
-_steps_kept = functools.lru_cache(maxsize=256)(_steps_new)
+_PATTERNS: list = [None]
+# up to this many window ends short of the chunk's width are zeroed one by one
+_FEW_ENDS = 16
+
+
+def _read_windows(values: np.ndarray, fwd: np.ndarray, back: np.ndarray, width: int,
+                  out: np.ndarray) -> None:
+    """``out[i, 0, t] = values[fwd[i] + t]`` and ``out[i, 1, t] = values[back[i] + width - 1 - t]``.
+
+    The forward windows and the backward ones (read from the end), ``t < width``; every index
+    inside ``values``.
+    """
+    step = values.strides[0]
+    windows = np.lib.stride_tricks.as_strided(values, (values.size - width + 1, width),
+                                              (step, step), writeable=False)
+    out[:, 0] = windows[fwd]
+    out[:, 1] = windows[back][:, ::-1]
 
 
 class Stack:
@@ -187,35 +207,69 @@ class Stack:
         # term ([:, 1]).  Steps beyond a window's end add nothing to the running sum and get a
         # kernel of zero: they come after the window's steps, so the running sums inside it
         # are untouched (a zero step rather than -inf, whose exp numpy computes far slower)
-        pattern = _steps(width)
-        idx = ia[:, None, None] + pattern[0][None]
-        vals = self.ratio.take(idx, mode="clip")
-        vals += lx[:, None, None]
-        vals[:, 1] *= -1.0
+        # windows inside the arrays (all but those at their very ends) are read as slices
+        # rather than gathered index by index: the same numbers
+        inner = bool(ia.min() >= width)
+        sliced = inner and int(ia.max()) + width <= self.ratio.size
         count = np.empty((n, 2), dtype=np.int64)
         np.subtract(hi, ia, out=count[:, 0])
         np.subtract(ia, lo, out=count[:, 1])
-        inside = pattern[1][None] < count[:, :, None]
-        np.copyto(vals, 0.0, where=~inside)
+        idx = None
+        if sliced:
+            vals = np.empty((n, 2, width))
+            _read_windows(self.ratio, ia, ia - width, width, vals)
+        else:
+            pattern = _steps(width)
+            idx = ia[:, None, None] + pattern[0][None]
+            vals = self.ratio.take(idx, mode="clip")
+        vals += lx[:, None, None]
+        vals[:, 1] *= -1.0
+        # the steps beyond each window's end: a few points' ends one by one, many at once
+        short = np.argwhere(count < width)
+        few = short.shape[0] <= _FEW_ENDS
+        if few:
+            for i, d in short.tolist():
+                vals[i, d, count[i, d]:] = 0.0
+        else:
+            inside = _steps(width)[1][None] < count[:, :, None]
+            np.copyto(vals, 0.0, where=~inside)
         rel = np.cumsum(vals, axis=2)
         with np.errstate(under="ignore"):
             kern = np.exp(rel)
         if not np.isfinite(kern[:, :, -1]).all():
             # a window whose last running sum overflows exp or is not a number: beyond the
             # end, what a step of -inf gives (0, or NaN after +inf), not a product with zero
+            if few:
+                inside = _steps(width)[1][None] < count[:, :, None]
             outside = ~inside
             with np.errstate(invalid="ignore"):
                 kern[outside] = np.exp(rel[outside] - np.inf)
+        elif few:
+            for i, d in short.tolist():
+                kern[i, d, count[i, d]:] = 0.0
         else:
             kern *= inside
-        idx += pattern[2][None]
-        terms = coefs.take(idx, axis=1, mode="clip")
-        terms *= kern
-        if layout > width:
-            wide = np.zeros((coefs.shape[0], n, 2, layout))
-            wide[..., :width] = terms
-            terms = wide
-        total = np.add.reduce(terms.reshape(coefs.shape[0], n, -1), axis=2)
+        R = coefs.shape[0]
+        if inner and int(ia.max()) + width + 1 <= coefs.shape[1]:
+            terms = np.empty((R, n, 2, layout))
+            if layout > width:
+                terms[..., width:] = 0.0
+            for r in range(R):
+                _read_windows(coefs[r], ia + 1, ia - width, width, terms[r, :, :, :width])
+            terms[..., :width] *= kern
+        else:
+            pattern = _steps(width)
+            if idx is None:
+                idx = ia[:, None, None] + pattern[0][None]
+            idx += pattern[2][None]
+            terms = coefs.take(idx, axis=1, mode="clip")
+            terms *= kern
+            if layout > width:
+                wide = np.empty((R, n, 2, layout))
+                wide[..., width:] = 0.0
+                wide[..., :width] = terms
+                terms = wide
+        total = np.add.reduce(terms.reshape(R, n, -1), axis=2)
         # each window must end where the kernel is negligible (or at the mixture's first/last
         # component): the kernel at its last term on each side
         np.minimum(count, width, out=count)

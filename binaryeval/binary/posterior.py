@@ -1304,12 +1304,14 @@ class _MixtureSide:
     def _logpdf_ends(self, x: np.ndarray) -> np.ndarray:
         from scipy import stats
 
-        # at 0 only the first component can be non-zero (a_j grows by one), at 1 only the last
+        # at 0 only the first component can be non-zero (a_j grows by one), at 1 only the last;
+        # the two values once each, whatever the number of points at the ends
         out = np.empty(x.shape)
         with np.errstate(divide="ignore"):
-            for i, v in enumerate(x):
-                j = 0 if v == 0.0 else self.K - 1
-                out[i] = np.log(self.w[j]) + stats.beta.logpdf(v, self.a[j], self.b[j])
+            for end, j in ((0.0, 0), (1.0, self.K - 1)):
+                at = x == end
+                if at.any():
+                    out[at] = np.log(self.w[j]) + stats.beta.logpdf(end, self.a[j], self.b[j])
         return out
 
 
