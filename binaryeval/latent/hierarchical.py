@@ -126,6 +126,14 @@ SWEEPS = 3
 INTERWEAVE_ACCEPT = 0.4
 
 
+def _adapted(step: np.ndarray, ok: np.ndarray, up: float, down: float) -> np.ndarray:
+    """A Robbins-Monro step size: ``up`` times after an acceptance, ``down`` after a rejection.
+
+    Kept within [1e-3, 10].
+    """
+    return np.minimum(np.maximum(step * np.where(ok, up, down), 1e-3), 10.0)
+
+
 @dataclass(frozen=True)
 class Hyperprior:
     """The population level's prior: ``log c_k ~ Normal(loc, scale^2)``, ``m_k ~ Dir(mean)``."""
@@ -469,8 +477,7 @@ class _Centred:
             of_z = np.where(ok, of_z_new, of_z)
             penalty, inside = np.where(ok, penalty_new, penalty), np.where(ok, inside_new, inside)
             if adapting:
-                self.step_z = np.minimum(np.maximum(self.step_z * np.where(ok, up, down), 1e-3),
-                                         10.0)
+                self.step_z = _adapted(self.step_z, ok, up, down)
             else:
                 self.accept_z += ok
             w_new = w + self.step_w[:, None] * noise[:, 1:]
@@ -484,8 +491,7 @@ class _Centred:
             w, lm, m = np.where(okj, w_new, w), np.where(okj, lm_new, lm), np.where(okj, m_new, m)
             now, of_m = np.where(ok, new, now), np.where(ok, of_m_new, of_m)
             if adapting:
-                self.step_w = np.minimum(np.maximum(self.step_w * np.where(ok, up, down), 1e-3),
-                                         10.0)
+                self.step_w = _adapted(self.step_w, ok, up, down)
             else:
                 self.accept_w += ok
         if adapting:
