@@ -289,7 +289,8 @@ def test_a_forked_kernel_is_the_kernel_a_cold_start_gives(tmp_path, monkeypatch)
     from binaryeval._site.documents import execute_document
 
     if not kernels.warm_kernels_enabled():
-        pytest.skip("kernels are forked on Linux only; elsewhere every kernel starts cold")
+        pytest.skip("no forked kernels here (Linux only, and BINARYEVAL_COLD_KERNELS=1 turns them off): "
+                    "every kernel starts cold, so there is no fork to compare")
     doc = tmp_path / "state.qmd"
     doc.write_text(KERNEL_STATE, encoding="utf-8")
 
