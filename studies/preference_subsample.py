@@ -25,7 +25,9 @@ Two studies:
   two metrics' preferences, 9 outputs), n = 100 and 264, 4 repeats, 300 draws (seed 7).
 
 Every row has its own random stream (``default_rng([seed, n])`` for the subsamples, seed
-``seed + n`` for the sampler), so one row can be re-run alone and gives the same numbers.
+``seed + n`` for the sampler), so one row can be re-run alone and gives the same numbers on the
+same machine (on another CPU the sampler's last-bit rounding can differ, and its calls then
+agree within Monte Carlo error: ``tests/reruns.py``).
 
 Output: ``vignettes/data/preference_subsample.csv``, one row per study x metrics x n:
 ``study``, ``metrics`` (joined by `` + ``), ``n``, ``share`` (n / 527), ``repeats``, ``draws``,
