@@ -977,7 +977,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     level : float
         Coverage of the credible intervals.
     seed : int, optional
-        Seed of the sampler.
+        Seed of the sampler (reproducible on one machine: see
+        :func:`binaryeval.latent_posterior`).
     draws, chains, warmup : int
         Draws kept per chain, chains and warm-up iterations (default ``max(100, draws // 4)``).
 

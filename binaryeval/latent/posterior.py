@@ -414,7 +414,9 @@ def latent_posterior(paired: ArrayLike, human: ArrayLike | None = None,
         Draws kept per chain, number of chains, warm-up iterations (default ``max(100,
         draws // 4)``).
     seed : int, SeedSequence or Generator, optional
-        Seed; each chain gets its own stream spawned from it.
+        Seed; each chain gets its own stream spawned from it.  The same seed gives the same
+        draws on one machine; on another CPU numpy and BLAS may round the last bit of some
+        sums and exponentials differently, and the chains then differ by Monte Carlo error.
 
     Returns
     -------

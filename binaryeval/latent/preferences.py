@@ -1268,7 +1268,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     eval_env : int or dict
         Variables of your code the formula may read as values (see :func:`binaryeval.fit`).
     seed : int, optional
-        Seed of the sampler (each chain gets its own stream).
+        Seed of the sampler (each chain gets its own stream; reproducible on one machine: see
+        :func:`binaryeval.latent_posterior`).
     draws, chains, warmup : int
         Draws kept per chain, chains, warm-up iterations (default ``max(100, draws // 4)``).
 
