@@ -6,16 +6,17 @@ that does not pass through a Markov chain comes out the same on any machine: the
 The chains themselves are a deterministic function of the seed *on one machine*, not across
 machines: numpy's vectorised exponentials and sums and the BLAS behind matrix products round the
 last bit differently with other CPU kernels (AVX-512 against AVX2 lanes, another summation
-order), and a chain that meets such a difference (an acceptance decision, the end of a slice)
-goes another way from there, with the same distribution.  What it reports then differs by Monte
+order).  A Hamiltonian trajectory amplifies such a difference until an acceptance decision
+goes the other way, and the chain goes another way from there, with the same distribution.  What it reports then differs by Monte
 Carlo error: a replicate whose interval ends near the drawn value is covered or not, a rank moves
 to the next bin.
 
 Measured on the re-run batches by moving every exponential in :mod:`binaryeval.latent` one unit
 in the last place (the kind of difference between two machines): coverage counts moved by at
 most 2 replicates of 25 or 50, the rank histograms' cumulative counts by at most 4, the summed
-interval widths by at most 0.43 %; the saved batches, written on a machine with other kernels,
-differ from this machine's re-runs by as much (2 replicates, 3 ranks, 0.60 %).  The bounds
+interval widths by at most 0.43 %.  The saved batches were written on a machine with other
+kernels; re-run on an AMD EPYC without AVX-512 they differ by as much (2 replicates, 3 ranks,
+0.60 %).  The bounds
 below leave room above that.  The calibration itself is checked on the saved study's whole
 replicate sets (binomial regions, rank tests), beside each re-run.
 """
