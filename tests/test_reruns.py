@@ -26,12 +26,12 @@ def test_rank_histograms_compare_cumulative_counts():
     moved[3] -= CUMULATIVE_TOL
     moved[4] += CUMULATIVE_TOL
     assert_rank_histograms_agree(moved, saved)
-    # every rank pushed up by 1-3 bins piles the mass on one side: far beyond the tolerance
+    # every rank pushed up 3 bins (the top bin keeps its own): cumulative counts 15 short
     shifted = np.r_[np.zeros(3, int), saved[:-3]]
     shifted[-1] += 15
     with pytest.raises(AssertionError):
         assert_rank_histograms_agree(shifted, saved)
-    # a histogram of another size is not the same batch
+    # a histogram of another total (99 ranks, not 100) is not the same batch
     with pytest.raises(AssertionError):
         assert_rank_histograms_agree(saved[:-1].tolist() + [4], saved)
 
