@@ -128,3 +128,28 @@ def test_doctests_run_in_a_fresh_namespace(tmp_path):
     assert "1 failed, 1 passed" in run.stdout, run.stdout
     assert "NameError: name 'math' is not defined" in run.stdout
     assert "sample.uses_the_module_import" in run.stdout
+
+
+def test_a_doctest_that_warns_fails(tmp_path):
+    """The repository's conftest.py, in a folder of its own: an example that triggers one of
+    the package's warnings fails, naming it; one that catches and prints it passes; a warning
+    of another kind is left alone."""
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "sample.py").write_text(
+        'def warns():\n    """\n    >>> import warnings\n'
+        '    >>> from binaryeval.errors import ConvergenceWarning\n'
+        '    >>> warnings.warn("not yet reliable", ConvergenceWarning)\n    """\n\n\n'
+        'def catches():\n    """\n    >>> import warnings\n'
+        '    >>> from binaryeval.errors import ConvergenceWarning\n'
+        '    >>> with warnings.catch_warnings(record=True) as caught:\n'
+        '    ...     warnings.simplefilter("always")\n'
+        '    ...     warnings.warn("not yet reliable", ConvergenceWarning)\n'
+        '    >>> print(caught[0].message)\n    not yet reliable\n    """\n\n\n'
+        'def other():\n    """\n    >>> import warnings\n'
+        '    >>> warnings.warn("elsewhere", FutureWarning)\n    """\n')
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:xdist", "--doctest-modules", "sample.py"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "1 failed, 2 passed" in run.stdout, run.stdout
+    assert "sample.warns" in run.stdout
+    assert "ConvergenceWarning: not yet reliable" in run.stdout

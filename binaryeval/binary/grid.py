@@ -214,7 +214,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> float(grid_posterior(grid=(10, 1, 1)).pdf(0.5))
+        >>> float(grid_posterior(grid=(100, 1, 1)).pdf(0.5))
         1.0
         """
         x = np.asarray(x, dtype=float)
@@ -231,7 +231,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> float(grid_posterior(grid=(10, 1, 1)).logpdf(0.5))
+        >>> float(grid_posterior(grid=(100, 1, 1)).logpdf(0.5))
         0.0
         """
         with np.errstate(divide="ignore"):
@@ -243,7 +243,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> round(float(grid_posterior(grid=(10, 1, 1)).cdf(0.25)), 12)
+        >>> round(float(grid_posterior(grid=(100, 1, 1)).cdf(0.25)), 12)
         0.25
         """
         out = np.interp(np.asarray(x, dtype=float), self._edges, self._cum)
@@ -255,7 +255,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> round(float(grid_posterior(grid=(10, 1, 1)).sf(0.25)), 12)
+        >>> round(float(grid_posterior(grid=(100, 1, 1)).sf(0.25)), 12)
         0.75
         """
         return 1.0 - self.cdf(x)
@@ -266,7 +266,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> round(float(grid_posterior(grid=(10, 1, 1)).ppf(0.3)), 12)
+        >>> round(float(grid_posterior(grid=(100, 1, 1)).ppf(0.3)), 12)
         0.3
         """
         q = np.asarray(q, dtype=float)
@@ -286,7 +286,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> round(float(grid_posterior(grid=(10, 1, 1)).isf(0.3)), 12)
+        >>> round(float(grid_posterior(grid=(100, 1, 1)).isf(0.3)), 12)
         0.7
         """
         return self.ppf(1.0 - np.asarray(q, dtype=float))
@@ -345,7 +345,7 @@ class GridPosterior(PosteriorDistribution):
         Examples
         --------
         >>> from binaryeval.binary.grid import grid_posterior
-        >>> round(grid_posterior(grid=(10, 1, 1)).entropy(), 12)  # uniform on [0, 1]
+        >>> round(grid_posterior(grid=(100, 1, 1)).entropy(), 12)  # uniform on [0, 1]
         0.0
         """
         w = self.weights[self.weights > 0]

@@ -318,3 +318,27 @@ def resolve_order(order: Any, labels: Sequence[str], score: Mapping[str, float],
     if sorted(given) != sorted(labels):
         raise ParameterError(f"order={given!r} must list every group once: {sorted(labels)}")
     return tuple(given)
+
+
+def display_index(rows: Sequence[tuple], names: Sequence[str]) -> pd.MultiIndex:
+    """A MultiIndex of ``rows`` whose levels keep the order the rows show them in.
+
+    ``from_tuples`` sorts each level's values, so that rows in display order (classes
+    ``first``, ``tie``, ``second``) are not sorted by the index's codes and a partial key
+    (``frame.loc[("A", "B")]``) costs pandas' PerformanceWarning; with each level in order of
+    first appearance, rows listed group by group are sorted by their codes.
+
+    Examples
+    --------
+    >>> from binaryeval.latent._common import display_index
+    >>> ix = display_index([("A", "first"), ("A", "tie"), ("A", "second")], ["g", "class"])
+    >>> list(ix.levels[1]), ix.codes[1].tolist()
+    (['first', 'tie', 'second'], [0, 1, 2])
+    """
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    codes, levels = [], []
+    for values in columns:
+        c, u = pd.factorize(pd.Index(list(values), tupleize_cols=False), sort=False)
+        codes.append(c)
+        levels.append(u)
+    return pd.MultiIndex(levels=levels, codes=codes, names=list(names))

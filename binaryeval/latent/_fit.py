@@ -46,8 +46,7 @@ def rates_frame(post: LatentPosterior, index_rows: Sequence[tuple], names: Seque
                 rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o],
                              int(post.paired[u, c, o])))
     out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper", "n_paired"],
-                       index=pd.MultiIndex.from_tuples(idx, names=[*names, "class",
-                                                                    "metric_output"]))
+                       index=_common.display_index(idx, [*names, "class", "metric_output"]))
     out.attrs.update(level=level, kind="eti", rates=post.rates,
                      method=("known" if theta is None else
                              "posterior draws of the model (paired and metric-only items)"))

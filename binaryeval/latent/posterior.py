@@ -168,7 +168,7 @@ class LatentPosterior(Result):
         Examples
         --------
         >>> from binaryeval import latent_posterior
-        >>> post = latent_posterior([[[40, 10], [5, 45]], [[35, 15], [8, 42]]], draws=200,
+        >>> post = latent_posterior([[[40, 10], [5, 45]], [[35, 15], [8, 42]]], draws=400,
         ...                         chains=2, warmup=200, rates="hierarchical", seed=1)
         >>> post.population().shape
         (4, 7)

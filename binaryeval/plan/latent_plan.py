@@ -126,7 +126,7 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
     ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
     ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
     ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
-    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=500, seed=1)
     >>> plan_latent(res).to_frame()[["group_1", "group_2", "more_human"]].shape
     (1, 3)
     """
@@ -202,7 +202,7 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
     ...                    "system": np.tile(["A", "B", "C"], 300),
     ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
     >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
     >>> plan_preferences(res).to_frame()["more_human"].tolist()
     [0, 0, 0]
     """
@@ -288,7 +288,7 @@ def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours
     ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
     ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
     ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
-    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=300, seed=1)
+    >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=500, seed=1)
     >>> res.plan().to_frame().attrs["method"].startswith("effective-sample-size")
     True
     """
@@ -332,7 +332,7 @@ def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
     ...                    "system": np.tile(["A", "B", "C"], 300),
     ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
     >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=300, seed=1)
+    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
     >>> res.plan(epsilon=0.05).to_frame()["attainable"].all()
     np.True_
     """

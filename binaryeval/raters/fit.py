@@ -673,8 +673,8 @@ class RaterFit(Result):
                                 self.metric_levels[o]))
                     rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o]))
         out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper"],
-                           index=pd.MultiIndex.from_tuples(
-                               idx, names=[self.group_name, "class", "metric_output"]))
+                           index=_common.display_index(
+                               idx, [self.group_name, "class", "metric_output"]))
         out.attrs.update(level=level, kind="eti", rates=self.rates_mode,
                          method="posterior draws of the rater-noise model")
         return out
