@@ -302,8 +302,7 @@ class Surrogates:
         # each cell's cubic in r in power form, c0 + c1 r + c2 r^2 + c3 r^3 (the Hermite
         # interpolant rewritten: the same polynomial, one gather of four numbers a point)
         z0, z1, d0, d1 = self.z[:-1], self.z[1:], self.dz[:-1], self.dz[1:]
-        self.coef = np.column_stack([z0, d0, 3.0 * (z1 - z0) - 2.0 * d0 - d1,
-                                     2.0 * (z0 - z1) + d0 + d1])
+        self.coef = (z0, d0, 3.0 * (z1 - z0) - 2.0 * d0 - d1, 2.0 * (z0 - z1) + d0 + d1)
         # the cell coordinate is (x - mean) * scale + shift
         with np.errstate(divide="ignore", invalid="ignore"):
             self.scale = self.cells / ((self.hi - self.lo) * self.sd)
@@ -319,8 +318,8 @@ class Surrogates:
         inside = (pos >= 0.0) & (pos <= cells)
         k = np.minimum(np.maximum(np.floor(pos), 0.0), cells - 1).astype(np.int64)
         r = pos - k
-        c = self.coef[self.offset[g, None] + k]
-        c0, c1, c2, c3 = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
+        at = self.offset[g, None] + k
+        c0, c1, c2, c3 = (np.take(column, at) for column in self.coef)
         val = np.where(inside, c0 + r * (c1 + r * (c2 + r * c3)),
                        np.where(pos < 0.0, -np.inf, np.inf))
         if not deriv:
@@ -378,6 +377,10 @@ def intervals(posts, first: np.ndarray, second: np.ndarray, level: float,
     out = np.full((P, 2), np.nan)
     good = np.zeros(P, dtype=bool)
     idx = np.flatnonzero(sur.ok[first] & sur.ok[second])
+    # pairs that read the same wide posterior's table side by side, so that its table stays
+    # in the cache (each pair's ends do not depend on the order)
+    wide = np.where(sur.sd[second] <= sur.sd[first], first, second)
+    idx = idx[np.argsort(wide[idx], kind="stable")]
     q = np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     # the pairs one rule pair cannot certify go to the next (more points)
     for main, check in _RULES:
