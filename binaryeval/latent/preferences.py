@@ -189,9 +189,9 @@ class PreferenceFit(Result):
     ...          "metric": q + rng.normal()} for i in range(300) for s, q in quality.items()]
     >>> df = pd.DataFrame(rows)
     >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rate the first 60 items only
-    >>> res = fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+    >>> res = fit_preferences("human ~ metric | system", df, item="item", seed=1)
     >>> res
-    PreferenceFit(systems=3, pairs=3, metrics=1, n_rows=900, chains=4, draws=500)
+    PreferenceFit(systems=3, pairs=3, metrics=1, n_rows=900, chains=4, draws=1000)
     >>> row = res.to_frame().loc[("A", "B")]
     >>> int(row["n_paired"]), int(row["n_metric"])
     (60, 240)
@@ -287,7 +287,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> d = res.pair_draws("B", "A")
         >>> bool((d["win_1"] - d["win_2"] == d["diff"]).all())
         True
@@ -325,7 +325,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> round(res.posterior("A", "B").mean() + res.posterior("B", "A").mean(), 12)
         0.0
         """
@@ -369,7 +369,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> res.prior_dominated()
         []
         """
@@ -417,7 +417,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> res.interval(0.5).shape
         (3, 2)
         """
@@ -462,7 +462,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> list(res.to_frame().columns)[:6]
         ['n_human', 'n_paired', 'n_metric', 'win_1', 'tie', 'win_2']
         """
@@ -535,7 +535,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> nv = res.naive()
         >>> int(nv["n_metric_all"].iloc[0])
         300
@@ -588,7 +588,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> r = res.rates()
         >>> r.index.names
         FrozenList(['group_1', 'group_2', 'class', 'metric_output'])
@@ -631,7 +631,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> fv = res.favi()
         >>> bool(fv["lower"].le(fv["estimate"]).all())
         True
@@ -705,7 +705,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> m = res.compare().matrix()
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
@@ -760,7 +760,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> g = res.ranking(0.9)
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
@@ -843,7 +843,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> res.ranks().to_frame()["rank"].tolist()
         [1, 2, 3]
         """
@@ -934,7 +934,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> bool(res.pooling_check().attrs["p_value"] > 0.01)
         True
         """
@@ -972,7 +972,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> print(res.summary().title)
         Preference ratings corrected for metric errors
         """
@@ -1068,7 +1068,7 @@ class PreferenceFit(Result):
         ...                    "system": np.tile(["A", "B", "C"], 300),
         ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
         >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
         >>> ax = res.plot(kind="matrix")
         """
         import matplotlib.pyplot as plt
@@ -1296,8 +1296,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sys_a": ["x", "y", "x", "x"] * 30, "sys_b": ["y", "x", "y", "y"] * 30,
     ...                    "human": [1, -1, 0, None] * 30, "metric": [1, -1, 1, 1] * 30})
-    >>> res = fit_preferences("human ~ metric", df, first="sys_a", second="sys_b",
-    ...                       draws=500, seed=2)
+    >>> res = fit_preferences("human ~ metric", df, first="sys_a", second="sys_b", seed=2)
     >>> row = res.to_frame().loc[("x", "y")]
     >>> int(row["n_paired"]), int(row["n_metric"])
     (90, 30)
@@ -1380,4 +1379,4 @@ def _example() -> PreferenceFit:
             for i in range(300) for s, q in quality.items()]
     df = pd.DataFrame(rows)
     df.loc[df["item"] >= 60, "human"] = np.nan
-    return fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+    return fit_preferences("human ~ metric | system", df, item="item", seed=1)

@@ -202,7 +202,7 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
     ...                    "system": np.tile(["A", "B", "C"], 300),
     ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
     >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
     >>> plan_preferences(res).to_frame()["more_human"].tolist()
     [0, 0, 0]
     """
@@ -332,7 +332,7 @@ def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
     ...                    "system": np.tile(["A", "B", "C"], 300),
     ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
     >>> df.loc[df["item"] >= 60, "human"] = np.nan  # humans rated the first 60 items
-    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", draws=500, seed=1)
+    >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
     >>> res.plan(epsilon=0.05).to_frame()["attainable"].all()
     np.True_
     """
