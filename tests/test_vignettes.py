@@ -45,6 +45,9 @@ def test_vignette_renders_cleanly(doc, tmp_path):
     # no traceback or error output in the rendered page, and (for a page that computes) at least
     # one embedded figure
     assert "Traceback" not in page and 'class="output_error"' not in page
+    # a showcase shows converged draws: no ConvergenceWarning on the page, and none filtered out
+    # in its code (a table of unconverged draws once contradicted the text beside it)
+    assert "ConvergenceWarning" not in page
     assert "#|" not in page
     if labels:
         assert re.search(r'<img[^>]*src="data:image/png;base64,', page)
