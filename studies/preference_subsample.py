@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python studies/preference_subsample.py                      # about 2 minutes on one core
+    python studies/preference_subsample.py                      # about 3 minutes on one core
     python studies/preference_subsample.py --out /tmp/quick.csv # elsewhere
 
 The data are the shipped ``load_wmt21_ende()``: the ten systems with expert MQM scores and
@@ -20,9 +20,17 @@ segments; :func:`binaryeval.latent_posterior` fits the 45 pairs x ``repeats`` ta
 
 Two studies:
 
-* ``subsample``: chrF alone at n = 50 ... 527, 8 repeats, 400 draws (seed 0);
-* ``combine``: chrF, BLEU, TER alone and chrF with BLEU or with TER (the joint pattern of the
-  two metrics' preferences, 9 outputs), n = 100 and 264, 4 repeats, 300 draws (seed 7).
+* ``subsample``: chrF alone at n = 50 ... 527, 8 repeats, 1,000 draws (seed 0);
+* ``combine``: chrF, BLEU, TER alone (1,000 draws) and chrF with BLEU or with TER (the joint
+  pattern of the two metrics' preferences, 9 outputs; 2,000 draws), n = 100 and 264, 4 repeats
+  (seed 7).
+
+The draws are what every row needs to converge: each row records the worst R-hat and the
+smallest bulk or tail ESS over the shares of its 45 x ``repeats`` tables, and the tests hold the
+saved rows to R-hat <= 1.01 and ESS >= 400 (the package's own ConvergenceWarning rule).  The
+joint model of two metrics mixes slowly: at 300 draws its R-hat was 1.6 and its bulk ESS 7, and
+the unconverged draws showed a mean sd of ``diff`` a fifth below the converged one (0.058
+against 0.071 at n = 100), a gain from the second metric that is not there.
 
 Every row has its own random stream (``default_rng([seed, n])`` for the subsamples, seed
 ``seed + n`` for the sampler), so one row can be re-run alone and gives the same numbers on the
@@ -31,7 +39,8 @@ agree within Monte Carlo error: ``tests/reruns.py``).
 
 Output: ``vignettes/data/preference_subsample.csv``, one row per study x metrics x n:
 ``study``, ``metrics`` (joined by `` + ``), ``n``, ``share`` (n / 527), ``repeats``, ``draws``,
-``seed``, ``corrected`` (share of the 45 x repeats calls equal to the full evaluation's),
+``seed``, ``rhat`` (the worst over the shares), ``ess`` (the smallest bulk or tail ESS),
+``corrected`` (share of the 45 x repeats calls equal to the full evaluation's),
 ``corrected_sign`` (the same for the sign of the posterior mean of ``diff``), ``human_only``
 (the calls of the kept expert ratings alone, exact Dirichlet posterior) and ``sd`` (mean
 posterior sd of ``diff``).  ``vignettes/preferences.qmd`` reads it;
@@ -43,7 +52,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,10 +67,10 @@ from binaryeval import datasets  # noqa: E402
 OUT = ROOT / "vignettes" / "data" / "preference_subsample.csv"
 DIRECTION = {"chrf": 1.0, "bleu": 1.0, "ter": -1.0}
 STUDIES = [
-    # (study, metric sets, sizes, repeats, draws, seed)
-    ("subsample", [["chrf"]], [50, 100, 200, 264, 350, 450, 527], 8, 400, 0),
+    # (study, metric sets, sizes, repeats, draws by the number of metrics, seed)
+    ("subsample", [["chrf"]], [50, 100, 200, 264, 350, 450, 527], 8, {1: 1000}, 0),
     ("combine", [["chrf"], ["bleu"], ["ter"], ["chrf", "bleu"], ["chrf", "ter"]], [100, 264],
-     4, 300, 7),
+     4, {1: 1000, 2: 2000}, 7),
 ]
 
 
@@ -143,15 +151,17 @@ def subsample_row(prefs: Preferences, metrics: list[str], n: int, repeats: int, 
             np.add.at(paired[g], (prefs.human[p, keep], out[p, keep]), 1)
             metric_only[g] = np.bincount(out[p, ~keep], minlength=j)
             human[g] = np.bincount(prefs.human[p, keep], minlength=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", be.errors.ConvergenceWarning)
-        post = be.latent_posterior(paired, metric=metric_only, levels=(3,) * len(metrics),
-                                   draws=draws, seed=seed + n)
+    # (a row whose draws are not reliable says so: the ConvergenceWarning is not silenced)
+    post = be.latent_posterior(paired, metric=metric_only, levels=(3,) * len(metrics),
+                               draws=draws, seed=seed + n)
+    shares = post.to_frame()
     d = (post.draws.pi[..., 0] - post.draws.pi[..., 2]).reshape(-1, repeats * n_pairs)
     truth = np.tile(prefs.full_call, repeats)
     sign = np.tile(np.sign(prefs.full_counts[:, 0] - prefs.full_counts[:, 2]), repeats)
     return {"metrics": " + ".join(metrics), "n": n, "share": n / len(prefs.rated),
             "repeats": repeats, "draws": draws, "seed": seed,
+            "rhat": float(shares["rhat"].max()),
+            "ess": float(shares[["ess_bulk", "ess_tail"]].min().min()),
             "corrected": float(np.mean(call(d) == truth)),
             "corrected_sign": float(np.mean(np.sign(d.mean(axis=0)) == sign)),
             "human_only": float(np.mean(human_call(human, rng) == truth)),
@@ -166,7 +176,8 @@ def run(prefs: Preferences | None = None) -> pd.DataFrame:
         for metrics in sets:
             for n in sizes:
                 start = time.process_time()
-                rows.append({"study": study, **subsample_row(prefs, metrics, n, repeats, draws, seed)})
+                rows.append({"study": study, **subsample_row(prefs, metrics, n, repeats,
+                                                             draws[len(metrics)], seed)})
                 print(f"{study} {' + '.join(metrics)} n={n}: {time.process_time() - start:.1f} s CPU",
                       flush=True)
     return pd.DataFrame(rows)
