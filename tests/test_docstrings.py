@@ -112,30 +112,35 @@ def test_example_checker_finds_a_missing_import():
     assert _unbound_names("import numpy as np\nx = np.ones(2)\n[y for y in x]") == set()
 
 
+def _doctests_of_a_sample(tmp_path, source: str) -> str:
+    """pytest's report of the doctests of a module ``source`` beside the repository's conftest.py."""
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "sample.py").write_text(source)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:xdist", "--doctest-modules", "sample.py"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    return run.stdout
+
+
 def test_doctests_run_in_a_fresh_namespace(tmp_path):
     """The repository's conftest.py, in a folder of its own: a module's example that uses the
     module's import fails with NameError, one that imports it passes, and it runs as
     ``__main__``."""
     assert "--doctest-modules" in (ROOT / "pyproject.toml").read_text()
-    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    (tmp_path / "sample.py").write_text(
+    out = _doctests_of_a_sample(tmp_path, (
         'import math\n\n\ndef uses_the_module_import():\n    """\n    >>> round(math.pi, 2)\n'
         '    3.14\n    """\n\n\ndef imports_it():\n    """\n    >>> import math\n'
-        '    >>> round(math.pi, 2)\n    3.14\n    >>> __name__\n    \'__main__\'\n    """\n')
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "-p", "no:xdist", "--doctest-modules", "sample.py"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert "1 failed, 1 passed" in run.stdout, run.stdout
-    assert "NameError: name 'math' is not defined" in run.stdout
-    assert "sample.uses_the_module_import" in run.stdout
+        '    >>> round(math.pi, 2)\n    3.14\n    >>> __name__\n    \'__main__\'\n    """\n'))
+    assert "1 failed, 1 passed" in out, out
+    assert "NameError: name 'math' is not defined" in out
+    assert "sample.uses_the_module_import" in out
 
 
 def test_a_doctest_that_warns_fails(tmp_path):
     """The repository's conftest.py, in a folder of its own: an example that triggers one of
     the package's warnings fails, naming it; one that catches and prints it passes; a warning
     of another kind is left alone."""
-    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    (tmp_path / "sample.py").write_text(
+    out = _doctests_of_a_sample(tmp_path, (
         'def warns():\n    """\n    >>> import warnings\n'
         '    >>> from binaryeval.errors import ConvergenceWarning\n'
         '    >>> warnings.warn("not yet reliable", ConvergenceWarning)\n    """\n\n\n'
@@ -146,10 +151,7 @@ def test_a_doctest_that_warns_fails(tmp_path):
         '    ...     warnings.warn("not yet reliable", ConvergenceWarning)\n'
         '    >>> print(caught[0].message)\n    not yet reliable\n    """\n\n\n'
         'def other():\n    """\n    >>> import warnings\n'
-        '    >>> warnings.warn("elsewhere", FutureWarning)\n    """\n')
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "-p", "no:xdist", "--doctest-modules", "sample.py"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert "1 failed, 2 passed" in run.stdout, run.stdout
-    assert "sample.warns" in run.stdout
-    assert "ConvergenceWarning: not yet reliable" in run.stdout
+        '    >>> warnings.warn("elsewhere", FutureWarning)\n    """\n'))
+    assert "1 failed, 2 passed" in out, out
+    assert "sample.warns" in out
+    assert "ConvergenceWarning: not yet reliable" in out
