@@ -37,9 +37,9 @@ The error bound
 For independent pairs, replacing each distribution function by its surrogate moves ``H`` by at
 most ``e_1 + e_2`` (``H = E[F_1(Y_2 + d)]``, and swapping ``F_2`` for ``F~_2`` moves it by at
 most ``sup |F~_2 - F_2|``).  The rule's own error ``e_rule`` is taken as twice the difference
-between the main rule and a check rule with 8 points fewer (32 and 24 points, then 48 and 40:
-twice the difference bounds the main rule's error whenever the check rule errs by at most three
-times as much, as Gauss rules on these smooth integrands do).  An end ``d`` is accepted when
+between the main rule and a check rule with 8 points fewer (32 and 24 points, then 48 and 40,
+then 64 and 56: twice the difference bounds the main rule's error whenever the check rule errs
+by at most three times as much, as Gauss rules on these smooth integrands do).  An end ``d`` is accepted when
 ``|H~(d) - q| + e_1 + e_2 + e_rule <= h~(d) * TOL / 2`` (``h~`` the difference's density there):
 then ``H(d - TOL) < q < H(d + TOL)``, so the exact end lies within ``TOL = 1e-9`` of ``d`` (the
 density does not change on that scale for any posterior the engine builds).
@@ -70,7 +70,7 @@ _F_TOL = 1e-10         # surrogate error accepted for a posterior's distribution
 _SAFETY = 3.0          # the stated error: this times the largest error seen at the checks
 _DEGREES = (16, 32, 64, 128, 256, 512)
 _CELLS = (256, 2048)  # grid cells of the Hermite table over the domain
-_RULES = ((32, 24), (48, 40))   # Gauss-Hermite rules: points of the main rule and its check
+_RULES = ((32, 24), (48, 40), (64, 56))   # Gauss-Hermite rules: main rule and its check
 _CHUNK = 200_000       # elements (pairs x nodes) per work array
 _STEPS = 6
 
@@ -331,15 +331,19 @@ class Surrogates:
         curv = np.where(inside, (2.0 * c2 + 6.0 * r * c3) * (scale * scale), 0.0)
         return val, slope, curv
 
-    def quantile_nodes(self, rule) -> np.ndarray:
+    def quantile_nodes(self, rule, among: np.ndarray | None = None) -> np.ndarray:
         """Each posterior's surrogate quantiles at ``Phi(z_k)`` for the rule's points ``z_k``.
 
         Solves ``z~(t) = z_k`` by Newton's method from ``t = z_k`` (bisection on the domain when
-        a step leaves the bracket); rows of surrogates that are not usable are NaN.
+        a step leaves the bracket); rows of surrogates that are not usable, or not ``among``
+        the posteriors asked for (all by default), are NaN.
         """
         zk = rule[0]
         G = self.mean.size
-        rows = np.flatnonzero(self.ok)
+        wanted = self.ok.copy()
+        if among is not None:
+            wanted &= np.isin(np.arange(G), among)
+        rows = np.flatnonzero(wanted)
         x = np.full((G, zk.size), np.nan)
         if not rows.size:
             return x
@@ -387,7 +391,10 @@ def intervals(posts, first: np.ndarray, second: np.ndarray, level: float,
         if not idx.size:
             break
         rule, check_rule = (np.polynomial.hermite_e.hermegauss(n) for n in (main, check))
-        nodes, check_nodes = sur.quantile_nodes(rule), sur.quantile_nodes(check_rule)
+        # (the later rules, for the few pairs left, only on the posteriors of those pairs)
+        among = np.union1d(first[idx], second[idx])
+        nodes = sur.quantile_nodes(rule, among)
+        check_nodes = sur.quantile_nodes(check_rule, among)
         w, wc = rule[1] / rule[1].sum(), check_rule[1] / check_rule[1].sum()
         per = max(1, _CHUNK // (2 * main))
         for start in range(0, idx.size, per):
