@@ -39,8 +39,9 @@ most ``e_1 + e_2`` (``H = E[F_1(Y_2 + d)]``, and swapping ``F_2`` for ``F~_2`` m
 most ``sup |F~_2 - F_2|``).  The rule's own error ``e_rule`` is taken as twice the difference
 between the main rule and a check rule with 8 points fewer (32 and 24 points, then 48 and 40,
 then 64 and 56: twice the difference bounds the main rule's error whenever the check rule errs
-by at most three times as much, as Gauss rules on these smooth integrands do).  An end ``d`` is accepted when
-``|H~(d) - q| + e_1 + e_2 + e_rule <= h~(d) * TOL / 2`` (``h~`` the difference's density there):
+by at most three times as much, as Gauss rules on these smooth integrands do).  An end ``d`` is
+accepted when ``|H~(d) - q| + e_1 + e_2 + e_rule <= h~(d) * TOL / 2`` (``h~`` the difference's
+density there):
 then ``H(d - TOL) < q < H(d + TOL)``, so the exact end lies within ``TOL = 1e-9`` of ``d`` (the
 density does not change on that scale for any posterior the engine builds).
 
@@ -300,7 +301,8 @@ class Surrogates:
         else:
             self.z = self.dz = np.zeros(2)
         # each cell's cubic in r in power form, c0 + c1 r + c2 r^2 + c3 r^3 (the Hermite
-        # interpolant rewritten: the same polynomial, one gather of four numbers a point)
+        # interpolant rewritten: the same polynomial), one array per coefficient: np.take of
+        # each reads a point's four numbers several times faster than indexing rows of one table
         z0, z1, d0, d1 = self.z[:-1], self.z[1:], self.dz[:-1], self.dz[1:]
         self.coef = (z0, d0, 3.0 * (z1 - z0) - 2.0 * d0 - d1, 2.0 * (z0 - z1) + d0 + d1)
         # the cell coordinate is (x - mean) * scale + shift
