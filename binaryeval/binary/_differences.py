@@ -36,14 +36,13 @@ The error bound
 ---------------
 For independent pairs, replacing each distribution function by its surrogate moves ``H`` by at
 most ``e_1 + e_2`` (``H = E[F_1(Y_2 + d)]``, and swapping ``F_2`` for ``F~_2`` moves it by at
-most ``sup |F~_2 - F_2|``).  The rule's own error ``e_rule`` is taken as twice the difference
+most ``sup |F~_2 - F_2|``). The rule's own error ``e_rule`` is taken as twice the difference
 between the main rule and a check rule with 8 points fewer (32 and 24 points, then 48 and 40,
 then 64 and 56: twice the difference bounds the main rule's error whenever the check rule errs
-by at most three times as much, as Gauss rules on these smooth integrands do).  An end ``d`` is
+by at most three times as much, as Gauss rules on these smooth integrands do). An end ``d`` is
 accepted when ``|H~(d) - q| + e_1 + e_2 + e_rule <= h~(d) * TOL / 2`` (``h~`` the difference's
-density there):
-then ``H(d - TOL) < q < H(d + TOL)``, so the exact end lies within ``TOL = 1e-9`` of ``d`` (the
-density does not change on that scale for any posterior the engine builds).
+density there): then ``H(d - TOL) < q < H(d + TOL)``, so the exact end lies within ``TOL =
+1e-9`` of ``d`` (the density does not change on that scale for any posterior the engine builds).
 
 The bound, then: each certified end within ``TOL = 1e-9`` of the exact end, given the
 surrogates' checked errors ``e`` (three times the largest seen at the check points) and the
