@@ -631,3 +631,32 @@ def test_kernel_window_check_of_a_few_points_as_of_many():
         with pytest.raises(FloatingPointError, match="too narrow"):
             stack._window(ia[:n], ia[:n] - 3, ia[:n] + 3, lx[:n], stack.cdf_pdf_coefs, 3,
                           first[:n], last[:n])
+
+
+def test_kernel_window_products_against_log_sums_and_scipy():
+    # the window's kernel as a running product of rational factors against the exponential
+    # of running log sums (the form it replaced, kept for products beyond the range of
+    # doubles), and the distribution function and density against scipy's Beta term by term
+    post = alpha_posterior(60, 100, 560, 1000, 48, 12, 32, 8)
+    stack = _stack.both_sides([(post.a, post.b, post.weights)])
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.uniform(0.45, 0.8, 40))
+    grp = np.zeros(x.size, dtype=np.int64)
+    ia = np.round(x * (post.a[0] + post.b[0] - 2) + 1 - post.a[0]).astype(np.int64)
+    lx = np.log(x) - np.log1p(-x)
+    first, last = np.zeros(x.size, dtype=np.int64), np.full(x.size, post.a.size - 1)
+    lo, hi = np.maximum(ia - 200, first), np.minimum(ia + 200, last)
+    prod = stack._window(ia, lo, hi, lx, stack.cdf_pdf_coefs, 200, first, last)
+    logs = stack._window_log(ia, lo, hi, lx, stack.cdf_pdf_coefs, 200, first, last)
+    np.testing.assert_allclose(prod, logs, rtol=5e-14, atol=0)
+    F, f = stack.cdf_pdf(grp, x)
+    dens = stats.beta.pdf(x[:, None], post.a[None, :], post.b[None, :]) @ post.weights
+    cdf = stats.beta.cdf(x[:, None], post.a[None, :], post.b[None, :]) @ post.weights
+    np.testing.assert_allclose(f, dens, rtol=1e-12)
+    np.testing.assert_allclose(F, cdf, rtol=1e-12)
+    # a factor beyond the range of doubles inside a window: the log sums answer, no warning
+    stack.step_up = stack.step_up.copy()
+    stack.step_up[ia[0] + 5] = np.inf
+    with np.errstate(all="raise"):
+        got = stack._window(ia, lo, hi, lx, stack.cdf_pdf_coefs, 200, first, last)
+    np.testing.assert_array_equal(got, logs)

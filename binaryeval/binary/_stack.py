@@ -6,7 +6,11 @@ kernel sums of a few hundred terms, and the cost is the interpreter's, not the a
 :class:`Stack` concatenates the components of many materialised mixtures (a single Beta is one
 component) and evaluates, for one point per mixture, any number of sums
 ``sum_j c_j Beta(x; a_j, b_j)`` at once: the kernel sums of
-:mod:`binaryeval.binary.posterior`, with a window and an anchor per point.
+:mod:`binaryeval.binary.posterior`, with a window and an anchor per point.  Within a window
+the kernel relative to the anchor's term is a running product of rational factors,
+``Beta_{j+1}(x) / Beta_j(x) = (x / (1 - x)) (b_j - 1) / a_j``: no exponential per term (the
+products differ from the exponentials of running log sums by a few units in the last place;
+windows whose products would leave the range of doubles take the log sums).
 
 Both distribution functions are such sums.  With ``C_j`` the cumulative weights, the telescoping
 identity of the posterior module reads ``F(x) = I_x(a_last, b_last) + x sum_{j < last}
@@ -86,6 +90,26 @@ def _read_windows(values: np.ndarray, fwd: np.ndarray, back: np.ndarray, width: 
     out[:, 1] = windows[back][:, ::-1]
 
 
+def _read_windows2(up: np.ndarray, down: np.ndarray, fwd: np.ndarray, back: np.ndarray,
+                   width: int, out: np.ndarray) -> None:
+    """:func:`_read_windows` with the forward windows from ``up``, the backward from ``down``."""
+    step = up.strides[0]
+    shape = (up.size - width + 1, width)
+    out[:, 0] = np.lib.stride_tricks.as_strided(up, shape, (step, step), writeable=False)[fwd]
+    out[:, 1] = np.lib.stride_tricks.as_strided(down, shape, (step, step),
+                                                writeable=False)[back][:, ::-1]
+
+
+def _check_edges(count, log_reached, lo, hi, first, last) -> None:
+    """Each window must end where the kernel is negligible (or at its mixture's end).
+
+    ``log_reached``: the log kernel at each window's last term (forwards, backwards per point).
+    """
+    edges = np.where(count.ravel() > 0, log_reached, -np.inf).reshape(-1, 2)
+    if np.any(((hi < last) & (edges[:, 0] > _TAIL)) | ((lo > first) & (edges[:, 1] > _TAIL))):
+        raise FloatingPointError("internal: kernel window too narrow; please report this case")
+
+
 class Stack:
     """Materialised mixtures ``(a, b, w)`` side by side (see the module notes).
 
@@ -120,8 +144,12 @@ class Stack:
         N = self.N[group]
         b = N - a
         with np.errstate(divide="ignore", invalid="ignore"):
-            # log Beta_{j+1}(x) - log Beta_j(x) - logit(x), within a mixture
-            self.ratio = np.log((b - 1.0) / a)
+            # Beta_{j+1}(x) / Beta_j(x) = (x / (1 - x)) (b_j - 1) / a_j within a mixture: the
+            # factor, its inverse and its log (every factor a window steps over is positive
+            # and finite: b_j > 1 below a mixture's last component)
+            self.step_up = (b - 1.0) / a
+            self.step_down = a / (b - 1.0)
+            self.ratio = np.log(self.step_up)
         # each mixture's cumulative weights on its own (a running sum over all of them would
         # carry the rounding of the earlier mixtures' totals)
         cum = np.asarray(np.concatenate([np.cumsum(m[2]) for m in mixtures]), dtype=float)
@@ -196,19 +224,98 @@ class Stack:
 
         Each point's terms are summed as if laid out over ``layout`` (at least ``width``) steps
         each way, the steps beyond its window zero: the sums do not depend on which points
-        share a chunk.
+        share a chunk.  The kernel is the running product of the steps' factors
+        (``step_up`` times ``x / (1 - x)`` forwards, ``step_down`` times ``(1 - x) / x``
+        backwards); where a product leaves the range of doubles the running sums of their
+        logs decide (:meth:`_window_log`, the same terms to rounding).
         """
         n = ia.size
         layout = width if layout is None else layout
         if width == 0:
             return np.zeros((coefs.shape[0], n))
-        # both directions in one array: step t forwards uses the ratio at a + t and reaches
-        # term a + t + 1 ([:, 0]); backwards it uses the ratio at a - 1 - t and reaches that
-        # term ([:, 1]).  Steps beyond a window's end add nothing to the running sum and get a
-        # kernel of zero: they come after the window's steps, so the running sums inside it
-        # are untouched (a zero step rather than -inf, whose exp numpy computes far slower)
-        # windows inside the arrays (all but those at their very ends) are read as slices
-        # rather than gathered index by index: the same numbers
+        # both directions in one array: step t forwards uses the factor at a + t and reaches
+        # term a + t + 1 ([:, 0]); backwards it uses the factor at a - 1 - t and reaches that
+        # term ([:, 1]).  Steps beyond a window's end get a factor of one (the running product
+        # inside the window is untouched) and a kernel of zero
+        inner = bool(ia.min() >= width)
+        sliced = inner and int(ia.max()) + width <= self.ratio.size
+        count = np.empty((n, 2), dtype=np.int64)
+        np.subtract(hi, ia, out=count[:, 0])
+        np.subtract(ia, lo, out=count[:, 1])
+        vals = np.empty((n, 2, width))
+        idx = None
+        if sliced:
+            _read_windows2(self.step_up, self.step_down, ia, ia - width, width, vals)
+        else:
+            pattern = _steps(width)
+            idx = ia[:, None, None] + pattern[0][None]
+            vals[:, 0] = self.step_up.take(idx[:, 0], mode="clip")
+            vals[:, 1] = self.step_down.take(idx[:, 1], mode="clip")
+        with np.errstate(all="ignore"):
+            # (odds of 0 or inf make a factor that is not a positive number: see below)
+            odds = np.exp(lx)
+            vals[:, 0] *= odds[:, None]
+            vals[:, 1] /= odds[:, None]
+        short = np.argwhere(count < width)
+        few = short.shape[0] <= _FEW_ENDS
+        inside = None
+        if few:
+            for i, d in short.tolist():
+                vals[i, d, count[i, d]:] = 1.0
+        else:
+            inside = _steps(width)[1][None] < count[:, :, None]
+            np.copyto(vals, 1.0, where=~inside)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            kern = np.cumprod(vals, axis=2)
+        last_kern = kern[:, :, -1]
+        if not (np.isfinite(last_kern).all() and (last_kern > 0.0).all()):
+            # a product beyond the range of doubles (or a factor that is not a positive
+            # number): the sums of logs, which keep their range
+            return self._window_log(ia, lo, hi, lx, coefs, width, first, last, layout)
+        if few:
+            for i, d in short.tolist():
+                kern[i, d, count[i, d]:] = 0.0
+        else:
+            kern *= inside
+        total = self._weighted(coefs, kern, ia, idx, inner, width, layout)
+        np.minimum(count, width, out=count)
+        reached = kern.reshape(-1, width)[np.arange(2 * n), np.maximum(count.ravel() - 1, 0)]
+        with np.errstate(divide="ignore"):
+            _check_edges(count, np.log(reached), lo, hi, first, last)
+        return total
+
+    def _weighted(self, coefs, kern, ia, idx, inner, width, layout):
+        """``sum_t coefs[r, term_t] kern_t`` over each point's window (both directions)."""
+        R, n = coefs.shape[0], ia.size
+        if inner and int(ia.max()) + width + 1 <= coefs.shape[1]:
+            terms = np.empty((R, n, 2, layout))
+            if layout > width:
+                terms[..., width:] = 0.0
+            for r in range(R):
+                _read_windows(coefs[r], ia + 1, ia - width, width, terms[r, :, :, :width])
+            terms[..., :width] *= kern
+        else:
+            pattern = _steps(width)
+            if idx is None:
+                idx = ia[:, None, None] + pattern[0][None]
+            idx = idx + pattern[2][None]
+            terms = coefs.take(idx, axis=1, mode="clip")
+            terms *= kern
+            if layout > width:
+                wide = np.empty((R, n, 2, layout))
+                wide[..., width:] = 0.0
+                wide[..., :width] = terms
+                terms = wide
+        return np.add.reduce(terms.reshape(R, n, -1), axis=2)
+
+    def _window_log(self, ia, lo, hi, lx, coefs, width, first, last, layout=None):
+        """:meth:`_window` with the kernel as the exponential of running sums of logs.
+
+        For windows whose running product leaves the range of doubles; the same terms.
+        """
+        n = ia.size
+        layout = width if layout is None else layout
+        # as in _window, with steps of log factors: a step beyond a window's end adds 0
         inner = bool(ia.min() >= width)
         sliced = inner and int(ia.max()) + width <= self.ratio.size
         count = np.empty((n, 2), dtype=np.int64)
@@ -224,68 +331,20 @@ class Stack:
             vals = self.ratio.take(idx, mode="clip")
         vals += lx[:, None, None]
         vals[:, 1] *= -1.0
-        # the steps beyond each window's end: a few points' ends one by one, many at once
-        short = np.argwhere(count < width)
-        few = short.shape[0] <= _FEW_ENDS
-        if few:
-            for i, d in short.tolist():
-                vals[i, d, count[i, d]:] = 0.0
-        else:
-            inside = _steps(width)[1][None] < count[:, :, None]
-            np.copyto(vals, 0.0, where=~inside)
+        inside = _steps(width)[1][None] < count[:, :, None]
+        np.copyto(vals, 0.0, where=~inside)
         rel = np.cumsum(vals, axis=2)
-        with np.errstate(under="ignore"):
+        with np.errstate(under="ignore", over="ignore"):
             kern = np.exp(rel)
-        if not np.isfinite(kern[:, :, -1]).all():
-            # a window whose last running sum overflows exp or is not a number: beyond the
-            # end, what a step of -inf gives (0, or NaN after +inf), not a product with zero
-            if few:
-                inside = _steps(width)[1][None] < count[:, :, None]
-            outside = ~inside
-            with np.errstate(invalid="ignore"):
-                kern[outside] = np.exp(rel[outside] - np.inf)
-        elif few:
-            for i, d in short.tolist():
-                kern[i, d, count[i, d]:] = 0.0
-        else:
-            kern *= inside
-        R = coefs.shape[0]
-        if inner and int(ia.max()) + width + 1 <= coefs.shape[1]:
-            terms = np.empty((R, n, 2, layout))
-            if layout > width:
-                terms[..., width:] = 0.0
-            for r in range(R):
-                _read_windows(coefs[r], ia + 1, ia - width, width, terms[r, :, :, :width])
-            terms[..., :width] *= kern
-        else:
-            pattern = _steps(width)
-            if idx is None:
-                idx = ia[:, None, None] + pattern[0][None]
-            idx += pattern[2][None]
-            terms = coefs.take(idx, axis=1, mode="clip")
-            terms *= kern
-            if layout > width:
-                wide = np.empty((R, n, 2, layout))
-                wide[..., width:] = 0.0
-                wide[..., :width] = terms
-                terms = wide
-        total = np.add.reduce(terms.reshape(R, n, -1), axis=2)
-        # each window must end where the kernel is negligible (or at the mixture's first/last
-        # component): the kernel at its last term on each side
+        outside = ~inside
+        with np.errstate(invalid="ignore"):
+            # beyond the end what a step of -inf gives (0, or NaN after +inf), not a product
+            # with zero
+            kern[outside] = np.exp(rel[outside] - np.inf)
+        total = self._weighted(coefs, kern, ia, idx, inner, width, layout)
         np.minimum(count, width, out=count)
-        if n <= _FEW_TARGETS:
-            # (a few points: the same test in plain floats)
-            flat = rel.reshape(-1, width)
-            for i, (fwd, back) in enumerate(count.tolist()):
-                if ((fwd > 0 and hi[i] < last[i] and flat[2 * i, fwd - 1] > _TAIL)
-                        or (back > 0 and lo[i] > first[i] and flat[2 * i + 1, back - 1] > _TAIL)):
-                    raise FloatingPointError("internal: kernel window too narrow; please report "
-                                             "this case")
-            return total
         reached = rel.reshape(-1, width)[np.arange(2 * n), np.maximum(count.ravel() - 1, 0)]
-        edges = np.where(count.ravel() > 0, reached, -np.inf).reshape(n, 2)
-        if np.any(((hi < last) & (edges[:, 0] > _TAIL)) | ((lo > first) & (edges[:, 1] > _TAIL))):
-            raise FloatingPointError("internal: kernel window too narrow; please report this case")
+        _check_edges(count, reached, lo, hi, first, last)
         return total
 
     def _sums_few(self, grp: np.ndarray, x: np.ndarray, coefs: np.ndarray):
