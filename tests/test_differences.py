@@ -147,6 +147,19 @@ def test_surrogates_keep_their_stated_error(leaderboard, sweep):
         # the surrogate's density, for Newton's method: close to the exact one
         dens = np.exp(-0.5 * z[0] ** 2) / np.sqrt(2 * np.pi) * dz[0]
         np.testing.assert_allclose(dens, p.pdf(x), rtol=1e-6, atol=1e-9 * p.pdf(x).max())
+        # the quintic table of F the pairs read: F within the same stated error, its density
+        # and the density's slope close to the exact ones (the slope by central differences)
+        F, f, fp = sur.values(np.array([g]), x[None, :], deriv=True)
+        assert np.max(np.abs(F[0] - p.cdf(x))) <= sur.error[g], g
+        np.testing.assert_allclose(f[0], p.pdf(x), rtol=1e-6, atol=1e-9 * p.pdf(x).max())
+        h = 1e-5 * p.std()
+        slope = (p.pdf(x + h) - p.pdf(x - h)) / (2 * h)
+        np.testing.assert_allclose(fp[0], slope, rtol=0, atol=1e-5 * np.abs(slope).max())
+        # 0 below the domain and 1 above it, with no slope
+        out = np.array([[ends["lower"][g] - p.std(), ends["upper"][g] + p.std()]])
+        F, f, fp = sur.values(np.array([g]), out, deriv=True)
+        assert F.tolist() == [[0.0, 1.0]] and f.tolist() == [[0.0, 0.0]]
+        assert fp.tolist() == [[0.0, 0.0]]
 
 
 def test_unsupported_posteriors_go_to_the_pair_by_pair_path(sweep):

@@ -18,17 +18,21 @@ from 16 to 512 until three times the error of the interpolant of half the degree
 ``|Phi(z~) - F|`` at the new points (halfway between the old ones, where an interpolant errs
 most), is within 1e-10; that is kept as the bound of the finer one.  For fast evaluation the
 interpolant is then tabulated with its slope on 256 (or 2048) equal cells, read by cubic Hermite
-interpolation, and the table is checked the same way at the cells' midpoints; ``e``, the sum of
-the two bounds, stays within 1e-10 (the tests hold it at random points).  A posterior that does
-not meet it (or has separate modes) is left to
-the pair-by-pair path.
+interpolation, and the table is checked the same way at the cells' midpoints.  The pairs read
+the wide posterior's ``F`` itself from a second table: quintic Hermite interpolation on 256 (or
+512, 1024) equal cells, matching ``F = Phi(z)``, its density and the density's slope at the cell
+ends (from the interpolant's first two derivatives), so that a node costs a few products and no
+normal distribution function or exponential; it is checked at the cells' midpoints too.  ``e``,
+the interpolant's bound plus three times the larger table error, stays within 1e-10 (the tests
+hold both tables to it at random points).  A posterior that does not meet it (or has separate
+modes) is left to the pair-by-pair path.
 
 Each pair
 ---------
 With ``n`` the narrower posterior and ``w`` the other, ``P(alpha_1 - alpha_2 <= d)`` is
-``E[F_w(Y_n + d)]`` or ``E[S_w(Y_n - d)]``.  The expectation over ``Y_n`` is a Gauss-Hermite rule
-in the normal score: nodes ``y_k = F~_n^-1(Phi(z_k))`` (the surrogate's quantiles at the rule's
-points) with the rule's weights.  Each end is the root of ``H(d) = q`` by Halley's method from
+``E[F_w(Y_n + d)]`` or ``E[S_w(Y_n - d)] = 1 - E[F_w(Y_n - d)]`` (``F_w`` from the quintic table).
+The expectation over ``Y_n`` is a Gauss-Hermite rule in the normal score: nodes ``y_k =
+F~_n^-1(Phi(z_k))`` (the cubic table's quantiles at the rule's points) with the rule's weights.  Each end is the root of ``H(d) = q`` by Halley's method from
 the Cornish-Fisher quantile of the difference (its cumulants are exact sums of the two
 posteriors'), every pair at once.
 
@@ -70,6 +74,7 @@ _F_TOL = 1e-10         # surrogate error accepted for a posterior's distribution
 _SAFETY = 3.0          # the stated error: this times the largest error seen at the checks
 _DEGREES = (16, 32, 64, 128, 256, 512)
 _CELLS = (256, 2048)  # grid cells of the Hermite table over the domain
+_F_CELLS = (256, 512, 1024)  # cells of the quintic table of F over the domain
 _RULES = ((32, 24), (48, 40), (64, 56))   # Gauss-Hermite rules: main rule and its check
 _CHUNK = 200_000       # elements (pairs x nodes) per work array
 _STEPS = 6
@@ -153,6 +158,43 @@ def _hermite(z0, z1, d0, d1, r, deriv: bool):
     return val, slope, curv
 
 
+def _quintic(z, dz, d2z):
+    """Each cell's quintic in ``r`` for ``F = Phi(z)`` from ``z`` and its two derivatives.
+
+    ``z``, ``dz``, ``d2z`` at the cell ends, the derivatives per cell (times the step and its
+    square); the Hermite interpolant matching ``F``, ``F'`` and ``F''`` at both ends, in power
+    form ``c0 + c1 r + ... + c5 r^5`` (one array per coefficient).
+    """
+    phi = np.exp(-0.5 * np.minimum(z * z, 1e300)) / np.sqrt(2.0 * np.pi)
+    F = special.ndtr(z)
+    d = phi * dz
+    s2 = phi * (d2z - z * dz * dz)
+    F0, F1, d0, d1, s0, s1 = F[:, :-1], F[:, 1:], d[:, :-1], d[:, 1:], s2[:, :-1], s2[:, 1:]
+    A = F1 - F0 - d0 - 0.5 * s0
+    Bv = d1 - d0 - s0
+    Cv = s1 - s0
+    return (F0, d0, 0.5 * s0, 10.0 * A - 4.0 * Bv + 0.5 * Cv, -15.0 * A + 7.0 * Bv - Cv,
+            6.0 * A - 3.0 * Bv + 0.5 * Cv)
+
+
+def _quintic_table(c: np.ndarray, cells: int):
+    """The quintic cells of ``F = Phi(z)`` for the interpolants ``c`` (rows), and their errors.
+
+    ``cells`` equal cells over the domain; the error is the largest ``|F~ - Phi(z)|`` at the
+    cells' midpoints (where the interpolant matching three numbers at each end errs most).
+    """
+    grid = np.linspace(-1.0, 1.0, 2 * cells + 1)
+    basis, slopes = _vander(c.shape[1] - 1, grid)
+    c2 = np.polynomial.chebyshev.chebder(c, 2, axis=1)
+    z, dz, d2z = c @ basis, c @ slopes, c2 @ basis[:c2.shape[1]]
+    step = 2.0 / cells
+    with np.errstate(invalid="ignore", over="ignore"):
+        cubes = _quintic(z[:, ::2], dz[:, ::2] * step, d2z[:, ::2] * step ** 2)
+        mid = sum(q * 0.5 ** m for m, q in enumerate(cubes))
+        err = np.max(np.abs(mid - special.ndtr(z[:, 1::2])), axis=1)
+    return cubes, err
+
+
 def _side_error(z_approx, tail, upper):
     """``|Phi(z~) - F|`` measured on each point's small side."""
     return np.abs(special.ndtr(np.where(upper, -z_approx, z_approx)) - tail)
@@ -163,8 +205,9 @@ class Surrogates:
 
     Per posterior: ``mean``, ``sd``, the domain ``lo``/``hi`` in ``t``, the checked ``error``
     of the distribution function, ``ok`` (it meets the tolerance), ``third``/``fourth``
-    (central moments, for the starting point), and a cubic Hermite table of ``z`` on a
-    uniform grid in ``t`` (flat arrays; ``offset``, ``cells``, ``step`` per posterior).
+    (central moments, for the starting point), a cubic Hermite table of ``z`` on a uniform
+    grid in ``t`` (flat arrays; ``offset``, ``cells`` per posterior) for the quantile nodes, and
+    a quintic one of ``F`` (``fcoef``; ``offset_f``, ``cells_f``) for the pairs' sums.
     """
 
     def __init__(self, posts, lower: np.ndarray, upper: np.ndarray):
@@ -183,8 +226,14 @@ class Surrogates:
         self.error = np.full(G, np.inf)
         usable = (np.isfinite(self.lo) & np.isfinite(self.hi) & (self.hi > self.lo)
                   & (self.sd > 0) & np.array([not getattr(p, "parts", ()) for p in posts]))
+        # the materialised mixtures' exact values from one stack (shared in _stack.reuse())
+        every = [g for g in np.flatnonzero(usable).tolist()
+                 if getattr(posts[g], "smooth", 0) is None]
+        self._stack = (_stack.both_sides([posts[g].components() for g in every]) if every
+                       else None, {g: k for k, g in enumerate(every)})
         coefs = self._chebyshev(posts, np.flatnonzero(usable))
         self._table(coefs)
+        self._stack = None
         # beyond the domain the surrogate's 0 or 1 is off by the tail's mass
         self.error = np.maximum(self.error, DOMAIN_TAIL)
         self.ok = self.error <= _F_TOL
@@ -199,12 +248,11 @@ class Surrogates:
         x = np.clip(self.mean[rows, None] + self.sd[rows, None] * t, 0.0, 1.0)
         upper = t > 0.0
         tail = np.empty(t.shape)
-        stacked = [k for k, g in enumerate(rows)
-                   if getattr(posts[g], "smooth", 0) is None and not getattr(posts[g], "parts", ())]
+        stack, place = self._stack
+        stacked = [k for k, g in enumerate(rows) if g in place]
         if stacked:
-            stack = _stack.both_sides([posts[rows[k]].components() for k in stacked])
-            n = len(stacked)
-            grp = np.repeat(np.arange(n), t.shape[1])
+            n = len(place)
+            grp = np.repeat([place[rows[k]] for k in stacked], t.shape[1])
             sub_up = upper[stacked].ravel()
             sub_x = x[stacked].ravel()
             grp = np.where(sub_up, grp + n, grp)
@@ -213,7 +261,7 @@ class Surrogates:
             vals = np.where(y >= 1.0, 1.0, 0.0)
             if inner.any():
                 vals[inner] = stack.cdf(grp[inner], y[inner])
-            tail[stacked] = vals.reshape(n, t.shape[1])
+            tail[stacked] = vals.reshape(len(stacked), t.shape[1])
         done = set(stacked)
         for k, g in enumerate(rows):
             if k not in done:
@@ -258,15 +306,20 @@ class Surrogates:
         return out
 
     def _table(self, coefs) -> None:
-        """The cubic Hermite tables of ``z`` from the interpolants.
+        """The cubic Hermite tables of ``z`` and the quintic tables of ``F`` from the interpolants.
 
         Checked halfway between the grid points (the finer grid where the coarser one misses
-        the tolerance).
+        the tolerance); the stated error is the interpolant's plus the worse table's.
         """
         G = self.mean.size
         self.cells = np.zeros(G, dtype=np.int64)
+        self.cells_f = np.zeros(G, dtype=np.int64)
+        cheb = self.error.copy()
+        table_err = np.zeros(G)
         pieces_z, pieces_d, owners = [], [], []
-        for _, (rows, c) in sorted(coefs.items()):
+        pieces_f, owners_f = [], []
+        for _, (rows_all, c_all) in sorted(coefs.items()):
+            rows, c = rows_all, c_all
             for cells in _CELLS:
                 if not rows.size:
                     break
@@ -280,25 +333,53 @@ class Surrogates:
                 with np.errstate(invalid="ignore"):
                     dens = np.exp(-0.5 * np.minimum(z[:, 1::2] ** 2, 1e300)) / np.sqrt(2 * np.pi)
                 err = np.max(np.abs(half - z[:, 1::2]) * dens * 1.01, axis=1)
-                accept = self.error[rows] + _SAFETY * err <= _F_TOL
+                accept = cheb[rows] + _SAFETY * err <= _F_TOL
                 if accept.any():
-                    self.error[rows[accept]] += _SAFETY * err[accept]
+                    table_err[rows[accept]] = err[accept]
                     self.cells[rows[accept]] = cells
                     pieces_z.append(z[accept, ::2])
                     pieces_d.append(dz[accept, ::2] * step)
                     owners.append(rows[accept])
-                self.error[rows[~accept & (cells == _CELLS[-1])]] = np.inf
                 rows, c = rows[~accept], c[~accept]
+            # the quintic tables of F, as coarse as the tolerance allows
+            keep = self.cells[rows_all] > 0
+            rows, c = rows_all[keep], c_all[keep]
+            for cells in _F_CELLS:
+                if not rows.size:
+                    break
+                quintic, err = _quintic_table(c, cells)
+                accept = cheb[rows] + _SAFETY * np.maximum(table_err[rows], err) <= _F_TOL
+                if accept.any():
+                    table_err[rows[accept]] = np.maximum(table_err[rows[accept]], err[accept])
+                    self.cells_f[rows[accept]] = cells
+                    # each row's cells between a cell of 0 below the domain and one of 1 above
+                    block = np.zeros((6, int(accept.sum()), cells + 2))
+                    block[0, :, -1] = 1.0
+                    for m, q in enumerate(quintic):
+                        block[m, :, 1:-1] = q[accept]
+                    pieces_f.append(block.reshape(6, -1))
+                    owners_f.append(rows[accept])
+                rows, c = rows[~accept], c[~accept]
+        # usable: both tables within the tolerance
+        both = (self.cells > 0) & (self.cells_f > 0)
+        self.error = np.where(both, cheb + _SAFETY * table_err, np.inf)
         self.offset = np.zeros(G, dtype=np.int64)
+        self.offset_f = np.zeros(G, dtype=np.int64)
         if owners:
             own = np.concatenate(owners)
             sizes = self.cells[own] + 1
-            starts = np.r_[0, np.cumsum(sizes)[:-1]]
-            self.offset[own] = starts
+            self.offset[own] = np.r_[0, np.cumsum(sizes)[:-1]]
             self.z = np.concatenate([r for piece in pieces_z for r in piece])
             self.dz = np.concatenate([r for piece in pieces_d for r in piece])
         else:
             self.z = self.dz = np.zeros(2)
+        if owners_f:
+            own = np.concatenate(owners_f)
+            self.offset_f[own] = np.r_[0, np.cumsum(self.cells_f[own] + 2)[:-1]]
+            self.fcoef = tuple(np.concatenate([piece[m] for piece in pieces_f])
+                               for m in range(6))
+        else:
+            self.fcoef = tuple(np.zeros(2) for _ in range(6))
         # each cell's cubic in r in power form, c0 + c1 r + c2 r^2 + c3 r^3 (the Hermite
         # interpolant rewritten: the same polynomial), one array per coefficient: np.take of
         # each reads a point's four numbers several times faster than indexing rows of one table
@@ -308,6 +389,33 @@ class Surrogates:
         with np.errstate(divide="ignore", invalid="ignore"):
             self.scale = self.cells / ((self.hi - self.lo) * self.sd)
             self.shift = -self.lo * self.cells / (self.hi - self.lo)
+            # the quintic table's cell coordinate is x * scale_f + shift_f
+            self.scale_f = self.cells_f / ((self.hi - self.lo) * self.sd)
+            self.shift_f = -self.lo * self.cells_f / (self.hi - self.lo) - self.mean * self.scale_f
+
+    def values(self, g: np.ndarray, x: np.ndarray, deriv: bool):
+        """The surrogate's ``F~``, ``f~`` and ``f~'`` of posteriors ``g`` (rows) at ``x``.
+
+        From the quintic table (no normal-distribution function to evaluate); 0 below the
+        domain and 1 above it, the derivatives 0 there.  ``deriv`` False: ``F~`` alone.
+        """
+        cells = self.cells_f[g, None].astype(float)
+        scale = self.scale_f[g, None]
+        pos = x * scale
+        pos += self.shift_f[g, None]
+        np.maximum(pos, -1.0, out=pos)
+        np.minimum(pos, cells, out=pos)
+        k = np.floor(pos)
+        r = pos - k
+        at = k.astype(np.int64)
+        at += self.offset_f[g, None] + 1
+        c0, c1, c2, c3, c4, c5 = (np.take(column, at) for column in self.fcoef)
+        val = c0 + r * (c1 + r * (c2 + r * (c3 + r * (c4 + r * c5))))
+        if not deriv:
+            return val, None, None
+        slope = (c1 + r * (2.0 * c2 + r * (3.0 * c3 + r * (4.0 * c4 + r * (5.0 * c5))))) * scale
+        curv = (2.0 * c2 + r * (6.0 * c3 + r * (12.0 * c4 + r * (20.0 * c5)))) * (scale * scale)
+        return val, slope, curv
 
     def scores(self, g: np.ndarray, x: np.ndarray, deriv: bool):
         """Normal scores ``z~`` of posteriors ``g`` (rows) at ``x`` (rows x nodes), with ``dz/dx``.
@@ -327,10 +435,7 @@ class Surrogates:
             return val, None
         scale = self.scale[g, None]
         slope = np.where(inside, (c1 + r * (2.0 * c2 + 3.0 * r * c3)) * scale, 0.0)
-        if deriv != 2:
-            return val, slope
-        curv = np.where(inside, (2.0 * c2 + 6.0 * r * c3) * (scale * scale), 0.0)
-        return val, slope, curv
+        return val, slope
 
     def quantile_nodes(self, rule, among: np.ndarray | None = None) -> np.ndarray:
         """Each posterior's surrogate quantiles at ``Phi(z_k)`` for the rule's points ``z_k``.
@@ -465,19 +570,12 @@ def _cdf(sur: Surrogates, y: np.ndarray, w: np.ndarray, wide: np.ndarray, sign: 
          d: np.ndarray, density: bool):
     """``H(d) = sum_k w_k G(y_k +/- d)`` with ``G`` the wide posterior's F (sign +) or S (-)."""
     x = y + sign[:, None] * d[:, None]
-    out = sur.scores(wide, x, deriv=2 if density else False)
-    z = sign[:, None] * out[0]
-    with np.errstate(invalid="ignore"):
-        H = special.ndtr(z) @ w
-        if not density:
-            return H, None, None
-        # dH/dd = sum w_k f(x_k) = sum w_k phi(z) dz/dx (the sign cancels: d/dd of S(y - d)
-        # is f(y - d)); d2H/dd2 = +/- sum w_k f'(x_k), f' = phi(z) (z'' - z z'^2)
-        finite = np.isfinite(z)
-        phi = np.where(finite, np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi), 0.0)
-        dz = out[1]
-        f = phi * dz
-        h = f @ w
-        zw = np.where(finite, sign[:, None] * z, 0.0)
-        hp = sign * ((phi * (out[2] - zw * dz * dz)) @ w)
-    return H, h, hp
+    F, f, fp = sur.values(wide, x, deriv=density)
+    # S(y - d) = 1 - F(y - d): the same absolute accuracy
+    Fw = F @ w
+    H = np.where(sign > 0.0, Fw, 1.0 - Fw)
+    if not density:
+        return H, None, None
+    # dH/dd = sum w_k f(x_k) (the sign cancels: d/dd of S(y - d) is f(y - d));
+    # d2H/dd2 = +/- sum w_k f'(x_k)
+    return H, f @ w, sign * (fp @ w)

@@ -4,8 +4,8 @@
 posteriors, with weights ``W``, the whole matrix is one product ``(W f)^T F`` of two tables:
 each posterior's density and distribution function at the nodes, computed once
 (:mod:`binaryeval.binary._stack` evaluates the materialised mixtures side by side).  The
-nodes are 16-point Gauss-Legendre rules on panels no wider than twice the standard deviation
-of any posterior whose mass (within its 1e-16 quantiles) overlaps the panel, so each density and
+nodes are 16-point Gauss-Legendre rules on panels no wider than 2.5 standard deviations of any
+posterior whose mass (within its 1e-16 quantiles) overlaps the panel, so each density and
 each distribution function is smooth on the panels that hold it.  A 12-point rule on the same panels
 gives a second matrix; where the two differ by more than ``_TOL`` (1e-13), or where a posterior
 has separate modes, the pair is computed on its own by
@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._stack import Stack
+from ._stack import both_sides
 
 __all__ = ["quadrature"]
 
 _TOL = 1e-13
+_PANEL_SDS = 2.5    # a panel's width at most this many sds of the narrowest posterior on it
 _GL16 = np.polynomial.legendre.leggauss(16)
 _GL12 = np.polynomial.legendre.leggauss(12)
 
@@ -35,8 +36,8 @@ _GL12 = np.polynomial.legendre.leggauss(12)
 def _panels(lo: np.ndarray, hi: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """Panel edges covering every ``[lo_i, hi_i]``.
 
-    Each panel is at most twice the smallest ``sd_i`` of the posteriors overlapping it (and not
-    more than 1/8 of [0, 1]).
+    Each panel is at most ``_PANEL_SDS`` times the smallest ``sd_i`` of the posteriors
+    overlapping it (and not more than 1/8 of [0, 1]).
     """
     order = np.argsort(lo)
     lo_s, hi_s, sd_s = lo[order], hi[order], sd[order]
@@ -51,7 +52,7 @@ def _panels(lo: np.ndarray, hi: np.ndarray, sd: np.ndarray) -> np.ndarray:
             cover = hi_s[:k] > x
             if not cover.any():
                 break
-            w = 2.0 * float(np.min(sd_s[:k][cover]))
+            w = _PANEL_SDS * float(np.min(sd_s[:k][cover]))
             if w >= width:
                 break
             width = w
@@ -80,7 +81,8 @@ def _tables(posts, nodes: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     stacked = [i for i, p in enumerate(posts) if getattr(p, "smooth", 0) is None
                and not getattr(p, "parts", ())]
     if stacked:
-        stack = Stack([posts[i].components() for i in stacked])
+        # (the first half of the two-sided stack: the one other callers in reuse() share)
+        stack = both_sides([posts[i].components() for i in stacked])
         where = inside[stacked]
         grp, col = np.nonzero(where)
         x = nodes[col]

@@ -27,6 +27,8 @@ what the single-posterior methods answer, to their precision (the tests hold the
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 
 import numpy as np
@@ -432,13 +434,44 @@ def solve(stack: Stack, grp: np.ndarray, tail: np.ndarray, mean: np.ndarray,
     return _solve_tails(evaluate, tail, mean, var, shape)
 
 
+_REUSE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("stack_reuse",
+                                                                     default=None)
+
+
+@contextlib.contextmanager
+def reuse():
+    """Within the block, :func:`both_sides` of the same mixtures is built once.
+
+    "The same" means the same array objects in the same order (a posterior hands out its own
+    arrays); the cache keeps them alive, so their identities cannot pass to other arrays, and
+    is dropped when the outermost block ends.
+    """
+    if _REUSE.get() is not None:
+        yield
+        return
+    token = _REUSE.set({})
+    try:
+        yield
+    finally:
+        _REUSE.reset(token)
+
+
 def both_sides(mixtures) -> Stack:
     """The stack of the mixtures followed by their mirrors (``1 - alpha``).
 
-    Groups ``i`` and ``len(mixtures) + i`` are the two sides of mixture ``i``.
+    Groups ``i`` and ``len(mixtures) + i`` are the two sides of mixture ``i`` (the first half
+    alone is the stack of the mixtures).  Inside :func:`reuse`, built once per set of mixtures.
     """
-    return Stack(list(mixtures) + [(b[::-1].copy(), a[::-1].copy(), w[::-1].copy())
-                                   for a, b, w in mixtures])
+    mixtures = list(mixtures)
+    cache = _REUSE.get()
+    key = tuple(id(arr) for m in mixtures for arr in m) if cache is not None else None
+    if cache is not None and key in cache:
+        return cache[key][1]
+    stack = Stack(mixtures + [(b[::-1].copy(), a[::-1].copy(), w[::-1].copy())
+                              for a, b, w in mixtures])
+    if cache is not None:
+        cache[key] = (mixtures, stack)
+    return stack
 
 
 def quantiles(stack: Stack, q: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from scipy import optimize
 from .. import _validate
 from .._comparison import Comparison, finish
 from ..errors import DataError, ParameterError
-from . import _differences
+from . import _differences, _stack
 from .posterior import (
     AlphaPosterior,
     PosteriorDistribution,
@@ -204,9 +204,11 @@ def difference_intervals(posts, first: np.ndarray, second: np.ndarray,
     out = np.full((first.size, 2), np.nan)
     if not first.size:
         return out
-    ends = summaries(posts, _differences.DOMAIN_TAIL, mode=False)
-    lo, hi, ok = _differences.intervals(posts, first, second, level, ends["lower"],
-                                        ends["upper"])
+    with _stack.reuse():
+        # (the quantiles and the surrogates' exact values read one stack of the mixtures)
+        ends = summaries(posts, _differences.DOMAIN_TAIL, mode=False)
+        lo, hi, ok = _differences.intervals(posts, first, second, level, ends["lower"],
+                                            ends["upper"])
     out[ok, 0], out[ok, 1] = lo[ok], hi[ok]
     for k in np.flatnonzero(~ok):
         out[k] = difference_interval(posts[first[k]], posts[second[k]], level)
@@ -259,9 +261,10 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
     var = np.array([p.var() for p in posts])
     # P(alpha_i > alpha_j) for every pair at once (one quadrature over shared nodes, see
     # binaryeval.binary._matrix); each difference's interval from its exact distribution
-    pg_all = prob_greater_matrix(posts)
     i, j = np.triu_indices(len(groups), k=1)
-    bounds = difference_intervals(posts, i, j, level)
+    with _stack.reuse():
+        pg_all = prob_greater_matrix(posts)
+        bounds = difference_intervals(posts, i, j, level)
     names = np.array(groups, dtype=object)
     rows = pd.DataFrame({"group_1": names[i], "group_2": names[j], "diff": mean[i] - mean[j],
                          "std_error": np.sqrt(var[i] + var[j]), "lower": bounds[:, 0],

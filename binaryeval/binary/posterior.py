@@ -1403,6 +1403,12 @@ def prob_greater_matrix(posts) -> np.ndarray:
     out = np.full((G, G), np.nan)
     if G < 2:
         return out
+    with _stack.reuse():
+        # (the quantiles and both quadrature tables read one stack of the mixtures)
+        return _prob_greater_matrix(posts, out)
+
+
+def _prob_greater_matrix(posts, out: np.ndarray) -> np.ndarray:
     sd = np.array([p.std() for p in posts])
     ends = summaries(posts, 1e-16, mode=False)
     lo, hi = ends["lower"], ends["upper"]
