@@ -458,6 +458,12 @@ class Surrogates:
         lo_x = m + s * self.lo[rows, None] + 0.0 * target
         hi_x = m + s * self.hi[rows, None] + 0.0 * target
         cur = np.clip(m + s * target, lo_x, hi_x)
+        # a point beyond the table's values (the rule's outermost points lie beyond the
+        # domain's 1e-12 quantiles) is the domain's end, where the search would bisect to
+        first = self.z[self.offset[rows]][:, None]
+        last = self.z[self.offset[rows] + self.cells[rows]][:, None]
+        beyond = (target <= first) | (target >= last)
+        cur = np.where(target <= first, lo_x, np.where(target >= last, hi_x, cur))
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             for _ in range(80):
                 z, dz = self.scores(rows, cur, deriv=True)
@@ -465,8 +471,11 @@ class Surrogates:
                 lo_x = np.where(f < 0.0, cur, lo_x)
                 hi_x = np.where(f > 0.0, cur, hi_x)
                 new = cur - f / dz
-                out = ~(new > lo_x) | ~(new < hi_x)
+                # (a step onto the bracket's end is no step out: a converged point, whose
+                # last rounding-sized residual moved that end onto it, stays there)
+                out = ~(new >= lo_x) | ~(new <= hi_x)
                 new = np.where(out, 0.5 * (lo_x + hi_x), new)
+                new = np.where(beyond, cur, new)
                 done = np.abs(new - cur) <= 1e-15 * np.maximum(1.0, np.abs(cur))
                 cur = new
                 if done.all():
