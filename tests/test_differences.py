@@ -286,3 +286,33 @@ def test_a_pair_the_first_two_rules_leave_is_certified_by_the_third():
     assert ok.all()
     exact = difference_interval(posts[0], posts[1], 0.95)
     assert abs(lo[0] - exact[0]) <= _differences.TOL and abs(hi[0] - exact[1]) <= _differences.TOL
+
+
+def test_quantile_nodes_solve_their_targets_in_a_few_newton_steps(leaderboard, monkeypatch):
+    # each node solves z~(t) = z_k to rounding, and Newton's method gets there in a handful of
+    # table evaluations (a converged node used to bisect away from its root when its last
+    # rounding-sized residual moved the bracket's end onto it: 55 evaluations here); the
+    # rule's outermost points, beyond the table's values, are the domain's ends
+    ends = summaries(leaderboard, _differences.DOMAIN_TAIL, mode=False)
+    sur = _differences.Surrogates(leaderboard, ends["lower"], ends["upper"])
+    calls = []
+    scores = _differences.Surrogates.scores
+    monkeypatch.setattr(_differences.Surrogates, "scores",
+                        lambda self, *a, **k: calls.append(1) or scores(self, *a, **k))
+    rule = np.polynomial.hermite_e.hermegauss(32)
+    nodes = sur.quantile_nodes(rule)
+    assert len(calls) <= 12
+    rows = np.arange(len(leaderboard))
+    z, _ = scores(sur, rows, nodes, deriv=False)
+    first = sur.z[sur.offset][:, None]
+    last = sur.z[sur.offset + sur.cells][:, None]
+    inner = (rule[0][None, :] > first) & (rule[0][None, :] < last)
+    assert inner.sum() >= 0.7 * inner.size   # (the 32-point rule reaches |z| = 10)
+    np.testing.assert_allclose(z[inner], np.broadcast_to(rule[0], z.shape)[inner], rtol=0,
+                               atol=1e-12)
+    lo = ends["lower"][:, None] + 0 * nodes
+    hi = ends["upper"][:, None] + 0 * nodes
+    below = rule[0][None, :] <= first
+    above = rule[0][None, :] >= last
+    np.testing.assert_allclose(nodes[below], lo[below], rtol=1e-14)
+    np.testing.assert_allclose(nodes[above], hi[above], rtol=1e-14)
