@@ -17,10 +17,10 @@ above).  Outside the quantiles ``F`` is 0 or 1 (wrong by at most 1e-12).  The de
 from 16 to 512 until three times the error of the interpolant of half the degree, measured as
 ``|Phi(z~) - F|`` at the new points (halfway between the old ones, where an interpolant errs
 most), is within 1e-10; that is kept as the bound of the finer one.  For fast evaluation the
-interpolant is then tabulated with its slope on 256 (or 2048) equal cells, read by cubic Hermite
-interpolation, and the table is checked the same way at the cells' midpoints.  The pairs read
-the wide posterior's ``F`` itself from a second table: quintic Hermite interpolation on 256 (or
-512, 1024) equal cells, matching ``F = Phi(z)``, its density and the density's slope at the cell
+interpolant is then tabulated with its slope on 256 equal cells (or 512, 1024, 2048: the first
+that meets the tolerance), read by cubic Hermite interpolation, and the table is checked the
+same way at the cells' midpoints.  The pairs read the wide posterior's ``F`` itself from a
+second table: quintic Hermite interpolation on 256 (or 512, 1024) equal cells, matching ``F = Phi(z)``, its density and the density's slope at the cell
 ends (from the interpolant's first two derivatives), so that a node costs a few products and no
 normal distribution function or exponential; it is checked at the cells' midpoints too.  ``e``,
 the interpolant's bound plus three times the larger table error, stays within 1e-10 (the tests
@@ -73,7 +73,7 @@ DOMAIN_TAIL = 1e-12    # the surrogates' domain: between these quantiles
 _F_TOL = 1e-10         # surrogate error accepted for a posterior's distribution function
 _SAFETY = 3.0          # the stated error: this times the largest error seen at the checks
 _DEGREES = (16, 32, 64, 128, 256, 512)
-_CELLS = (256, 2048)  # grid cells of the Hermite table over the domain
+_CELLS = (256, 512, 1024, 2048)  # grid cells of the cubic Hermite table over the domain
 _F_CELLS = (256, 512, 1024)  # cells of the quintic table of F over the domain
 _RULES = ((32, 24), (48, 40), (64, 56))   # Gauss-Hermite rules: main rule and its check
 _CHUNK = 200_000       # elements (pairs x nodes) per work array
