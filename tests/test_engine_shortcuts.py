@@ -660,3 +660,29 @@ def test_kernel_window_products_against_log_sums_and_scipy():
     with np.errstate(all="raise"):
         got = stack._window(ia, lo, hi, lx, stack.cdf_pdf_coefs, 200, first, last)
     np.testing.assert_array_equal(got, logs)
+
+
+def test_stacks_are_shared_inside_reuse_only_for_the_same_mixtures():
+    # inside _stack.reuse() the last two-sided stack is kept for the same arrays (the
+    # quantiles, both quadrature tables and the surrogates of compare() read one); another set
+    # replaces it; outside the block nothing is kept, and the answers do not depend on it
+    one = alpha_posterior(60, 100, 560, 1000, 48, 12, 32, 8)
+    two = alpha_posterior(30, 100, 420, 1000, 25, 5, 60, 10)
+    mix = [one.components(), two.components()]
+    assert _stack.shared(mix) is None
+    assert _stack.both_sides(mix) is not _stack.both_sides(mix)
+    with _stack.reuse():
+        first = _stack.both_sides(mix)
+        with _stack.reuse():    # a nested block shares the outer one's
+            assert _stack.both_sides(mix) is first and _stack.shared(mix) is first
+        assert _stack.shared(mix[:1]) is None
+        other = _stack.both_sides(mix[:1])
+        assert _stack.shared(mix) is None and _stack.shared(mix[:1]) is other
+    assert _stack.shared(mix[:1]) is None
+    x = np.array([0.55, 0.3])
+    F, f = first.cdf_pdf(np.array([0, 1]), x)
+    np.testing.assert_allclose(F, [one.cdf(0.55), two.cdf(0.3)], rtol=1e-12)
+    np.testing.assert_allclose(f, [one.pdf(0.55), two.pdf(0.3)], rtol=1e-12)
+    with _stack.reuse():
+        P = posterior.prob_greater_matrix([one, two])
+    np.testing.assert_array_equal(P, posterior.prob_greater_matrix([one, two]))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._stack import both_sides
+from ._stack import Stack, shared
 
 __all__ = ["quadrature"]
 
@@ -81,8 +81,12 @@ def _tables(posts, nodes: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     stacked = [i for i, p in enumerate(posts) if getattr(p, "smooth", 0) is None
                and not getattr(p, "parts", ())]
     if stacked:
-        # (the first half of the two-sided stack: the one other callers in reuse() share)
-        stack = both_sides([posts[i].components() for i in stacked])
+        mixtures = [posts[i].components() for i in stacked]
+        # the two-sided stack the quantiles built (inside _stack.reuse()), whose first half is
+        # these mixtures; else their own
+        stack = shared(mixtures)
+        if stack is None:
+            stack = Stack(mixtures)
         where = inside[stacked]
         grp, col = np.nonzero(where)
         x = nodes[col]

@@ -440,10 +440,11 @@ _REUSE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("stack_reus
 
 @contextlib.contextmanager
 def reuse():
-    """Within the block, :func:`both_sides` of the same mixtures is built once.
+    """Within the block, :func:`both_sides` of the same mixtures as the last call is not rebuilt.
 
     "The same" means the same array objects in the same order (a posterior hands out its own
-    arrays); the cache keeps them alive, so their identities cannot pass to other arrays, and
+    arrays); the cache keeps them alive, so their identities cannot pass to other arrays.  It
+    holds the last stack only (a fit of many groups asks for its blocks one after another), and
     is dropped when the outermost block ends.
     """
     if _REUSE.get() is not None:
@@ -463,15 +464,29 @@ def both_sides(mixtures) -> Stack:
     alone is the stack of the mixtures).  Inside :func:`reuse`, built once per set of mixtures.
     """
     mixtures = list(mixtures)
-    cache = _REUSE.get()
-    key = tuple(id(arr) for m in mixtures for arr in m) if cache is not None else None
-    if cache is not None and key in cache:
-        return cache[key][1]
+    found = shared(mixtures)
+    if found is not None:
+        return found
     stack = Stack(mixtures + [(b[::-1].copy(), a[::-1].copy(), w[::-1].copy())
                               for a, b, w in mixtures])
+    cache = _REUSE.get()
     if cache is not None:
-        cache[key] = (mixtures, stack)
+        cache.clear()
+        cache[_key(mixtures)] = (mixtures, stack)
     return stack
+
+
+def shared(mixtures) -> Stack | None:
+    """The two-sided stack of these mixtures kept by :func:`reuse`, or None."""
+    cache = _REUSE.get()
+    if not cache:
+        return None
+    hit = cache.get(_key(list(mixtures)))
+    return None if hit is None else hit[1]
+
+
+def _key(mixtures: list) -> tuple[int, ...]:
+    return tuple(id(arr) for m in mixtures for arr in m)
 
 
 def quantiles(stack: Stack, q: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
