@@ -20,19 +20,21 @@ most), is within 1e-10; that is kept as the bound of the finer one.  For fast ev
 interpolant is then tabulated with its slope on 256 equal cells (or 512, 1024, 2048: the first
 that meets the tolerance), read by cubic Hermite interpolation, and the table is checked the
 same way at the cells' midpoints.  The pairs read the wide posterior's ``F`` itself from a
-second table: quintic Hermite interpolation on 256 (or 512, 1024) equal cells, matching ``F = Phi(z)``, its density and the density's slope at the cell
-ends (from the interpolant's first two derivatives), so that a node costs a few products and no
-normal distribution function or exponential; it is checked at the cells' midpoints too.  ``e``,
-the interpolant's bound plus three times the larger table error, stays within 1e-10 (the tests
-hold both tables to it at random points).  A posterior that does not meet it (or has separate
-modes) is left to the pair-by-pair path.
+second table: quintic Hermite interpolation on 256 (or 512, 1024) equal cells, matching
+``F = Phi(z)``, its density and the density's slope at the cell ends (from the interpolant's
+first two derivatives), so that a node costs a few products and no normal distribution
+function or exponential; it is checked at the cells' midpoints too.  ``e``, the interpolant's
+bound plus three times the larger table error, stays within 1e-10 (the tests hold both tables
+to it at random points).  A posterior that does not meet it (or has separate modes) is left to
+the pair-by-pair path.
 
 Each pair
 ---------
 With ``n`` the narrower posterior and ``w`` the other, ``P(alpha_1 - alpha_2 <= d)`` is
-``E[F_w(Y_n + d)]`` or ``E[S_w(Y_n - d)] = 1 - E[F_w(Y_n - d)]`` (``F_w`` from the quintic table).
-The expectation over ``Y_n`` is a Gauss-Hermite rule in the normal score: nodes ``y_k =
-F~_n^-1(Phi(z_k))`` (the cubic table's quantiles at the rule's points) with the rule's weights.  Each end is the root of ``H(d) = q`` by Halley's method from
+``E[F_w(Y_n + d)]`` or ``E[S_w(Y_n - d)] = 1 - E[F_w(Y_n - d)]`` (``F_w`` from the quintic
+table).  The expectation over ``Y_n`` is a Gauss-Hermite rule in the normal score: nodes
+``y_k = F~_n^-1(Phi(z_k))`` (the cubic table's quantiles at the rule's points) with the rule's
+weights.  Each end is the root of ``H(d) = q`` by Halley's method from
 the Cornish-Fisher quantile of the difference (its cumulants are exact sums of the two
 posteriors'), every pair at once.
 
@@ -189,10 +191,10 @@ def _quintic_table(c: np.ndarray, cells: int):
     z, dz, d2z = c @ basis, c @ slopes, c2 @ basis[:c2.shape[1]]
     step = 2.0 / cells
     with np.errstate(invalid="ignore", over="ignore"):
-        cubes = _quintic(z[:, ::2], dz[:, ::2] * step, d2z[:, ::2] * step ** 2)
-        mid = sum(q * 0.5 ** m for m, q in enumerate(cubes))
+        quintic = _quintic(z[:, ::2], dz[:, ::2] * step, d2z[:, ::2] * step ** 2)
+        mid = sum(q * 0.5 ** m for m, q in enumerate(quintic))
         err = np.max(np.abs(mid - special.ndtr(z[:, 1::2])), axis=1)
-    return cubes, err
+    return quintic, err
 
 
 def _side_error(z_approx, tail, upper):
@@ -229,11 +231,11 @@ class Surrogates:
         # the materialised mixtures' exact values from one stack (shared in _stack.reuse())
         every = [g for g in np.flatnonzero(usable).tolist()
                  if getattr(posts[g], "smooth", 0) is None]
-        self._stack = (_stack.both_sides([posts[g].components() for g in every]) if every
-                       else None, {g: k for k, g in enumerate(every)})
+        self._mixtures = (_stack.both_sides([posts[g].components() for g in every]) if every
+                          else None, {g: k for k, g in enumerate(every)})
         coefs = self._chebyshev(posts, np.flatnonzero(usable))
         self._table(coefs)
-        self._stack = None
+        self._mixtures = None
         # beyond the domain the surrogate's 0 or 1 is off by the tail's mass
         self.error = np.maximum(self.error, DOMAIN_TAIL)
         self.ok = self.error <= _F_TOL
@@ -248,7 +250,7 @@ class Surrogates:
         x = np.clip(self.mean[rows, None] + self.sd[rows, None] * t, 0.0, 1.0)
         upper = t > 0.0
         tail = np.empty(t.shape)
-        stack, place = self._stack
+        stack, place = self._mixtures
         stacked = [k for k, g in enumerate(rows) if g in place]
         if stacked:
             n = len(place)
@@ -306,7 +308,7 @@ class Surrogates:
         return out
 
     def _table(self, coefs) -> None:
-        """The cubic Hermite tables of ``z`` and the quintic tables of ``F`` from the interpolants.
+        """The cubic Hermite tables of ``z`` and quintic ones of ``F`` from the interpolants.
 
         Checked halfway between the grid points (the finer grid where the coarser one misses
         the tolerance); the stated error is the interpolant's plus the worse table's.
@@ -391,7 +393,8 @@ class Surrogates:
             self.shift = -self.lo * self.cells / (self.hi - self.lo)
             # the quintic table's cell coordinate is x * scale_f + shift_f
             self.scale_f = self.cells_f / ((self.hi - self.lo) * self.sd)
-            self.shift_f = -self.lo * self.cells_f / (self.hi - self.lo) - self.mean * self.scale_f
+            self.shift_f = (-self.lo * self.cells_f / (self.hi - self.lo)
+                            - self.mean * self.scale_f)
 
     def values(self, g: np.ndarray, x: np.ndarray, deriv: bool):
         """The surrogate's ``F~``, ``f~`` and ``f~'`` of posteriors ``g`` (rows) at ``x``.
