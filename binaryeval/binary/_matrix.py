@@ -67,26 +67,35 @@ def _panels(lo: np.ndarray, hi: np.ndarray, sd: np.ndarray) -> np.ndarray:
     return np.unique(np.asarray(edges))
 
 
-def _tables(posts, nodes: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+def _stacked(posts) -> tuple[list[int], Stack | None]:
+    """The materialised mixtures among ``posts``, and one stack of them.
+
+    Materialised: with ``components()`` and neither a smooth representation nor parts.  The
+    stack is the two-sided one the quantiles built (inside :func:`._stack.reuse`), whose first
+    half is these mixtures; else their own.
+    """
+    stacked = [i for i, p in enumerate(posts) if getattr(p, "smooth", 0) is None
+               and not getattr(p, "parts", ())]
+    if not stacked:
+        return stacked, None
+    mixtures = [posts[i].components() for i in stacked]
+    stack = shared(mixtures)
+    return stacked, Stack(mixtures) if stack is None else stack
+
+
+def _tables(posts, nodes: np.ndarray, lo: np.ndarray, hi: np.ndarray, stacked: list[int],
+            stack: Stack | None):
     """Densities and distribution functions of every posterior at the nodes.
 
-    Inside each one's 1e-16 quantiles; outside, 0 and 0 or 1.  Materialised mixtures (those
-    with ``components()`` and neither a smooth representation nor parts) are evaluated side by
-    side in one stack, the others by their own ``cdf`` and ``pdf``.
+    Inside each one's 1e-16 quantiles; outside, 0 and 0 or 1.  The materialised mixtures
+    ``stacked`` are evaluated side by side in ``stack`` (:func:`_stacked`), the others by their
+    own ``cdf`` and ``pdf``.
     """
     G, n = len(posts), nodes.size
     dens = np.zeros((G, n))
     cdf = (nodes[None, :] > hi[:, None]).astype(float)
     inside = (nodes[None, :] >= lo[:, None]) & (nodes[None, :] <= hi[:, None])
-    stacked = [i for i, p in enumerate(posts) if getattr(p, "smooth", 0) is None
-               and not getattr(p, "parts", ())]
     if stacked:
-        mixtures = [posts[i].components() for i in stacked]
-        # the two-sided stack the quantiles built (inside _stack.reuse()), whose first half is
-        # these mixtures; else their own
-        stack = shared(mixtures)
-        if stack is None:
-            stack = Stack(mixtures)
         where = inside[stacked]
         grp, col = np.nonzero(where)
         x = nodes[col]
@@ -123,10 +132,12 @@ def quadrature(posts, lo: np.ndarray, hi: np.ndarray, sd: np.ndarray,
     edges = _panels(lo[use], hi[use], sd[use])
     mid, rad = 0.5 * (edges[1:] + edges[:-1]), 0.5 * (edges[1:] - edges[:-1])
     results = []
+    posts_used = [posts[i] for i in use]
+    stacked, stack = _stacked(posts_used)     # (one stack for both rules)
     for x, w in (_GL16, _GL12):
         nodes = (mid[:, None] + rad[:, None] * x[None, :]).ravel()
         weights = (rad[:, None] * w[None, :]).ravel()
-        dens, cdf = _tables([posts[i] for i in use], nodes, lo[use], hi[use])
+        dens, cdf = _tables(posts_used, nodes, lo[use], hi[use], stacked, stack)
         wf = dens * weights[None, :]
         z = wf.sum(axis=1)
         # q[a, b] = int f_a F_b, normalised by int f_a on the same nodes

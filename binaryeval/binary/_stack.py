@@ -239,11 +239,7 @@ class Stack:
         # term a + t + 1 ([:, 0]); backwards it uses the factor at a - 1 - t and reaches that
         # term ([:, 1]).  Steps beyond a window's end get a factor of one (the running product
         # inside the window is untouched) and a kernel of zero
-        inner = bool(ia.min() >= width)
-        sliced = inner and int(ia.max()) + width <= self.ratio.size
-        count = np.empty((n, 2), dtype=np.int64)
-        np.subtract(hi, ia, out=count[:, 0])
-        np.subtract(ia, lo, out=count[:, 1])
+        inner, sliced, count = self._layout(ia, lo, hi, width)
         vals = np.empty((n, 2, width))
         idx = None
         if sliced:
@@ -286,6 +282,19 @@ class Stack:
             _check_edges(count, np.log(reached), lo, hi, first, last)
         return total
 
+    def _layout(self, ia, lo, hi, width):
+        """Where the windows lie, and the steps each takes forwards and backwards.
+
+        ``inner``: no window reaches before the arrays' start; ``sliced``: none beyond their
+        end either, so they are read as slices.
+        """
+        inner = bool(ia.min() >= width)
+        sliced = inner and int(ia.max()) + width <= self.ratio.size
+        count = np.empty((ia.size, 2), dtype=np.int64)
+        np.subtract(hi, ia, out=count[:, 0])
+        np.subtract(ia, lo, out=count[:, 1])
+        return inner, sliced, count
+
     def _weighted(self, coefs, kern, ia, idx, inner, width, layout):
         """``sum_t coefs[r, term_t] kern_t`` over each point's window (both directions)."""
         R, n = coefs.shape[0], ia.size
@@ -318,11 +327,7 @@ class Stack:
         n = ia.size
         layout = width if layout is None else layout
         # as in _window, with steps of log factors: a step beyond a window's end adds 0
-        inner = bool(ia.min() >= width)
-        sliced = inner and int(ia.max()) + width <= self.ratio.size
-        count = np.empty((n, 2), dtype=np.int64)
-        np.subtract(hi, ia, out=count[:, 0])
-        np.subtract(ia, lo, out=count[:, 1])
+        inner, sliced, count = self._layout(ia, lo, hi, width)
         idx = None
         if sliced:
             vals = np.empty((n, 2, width))
