@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from binaryeval.binary import _stack, engine, posterior
+from binaryeval.binary import _kernels, _stack, engine, posterior
 from binaryeval.binary._piecewise import PiecewiseChebyshev
 from binaryeval.binary.engine import alpha_posterior
 from binaryeval.validation import random_designs
@@ -209,7 +209,6 @@ def test_beta_log_density_at_a_few_points_against_forty_digits():
     # are half-integers, so that a + b is exact in the reference too
     mp = pytest.importorskip("mpmath")
     mp.mp.dps = 40
-    from binaryeval.binary import _kernels
 
     rng = np.random.default_rng(7)
     for _ in range(60):
@@ -270,20 +269,39 @@ def _tilted_sequences(c, rho=None, eta=None, rate_prior=(1.0, 1.0)):
 
 @pytest.mark.parametrize("design", FFT_DESIGNS)
 def test_fft_convolution_within_its_stated_bound_of_the_exact_one(design):
-    # the stated bound 16 eps sqrt(log2 n) ||p|| ||q|| on every entry, against np.convolve (sums
-    # of positive terms: relative error below n eps) with the engine's tilt and a tilt off by a
-    # tenth of the sequences' length either way
+    # the stated bound 16 eps sqrt(log2 n) ||p|| ||q|| on every entry, against the direct
+    # convolution (np.convolve in pieces, tested below; sums of positive terms: relative error
+    # below n eps) with the engine's tilt and a tilt off by a tenth of the sequences' length
+    # either way
     d = dict(design)
     lp, lq, H, theta = _tilted_sequences(d.pop("c"), **d)
     for th in (theta, theta + 10.0 / lp.size, theta - 10.0 / lp.size):
         a, b = lp + th * np.arange(lp.size), lq + th * np.arange(lq.size)
         p, q = np.exp(a - a.max()), np.exp(b - b.max())
         fast, delta = engine._fft_convolve(p, q)
-        exact = np.convolve(p, q)
+        exact = _kernels.convolve(p, q)
         err = np.max(np.abs(fast - exact))
         assert err <= delta, (err, delta)
         # the bound is not vacuous: within three orders of magnitude of the error
         assert delta <= 1e-11 * exact.max()
+
+
+def test_direct_convolution_in_pieces_is_np_convolve():
+    # one np.convolve, bit for bit, while the shorter sequence has at most 8,192 terms; beyond,
+    # pieces added at their offsets: within n eps of np.convolve for positive terms (9,000 terms
+    # keep np.convolve's own inner products on one BLAS thread), and of math.fsum at a few entries
+    rng = np.random.default_rng(4)
+    p, q = rng.random(20_000), rng.random(8_192)
+    assert np.array_equal(_kernels.convolve(p, q), np.convolve(p, q))
+    assert np.array_equal(_kernels.convolve(q, p), np.convolve(q, p))
+    q = np.exp(-30.0 * rng.random(9_000))
+    got, ref = _kernels.convolve(q, p), np.convolve(p, q)
+    assert got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=9_000 * np.finfo(float).eps, atol=0)
+    for t in (0, 5_000, 8_191, 8_192, 8_193, 15_000, 28_998):
+        lo, hi = max(0, t - p.size + 1), min(t, q.size - 1)
+        exact = math.fsum(p[t - j] * q[j] for j in range(lo, hi + 1))
+        assert got[t] == pytest.approx(exact, rel=9_000 * np.finfo(float).eps)
 
 
 @pytest.mark.parametrize("design", FFT_DESIGNS)

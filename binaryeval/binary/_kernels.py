@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy import special
 
-__all__ = ["bd0", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio", "log_gamma_ratio_change",
+__all__ = ["bd0", "convolve", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio", "log_gamma_ratio_change",
            "log_gamma_ratio_range", "log_gamma_ratio_ranges", "stirlerr"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -35,6 +35,44 @@ def dot(u: np.ndarray, v: np.ndarray) -> float:
     11.0
     """
     return float(np.add.reduce(np.multiply(u, v)))
+
+
+#: the longest inner product of :func:`convolve`: OpenBLAS computes ``ddot`` on one thread up to
+#: 10,000 elements
+_DOT_ONE_THREAD = 8192
+
+
+def convolve(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.convolve(p, q)``, in pieces whose inner products stay on one BLAS thread.
+
+    ``np.convolve`` forms each entry as an inner product over the overlap of the two
+    sequences, through BLAS ``ddot``, which OpenBLAS spreads over threads beyond 10,000
+    elements: thousands of short parallel sections, whose threads wait for a core when the
+    machine is busy.  With both cores of a two-core machine busy, sequences of 33,001 and
+    17,001 terms took 41 s instead of 0.07 s.  Here the shorter sequence is cut into pieces of
+    at most 8,192 terms and their convolutions added at their offsets: the same products,
+    each entry's sum in up to ``len / 8192`` parts (for positive terms the relative error
+    stays below ``n eps``).  Where the shorter sequence has at most 8,192 terms this is one
+    ``np.convolve``, bit for bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import convolve
+    >>> rng = np.random.default_rng(0)
+    >>> p, q = rng.random(20_000), rng.random(9_000)
+    >>> bool(np.allclose(convolve(p, q), np.convolve(p, q), rtol=1e-12, atol=0))
+    True
+    """
+    if p.size < q.size:
+        p, q = q, p
+    if q.size <= _DOT_ONE_THREAD:
+        return np.convolve(p, q)
+    out = np.zeros(p.size + q.size - 1)
+    for start in range(0, q.size, _DOT_ONE_THREAD):
+        piece = q[start:start + _DOT_ONE_THREAD]
+        out[start:start + p.size + piece.size - 1] += np.convolve(p, piece)
+    return out
 
 
 def stirlerr(n: np.ndarray, least: float | None = None) -> np.ndarray:

@@ -80,7 +80,7 @@ mass, so the CDF is within 5e-13 of the exact mixture's (the tests hold the boun
 np.convolve and the posterior against the exact convolution on hard designs).  Weights far
 below that share of the mass have absolute, not relative, accuracy on this path.  Otherwise
 (a mode pressed against an end, a perfect metric, weights pulled far from the metric's peak)
-np.convolve sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
+an exact convolution sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
 multiply-adds.  Beyond ``_DIRECT_ANY`` (12,000) ratings the convolution's weights are kept only
 when those within ``TAIL_LOG`` of the largest are one run; separate piles go to the mode search
 below and are held in parts.
@@ -129,6 +129,7 @@ from .. import _validate
 from ..errors import CountsError, ParameterError
 from ._kernels import (
     _stirling_ratio,
+    convolve,
     log_gamma_ratio,
     log_gamma_ratio_change,
     log_gamma_ratio_ranges,
@@ -1286,7 +1287,7 @@ def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
         a = lp + theta * xs
         b = lq + theta * us
         ca, cb = float(np.max(a)), float(np.max(b))
-        conv = np.convolve(np.exp(a - ca), np.exp(b - cb))
+        conv = convolve(np.exp(a - ca), np.exp(b - cb))
         shift = H + (ca + cb) - theta * T
         ok = conv >= floor
         if not ok.any():
