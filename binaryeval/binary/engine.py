@@ -76,8 +76,8 @@ where the weights do).  Above 400,000 multiply-adds it is taken by FFT, whose er
 entry is below ``16 eps sqrt(log2 n) ||p||_2 ||q||_2``; the entries within four times that of
 zero are dropped and their mass bounded (a geometric tail where the sequences are log-concave),
 and the weights are kept only when the total error bound is within ``FFT_TOL`` (2.5e-13) of the
-mass, so the CDF is within 5e-13 of the exact mixture's (the tests hold the bound against
-np.convolve and the posterior against the exact convolution on hard designs).  Weights far
+mass, so the CDF is within 5e-13 of the exact mixture's (the tests hold the bound against the
+direct convolution and the posterior against the exact convolution on hard designs).  Weights far
 below that share of the mass have absolute, not relative, accuracy on this path.  Otherwise
 (a mode pressed against an end, a perfect metric, weights pulled far from the metric's peak)
 an exact convolution sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
@@ -154,8 +154,8 @@ _TABLE_MAX = 2_000_000  # log-gamma tables for term-by-term sums up to this many
 _FULL_T = 600  # mixtures over at most this many components get L(T) for every T directly
 # every weight from one convolution up to this many metric ratings: by FFT (about 1 ms at 10^4
 # metric ratings, where np.convolve's k (M - k) multiply-adds took 5 ms and the windows 20; at
-# 5 x 10^4 about half the windows' time), else exactly with np.convolve up to _CONV_MAX
-# multiply-adds
+# 5 x 10^4 about half the windows' time), else exactly (np.convolve, kept on one BLAS thread:
+# _kernels.convolve) up to _CONV_MAX multiply-adds
 _DIRECT_MAX = 60_000
 _DIRECT_ANY = 12_000   # up to here also weights in separate piles (beyond, held in parts)
 _CONV_MAX = 25_000_000
