@@ -17,8 +17,8 @@ import math
 import numpy as np
 from scipy import special
 
-__all__ = ["bd0", "convolve", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio", "log_gamma_ratio_change",
-           "log_gamma_ratio_range", "log_gamma_ratio_ranges", "stirlerr"]
+__all__ = ["bd0", "convolve", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio",
+           "log_gamma_ratio_change", "log_gamma_ratio_range", "log_gamma_ratio_ranges", "stirlerr"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)
