@@ -121,7 +121,7 @@ def test_e5_finer_alpha_grid_approaches_the_exact_posterior(reference, exact):
 
 @pytest.mark.slow
 def test_full_grid_matches_exact_posterior(exact):
-    # The paper's 2000 x 1000 x 1000 grid for E2 (~20 s) against the exact posterior
+    # The paper's 2000 x 1000 x 1000 grid for E2 (~12 s) against the exact posterior
     # (independent quadrature): midpoint error only.
     p = grid_posterior(**CASES["E2_sim_a60"])
     q = exact["E2_sim_a60"]
@@ -233,3 +233,51 @@ def test_a_grid_too_coarse_for_the_posterior_is_said():
         warnings.simplefilter("error")
         fine = grid_posterior(**design, grid=(400, 200, 200))
     assert abs(fine.std() - alpha_posterior(**design).std()) <= 1e-4
+
+
+@pytest.mark.parametrize("counts", [
+    dict(tp=96, fn=24, tn=64, fp=16, mp=5600, mt=10000),        # E2's rates and metric
+    dict(tp=3, fn=2, tn=1, fp=4, mp=900, mt=1000),              # wide rates
+    dict(tp=10, fn=0, tn=10, fp=0, mp=0, mt=1000),              # no metric positive
+    dict(tp=50, fn=5, tn=40, fp=6, mp=200_000, mt=200_000),     # no metric negative
+    dict(tp=50, fn=5, tn=40, fp=6, mp=100_000, mt=200_000),     # a narrow band
+    dict(tp=0, fn=30, tn=30, fp=0, mp=2500, mt=3000),           # rates pressing 0 and 1
+])
+def test_the_band_of_rate_cells_is_every_cell_that_counts(counts):
+    # Expected: the metric's log likelihood of every alpha row computed from every rate cell
+    # (terms below e^-700 of a row's largest counted as zero); the band leaves out terms
+    # below e^-60 of it, about 1e-26 each, so the two agree to rounding (1e-13 relative).
+    from binaryeval.binary.grid import _band_loglik, _metric_loglik, _rate_cells
+
+    r, lr = _rate_cells(None, counts["tp"], counts["fn"], (1.0, 1.0), 250)
+    e, le = _rate_cells(None, counts["tn"], counts["fp"], (1.0, 1.0), 250)
+    a = (np.arange(200) + 0.5) / 200
+    mp, mn = counts["mp"], counts["mt"] - counts["mp"]
+    every = _metric_loglik(a, r, lr, e, le, mp, mn)
+    band = _band_loglik(a, r, lr, e, le, mp, mn)
+    finite = np.isfinite(every)
+    assert np.array_equal(finite, np.isfinite(band))
+    assert np.array_equal(every[~finite], band[~finite])
+    np.testing.assert_allclose(band[finite], every[finite], rtol=1e-13, atol=0)
+
+
+def test_the_paper_grid_takes_the_band(monkeypatch):
+    # The paper's grid with 10,000 metric-only ratings goes through the band; with 100 (or a
+    # known rate: one rate cell) through every cell.  Expected: the band's posterior equals the
+    # every-cell one (same data, band switched off) to rounding.
+    from binaryeval.binary import grid
+
+    calls = []
+    band = grid._band_loglik
+    monkeypatch.setattr(grid, "_band_loglik", lambda *a: calls.append("band") or band(*a))
+    kw = dict(tp=96, fn=24, tn=64, fp=16, human_pos=60, human_total=100, metric_pos=5600,
+              metric_total=10000, grid=(100, 400, 400))
+    fast = grid_posterior(**kw)
+    assert calls == ["band"]
+    grid_posterior(**{**kw, "metric_pos": 56, "metric_total": 100})
+    grid_posterior(**{**kw, "rho": 0.8})
+    assert calls == ["band"]
+    monkeypatch.setattr(grid, "_BAND_FROM", 10**12)
+    slow = grid_posterior(**kw)
+    np.testing.assert_allclose(fast.weights, slow.weights, rtol=1e-12, atol=1e-300)
+    assert fast.mean() == pytest.approx(slow.mean(), rel=1e-14)

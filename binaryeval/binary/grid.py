@@ -14,7 +14,11 @@ single point of mass one.  The posterior mass of the alpha cell ``i`` is proport
 where ``h+``/``h-`` are the positive/negative human ratings and ``m+``/``m-`` the positive/negative
 metric ratings of items without a human rating.  Everything is computed in log space (log-sum-exp),
 one alpha row (or a few, when the rate cells are few) at a time, so memory stays bounded (the
-rate grid's arrays and one row of work) whatever the number of alpha cells.
+rate grid's arrays and one row of work) whatever the number of alpha cells.  With many metric-only
+ratings, ``p^m+ (1 - p)^m-`` is negligible away from ``p = m+ / (m+ + m-)``: each row then computes
+only the rate cells of a band about that line that a bound on the likelihood's fall admits (the
+terms left out are below ``e^-60`` of the row's largest; see :func:`_band_loglik`), which on the
+paper's grid with 10,000 metric ratings is 17-20 % of them (the paper's cases).
 
 Rate cells whose mass is below ``1e-30`` of the largest cell are left out of the sum; this changes
 the posterior by far less than double precision resolves in its mean and variance and makes the
@@ -123,6 +127,86 @@ def _metric_loglik(a: np.ndarray, r: np.ndarray, lr: np.ndarray, e: np.ndarray, 
                 np.exp(t, out=t)
                 t *= keep
             like[start:start + k] = np.log(buf[:k].sum(axis=1)) + top
+    return like
+
+
+#: the band's cut: in an alpha row, terms below ``exp(_BAND_FLOOR)`` of its largest are left out
+_BAND_FLOOR = -60.0
+#: the band is used from this many metric-only ratings (with fewer it covers most rate cells)
+#: and this many rate cells (with fewer, a row costs less than the band's own steps)
+_BAND_FROM = 1000
+_BAND_CELLS = 10_000
+
+
+def _band_loglik(a: np.ndarray, r: np.ndarray, lr: np.ndarray, e: np.ndarray, le: np.ndarray,
+                 mp: int, mn: int) -> np.ndarray:
+    """:func:`_metric_loglik` from the rate cells near the line ``p = mp / (mp + mn)`` alone.
+
+    With ``n = mp + mn`` metric-only ratings, ``g(p) = mp log p + mn log(1 - p)`` falls from its
+    largest value at ``p_hat = mp / n`` by ``n KL(p_hat || p)``, and the second derivative of
+    that divergence, ``p_hat / q^2 + (1 - p_hat) / (1 - q)^2``, is at least ``c = (p_hat^(1/3)
+    + (1 - p_hat)^(1/3))^3`` for every ``q``; so ``g(p) <= g(p_hat) - n c (p - p_hat)^2 / 2``.
+    In an alpha row, a term ``lr_j + le_k + g(p_jk)`` is therefore below a level ``L`` wherever
+    ``|p_jk - p_hat|`` exceeds ``sqrt(2 (g(p_hat) + lr_j + max le - L) / (n c))``: for each
+    ``rho_j`` the ``eta_k`` that can reach ``L`` are one run of consecutive cells (``p`` is
+    linear in ``eta``), found by bisection of the sorted ``eta`` cells.  ``L`` is
+    :data:`_BAND_FLOOR` below the largest term of a few cells on the line (at most the row's
+    largest), and only the run's terms are computed.  The terms left out are each below
+    ``exp(_BAND_FLOOR)`` (about 1e-26) of the row's largest term, so together below ``1e-26``
+    times the number of rate cells of the row's sum: below ``1e-18`` of it up to ``10^8``
+    rate cells, far under its last bit.  The terms kept are the ones :func:`_metric_loglik`
+    computes, in the same form.
+    """
+    n = mp + mn
+    ph = mp / n
+    c = (ph ** (1.0 / 3.0) + (1.0 - ph) ** (1.0 / 3.0)) ** 3
+    g_top = (mp * math.log(ph) if mp else 0.0) + (mn * math.log1p(-ph) if mn else 0.0)
+    le_top = float(le.max())
+    like = np.empty(a.size)
+    rows = np.arange(r.size)
+    last = e.size - 1
+
+    def terms(ai: float, j: np.ndarray, k: np.ndarray) -> np.ndarray:
+        rj, ek = r[j], e[k]
+        u = ai * (rj + ek - 1.0)                     # alpha * s
+        t = lr[j] + le[k]
+        if mp:
+            t += mp * np.log(u + (1.0 - ek))         # p
+        if mn:
+            t += mn * np.log(ek - u)                 # 1 - p = eta - alpha * s
+        return t
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i, ai in enumerate(a):
+            b = 1.0 - ai
+            # the eta of each rho on the line p = p_hat, and its two nearest cells: a lower
+            # bound of the row's largest term
+            on_line = 1.0 - (ph - ai * r) / b
+            k_near = np.clip(np.searchsorted(e, on_line), 1, last) if last else np.zeros(
+                r.size, dtype=np.intp)
+            near = terms(ai, np.r_[rows, rows], np.r_[k_near, np.maximum(k_near - 1, 0)])
+            level = float(np.max(near[np.isfinite(near)], initial=-np.inf)) + _BAND_FLOOR
+            drop = g_top + lr + le_top - level
+            half = np.sqrt(2.0 * np.maximum(drop, 0.0) / (n * c)) * (1.0 + 1e-9) + 1e-12
+            # p in [p_hat - half, p_hat + half] <=> eta in [1 - (p_hat + half - a rho) / b,
+            # 1 - (p_hat - half - a rho) / b]
+            lo = np.searchsorted(e, 1.0 - (ph + half - ai * r) / b, side="left")
+            hi = np.searchsorted(e, 1.0 - (ph - half - ai * r) / b, side="right")
+            hi = np.where(drop >= 0.0, hi, lo)
+            sizes = hi - lo
+            total = int(sizes.sum())
+            if not total:
+                like[i] = -np.inf
+                continue
+            j = np.repeat(rows, sizes)
+            k = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
+            t = terms(ai, j, k)
+            top = float(np.max(t))
+            if not np.isfinite(top):
+                like[i] = top if top == np.inf else -np.inf
+                continue
+            t -= top
+            like[i] = math.log(float(np.sum(np.exp(t[t >= _BAND_FLOOR])))) + top
     return like
 
 
@@ -502,7 +586,9 @@ def grid_posterior(human_pos: int = 0, human_total: int = 0, metric_pos: int = 0
         r, lr = _rate_cells(rho, tp, fn, rate_prior, nr)
         e, le = _rate_cells(eta, tn, fp, rate_prior, ne)
         _check_grid_size(grid, na, r.size * e.size)
-        like = _metric_loglik(a, r, lr, e, le, mp, mt - mp)
+        # many metric-only ratings and rate cells: the band of cells that matter in each row
+        band = mt >= _BAND_FROM and r.size * e.size >= _BAND_CELLS
+        like = (_band_loglik if band else _metric_loglik)(a, r, lr, e, le, mp, mt - mp)
         logw = logw + like
 
     logw = logw - logsumexp(logw)
