@@ -491,7 +491,7 @@ def _check_grid_size(grid, n_alpha: int, rate_cells: int) -> None:
     work = float(n_alpha) * rate_cells
     if work > MAX_GRID_EVALUATIONS:
         raise ParameterError(f"grid={tuple(grid)!r} needs {work:.1e} likelihood evaluations ("
-                             f"{work / 2e9:.3g} times the paper's grid, which takes minutes); "
+                             f"{work / 2e9:.3g} times the paper's grid); "
                              f"at most {MAX_GRID_EVALUATIONS:.0e} are done: {fix}")
 
 
