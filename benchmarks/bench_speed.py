@@ -23,7 +23,8 @@ time, which waiting for a busy CPU does not inflate).  Rows:
    and the baseline on the same 40 groups (780 pairs); beside it the pair-by-pair
    :func:`~binaryeval.binary.compare.difference_interval` that the all-pairs intervals
    replaced (100 pairs, projected to all).
-5. ``favi(...).summary()`` with 1,000 systems.  Goal: 2 s.  Baseline: 150 systems.
+5. ``favi(...).summary()`` with 1,000 systems.  Goal: 2 s.  Baseline: 150 systems.  Beside it
+   ``be.fit(...).summary()`` of 1,000 groups (same goal), and ``to_frame()`` of that fit.
 6. ``P(alpha_1 > alpha_2)`` over every pair of :func:`binaryeval.validation.pair_sweep` (fresh
    posteriors each, so each pair pays for what it builds), and over consecutive pairs of 30
    random designs (10^4.5 to 10^8.5 metric ratings): the slowest pair and the median.  Not run
@@ -268,6 +269,14 @@ def favi_row(old, quick: bool) -> None:
     print(f"\n5. favi(...).summary() with {n_sys:,} systems: {wall:.2f} s (cpu {cpu:.2f}), goal "
           f"{GOALS['favi']:.0f} s, now/goal {wall / GOALS['favi']:.2f}; baseline with 150 "
           f"systems {base:.2f} s")
+    # the binary model's summary of as many groups (1,000 rows each, 10 % paired): it shows the
+    # rates' means, not their intervals; beside it to_frame(), which computes those
+    fit = be.fit("human ~ metric | system", grouped_rows(n_sys, 1000))
+    wall, cpu, _ = timed(lambda: fit.summary())
+    t_frame = timed(lambda: fit.to_frame())[0]
+    print(f"   be.fit(...).summary() with {n_sys:,} groups: {wall:.2f} s (cpu {cpu:.2f}), goal "
+          f"{GOALS['favi']:.0f} s, now/goal {wall / GOALS['favi']:.2f}; to_frame() of the same "
+          f"fit, with the rates' intervals, {t_frame:.2f} s")
 
 
 def pairs_row() -> None:

@@ -582,3 +582,93 @@ def test_rates_on_joblibs_workers_equal_the_sequential_ones_exactly():
     assert sequential.loc["none", "rho"] != sequential.loc["none", "rho"]   # NaN
     with pytest.raises(be.errors.InputTypeError, match="n_jobs=0"):
         be.fit_counts(groups).rates(n_jobs=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_model_rate_means_equal_the_term_by_term_mixture(seed):
+    # the means from one-dimensional sums (three convolutions) against the independent
+    # term-by-term mixture (every term's beta functions): 1e-12, and the mean of alpha.
+    # Random and edge designs: no paired rows of a class, a prior below 1, a known rate, one
+    # metric-only rating, no metric-only positive or negative.
+    for case in _random_designs(30, seed):
+        got = rates_module.model_rate_means(**case)
+        assert got is not None, case
+        want = _direct_rates(**case)
+        for value, name in zip(got[:2], ("rho", "eta"), strict=True):
+            if name not in want:
+                assert value == case[name]
+                continue
+            assert value == pytest.approx(want[name][0], abs=1e-12), case
+        # alpha: the mixture's mean over every term (model_rates' box, no lattice here)
+        assert got[2] == pytest.approx(rates_module.model_rates(**case)[2], abs=1e-12), case
+
+
+def test_model_rate_means_sum_term_by_term_where_an_entry_may_have_underflowed():
+    # 3,000 metric-only ratings: far from the weights' peak the convolution's entries fall
+    # below the smallest double while the T-factor grows, so those entries are summed in log
+    # space.  Expected: the means of every one of the 1.1 million terms (beta functions),
+    # within 1e-13 (model_rates' own, from its lattice and Chebyshev grid, are within 1.3e-11
+    # of them); beyond _MEANS_CONV_MAX terms no answer (model_rates answers there).
+    case = dict(A=159, B=72, k=2720, M=3123, tp=19, fn=18, tn=18, fp=6, rate_prior=(1.0, 1.0))
+    k, M = case["k"], case["M"]
+    X = np.arange(k + 1.0)[None, :]
+    U = np.arange(M - k + 1.0)[:, None]
+    lw = (special.gammaln(k + 1) - special.gammaln(X + 1) - special.gammaln(k - X + 1)
+          + special.gammaln(M - k + 1) - special.gammaln(U + 1) - special.gammaln(M - k - U + 1)
+          + special.betaln(159 + X + U, 72 + M - X - U) + special.betaln(20 + X, 19 + U)
+          + special.betaln(19 + M - k - U, 7 + k - X))
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    want = ((w * (20 + X) / (39 + X + U)).sum(), (w * (19 + M - k - U) / (26 + M - X - U)).sum(),
+            (w * (159 + X + U) / (231 + M)).sum())
+    got = rates_module.model_rate_means(**case)
+    assert got == pytest.approx(want, abs=1e-13)
+    r, e, alpha = rates_module.model_rates(**case)
+    assert (r.mean, e.mean, alpha) == pytest.approx(want, abs=1.3e-11)
+    big = dict(case, k=3000, M=6000)
+    assert (big["k"] + 1) * (big["M"] - big["k"] + 1) > rates_module._MEANS_CONV_MAX
+    assert rates_module.model_rate_means(**big) is None
+
+
+def test_a_summary_shows_the_rates_means_without_computing_their_intervals(monkeypatch):
+    # Expected: summary()'s rho and eta are to_frame()'s (within 1e-11), computed without
+    # model_rates (whose intervals the summary does not show); a group the means' sums cannot
+    # answer gets model_rates' answer; after to_frame() the summary reads its rates.
+    import binaryeval as be
+
+    rng = np.random.default_rng(4)
+    n_groups, per = 6, 400
+    system = np.repeat([f"s{i}" for i in range(n_groups)], per)
+    alpha = np.repeat(rng.uniform(0.3, 0.8, n_groups), per)
+    truth = rng.random(system.size) < alpha
+    metric = np.where(truth, rng.random(system.size) < 0.85, rng.random(system.size) < 0.2)
+    human = np.where(rng.random(system.size) < 0.15, truth.astype(float), np.nan)
+    df = pd.DataFrame({"system": system, "human": human, "metric": metric.astype(int)})
+    calls = []
+    batch = rates_module.model_rates_batch
+    monkeypatch.setattr(rates_module, "model_rates_batch",
+                        lambda tasks: calls.append(len(tasks)) or batch(tasks))
+    res = be.fit("human ~ metric | system", df)
+    table = res.summary().tables[0][1]
+    assert sum(calls) == 0
+    full = be.fit("human ~ metric | system", df).to_frame()
+    assert sum(calls) == n_groups
+    np.testing.assert_allclose(table[["rho", "eta"]].to_numpy(dtype=float),
+                               full.loc[table.index, ["rho", "eta"]].to_numpy(), atol=1e-11,
+                               rtol=0)
+    # one group the means cannot answer: model_rates answers it alone
+    means = rates_module.model_rate_means
+    first = int(res.counts.loc["s0", "metric_pos"])
+    monkeypatch.setattr(rates_module, "model_rate_means",
+                        lambda **kw: None if kw["k"] == first else means(**kw))
+    calls.clear()
+    again = be.fit("human ~ metric | system", df).summary().tables[0][1]
+    assert calls == [1]
+    np.testing.assert_allclose(again[["rho", "eta"]].to_numpy(dtype=float),
+                               table[["rho", "eta"]].to_numpy(dtype=float), atol=1e-11, rtol=0)
+    res.to_frame()
+    calls.clear()
+    monkeypatch.setattr(rates_module, "model_rate_means", None)
+    np.testing.assert_array_equal(res.summary().tables[0][1][["rho", "eta"]].to_numpy(float),
+                                  res.to_frame().loc[table.index, ["rho", "eta"]].to_numpy())
+    assert calls == []

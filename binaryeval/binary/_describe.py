@@ -359,7 +359,8 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
 
 def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
     """The summary of a :class:`~binaryeval.binary.result.BinaryFit`."""
-    table = fit.to_frame(level)
+    # the rates' means alone: the table shows no interval of theirs
+    table = fit._frame(level, "eti", None, rate_intervals=False)
     human_only = int(fit.counts[["metric_total", "tp", "fn", "tn", "fp"]].to_numpy().sum()) == 0
     keep = ["n_human", "n_paired", "n_metric", "estimate", "std_error", "lower", "upper"]
     if not human_only:

@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-__all__ = ["RatePosterior", "model_rates", "model_rates_batch"]
+__all__ = ["RatePosterior", "model_rate_means", "model_rates", "model_rates_batch"]
 
 _FULL = 250_000
 _FULL_FALLBACK = 4_000_000   # every term, where the lattice is not possible, up to this many
@@ -124,6 +124,16 @@ def _log_weights_full(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta) -> np.ndarray:
     evaluations instead of ``O(k (M - k))`` beta functions (the terms agree to about 1e-12
     relative: log-gamma of arguments up to ``A + B + M`` to double precision).
     """
+    fx, gu, ht = _log_weight_tables(A=A, B=B, k=k, M=M, Ar=Ar, Br=Br, Ae=Ae, Be=Be, rho=rho,
+                                    eta=eta)
+    # hankel[U, X] = ht[U + X]
+    hankel = np.lib.stride_tricks.sliding_window_view(ht, k + 1)
+    return hankel + gu[:, None] + fx[None, :]
+
+
+def _log_weight_tables(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tables of :func:`_log_weights_full`: ``log w(X, U) = fx[X] + gu[U] + ht[X + U]``."""
     x = np.arange(k + 1, dtype=float)
     u = np.arange(M - k + 1, dtype=float)
     t = np.arange(M + 1, dtype=float)
@@ -152,9 +162,7 @@ def _log_weights_full(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta) -> np.ndarray:
         gu = np.where(M - k - u > 0, -np.inf, gu)
     else:
         fx = np.where(k - x > 0, -np.inf, fx)
-    # hankel[U, X] = ht[U + X]
-    hankel = np.lib.stride_tricks.sliding_window_view(ht, k + 1)
-    return hankel + gu[:, None] + fx[None, :]
+    return fx, gu, ht
 
 
 def _zoom(k: int, M: int, args: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -438,6 +446,147 @@ def model_rates_batch(tasks: list[dict]) -> list[tuple[RatePosterior, RatePoster
     True
     """
     return [model_rates(**task) for task in tasks]
+
+
+#: the most terms ``(k + 1)(M - k + 1)`` of a split for :func:`model_rate_means`' convolutions
+_MEANS_CONV_MAX = 4_000_000
+#: the relative error :func:`model_rate_means` allows its sums (underflow bounded)
+_MEANS_TOL = 1e-13
+
+
+def model_rate_means(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int, fp: int,
+                     rate_prior: tuple[float, float], rho: float | None = None,
+                     eta: float | None = None) -> tuple[float, float, float] | None:
+    """The model's posterior means of ``rho`` and ``eta``, and its mean of ``alpha`` (a check).
+
+    The means alone, without the intervals :func:`model_rates` computes: the split's weights
+    are ``w(X, U) = exp(fx[X] + gu[U] + ht[X + U])`` (one-dimensional tables), and a
+    component's mean of ``rho``, ``(Ar + X) / (Ar + Br + T)``, has its numerator in ``X`` and
+    its denominator in ``T = X + U`` alone (for ``eta``, ``(Ae + M - k - U) / (Ae + Be + M -
+    T)``), so each mean is a sum over ``T`` of one convolution in ``X``: three exact
+    convolutions of positive terms (each entry within ``n eps`` of its value, no
+    cancellation) instead of the two-dimensional box of every term.  The two sequences are
+    tilted by ``exp(s X)`` and ``exp(s U)`` (``s`` the slope of ``ht`` at the expected split)
+    and scaled to a largest term of one; a product below the smallest normal double may be
+    lost, and the sums are accepted only when what all such losses could add up to is below
+    :data:`_MEANS_TOL` (1e-13) of each sum (else once more tilted at the largest weight
+    found).  None where that fails or the split has more than :data:`_MEANS_CONV_MAX` terms:
+    :func:`model_rates` answers there.  The tests hold the means to :func:`model_rates`'
+    within 1e-11.
+
+    Examples
+    --------
+    >>> from binaryeval.binary.rates import model_rate_means, model_rates
+    >>> task = dict(A=61, B=41, k=300, M=500, tp=40, fn=10, tn=30, fp=20, rate_prior=(1, 1))
+    >>> rho, eta, alpha = model_rate_means(**task)
+    >>> r, e, a = model_rates(**task)
+    >>> abs(rho - r.mean) < 1e-12, abs(eta - e.mean) < 1e-12, abs(alpha - a) < 1e-12
+    (True, True, True)
+    """
+    from ._kernels import convolve
+
+    ar, br = rate_prior
+    Ar, Br, Ae, Be = ar + tp, br + fn, ar + tn, br + fp
+    D = M - k
+    if M < 1 or (k + 1) * (D + 1) > _MEANS_CONV_MAX:
+        return None
+    fx, gu, ht = _log_weight_tables(A=A, B=B, k=k, M=M, Ar=Ar, Br=Br, Ae=Ae, Be=Be, rho=rho,
+                                    eta=eta)
+    x = np.arange(k + 1, dtype=float)
+    u = np.arange(D + 1, dtype=float)
+    t = np.arange(M + 1, dtype=float)
+    # the split the prior and paired rows' means expect (as _on_lattice starts from)
+    a0 = A / (A + B)
+    r0 = rho if rho is not None else Ar / (Ar + Br)
+    e0 = eta if eta is not None else Ae / (Ae + Be)
+    q0 = a0 * r0 + (1.0 - a0) * (1.0 - e0)
+    centre = (k * (a0 * r0 / q0 if q0 > 0 else 0.5)
+              + D * (a0 * (1.0 - r0) / (1.0 - q0) if q0 < 1 else 0.5))
+    tiny = (min(k, D) + 1) * np.finfo(float).tiny
+    # each sum: a factor along X or U (the numerator, in log form too), one in T
+    sums = [("alpha", None, None, (A + t) / (A + B + M))]
+    if rho is None:
+        sums.append(("rho", Ar + x, None, 1.0 / (Ar + Br + t)))
+    if eta is None:
+        sums.append(("eta", None, Ae + D - u, 1.0 / (Ae + Be + M - t)))
+    largest = max([1.0] + [float(f.max()) for _, fa, fb, _ in sums for f in (fa, fb)
+                           if f is not None])
+    limit = math.log(_MEANS_TOL / (M + 1)) - math.log(tiny * largest)
+    for _ in range(2):
+        i0 = int(min(max(round(centre), 1), M - 1)) if M >= 2 else 0
+        s = 0.5 * (ht[i0 + 1] - ht[i0 - 1]) if M >= 2 else 0.0
+        la, lb = fx + s * x, gu + s * u
+        ca, cb = float(np.max(la)), float(np.max(lb))
+        if not (np.isfinite(ca) and np.isfinite(cb)):
+            return None
+        P, Q = np.exp(la - ca), np.exp(lb - cb)
+        c0 = convolve(P, Q)
+        pos = c0 > 0.0
+        if not pos.any():
+            return None
+        rel = ht - s * t + (ca + cb)
+        peak = rel[pos] + np.log(c0[pos])
+        top = float(np.max(peak))
+        rel -= top
+        # where a convolution entry's lost products could matter, the entry term by term in
+        # log space (no underflow); elsewhere they hold below _MEANS_TOL / (M + 1) each
+        risky = np.flatnonzero(rel > limit)
+        if risky.size * (min(k, D) + 1) > _MEANS_TERMS_MAX:
+            centre = float(np.flatnonzero(pos)[np.argmax(peak)])
+            continue
+        h = np.exp(np.where(rel > limit, -np.inf, rel))
+        exact = _split_sums_at(risky, fx, gu, ht - top, sums, k, D)
+        total = float(h @ c0) + float(np.sum(exact["alpha"][1]))
+        means, lost_all = {}, tiny * float(np.sum(h))
+        for name, fx_factor, gu_factor, per_t in sums:
+            if fx_factor is None and gu_factor is None:
+                conv, big = c0, 1.0
+            elif fx_factor is not None:
+                conv, big = convolve(P * fx_factor, Q), float(fx_factor.max())
+            else:
+                conv, big = convolve(P, Q * gu_factor), float(gu_factor.max())
+            value = float(h @ (conv * per_t)) + float(exact[name][1] @ per_t[risky])
+            lost = tiny * big * float(h @ per_t) + lost_all * value / total
+            if not (total > 0.0 and lost <= _MEANS_TOL * value):
+                return None
+            means[name] = value / total
+        return (means.get("rho", rho), means.get("eta", eta), means["alpha"])
+    return None
+
+
+#: the most terms summed one by one (in log space) where a convolution entry may be short
+_MEANS_TERMS_MAX = 2_000_000
+
+
+def _split_sums_at(T: np.ndarray, fx: np.ndarray, gu: np.ndarray, ht: np.ndarray, sums,
+                   k: int, D: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per sum of :func:`model_rate_means`, ``(T, sum_x w(x, T - x) factor)`` at these ``T``.
+
+    Term by term in log space: ``ht[T] + log sum_x exp(fx[x] + gu[T - x] + log factor)``.
+    """
+    if not T.size:
+        return {name: (T, np.zeros(0)) for name, *_ in sums}
+    lo = np.maximum(T - D, 0)
+    hi = np.minimum(T, k)
+    width = int((hi - lo).max()) + 1
+    xs = lo[:, None] + np.arange(width)[None, :]
+    inside = xs <= hi[:, None]
+    xs = np.where(inside, xs, lo[:, None])
+    us = T[:, None] - xs
+    base = np.where(inside, fx[xs] + gu[us], -np.inf)
+    out = {}
+    with np.errstate(divide="ignore"):
+        for name, fx_factor, gu_factor, _ in sums:
+            terms = base
+            if fx_factor is not None:
+                terms = base + np.log(fx_factor[xs])
+            elif gu_factor is not None:
+                terms = base + np.log(gu_factor[us])
+            top = np.max(terms, axis=1)
+            safe = np.where(np.isfinite(top), top, 0.0)
+            lse = np.log(np.sum(np.exp(terms - safe[:, None]), axis=1)) + safe
+            out[name] = (T, np.exp(ht[T] + lse))
+    return out
 
 
 def _alpha_mean(w: np.ndarray, X: np.ndarray, U: np.ndarray, A: float, B: float, M: int

@@ -22,6 +22,20 @@ from .posterior import AlphaPosterior, summaries
 _ALPHA_CHECK = 1e-8
 
 
+def _warn_approximate(unchecked: list[tuple[Any, float]]) -> None:
+    """One warning for the groups whose model rates missed the exact engine's mean of alpha."""
+    if not unchecked:
+        return
+    worst_g, worst = max(unchecked, key=lambda item: item[1])
+    warn(f"the model's rho and eta of {len(unchecked)} group(s) are approximate: "
+         f"their mixture's mean of alpha is up to {worst:.1e} from the exact "
+         f"posterior's (group {worst_g!r}); with this many metric-only ratings the "
+         "split's weights reach the edges of their range over a region too large to "
+         "sum term by term.  The alpha columns are exact; the rates' interval ends "
+         "can be off by ten times that gap or more: use paired_rates() for those "
+         "groups, or add paired ratings", BinaryEvalWarning)
+
+
 def _rates_cost(task: dict) -> float:
     """A group's share of the model's rates work: its number of splits ``(X, U)``."""
     return float((task["k"] + 1) * (task["M"] - task["k"] + 1))
@@ -280,7 +294,7 @@ class BinaryFit(Result):
 
     def _rates(self, level: float, model: bool, n_jobs: int | None = None) -> pd.DataFrame:
         from .. import _parallel
-        from .rates import RatePosterior, model_rates_batch
+        from .rates import model_rates_batch
 
         tail = (1 - level) / 2
         ar, br = self.rate_prior
@@ -317,39 +331,17 @@ class BinaryFit(Result):
             frame.attrs.update(level=level, rates=self.rates_mode,
                                method="the paired rows' Beta posterior")
             return frame
-        a, b = self.prior
         rows = []
-        # the counts as plain numbers per group (a row Series per group costs more than its
-        # rates on small groups)
-        c_all = self.counts.loc[self.groups, list(COUNT_COLUMNS)].to_numpy(dtype=np.int64)
-        pooled_paired = dict(zip(("tp", "fn", "tn", "fp"), (int(v) for v in self.counts[
-            ["tp", "fn", "tn", "fp"]].sum()), strict=True))
+        counts = self._group_counts()
+        pooled_paired = self._pooled_paired()
         unchecked: list[tuple[Any, float]] = []
-        counts = [dict(zip(COUNT_COLUMNS, (int(v) for v in vals), strict=True)) for vals in c_all]
         computed: dict[Any, tuple] = {}
         if model:
             # the model's rates of every group with metric-only ratings, here or on joblib's
             # workers (the costly part: a mixture over (k + 1)(M - k + 1) splits each)
-            tasks, names = [], []
-            for g, c in zip(self.groups, counts, strict=True):
-                if c["metric_total"] == 0:
-                    continue
-                known = self.known_rates.get(g, (None, None))
-                if known[0] is not None and known[1] is not None:
-                    # both rates given: nothing to compute (and no check of alpha to make)
-                    computed[g] = (RatePosterior(known[0], 0.0, known[0], known[0], known=True),
-                                   RatePosterior(known[1], 0.0, known[1], known[1], known=True),
-                                   np.nan)
-                    continue
-                paired = pooled_paired if self.rates_mode == "pooled" else c
-                n_paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
-                hp = c["human_pos"] + (c["tp"] + c["fn"] if self.paired_informs_alpha else 0)
-                ht = c["human_total"] + (n_paired if self.paired_informs_alpha else 0)
-                tasks.append(dict(
-                    A=a + hp, B=b + ht - hp, k=c["metric_pos"], M=c["metric_total"],
-                    tp=paired["tp"], fn=paired["fn"], tn=paired["tn"], fp=paired["fp"],
-                    rate_prior=(ar, br), rho=known[0], eta=known[1], level=level))
-                names.append(g)
+            tasks, names, computed = self._rate_tasks(counts, pooled_paired)
+            for task in tasks:
+                task["level"] = level
             results = _parallel.run(model_rates_batch, tasks, _rates_cost, n_jobs)
             computed.update(zip(names, results, strict=True))
         for g, c in zip(self.groups, counts, strict=True):
@@ -383,20 +375,94 @@ class BinaryFit(Result):
             row.update({k: c[k] for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)
             rows.append(row)
-        if unchecked:
-            worst_g, worst = max(unchecked, key=lambda item: item[1])
-            warn(f"the model's rho and eta of {len(unchecked)} group(s) are approximate: "
-                 f"their mixture's mean of alpha is up to {worst:.1e} from the exact "
-                 f"posterior's (group {worst_g!r}); with this many metric-only ratings the "
-                 "split's weights reach the edges of their range over a region too large to "
-                 "sum term by term.  The alpha columns are exact; the rates' interval ends "
-                 "can be off by ten times that gap or more: use paired_rates() for those "
-                 "groups, or add paired ratings", BinaryEvalWarning)
+        _warn_approximate(unchecked)
         out = pd.DataFrame(rows, index=self._index())
         out.attrs.update(level=level, rates=self.rates_mode,
                          method=("the model's posterior (paired and metric-only ratings)"
                                  if model else "the paired rows' Beta posterior"))
         return out
+
+    def _group_counts(self) -> list[dict[str, int]]:
+        """The counts of each group as plain numbers.
+
+        (A row Series per group costs more than its rates on small groups.)
+        """
+        c_all = self.counts.loc[self.groups, list(COUNT_COLUMNS)].to_numpy(dtype=np.int64)
+        return [dict(zip(COUNT_COLUMNS, (int(v) for v in vals), strict=True)) for vals in c_all]
+
+    def _pooled_paired(self) -> dict[str, int]:
+        return dict(zip(("tp", "fn", "tn", "fp"), (int(v) for v in self.counts[
+            ["tp", "fn", "tn", "fp"]].sum()), strict=True))
+
+    def _rate_tasks(self, counts, pooled_paired) -> tuple[list[dict], list, dict]:
+        """The model-rate problems of the groups with metric-only ratings.
+
+        Keyword arguments of :func:`~binaryeval.binary.rates.model_rates` (without ``level``),
+        their groups, and the answers of the groups whose rates are both known.
+        """
+        from .rates import RatePosterior
+
+        a, b = self.prior
+        ar, br = self.rate_prior
+        tasks, names, known_both = [], [], {}
+        for g, c in zip(self.groups, counts, strict=True):
+            if c["metric_total"] == 0:
+                continue
+            known = self.known_rates.get(g, (None, None))
+            if known[0] is not None and known[1] is not None:
+                # both rates given: nothing to compute (and no check of alpha to make)
+                known_both[g] = (RatePosterior(known[0], 0.0, known[0], known[0], known=True),
+                                 RatePosterior(known[1], 0.0, known[1], known[1], known=True),
+                                 np.nan)
+                continue
+            paired = pooled_paired if self.rates_mode == "pooled" else c
+            n_paired = c["tp"] + c["fn"] + c["tn"] + c["fp"]
+            hp = c["human_pos"] + (c["tp"] + c["fn"] if self.paired_informs_alpha else 0)
+            ht = c["human_total"] + (n_paired if self.paired_informs_alpha else 0)
+            tasks.append(dict(
+                A=a + hp, B=b + ht - hp, k=c["metric_pos"], M=c["metric_total"],
+                tp=paired["tp"], fn=paired["fn"], tn=paired["tn"], fp=paired["fp"],
+                rate_prior=(ar, br), rho=known[0], eta=known[1]))
+            names.append(g)
+        return tasks, names, known_both
+
+    def _rate_means(self) -> pd.DataFrame:
+        """The model's posterior means of ``rho`` and ``eta`` per group (the summary's columns).
+
+        From :meth:`rates` when it was computed already; else from the one-dimensional sums of
+        :func:`~binaryeval.binary.rates.model_rate_means` (no intervals: some twenty times
+        faster), checked like :meth:`rates` against the exact engine's mean of ``alpha``;
+        a group those sums cannot answer, or whose check fails, gets :meth:`rates`' answer.
+        """
+        done = [key for key in self._cache if isinstance(key, tuple) and key[0] == "rates"]
+        if done:
+            return self._cache[done[0]][["rho", "eta"]].copy()
+        if "rate_means" not in self._cache:
+            from .rates import model_rate_means, model_rates_batch
+
+            counts = self._group_counts()
+            tasks, names, known_both = self._rate_tasks(counts, self._pooled_paired())
+            means = {g: (r.mean, e.mean) for g, (r, e, _) in known_both.items()}
+            rest, rest_names = [], []
+            for g, task in zip(names, tasks, strict=True):
+                got = model_rate_means(**task)
+                if got is None or abs(got[2] - self.posteriors[g].mean()) > _ALPHA_CHECK:
+                    rest.append(dict(task, level=self.level))
+                    rest_names.append(g)
+                    continue
+                means[g] = got[:2]
+            unchecked = []
+            for g, (r, e, alpha) in zip(rest_names, model_rates_batch(rest), strict=True):
+                off = abs(alpha - self.posteriors[g].mean())
+                if off > _ALPHA_CHECK:
+                    unchecked.append((g, off))
+                means[g] = (r.mean, e.mean)
+            _warn_approximate(unchecked)
+            nan = (np.nan, np.nan)
+            out = pd.DataFrame([means.get(g, nan) for g in self.groups], columns=["rho", "eta"],
+                               index=self._index())
+            self._cache["rate_means"] = out
+        return self._cache["rate_means"].copy()
 
     def pooling_check(self) -> pd.DataFrame:
         """Check before pooling: whether one ``rho`` and one ``eta`` fit every group's paired rows.
@@ -499,6 +565,15 @@ class BinaryFit(Result):
         """
         level = self.level if level is None else _validate.level(level)
         kind = _validate.choice(kind, "kind", ("eti", "hdi"))
+        return self._frame(level, kind, _validate.n_jobs(n_jobs), rate_intervals=True)
+
+    def _frame(self, level: float, kind: str, n_jobs: int | None,
+               rate_intervals: bool) -> pd.DataFrame:
+        """The table of :meth:`to_frame`.
+
+        Without ``rate_intervals``, the rates' means alone (:meth:`_rate_means`): what
+        :meth:`summary` shows, without the cost of the rates' intervals.
+        """
         c = self.counts.loc[self.groups]
         post = [self.posteriors[g] for g in self.groups]
         # every group's quantiles and mode together (one Newton iteration for all of them)
@@ -508,7 +583,7 @@ class BinaryFit(Result):
         else:
             iv = self.interval(level, kind)
             lower, upper = iv["lower"].to_numpy(), iv["upper"].to_numpy()
-        rates = self.rates(level, n_jobs=n_jobs)
+        rates = self.rates(level, n_jobs=n_jobs) if rate_intervals else self._rate_means()
         n_human = self._n_human()
         n_eff = self.n_eff()
         out = pd.DataFrame({
@@ -519,7 +594,7 @@ class BinaryFit(Result):
             "mode": s["mode"], "lower": lower, "upper": upper,
             "naive": self.naive(level)["estimate"]}, index=self._index())
         for name in ("rho", "eta"):
-            for suffix in ("", "_lower", "_upper"):
+            for suffix in ("", "_lower", "_upper") if rate_intervals else ("",):
                 out[name + suffix] = rates[name + suffix]
         if self.threshold is not None:
             out["threshold"] = (self.threshold.reindex(self.groups).to_numpy()
