@@ -471,8 +471,8 @@ def model_rate_means(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn
     lost, and the sums are accepted only when what all such losses could add up to is below
     :data:`_MEANS_TOL` (1e-13) of each sum (else once more tilted at the largest weight
     found).  None where that fails or the split has more than :data:`_MEANS_CONV_MAX` terms:
-    :func:`model_rates` answers there.  The tests hold the means to :func:`model_rates`'
-    within 1e-11.
+    :func:`model_rates` answers there.  The tests hold the means to the sum over every term
+    within 1e-12 (on random and edge designs) and 1e-13 (a design of 3,000 ratings).
 
     Examples
     --------
