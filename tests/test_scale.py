@@ -666,6 +666,14 @@ def test_a_summary_shows_the_rates_means_without_computing_their_intervals(monke
     assert calls == [1]
     np.testing.assert_allclose(again[["rho", "eta"]].to_numpy(dtype=float),
                                table[["rho", "eta"]].to_numpy(dtype=float), atol=1e-11, rtol=0)
+    # the plan and the interval plot read the rates' means alone too
+    import matplotlib.pyplot as plt
+
+    calls.clear()
+    fresh = be.fit("human ~ metric | system", df)
+    fresh.plan(0.05, pairs=None)
+    plt.close(fresh.plot(kind="interval").figure)
+    assert calls == [1]  # the group the means cannot answer
     res.to_frame()
     calls.clear()
     monkeypatch.setattr(rates_module, "model_rate_means", None)

@@ -401,7 +401,8 @@ def plot_fit(fit: BinaryFit, ax, kind: str, level: float, **kw):
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 0.35 * n + 2.5))
     if kind == "interval":
-        frame = fit.to_frame(level)
+        # (the rates' means alone: no interval of theirs is drawn)
+        frame = fit._frame(level, "eti", None, rate_intervals=False)
         y = np.arange(n)[::-1]
         ax.errorbar(frame["estimate"], y, xerr=[frame["estimate"] - frame["lower"],
                                                 frame["upper"] - frame["estimate"]],

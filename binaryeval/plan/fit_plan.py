@@ -66,8 +66,9 @@ class _Group:
 
 
 def _groups(fit: BinaryFit) -> dict[str, _Group]:
-    frame = fit.to_frame()
-    rates = fit.rates()
+    # the rates' means alone (the plan reads no interval of theirs)
+    frame = fit._frame(fit.level, "eti", None, rate_intervals=False)
+    rates = frame[["rho", "eta"]]
     c = fit.counts
     pooled = None
     psi = None
