@@ -603,26 +603,47 @@ def test_model_rate_means_equal_the_term_by_term_mixture(seed):
         assert got[2] == pytest.approx(rates_module.model_rates(**case)[2], abs=1e-12), case
 
 
-def test_model_rate_means_sum_term_by_term_where_an_entry_may_have_underflowed():
-    # 3,000 metric-only ratings: far from the weights' peak the convolution's entries fall
-    # below the smallest double while the T-factor grows, so those entries are summed in log
-    # space.  Expected: the means of every one of the 1.1 million terms (beta functions),
-    # within 1e-13 (model_rates' own, from its lattice and Chebyshev grid, are within 1.3e-11
-    # of them); beyond _MEANS_CONV_MAX terms no answer (model_rates answers there).
-    case = dict(A=159, B=72, k=2720, M=3123, tp=19, fn=18, tn=18, fp=6, rate_prior=(1.0, 1.0))
-    k, M = case["k"], case["M"]
+def _every_term_means(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None):
+    """The means of rho, eta and alpha over every term of the split (beta functions)."""
+    ar, br = rate_prior
     X = np.arange(k + 1.0)[None, :]
     U = np.arange(M - k + 1.0)[:, None]
+    Ar, Br, Ae, Be = ar + tp, br + fn, ar + tn, br + fp
     lw = (special.gammaln(k + 1) - special.gammaln(X + 1) - special.gammaln(k - X + 1)
           + special.gammaln(M - k + 1) - special.gammaln(U + 1) - special.gammaln(M - k - U + 1)
-          + special.betaln(159 + X + U, 72 + M - X - U) + special.betaln(20 + X, 19 + U)
-          + special.betaln(19 + M - k - U, 7 + k - X))
+          + special.betaln(A + X + U, B + M - X - U))
+    lw = lw + (special.betaln(Ar + X, Br + U) if rho is None
+               else X * np.log(rho) + U * np.log1p(-rho))
+    lw = lw + (special.betaln(Ae + M - k - U, Be + k - X) if eta is None
+               else (M - k - U) * np.log(eta) + (k - X) * np.log1p(-eta))
     w = np.exp(lw - lw.max())
     w /= w.sum()
-    want = ((w * (20 + X) / (39 + X + U)).sum(), (w * (19 + M - k - U) / (26 + M - X - U)).sum(),
-            (w * (159 + X + U) / (231 + M)).sum())
+    return (rho if rho is not None else (w * (Ar + X) / (Ar + Br + X + U)).sum(),
+            eta if eta is not None else (w * (Ae + M - k - U) / (Ae + Be + M - X - U)).sum(),
+            (w * (A + X + U) / (A + B + M)).sum())
+
+
+@pytest.mark.parametrize("case, in_log_space", [
+    # 3,000 metric-only ratings, 61 paired: model_rates' own means are 1.2e-11 off here
+    (dict(A=159, B=72, k=2720, M=3123, tp=19, fn=18, tn=18, fp=6, rate_prior=(1.0, 1.0)),
+     False),
+    # a known eta and six paired rows: far from the weights' peak the convolution's entries
+    # fall below the smallest double while the factor in T grows, so 523 entries are summed
+    # in log space
+    (dict(A=5, B=79, k=480, M=2059, tp=0, fn=0, tn=4, fp=2, rate_prior=(1.0, 1.0), eta=0.7),
+     True),
+])
+def test_model_rate_means_equal_every_term_of_large_splits(monkeypatch, case, in_log_space):
+    # Expected: the means over every one of the 1-1.1 million terms, within 1e-13; beyond
+    # _MEANS_CONV_MAX terms no answer (model_rates answers there)
+    logged = []
+    split = rates_module._split_sums_at
+    monkeypatch.setattr(rates_module, "_split_sums_at",
+                        lambda T, *a: logged.append(T.size) or split(T, *a))
+    want = _every_term_means(**case)
     got = rates_module.model_rate_means(**case)
     assert got == pytest.approx(want, abs=1e-13)
+    assert (sum(logged) > 0) == in_log_space
     r, e, alpha = rates_module.model_rates(**case)
     assert (r.mean, e.mean, alpha) == pytest.approx(want, abs=1.3e-11)
     big = dict(case, k=3000, M=6000)

@@ -467,11 +467,14 @@ def model_rate_means(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn
     convolutions of positive terms (each entry within ``n eps`` of its value, no
     cancellation) instead of the two-dimensional box of every term.  The two sequences are
     tilted by ``exp(s X)`` and ``exp(s U)`` (``s`` the slope of ``ht`` at the expected split)
-    and scaled to a largest term of one; a product below the smallest normal double may be
-    lost, and the sums are accepted only when what all such losses could add up to is below
-    :data:`_MEANS_TOL` (1e-13) of each sum (else once more tilted at the largest weight
-    found).  None where that fails or the split has more than :data:`_MEANS_CONV_MAX` terms:
-    :func:`model_rates` answers there.  The tests hold the means to the sum over every term
+    and scaled to a largest term of one, so a convolution entry loses at most its products
+    below the smallest normal double.  Where that loss, times the entry's factor in ``T``,
+    could exceed ``_MEANS_TOL / (M + 1)`` of the largest weight, the entry is summed term by
+    term in log space instead (when that would be more than :data:`_MEANS_TERMS_MAX` terms,
+    the tilt is moved once to the largest weight found); the sums are accepted when what the
+    other entries could have lost is below :data:`_MEANS_TOL` (1e-13) of each.  None where
+    that fails or the split has more than :data:`_MEANS_CONV_MAX` terms: :func:`model_rates`
+    answers there.  The tests hold the means to the sum over every term
     within 1e-12 (on random and edge designs) and 1e-13 (a design of 3,000 ratings).
 
     Examples
@@ -536,7 +539,7 @@ def model_rate_means(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn
             continue
         h = np.exp(np.where(rel > limit, -np.inf, rel))
         exact = _split_sums_at(risky, fx, gu, ht - top, sums, k, D)
-        total = float(h @ c0) + float(np.sum(exact["alpha"][1]))
+        total = float(h @ c0) + float(np.sum(exact["alpha"]))
         means, lost_all = {}, tiny * float(np.sum(h))
         for name, fx_factor, gu_factor, per_t in sums:
             if fx_factor is None and gu_factor is None:
@@ -545,7 +548,7 @@ def model_rate_means(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn
                 conv, big = convolve(P * fx_factor, Q), float(fx_factor.max())
             else:
                 conv, big = convolve(P, Q * gu_factor), float(gu_factor.max())
-            value = float(h @ (conv * per_t)) + float(exact[name][1] @ per_t[risky])
+            value = float(h @ (conv * per_t)) + float(exact[name] @ per_t[risky])
             lost = tiny * big * float(h @ per_t) + lost_all * value / total
             if not (total > 0.0 and lost <= _MEANS_TOL * value):
                 return None
@@ -559,13 +562,13 @@ _MEANS_TERMS_MAX = 2_000_000
 
 
 def _split_sums_at(T: np.ndarray, fx: np.ndarray, gu: np.ndarray, ht: np.ndarray, sums,
-                   k: int, D: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per sum of :func:`model_rate_means`, ``(T, sum_x w(x, T - x) factor)`` at these ``T``.
+                   k: int, D: int) -> dict[str, np.ndarray]:
+    """Per sum of :func:`model_rate_means`, ``sum_x w(x, T - x) factor`` at these ``T``.
 
     Term by term in log space: ``ht[T] + log sum_x exp(fx[x] + gu[T - x] + log factor)``.
     """
     if not T.size:
-        return {name: (T, np.zeros(0)) for name, *_ in sums}
+        return {name: np.zeros(0) for name, *_ in sums}
     lo = np.maximum(T - D, 0)
     hi = np.minimum(T, k)
     width = int((hi - lo).max()) + 1
@@ -585,7 +588,7 @@ def _split_sums_at(T: np.ndarray, fx: np.ndarray, gu: np.ndarray, ht: np.ndarray
             top = np.max(terms, axis=1)
             safe = np.where(np.isfinite(top), top, 0.0)
             lse = np.log(np.sum(np.exp(terms - safe[:, None]), axis=1)) + safe
-            out[name] = (T, np.exp(ht[T] + lse))
+            out[name] = np.exp(ht[T] + lse)
     return out
 
 
