@@ -615,6 +615,11 @@ class BinaryFit(Result):
     def summary(self, level: float | None = None) -> Summary:
         """R-style summary: the call, the rows used, the priors and one row per group.
 
+        The rows show ``alpha``'s estimate and interval and the metric's rates ``rho`` and
+        ``eta`` as posterior means (the rates' intervals are in :meth:`rates` and
+        :meth:`to_frame`, which cost some 10 ms a group of 1,000 ratings; the means alone
+        about 0.4 ms).
+
         Parameters
         ----------
         level : float, optional
