@@ -332,28 +332,23 @@ class BinaryFit(Result):
                                method="the paired rows' Beta posterior")
             return frame
         rows = []
+        # the model's rates of every group with metric-only ratings, here or on joblib's
+        # workers (the costly part: a mixture over (k + 1)(M - k + 1) splits each)
         counts = self._group_counts()
-        pooled_paired = self._pooled_paired()
+        tasks, names, computed = self._rate_tasks(counts, self._pooled_paired())
+        for task in tasks:
+            task["level"] = level
+        results = _parallel.run(model_rates_batch, tasks, _rates_cost, n_jobs)
+        computed.update(zip(names, results, strict=True))
         unchecked: list[tuple[Any, float]] = []
-        computed: dict[Any, tuple] = {}
-        if model:
-            # the model's rates of every group with metric-only ratings, here or on joblib's
-            # workers (the costly part: a mixture over (k + 1)(M - k + 1) splits each)
-            tasks, names, computed = self._rate_tasks(counts, pooled_paired)
-            for task in tasks:
-                task["level"] = level
-            results = _parallel.run(model_rates_batch, tasks, _rates_cost, n_jobs)
-            computed.update(zip(names, results, strict=True))
         for g, c in zip(self.groups, counts, strict=True):
-            known = self.known_rates.get(g, (None, None))
-            paired = pooled_paired if self.rates_mode == "pooled" else c
             row: dict[str, Any] = {}
             if c["metric_total"] == 0:
                 # no metric-only rating in this group: the rates take no part in its fit
                 for name in ("rho", "eta"):
                     row.update({name: np.nan, f"{name}_std_error": np.nan,
                                 f"{name}_lower": np.nan, f"{name}_upper": np.nan})
-            elif model:
+            else:
                 rho, eta, alpha_check = computed[g]
                 # the mixture's alpha against the exact engine's: a check on its sums
                 off = abs(alpha_check - self.posteriors[g].mean())
@@ -362,24 +357,13 @@ class BinaryFit(Result):
                 for name, r in (("rho", rho), ("eta", eta)):
                     row.update({name: r.mean, f"{name}_std_error": r.sd,
                                 f"{name}_lower": r.lower, f"{name}_upper": r.upper})
-            else:
-                for name, (pos, neg), kn in (("rho", ("tp", "fn"), known[0]),
-                                             ("eta", ("tn", "fp"), known[1])):
-                    if kn is not None:
-                        row.update({name: kn, f"{name}_std_error": 0.0, f"{name}_lower": kn,
-                                    f"{name}_upper": kn})
-                        continue
-                    d = stats.beta(paired[pos] + ar, paired[neg] + br)
-                    row.update({name: d.mean(), f"{name}_std_error": d.std(),
-                                f"{name}_lower": d.ppf(tail), f"{name}_upper": d.ppf(1 - tail)})
             row.update({k: c[k] for k in ("tp", "fn", "tn", "fp")})
             row["p_unidentified"] = self.unidentified.get(g, np.nan)
             rows.append(row)
         _warn_approximate(unchecked)
         out = pd.DataFrame(rows, index=self._index())
         out.attrs.update(level=level, rates=self.rates_mode,
-                         method=("the model's posterior (paired and metric-only ratings)"
-                                 if model else "the paired rows' Beta posterior"))
+                         method="the model's posterior (paired and metric-only ratings)")
         return out
 
     def _group_counts(self) -> list[dict[str, int]]:
