@@ -202,8 +202,9 @@ def _band_loglik(a: np.ndarray, r: np.ndarray, lr: np.ndarray, e: np.ndarray, le
             k = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
             t = terms(ai, j, k)
             top = float(np.max(t))
-            if not np.isfinite(top):
-                like[i] = top if top == np.inf else -np.inf
+            if not top > -np.inf:
+                # (every term is zero: p at 0 or 1 against ratings of the other kind)
+                like[i] = -np.inf
                 continue
             t -= top
             like[i] = math.log(float(np.sum(np.exp(t[t >= _BAND_FLOOR])))) + top

@@ -416,7 +416,9 @@ class BinaryFit(Result):
         From :meth:`rates` when it was computed already; else from the one-dimensional sums of
         :func:`~binaryeval.binary.rates.model_rate_means` (no intervals: some twenty times
         faster), checked like :meth:`rates` against the exact engine's mean of ``alpha``;
-        a group those sums cannot answer, or whose check fails, gets :meth:`rates`' answer.
+        a group those sums cannot answer, or whose check fails, gets
+        :func:`~binaryeval.binary.rates.model_rates`' means (and its warning when they are
+        approximate).
         """
         done = [key for key in self._cache if isinstance(key, tuple) and key[0] == "rates"]
         if done:
