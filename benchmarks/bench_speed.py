@@ -15,7 +15,8 @@ time, which waiting for a busy CPU does not inflate).  Rows:
 3. ``fit`` + ``to_frame()`` on 10^7 rows in 10^4 groups (1,000 rows a group, 10 % paired),
    run in full against the goal of 10 s, with fit split into the posteriors (``fit_counts`` of
    its counts) and reading the frame, and to_frame into the model's rates and the rest; then
-   ``to_frame(n_jobs=-1)`` of a fresh fit on every core (``--jobs``).  The
+   ``to_frame(n_jobs=-1)`` of a fresh fit on every core (``--jobs``), and ``fit`` +
+   ``to_frame(rate_intervals=False)`` (the rates' means without their intervals).  The
    ratio: now and the baseline on the same 100 groups (the baseline took 309 s for fit alone
    on all of them, and did not finish to_frame in 290 s).
 4. ``compare()`` of 1,000 groups (499,500 pairs), in full.  Goal: 10 s (or the matrix of
@@ -188,6 +189,14 @@ def scale_row(old, quick: bool, jobs: int = -1) -> None:
             again = be.fit("human ~ metric | system", frame)
             w_par, c_par, par = timed(lambda: again.to_frame(n_jobs=jobs))
             same = par.equals(res.to_frame())
+        # the table with the rates' means alone (to_frame(rate_intervals=False)), a fresh fit
+        # timed with it (nothing from the cache)
+        w_lean, c_lean, lean = timed(lambda: be.fit("human ~ metric | system", frame).to_frame(
+            rate_intervals=False))
+        rest_cols = [c for c in lean.columns if c not in ("rho", "eta")]
+        lean_same = (lean[rest_cols].equals(res.to_frame()[rest_cols])
+                     and bool(np.allclose(lean[["rho", "eta"]], res.to_frame()[["rho", "eta"]],
+                                          rtol=0, atol=1e-11)))
         # like for like in this process: the same 100 groups, now and the baseline
         small = grouped_rows(100, 1000)
         w_s, c_s, _ = timed(lambda: be.fit("human ~ metric | system", small).to_frame())
@@ -208,6 +217,9 @@ def scale_row(old, quick: bool, jobs: int = -1) -> None:
               f"(cpu of this process {c_par:.2f}); fit + to_frame {w_fit + w_par:.2f} s, "
               f"now/goal {(w_fit + w_par) / GOALS['scale']:.2f}; the same table as "
               f"sequential: {same}")
+    print(f"   fit + to_frame(rate_intervals=False) (the rates' means, no intervals): "
+          f"{w_lean:.2f} s (cpu {c_lean:.2f}), now/goal {w_lean / GOALS['scale']:.2f}; every "
+          f"other column as to_frame()'s, rho and eta within 1e-11: {lean_same}")
     print(f"   the same 100 groups (10^5 rows), fit + to_frame: now {w_s:.2f} s (cpu {c_s:.2f}), "
           f"baseline {w_b:.2f} s (cpu {c_b:.2f}); baseline/now {w_b / w_s:.1f} (cpu "
           f"{c_b / c_s:.1f})")

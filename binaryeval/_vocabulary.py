@@ -134,6 +134,8 @@ NAMES: tuple[Name, ...] = (
     Name("dependence", "choice", "how several metrics combine: \"joint\" or \"independent\"",
          "argument attrs"),
     Name("paired_informs_alpha", "flag", "whether the paired rows' human ratings count for alpha"),
+    Name("rate_intervals", "flag", "whether the table holds the metric's rates' intervals, "
+         "not only their means", "argument attrs"),
     Name("paired_informs_pi", "flag", "whether the paired items' human ratings count for the "
          "class shares"),
     Name("bins", "whole", "bins of a scalar metric (one number or one per term), or of a numeric "

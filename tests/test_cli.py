@@ -251,6 +251,34 @@ def test_fit_n_jobs_gives_the_sequential_table(tmp_path, capsys):
     assert "--n-jobs 2" in capsys.readouterr().err
 
 
+def test_fit_without_rate_intervals_writes_the_lean_table(tmp_path, capsys):
+    # Expected: --no-rate-intervals writes to_frame(rate_intervals=False) (the table less the
+    # rates' interval columns, the rest as the full table); refused with a latent fit and
+    # beside --compare or --plan, which write other tables
+    table = _rating_table(2)
+    path = _write(table, tmp_path / "r.csv")
+    formula = "human ~ I(score > 0.5) | system"
+    assert main(["fit", formula, "--data", path, "-o", str(tmp_path / "full.csv")]) == 0
+    assert main(["fit", formula, "--data", path, "--no-rate-intervals",
+                 "-o", str(tmp_path / "lean.csv")]) == 0
+    full = pd.read_csv(tmp_path / "full.csv")
+    lean = pd.read_csv(tmp_path / "lean.csv")
+    dropped = ["rho_lower", "rho_upper", "eta_lower", "eta_upper"]
+    assert set(dropped) <= set(full.columns)
+    assert list(lean.columns) == [c for c in full.columns if c not in dropped]
+    want = _api(be.fit, formula, table).to_frame(rate_intervals=False)
+    np.testing.assert_allclose(lean[["rho", "eta"]].to_numpy(), want[["rho", "eta"]].to_numpy(),
+                               rtol=1e-14, atol=0)
+    np.testing.assert_allclose(lean[["rho", "eta"]].to_numpy(), full[["rho", "eta"]].to_numpy(),
+                               rtol=0, atol=1e-11)
+    for extra in (["--compare"], ["--plan"]):
+        assert main(["fit", formula, "--data", path, "--no-rate-intervals", *extra]) == 1
+        assert "--no-rate-intervals" in capsys.readouterr().err
+    assert main(["fit", "human ~ I(score > 0.5) + I(score > 0.3) | system", "--data", path,
+                 "--no-rate-intervals", "--seed", "1", "--draws", "50", "--chains", "2"]) == 1
+    assert "latent-truth model" in capsys.readouterr().err
+
+
 def test_fit_human_only_matches_the_beta_closed_form(tmp_path, capsys):
     # "human ~ 1": the posterior of alpha is Beta(1 + k, 1 + n - k); its mean is (k + 1) / (n + 2)
     table = _rating_table(3)

@@ -701,3 +701,39 @@ def test_a_summary_shows_the_rates_means_without_computing_their_intervals(monke
     np.testing.assert_array_equal(res.summary().tables[0][1][["rho", "eta"]].to_numpy(float),
                                   res.to_frame().loc[table.index, ["rho", "eta"]].to_numpy())
     assert calls == []
+
+
+def test_to_frame_without_rate_intervals_is_to_frame_less_their_columns(monkeypatch):
+    # Expected: to_frame(rate_intervals=False) is to_frame() without rho_lower, rho_upper,
+    # eta_lower and eta_upper: every other column the same (rho and eta within 1e-11, from the
+    # means' sums), computed without model_rates; a flag that is not a boolean is refused.
+    import binaryeval as be
+    from binaryeval.errors import InputTypeError
+
+    rng = np.random.default_rng(11)
+    n_groups, per = 5, 500
+    system = np.repeat([f"s{i}" for i in range(n_groups)], per)
+    alpha = np.repeat(rng.uniform(0.3, 0.8, n_groups), per)
+    truth = rng.random(system.size) < alpha
+    metric = np.where(truth, rng.random(system.size) < 0.8, rng.random(system.size) < 0.25)
+    human = np.where(rng.random(system.size) < 0.12, truth.astype(float), np.nan)
+    df = pd.DataFrame({"system": system, "human": human, "metric": metric.astype(int)})
+    calls = []
+    batch = rates_module.model_rates_batch
+    monkeypatch.setattr(rates_module, "model_rates_batch",
+                        lambda tasks: calls.append(len(tasks)) or batch(tasks))
+    lean = be.fit("human ~ metric | system", df).to_frame(rate_intervals=False)
+    assert sum(calls) == 0
+    full = be.fit("human ~ metric | system", df).to_frame()
+    assert sum(calls) == n_groups
+    dropped = ["rho_lower", "rho_upper", "eta_lower", "eta_upper"]
+    assert list(lean.columns) == [c for c in full.columns if c not in dropped]
+    assert lean.attrs["rate_intervals"] is False and full.attrs["rate_intervals"] is True
+    rest = [c for c in lean.columns if c not in ("rho", "eta")]
+    pd.testing.assert_frame_equal(lean[rest], full[rest])
+    np.testing.assert_allclose(lean[["rho", "eta"]].to_numpy(), full[["rho", "eta"]].to_numpy(),
+                               atol=1e-11, rtol=0)
+    # the rates' means lie inside their intervals
+    assert ((full["rho_lower"] < lean["rho"]) & (lean["rho"] < full["rho_upper"])).all()
+    with pytest.raises(InputTypeError, match="rate_intervals=0"):
+        be.fit("human ~ metric | system", df).to_frame(rate_intervals=0)

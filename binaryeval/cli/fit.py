@@ -14,6 +14,7 @@ from ._common import (
     _sampler_kwargs,
     add_data_arguments,
     add_output_arguments,
+    output_format,
     dask_session,
     read_data,
     subcommand,
@@ -52,6 +53,10 @@ def add_fit_parser(subparsers) -> None:
     p.add_argument("--n-jobs", type=int, default=None,
                    help="the model's rho and eta of many groups on this many parallel jobs "
                         "(joblib; -1: every core; default: one)")
+    p.add_argument("--rate-intervals", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --no-rate-intervals, the table (csv/json) has the model's rho and "
+                        "eta as means alone, without their intervals: some 0.4 ms a group "
+                        "instead of 10 (to_frame(rate_intervals=False))")
     p.add_argument("--compare", action="store_true",
                    help="write the pairwise comparison of groups (result.compare()) instead")
     p.add_argument("--compare-method", choices=["bayes", "z"], default="bayes",
@@ -83,6 +88,16 @@ def add_fit_parser(subparsers) -> None:
                 # the costly columns of the binary model's tables, computed once on the
                 # workers (the summary and to_frame() read them from the fit)
                 result.rates(n_jobs=args.n_jobs)
+        if not args.rate_intervals:
+            if not isinstance(result, BinaryFit):
+                raise ParameterError("--no-rate-intervals: it leaves the binary model's rho and "
+                                     "eta intervals out of its table; this fit is the "
+                                     "latent-truth model: leave --no-rate-intervals out")
+            if args.compare or args.plan:
+                raise ParameterError("--no-rate-intervals shapes the fit's own table; "
+                                     "--compare and --plan write other tables: leave it out")
+            if output_format(args) in ("csv", "json"):
+                result = result.to_frame(rate_intervals=False)
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
         elif args.plan:
