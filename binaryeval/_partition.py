@@ -49,8 +49,10 @@ def grouping_columns(parsed: ParsedFormula) -> list[str]:
     """The columns the grouping terms name as they are: ``g``, ``Q("odd name")``, ``C(g)``.
 
     These hold names (systems, prompts, domains), to be read from a text file as written
-    (:func:`binaryeval.read_table`'s ``string_columns``); a grouping term that computes
-    (``I(year > 2020)``) reads its columns as values and is left out.
+    (:func:`binaryeval.read_table`'s ``string_columns``).  ``I(g)`` names ``g`` as it is too,
+    and a term that joins text (a string literal in it: ``I(system + "/" + lp)``) reads its
+    columns as text; a grouping term that computes on values (``I(year > 2020)``) reads its
+    columns as values and is left out.
 
     Examples
     --------
@@ -58,6 +60,8 @@ def grouping_columns(parsed: ParsedFormula) -> list[str]:
     >>> from binaryeval.formula import parse_formula
     >>> grouping_columns(parse_formula('h ~ m | system + C(domain) + Q("lp x") + I(year > 2020)'))
     ['system', 'domain', 'lp x']
+    >>> grouping_columns(parse_formula('h ~ m | I(system) + I(team + "/" + lp)'))
+    ['system', 'team', 'lp']
     """
     def call_of(node, name):
         return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -69,8 +73,15 @@ def grouping_columns(parsed: ParsedFormula) -> list[str]:
             node = ast.parse(term.code.strip(), mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        if call_of(node, "C"):
-            node = node.args[0]
+        if call_of(node, "C") or call_of(node, "I"):
+            inner = node.args[0]
+            if isinstance(inner, ast.Name) or call_of(inner, "Q"):
+                node = inner
+            elif any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                     for n in ast.walk(inner)):
+                # text joined from columns: the columns are names, read as written
+                out += value_names(term.code)
+                continue
         if isinstance(node, ast.Name):
             out.append(node.id)
         elif (call_of(node, "Q") and isinstance(node.args[0], ast.Constant)

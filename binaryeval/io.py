@@ -82,6 +82,9 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
     source = str(source)
     path = Path(source)
     name = path.name.lower()
+    # a CSV or TSV file's columns of names are read as text, not as pandas would read them
+    text_as_read = text_columns if path.is_file() and not name.endswith(
+        (".parquet", ".pq", ".json", ".jsonl")) else []
     if path.is_dir():
         files = sorted(f for f in path.iterdir()
                        if f.is_file() and f.suffix.lower() in (".parquet", ".pq"))
@@ -110,12 +113,19 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
 
         df = dd.from_pandas(df, npartitions=1)
     if query:
-        df = select_rows(df, query, query_name=query_name)
+        # the query sees the id columns as pandas reads them (numbers as numbers): "system != 3"
+        # means what it means in pandas, while the kept rows keep the names as written
+        df = select_rows(df, query, query_name=query_name, as_read=text_as_read)
     return df
 
 
-def select_rows(data: Any, query: str, *, query_name: str = "query") -> Any:
+def select_rows(data: Any, query: str, *, query_name: str = "query",
+                as_read: list[str] | None = None) -> Any:
     """The rows of ``data`` (pandas or Dask) matching a pandas ``query``; a pandas index from 0.
+
+    ``as_read``: columns of names held as text that the query sees as pandas' own reader would
+    give them (:func:`_as_pandas_reads`): missing-value words missing, and numbers when every
+    value is one; the rows kept keep the text.
 
     Examples
     --------
@@ -123,12 +133,54 @@ def select_rows(data: Any, query: str, *, query_name: str = "query") -> Any:
     >>> from binaryeval.io import select_rows
     >>> select_rows(pd.DataFrame({"x": [1, 2, 3]}), "x > 1")["x"].tolist()
     [2, 3]
+    >>> ids = pd.DataFrame({"system": ["007", "3", "12"], "y": [1, 0, 1]})
+    >>> select_rows(ids, "system != 3", as_read=["system"])["system"].tolist()
+    ['007', '12']
     """
+    seen = [c for c in (as_read or []) if c in data.columns]
     try:
-        out = data.query(query)
+        if not seen:
+            out = data.query(query)
+        elif isinstance(data, pd.DataFrame):
+            out = _query_as_read(data, query, seen)
+        else:
+            out = data.map_partitions(_query_as_read, query, seen, meta=data._meta)
     except Exception as exc:  # pandas raises many types here
         raise ParameterError(f"{query_name} {query!r} failed: {exc}") from None
     return out.reset_index(drop=True) if isinstance(out, pd.DataFrame) else out
+
+
+def _query_as_read(part: pd.DataFrame, query: str, columns: list[str]) -> pd.DataFrame:
+    """``part.query(query)`` evaluated with ``columns`` as pandas reads them (the rows as they are)."""
+    view = part.assign(**{c: _as_pandas_reads(part[c]) for c in columns})
+    # (positions, whatever the index: DataFrame.query's own rules decide which rows match)
+    view.index = pd.RangeIndex(len(view))
+    return part.iloc[view.query(query).index.to_numpy()]
+
+
+def _as_pandas_reads(column: pd.Series) -> pd.Series:
+    """A column of names held as text, as ``pandas.read_csv`` would have read it.
+
+    pandas' missing-value words (``NA``, ``None``, ``null``, ...) missing, and the column made
+    numbers when every value left is one (``"007"`` is 7 there, as in pandas).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from binaryeval.io import _as_pandas_reads
+    >>> _as_pandas_reads(pd.Series(["007", "12", "NA"], dtype=object)).tolist()
+    [7.0, 12.0, nan]
+    >>> _as_pandas_reads(pd.Series(["a", "7"], dtype=object)).tolist()
+    ['a', '7']
+    """
+    from pandas._libs.parsers import STR_NA_VALUES  # pandas' default missing-value strings
+
+    text = column.astype(object)
+    text = text.where(~text.isin(sorted(STR_NA_VALUES)) & text.notna())
+    number = pd.to_numeric(text, errors="coerce")
+    if bool((number.notna() | text.isna()).all()) and text.notna().any():
+        return number
+    return text
 
 
 def _string_columns(value: Any) -> list[str]:

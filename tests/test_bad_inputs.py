@@ -635,6 +635,56 @@ def test_command_line_keeps_system_names(tmp_path, capsys):
                  "--format", "csv"]) == 0
 
 
+def test_a_query_sees_name_columns_as_pandas_reads_them(tmp_path):
+    # Guards: with the name columns read as text, --query "system != 3" kept system 3 (text
+    # "3" is not the number 3), "system == 3" kept nothing and "system < 3" failed; the query
+    # now means what it means on pandas' own reading, and the rows kept keep the names
+    csv = tmp_path / "ratings.csv"
+    csv.write_text("system,item,human,metric\n" + "".join(
+        f"{s},{i},{(i + j) % 2},{i % 2}\n" for i in range(6)
+        for j, s in enumerate(("007", "7", "07.0", "3", "12", "NA", "None", ""))))
+    pandas_reading = pd.read_csv(csv)
+    assert pandas_reading["system"].dtype == float  # pandas: numbers, NA and None missing
+    for query in ("system != 3", "system == 3", "system < 8", "system in [7, 12]",
+                  "item > 2 and system != 7"):
+        got = be.read_table(csv, query, string_columns=["system", "item"])
+        want = pandas_reading.query(query)
+        # the same rows as pandas' query picks ...
+        assert len(got) == len(want), query
+        assert got["human"].tolist() == want["human"].tolist(), query
+        # ... with the names as written
+        assert all(isinstance(v, str) for v in got["system"].dropna()), query
+    assert sorted(be.read_table(csv, "system == 7", string_columns=["system"])["system"]
+                  .unique()) == ["007", "07.0", "7"]  # pandas reads each as 7
+    pytest.importorskip("dask.dataframe")
+    lazy = be.read_table(csv, "system < 8", dask=True, string_columns=["system"]).compute()
+    assert sorted(lazy["system"].unique()) == ["007", "07.0", "3", "7"]
+    # a column that is not all numbers stays text for the query too, as in pandas
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(_IDS_CSV)
+    assert len(be.read_table(mixed, "system != 7", string_columns=["system"])) == len(
+        pd.read_csv(mixed).query("system != 7"))
+
+
+def test_a_grouping_term_that_names_or_joins_columns_reads_them_as_written(tmp_path, capsys):
+    # Guards: "| I(system)" read systems 007 and 7 as one group 7.0 and dropped NA and None as
+    # missing; "| I(system + '/' + lp)" failed inside numpy (int plus text)
+    from binaryeval.cli import main
+
+    csv = tmp_path / "ratings.csv"
+    csv.write_text(_IDS_CSV)
+    out = tmp_path / "fit.csv"
+    assert main(["fit", "human ~ metric | I(system)", "--data", str(csv), "-o", str(out)]) == 0
+    result = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert sorted(result.iloc[:, 0]) == sorted(["007", "7", "07.0", "NA", "None", "null", "A"])
+    joined = tmp_path / "joined.csv"
+    joined.write_text("system,lp,human,metric\n007,de,1,1\n7,de,0,1\n007,de,1,0\n7,de,,1\n")
+    out2 = tmp_path / "fit2.csv"
+    assert main(["fit", 'human ~ metric | I(system + "/" + lp)', "--data", str(joined),
+                 "--rates", "rho=0.8,eta=0.8", "-o", str(out2)]) == 0
+    assert sorted(pd.read_csv(out2, dtype=str).iloc[:, 0]) == ["007/de", "7/de"]
+
+
 def test_make_report_reads_grouping_columns_as_written(tmp_path, monkeypatch):
     # Guards: make_report read its data file as the command line did before (systems merged);
     # the table it fits is checked, the rendering is not needed for that
