@@ -104,3 +104,39 @@ def test_shown_first_names_are_read_as_written(battles, tmp_path, capsys):
     want = _api(battles, shown_first="shown").to_frame().reset_index()
     assert int(got["n_paired"].sum()) == int(want["n_paired"].sum())
     np.testing.assert_allclose(got["lean"], want["lean"], rtol=1e-12, atol=1e-15)
+
+
+def test_a_by_column_keeps_its_levels_as_written_and_bins_numbers(tmp_path, capsys):
+    # Guards: --by read domains 01 and 1 as one stratum and a domain named NA as missing; a
+    # numeric covariate (more than 12 values) is still binned, as from pandas
+    rng = np.random.default_rng(2)
+    n = 600
+    human = (rng.random(n) < 0.6).astype(int)
+    judge = np.where(rng.random(n) < 0.8, human, 1 - human)
+    domain = rng.choice(["01", "1", "NA"], n)
+    length = rng.integers(20, 400, n)
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame({"domain": domain, "length": length, "human": human,
+                  "judge": judge}).to_csv(path, index=False)
+    out = tmp_path / "by.csv"
+    assert main(["judge-bias", "human ~ judge", "--data", str(path), "--by", "domain",
+                 "-o", str(out)]) == 0
+    strata = set(pd.read_csv(out, dtype=str, keep_default_na=False)["stratum"])
+    assert {"01", "1", "NA"} <= strata
+    table = pd.read_csv(path, dtype={"domain": str}, keep_default_na=False)
+    want = _quiet_api(table, by="domain").to_frame().reset_index()
+    got = pd.read_csv(out, dtype={"stratum": str}, keep_default_na=False)
+    np.testing.assert_array_equal(got["n_paired"], want["n_paired"])
+    # the numeric covariate: the same quantile bins as the API on pandas' reading
+    assert main(["judge-bias", "human ~ judge", "--data", str(path), "--by", "length",
+                 "-o", str(tmp_path / "length.csv")]) == 0
+    got = pd.read_csv(tmp_path / "length.csv")
+    want = _quiet_api(pd.read_csv(path), by="length").to_frame().reset_index()
+    assert got["stratum"].astype(str).tolist() == want["stratum"].astype(str).tolist()
+    np.testing.assert_array_equal(got["n_paired"], want["n_paired"])
+
+
+def _quiet_api(frame, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return be.judge_bias("human ~ judge", frame, **kw)

@@ -150,7 +150,7 @@ def dask_session(args: argparse.Namespace) -> Iterator[None]:
 
 
 #: options of the subcommands that name a column of names (read as text, as written)
-NAME_OPTIONS = ("item", "rater", "first", "second", "shown_first")
+NAME_OPTIONS = ("item", "rater", "first", "second", "shown_first", "by")
 
 
 def name_columns(args: argparse.Namespace) -> list[str]:

@@ -46,10 +46,22 @@ def add_judge_bias_parser(subparsers) -> None:
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
-        from ..latent import judge_bias
+        import pandas as pd
 
+        from ..io import _as_pandas_reads
+        from ..latent import judge_bias
+        from ..latent.judge_bias import _MAX_LEVELS
+
+        data = read_data(args)
+        if args.by is not None and isinstance(data, pd.DataFrame) and args.by in data.columns:
+            # read as written (levels 01 and 1 stay two, a domain named NA keeps its name); a
+            # numeric covariate (more than 12 numbers) as numbers, to be binned
+            number = _as_pandas_reads(data[args.by])
+            if (pd.api.types.is_numeric_dtype(number)
+                    and number.nunique() > _MAX_LEVELS):
+                data = data.assign(**{args.by: number})
         # a formula on the command line reads columns only, never variables of this process
-        result = judge_bias(args.formula, read_data(args), first=args.first, second=args.second,
+        result = judge_bias(args.formula, data, first=args.first, second=args.second,
                             shown_first=args.shown_first, by=args.by, bins=args.bins,
                             level=args.level, eval_env={})
         return write_result(result, args)
