@@ -64,9 +64,22 @@ def needed_columns(columns: Iterable[Any], names: Iterable[str], env: dict[str, 
     >>> needed_columns(["h", "m", "unused"], ["h", "I", "m"], {"I": None})
     ['h', 'm']
     """
+    import numpy as np
+    import pandas as pd
+
     columns = list(columns)
     wanted = set(names) | set(extra)
     known = set(map(str, columns))
+    for name in sorted(wanted - known):
+        value = env.get(name)
+        if isinstance(value, (np.ndarray, pd.Series)) and np.ndim(value) > 0:
+            from .errors import FormulaError
+
+            raise FormulaError(f"the formula reads the variable {name!r}, a "
+                               f"{type(value).__name__} of values per row; a Dask frame's "
+                               "partitions each hold part of the rows, so per-row values must "
+                               f"be a column: add {name!r} to the data (data.assign(...) "
+                               "before dask.dataframe.from_pandas, or in the files)")
     for name in wanted:
         if name not in known and name not in env:
             return None

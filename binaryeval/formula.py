@@ -285,10 +285,11 @@ def _is_dunder(name: str) -> bool:
 class _Refused(Exception):
     """Raised inside the evaluator: what is wrong and the node it is wrong at."""
 
-    def __init__(self, message: str, node: ast.AST | None):
+    def __init__(self, message: str, node: ast.AST | None, whole: bool = False):
         super().__init__(message)
         self.message = message
         self.node = node
+        self.whole = whole  # the message says all (no list of what a term may contain)
 
 
 def _span(code: str, node: ast.AST | None) -> tuple[int, int] | None:
@@ -427,6 +428,8 @@ class _Evaluator:
     columns: dict[str, Any]
     env: dict[str, Any]
     used: list[str] = field(default_factory=list)
+    #: where the caller's variables read by the term are missing (NaN), one mask each
+    missing: list[np.ndarray] = field(default_factory=list)
 
     def value(self, node: ast.expr) -> Any:
         kind = type(node)
@@ -459,6 +462,7 @@ class _Evaluator:
                 raise _Refused(f"the variable {name!r} is a {kind}; a formula "
                                "uses variables of your code only as values: a number, string, "
                                "array or Series", node)
+            self._note_missing(name, found, node)
             return found
         if name in FUNCTIONS or name in ("I", "C", "Q"):
             raise _Refused(f"{name} is a function here: call it, e.g. {name}(x)", node)
@@ -466,6 +470,27 @@ class _Evaluator:
         hint = (f"; did you mean {close!r}?" if close
                 else f"; the columns are {sorted(self.columns)[:12]}")
         raise _Refused(f"unknown name {name!r} in the formula (not a column of data){hint}", node)
+
+    def _note_missing(self, name: str, found: Any, node: ast.Name) -> None:
+        """Where a variable is missing, its term is missing too (as for a column).
+
+        A Series must have the data's index: pandas would align any other by its labels and
+        leave NaN where they differ, silently.
+        """
+        n = len(self.data)
+        if type(found) is pd.Series:
+            if not found.index.equals(self.data.index):
+                raise _Refused(f"the variable {name!r} is a Series whose index is not the "
+                               "data's (pandas would match its rows by label, leaving NaN where "
+                               f"the labels differ); pass {name}.to_numpy() to use its values "
+                               f"in row order, or {name}.reindex(data.index)", node,
+                               whole=True)
+            self.missing.append(found.isna().to_numpy())
+        elif type(found) is np.ndarray:
+            if found.ndim == 1 and found.shape[0] == n:
+                self.missing.append(np.asarray(pd.isna(found), dtype=bool))
+        elif issubclass(type(found), (float, np.floating)) and found != found:
+            self.missing.append(np.ones(n, dtype=bool))
 
     def _binop(self, node: ast.BinOp) -> Any:
         left, right = self.value(node.left), self.value(node.right)
@@ -600,6 +625,7 @@ def value_names(code: str) -> list[str]:
 def _eval_term(term: Term, data: pd.DataFrame, env: dict[str, Any], formula: str) -> pd.Series:
     """Evaluate one term on ``data``; never runs the term's text as Python code."""
     columns = {c: c for c in data.columns if isinstance(c, str)}
+    variables_missing: list[np.ndarray] = []
     if term.code in columns:
         values = data[term.code]
         used: list[str] = []
@@ -614,7 +640,7 @@ def _eval_term(term: Term, data: pd.DataFrame, env: dict[str, Any], formula: str
             span = _span(term.code, exc.node)
             where = (term.start, term.end) if span is None else (term.start + span[0],
                                                                  term.start + span[1])
-            message = exc.message if exc.message.startswith("unknown ") else (
+            message = exc.message if exc.whole or exc.message.startswith("unknown ") else (
                 f"{exc.message} in term {term.code!r}; {MAY_CONTAIN}")
             raise FormulaError(message, formula, where) from None
         except RecursionError:
@@ -624,6 +650,7 @@ def _eval_term(term: Term, data: pd.DataFrame, env: dict[str, Any], formula: str
             raise FormulaError(f"could not evaluate term {term.code!r}: {type(exc).__name__}: "
                                f"{exc}", formula, (term.start, term.end)) from None
         used = evaluator.used
+        variables_missing = evaluator.missing
     if np.isscalar(values):
         values = pd.Series(values, index=data.index)
     values = pd.Series(np.asarray(values) if not isinstance(values, pd.Series) else values,
@@ -631,8 +658,11 @@ def _eval_term(term: Term, data: pd.DataFrame, env: dict[str, Any], formula: str
     if len(values) != len(data):
         raise FormulaError(f"term {term.code!r} gave {len(values)} values for {len(data)} rows",
                            formula, (term.start, term.end))
-    if used:
-        missing = data[list(dict.fromkeys(used))].isna().any(axis=1)
+    if used or variables_missing:
+        missing = (data[list(dict.fromkeys(used))].isna().any(axis=1) if used
+                   else pd.Series(False, index=data.index))
+        for mask in variables_missing:
+            missing |= mask
         if missing.any():
             values = values.astype(object) if values.dtype == bool else values.astype(float, errors="ignore")
             values = values.where(~missing, np.nan)

@@ -284,6 +284,41 @@ def test_the_caller_s_variables_are_values_only(tmp_path):
         be.fit("I(h == 1) ~ I(threshold_function > 0)", df)
 
 
+def test_a_variable_missing_on_a_row_makes_its_term_missing_as_a_column_does():
+    # Guards: "I(score >= cut)" with cut a variable holding NaN read those rows as metric
+    # negatives (NaN >= x is False) while the same values as a column made them "no rating";
+    # a Series with another index was aligned by label into NaN silently
+    rng = np.random.default_rng(1)
+    n = 300
+    system = np.repeat(["A", "B", "C"], n)
+    truth = rng.random(3 * n) < 0.6
+    score = np.where(truth, rng.normal(1, 1, 3 * n), rng.normal(0, 1, 3 * n))
+    df = pd.DataFrame({"system": system, "score": score,
+                       "human": np.where(rng.random(3 * n) < 0.3, truth, np.nan)})
+    cut = np.where(df.system == "C", np.nan, 0.5)
+    as_column = be.fit("human ~ I(score >= cut) | system", df.assign(cut=cut))
+    for value in (cut, pd.Series(cut, index=df.index)):
+        as_variable = be.fit("human ~ I(score >= cut) | system", df, eval_env={"cut": value})
+        pd.testing.assert_frame_equal(as_variable.counts, as_column.counts)
+        assert as_variable.excluded == as_column.excluded
+    assert as_column.counts.loc["C", "metric_total"] == 0  # C's rows: no metric rating
+    # a NaN number: the term is missing everywhere, and refused by name as a column would be
+    with pytest.raises(DataError, match="I\\(score >= cut\\)"):
+        be.fit("human ~ I(score >= cut) | system", df, eval_env={"cut": float("nan")})
+    # a Series indexed otherwise is refused, with the two ways to say what is meant
+    moved = df.set_axis(df.index + 1000)
+    with pytest.raises(FormulaError, match=r"w.to_numpy\(\).*w.reindex\(data.index\)"):
+        be.fit("human ~ I(score * w >= 0.5) | system", moved,
+               eval_env={"w": pd.Series(1.0, index=df.index)})
+    assert be.fit("human ~ I(score * w >= 0.5) | system", moved,
+                  eval_env={"w": np.ones(len(df))}).n_used == len(df)
+    # on a Dask frame per-row values must be columns: said, not a numpy length error
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(FormulaError, match="must be a column: add 'cut' to the data"):
+        be.fit("human ~ I(score >= cut) | system", dd.from_pandas(df, npartitions=3),
+               eval_env={"cut": cut})
+
+
 @pytest.mark.parametrize("term, message, caret", [
     ("open('x')", "open() is not one of the functions", "open"),
     ("x.__class__", "the attribute '__class__' is not allowed", "x.__class__"),

@@ -99,7 +99,9 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     eval_env : int or dict
         Variables of your code the formula may read as values (numbers, strings, arrays,
         Series): a mapping, ``{}`` for none, or a stack depth (0: the code calling ``fit``; 1
-        the code that called that, ...).  The same on every path.
+        the code that called that, ...).  The same on every path.  Per-row values are read as
+        columns are: a row where one is missing (NaN) is missing in the term, and a Series must
+        have the data's index (another is refused: pandas would match its rows by label).
     dependence : {"joint", "independent"}, optional
         With several metric terms (``"human ~ m1 + m2 | system"``) the latent-truth model of
         :func:`binaryeval.latent.fit_latent` is fitted: ``"joint"`` (default) models the metrics'
