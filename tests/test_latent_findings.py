@@ -111,3 +111,35 @@ def test_independent_copies_are_said_loudly_on_the_command_line(tmp_path, capsys
             formula, data, **({} if command == "fit" else {"first": "a", "second": "b"}),
             dependence="independent", seed=1, draws=100, chains=2)
     assert [w.category for w in caught].count(DependenceWarning) == 1
+
+
+def test_rows_one_metric_rated_are_said_as_such_and_count_in_the_naive_reading():
+    # Guards: with m2 missing on 80 of the 400 rows m1 rated, the 60 of them without a human
+    # rating were excluded as "no rating (human and metrics missing)", the note said 20 rows
+    # were rated by some metrics only, and naive() counted 340 rows of m1 instead of 400
+    rng = np.random.default_rng(0)
+    n = 400
+    truth = rng.random(n) < 0.6
+    df = pd.DataFrame({"human": np.where(np.arange(n) < 100, truth, np.nan),
+                       "m1": np.where(truth, rng.random(n) < 0.8,
+                                      rng.random(n) < 0.3).astype(int),
+                       "m2": np.where(truth, rng.random(n) < 0.7,
+                                      rng.random(n) < 0.3).astype(float)})
+    df.loc[df.index % 5 == 0, "m2"] = np.nan
+    df.loc[395:, ["m1", "m2"]] = np.nan  # five rows with nothing at all
+    human_missing = df["human"].isna()
+    partial = int((human_missing & df["m1"].notna() & df["m2"].isna()).sum())
+    kept_partial = int((~human_missing & df["m1"].notna() & df["m2"].isna()).sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit("human ~ m1 + m2", df, seed=1, draws=100, chains=2)
+    assert fit.excluded == {"no rating (human and metrics missing)": 5,
+                            "rated by some metrics only, no human rating": partial}
+    assert fit.n_used == n - 5 - partial
+    note = next(x for x in fit.summary().notes if "some metrics only" in x)
+    assert note.startswith(f"{partial + kept_partial} rows rated by some metrics only")
+    assert f"({kept_partial} of them count for their human rating)" in note
+    # naive(): every row m1 rated, and its share of positives, by hand
+    naive = fit.naive()
+    assert int(naive["n_metric_all"].iloc[0]) == int(df["m1"].notna().sum())
+    assert naive["estimate"].iloc[0] == pytest.approx(df["m1"].mean(), abs=1e-12)

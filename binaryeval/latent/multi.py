@@ -867,18 +867,33 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int], lower: tupl
             edges[term] = edge
     levels = tuple(len(labels[t]) for t in parsed.rhs_names)
     out = _data.joint_index(codes, levels)
-    unrated = ~has_human & (out < 0) & ~missing
+    some_metric = (np.stack(codes) >= 0).any(axis=0)
+    # rows without a human rating: with no metric rating either, or with some metrics' only
+    # (a model row needs every metric's rating or a human one): each said as what it is
+    unrated = ~has_human & ~some_metric & ~missing
+    partial_only = ~has_human & (out < 0) & some_metric & ~missing
     account.exclude("no rating (human and metrics missing)", int(unrated.sum()))
-    keep = ~missing & ~unrated
+    account.exclude("rated by some metrics only, no human rating", int(partial_only.sum()))
+    keep = ~missing & ~unrated & ~partial_only
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")
     names, gidx = np.unique(group[keep].astype(str).to_numpy(), return_inverse=True)
     cls = np.where(np.isnan(human[keep]), -1, human[keep]).astype(np.int64)
     n, h, m, naive = _data.tally(gidx, cls, out[keep], codes[0][keep], len(names), 2,
                                  int(np.prod(levels)), levels[0])
-    partial = int(((np.stack(codes) >= 0).any(axis=0) & (out < 0) & keep).sum())
-    notes = ([f"{partial} rows rated by some metrics only: their metric ratings are not used"]
-             if partial and len(codes) > 1 else [])
+    # the naive reading counts every row the first metric rated, those left out of the model
+    # included (in the groups the model has)
+    extra = partial_only & (codes[0] >= 0)
+    if extra.any():
+        where = np.searchsorted(names, group[extra].astype(str).to_numpy())
+        found = (where < len(names)) & (names[np.minimum(where, len(names) - 1)]
+                                        == group[extra].astype(str).to_numpy())
+        np.add.at(naive, (where[found], codes[0][extra][found]), 1)
+    partial = int((some_metric & (out < 0) & keep).sum())
+    n_partial = partial + int(partial_only.sum())
+    notes = ([f"{n_partial} rows rated by some metrics only: their metric ratings are not used"
+              + (f" ({partial} of them count for their human rating)" if partial else "")]
+             if n_partial and len(codes) > 1 else [])
     return (tuple(str(x) for x in names), n, h, m, naive, labels, edges, levels, ordered,
             account, notes)
 
