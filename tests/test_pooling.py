@@ -348,3 +348,29 @@ def test_fit_latent_pooled_warns_when_a_metric_errs_otherwise_in_one_group():
     assert res.pooling_check()["p_value"].idxmin() == "C"
     _, caught = _caught(be.fit_latent, "h ~ m1 + m2 | system", df, draws=200, seed=2)
     assert not _of(caught, PoolingWarning)
+
+
+def test_pooled_rates_say_what_the_binary_path_computes():
+    # Guards: the summary said "estimated once from all groups' paired rows" while each group's
+    # model updates rho and eta with its own metric-only rows (its rho/eta columns differ), and
+    # compare() took the posteriors as independent without a word although they share the
+    # paired rows.  Each group's posterior is checked against the engine with the pooled paired
+    # counts, and the shared rows are said in the comparison and absent without pooling.
+    counts = {"A": {"metric_pos": 300, "metric_total": 500, "tp": 8, "fn": 2, "tn": 7, "fp": 3},
+              "B": {"metric_pos": 275, "metric_total": 500, "tp": 8, "fn": 2, "tn": 7,
+                    "fp": 3}}
+    res = be.fit_counts(counts, rates="pooled")
+    for g, c in counts.items():
+        # its own paired rows' human ratings inform its alpha; all groups' inform the rates
+        want = be.alpha_posterior(human_pos=c["tp"] + c["fn"], human_total=20,
+                                  metric_pos=c["metric_pos"], metric_total=c["metric_total"],
+                                  tp=16, fn=4, tn=14, fp=6)
+        assert res.posteriors[g].mean() == pytest.approx(want.mean(), rel=1e-12)
+    frame = res.to_frame()
+    assert frame.loc["A", "rho"] != pytest.approx(frame.loc["B", "rho"], abs=1e-3)
+    rates_line = res.summary().info["rates"]
+    assert rates_line.startswith("pooled: every group's model takes all groups' paired rows")
+    assert "own metric-only rows update them" in rates_line
+    assert "share the paired rows" in res.compare().summary().info["interval"]
+    alone = be.fit_counts(counts)
+    assert "share the paired rows" not in alone.compare().summary().info["interval"]

@@ -70,7 +70,14 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         ``rate_prior`` are refused; see :mod:`binaryeval.latent.hierarchical`);
         ``"pooled"``: one ``rho``/``eta`` from all groups' paired rows (checked first: a
         :class:`~binaryeval.PoolingWarning` when the groups' paired rows say their rates
-        differ, see :meth:`BinaryFit.pooling_check`); known values
+        differ, see :meth:`BinaryFit.pooling_check`).  On the exact binary path each group's
+        model takes the pooled paired rows, and only its own metric-only rows update the rates
+        there (the papers' model of one system, per system), so ``rho``/``eta`` in
+        :meth:`BinaryFit.to_frame` differ between groups and ``compare()`` treats the groups'
+        posteriors as independent although they share those rows (which usually makes ``P``
+        conservative, nearer 1/2).  The model in which every group's rows inform one shared ``rho``/``eta`` is
+        :func:`binaryeval.latent.fit_latent` with ``rates="pooled"`` (sampled); it differs
+        most for a group with few human ratings of its own.  Known values
         ``{"rho": .7, "eta": .7}`` or per group ``{"sys1": {"rho": .., "eta": ..}, ...}``; with
         several metrics or bins, a known 2 x J confusion matrix (see
         :func:`binaryeval.latent.fit_latent`).

@@ -341,7 +341,8 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
         info["rates"] = "not used (human ratings only)"
     elif fit.rates_mode in ("estimate", "pooled"):
         info["rates"] = ("estimated per group from its paired rows" if fit.rates_mode == "estimate"
-                         else "estimated once from all groups' paired rows")
+                         else "pooled: every group's model takes all groups' paired rows for rho "
+                              "and eta (its own metric-only rows update them in its model)")
         info["prior (rho, eta)"] = f"Beta({fit.rate_prior[0]:g}, {fit.rate_prior[1]:g})"
     else:
         info["rates"] = "known"

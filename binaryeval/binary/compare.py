@@ -217,7 +217,8 @@ def difference_intervals(posts, first: np.ndarray, second: np.ndarray,
 
 def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, method: str = "bayes",
                        sig_level: float = 0.05, adjust: str | None = None,
-                       group_name: str = "group", level: float = 0.95) -> Comparison:
+                       group_name: str = "group", level: float = 0.95,
+                       shared_rows: bool = False) -> Comparison:
     """Compare every pair of posteriors (see :meth:`BinaryFit.compare`).
 
     Parameters
@@ -234,6 +235,9 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
         Name of the grouping column (for the matrix's axes).
     level : float
         Probability of the credible interval of each difference.
+    shared_rows : bool
+        The posteriors share paired rows (pooled rates): the comparison, which takes them as
+        independent, says so.
 
     Returns
     -------
@@ -272,4 +276,7 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
     return finish(rows, groups=groups, method=method, sig_level=sig_level,
                   adjust=adjust, level=level, group_name=group_name,
                   quantity="P(alpha_1 > alpha_2)",
-                  interval="exact: the difference of the two independent posteriors")
+                  interval="exact: the difference of the two independent posteriors" + (
+                      "; with pooled rates they share the paired rows, which this leaves out "
+                      "(it usually makes P and the interval conservative)" if shared_rows
+                      else ""))

@@ -751,6 +751,11 @@ class BinaryFit(Result):
 
         Notes
         -----
+        The groups' posteriors are taken as independent.  With ``rates="pooled"`` they share
+        the paired rows (see :func:`binaryeval.fit`), which this leaves out (it usually makes
+        ``P`` and the intervals conservative), and the summary says so; a comparison of the
+        model with one shared ``rho``/``eta`` is ``fit_latent(..., rates="pooled").compare()``.
+
         Every pair gets its row, with the exact interval of its difference: with a thousand
         groups that is half a million intervals (tens of seconds).  When only
         ``P(alpha_1 > alpha_2)`` is wanted, :meth:`prob_greater_matrix` gives
@@ -781,7 +786,7 @@ class BinaryFit(Result):
                  "the intervals, several times faster", BinaryEvalWarning)
         return compare_posteriors({g: self.posteriors[g] for g in groups}, method=method,
                                   sig_level=sig, adjust=adjust, group_name=self.group_name,
-                                  level=self.level)
+                                  level=self.level, shared_rows=self.rates_mode == "pooled")
 
     def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
         """``P(alpha_i > alpha_j)`` for every pair of groups, without the pairs' intervals.
