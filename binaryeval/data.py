@@ -436,15 +436,34 @@ def _binarise_hint(name: str, present: np.ndarray, argument: bool) -> str:
 
     where = "before the call" if argument else "in the formula"
     distinct = np.unique(present)
+    values = set(distinct.tolist())
     whole = bool(np.all(np.mod(distinct, 1) == 0))
-    if whole and set(distinct.tolist()) <= {-1.0, 0.0, 1.0}:
+    if whole and {0.0, 1.0} < values and len(values) == 3:
+        # 0 and 1 and one more code: most often the mark of outputs nobody rated
+        (code,) = values - {0.0, 1.0}
+        rows = int(np.sum(present == code))
+        shown = _show(int(code))
+        missing = (f"np.where(np.asarray({name}) == {shown}, np.nan, {name})" if argument
+                   else f"where({name} == {shown}, np.nan, {name})")
+        other = (f"make 1 the adequate outputs and everything else 0 {where}, e.g. "
+                 f"{expr('==', 1)}" if code == -1.0 else f"binarise it {where}, e.g. "
+                 f"{expr('>=', 1)}")
+        return (f"besides 0 and 1 it holds {shown} ({rows:,} row{'s' if rows != 1 else ''}): "
+                f"if {shown} marks outputs "
+                f"nobody rated, make it missing {where}, e.g. {missing}; if it is a rating, "
+                f"{other}")
+    if whole and values <= {-1.0, 0.0, 1.0}:
         return (f"it looks coded -1/+1: make 1 the adequate outputs and everything else 0 "
                 f"{where}, e.g. {expr('==', 1)}")
     if whole:
         lo, hi = int(distinct.min()), int(distinct.max())
-        return (f"binarise it {where}: {expr('==', 1)} if 1 marks an adequate output, "
-                f"{expr('==', 0)} for penalty points (MQM: 0 = no error), or a cut of the "
-                f"scale ({lo} to {hi}), e.g. {expr('>=', hi)}")
+        # (only the values the column holds: == 1 on a scale without 1 selects nothing)
+        ways = ([f"{expr('==', 1)} if 1 marks an adequate output"] if 1.0 in values else [])
+        ways += ([f"{expr('==', 0)} for penalty points (MQM: 0 = no error)"]
+                 if 0.0 in values else [])
+        ways.append(f"a cut of the scale ({lo} to {hi}), e.g. {expr('>=', hi)}")
+        return f"binarise it {where}: " + (", or ".join(ways) if len(ways) < 3 else
+                                           ", ".join(ways[:-1]) + ", or " + ways[-1])
     return (f"binarise it {where}, e.g. {expr('>', 0.5)} for a score whose values above 0.5 "
             "mean adequate")
 

@@ -732,3 +732,29 @@ def test_parquet_folder_with_a_missing_column_reads_on_dask(tmp_path):
         pd.testing.assert_frame_equal(a.counts, b.counts)
         _assert_counts(a, _counts_by_hand(frame["human"], metric, frame["system"]))
     assert isinstance(lazy, dd.DataFrame)
+
+
+def test_a_not_rated_code_beside_0_and_1_is_advised_as_missing_not_as_a_rating():
+    # Guards: human ratings 0/1 with -1 for "not rated" were refused with the advice
+    # I(human == 1), which turns every unrated row into an inadequate human rating (the
+    # estimates fell from about 0.59 to 0.19); and a 2/5 scale was advised I(human == 1),
+    # a value it does not hold.  The advice given now gives the intended fit.
+    rng = np.random.default_rng(1)
+    n = 900
+    truth = rng.random(n) < 0.6
+    metric = np.where(truth, rng.random(n) < 0.75, rng.random(n) > 0.75).astype(int)
+    rated = rng.random(n) < 0.3
+    df = pd.DataFrame({"system": np.repeat(["A", "B", "C"], 300), "metric": metric,
+                       "human": np.where(rated, truth, -1).astype(int)})
+    with pytest.raises(DataError) as info:
+        be.fit("human ~ metric | system", df)
+    message = str(info.value)
+    assert f"besides 0 and 1 it holds -1 ({int((~rated).sum()):,} rows)" in message
+    advice = "where(human == -1, np.nan, human)"
+    assert advice in message
+    intended = be.fit("human ~ metric | system", df.replace({"human": {-1: np.nan}}))
+    followed = be.fit(f"{advice} ~ metric | system", df)
+    pd.testing.assert_frame_equal(followed.counts, intended.counts)
+    with pytest.raises(DataError) as info:
+        be.fit("human ~ metric", pd.DataFrame({"human": [2, 5, 5], "metric": [1, 0, 1]}))
+    assert "== 1" not in str(info.value) and "I(human >= 5)" in str(info.value)

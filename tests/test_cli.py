@@ -94,6 +94,37 @@ def test_render_command(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "site" / "index.html").exists()
 
 
+def test_render_never_replaces_a_file_it_did_not_write(tmp_path, capsys):
+    # Guards: `render notes.qmd --output-dir .` replaced the user's own notes.html and
+    # index.html; its own pages are rendered again, a website's folder too
+    doc = tmp_path / "notes.qmd"
+    doc.write_text("---\ntitle: Notes\n---\n\nHello.\n")
+    mine = {"notes.html": "MY OWN NOTES", "index.html": "MY OWN INDEX"}
+    for name, text in mine.items():
+        (tmp_path / name).write_text(text)
+    argv = ["render", str(doc), "--output-dir", str(tmp_path), "--engine", "jupyter"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "would write over 2 file(s) it did not write" in err and "--overwrite" in err
+    assert {n: (tmp_path / n).read_text() for n in mine} == mine  # untouched
+    (tmp_path / "index.html").unlink()
+    assert main(argv + ["--no-index"]) == 2  # notes.html is still theirs
+    assert main(argv + ["--overwrite"]) == 0
+    assert "Hello." in (tmp_path / "notes.html").read_text()
+    assert main(argv) == 0  # its own pages, rendered again
+    # a website: any other page in its output folder is the user's
+    site = tmp_path / "site"
+    (site / "v").mkdir(parents=True)
+    (site / "_quarto.yml").write_text("project:\n  type: website\n  output-dir: out\n")
+    (site / "v" / "a.qmd").write_text("---\ntitle: A\n---\n\nA page.\n")
+    (site / "out").mkdir()
+    (site / "out" / "theirs.html").write_text("<p>theirs</p>")
+    capsys.readouterr()
+    assert main(["render", str(site / "v"), "--output-dir", str(site / "out"),
+                 "--engine", "jupyter"]) == 2
+    assert "theirs.html" in capsys.readouterr().err
+
+
 def test_render_missing_path_exits_one(tmp_path, capsys):
     assert main(["render", str(tmp_path / "missing"), "--engine", "jupyter"]) == 1
     assert "does not exist" in capsys.readouterr().err

@@ -189,7 +189,7 @@ HUMAN = [
     ("negative zero", lambda h: h.where(h != 0, -0.0), OK),
     ("coded -1/+1", lambda h: 2 * h - 1, ["'human' (human rating)", "-1.0", "I(human == 1)"]),
     ("Likert 1-5", lambda h: 1 + 4 * h, ["'human'", "5.0", "scale (1 to 5)", "I(human >= 5)"]),
-    ("0/100 percent", lambda h: 100 * h, ["'human'", "100.0", "I(human == 1)"]),
+    ("0/100 percent", lambda h: 100 * h, ["'human'", "100.0", "I(human >= 100)"]),
     ("fractional", lambda h: h.where(h != 1, 0.5), ["'human'", "0.5", "I(human > 0.5)"]),
     ("text yes/no", lambda h: h.map({1.0: "yes", 0.0: "no"}),
      ["'human'", "non-numeric value 'yes'", "I(human == 'yes')"]),

@@ -17,7 +17,8 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..errors import ParameterError, RenderError
+from .. import _validate
+from ..errors import OutputError, ParameterError, RenderError
 from .documents import _ENGINES, _split_header, find_documents, project_output_dir, render_document
 from .pages import layout
 from .site import build_site, find_site_config, read_site_config
@@ -87,9 +88,39 @@ def _site_config(site: bool | str | Path | None, paths: list[Path]) -> Path | No
     return config
 
 
+#: a page whose head names one of these generators was written by a renderer: it may be
+#: rendered again (any other file in the way is the user's)
+_GENERATORS = ('<meta name="generator" content="binaryeval', '<meta name="generator" content="quarto')
+
+
+def _foreign(path: Path) -> bool:
+    """Whether ``path`` is a file a renderer did not write (see :data:`_GENERATORS`)."""
+    if not path.is_file():
+        return path.exists()  # a folder where a page goes
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(8192)
+    except OSError:
+        return True
+    return not any(tag in head for tag in _GENERATORS)
+
+
+def _check_targets(targets: Iterable[Path], overwrite: bool) -> None:
+    """Refuse, before any work, to write a page over a file the user made (unless ``overwrite``)."""
+    if overwrite:
+        return
+    theirs = [t for t in targets if _foreign(t)]
+    if theirs:
+        listed = ", ".join(str(t) for t in theirs[:3]) + (" ..." if len(theirs) > 3 else "")
+        raise OutputError(f"render would write over {len(theirs)} file(s) it did not write: "
+                          f"{listed}; choose another output folder, or pass overwrite=True "
+                          "(--overwrite) to replace them")
+
+
 def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: str | Path | None = None,
            engine: str = "auto", *, timeout: int = 600, kernel_name: str = "python3",
-           index: bool = True, site: bool | str | Path | None = None) -> list[Path]:
+           index: bool = True, site: bool | str | Path | None = None,
+           overwrite: bool = False) -> list[Path]:
     r"""Render Quarto documents to HTML: a website when ``_quarto.yml`` describes one.
 
     Given a folder that sits in a Quarto website project (a ``_quarto.yml`` with
@@ -119,6 +150,10 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         ``None``: a website when a folder among ``paths`` is in a website project; ``True``:
         always (the ``_quarto.yml`` is looked up from ``paths``); ``False``: never; a path: that
         ``_quarto.yml``.
+    overwrite : bool, default False
+        Replace files in the way that a renderer did not write.  Pages written by ``render``
+        (or Quarto) before are rendered again; any other file where a page goes (a website:
+        any other ``.html`` file in the output folder) is refused before anything is executed.
 
     Returns
     -------
@@ -133,6 +168,8 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         page, or Quarto failed.
     ParameterError
         Unknown ``engine``, a missing path, or no ``.qmd`` document found.
+    OutputError
+        A page would replace a file the user made, without ``overwrite``.
 
     Examples
     --------
@@ -154,6 +191,14 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
     if output_dir is None:
         output_dir = project_output_dir() or Path("reports")
     out_dir = Path(output_dir)
+    overwrite = _validate.flag(overwrite, "overwrite")
+    if config is not None:
+        # a website's pages follow its configuration: every .html file in the folder
+        _check_targets(sorted(out_dir.rglob("*.html")) if out_dir.is_dir() else [], overwrite)
+    else:
+        lists = index and not any(doc.stem == "index" for doc in docs)
+        _check_targets([out_dir / f"{doc.stem}.html" for doc in docs]
+                       + ([out_dir / "index.html"] if lists else []), overwrite)
     out_dir.mkdir(parents=True, exist_ok=True)
     if engine == "auto":
         engine = "quarto" if shutil.which("quarto") else "jupyter"

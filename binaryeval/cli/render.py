@@ -28,12 +28,16 @@ def add_render_parser(subparsers) -> None:
     p.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
                    help="time allowed per chunk, Jupyter engine (default: 600)")
     p.add_argument("--no-index", action="store_true", help="do not write index.html")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace files where pages go that a renderer did not write (pages "
+                        "rendered before are rendered again without it)")
 
     def run(args: argparse.Namespace) -> int:
         from .._site import render
 
         written = render(args.paths, output_dir=args.output_dir, engine=args.engine,
-                         timeout=args.timeout, index=not args.no_index)
+                         timeout=args.timeout, index=not args.no_index,
+                         overwrite=args.overwrite)
         for path in written:
             print(path)
         return 0
