@@ -462,7 +462,8 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
                      level: float, ranked: str, method: str,
                      seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                      group_name: str = "group", exact: np.ndarray | None = None,
-                     notes: Sequence[str] = ()) -> Ranks:
+                     notes: Sequence[str] = (),
+                     moments: tuple[np.ndarray, np.ndarray] | None = None) -> Ranks:
     """The :class:`Ranks` of joint posterior draws of one score per system.
 
     Parameters
@@ -482,6 +483,11 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
         Exact ``P(rank = r)`` (rows in ``groups`` order); a callable is called when the
         probabilities are first asked for.
     notes : sequence of str
+    moments : (ndarray, ndarray), optional
+        The exact posterior mean and sd of each system's score (``groups`` order), where they
+        are known: they order the systems and are the ``estimate`` and ``std_error`` (the
+        draws' own would differ from them, and from the fit's table, by their Monte Carlo
+        error); the draws give the rank intervals.
 
     Returns
     -------
@@ -500,7 +506,11 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
         raise DataError(f"scores of shape {x.shape} do not match {len(groups)} groups")
     if not np.isfinite(x).all():
         raise DataError("the posterior draws of the score hold missing or infinite values")
-    mean = x.mean(axis=0)
+    if moments is None:
+        mean = x.mean(axis=0)
+        sd = x.std(axis=0, ddof=1) if x.shape[0] > 1 else np.zeros(x.shape[1])
+    else:
+        mean, sd = (np.asarray(m, dtype=float) for m in moments)
     order = np.argsort(-mean, kind="stable")
     x = x[:, order]
     ranks = rank_draws(x)
@@ -511,8 +521,7 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
             return np.asarray(exact(), dtype=float)[order]
     else:
         probs = np.asarray(exact, dtype=float)[order]
-    return Ranks(tuple(str(groups[i]) for i in order), ranks, mean[order],
-                 x.std(axis=0, ddof=1) if x.shape[0] > 1 else np.zeros(x.shape[1]),
+    return Ranks(tuple(str(groups[i]) for i in order), ranks, mean[order], sd[order],
                  np.asarray(naive, dtype=float)[order], level=level, ranked=ranked,
                  method=method, seed=seed, group_name=group_name, exact_probabilities=probs,
                  notes=tuple(notes))

@@ -678,7 +678,9 @@ class BinaryFit(Result):
               seed: int | np.random.SeedSequence | np.random.Generator | None = None):
         """Posterior ranks of the groups by ``alpha``, with simultaneous credible rank intervals.
 
-        ``P(rank = r)`` is exact (quadrature over the independent posteriors,
+        The groups are ordered, and ``estimate`` and ``std_error`` given, by their exact
+        posterior means and sds (those of :meth:`to_frame`).  ``P(rank = r)`` is exact
+        (quadrature over the independent posteriors,
         :mod:`binaryeval.binary.ranks`); the rank intervals, which hold for every group at once
         with posterior probability >= ``level``, come from ``n_resamples`` joint draws of the
         posteriors (:mod:`binaryeval._ranks`).  The naive rank is the rank of the uncorrected
@@ -722,7 +724,10 @@ class BinaryFit(Result):
             ranked="alpha (rate of adequate outputs)",
             method=f"exact P(rank); rank intervals from {n} joint draws of the exact posteriors",
             seed=seed, group_name=self.group_name,
-            exact=lambda: rank_probabilities(posts))
+            exact=lambda: rank_probabilities(posts),
+            # the exact means and sds order the groups and fill estimate and std_error, as in
+            # to_frame() (the draws' means differ by their Monte Carlo error)
+            moments=(np.array([p.mean() for p in posts]), np.array([p.std() for p in posts])))
 
     # -- comparisons and planning -----------------------------------------------------------
     def compare(self, method: str = "bayes", *, sig_level: float | None = None,
