@@ -598,3 +598,28 @@ def test_youden_threshold_on_a_reversed_score_says_direction():
         text = str(caught[0].message)
         assert f"AUC {1 - auc:.2f}" in text and "lower_is_better=['neg']" in text
         assert ("the Youden rule's threshold" in text) == (rule == "youden")
+
+
+def test_the_summary_says_which_rates_are_known_and_when_threshold_rules_differ():
+    # Guards: rates={"rho": 0.6} was summarised "rates: known" without the rate prior, though
+    # eta is estimated per group; thresholds of different rules per group were summarised by
+    # the last group's rule ("youden rule")
+    df = be.datasets.load_wmt21_ende()
+    df = df[df.system.isin(["Nemo", "UEdin", "Online-W"])]
+    half = be.fit("I(mqm == 0) ~ I(chrf >= 60) | system", df, rates={"rho": 0.6})
+    info = half.summary().info
+    assert info["rates"] == "rho known; eta estimated per group from its paired rows"
+    assert info["prior (rho, eta)"].startswith("Beta(1, 1)")
+    assert (half.rates()["eta_upper"] > half.rates()["eta_lower"]).all()  # estimated indeed
+    assert be.fit("I(mqm == 0) ~ I(chrf >= 60) | system", df,
+                  rates={"rho": 0.6, "eta": 0.7}).summary().info["rates"] == "known"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mixed = be.fit("I(mqm == 0) ~ ter | system", df, lower_is_better="ter",
+                       threshold={"Nemo": "balanced", "UEdin": "youden", "Online-W": 55})
+        one = be.fit("I(mqm == 0) ~ ter | system", df, lower_is_better="ter",
+                     threshold={"Nemo": "youden", "UEdin": "youden", "Online-W": "youden"})
+    assert mixed.threshold_rule == "mixed" and one.threshold_rule == "youden"
+    assert mixed.summary().info["threshold"].startswith(
+        "per group (rules or numbers differing between groups;")
+    assert mixed.threshold["Online-W"] == 55.0

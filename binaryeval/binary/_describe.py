@@ -45,14 +45,15 @@ def _direction_advice(fit: BinaryFit) -> str | None:
     auc, rho, eta = d.get("auc", np.nan), d.get("rho", np.nan), d.get("eta", np.nan)
     # the Youden rule maximises rho + eta - 1, so on reversed scores it picks an extreme
     # threshold where rho + eta is about 1 rather than below it: the AUC alone tells then
-    youden = fit.threshold_rule == "youden"
+    youden = fit.threshold_rule in ("youden", "mixed")  # (mixed: some groups' may be Youden's)
     if fit.threshold is None or not (rho + eta < 1.0 or youden):
         return None
     name = _metric_name(fit)
     way = "Lower" if name in fit.lower_is_better else "Higher"
+    rule_said = ("the Youden rule's threshold" if fit.threshold_rule == "youden"
+                 else "the thresholds chosen")
     at = (f"at the threshold rho + eta = {rho + eta:.2f} < 1" if rho + eta < 1.0 else
-          f"the Youden rule's threshold then reads them at rho + eta = {rho + eta:.2f}, barely "
-          "above chance")
+          f"{rule_said} then read them at rho + eta = {rho + eta:.2f}, barely above chance")
     message = check_direction(
         auc, lambda: (f"{way} {name!r} scores go with inadequate outputs on the paired rows (AUC "
                       f"{auc:.2f}; {at})"),
@@ -345,11 +346,27 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
                               "and eta (its own metric-only rows update them in its model)")
         info["prior (rho, eta)"] = f"Beta({fit.rate_prior[0]:g}, {fit.rate_prior[1]:g})"
     else:
-        info["rates"] = "known"
+        known = [fit.known_rates.get(g, (None, None)) for g in fit.groups]
+        rho_known = all(r is not None for r, _ in known)
+        eta_known = all(e is not None for _, e in known)
+        if rho_known and eta_known:
+            info["rates"] = "known"
+        else:
+            # a rate not given is estimated per group from its paired rows
+            said = {name: ("known" if all_known else "known in some groups, else estimated"
+                           if any_known else "estimated per group from its paired rows")
+                    for name, all_known, any_known in (
+                        ("rho", rho_known, any(r is not None for r, _ in known)),
+                        ("eta", eta_known, any(e is not None for _, e in known)))}
+            info["rates"] = f"rho {said['rho']}; eta {said['eta']}"
+            info["prior (rho, eta)"] = (f"Beta({fit.rate_prior[0]:g}, {fit.rate_prior[1]:g}) "
+                                        "(of the estimated ones)")
     if fit.threshold is not None:
         sign = "<=" if fit.lower_is_better else ">="
         where = "per group" if not np.isscalar(fit.threshold) else f"{fit.threshold:.6g}"
-        info["threshold"] = (f"{where} ({fit.threshold_rule} rule; a metric rating is positive "
+        rule = ("rules or numbers differing between groups" if fit.threshold_rule == "mixed"
+                else f"{fit.threshold_rule} rule")
+        info["threshold"] = (f"{where} ({rule}; a metric rating is positive "
                              f"when score {sign} threshold)")
     info["interval"] = f"lower, upper: {100 * level:g}% equal-tailed credible interval"
     info["order"] = "by estimate, highest first" if fit.call.get("order", "estimate") == \

@@ -62,7 +62,7 @@ class BinaryFit(Result):
         ``group -> AlphaPosterior``.
     threshold : float, Series or None
         The threshold that made a scalar metric binary (a Series when each group has its own);
-        the rule that chose it is ``threshold_rule``.
+        the rule that chose it is ``threshold_rule`` (``"mixed"`` when groups' rules differ).
     n_rows, n_used, n_excluded, excluded
         Rows in the data, used, left out, and why (``reason -> count``).
 

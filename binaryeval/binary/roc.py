@@ -364,7 +364,8 @@ class Thresholded:
     thresholds : dict
         ``group -> threshold`` (in the score's units).
     rule : str
-        ``"balanced"``, ``"youden"`` or ``"given"``.
+        ``"balanced"``, ``"youden"`` or ``"given"`` (numbers), the same for every group; else
+        ``"mixed"`` (per-group thresholds of different rules, or rules beside numbers).
     per_group : bool
         Whether each group has its own threshold.
     lower_is_better : bool
@@ -540,7 +541,7 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
                                  f"{list(threshold)[:8]}); give one per group or a single "
                                  "number or rule")
     specs = {g: (threshold[str(g)] if per_group else threshold) for g in labels}
-    rule = "given"
+    kinds: set[str] = set()
     cuts: dict = {}
     pooled_cut = None
     for g, spec in specs.items():
@@ -548,7 +549,7 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
             if spec not in THRESHOLD_RULES:
                 raise ParameterError(f"threshold={spec!r}: use a number or one of "
                                      f"{THRESHOLD_RULES}")
-            rule = spec
+            kinds.add(spec)
             sel = paired & (group == g) if per_group else paired
             if not sel.any():
                 where = f" in group {g!r}" if per_group else ""
@@ -560,6 +561,9 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
             cuts[g] = cut if per_group else pooled_cut
         else:
             cuts[g] = _check_threshold_value(spec, column)
+            kinds.add("given")
+    # one rule (or numbers given) for every group, else "mixed" (the thresholds say which)
+    rule = kinds.pop() if len(kinds) == 1 else "mixed"
     lo, hi = score_range
     for g, cut in cuts.items():
         if (lower_is_better and (cut < lo or cut >= hi)) or (not lower_is_better
