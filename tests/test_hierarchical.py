@@ -20,7 +20,7 @@ from reruns import assert_sbc_row_agrees
 from scipy import special, stats
 
 import binaryeval as be
-from binaryeval.errors import ConvergenceWarning, ParameterError
+from binaryeval.errors import ConvergenceWarning, FormulaError, ParameterError
 from binaryeval.latent import diagnostics, fit_latent, fit_preferences, latent_posterior
 from binaryeval.latent import hierarchical as hier
 from binaryeval.plan import required_sample_size
@@ -515,3 +515,14 @@ def test_summary_title_names_what_the_rates_come_from(short_warmup):
     res = _quiet(be.fit, "human ~ metric | system", df, rates="hierarchical", draws=100,
                  chains=2, seed=1)
     assert res.summary().title == "Latent-truth model: rate of adequate outputs from one metric"
+
+
+def test_partial_pooling_without_a_metric_names_what_was_asked():
+    # Guards: rates="hierarchical" on "human ~ 1" blamed dependence= and bins=, which were not
+    # given
+    df = pd.DataFrame({"system": list("AB") * 50, "human": np.tile([0, 1, 1, np.nan], 25)})
+    with pytest.raises(FormulaError, match=r"^rates='hierarchical' needs a metric") as info:
+        be.fit("human ~ 1 | system", df, rates="hierarchical", seed=1)
+    assert "bins=" not in str(info.value) and "dependence=" not in str(info.value)
+    with pytest.raises(FormulaError, match=r"^bins= needs a metric"):
+        be.fit("human ~ 1 | system", df, bins=3, seed=1)

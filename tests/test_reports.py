@@ -345,3 +345,25 @@ def test_a_kernel_starts_cold_where_the_warm_process_would_differ(tmp_path, monk
     assert kernels._fork_kernel(cmd, {"env": {}, "cwd": str(tmp_path), "independent": True}) is None
     monkeypatch.setenv("BINARYEVAL_COLD_KERNELS", "1")
     assert kernels.warm_kernels_enabled() is False
+
+
+def test_a_kernel_too_slow_to_set_up_is_a_render_error_naming_the_timeout(tmp_path):
+    # Guards: `report --timeout 1` printed nbclient's CellTimeoutError traceback: the kernel's
+    # setup cell caught only a failing cell, not one out of time
+    import nbformat
+    from nbclient.exceptions import CellTimeoutError
+
+    from binaryeval._site.documents import _setup_kernel
+    from binaryeval.errors import RenderError
+
+    class Slow:
+        timeout = 1
+        nb = nbformat.v4.new_notebook()
+
+        def execute_cell(self, cell, index, store_history=True):
+            raise CellTimeoutError("Cell execution timed out")
+
+    client = Slow()
+    with pytest.raises(RenderError, match=r"within 1 s .*raise timeout=, --timeout"):
+        _setup_kernel(client, tmp_path / "report.qmd")
+    assert client.nb.cells == []  # the setup cell is taken out again

@@ -396,7 +396,7 @@ del _binaryeval_warnings
 
 def _setup_kernel(client, path: Path) -> None:
     import nbformat
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     # nbclient stores an executed cell at its index in the notebook: the setup cell is appended
     # for its run and taken out again
@@ -404,6 +404,10 @@ def _setup_kernel(client, path: Path) -> None:
     client.nb.cells.append(cell)
     try:
         client.execute_cell(cell, len(client.nb.cells) - 1, store_history=False)
+    except CellTimeoutError as exc:
+        raise RenderError(f"{path}: the kernel did not set up its figure theme within "
+                          f"{client.timeout} s (its first chunk, which imports the plotting "
+                          "libraries; raise timeout=, --timeout on the command line)") from exc
     except CellExecutionError as exc:
         raise RenderError(f"{path}: the kernel could not set up the figure theme:\n"
                           f"{_error_text(cell)}") from exc

@@ -262,10 +262,20 @@ def _fit_latent(formula, data, parsed, *, refused, rate_prior, **options):
         raise DataError("several metric terms or bins= fit the latent-truth model, which needs "
                         "the rows in memory: pass a pandas frame (ddf.compute(), after selecting "
                         "the rows and columns the formula uses)")
+    dependence_given = options["dependence"] is not None
     if options["dependence"] is None:
         options["dependence"] = "joint"
     if len(parsed.rhs) < 1:
-        raise FormulaError("dependence= and bins= need a metric on the right of '~'", formula)
+        asked = [text for text, given in (
+            ("rates='hierarchical'", options["rates"] == "hierarchical"),
+            ("dependence=", dependence_given), ("bins=", options.get("bins") is not None))
+            if given]
+        said = " and ".join(asked) or "the latent-truth model"
+        one = len(asked) < 2
+        raise FormulaError(f"{said} need{'s' if one else ''} a metric on the right of '~' "
+                           f"({'it models' if one else 'they model'} the metric's errors); "
+                           f"with human ratings alone ('human ~ 1') leave {'it' if one else 'them'} "
+                           "out: alpha is then the human ratings' Beta posterior", formula)
     a, b = _validate.beta_pair(rate_prior, "rate_prior")
     if (a, b) != (1.0, 1.0) and options["rates"] == "hierarchical":
         raise ParameterError(f"rate_prior={rate_prior!r} is the Beta prior of rho and eta of "
