@@ -371,6 +371,8 @@ NAMES: tuple[Name, ...] = (
          "argument option"),
     Name("scheduler", "text", "the address of a Dask scheduler", "option"),
     Name("names", "labels", "binaryeval datasets: which datasets to export", "option"),
+    Name("every_row", "flag", "every row of a shipped dataset's file, not its loader's default "
+         "selection", "argument"),
     Name("stdout", "flag", "binaryeval datasets: print one dataset's CSV", "option"),
     Name("no_index", "flag", "binaryeval render: do not write the landing page", "option"),
     # -- datasets ------------------------------------------------------------------------------------

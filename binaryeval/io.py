@@ -104,7 +104,7 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
         df = _read(lambda: _reader(dask).read_csv(path, **_csv_options(path, ",", text_columns)),
                    what, source)
     elif source in datasets.names():
-        df = datasets.load(source)
+        df = datasets.load(source, every_row=True)
     else:
         raise ParameterError(f"{what} {source!r} is neither a file nor a shipped dataset; pass a "
                              "table file or one of the names listed by `binaryeval datasets`")

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from conftest import DATA, REFERENCE, REPO, build_module, need
 
+import binaryeval as be
 from binaryeval import datasets
 from binaryeval.errors import ParameterError
 
@@ -461,3 +462,20 @@ def test_simulate_ratings_has_the_stated_truth():
         near(metric == 1, alpha * 0.8 + (1 - alpha) * 0.2)
     with pytest.raises(ParameterError, match="n=0"):
         simulate_ratings(0)
+
+
+def test_the_command_line_reads_and_exports_every_row_the_listing_counts(tmp_path, capsys):
+    # Guards: `binaryeval datasets` listed wmt20 with 400 rows, while `--data wmt20` and the
+    # export held the loader's default selection (newstest2020, 237 rows), so a --query for
+    # another test set found no rows
+    from binaryeval.cli import main
+
+    listed = datasets.describe().set_index("name")["rows"]
+    assert main(["datasets", "wmt20", "--output-dir", str(tmp_path)]) == 0
+    exported = pd.read_csv(tmp_path / "wmt20.csv")
+    assert len(exported) == listed["wmt20"] == len(datasets.load_wmt20(testset=None))
+    assert len(datasets.load("wmt20")) == len(datasets.load_wmt20())  # the loader's default
+    table = be.read_table("wmt20", "testset == 'newstestB2020' and lp == 'en-de'")
+    assert len(table) == len(datasets.load_wmt20("en-de", testset="newstestB2020")) > 0
+    for name in listed.index:
+        assert len(datasets.load(name, every_row=True)) == listed[name], name

@@ -41,7 +41,7 @@ def add_datasets_parser(subparsers) -> None:
         if args.stdout:
             if len(names) != 1:
                 raise ParameterError(f"--stdout prints one dataset, got {len(names)}: {names}")
-            sys.stdout.write(datasets.load(names[0]).to_csv(index=False))
+            sys.stdout.write(datasets.load(names[0], every_row=True).to_csv(index=False))
             return 0
         from .._output import check_output, write_atomic
 
@@ -53,7 +53,7 @@ def add_datasets_parser(subparsers) -> None:
         targets = [check_output(out / f"{name}.csv", force=args.overwrite, option="--output-dir")
                    for name in names]
         for name, target in zip(names, targets, strict=True):
-            frame = datasets.load(name)
+            frame = datasets.load(name, every_row=True)
             write_atomic(target, lambda tmp, frame=frame: frame.to_csv(tmp, index=False))
             print(target)
         return 0

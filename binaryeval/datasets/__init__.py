@@ -179,13 +179,21 @@ def _check_choice(arg: str, value, allowed) -> None:
         raise ParameterError(f"{arg}={value!r} is not in the data; use one of {allowed} or None")
 
 
-def load(name: str) -> pd.DataFrame:
+#: loader arguments that keep every row of the shipped file (where a loader selects by default)
+_EVERY_ROW: dict[str, dict] = {"wmt20": {"testset": None}}
+
+
+def load(name: str, every_row: bool = False) -> pd.DataFrame:
     """Load a shipped dataset by name (the loader's defaults apply).
 
     Parameters
     ----------
     name : str
         One of the names listed by :func:`describe`.
+    every_row : bool, default False
+        Every row of the shipped file, the ``rows`` :func:`describe` lists, where the loader
+        selects some by default (``wmt20``: newstest2020 only); the command line reads a
+        dataset so, and a ``--query`` selects from all of it.
 
     Returns
     -------
@@ -196,8 +204,11 @@ def load(name: str) -> pd.DataFrame:
     >>> from binaryeval.datasets import load
     >>> load("stb_convai2").shape
     (42, 8)
+    >>> len(load("wmt20")), len(load("wmt20", every_row=True))
+    (237, 400)
     """
-    return globals()[_LOADERS[_check_name(name)]]()
+    name = _check_name(name)
+    return globals()[_LOADERS[name]](**(_EVERY_ROW.get(name, {}) if every_row else {}))
 
 
 def describe() -> pd.DataFrame:
