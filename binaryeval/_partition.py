@@ -188,10 +188,38 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
         lookup = np.r_[-1, new_code[np.asarray(text_codes, dtype=np.intp)]]
         return lookup[cat], pd.Series(np.asarray(texts, dtype=object)[order], dtype=object)
     if values.dtype == object:
+        _say_merged_labels(values)
         codes, uniques = pd.factorize(label_text(values))
     else:
         codes, uniques = pd.factorize(values)
     return codes.astype(np.intp, copy=False), pd.Series(uniques)
+
+
+def _say_merged_labels(values: pd.Series) -> None:
+    """Warn when distinct values of a grouping column print alike (``1`` and ``"1"``).
+
+    Groups are told apart by their text (:func:`~binaryeval.data.label_text`), so such values
+    are one group: right for ids read from two sources, wrong for two batches whose systems
+    happen to share a name; said, with the values, once per column.
+    """
+    raw = pd.unique(values.dropna().to_numpy())
+    if len(raw) < 2:
+        return
+    texts: dict[str, list] = {}
+    for v in raw:
+        texts.setdefault(str(v), []).append(v)
+    merged = [vs for vs in texts.values() if len(vs) > 1]
+    if not merged:
+        return
+    from ._warnings import warn
+    from .errors import BinaryEvalWarning
+
+    shown = "; ".join(" and ".join(f"{v!r} ({type(v).__name__})" for v in vs[:3])
+                      for vs in merged[:3])
+    name = f"grouping column {values.name!r}" if values.name is not None else "a grouping column"
+    warn(f"{name}: {shown} print alike and are read as one group (groups are told apart by "
+         "their text); if they are different groups, give them different names",
+         BinaryEvalWarning)
 
 
 def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:

@@ -758,3 +758,25 @@ def test_a_not_rated_code_beside_0_and_1_is_advised_as_missing_not_as_a_rating()
     with pytest.raises(DataError) as info:
         be.fit("human ~ metric", pd.DataFrame({"human": [2, 5, 5], "metric": [1, 0, 1]}))
     assert "== 1" not in str(info.value) and "I(human >= 5)" in str(info.value)
+
+
+def test_group_values_that_print_alike_are_one_group_and_said_once():
+    # Guards: a system column holding 1 (int) and '1' (str), two batches concatenated, was
+    # fitted as one group without a word (the package's rule: groups are told apart by their
+    # text); the merge is now said, with the values, once per call and at the caller's line
+    b1 = pd.DataFrame({"system": [1] * 50 + [2] * 50,
+                       "human": [1] * 40 + [0] * 10 + [1] * 20 + [0] * 30})
+    b2 = pd.DataFrame({"system": ["1"] * 50 + ["2"] * 50,
+                       "human": [0] * 40 + [1] * 10 + [0] * 20 + [1] * 30})
+    df = pd.concat([b1, b2], ignore_index=True)
+    with pytest.warns(be.BinaryEvalWarning) as caught:
+        res = be.fit("human ~ 1 | system", df)
+    said = [w for w in caught if "print alike" in str(w.message)]
+    assert len(said) == 1 and said[0].filename == __file__
+    assert "1 (int) and '1' (str)" in str(said[0].message)
+    assert sorted(res.groups) == ["1", "2"]
+    assert res.counts.loc["1", "human_total"] == 100  # one group, as the rule says
+    # distinct texts: nothing said
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        be.fit("human ~ 1 | system", df.assign(system=df["system"].astype(str) + "x"))
