@@ -143,3 +143,22 @@ def test_rows_one_metric_rated_are_said_as_such_and_count_in_the_naive_reading()
     naive = fit.naive()
     assert int(naive["n_metric_all"].iloc[0]) == int(df["m1"].notna().sum())
     assert naive["estimate"].iloc[0] == pytest.approx(df["m1"].mean(), abs=1e-12)
+
+
+def test_a_naive_reading_that_reads_every_bin_alike_is_said():
+    # Guards: with four bins of chrF each mostly adequate on the paired rows, naive() was 1.0
+    # for every system and every naive rank 1, without a word
+    d = datasets.load_wmt21_ende()
+    d = d[d.chrf.notna() & d.system.isin(["Facebook-AI", "Nemo", "eTranslation", "ref-A"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit("I(mqm == 0) ~ chrf | system", d, bins=4, seed=1, draws=100, chains=2)
+    assert all(fit.naive_positive) and (fit.naive()["estimate"] == 1.0).all()
+    notes = [x for x in fit.summary().notes if "reads every level as adequate" in x]
+    assert len(notes) == 1 and "naive() is 1 for every group" in notes[0]
+    # a reading that tells levels apart says nothing of the kind
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = be.fit("I(mqm == 0) ~ I(chrf > 60) + I(chrf > 40) | system", d, seed=1,
+                     draws=100, chains=2)
+    assert not any("reads every level" in x for x in two.summary().notes)

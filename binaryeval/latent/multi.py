@@ -1065,6 +1065,16 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                            known=model.known, dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
     group_name = ":".join(parsed.group_names) if parsed.groups else "group"
+    naive_positive = _naive_reading(n, levels, labels[terms[0]])
+    if len(set(naive_positive)) == 1 and len(naive_positive) > 1:
+        # every level read alike (each the majority class of its paired rows): the naive
+        # reading is one number for every group, said rather than shown as a baseline
+        way = "adequate" if naive_positive[0] else "inadequate"
+        notes.append(f"the naive reading of {terms[0]!r} reads every level as {way} (each is "
+                     "the majority class of its paired rows), so naive() is "
+                     f"{1 if naive_positive[0] else 0} for every group and its ranks say "
+                     "nothing; for a baseline that can differ between groups, threshold the "
+                     f"score: naive() of a fit with I({terms[0]} >= cut)")
     res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(terms),
                     labels, edges, level=level, n_rows=account.n_rows,
                     excluded=dict(account.excluded), notes=tuple(notes),
@@ -1072,8 +1082,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                           "rates": rates, "prior": (a, b), "lower_is_better": lower_is_better,
                           "order": order, "draws": draws, "chains": chains, "seed": seed},
                     group_name=group_name, prior=(a, b), lower_is_better=lower,
-                    naive_counts=naive,
-                    naive_positive=_naive_reading(n, levels, labels[terms[0]]))
+                    naive_counts=naive, naive_positive=naive_positive)
     frame_now = res.to_frame()
     dominated = frame_now.index[frame_now["prior_dominated"].to_numpy(dtype=bool)]
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
