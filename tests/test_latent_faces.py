@@ -281,8 +281,10 @@ def test_rows_are_accounted_for():
     df.loc[0, "sys"] = np.nan
     df.loc[1, ["hum", "met", "ter"]] = np.nan
     res = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", draws=50, seed=0)
-    assert res.n_rows == len(df) and res.n_excluded == 2
-    assert res.excluded == {"missing system": 1, "no rating (every term missing)": 1}
+    # item 0 is then rated for system C alone: that row enters no pair
+    assert res.n_rows == len(df) and res.n_excluded == 3
+    assert res.excluded == {"missing system": 1, "no rating (every term missing)": 1,
+                            "item rated for no other system (in no pair)": 1}
     assert "1 missing system" in " ".join(str(res).split())
 
 

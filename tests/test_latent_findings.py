@@ -162,3 +162,23 @@ def test_a_naive_reading_that_reads_every_bin_alike_is_said():
         two = be.fit("I(mqm == 0) ~ I(chrf > 60) + I(chrf > 40) | system", d, seed=1,
                      draws=100, chains=2)
     assert not any("reads every level" in x for x in two.summary().notes)
+
+
+def test_a_system_sharing_no_item_with_the_others_is_said_and_its_rows_accounted():
+    # Guards: fit_preferences reported every row used and gave no warning when one system's
+    # item ids matched nobody's, and ranked that system from the prior alone (favi warns)
+    rng = np.random.default_rng(5)
+    rows = []
+    for s, q in {"good": 1.0, "mid": 0.5, "bad": 0.0}.items():
+        qual = q + rng.normal(0, 1, 120)
+        rows.append(pd.DataFrame({
+            "seg": [("b" if s == "bad" else "") + str(i) for i in range(120)], "system": s,
+            "pen": np.where(np.arange(120) < 60, np.round(np.clip(3 - qual, 0, None)), np.nan),
+            "ter": 0.5 - 0.1 * qual + rng.normal(0, 0.1, 120)}))
+    df = pd.concat(rows, ignore_index=True)
+    with pytest.warns(be.UnpairedItemsWarning, match=r"'bad' share no item") as caught:
+        fit = be.fit_preferences("pen ~ ter | system", df, item="seg",
+                                 lower_is_better=["pen", "ter"], seed=1, draws=100, chains=2)
+    assert sum("share no item" in str(w.message) for w in caught) == 1
+    assert fit.excluded == {"item rated for no other system (in no pair)": 120}
+    assert fit.n_used == 240

@@ -27,8 +27,9 @@ from .._comparison import Comparison, compare_draws
 from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
+from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, UnpairedItemsWarning
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
 from . import _common, _data, _fit, dependence
@@ -89,6 +90,16 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     if n_sys < 2:
         raise DataError(f"the system column has one system ({list(systems)}); preferences "
                         "compare pairs of systems")
+    # a row whose item no other system has enters no pair: left out, and said
+    per_item = np.bincount(i_codes, minlength=n_items)
+    alone = per_item[i_codes] < 2
+    account.exclude("item rated for no other system (in no pair)", int(alone.sum()))
+    lonely = [systems[k] for k in range(n_sys)
+              if np.any(s_codes == k) and alone[s_codes == k].all()]
+    if lonely:
+        warn(f"system(s) {', '.join(map(repr, lonely[:5]))} share no item with another "
+             f"system (items are matched by their text in {item!r}): their pairs rest on "
+             "the prior alone; check the item ids", UnpairedItemsWarning)
     grid = {}
     for t in terms:
         arr = np.full((n_sys, n_items), np.nan)
