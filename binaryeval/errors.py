@@ -52,7 +52,7 @@ class DataError(BinaryEvalError, ValueError):
     >>> be.fit("h ~ m", pd.DataFrame({"h": [1, 2], "m": [1, 0]}))
     Traceback (most recent call last):
     ...
-    binaryeval.errors.DataError: column 'h' (human rating) must be binary (1 = adequate, 0 = not, or booleans) but holds 2.0 (row 1); binarise it in the formula: I(h == 1) if 1 marks an adequate output, I(h == 0) for penalty points (MQM: 0 = no error), or a cut of the scale (1 to 2), e.g. I(h >= 2)
+    binaryeval.errors.DataError: column 'h' (human rating) must be binary (1 = adequate, 0 = not, or booleans) but holds 2.0 (row 1); binarise it in the formula: I(h == 1) if 1 marks an adequate output, or a cut of the scale (1 to 2), e.g. I(h >= 2)
     """
 
 
