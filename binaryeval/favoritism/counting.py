@@ -39,7 +39,10 @@ def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.
         a, b = p
         for s in (a, b):
             if s not in idx:
-                raise ParameterError(f"system {s!r} in pairs is not in the data; systems are {list(systems)}")
+                raise ParameterError(f"system {s!r} in pairs has no row used (it is not in the "
+                                     "data, or each of its rows lacks a rating the call needs, "
+                                     f"e.g. a missing score); systems with rows: "
+                                     f"{list(systems)}")
         if a == b:
             raise ParameterError(f"pair {p!r} compares a system with itself; give two different systems")
         ia.append(idx[a])
