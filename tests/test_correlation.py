@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
+import binaryeval as be
 from binaryeval import datasets
 from binaryeval.correlation import (
     CorrelationResult,
@@ -1084,3 +1085,52 @@ def test_hybrid_does_not_depend_on_row_order(rater):
     mixed = d.assign(seg=d["seg"].astype(object).where(d["seg"] % 2 == 0, d["seg"].astype(str)))
     pd.testing.assert_frame_equal(hybrid_supersample(mixed.sample(frac=1, random_state=0), **kw),
                                   hybrid_supersample(mixed, **kw))
+
+
+def test_a_rescaled_copy_does_not_beat_itself_and_a_negated_metric_takes_the_limit():
+    # Guards: BLEU and BLEU/100 gave Williams t = +-inf, p = 0, "significant" (r12 and r13 an
+    # ulp apart over a denominator of 0); a metric against its negation gave t = 0 (rank
+    # methods) or inf (Pearson) where the formula tends to r sqrt(n - 3) / sqrt(1 - r^2)
+    d = pd.DataFrame({"human": [70.3, 83.6, 82.2, 64.9, 67.0, 64.7, 75.7, 69.4],
+                      "bleu": [26.4, 20.5, 33.7, 21.2, 25.1, 21.0, 23.7, 25.0]})
+    d["bleu_frac"] = d["bleu"] / 100
+    pw = be.correlate("human ~ bleu + bleu_frac", d).pairwise()
+    assert (pw["statistic"] == 0.0).all() and (pw["p_value"] == 0.5).all()
+    assert not pw["significant"].any()
+    six = pd.DataFrame({"human": [1, 2, 3, 4, 5, 6.], "bleu": [20, 22, 21, 25, 27, 26.]})
+    six["neg"] = -six["bleu"]
+    for method in ("pearson", "spearman", "kendall"):
+        row = be.correlate("human ~ bleu + neg", six, method=method).pairwise().iloc[0]
+        r = (row["r_1"] - row["r_2"]) / 2
+        assert row["statistic"] == pytest.approx(r * math.sqrt(3) / math.sqrt(1 - r * r),
+                                                 rel=1e-12), method
+        # the limit, approached from inside: a slightly perturbed negation
+        near = be.williams_test(row["r_1"], row["r_2"], -1 + 1e-9, n=6)
+        assert near.statistic == pytest.approx(row["statistic"], rel=1e-6), method
+
+
+@pytest.mark.parametrize("n", [5, 16, 33])
+def test_identical_rankings_are_a_kendall_tau_of_exactly_one(n):
+    # Guards: tau-b of identical rankings came out 0.9999999999999998 at n = 5, 16, 33, ...,
+    # skipping the documented handling of a rank correlation of 1 (the interval collapsed on 1
+    # and Williams' test used the raw value: "significant" at n = 5)
+    rng = np.random.default_rng(n)
+    x = rng.permutation(n).astype(float)
+    d = pd.DataFrame({"human": x, "same": 10 * x + 3, "reversed": -x,
+                      "other": rng.permutation(n).astype(float)})
+    res = be.correlate("human ~ same + reversed + other", d, method="kendall")
+    assert res.r["same"] == 1.0 and res.r["reversed"] == -1.0
+    frame = res.to_frame().set_index("metric")
+    low, high = be.fisher_ci(1.0, n, method="kendall")
+    assert frame.loc["same", "lower"] == pytest.approx(low, rel=1e-12)
+    assert frame.loc["same", "upper"] == high == 1.0
+
+
+def test_a_bootstrap_with_undefined_resamples_is_refused_with_the_reason():
+    # Guards: at 6 systems, 2 of 9,999 resamples had a constant column and every row of the
+    # bootstrap table came out NaN, with scipy's warning about np.min
+    d = pd.DataFrame({"human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2],
+                      "bleu": [20.0, 24, 23, 27, 30, 22], "chrf": [50.0, 49, 55, 58, 57, 52]})
+    with pytest.raises(DataError, match=r"2 of the 9,999 resamples of the 6 systems hold one "
+                                        r"value throughout a column"):
+        be.correlate("human ~ bleu + chrf", d).bootstrap(seed=1, ci_method="percentile")

@@ -85,16 +85,39 @@ def fisher_bounds(r, n, level: float, method: str):
     return low, high
 
 
+#: ``|r23|`` this close to 1 is read as 1: the metrics are then one another's affine image
+#: (the correlations' rounding, some ``n eps``, leaves ``r12`` and ``r13`` an ulp apart, and
+#: Williams' t would divide that by a denominator of the same size)
+SAME_METRIC_TOL = 1e-10
+
+
 def williams_t(r12, r13, r23, n):
-    """Williams' (1959) t of ``r12 - r13`` given ``r23`` (Steiger 1980, eq. 7)."""
+    """Williams' (1959) t of ``r12 - r13`` given ``r23`` (Steiger 1980, eq. 7).
+
+    At ``r23 = 1`` (within :data:`SAME_METRIC_TOL`: one metric a rescaled copy of the other)
+    ``r12 = r13`` and the formula is 0/0: t is 0.  At ``r23 = -1`` (one the other negated)
+    ``r13 = -r12``, and t is the formula's limit ``r sqrt(n - 3) / sqrt(1 - r^2)`` with
+    ``r = (r12 - r13) / 2``.
+
+    Examples
+    --------
+    >>> from binaryeval.correlation._kernels import williams_t
+    >>> float(williams_t(0.38298946506383950, 0.38298946506383946, 1.0, 8))
+    0.0
+    >>> round(float(williams_t(0.8, -0.8, -1.0, 10)), 6), round(0.8 * 7 ** 0.5 / 0.6, 6)
+    (3.527668, 3.527668)
+    """
     r12, r13, r23 = (np.asarray(v, dtype=float) for v in (r12, r13, r23))
     k = np.maximum(det3(r12, r13, r23), 0.0)
     num = (r12 - r13) * np.sqrt((n - 1.0) * (1.0 + r23))
     den2 = 2.0 * k * (n - 1.0) / (n - 3.0) + (r12 + r13) ** 2 * (1.0 - r23) ** 3 / 4.0
+    half = (r12 - r13) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         t = num / np.sqrt(den2)
-    # 0/0 happens only for two identical metrics (r23 = 1, r12 = r13): no difference at all
-    return np.where((den2 == 0) & (num == 0), 0.0, t)
+        negated = half * np.sqrt(n - 3.0) / np.sqrt(1.0 - half ** 2)
+    t = np.where((den2 == 0) & (num == 0), 0.0, t)
+    t = np.where(1.0 + r23 <= SAME_METRIC_TOL, negated, t)
+    return np.where(1.0 - r23 <= SAME_METRIC_TOL, 0.0, t)
 
 
 def t_pvalue(t, df, alternative: str):

@@ -45,11 +45,13 @@ def corr_matrix(values: np.ndarray, method: str) -> np.ndarray:
         for i in range(k):
             for j in range(i + 1, k):
                 r[i, j] = r[j, i] = stats.kendalltau(values[:, i], values[:, j]).statistic
-    if method == "spearman":
+    if method in ("spearman", "kendall"):
         # identical (reversed) rankings are exactly +1 (-1); the float product can miss by an ulp
+        # (Kendall's num / sqrt(num) sqrt(num) is 0.9999999999999998 at some n)
+        ranks = values if method == "spearman" else stats.rankdata(values, axis=0)
         n = values.shape[0]
-        r[(values[:, :, None] == values[:, None, :]).all(axis=0)] = 1.0
-        r[(values[:, :, None] == (n + 1 - values)[:, None, :]).all(axis=0)] = -1.0
+        r[(ranks[:, :, None] == ranks[:, None, :]).all(axis=0)] = 1.0
+        r[(ranks[:, :, None] == (n + 1 - ranks)[:, None, :]).all(axis=0)] = -1.0
     r = np.clip(r, -1.0, 1.0)
     np.fill_diagonal(r, 1.0)
     return r

@@ -6,10 +6,13 @@ resample *systems*, so the human score and every metric move together.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from .._lazy import stats
+from ..errors import DataError
 from ._matrices import batch_corr_with_first, permutation_pvalue
 
 _MIRROR = {"greater": "less", "less": "greater", "two-sided": "two-sided"}
@@ -27,9 +30,22 @@ def bootstrap_table(values: np.ndarray, metrics: tuple[str, ...], method: str, *
         r = batch_corr_with_first(values[idx], method)  # (..., k)
         return np.moveaxis(np.concatenate([r, r[..., iu] - r[..., ju]], axis=-1), -1, 0)
 
-    res = stats.bootstrap((np.arange(n, dtype=float),), statistic, n_resamples=n_resamples,
-                          confidence_level=level, method=ci_method, vectorized=True,
-                          random_state=np.random.default_rng(seed))
+    with warnings.catch_warnings():
+        # (scipy's warning on an undefined interval names np.min: the error below says why)
+        warnings.filterwarnings("ignore", message="The BCa confidence interval cannot")
+        res = stats.bootstrap((np.arange(n, dtype=float),), statistic, n_resamples=n_resamples,
+                              confidence_level=level, method=ci_method, vectorized=True,
+                              random_state=np.random.default_rng(seed))
+    undefined = np.isnan(np.asarray(res.bootstrap_distribution)).any(axis=0)
+    if undefined.any():
+        # a resample that draws one system's scores throughout a column has no correlation:
+        # scipy's interval is then NaN for every row, with a warning about something else
+        raise DataError(
+            f"bootstrap(): {int(undefined.sum()):,} of the {n_resamples:,} resamples of the {n} "
+            "systems hold one value throughout a column (a repeated system, or tied scores), "
+            "where a correlation is undefined, so the bootstrap interval is too; with so few "
+            "systems use the Fisher and Williams/Zou results (to_frame(), pairwise()) or "
+            "permutation_test()")
     est = statistic(np.arange(n)[None, :])[:, 0]
     names = list(metrics)
     return pd.DataFrame({
