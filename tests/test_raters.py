@@ -399,3 +399,36 @@ def test_every_argument_of_fit_is_honoured_or_refused_on_the_rater_path(small):
         value, check = case
         fit = _quiet(be.fit, f, small, **{**base, name: value})
         assert check(fit), name
+
+
+def test_a_fit_that_reads_the_metric_or_a_rater_worse_than_chance_says_the_classes_may_be_swapped():
+    # Guards: two ratings per item, one rater who reversed the scale: the chains settled on
+    # the swapped reading (alpha 0.468 [0.407, 0.530] for a true 0.537, every item's class
+    # wrong, the careful rater and the metric read as worse than chance) with R-hat 1.000 and
+    # no warning
+    rng = np.random.default_rng(11)
+    rows = []
+    for i in range(300):
+        t = int(rng.random() < 0.5)
+        met = int(rng.random() < 0.8) if t else int(rng.random() < 0.2)
+        good = t if rng.random() < 0.8 else 1 - t
+        rev = 1 - (t if rng.random() < 0.95 else 1 - t)
+        rows += [dict(item=i, annotator="ann1", rating=good, metric=met),
+                 dict(item=i, annotator="ann2", rating=rev, metric=met)]
+    df = pd.DataFrame(rows)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = be.fit_raters("rating ~ metric", df, rater="annotator", item="item", seed=0,
+                            draws=300, chains=2)
+    said = [w for w in caught if issubclass(w.category, be.IdentifiabilityWarning)]
+    assert len(said) == 1 and said[0].filename == __file__
+    table = fit._rater_table()
+    assert table.loc["ann1", "p_correct_0"] + table.loc["ann1", "p_correct_1"] < 1
+    assert "rater 'ann1'" in str(said[0].message) and "reversed the scale" in str(said[0].message)
+    # the simulated crowd of the examples (raters better than chance): nothing of the kind
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        be.fit_raters("rating ~ metric | system", be.datasets.simulate_ratings(seed=0),
+                      rater="annotator",
+                      item="item", seed=1, draws=300, chains=2)
+    assert not [w for w in caught if issubclass(w.category, be.IdentifiabilityWarning)]

@@ -1221,6 +1221,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                                                    list(order), coded.groups, means,
                                                    last=list(dominated)))
     frame_now = res.to_frame()
+    if not levels:
+        _say_switched_classes(res)
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
@@ -1231,6 +1233,46 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         _common.warn_convergence(pop, "the raters' population (mean, log concentration)",
                                  [str(x) for x in pop.index], draws, chains)
     return res
+
+
+#: a rater's p_correct_0 + p_correct_1 (the metric's rho + eta) below this reads the classes
+#: the other way round
+_WORSE_THAN_CHANCE = 0.9
+
+
+def _say_switched_classes(res: RaterFit) -> None:
+    """Warn when the fit reads the metric or a rater as worse than chance (two classes).
+
+    The same ratings fit as well with the classes swapped (every rater's and the metric's
+    confusion mirrored, alpha read as 1 - alpha), so a rater who reversed the scale can take
+    the chains to the swapped reading, which then looks confident and converged.  A metric
+    with ``rho + eta < 1`` or a rater with ``p_correct_0 + p_correct_1 < 1`` in the fit is the
+    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it).
+    """
+    worse = []
+    if res.metric_term is not None:
+        rates = res.rates()["estimate"]
+        for g in dict.fromkeys(rates.index.get_level_values(0)):
+            rho, eta = float(rates.loc[(g, "1", "1")]), float(rates.loc[(g, "0", "0")])
+            if rho + eta < _WORSE_THAN_CHANCE:
+                where = "" if len(res.groups) < 2 else f" in {g!r}"
+                worse.append(f"the metric {res.metric_term!r}{where} (rho + eta = "
+                             f"{rho + eta:.2f})")
+    if res.model == "dawid-skene":
+        table = res._rater_table()
+        for r, row in table.iterrows():
+            total = float(row["p_correct_0"] + row["p_correct_1"])
+            if not row["is_error_free"] and total < _WORSE_THAN_CHANCE:
+                worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
+    if not worse:
+        return
+    from ..errors import IdentifiabilityWarning
+
+    warn(f"the fit reads {', '.join(worse[:4])}{' and more' if len(worse) > 4 else ''} as "
+         "worse than chance: the ratings fit as well with the two classes swapped, so which "
+         "class is adequate may rest on where the chains started; check whether a rater "
+         "reversed the scale (recode that rater's ratings), or name a rater known to be "
+         "reliable in error_free=[...]", IdentifiabilityWarning)
 
 
 def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
