@@ -211,6 +211,27 @@ def probability(value: Any, name: str, *, open: bool = False) -> float:
     return v
 
 
+def sig_level(value: Any, name: str = "sig_level") -> float:
+    """A significance level: in (0, 1) and at most 0.5 (above it, a coverage given by mistake).
+
+    Examples
+    --------
+    >>> from binaryeval._validate import sig_level
+    >>> sig_level(0.05)
+    0.05
+    >>> sig_level(0.95)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: sig_level=0.95 is a significance level, the chance of a false difference (e.g. 0.05); 0.95 looks like the coverage of an interval (level=0.95 elsewhere): give sig_level=0.05
+    """
+    v = probability(value, name, open=True)
+    if v > 0.5:
+        raise ParameterError(f"{name}={value!r} is a significance level, the chance of a false "
+                             f"difference (e.g. 0.05); {v:g} looks like the coverage of an "
+                             f"interval (level={v:g} elsewhere): give {name}={1 - v:.3g}")
+    return v
+
+
 def possible_under_known_rates(metric_pos: int, metric_total: int, rho: float | None,
                                eta: float | None) -> None:
     """Refuse metric-only counts that known rates make impossible.

@@ -8,6 +8,7 @@ import pytest
 from conftest import REFERENCE
 from scipy import stats
 
+import binaryeval as be
 from binaryeval import plan
 from binaryeval.errors import InputTypeError, ParameterError
 from binaryeval.plan import (
@@ -542,3 +543,34 @@ def test_fit_and_plan_accept_the_same_rates():
             be.fit_counts(counts, rates=value)
         with pytest.raises(be.BinaryEvalError, match="rates"):
             detectable_difference(0.6, 0.8, n_human=100, rates=value)
+
+
+def test_plans_say_their_power_and_refuse_a_coverage_as_sig_level():
+    # Guards: every planning answer has power 0.5 (the papers' eps) and nothing said so (an
+    # analyst assuming 80 % gets half the ratings needed); sig_level=0.95 (the coverage) was
+    # accepted and gave an eps 30 times too small
+    from scipy import special
+
+    from binaryeval.plan._setup import POWER_NOTE
+
+    z, zb = special.ndtri(0.975), special.ndtri(0.8)
+    assert f"{(z + zb) / z:.2f}" == "1.43" and f"{((z + zb) / z) ** 2:.2f}" == "2.04"
+    assert "1.43 for power 0.8" in POWER_NOTE and "(2.04)" in POWER_NOTE
+    rates = {"rho": 0.8, "eta": 0.8}
+    half = plan.required_sample_size(0.05, alpha=0.6, rates=rates)
+    assert POWER_NOTE in half.summary().notes
+    # the note's rule: the eps for power 0.8 needs about 2.04 times the ratings
+    eighty = plan.required_sample_size(0.05 / ((z + zb) / z), alpha=0.6, rates=rates)
+    assert eighty.size / half.size == pytest.approx(((z + zb) / z) ** 2, rel=0.01)
+    # power 0.5 at eps for two systems of equal variance, by the normal approximation
+    sd = 0.05 / (2 ** 0.5 * z)
+    power = special.ndtr(0.05 / (2 ** 0.5 * sd) - z) + special.ndtr(-0.05 / (2 ** 0.5 * sd) - z)
+    assert power == pytest.approx(0.5 + special.ndtr(-2 * z), abs=1e-12)
+    res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100}})
+    assert any("half the time (power 0.5)" in n for n in res.plan().summary().notes)
+    for call in (lambda: plan.detectable_difference(0.6, 0.9, n_human=100, sig_level=0.95),
+                 lambda: res.plan(sig_level=0.95)):
+        with pytest.raises(ParameterError, match=r"sig_level=0.95 is a significance level.*"
+                                                 r"give sig_level=0.05"):
+            call()

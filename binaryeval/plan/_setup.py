@@ -170,6 +170,13 @@ def _grid(value: Any) -> tuple[int, int, int] | None:
     return n_alpha, n_rho, n_eta
 
 
+#: what eps means for the chance of finding a difference (said in every plan's notes)
+POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
+              "sig_level half the time (power 0.5); for power 1 - b multiply eps by "
+              "(z_{1-sig_level/2} + z_{1-b}) / z_{1-sig_level/2} (1.43 for power 0.8 at "
+              "sig_level 0.05), or the ratings needed for a given eps by about its square (2.04)")
+
+
 @dataclass(frozen=True)
 class Setup:
     """The checked settings of one planning call, shared by all of its cells.
@@ -216,7 +223,7 @@ class Setup:
         mode, rho, eta = check_rates(rates, rho, eta)
         alpha, rho, eta = model(alpha, rho, eta)
         return cls(alpha, rho, eta,
-                   sig_level=check.probability(sig_level, "sig_level", open=True),
+                   sig_level=check.sig_level(sig_level),
                    rates="known" if mode == "known" else "estimate", pooled=mode == "pooled",
                    rounding=check.choice(rounding, "rounding", ROUNDING),
                    method=check.choice(method, "method", METHODS),

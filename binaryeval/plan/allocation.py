@@ -15,7 +15,7 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, requires_model
+from ._setup import POWER_NOTE, Setup, requires_model
 from ._setup import progress as check_progress
 from .cells import epsilon, evaluate, make_cell
 
@@ -89,7 +89,8 @@ class AllocationResult(Result):
                               "epsilon": self.epsilon}])
         return Summary("Optimal allocation of a rating budget", dict(self.settings),
                        [("best split", best)],
-                       [f"{len(self.frontier)} splits evaluated; see .frontier and .plot()."], digits=4)
+                       [f"{len(self.frontier)} splits evaluated; see .frontier and .plot().",
+                        POWER_NOTE], digits=4)
 
     def plot(self, ax: Axes | None = None, *, kind: str = "frontier", **kwargs: Any) -> Axes:
         """Draw eps against the number of human ratings bought, the best split marked.

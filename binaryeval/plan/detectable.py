@@ -16,6 +16,7 @@ from ..summary import Summary
 from ._setup import (
     PAPER_N_HUMAN,
     PAPER_N_METRIC,
+    POWER_NOTE,
     Setup,
     requires_model,
     simulation,
@@ -48,7 +49,9 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
     """Minimal difference in ``alpha`` two systems must have to be told apart.
 
     ``eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}`` for the posterior of ``alpha`` of one planned
-    experiment (both systems are assumed to have the same posterior variance).
+    experiment (both systems are assumed to have the same posterior variance): two systems
+    ``eps`` apart are told apart half the time (power 0.5, the papers' definition; see
+    :mod:`binaryeval.plan` for other powers).  Sizes are per system.
 
     Parameters
     ----------
@@ -204,7 +207,8 @@ class DetectableDifferenceTable(Result):
         >>> t.summary().title
         'Minimal detectable difference'
         """
-        notes = ["eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}; 1.0 where no rating informs alpha."]
+        notes = ["eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}; 1.0 where no rating informs alpha.",
+                 POWER_NOTE]
         if self.settings.get("simulate") == "sample":
             notes.append(f"Each cell averages the posterior sd over "
                          f"{self.settings.get('n_resamples')} simulated experiments; see "

@@ -32,7 +32,7 @@ from .._results import Result
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup
+from ._setup import POWER_NOTE, Setup
 from .cells import evaluate, make_cell
 from .sample_size import smallest_size
 
@@ -342,6 +342,8 @@ class FitPlan(Result):
                 s.add_note(f"{who}: {r['note']}")
         s.add_note("separated_now = the smallest difference the ratings at hand separate; "
                    f"more_human = additional human ratings per {per}")
+        s.add_note(POWER_NOTE.replace("eps is the papers' detectable difference",
+                                      "the targets are the papers' detectable differences"))
         return s
 
     def plot(self, ax=None, *, kind: str = "bars", **kw):

@@ -14,7 +14,7 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, requires_model, size
+from ._setup import POWER_NOTE, Setup, requires_model, size
 from .cells import epsilon, evaluate, make_cell
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
@@ -100,11 +100,11 @@ class SampleSizeResult(Result):
         Examples
         --------
         >>> from binaryeval.plan import required_sample_size
-        >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes
-        ['n_human = 735 gives eps = 0.04999 <= 0.05.']
+        >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes[0]
+        'n_human = 735 gives eps = 0.04999 <= 0.05.'
         """
         return Summary("Required sample size", dict(self.settings), [("result", self.to_frame())],
-                       [self.message], digits=4)
+                       [self.message, POWER_NOTE], digits=4)
 
 
 class _Search:
