@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -815,11 +816,15 @@ def test_sign_check_warns_once_at_the_users_line(ende):
     message = str(hits[0].message)
     assert "lower_is_better=['mqm']" in message and "every metric correlates negatively" in message
     assert (res.r < 0).all()
-    # declared, or the |r| convention asked for: no warning; one positive metric: no warning
+    # declared, or the |r| convention asked for: no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         correlate("mqm ~ chrf + bleu | system", raw, lower_is_better=["mqm"])
         correlate("mqm ~ chrf + bleu | system", raw, absolute=True)
+        correlate("mqm ~ chrf + ter | system", raw, lower_is_better=["mqm", "ter"])
+    # penalties and TER both undeclared: TER agrees, chrF runs clearly against (said: the
+    # comparison of the two would rank chrF by its opposite)
+    with pytest.warns(DirectionWarning, match=r"metric\(s\) \['chrf'\] correlate clearly"):
         correlate("mqm ~ chrf + ter | system", raw)
 
 
@@ -1134,3 +1139,28 @@ def test_a_bootstrap_with_undefined_resamples_is_refused_with_the_reason():
     with pytest.raises(DataError, match=r"2 of the 9,999 resamples of the 6 systems hold one "
                                         r"value throughout a column"):
         be.correlate("human ~ bleu + chrf", d).bootstrap(seed=1, ci_method="percentile")
+
+
+def test_metrics_of_both_signs_are_said_when_some_run_clearly_against_the_human():
+    # Guards: with MQM penalties (lower is better) against BLEU, TER and chrF, none declared,
+    # TER came out best and "beat" BLEU with p = 0.0003 and no warning (the check fired only
+    # when every metric correlated negatively)
+    d = pd.DataFrame({"mqm": [9, 8, 7.5, 5, 4, 3.5, 2], "bleu": [10, 12, 11, 15, 16., 15, 19],
+                      "ter": [.9, .8, .85, .6, .5, .55, .4], "chrf": [40, 45, 41, 44, 50, 49, 55.]})
+    with pytest.warns(be.DirectionWarning, match=r"metric\(s\) \['bleu', 'chrf'\] correlate "
+                                                 r"clearly negatively with 'mqm'") as caught:
+        be.correlate("mqm ~ bleu + ter + chrf", d)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert "if 'mqm' itself is lower-is-better" in str(caught[0].message)
+    # declared: nothing to say, and every metric now correlates positively
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok = be.correlate("mqm ~ bleu + ter + chrf", d, lower_is_better=["mqm", "ter"])
+    assert (ok.r > 0).all()
+    # one metric weakly negative (its interval reaches above 0) beside positive ones: silent
+    weak = d.assign(chrf=[45, 50, 41, 44, 55, 40, 49.])  # r = -0.17
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = be.correlate("mqm ~ ter + chrf", weak)
+    assert res.r["chrf"] < 0 < res.r["ter"]
+    assert res.to_frame().set_index("metric").loc["chrf", "upper"] > 0

@@ -101,7 +101,9 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
     DirectionWarning
         Every metric correlates negatively with the human score (and ``absolute`` is False):
         the human score is probably lower-is-better (e.g. MQM penalties); the message names the
-        fix, ``lower_is_better=["<human term>"]``.
+        fix, ``lower_is_better=["<human term>"]``.  Also when some metrics correlate clearly
+        negatively (their interval below 0) while others correlate positively: a lower-is-better
+        metric (TER) or human score left undeclared beside the others.
 
     Notes
     -----
@@ -151,7 +153,8 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
         table[term] = -table[term]
     corr = corr_matrix(table.to_numpy(), method)
     if not absolute:
-        _sign_check(corr[0, 1:], scores.human, scores.metrics, lower)
+        _sign_check(corr[0, 1:], scores.human, scores.metrics, lower, n=len(table),
+                    method=method, level=level)
     flipped = list(lower)
     if absolute:
         neg = [m for a, m in enumerate(scores.metrics) if corr[0, 1 + a] < 0]
@@ -200,8 +203,32 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
 
 
 def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
-                lower: tuple[str, ...]) -> None:
-    """The direction check: warn once when every metric correlates negatively with the human."""
+                lower: tuple[str, ...], *, n: int, method: str, level: float) -> None:
+    """The direction check: warn once when every metric correlates negatively with the human,
+    or when some do clearly (their interval below 0) while others correlate positively.
+
+    The second case is a lower-is-better metric (TER) read as higher-is-better beside others,
+    or a lower-is-better human score (MQM penalties) beside such a metric: either way the
+    comparisons of metrics rank one side by its opposite.
+    """
+    from ._kernels import fisher_bounds
+
+    if len(metrics) > 1 and r.max() > 0:
+        _, high = fisher_bounds(r, n, level, method)
+        against = [m for m, v, h in zip(metrics, r, high, strict=True) if v < 0 and h < 0]
+        if against:
+            values = ", ".join(f"{m} {v:.3f}" for m, v in zip(metrics, r, strict=True)
+                               if m in against)
+            check_direction(
+                float(max(v for m, v in zip(metrics, r, strict=True) if m in against)),
+                lambda: (f"metric(s) {against} correlate clearly negatively with {human!r} "
+                         f"(r: {values}; their {100 * level:g}% intervals below 0) while the "
+                         "others correlate positively: the comparisons of metrics would rank "
+                         "them by their opposite"),
+                chance=0.0, terms=[human, *metrics], sides=[tuple(against)], lower=lower,
+                note=f"if {human!r} itself is lower-is-better (penalties), declare it and the "
+                     "positively correlated metrics instead")
+            return
     what = (f"the metric {metrics[0]!r} correlates" if len(metrics) == 1 else
             "every metric correlates")
     span = f"r = {r[0]:.3f}" if len(r) == 1 else f"r from {r.min():.3f} to {r.max():.3f}"
