@@ -204,10 +204,10 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
 
 def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
                 lower: tuple[str, ...], *, n: int, method: str, level: float) -> None:
-    """The direction check: warn once when every metric correlates negatively with the human,
-    or when some do clearly (their interval below 0) while others correlate positively.
+    """The direction check: warn once when the metrics' signs say a direction is undeclared.
 
-    The second case is a lower-is-better metric (TER) read as higher-is-better beside others,
+    Every metric correlating negatively with the human; or some clearly (their interval below
+    0) while others correlate positively.  The second case is a lower-is-better metric (TER) read as higher-is-better beside others,
     or a lower-is-better human score (MQM penalties) beside such a metric: either way the
     comparisons of metrics rank one side by its opposite.
     """
