@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import binaryeval as be
-from binaryeval.errors import BinaryEvalWarning, ConvergenceWarning, DataError
+from binaryeval.errors import BinaryEvalWarning, ConvergenceWarning, DataError, ParameterError
 from binaryeval.raters import fit_raters
 
 KW = {"rater": "rater", "item": "item", "seed": 2, "draws": 100, "chains": 2}
@@ -197,3 +197,38 @@ def test_a_level_with_its_share_of_the_ratings_is_no_stray(crowd):
     likert.loc[0, "rating"] = 1
     res, caught = _fit(likert)
     assert caught == [] and res.levels == (1.0, 2.0, 3.0, 4.0)
+
+
+def test_raters_named_by_number_one_chain_and_a_scalar_metric_are_answered_plainly():
+    # Guards: error_free=1 raised a raw TypeError, and with metric-only rows (no rater) the
+    # ids became '1.0' so that error_free=[1] and plan(rater=1) were refused; chains=1 left
+    # R-hat NaN without a word; a scalar metric was advised bins=5, which this model refuses
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(60):
+        t = int(rng.random() < 0.4)
+        for r in (1, 2, 3):
+            rows.append(dict(item=i, annotator=r, rating=t if rng.random() < 0.85 else 1 - t,
+                             metric=t))
+    df = pd.concat([pd.DataFrame(rows),
+                    pd.DataFrame(dict(item=range(60, 80), annotator=np.nan, rating=np.nan,
+                                      metric=1))], ignore_index=True)
+    assert df["annotator"].dtype == float
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for given in (1, [1], "1", np.int64(1)):
+            fit = be.fit("rating ~ metric", df, rater="annotator", item="item",
+                         error_free=given, draws=100, chains=2, seed=1)
+            assert fit.error_free == ("1.0",)
+        assert fit.plan(rater=2).to_frame().attrs is not None
+    with pytest.raises(ParameterError, match="error_free=7 is not a rater"):
+        be.fit("rating ~ metric", df, rater="annotator", item="item", error_free=7, draws=100,
+               chains=2, seed=1)
+    with pytest.warns(be.ConvergenceWarning, match=r"R-hat needs at least two chains"):
+        be.fit("rating ~ metric", df, rater="annotator", item="item", draws=100, chains=1,
+               seed=1)
+    scalar = df.assign(metric=rng.random(len(df)))
+    with pytest.raises(DataError, match=r"threshold it in the formula, e.g. I\(metric > 0.5\)"
+                       ) as info:
+        be.fit("rating ~ metric", scalar, rater="annotator", item="item", seed=1)
+    assert "bins=" not in str(info.value)

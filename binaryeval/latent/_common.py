@@ -220,6 +220,13 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
     r = frame["rhat"].to_numpy(dtype=float)
     eb = frame["ess_bulk"].to_numpy(dtype=float)
     et = frame["ess_tail"].to_numpy(dtype=float)
+    if chains < 2:
+        # R-hat compares chains: with one there is nothing to compare (NaN), and a sampler
+        # stuck in one of two modes cannot be seen
+        warn(f"the sampler's draws of {quantity} are unchecked: R-hat needs at least two "
+             f"chains (chains={chains}), so whether they converged, or settled in one of "
+             "several modes, cannot be told; run chains=4", ConvergenceWarning)
+        return
     bad = (r > RHAT_MAX) | (eb < ESS_MIN) | (et < ESS_MIN)
     if not bad.any():
         return

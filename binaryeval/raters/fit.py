@@ -792,10 +792,11 @@ class RaterFit(Result):
         >>> res.plan().to_frame()["better"].tolist()
         ['new item', 'new item']
         """
-        if rater is not None and str(rater) not in self.rater_names:
+        label = None if rater is None else _rater_label(rater, self.rater_names)
+        if rater is not None and label is None:
             raise ParameterError(f"rater={rater!r} is not one of the fit's raters; raters are "
                                  f"{list(self.rater_names)[:10]}")
-        return make_plan(self, None if rater is None else str(rater))
+        return make_plan(self, label)
 
     # -- display ----------------------------------------------------------------------------------
     def _repr_fields(self) -> dict[str, Any]:
@@ -973,12 +974,35 @@ def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool
             "raters; with one rating per item taken as the truth, fit without rater=")
 
 
+def _rater_label(value: Any, raters: Sequence[str]) -> str | None:
+    """The fit's label of the rater ``value`` names: by its text, or by number.
+
+    A rater column with missing cells (metric-only rows) is read by pandas as floats, so rater
+    ``1`` is labelled ``"1.0"``; ``1`` (or ``"1"``) still names it.
+    """
+    text = str(value)
+    if text in raters:
+        return text
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    for r in raters:
+        try:
+            if float(r) == number:
+                return r
+        except ValueError:
+            continue
+    return None
+
+
 def _error_free(error_free: Any, raters: Sequence[str], column: str) -> tuple[str, ...]:
     if error_free is None:
         return ()
-    names = [error_free] if isinstance(error_free, str) else list(error_free)
-    names = [str(x) for x in names]
-    missing = [x for x in names if x not in raters]
+    scalar = isinstance(error_free, (str, bytes)) or np.ndim(error_free) == 0
+    given = [error_free] if scalar else list(error_free)
+    names = [_rater_label(x, raters) for x in given]
+    missing = [x for x, n in zip(given, names, strict=True) if n is None]
     if missing:
         raise ParameterError(f"error_free={missing[0]!r} is not a rater of column {column!r}; "
                              f"raters are {list(raters)[:10]}")
@@ -1161,7 +1185,16 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     if terms:
         values = frame.rhs[terms[0]]
         rated = human.notna().to_numpy() & values.notna().to_numpy()
-        metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
+        try:
+            metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
+        except DataError as exc:
+            if "pass bins=" not in str(exc):
+                raise
+            # the rater-noise model takes no bins: only the formula's threshold is advice here
+            raise DataError(f"metric term {terms[0]!r} is a scalar score (more values than a "
+                            "rating has); the rater-noise model takes a binary or few-level "
+                            f"metric: threshold it in the formula, e.g. I({terms[0]} > 0.5)"
+                            ) from None
     group = frame.group if parsed.groups else None
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
                        len(labels), coded=bool(levels), reading=_readings(data, hname))
