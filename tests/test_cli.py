@@ -571,7 +571,7 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
                                      rates={"rho": 0.7, "eta": 0.7})
     out = capsys.readouterr().out
     assert out == size.summary().as_text() + "\n"
-    assert f"n_human = {size.size} gives eps" in out and size.size > 2000
+    assert f"n_human = {size.size} per system gives eps" in out and size.size > 2000
 
 
 def test_plan_errors(capsys):

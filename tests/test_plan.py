@@ -574,3 +574,27 @@ def test_plans_say_their_power_and_refuse_a_coverage_as_sig_level():
         with pytest.raises(ParameterError, match=r"sig_level=0.95 is a significance level.*"
                                                  r"give sig_level=0.05"):
             call()
+
+
+def test_sample_sizes_with_a_paired_set_inside_the_human_sample_are_searched_where_they_can_be():
+    # Guards: vary="n_paired" (paired set inside the human sample) failed with "n_paired
+    # (10000000) exceeds n_human", and vary="n_human" with a fixed paired set with "n_paired
+    # (300) exceeds n_human (0)"; the answers exist and are checked against a direct scan.
+    # Also: limit was achieved copied for attainable results, and psi was not in settings.
+    r = required_sample_size(0.045, vary="n_paired", alpha=0.6, rho=0.9, n_human=500,
+                             n_metric=50000)
+    assert r.size == 250
+    assert detectable_difference(0.6, 0.9, n_human=500, n_metric=50000, n_paired=250) <= 0.045
+    assert detectable_difference(0.6, 0.9, n_human=500, n_metric=50000, n_paired=249) > 0.045
+    h = required_sample_size(0.03, vary="n_human", alpha=0.6, rho=0.9, n_metric=50000,
+                             n_paired=300)
+    assert h.size >= 300
+    assert detectable_difference(0.6, 0.9, n_human=h.size, n_metric=50000, n_paired=300) <= 0.03
+    assert detectable_difference(0.6, 0.9, n_human=h.size - 1, n_metric=50000,
+                                 n_paired=300) > 0.03
+    m = required_sample_size(0.045, vary="n_metric", alpha=0.6, rho=0.9, n_human=500)
+    floor = detectable_difference(0.6, 0.9, n_human=500, n_metric=10_000_000)
+    assert m.limit == pytest.approx(floor, rel=1e-12) and m.limit < m.achieved
+    p = required_sample_size(0.03, alpha=0.6, rho=0.9, n_metric=50000, n_paired=1000, psi=0.6)
+    assert p.settings["psi"] == 0.6 and p.settings["sizes"].startswith("per system")
+    assert "per system" in p.message

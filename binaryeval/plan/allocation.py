@@ -157,7 +157,8 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     Parameters
     ----------
     budget, cost_human, cost_metric : float
-        Budget and unit costs (> 0).
+        Budget and unit costs (> 0), per system: each of the two systems compared is planned
+        to get the split (as every size of :mod:`binaryeval.plan`).
     alpha : float
         Share of adequate (positive) outputs of the system.
     rho, eta, n_paired, psi, sig_level, rates, rounding, method, prior, rate_prior, grid
@@ -213,6 +214,8 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     frontier = pd.DataFrame(rows).sort_values("n_human").reset_index(drop=True)
     best = frontier.loc[frontier["epsilon"].idxmin()]
     settings = dict(budget=budget, cost_human=cost_human, cost_metric=cost_metric,
-                    **s.facts(), n_paired="n_human" if n_paired is None else n_paired)
+                    **s.facts(), n_paired="n_human" if n_paired is None else n_paired,
+                    **({"psi": psi} if psi is not None else {}),
+                    sizes="per system: each of the two systems compared gets the budget")
     return AllocationResult(int(best["n_human"]), int(best["n_metric"]), float(best["epsilon"]),
                             float(best["cost"]), frontier, settings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,6 +119,11 @@ class _Search:
         sizes[self.vary] = n
         if self.vary == "n_human" and self.base["n_paired"] is None:
             sizes["n_paired"] = None   # the paired set follows the human sample
+        elif (self.vary == "n_human" and self.psi is None
+              and n < (self.base["n_paired"] or 0)):
+            # a paired set inside the human sample: fewer human ratings than paired ones cannot
+            # be (infinite eps keeps the search looking upwards, eps decreasing in n)
+            return math.inf
         s = self.s if rates is None else dataclasses.replace(self.s, rates=rates)
         cell = make_cell(sizes["n_human"], sizes["n_metric"], sizes["n_paired"], self.psi)
         (moments,) = evaluate(s, [cell])
@@ -243,11 +249,23 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     settings = dict(s.facts(), **{k: v for k, v in base.items() if k != vary})
     if settings.get("n_paired", 0) is None:   # the default paired set, as the other results say
         settings["n_paired"] = "n_human"
+    if psi is not None:
+        settings["psi"] = psi
+    settings["sizes"] = "per system (each of the two systems compared gets them)"
+    if vary == "n_paired" and psi is None:
+        # a paired set inside the human sample holds at most n_human items
+        if base["n_human"] < 1:
+            raise ParameterError("vary='n_paired' with the paired set inside the human sample "
+                                 "needs n_human >= 1 (it holds at most n_human items); give "
+                                 "n_human, or psi= for a separate calibration set")
+        max_size = min(max_size, base["n_human"])
     found, achieved = smallest_size(search.eps, target, max_size)
     if found is not None:
         message = (f"eps = {achieved:.4g} <= {target} already without any {vary}." if found == 0
-                   else f"{vary} = {found} gives eps = {achieved:.4g} <= {target}.")
-        return SampleSizeResult(found, vary, target, achieved, True, achieved, None, message,
+                   else f"{vary} = {found} per system gives eps = {achieved:.4g} <= {target:g}.")
+        # the floor: eps with the varied size as large as the search may go
+        floor = search.eps(max_size)
+        return SampleSizeResult(found, vary, target, achieved, True, floor, None, message,
                                 settings)
     limit, limited_by, why = _why(search, target, achieved, max_size, n_paired)
     message = (f"No {vary} up to {max_size} reaches eps = {target}; at {max_size} eps = "
