@@ -102,7 +102,7 @@ class SampleSizeResult(Result):
         --------
         >>> from binaryeval.plan import required_sample_size
         >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes[0]
-        'n_human = 735 gives eps = 0.04999 <= 0.05.'
+        'n_human = 735 per system gives eps = 0.04999 <= 0.05.'
         """
         return Summary("Required sample size", dict(self.settings), [("result", self.to_frame())],
                        [self.message, POWER_NOTE], digits=4)
