@@ -232,3 +232,28 @@ def test_raters_named_by_number_one_chain_and_a_scalar_metric_are_answered_plain
                        ) as info:
         be.fit("rating ~ metric", scalar, rater="annotator", item="item", seed=1)
     assert "bins=" not in str(info.value)
+
+
+def test_repeated_readings_told_apart_by_another_column_are_counted_in_the_summary():
+    # Guards: 30 % of the ratings exported twice with a new annotation id were fitted as
+    # independent readings, and nothing said how many (rater, item) pairs had more than one
+    from binaryeval.raters._simulate import simulate_crowd
+
+    df, _ = simulate_crowd(0, alphas=[0.4, 0.7], n_items=60,
+                           competence=[0.9, 0.8, 0.7, 0.85])
+    df["annotation_id"] = np.arange(len(df))
+    dup = df.sample(frac=0.3, random_state=1).copy()
+    dup["annotation_id"] += 10_000
+    both = pd.concat([df, dup], ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fit_raters("rating ~ metric | system", both, rater="annotator", item="item",
+                         seed=1, draws=100, chains=2)
+        clean = fit_raters("rating ~ metric | system", df, rater="annotator", item="item",
+                           seed=1, draws=100, chains=2)
+    pairs = both.groupby(["system", "item", "annotator"]).size()
+    assert fit.ratings.repeated == int((pairs > 1).sum()) == len(dup)
+    assert any(n.startswith(f"{len(dup):,} (rater, item) pairs have more than one reading")
+               for n in fit.summary().notes)
+    assert clean.ratings.repeated == 0
+    assert not any("more than one reading" in n for n in clean.summary().notes)

@@ -30,7 +30,12 @@ class SampleSizeResult(Result):
     Attributes
     ----------
     size : int or None
-        Smallest value of ``vary`` with ``eps <= epsilon`` (None when unattainable).
+        The value of ``vary`` found by doubling and bisection whose predecessor misses the
+        target (None when unattainable).  With expected counts, ``eps`` decreases with the size
+        up to the rounding of the counts: where a count's rounding makes ``eps`` jump up (rare
+        positives, a few percent), a smaller size may reach the target too, and ``size`` is then
+        up to some percent above the smallest; ``simulate="sample"`` in
+        :func:`~binaryeval.plan.detectable_difference` has no such steps.
     vary : str
         The size that was varied.
     epsilon : float

@@ -36,6 +36,7 @@ class Ratings:
     rating_label: np.ndarray
     metric_only: np.ndarray        # (G, J) items with a metric output only
     account: RowAccount
+    repeated: int = 0              # (rater, item) pairs read more than once (told apart)
 
 
 def _labels(values: pd.Series, column: str) -> np.ndarray:
@@ -124,7 +125,9 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         item_metric=first[item_ids].astype(np.int64),
         rating_item=new_id[codes_all[rated_k]].astype(np.int64),
         rating_rater=r_idx.astype(np.int64), rating_label=lab_k[rated_k].astype(np.int64),
-        metric_only=metric_only, account=account)
+        metric_only=metric_only, account=account,
+        repeated=int(np.sum(np.bincount(codes_all[rated_k].astype(np.int64) * raters.size
+                                        + r_idx) > 1)))
 
 
 def _refuse_repeats(r_item: np.ndarray, r_rater: np.ndarray, r_label: np.ndarray,

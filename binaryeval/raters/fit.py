@@ -909,6 +909,11 @@ class RaterFit(Result):
                        + ("" if self.rater_rates == "hierarchical" else
                           " (rater_rates='hierarchical' lets them borrow from the other "
                           "raters)"))
+        if self.ratings.repeated:
+            s.add_note(f"{self.ratings.repeated:,} (rater, item) pairs have more than one "
+                       "reading (rows told apart by another column, e.g. an id or a time): each "
+                       "counts as an independent reading; if some are one reading exported "
+                       "twice, drop the copies first")
         s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)"
                    if not self.levels else
                    "naive: each item's mean human rating as the truth, averaged over the items")
