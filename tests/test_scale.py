@@ -651,24 +651,37 @@ def test_model_rate_means_equal_every_term_of_large_splits(monkeypatch, case, in
     assert rates_module.model_rate_means(**big) is None
 
 
+def _grouped_ratings(seed: int, n_groups: int, per: int, *, rho: float, false_pos: float,
+                     paired: float) -> pd.DataFrame:
+    """Groups of ``per`` outputs: a 0/1 metric, human ratings on a ``paired`` share of them."""
+    rng = np.random.default_rng(seed)
+    system = np.repeat([f"s{i}" for i in range(n_groups)], per)
+    alpha = np.repeat(rng.uniform(0.3, 0.8, n_groups), per)
+    truth = rng.random(system.size) < alpha
+    metric = np.where(truth, rng.random(system.size) < rho,
+                      rng.random(system.size) < false_pos)
+    human = np.where(rng.random(system.size) < paired, truth.astype(float), np.nan)
+    return pd.DataFrame({"system": system, "human": human, "metric": metric.astype(int)})
+
+
+def _count_model_rates(monkeypatch) -> list:
+    """The sizes of the batches model_rates_batch is asked for, from now on."""
+    calls: list = []
+    batch = rates_module.model_rates_batch
+    monkeypatch.setattr(rates_module, "model_rates_batch",
+                        lambda tasks: calls.append(len(tasks)) or batch(tasks))
+    return calls
+
+
 def test_a_summary_shows_the_rates_means_without_computing_their_intervals(monkeypatch):
     # Expected: summary()'s rho and eta are to_frame()'s (within 1e-11), computed without
     # model_rates (whose intervals the summary does not show); a group the means' sums cannot
     # answer gets model_rates' answer; after to_frame() the summary reads its rates.
     import binaryeval as be
 
-    rng = np.random.default_rng(4)
-    n_groups, per = 6, 400
-    system = np.repeat([f"s{i}" for i in range(n_groups)], per)
-    alpha = np.repeat(rng.uniform(0.3, 0.8, n_groups), per)
-    truth = rng.random(system.size) < alpha
-    metric = np.where(truth, rng.random(system.size) < 0.85, rng.random(system.size) < 0.2)
-    human = np.where(rng.random(system.size) < 0.15, truth.astype(float), np.nan)
-    df = pd.DataFrame({"system": system, "human": human, "metric": metric.astype(int)})
-    calls = []
-    batch = rates_module.model_rates_batch
-    monkeypatch.setattr(rates_module, "model_rates_batch",
-                        lambda tasks: calls.append(len(tasks)) or batch(tasks))
+    n_groups = 6
+    df = _grouped_ratings(4, n_groups, 400, rho=0.85, false_pos=0.2, paired=0.15)
+    calls = _count_model_rates(monkeypatch)
     res = be.fit("human ~ metric | system", df)
     table = res.summary().tables[0][1]
     assert sum(calls) == 0
@@ -710,18 +723,9 @@ def test_to_frame_without_rate_intervals_is_to_frame_less_their_columns(monkeypa
     import binaryeval as be
     from binaryeval.errors import InputTypeError
 
-    rng = np.random.default_rng(11)
-    n_groups, per = 5, 500
-    system = np.repeat([f"s{i}" for i in range(n_groups)], per)
-    alpha = np.repeat(rng.uniform(0.3, 0.8, n_groups), per)
-    truth = rng.random(system.size) < alpha
-    metric = np.where(truth, rng.random(system.size) < 0.8, rng.random(system.size) < 0.25)
-    human = np.where(rng.random(system.size) < 0.12, truth.astype(float), np.nan)
-    df = pd.DataFrame({"system": system, "human": human, "metric": metric.astype(int)})
-    calls = []
-    batch = rates_module.model_rates_batch
-    monkeypatch.setattr(rates_module, "model_rates_batch",
-                        lambda tasks: calls.append(len(tasks)) or batch(tasks))
+    n_groups = 5
+    df = _grouped_ratings(11, n_groups, 500, rho=0.8, false_pos=0.25, paired=0.12)
+    calls = _count_model_rates(monkeypatch)
     lean = be.fit("human ~ metric | system", df).to_frame(rate_intervals=False)
     assert sum(calls) == 0
     full = be.fit("human ~ metric | system", df).to_frame()
