@@ -232,6 +232,27 @@ def sig_level(value: Any, name: str = "sig_level") -> float:
     return v
 
 
+def power(value: Any, name: str = "power") -> float:
+    """A planned power: the chance of finding the difference, in [0.5, 1).
+
+    Examples
+    --------
+    >>> from binaryeval._validate import power
+    >>> power(0.8)
+    0.8
+    >>> power(0.2)
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: power=0.2 must lie in [0.5, 1): the chance of telling the two systems apart (0.5: the papers' detectable difference; 0.8 usual)
+    """
+    v = real(value, name)
+    if not 0.5 <= v < 1.0:
+        raise ParameterError(f"{name}={value!r} must lie in [0.5, 1): the chance of telling the "
+                             "two systems apart (0.5: the papers' detectable difference; 0.8 "
+                             "usual)")
+    return v
+
+
 def possible_under_known_rates(metric_pos: int, metric_total: int, rho: float | None,
                                eta: float | None) -> None:
     """Refuse metric-only counts that known rates make impossible.

@@ -371,6 +371,8 @@ NAMES: tuple[Name, ...] = (
          "argument option"),
     Name("scheduler", "text", "the address of a Dask scheduler", "option"),
     Name("names", "labels", "binaryeval datasets: which datasets to export", "option"),
+    Name("power", "probability", "the chance a plan gives of telling two systems eps apart "
+         "(0.5: the papers' detectable difference)", "argument column attrs"),
     Name("sizes", "text", "what a plan's sizes count (per system: each of the two systems "
          "compared gets them)", "attrs"),
     Name("every_row", "flag", "every row of a shipped dataset's file, not its loader's default "

@@ -555,7 +555,7 @@ def test_plans_say_their_power_and_refuse_a_coverage_as_sig_level():
 
     z, zb = special.ndtri(0.975), special.ndtri(0.8)
     assert f"{(z + zb) / z:.2f}" == "1.43" and f"{((z + zb) / z) ** 2:.2f}" == "2.04"
-    assert "1.43 for power 0.8" in POWER_NOTE and "(2.04)" in POWER_NOTE
+    assert "power=0.8" in POWER_NOTE and "1.43" in POWER_NOTE and "2.04" in POWER_NOTE
     rates = {"rho": 0.8, "eta": 0.8}
     half = plan.required_sample_size(0.05, alpha=0.6, rates=rates)
     assert POWER_NOTE in half.summary().notes
@@ -598,3 +598,36 @@ def test_sample_sizes_with_a_paired_set_inside_the_human_sample_are_searched_whe
     p = required_sample_size(0.03, alpha=0.6, rho=0.9, n_metric=50000, n_paired=1000, psi=0.6)
     assert p.settings["psi"] == 0.6 and p.settings["sizes"].startswith("per system")
     assert "per system" in p.message
+
+
+def test_power_plans_for_the_chance_asked_and_simulation_finds_it():
+    # Guards: every plan was at power 0.5 with no way to ask for more.  eps with power scales
+    # by (z_{1-sig/2} + z_power) / z_{1-sig/2} exactly; a human-only plan at power 0.8 detects
+    # a true difference of eps in about 80 % of simulated experiments (the z-test on the two
+    # shares, as compare(method="z") makes it), and at 0.5 in about half
+    from scipy import special
+
+    z, zb = special.ndtri(0.975), special.ndtri(0.8)
+    base = detectable_difference(0.6, 0.9, n_human=400, n_metric=5000)
+    assert detectable_difference(0.6, 0.9, n_human=400, n_metric=5000, power=0.8) == \
+        pytest.approx(base * (z + zb) / z, rel=1e-12)
+    assert detectable_difference(0.6, 0.9, n_human=400, n_metric=5000, power=0.5) == base
+    rng = np.random.default_rng(7)
+    for power, lo, hi in ((0.5, 0.46, 0.54), (0.8, 0.77, 0.83)):
+        n = required_sample_size(0.1, alpha=0.6, rho=0.9, n_metric=0,
+                                 rates={"rho": 0.9, "eta": 0.9},
+                                 power=power).size
+        a = rng.binomial(n, 0.65, 4000) / n
+        b = rng.binomial(n, 0.55, 4000) / n
+        se = np.sqrt(a * (1 - a) / n + b * (1 - b) / n)
+        found = np.mean(np.abs(a - b) / se > z)
+        assert lo < found < hi, (power, n, found)
+    res = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100}})
+    half, eighty = res.plan(), res.plan(power=0.8)
+    assert eighty.to_frame().attrs["power"] == 0.8
+    more = eighty.to_frame()["n_human_needed_1"].iloc[0] / half.to_frame()["n_human_needed_1"].iloc[0]
+    assert 1.9 < more < 2.2
+    assert any("planned for power 0.8" in n for n in eighty.summary().notes)
+    with pytest.raises(ParameterError, match=r"power=0.2 must lie in \[0.5, 1\)"):
+        detectable_difference(0.6, 0.9, n_human=100, power=0.2)

@@ -50,6 +50,9 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
                    help="share of positives in a separate paired set (n_paired > n_human)")
     p.add_argument("--sig-level", type=float, default=0.05,
                    help="significance level of the comparison (default: 0.05)")
+    p.add_argument("--power", type=float, default=0.5,
+                   help="chance of telling two systems eps apart (default 0.5: the papers' "
+                        "detectable difference; 0.8 plans for four times in five)")
     p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
                    help="as in 'binaryeval fit': estimate (from the paired ratings; default), "
                         "pooled (a paired set shared by the systems) or known values "
@@ -130,7 +133,8 @@ def _run(a: argparse.Namespace) -> int:
         raise ParameterError("plan needs the metric's true-positive rate: --rho 0.7, or known "
                              "rates --rates rho=0.7,eta=0.7")
     eta = a.eta if a.eta is not None else known.get("eta")
-    common = {"eta": eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "rates": a.rates,
+    common = {"eta": eta, "n_paired": a.n_paired, "sig_level": a.sig_level, "power": a.power,
+              "rates": a.rates,
               "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
               "rate_prior": a.rate_prior}
     if _use_dask(a) and a.what != "table":
@@ -164,6 +168,7 @@ def _run(a: argparse.Namespace) -> int:
             "alpha": a.alpha, "rho": rho, "eta": rho if eta is None else eta,
             "n_human": n_human, "n_metric": n_metric,
             "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
+            "power": a.power,
             "rates": ",".join(f"{k}={v:g}" for k, v in known.items()) if known else a.rates,
             "epsilon": eps}])
     return write_result(result, a)

@@ -10,10 +10,11 @@ variance is
     eps = sqrt(2 var(alpha)) * z_{1 - sig_level/2},
 
 shown as 1.0 when no rating informs ``alpha`` (``n_human = n_metric = 0``).  Two systems ``eps``
-apart are then told apart half the time (power 0.5, the papers' definition); for power ``1 - b``
-multiply ``eps`` by ``(z_{1 - sig_level/2} + z_{1-b}) / z_{1 - sig_level/2}`` (1.43 for power 0.8
-at ``sig_level = 0.05``), or the ratings a given ``eps`` needs by about that factor squared (2.04).
-Every plan's summary says so.  ``sig_level`` above 0.5 is refused (a coverage given by mistake).
+apart are then told apart half the time (power 0.5, the papers' definition).  Every planning
+function takes ``power=``: ``eps`` then spans ``z_{1 - sig_level/2} + z_power`` sds of the
+difference (power 0.8: 1.43 times the papers' ``eps`` at ``sig_level = 0.05``, about 2.04 times
+the ratings for a given ``eps``).  Every plan's summary says which.  ``sig_level`` above 0.5 is
+refused (a coverage given by mistake).
 
 The model comes first
 ---------------------

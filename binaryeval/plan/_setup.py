@@ -172,9 +172,23 @@ def _grid(value: Any) -> tuple[int, int, int] | None:
 
 #: what eps means for the chance of finding a difference (said in every plan's notes)
 POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
-              "sig_level half the time (power 0.5); for power 1 - b multiply eps by "
-              "(z_{1-sig_level/2} + z_{1-b}) / z_{1-sig_level/2} (1.43 for power 0.8 at "
-              "sig_level 0.05), or the ratings needed for a given eps by about its square (2.04)")
+              "sig_level half the time (power 0.5); power=0.8 plans for four times in five "
+              "(eps x(z_{1-sig_level/2} + z_0.8) / z_{1-sig_level/2}: 1.43 at sig_level 0.05, "
+              "about 2.04 times the ratings)")
+
+
+def z_total(sig_level: float, power: float) -> float:
+    """``z_{1 - sig_level/2} + z_power``: the sds a difference must span (0 beyond at 0.5)."""
+    return float(special.ndtri(1.0 - sig_level / 2.0) + special.ndtri(power))
+
+
+def power_note(power: float) -> str:
+    """The plan's notes on its power (:data:`POWER_NOTE` at the papers' 0.5)."""
+    if power == 0.5:
+        return POWER_NOTE
+    return (f"planned for power {power:g}: two systems eps apart are told apart at sig_level "
+            f"with probability {power:g} (eps spans z_{{1-sig_level/2}} + z_{power:g} sds of "
+            "the difference; the papers' eps, power 0.5, spans the first alone)")
 
 
 @dataclass(frozen=True)
@@ -214,11 +228,13 @@ class Setup:
     prior: tuple[float, float] = (1.0, 1.0)
     rate_prior: tuple[float, float] = (1.0, 1.0)
     grid: tuple[int, int, int] | None = None
+    power: float = 0.5
 
     @classmethod
     def check(cls, alpha: Any, rho: Any, eta: Any, *, sig_level: Any = 0.05,
               rates: Any = "estimate", rounding: Any = "half_up", method: Any = "exact",
-              prior: Any = (1, 1), rate_prior: Any = (1, 1), grid: Any = None) -> Setup:
+              prior: Any = (1, 1), rate_prior: Any = (1, 1), grid: Any = None,
+              power: Any = 0.5) -> Setup:
         """Check every argument once and return the settings."""
         mode, rho, eta = check_rates(rates, rho, eta)
         alpha, rho, eta = model(alpha, rho, eta)
@@ -229,11 +245,11 @@ class Setup:
                    method=check.choice(method, "method", METHODS),
                    prior=check.beta_pair(prior, "prior"),
                    rate_prior=check.beta_pair(rate_prior, "rate_prior"),
-                   grid=_grid(grid))
+                   grid=_grid(grid), power=check.power(power))
 
     def epsilon(self, sd: float) -> float:
-        """``eps = sqrt(2) sd z_{1 - sig_level/2}`` for a posterior standard deviation ``sd``."""
-        return float(math.sqrt(2.0) * sd * special.ndtri(1.0 - self.sig_level / 2.0))
+        """``eps = sqrt(2) sd (z_{1 - sig_level/2} + z_power)`` for a posterior sd ``sd``."""
+        return float(math.sqrt(2.0) * sd * z_total(self.sig_level, self.power))
 
     @property
     def rates_value(self) -> str | dict[str, float]:
@@ -249,4 +265,5 @@ class Setup:
     def facts(self) -> dict[str, Any]:
         """The settings as a result reports them (``attrs`` of its frames, facts of its summary)."""
         return dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
-                    rates=self.rates_value, rounding=self.rounding, method=self.method)
+                    power=self.power, rates=self.rates_value, rounding=self.rounding,
+                    method=self.method)

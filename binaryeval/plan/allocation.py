@@ -15,7 +15,7 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import POWER_NOTE, Setup, requires_model
+from ._setup import Setup, power_note, requires_model
 from ._setup import progress as check_progress
 from .cells import epsilon, evaluate, make_cell
 
@@ -90,7 +90,7 @@ class AllocationResult(Result):
         return Summary("Optimal allocation of a rating budget", dict(self.settings),
                        [("best split", best)],
                        [f"{len(self.frontier)} splits evaluated; see .frontier and .plot().",
-                        POWER_NOTE], digits=4)
+                        power_note(self.settings.get("power", 0.5))], digits=4)
 
     def plot(self, ax: Axes | None = None, *, kind: str = "frontier", **kwargs: Any) -> Axes:
         """Draw eps against the number of human ratings bought, the best split marked.
@@ -145,7 +145,8 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
                        rounding: str = "half_up", method: str = "exact",
                        prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                        grid: Sequence[int] | None = None, n_points: int = 41,
-                       n_jobs: int | None = None, progress: bool | None = None) -> AllocationResult:
+                       n_jobs: int | None = None, progress: bool | None = None,
+                       power: float = 0.5) -> AllocationResult:
     """Split a budget between human and metric ratings so that ``eps`` is smallest.
 
     A split buys ``n_human`` human ratings at ``cost_human`` each (their items are also rated by
@@ -161,7 +162,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
         to get the split (as every size of :mod:`binaryeval.plan`).
     alpha : float
         Share of adequate (positive) outputs of the system.
-    rho, eta, n_paired, psi, sig_level, rates, rounding, method, prior, rate_prior, grid
+    rho, eta, n_paired, psi, sig_level, rates, rounding, method, prior, rate_prior, grid, power
         As in :func:`~binaryeval.plan.detectable_difference`.
     n_points : int
         Splits per pass (>= 3).
@@ -180,7 +181,8 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     True
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
-                    method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+                    method=method, prior=prior, rate_prior=rate_prior, grid=grid,
+                    power=power)
     psi = s.paired_share(psi)
     budget, cost_human, cost_metric = (_positive(budget, "budget"),
                                        _positive(cost_human, "cost_human"),

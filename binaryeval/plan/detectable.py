@@ -16,8 +16,8 @@ from ..summary import Summary
 from ._setup import (
     PAPER_N_HUMAN,
     PAPER_N_METRIC,
-    POWER_NOTE,
     Setup,
+    power_note,
     requires_model,
     simulation,
     size,
@@ -45,7 +45,7 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
                           seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
                           psi: float | None = None, method: str = "exact",
                           prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
-                          grid: Sequence[int] | None = None) -> float:
+                          grid: Sequence[int] | None = None, power: float = 0.5) -> float:
     """Minimal difference in ``alpha`` two systems must have to be told apart.
 
     ``eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}`` for the posterior of ``alpha`` of one planned
@@ -95,6 +95,10 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
         Beta priors of ``alpha`` and of each rate.
     grid : (N_alpha, N_rho, N_eta), optional
         Grid of ``method="grid"`` (default (2000, 1000, 1000)).
+    power : float
+        Chance of telling two systems ``eps`` apart, in [0.5, 1): ``eps`` spans
+        ``z_{1 - sig_level/2} + z_power`` sds of their difference.  0.5 (default) is the papers'
+        detectable difference; 0.8 asks for about 1.43 times its sds at ``sig_level = 0.05``.
 
     Returns
     -------
@@ -110,7 +114,8 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
     0.043
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
-                    method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+                    method=method, prior=prior, rate_prior=rate_prior, grid=grid,
+                    power=power)
     psi = s.paired_share(psi)
     simulate, n_resamples = simulation(simulate, n_resamples)
     cell = make_cell(size(n_human, "n_human"), size(n_metric, "n_metric"), n_paired, psi,
@@ -208,7 +213,7 @@ class DetectableDifferenceTable(Result):
         'Minimal detectable difference'
         """
         notes = ["eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}; 1.0 where no rating informs alpha.",
-                 POWER_NOTE]
+                 power_note(self.settings.get("power", 0.5))]
         if self.settings.get("simulate") == "sample":
             notes.append(f"Each cell averages the posterior sd over "
                          f"{self.settings.get('n_resamples')} simulated experiments; see "
@@ -295,14 +300,15 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
                                 method: str = "exact", prior: Sequence[float] = (1, 1),
                                 rate_prior: Sequence[float] = (1, 1),
                                 grid: Sequence[int] | None = None, n_jobs: int | None = None,
-                                progress: bool | None = None) -> DetectableDifferenceTable:
+                                progress: bool | None = None,
+                                power: float = 0.5) -> DetectableDifferenceTable:
     """Minimal detectable difference for every combination of ``n_human`` and ``n_metric``.
 
     Parameters
     ----------
     alpha : float
         Share of adequate (positive) outputs of the system.
-    rho, eta, n_paired, sig_level, rates, simulate, rounding, n_resamples, seed, psi, method, prior, rate_prior, grid
+    rho, eta, n_paired, sig_level, rates, simulate, rounding, n_resamples, seed, psi, method, prior, rate_prior, grid, power
         As in :func:`detectable_difference`; ``n_paired=None`` pairs each row's human-rated
         items with metric ratings (``n_paired = n_human`` per row), an integer fixes it.  With
         ``simulate="sample"`` every cell draws from its own child seed of ``seed``.
@@ -328,7 +334,8 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
     [[1.0, 0.109], [0.134, 0.085]]
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
-                    method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+                    method=method, prior=prior, rate_prior=rate_prior, grid=grid,
+                    power=power)
     psi = s.paired_share(psi)
     simulate, n_resamples = simulation(simulate, n_resamples)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)

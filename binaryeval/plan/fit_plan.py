@@ -25,14 +25,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .. import _validate
 from .._results import Result
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import POWER_NOTE, Setup
+from ._setup import Setup, power_note, z_total
 from .cells import evaluate, make_cell
 from .sample_size import smallest_size
 
@@ -95,11 +94,12 @@ def _groups(fit: BinaryFit) -> dict[str, _Group]:
 class _Planner:
     """Posterior sd of a group's alpha at ``k`` more human ratings (cached)."""
 
-    def __init__(self, fit: BinaryFit, groups: dict[str, _Group], sig_level: float):
+    def __init__(self, fit: BinaryFit, groups: dict[str, _Group], sig_level: float,
+                 power: float = 0.5):
         self.groups = groups
         self.sig_level = sig_level
-        self.z = float(special.ndtri(1.0 - sig_level / 2.0))
-        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level,
+        self.z = z_total(sig_level, power)
+        self.setups = {g: Setup.check(m.alpha, m.rho, m.eta, sig_level=sig_level, power=power,
                                       rates={"rho": m.rho, "eta": m.eta} if m.rates == "known"
                                       else "estimate",
                                       prior=fit.prior, rate_prior=fit.rate_prior)
@@ -139,7 +139,8 @@ def _why(planner: _Planner, gs: tuple[str, ...], cap: int) -> str:
 
 
 def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None = "neighbours",
-             sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+             sig_level: float | None = None, max_human: int = 100_000,
+             power: float = 0.5) -> FitPlan:
     """Additional human ratings per group that separate systems (see :meth:`BinaryFit.plan`).
 
     Parameters
@@ -155,6 +156,9 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
         Significance level (default: 1 - the fit's level).
     max_human : int
         Largest number of additional human ratings per group tried.
+    power : float
+        Chance of telling the pair apart, in [0.5, 1) (0.5: the papers' detectable difference;
+        see :func:`~binaryeval.plan.detectable_difference`).
 
     Returns
     -------
@@ -169,8 +173,8 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
     >>> plan_fit(res).to_frame()[["group_1", "group_2", "more_human"]].values.tolist()
     [['A', 'B', 177]]
     """
-    sig = 1.0 - fit.level if sig_level is None else _validate.probability(
-        sig_level, "sig_level", open=True)
+    sig = 1.0 - fit.level if sig_level is None else _validate.sig_level(sig_level)
+    pw = _validate.power(power)
     cap = _validate.size(max_human, "max_human", minimum=1)
     if pairs is not None:
         _validate.choice(pairs, "pairs", ("neighbours", "all"))
@@ -181,7 +185,7 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
         raise ParameterError("pairs=None plans each group against a difference epsilon; give "
                              "epsilon= (e.g. 0.05), or plan pairs='neighbours'")
     groups = _groups(fit)
-    planner = _Planner(fit, groups, sig)
+    planner = _Planner(fit, groups, sig, pw)
     order = fit.groups
     if pairs is None:
         units = [(g,) for g in order]
@@ -198,7 +202,7 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
     counts = [c for c in frame.columns if c == "more_human" or c.startswith("n_human")]
     frame[counts] = frame[counts].astype("Int64")
     return FitPlan(frame, "group" if pairs is None else "pair", sig, target, cap,
-                   fit.rates_mode, fit.group_name)
+                   fit.rates_mode, fit.group_name, power=pw)
 
 
 def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: float | None,
@@ -271,6 +275,7 @@ class FitPlan(Result):
     group_name: str = "group"
     settings: dict = field(default_factory=dict)
     method: str = "exact posterior on expected counts at the fitted values"
+    power: float = 0.5
 
     def to_frame(self) -> pd.DataFrame:
         """The plan, one row per pair (or group); ``sig_level`` and the method in ``attrs``.
@@ -288,8 +293,8 @@ class FitPlan(Result):
         ['group_1', 'group_2', 'diff', 'epsilon', 'separated_now']
         """
         out = self.table.copy()
-        out.attrs.update(sig_level=self.sig_level, max_human=self.max_human, rates=self.rates,
-                         method=self.method)
+        out.attrs.update(sig_level=self.sig_level, power=self.power, max_human=self.max_human,
+                         rates=self.rates, method=self.method)
         return out
 
     def _repr_fields(self) -> Mapping[str, Any]:
@@ -342,8 +347,9 @@ class FitPlan(Result):
                 s.add_note(f"{who}: {r['note']}")
         s.add_note("separated_now = the smallest difference the ratings at hand separate; "
                    f"more_human = additional human ratings per {per}")
-        s.add_note(POWER_NOTE.replace("eps is the papers' detectable difference",
-                                      "the targets are the papers' detectable differences"))
+        s.add_note(power_note(self.power).replace(
+            "eps is the papers' detectable difference",
+            "the targets are the papers' detectable differences"))
         return s
 
     def plot(self, ax=None, *, kind: str = "bars", **kw):
@@ -392,7 +398,7 @@ class FitPlan(Result):
 
 
 def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
-                 sig_level: float | None = None, max_human: int = 100_000):
+                 sig_level: float | None = None, max_human: int = 100_000, power: float = 0.5):
     """How many more human ratings, at the fitted values, would tell systems apart.
 
     Plans at each group's posterior mean of ``alpha``, its fitted ``rho``/``eta`` and the metric
@@ -411,6 +417,9 @@ def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "nei
         Significance level (default ``1 - level`` of the fit).
     max_human : int
         Largest number of additional human ratings per system tried.
+    power : float
+        Chance of telling a pair apart, in [0.5, 1) (0.5: the papers' detectable difference;
+        0.8 plans for four times in five, about twice the ratings).
 
     Returns
     -------
@@ -424,7 +433,8 @@ def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "nei
     >>> int(res.plan().to_frame()["more_human"].iloc[0])
     177
     """
-    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
+    return plan_fit(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human,
+                    power=power)
 
 
 # The planning package sits above the binary model and gives its result this method: the

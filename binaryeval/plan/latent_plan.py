@@ -37,12 +37,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .. import _validate
 from ..errors import ParameterError
 from ..latent.multi import LatentFit
 from ..latent.preferences import PreferenceFit
+from ._setup import z_total
 from .fit_plan import FitPlan
 from .sample_size import smallest_size
 
@@ -73,14 +73,14 @@ class _Unit:
         return math.sqrt(max(self.per_item, 0.0) / (n + self.c0 + 1.0))
 
 
-def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any
+def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power: Any = 0.5
               ) -> tuple[float, int, float | None, float]:
     sig = 1.0 - level if sig_level is None else _validate.sig_level(sig_level)
     cap = _validate.size(max_human, "max_human", minimum=1)
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
     if target is not None and not 0 < target <= 2:
         raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 2]: a difference of shares")
-    return sig, cap, target, float(special.ndtri(1.0 - sig / 2.0))
+    return sig, cap, target, z_total(sig, _validate.power(power))
 
 
 def _note(k: int | None, n_metric: int, cap: int, why: str) -> str:
@@ -94,7 +94,8 @@ def _note(k: int | None, n_metric: int, cap: int, why: str) -> str:
 
 
 def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "neighbours",
-                sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+                sig_level: float | None = None, max_human: int = 100_000,
+                power: float = 0.5) -> FitPlan:
     """More human ratings per group that would separate groups (see :meth:`LatentFit.plan`).
 
     Parameters
@@ -108,6 +109,8 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
         Significance level (default: 1 - the fit's level).
     max_human : int
         Largest number of additional human ratings per group tried.
+    power : float
+        Chance of telling a pair apart, in [0.5, 1) (0.5: the papers' detectable difference).
 
     Returns
     -------
@@ -129,7 +132,7 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
     >>> plan_latent(res).to_frame()[["group_1", "group_2", "more_human"]].shape
     (1, 3)
     """
-    sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon)
+    sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon, power)
     _validate.choice(pairs, "pairs", ("neighbours", "all"))
     order = list(fit.order or fit.groups)
     if len(order) < 2:
@@ -163,11 +166,12 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
                      else u2.n_human + k, "n_metric_2": u2.n_metric,
                      "achieved": reached, "attainable": k is not None,
                      "note": _note(k, min(u1.n_metric, u2.n_metric), cap, why)})
-    return _result(rows, "pair", sig, target, cap, fit.latent.rates, fit.group_name)
+    return _result(rows, "pair", sig, target, cap, fit.latent.rates, fit.group_name, power)
 
 
 def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs: str = "all",
-                     sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+                     sig_level: float | None = None, max_human: int = 100_000,
+                     power: float = 0.5) -> FitPlan:
     """More human preference ratings per pair that would decide its sign.
 
     See :meth:`PreferenceFit.plan`.
@@ -183,6 +187,8 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
         Significance level (default: 1 - the fit's level).
     max_human : int
         Largest number of additional human ratings per pair tried.
+    power : float
+        Chance of telling a pair apart, in [0.5, 1) (0.5: the papers' detectable difference).
 
     Returns
     -------
@@ -205,7 +211,7 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
     >>> plan_preferences(res).to_frame()["more_human"].tolist()
     [0, 0, 0]
     """
-    sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon)
+    sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon, power)
     _validate.choice(pairs, "pairs", ("all", "neighbours"))
     frame = fit.to_frame()
     conc = np.asarray(fit.latent.share_concentration, dtype=float)
@@ -240,19 +246,21 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
                      "n_human_needed": None if k is None else u.n_human + k,
                      "n_metric": u.n_metric, "achieved": reached, "attainable": k is not None,
                      "note": _note(k, u.n_metric, cap, why).replace("per system", "per pair")})
-    return _result(rows, "preference", sig, target, cap, fit.latent.rates, "system")
+    return _result(rows, "preference", sig, target, cap, fit.latent.rates, "system", power)
 
 
 def _result(rows: list[dict], unit: str, sig: float, target: float | None, cap: int,
-            rates: str, group_name: str) -> FitPlan:
+            rates: str, group_name: str, power: float = 0.5) -> FitPlan:
     frame = pd.DataFrame(rows)
     counts = [c for c in frame.columns if c == "more_human" or c.startswith("n_human")]
     frame[counts] = frame[counts].astype("Int64")
-    return FitPlan(frame, unit, sig, target, cap, rates, group_name, method=METHOD)
+    return FitPlan(frame, unit, sig, target, cap, rates, group_name, method=METHOD,
+                   power=float(power))
 
 
 def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours",
-                 sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+                 sig_level: float | None = None, max_human: int = 100_000,
+                 power: float = 0.5) -> FitPlan:
     """How many more human ratings per system, at the fitted values, would separate groups.
 
     For neighbouring groups in the fit's order (or every pair): the smallest number of
@@ -271,6 +279,8 @@ def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours
         Significance level (default ``1 - level`` of the fit).
     max_human : int
         Largest number of additional human ratings per system tried.
+    power : float
+        Chance of telling a pair apart, in [0.5, 1) (0.5: the papers' detectable difference).
 
     Returns
     -------
@@ -291,11 +301,13 @@ def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours
     >>> res.plan().to_frame().attrs["method"].startswith("effective-sample-size")
     True
     """
-    return plan_latent(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human)
+    return plan_latent(self, epsilon, pairs=pairs, sig_level=sig_level, max_human=max_human,
+                       power=power)
 
 
 def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
-                     sig_level: float | None = None, max_human: int = 100_000) -> FitPlan:
+                     sig_level: float | None = None, max_human: int = 100_000,
+                     power: float = 0.5) -> FitPlan:
     """How many more human preference ratings per pair would decide the sign of ``diff``.
 
     For each pair (or the pairs of neighbouring systems in the fit's order): the smallest number
@@ -314,6 +326,8 @@ def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
         Significance level (default ``1 - level`` of the fit).
     max_human : int
         Largest number of additional human ratings per pair tried.
+    power : float
+        Chance of telling a pair apart, in [0.5, 1) (0.5: the papers' detectable difference).
 
     Returns
     -------
@@ -336,7 +350,7 @@ def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
     np.True_
     """
     return plan_preferences(self, epsilon, pairs=pairs, sig_level=sig_level,
-                            max_human=max_human)
+                            max_human=max_human, power=power)
 
 
 # The planning package sits above the latent model and gives its results this method, as it

@@ -15,7 +15,7 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import POWER_NOTE, Setup, requires_model, size
+from ._setup import Setup, power_note, requires_model, size
 from .cells import epsilon, evaluate, make_cell
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
@@ -110,7 +110,8 @@ class SampleSizeResult(Result):
         'n_human = 735 per system gives eps = 0.04999 <= 0.05.'
         """
         return Summary("Required sample size", dict(self.settings), [("result", self.to_frame())],
-                       [self.message, POWER_NOTE], digits=4)
+                       [self.message, power_note(self.settings.get("power", 0.5))],
+                       digits=4)
 
 
 class _Search:
@@ -196,7 +197,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
                          psi: float | None = None, method: str = "exact",
                          prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                          grid: Sequence[int] | None = None,
-                         max_size: int = 10_000_000) -> SampleSizeResult:
+                         max_size: int = 10_000_000, power: float = 0.5) -> SampleSizeResult:
     """Smallest number of ratings of one kind that brings ``eps`` down to ``epsilon``.
 
     The other sizes stay as given.  With ``vary="n_human"`` and ``n_paired=None`` the paired set
@@ -217,9 +218,9 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
         The size to choose.
     alpha : float
         Share of adequate (positive) outputs of the system; required, as is ``rho``.
-    rho, eta, n_human, n_metric, n_paired, sig_level, rates, rounding, psi, method, prior, rate_prior, grid
+    rho, eta, n_human, n_metric, n_paired, sig_level, rates, rounding, psi, method, prior, rate_prior, grid, power
         As in :func:`~binaryeval.plan.detectable_difference` (the value of the varied size is
-        ignored).
+        ignored; ``power=0.8``: sizes that find a difference of ``epsilon`` four times in five).
     max_size : int
         Largest size tried.
 
@@ -236,7 +237,8 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     True
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
-                    method=method, prior=prior, rate_prior=rate_prior, grid=grid)
+                    method=method, prior=prior, rate_prior=rate_prior, grid=grid,
+                    power=power)
     psi = s.paired_share(psi)
     target = check.real(epsilon, "epsilon")
     if not 0 < target <= 1:
