@@ -432,3 +432,20 @@ def test_a_fit_that_reads_the_metric_or_a_rater_worse_than_chance_says_the_class
                       rater="annotator",
                       item="item", seed=1, draws=300, chains=2)
     assert not [w for w in caught if issubclass(w.category, be.IdentifiabilityWarning)]
+
+
+def test_chains_in_mirrored_readings_are_said_rather_than_sent_for_more_draws():
+    # Guards: with chains split between the two readings (R-hat 1.5), the only advice was
+    # "run more draws", which does not join them
+    from binaryeval.latent import _common
+
+    frame = pd.DataFrame({"rhat": [1.54], "ess_bulk": [8.0], "ess_tail": [20.0]})
+    with pytest.warns(be.ConvergenceWarning, match=r"mirrored readings .* more draws do not "
+                                                   r"join") as caught:
+        _common.warn_convergence(frame, "alpha", ["A"], 300, 4, modes="mirrored readings "
+                                 "(the two classes swapped), which more draws do not join")
+    assert caught[0].filename == __file__
+    slow = frame.assign(rhat=[1.05])
+    with pytest.warns(be.ConvergenceWarning) as caught:
+        _common.warn_convergence(slow, "alpha", ["A"], 300, 4, modes="mirrored readings")
+    assert "mirrored" not in str(caught[0].message)

@@ -214,9 +214,17 @@ def interval_frame(draws: np.ndarray, level: float, kind: str, index: pd.Index) 
     return out
 
 
+#: R-hat beyond this says the chains sit in different modes rather than mix slowly
+MODES_RHAT = 1.2
+
+
 def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
-                     draws: int, chains: int) -> None:
-    """One :class:`ConvergenceWarning` at the user's line when R-hat or ESS fail."""
+                     draws: int, chains: int, modes: str | None = None) -> None:
+    """One :class:`ConvergenceWarning` at the user's line when R-hat or ESS fail.
+
+    ``modes``: what to say when R-hat is far above its bound (chains in different modes, which
+    more draws do not join), for a model that has such modes.
+    """
     r = frame["rhat"].to_numpy(dtype=float)
     eb = frame["ess_bulk"].to_numpy(dtype=float)
     et = frame["ess_tail"].to_numpy(dtype=float)
@@ -237,7 +245,8 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
         f"the sampler's draws of {quantity} for {labels[worst]}{more} are not yet reliable: "
         f"R-hat {r[worst]:.3f} (want <= {RHAT_MAX}), bulk ESS {eb[worst]:.0f}, tail ESS "
         f"{et[worst]:.0f} (want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
-        f"(or chains={chains + 2}), and check again", ConvergenceWarning)
+        f"(or chains={chains + 2}), and check again"
+        + (f"; {modes}" if modes and np.nanmax(r[idx]) > MODES_RHAT else ""), ConvergenceWarning)
 
 
 def label_pair(a: Any, b: Any) -> str:

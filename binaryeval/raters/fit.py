@@ -1259,13 +1259,16 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                                                    list(order), coded.groups, means,
                                                    last=list(dominated)))
     frame_now = res.to_frame()
-    if not levels:
-        _say_switched_classes(res)
+    switched = _say_switched_classes(res) if not levels else False
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
-        _common.warn_convergence(frame_now, "alpha" if not levels else "the mean rating",
-                                 list(res.order), draws, chains)
+        _common.warn_convergence(
+            frame_now, "alpha" if not levels else "the mean rating", list(res.order), draws,
+            chains, modes=None if levels or switched else (
+                "the chains may sit in mirrored readings (the two classes swapped), which more "
+                "draws do not join: check whether a rater reversed the scale, or name a rater "
+                "known to be reliable in error_free=[...]"))
     else:   # one warning per call: the population's only when alpha's draws are fine
         pop = res.population()
         _common.warn_convergence(pop, "the raters' population (mean, log concentration)",
@@ -1278,7 +1281,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
 _WORSE_THAN_CHANCE = 0.9
 
 
-def _say_switched_classes(res: RaterFit) -> None:
+def _say_switched_classes(res: RaterFit) -> bool:
     """Warn when the fit reads the metric or a rater as worse than chance (two classes).
 
     The same ratings fit as well with the classes swapped (every rater's and the metric's
@@ -1303,7 +1306,7 @@ def _say_switched_classes(res: RaterFit) -> None:
             if not row["is_error_free"] and total < _WORSE_THAN_CHANCE:
                 worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
     if not worse:
-        return
+        return False
     from ..errors import IdentifiabilityWarning
 
     warn(f"the fit reads {', '.join(worse[:4])}{' and more' if len(worse) > 4 else ''} as "
@@ -1311,6 +1314,7 @@ def _say_switched_classes(res: RaterFit) -> None:
          "class is adequate may rest on where the chains started; check whether a rater "
          "reversed the scale (recode that rater's ratings), or name a rater known to be "
          "reliable in error_free=[...]", IdentifiabilityWarning)
+    return True
 
 
 def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
