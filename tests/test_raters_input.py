@@ -228,7 +228,8 @@ def test_raters_named_by_number_one_chain_and_a_scalar_metric_are_answered_plain
         be.fit("rating ~ metric", df, rater="annotator", item="item", draws=100, chains=1,
                seed=1)
     scalar = df.assign(metric=rng.random(len(df)))
-    with pytest.raises(DataError, match=r"threshold it in the formula, e.g. I\(metric > 0.5\)"
+    with pytest.raises(DataError, match=r"thresholded in the formula for this model, e.g. "
+                                        r"I\(metric > 0.5\)"
                        ) as info:
         be.fit("rating ~ metric", scalar, rater="annotator", item="item", seed=1)
     assert "bins=" not in str(info.value)

@@ -46,12 +46,13 @@ _MAX_LEVELS = 12
 
 
 def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int | None,
-                  lower: bool = False
+                  lower: bool = False, binnable: bool = True
                   ) -> tuple[np.ndarray, tuple[str, ...], np.ndarray | None, bool]:
     """Code a metric term's ratings as outputs.
 
     Output index per row (-1 missing), the output labels, the bin edges (binned terms) and
-    whether the outputs are ordered (numbers or bins, not text).
+    whether the outputs are ordered (numbers or bins, not text).  ``binnable``: whether the
+    calling model takes ``bins=`` (the advice for a scalar score names it only then).
 
     A lower-is-better score is binned turned round (its first bin holds the highest scores);
     labels and edges stay in the score's own units.
@@ -72,9 +73,11 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
     numeric = pd.api.types.is_numeric_dtype(present)
     if len(levels) > _MAX_LEVELS or (numeric and len(levels) > 2 and
                                      not np.all(np.mod(present.astype(float), 1) == 0)):
-        raise DataError(f"metric term {term!r} has {len(levels)} distinct values; a scalar "
-                        f"score enters binned: pass bins=5 (or bins={{{term!r}: 5}}), or "
-                        "threshold it in the formula, e.g. I(score > 0.5)")
+        binned = (f"a scalar score enters binned: pass bins=5 (or bins={{{term!r}: 5}}), or "
+                  "threshold it in the formula" if binnable else
+                  "a scalar score is thresholded in the formula for this model")
+        raise DataError(f"metric term {term!r} has {len(levels)} distinct values; {binned}, "
+                        f"e.g. I({term} > 0.5)")
     if len(levels) < 2:
         levels = sorted(set(levels) | ({0, 1} if numeric or not levels else set()))
         if len(levels) < 2:

@@ -26,7 +26,7 @@ from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result
 from .._warnings import warn
-from ..errors import BinaryEvalWarning, DataError, ParameterError
+from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
 from ..latent import _common
 from ..latent import _data as _latent_data
 from ..latent.draws import DrawsPosterior
@@ -1190,16 +1190,9 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     if terms:
         values = frame.rhs[terms[0]]
         rated = human.notna().to_numpy() & values.notna().to_numpy()
-        try:
-            metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None)
-        except DataError as exc:
-            if "pass bins=" not in str(exc):
-                raise
-            # the rater-noise model takes no bins: only the formula's threshold is advice here
-            raise DataError(f"metric term {terms[0]!r} is a scalar score (more values than a "
-                            "rating has); the rater-noise model takes a binary or few-level "
-                            f"metric: threshold it in the formula, e.g. I({terms[0]} > 0.5)"
-                            ) from None
+        # (the rater-noise model takes no bins=: a scalar score is thresholded in the formula)
+        metric_codes, labels, _, _ = _metric_codes(values, terms[0], rated, None,
+                                                   binnable=False)
     group = frame.group if parsed.groups else None
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
                        len(labels), coded=bool(levels), reading=_readings(data, hname))
@@ -1307,8 +1300,6 @@ def _say_switched_classes(res: RaterFit) -> bool:
                 worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
     if not worse:
         return False
-    from ..errors import IdentifiabilityWarning
-
     warn(f"the fit reads {', '.join(worse[:4])}{' and more' if len(worse) > 4 else ''} as "
          "worse than chance: the ratings fit as well with the two classes swapped, so which "
          "class is adequate may rest on where the chains started; check whether a rater "
