@@ -207,9 +207,9 @@ def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],
     """The direction check: warn once when the metrics' signs say a direction is undeclared.
 
     Every metric correlating negatively with the human; or some clearly (their interval below
-    0) while others correlate positively.  The second case is a lower-is-better metric (TER) read as higher-is-better beside others,
-    or a lower-is-better human score (MQM penalties) beside such a metric: either way the
-    comparisons of metrics rank one side by its opposite.
+    0) while others correlate positively.  The second case is a lower-is-better metric (TER)
+    read as higher-is-better beside others, or a lower-is-better human score (MQM penalties)
+    beside such a metric: either way the comparisons of metrics rank one side by its opposite.
     """
     from ._kernels import fisher_bounds
 

@@ -178,7 +178,7 @@ POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart a
 
 
 def z_total(sig_level: float, power: float) -> float:
-    """``z_{1 - sig_level/2} + z_power``: the sds a difference must span (0 beyond at 0.5)."""
+    """``z_{1 - sig_level/2} + z_power``: the sds a difference must span (``z_0.5 = 0``)."""
     return float(special.ndtri(1.0 - sig_level / 2.0) + special.ndtri(power))
 
 
