@@ -910,3 +910,124 @@ def test_a_pair_naming_a_system_whose_rows_were_all_left_out_says_so():
     with pytest.raises(ParameterError, match=r"'ref-B' in pairs has no row used .*missing score"):
         favi("mqm ~ chrf | system", df, item="seg_id", lower_is_better=["mqm"],
                 pairs=[("Nemo", "ref-B")])
+
+
+# ---------------------------------------------------------------------------------------------
+# items, systems and pairs matched by their labels
+# ---------------------------------------------------------------------------------------------
+
+def test_two_series_are_matched_by_their_index():
+    # The same three items in another row order: by item, the two systems score alike.
+    s1 = pd.Series([0.1, 0.5, 0.9], index=["u", "v", "w"])
+    s2 = pd.Series([0.9, 0.5, 0.1], index=["w", "v", "u"])
+    assert preferences(s1, s2).tolist() == [0, 0, 0]
+    # the expected ratings by hand: u: 0.1 vs 0.3, v: 0.5 vs 0.2, w: 0.9 vs 0.9
+    s2 = pd.Series([0.9, 0.2, 0.3], index=["w", "v", "u"])
+    assert preferences(s1, s2).tolist() == [-1, 1, 0]
+    human = pd.Series(["+", "-", "=", "+"], index=[3, 1, 0, 2])
+    metric = pd.Series(["-", "-", "+", "+"], index=[0, 1, 2, 3])
+    # by item: 0: (=, -), 1: (-, -), 2: (+, +), 3: (+, +)
+    expected = np.zeros((3, 3), dtype=int)
+    expected[0, 0], expected[1, 2], expected[2, 2] = 2, 1, 1
+    np.testing.assert_array_equal(preference_confusion(human, metric).counts, expected)
+    with pytest.raises(DataError, match=r"share some labels but not all \(e.g. 'w'.*align"):
+        preferences(s1, pd.Series([1.0, 2.0, 3.0], index=["u", "v", "z"]))
+    with pytest.raises(DataError, match="share some labels but not all"):
+        preference_confusion(human, metric.set_axis([0, 1, 1, 3]))
+    # row numbers of two parts of one table name no item: taken in the order given
+    assert preferences(s1, s2.set_axis([7, 8, 9])).tolist() == [-1, 1, 1]
+
+
+def test_preference_ratings_written_as_text_numbers():
+    # A file mixing symbols and numbers is read as text: '1', '0', '-1' are those numbers.
+    h = ["+", "1", "-1", "0", "=", "-"]
+    m = ["1", "-1", "-", "0", "+", "-1"]
+    sym = {"1": "+", "0": "=", "-1": "-"}
+    expected = preference_confusion([sym.get(x, x) for x in h], [sym.get(x, x) for x in m])
+    got = preference_confusion(h, m)
+    np.testing.assert_array_equal(got.counts, expected.counts)
+    # by hand: (+,+) (+,-) (-,-) (=,=) (=,+) (-,-)
+    assert got.counts.tolist() == [[1, 0, 1], [1, 1, 0], [0, 0, 2]]
+    pref = pd.DataFrame({"i": range(6), "a": ["x"] * 6, "b": ["y"] * 6, "h": h, "m": m})
+    res = favi("h ~ m | a + b", pref, item="i")
+    np.testing.assert_array_equal(res.counts[0], expected.counts)
+    # the numbers 0 and 1 alone are ambiguous however they are written
+    with pytest.raises(DataError, match="only the numbers 0 and 1"):
+        preference_confusion(["1", "0", "1"], ["+", "-", "="])
+
+
+def test_pairs_name_systems_by_their_text():
+    # systems are numbers: pairs=[(1, 3)] names the systems '1' and '3' (as the data print)
+    df = _toy_long(systems=(1, 2, 3))
+    res = favi("human ~ metric | system", df, item="seg", pairs=[(3, 1)])
+    expected, n = _naive_counts(df, "human", "metric", "seg", "system", 3, 1)
+    np.testing.assert_array_equal(res.counts[0], expected)
+    assert res.to_frame()[["group_1", "group_2", "n"]].values.tolist() == [["3", "1", n]]
+    np.testing.assert_array_equal(res.confusion(1, 3).counts, expected[::-1, ::-1])
+
+
+def test_a_pair_given_twice_is_refused():
+    # twice counted, a pair would weigh double in by_system() and in the rankings' adjustments
+    df = _toy_long()
+    for pairs in ([("A", "B"), ("A", "B")], [("A", "B"), ("C", "D"), ("B", "A")]):
+        with pytest.raises(ParameterError, match=r"pair \('A', 'B'\) twice"):
+            favi("human ~ metric | system", df, item="seg", pairs=pairs)
+
+
+def test_sign_test_of_fractional_counts_is_refused():
+    # cell proportions give a Favi-Score, but no sign test: int() dropped the half rating
+    c = PreferenceConfusion.from_counts([[0.5, 2, 3], [4, 5, 6], [7, 8, 9]])
+    assert c.favi == pytest.approx((-2 - 6 + 4 - 6 + 14 + 8) / 30)
+    with pytest.raises(CountsError, match=r"not whole numbers \(\+: 11.5"):
+        c.sign_test("metric")
+    whole = PreferenceConfusion.from_counts([[1.0, 2, 3], [4, 5, 6], [7, 8, 9]])
+    assert whole.sign_test("metric").p_value == pytest.approx(
+        stats.binomtest(12, 12 + 18).pvalue, rel=1e-12)
+
+
+def test_a_preference_pair_without_rows_is_refused():
+    pref = pd.DataFrame({"i": [1, 2, 3, 4], "a": ["x", "x", "x", "x"], "b": ["y", "y", "z", "z"],
+                         "h": list("+-+="), "m": list("++-=")})
+    with pytest.raises(ParameterError, match=r"1 of 2 pairs have no row .*\('y', 'z'\)"):
+        favi("h ~ m | a + b", pref, item="i", pairs=[("x", "y"), ("y", "z")])
+    # the pairs the data rate: (x, y) by hand has E = 1, C[-, +] = 1 -> Favi 2
+    res = favi("h ~ m | a + b", pref, item="i", pairs=[("x", "y")])
+    assert res.to_frame().favi.tolist() == [2.0]
+
+
+def test_summary_tells_a_pair_without_items_from_one_without_disagreements():
+    # a and b share no item (n = 0); b and c share two on which metric and humans agree (E = 0)
+    df = pd.DataFrame({"seg": [1, 2, 3, 4, 3, 4], "system": list("aabbcc"),
+                       "h": [1, 2, 3, 4, 5, 1], "m": [1, 2, 3, 4, 5, 1]})
+    with pytest.warns(UnpairedItemsWarning):
+        res = favi("h ~ m | system", df, item="seg")
+    fr = res.to_frame()
+    assert fr.n.tolist() == [0, 0, 2] and fr.n_disagreements.tolist() == [0, 0, 0]
+    notes = res.summary().notes
+    assert any(n.startswith("1 pair(s) with E = 0") for n in notes)
+    assert any(n.startswith("2 pair(s) with no item rated for both systems") for n in notes)
+
+
+def test_system_numbers_read_as_floats_are_refused():
+    # a missing system makes pandas read column a as floats: 1.0 beside column b's 1
+    pref = pd.DataFrame({"i": range(6), "a": [1, 1, 2, 1, np.nan, 2],
+                         "b": [2, 2, 1, 3, 3, 3], "h": list("+-+=-+"), "m": list("+-+=--")})
+    assert pref.a.dtype == float
+    with pytest.raises(DataError, match=r"'1' and '1.0' write one number two ways.*'a' and 'b'"):
+        favi("h ~ m | a + b", pref, item="i")
+    fixed = pref.assign(a=pref.a.astype("Int64"))
+    res = favi("h ~ m | a + b", fixed, item="i")
+    assert res.systems == ("1", "2", "3") and res.excluded == {"missing system (a)": 1}
+
+
+def test_a_zero_score_has_no_sign_the_other_way_round():
+    # the paper's symmetric errors (Favi = 0): read the other way round it is 0, not -0
+    pref = pd.DataFrame({"i": range(4), "a": ["x"] * 4, "b": ["y"] * 4,
+                         "h": [1, -1, 0, 0], "m": [-1, 1, 1, -1]})
+    with pytest.warns(DirectionWarning, match="opposite systems on 100% of the 2"):
+        res = favi("h ~ m | a + b", pref, item="i")
+    m = res.matrix()
+    assert m.loc["x", "y"] == 0.0 and not np.signbit(m.loc["y", "x"])
+    summ = res.by_system().attrs["summary"]
+    assert not np.signbit(summ["median"]).any()
+    assert "-0" not in res.summary().as_text()

@@ -30,6 +30,7 @@ from ..data import RowAccount, label_text
 from ..errors import BinaryEvalError, DataError
 from .counting import (
     PairCounts,
+    check_spellings,
     check_systems,
     count_from_scores,
     preference_pairs,
@@ -171,6 +172,7 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
     if first.problem is not None:
         raise first.problem[1]
     systems = system_order(first.systems)
+    check_spellings(systems, tuple(t.code for t in spec.parsed.groups))
     if spec.mode == "scores":
         check_systems(systems)
         ia, ib = resolve_pairs(pairs, systems)

@@ -79,7 +79,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
     item : str
         Column naming the input (segment, document) shared by the systems.
     pairs : "all" or list of (str, str)
-        The system pairs (oriented as given).  ``"all"`` takes every unordered pair, ``group_1``
+        The system pairs (oriented as given), each pair once; a system is named by its text
+        (``1`` names the system ``'1'``).  ``"all"`` takes every unordered pair, ``group_1``
         first in natural order (``sys2`` before ``sys10``; the orientation of every pair table,
         :func:`binaryeval.fit_preferences` included).
     tolerance : float, (float, float) or dict
@@ -107,7 +108,11 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         Infinite scores, duplicated column names, repeated (item, system) rows; preference data
         whose human or metric column holds the numbers 0 and 1 alone (is 0 a tie or a win of
         the second system? ``I(2 * human - 1)`` recodes a winner coded 0/1; ties written as
-        ``'='`` say that 0 is a tie).
+        ``'='`` say that 0 is a tie); system names that write one number two ways (``1`` in
+        one row or column, ``1.0`` in another: a column of whole numbers read as floats).
+    ParameterError
+        A system in ``pairs`` without a row used, a pair given twice (in either order), or (for
+        preference data) a pair no row compares.
 
     Warns
     -----

@@ -14,11 +14,19 @@ from .._results import Result
 from .._validate import choice, renamed
 from .._warnings import warn
 from ..data import check_preference_coding
-from ..errors import DataError, FaviUndefinedWarning
+from ..errors import CountsError, DataError, FaviUndefinedWarning
 from ..summary import Summary
 from .intervals import favi_intervals
 from .ratings import coded
-from .score import FAVI_WEIGHTS, LABELS, OFFDIAG, UNDEFINED_MESSAGE, as_confusion, favi_from_counts
+from .score import (
+    FAVI_WEIGHTS,
+    LABELS,
+    OFFDIAG,
+    UNDEFINED_MESSAGE,
+    aligned,
+    as_confusion,
+    favi_from_counts,
+)
 from .sign import SignTestResult, sign_test
 
 if TYPE_CHECKING:  # names used only in type hints
@@ -204,6 +212,11 @@ class PreferenceConfusion(Result):
         -------
         SignTestResult
 
+        Raises
+        ------
+        CountsError
+            When the matrix holds counts that are not whole numbers (proportions, weights).
+
         Examples
         --------
         >>> from binaryeval import PreferenceConfusion
@@ -213,6 +226,11 @@ class PreferenceConfusion(Result):
         """
         choice(source, "source", ("human", "metric"))
         d = self.human_margins if source == "human" else self.metric_margins
+        if self.counts.dtype.kind == "f":
+            raise CountsError(f"the {source} ratings' counts are not whole numbers "
+                              f"(+: {d['+']:g}, =: {d['=']:g}, -: {d['-']:g}); the sign test "
+                              "counts ratings: build the matrix from counts of items, not from "
+                              "proportions or weights")
         return sign_test(int(d["+"]), int(d["-"]), int(d["="]), ties=ties, alternative=alternative)
 
     @renamed(draws="n_resamples", prior="cell_concentration")
@@ -395,7 +413,9 @@ def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfu
     Parameters
     ----------
     human, metric : sequence
-        One rating per item, as ``'+', '=', '-'`` (also ``'>'``/``'<'``) or ``1, 0, -1``.
+        One rating per item, as ``'+', '=', '-'`` (also ``'>'``/``'<'``) or ``1, 0, -1``
+        (numbers or their text).  Two Series indexed by the same items are matched by their
+        index.
 
     Returns
     -------
@@ -405,7 +425,8 @@ def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfu
     Raises
     ------
     DataError
-        Unknown rating symbols (including missing values), sequences of different length, or
+        Unknown rating symbols (including missing values), sequences of different length, two
+        Series whose indexes share some labels but not all, or
         ratings of the numbers 0 and 1 alone (is 0 a tie or a win of the second system? recode a
         winner coded 0/1 as ``2 * np.asarray(human) - 1``, or write the ties as ``'='``).
 
@@ -416,6 +437,7 @@ def preference_confusion(human: ArrayLike, metric: ArrayLike) -> PreferenceConfu
     >>> c.counts.astype(int).tolist(), c.E, c.favi
     ([[3, 1, 0], [0, 1, 1], [1, 0, 1]], 3, 0.0)
     """
+    human, metric = aligned(human, metric, ("human", "metric"))
     h, h_coding = coded(human, "human")
     m, m_coding = coded(metric, "metric")
     if h.size != m.size:

@@ -33,18 +33,26 @@ def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.
         return pair_indices(len(systems))
     idx = {s: i for i, s in enumerate(systems)}
     ia, ib = [], []
+    seen: dict[frozenset, tuple] = {}
     for p in pairs:
         if not isinstance(p, (tuple, list)) or len(p) != 2:
             raise ParameterError(f"each entry of pairs must be (group_1, group_2), got {p!r}")
-        a, b = p
-        for s in (a, b):
+        # systems are told apart by their text (label_text): 1 names the system '1'
+        a, b = (str(s) for s in p)
+        for s, given in zip((a, b), p, strict=True):
             if s not in idx:
-                raise ParameterError(f"system {s!r} in pairs has no row used (it is not in the "
-                                     "data, or each of its rows lacks a rating the call needs, "
-                                     f"e.g. a missing score); systems with rows: "
+                raise ParameterError(f"system {given!r} in pairs has no row used (it is not in "
+                                     "the data, or each of its rows lacks a rating the call "
+                                     f"needs, e.g. a missing score); systems with rows: "
                                      f"{list(systems)}")
         if a == b:
             raise ParameterError(f"pair {p!r} compares a system with itself; give two different systems")
+        key = frozenset((a, b))
+        if key in seen:
+            raise ParameterError(f"pairs lists the pair {seen[key]!r} twice (again as "
+                                 f"{tuple(p)!r}); give each pair once, in either order (swapping "
+                                 "the systems only turns the signs round)")
+        seen[key] = tuple(p)
         ia.append(idx[a])
         ib.append(idx[b])
     if not ia:
@@ -122,6 +130,26 @@ def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metr
     return systems, hs, ms, len(items_arr)
 
 
+def check_spellings(systems: tuple[str, ...], columns: tuple[str, ...]) -> None:
+    """Refuse a system named both as an integer and as that integer read as a float (``1``, ``1.0``).
+
+    Systems are told apart by their text, so ``1`` and ``1.0`` are two systems.  They meet when
+    a column of whole numbers is read as floats (a missing value makes pandas do so) and the
+    other system column, or other rows, hold integers: every pair of the system would then be
+    split in two without a word.
+    """
+    names = set(systems)
+    for name in systems:
+        whole = name[:-2] if name.endswith(".0") else None
+        if whole and whole.lstrip("-").isdigit() and whole in names:
+            cols = " and ".join(repr(c) for c in columns)
+            raise DataError(f"the systems {whole!r} and {name!r} write one number two ways, so "
+                            "they would be counted as two systems; a column of whole numbers "
+                            "was probably read as floats (a missing value makes pandas do so): "
+                            f"give {cols} one type, e.g. data[col] = data[col].astype('Int64'), "
+                            "or name the systems by text")
+
+
 def check_systems(systems: tuple[str, ...]) -> None:
     """Favi compares pairs: refuse data with fewer than two systems."""
     if len(systems) < 2:
@@ -132,6 +160,7 @@ def _from_scores(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> Pair
     systems, hs, ms, n_items = score_matrices(frame.systems[0], frame.items, frame.human,
                                               frame.metric)
     check_systems(systems)
+    check_spellings(systems, (str(frame.systems[0].name),))
     ia, ib = resolve_pairs(pairs, systems)
     counts, skipped = count_from_scores(hs, ms, ia, ib, tol[0], tol[1])
     return PairCounts(systems, np.column_stack([ia, ib]), counts, skipped, n_items)
@@ -145,7 +174,7 @@ def self_comparison(sa: np.ndarray, sb: np.ndarray) -> int | None:
 
 def self_comparison_error(j: int, system: str) -> DataError:
     """The error for row ``j`` (position among the rows used) comparing ``system`` with itself."""
-    return DataError(f"row {j} compares system {system!r} with itself; each row needs two systems")
+    return DataError(f"row {j} compares system {str(system)!r} with itself; each row needs two systems")
 
 
 def preference_table(sa: np.ndarray, sb: np.ndarray, human: np.ndarray, metric: np.ndarray,
@@ -177,6 +206,13 @@ def preference_pairs(table: np.ndarray, pairs: Any, systems: tuple[str, ...]
     else:
         ia, ib = resolve_pairs(pairs, systems)
     counts = table[np.minimum(ia, ib) * k + np.maximum(ia, ib)].copy()
+    empty = np.flatnonzero(counts.reshape(-1, 9).sum(axis=1) == 0)
+    if empty.size:
+        shown = ", ".join(f"({systems[ia[i]]!r}, {systems[ib[i]]!r})" for i in empty[:3])
+        more = f" and {empty.size - 3} more" if empty.size > 3 else ""
+        raise ParameterError(f"{empty.size} of {ia.size} pairs have no row comparing their two "
+                             f"systems: {shown}{more}; drop them from pairs, or give "
+                             "pairs='all' to compare the pairs the data rate")
     swap = ia > ib
     counts[swap] = counts[swap][:, ::-1, ::-1]
     return ia, ib, counts
@@ -189,6 +225,7 @@ def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     if j is not None:
         raise self_comparison_error(j, sa[j])
     systems = system_order(set(sa) | set(sb))
+    check_spellings(systems, tuple(str(c.name) for c in frame.systems))
     table = preference_table(sa, sb, frame.human, frame.metric, systems)
     ia, ib, counts = preference_pairs(table, pairs, systems)
     n_items = int(pd.unique(label_text(frame.items).to_numpy()).size)

@@ -13,11 +13,15 @@ from ..errors import DataError, InputTypeError, ParameterError
 #: Rating symbols and their codes (``1``: the first system is better).
 SYMBOLS: dict[Any, int] = {"+": 1, "=": 0, "-": -1, ">": 1, "<": -1}
 
+#: The numbers ``1, 0, -1`` written as text (a column read from a file that mixes them with
+#: symbols holds them so); they read as the numbers do.
+TEXT_NUMBERS: dict[str, int] = {"1": 1, "0": 0, "-1": -1}
+
 _HINT = "use '+', '=', '-' or 1, 0, -1 (drop missing ratings first)"
 
 
 def codes(values: Any, name: str) -> np.ndarray:
-    """Map a sequence of ``+/=/-`` (or ``1/0/-1``) ratings to int8 codes ``1/0/-1``."""
+    """Map a sequence of ``+/=/-`` (or ``1/0/-1``, numbers or text) ratings to int8 codes ``1/0/-1``."""
     return coded(values, name)[0]
 
 
@@ -51,14 +55,16 @@ def coded(values: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
                             f"{int(np.flatnonzero(hit.to_numpy())[0])}; {_HINT}")
         mapping[value] = code
     out = series.map(mapping).to_numpy(dtype=np.int8)
-    numeric = series.map({value: not isinstance(value, str) for value in mapping})
+    numeric = series.map({value: not isinstance(value, str) or value.strip() in TEXT_NUMBERS
+                          for value in mapping})
     return out, preference_coding(out, numeric.to_numpy(dtype=bool))
 
 
 def symbol_code(value: Any) -> int | None:
     """The code of one rating, or None when it is not a rating."""
     if isinstance(value, str):
-        return SYMBOLS.get(value.strip())
+        text = value.strip()
+        return SYMBOLS.get(text, TEXT_NUMBERS.get(text))
     if isinstance(value, (bool, np.bool_)):
         return None
     if isinstance(value, (int, float, np.integer, np.floating)) and value in (-1, 0, 1):

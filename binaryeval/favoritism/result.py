@@ -198,6 +198,7 @@ class FaviResult(Result):
 
     def _pair_position(self, a: str, b: str) -> int | None:
         idx = {s: k for k, s in enumerate(self.systems)}
+        a, b = str(a), str(b)  # systems are told apart by their text: 1 names '1'
         if a not in idx or b not in idx:
             return None
         hits = np.flatnonzero((self.pair_index[:, 0] == idx[a]) & (self.pair_index[:, 1] == idx[b]))
@@ -227,7 +228,7 @@ class FaviResult(Result):
         fv = self._pair_stats()["favi"]
         a, b = self.pair_index[:, 0], self.pair_index[:, 1]
         m[a, b] = fv
-        m[b, a] = -fv
+        m[b, a] = 0.0 - fv  # a score of 0 stays 0 both ways round (-fv would print as -0)
         return pd.DataFrame(m, index=pd.Index(self.systems, name="group_1"),
                             columns=pd.Index(self.systems, name="group_2"))
 
@@ -486,7 +487,8 @@ class FaviResult(Result):
         'higher is better'
         """
         frame = self.to_frame()
-        n_undef = int(frame.favi.isna().sum())
+        n_empty = int((frame.n == 0).sum())
+        n_undef = int((frame.favi.isna() & (frame.n > 0)).sum())
         show = frame.drop(columns=["n_skipped"]) if not self.n_skipped.any() else frame
         # one readable label per pair: the Summary renderer would print a MultiIndex as tuples
         show = show.set_index(pd.Index(show["group_1"] + " vs " + show["group_2"], name="pair")
@@ -502,6 +504,10 @@ class FaviResult(Result):
                     else "ties split equally (odd tie dropped)")]
         if n_undef:
             notes.append(f"{n_undef} pair(s) with E = 0: the metric never disagrees, Favi undefined (NaN)")
+        if n_empty:
+            notes.append(f"{n_empty} pair(s) with no item rated for both systems (n = 0): nothing "
+                         "to compare, Favi and the sign tests undefined (NaN); such pairs are left "
+                         "out of the system-level sign accuracy")
         if self.n_skipped.any():
             notes.append(f"{int(self.n_skipped.sum())} item-pair combinations skipped because only one "
                          "system of the pair was rated")

@@ -46,6 +46,34 @@ def ratio(num: np.ndarray, e: np.ndarray) -> np.ndarray:
         return np.where(e > 0, num / np.where(e > 0, e, 1), np.nan)
 
 
+def aligned(first: Any, second: Any, names: tuple[str, str]) -> tuple[Any, Any]:
+    """Two per-item sequences in one row order: two Series indexed by the same items are matched.
+
+    Two Series whose indexes hold the same labels in another order are the ratings of the same
+    items: ``second`` is put in the order of ``first``.  Indexes without a label in common (row
+    numbers of two parts of one table) say nothing about the items, and the values are taken in
+    the order given, as arrays are.  Indexes that share some labels but not all, or repeat one,
+    cannot be matched either way and are refused.
+    """
+    if not (isinstance(first, pd.Series) and isinstance(second, pd.Series)) \
+            or first.index.equals(second.index):
+        return first, second
+    shared = first.index.intersection(second.index)
+    if shared.empty:
+        return first, second
+    a, b = names
+    if first.index.has_duplicates or second.index.has_duplicates \
+            or len(shared) != len(first) or len(shared) != len(second):
+        only = [x for x in first.index if x not in shared][:3] or \
+            [x for x in second.index if x not in shared][:3]
+        shown = ", ".join(map(repr, only)) if only else "a repeated label"
+        raise DataError(f"{a} and {b} are Series whose indexes share some labels but not all "
+                        f"(e.g. {shown} in one only), so their items cannot be matched; align "
+                        f"them first (e.g. {a}.align({b}, join='inner')) or pass arrays in the "
+                        "same item order")
+    return first, second.reindex(first.index)
+
+
 def as_confusion(confusion: Any, name: str = "confusion") -> np.ndarray:
     """A checked 3 x 3 count matrix (int64 when every entry is whole, float otherwise)."""
     if isinstance(confusion, pd.DataFrame):
@@ -89,7 +117,8 @@ def preferences(scores_1: ArrayLike, scores_2: ArrayLike, *, tolerance: float = 
     ----------
     scores_1, scores_2 : array-like of float
         Scores of ``group_1`` and ``group_2``, aligned by item; higher is better (negate a
-        score where lower is better).
+        score where lower is better).  Two Series indexed by the same items are matched
+        by their index.
     tolerance : float
         Differences with ``|s1 - s2| <= tolerance`` count as equal.
 
@@ -110,6 +139,7 @@ def preferences(scores_1: ArrayLike, scores_2: ArrayLike, *, tolerance: float = 
     >>> preferences(-np.array([10, 30]), -np.array([20, 20])).tolist()
     [1, -1]
     """
+    scores_1, scores_2 = aligned(scores_1, scores_2, ("scores_1", "scores_2"))
     a = numbers(argument_series(scores_1, "scores_1"), "scores_1", "argument", position=True)
     b = numbers(argument_series(scores_2, "scores_2"), "scores_2", "argument", position=True)
     if a.shape != b.shape:
