@@ -1031,3 +1031,27 @@ def test_a_zero_score_has_no_sign_the_other_way_round():
     summ = res.by_system().attrs["summary"]
     assert not np.signbit(summ["median"]).any()
     assert "-0" not in res.summary().as_text()
+
+
+def test_a_difference_equal_to_the_tolerance_in_decimals_is_a_tie():
+    # Scores on a grid of 0.01 (averages rounded to two decimals), tolerance 0.05: every
+    # difference of exactly 0.05 is a tie by the definition (|d| <= tolerance); in floats
+    # 0.12 - 0.07 = 0.049999999999999996 but 0.59 - 0.54 = 0.04999999999999993 and
+    # 0.26 - 0.21 = 0.05000000000000002, which a plain comparison calls a preference.
+    grid = np.round(np.arange(0, 1, 0.01), 2)
+    assert (np.abs(grid[5:] - grid[:-5]) > 0.05).any()     # the float artefact exists
+    assert preferences(grid[5:], grid[:-5], tolerance=0.05).tolist() == [0] * 95
+    assert preferences(grid[:-5], grid[5:], tolerance=0.05).tolist() == [0] * 95
+    # a step of 0.06 is a preference everywhere, and tolerance 0 keeps the exact sign
+    assert preferences(grid[6:], grid[:-6], tolerance=0.05).tolist() == [1] * 94
+    assert preferences([0.3], [0.3 - 1e-16], tolerance=0.0).tolist() == [1]
+    # in favi(): two systems 0.1 apart on every item of a 0.1 grid, tolerance 0.1 -> all ties
+    n = 10
+    base = np.round(np.arange(n) / 10, 1)
+    df = pd.DataFrame({"seg": np.tile(np.arange(n), 2), "system": np.repeat(["a", "b"], n),
+                       "h": np.concatenate([np.round(base + 0.1, 1), base]),
+                       "m": np.concatenate([base, base])})
+    res = favi("h ~ m | system", df, item="seg", tolerance=0.1)
+    expected = np.zeros((3, 3), dtype=int)
+    expected[1, 1] = n
+    np.testing.assert_array_equal(res.counts[0], expected)

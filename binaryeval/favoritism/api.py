@@ -84,8 +84,9 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         first in natural order (``sys2`` before ``sys10``; the orientation of every pair table,
         :func:`binaryeval.fit_preferences` included).
     tolerance : float, (float, float) or dict
-        Score differences ``<= tolerance`` count as ``=``; a pair or ``{"human": .., "metric": ..}``
-        sets the two sides separately (their scales differ).
+        Score differences ``<= tolerance`` count as ``=`` (as written in decimals: ``0.8 - 0.7``,
+        which floats make a hair larger than ``0.1``, is a tie at ``0.1``); a pair or
+        ``{"human": .., "metric": ..}`` sets the two sides separately (their scales differ).
     lower_is_better : str or list of str, optional
         The terms, as written in the formula (human or metric side), whose lower scores are
         better: MQM error penalties, TER.  The default treats higher scores as better on both

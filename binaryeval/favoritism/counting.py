@@ -12,6 +12,7 @@ from .._pairs import orient_codes, pair_indices, system_order
 from ..data import _show, label_text
 from ..errors import DataError, ParameterError
 from .frame import FaviFrame
+from .score import preference_codes
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,8 @@ def count_from_scores(hs: np.ndarray, ms: np.ndarray, ia: np.ndarray, ib: np.nda
     for start in range(0, n_pairs, chunk):
         a = ia[start:start + chunk]
         b = ib[start:start + chunk]
-        dh = hs[a] - hs[b]
-        dm = ms[a] - ms[b]
-        code_h = (dh > tol_h).view(np.int8) - (dh < -tol_h).view(np.int8)
-        code_m = (dm > tol_m).view(np.int8) - (dm < -tol_m).view(np.int8)
+        code_h = preference_codes(hs[a], hs[b], tol_h)
+        code_m = preference_codes(ms[a], ms[b], tol_m)
         # cell index (row human, column metric) = 3 * (1 - h) + (1 - m) with h, m in {1, 0, -1}
         cell = (4 - 3 * code_h - code_m).view(np.uint8)
         if not complete:

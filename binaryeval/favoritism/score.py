@@ -33,6 +33,23 @@ UNDEFINED_MESSAGE = ("the Favi-Score is undefined (NaN): the metric agrees with 
                      "(E = 0 off-diagonal counts), so there is no disagreement that could favour a system")
 
 
+def preference_codes(a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray:
+    """``1``, ``0``, ``-1`` (int8) as ``a - b`` exceeds ``tol``, stays within it or falls below ``-tol``.
+
+    Scores and tolerances are mostly decimals that floats hold only approximately: ``0.8 - 0.7``
+    is ``0.10000000000000009`` and ``0.3 - 0.2`` is ``0.09999999999999998``.  A positive
+    tolerance is therefore widened by a few units of the rounding of ``a``, ``b`` and ``tol``
+    (``4 * eps * (max(|a|, |b|) + tol)``, far below any difference a score is written with),
+    so that every difference equal to it in decimals is a tie.  With ``tol = 0`` the sign of
+    ``a - b`` is exact and used as it is.
+    """
+    d = a - b
+    if tol > 0:
+        with np.errstate(invalid="ignore"):
+            tol = tol + 4 * np.finfo(float).eps * (np.maximum(np.abs(a), np.abs(b)) + tol)
+    return (d > tol).view(np.int8) - (d < -tol).view(np.int8)
+
+
 def favi_from_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Numerator ``sum(W * C)`` and ``E`` over a stack of matrices ``(..., 3, 3)``."""
     num = np.einsum("...ij,ij->...", counts, FAVI_WEIGHTS.astype(counts.dtype))
@@ -120,7 +137,8 @@ def preferences(scores_1: ArrayLike, scores_2: ArrayLike, *, tolerance: float = 
         score where lower is better).  Two Series indexed by the same items are matched
         by their index.
     tolerance : float
-        Differences with ``|s1 - s2| <= tolerance`` count as equal.
+        Differences with ``|s1 - s2| <= tolerance`` count as equal (as written in decimals: a
+        difference that floats make a hair larger, ``0.8 - 0.7`` against ``0.1``, is a tie).
 
     Returns
     -------
@@ -152,5 +170,4 @@ def preferences(scores_1: ArrayLike, scores_2: ArrayLike, *, tolerance: float = 
         i = int(np.flatnonzero(np.isinf(arr))[0])
         raise DataError(f"{side} holds {arr[i]} at position {i}; scores must be finite")
     tol, _ = tolerances(tolerance)
-    d = a - b
-    return (d > tol).astype(np.int8) - (d < -tol).astype(np.int8)
+    return preference_codes(a, b, tol)
