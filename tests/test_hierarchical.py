@@ -526,3 +526,21 @@ def test_partial_pooling_without_a_metric_names_what_was_asked():
     assert "bins=" not in str(info.value) and "dependence=" not in str(info.value)
     with pytest.raises(FormulaError, match=r"^bins= needs a metric"):
         be.fit("human ~ 1 | system", df, bins=3, seed=1)
+
+
+def test_one_group_says_there_is_no_population_to_learn(df, monkeypatch):
+    # with one group the concentration's posterior is near its hyperprior (one matrix says
+    # little about how alike groups are): log c ~ Normal(log 20, 1.5^2)
+    monkeypatch.setattr(hier, "WARMUP", 60)
+    one = df[df["system"] == "A"]
+    fit = _quiet(be.fit, "human ~ metric | system", one, rates="hierarchical", draws=200,
+                 chains=2, seed=3)
+    log_c = np.log(fit.latent.draws.concentration).ravel()
+    assert log_c.mean() == pytest.approx(np.log(20.0), abs=0.45)
+    assert log_c.std() == pytest.approx(1.5, rel=0.25)
+    text = str(fit.summary())
+    assert "with one group there is no population to learn" in text
+    assert "rates='estimate'" in text
+    many = _quiet(be.fit, "human ~ metric | system", df[df["system"] != "C"],
+                  rates="hierarchical", draws=20, chains=2, seed=3)
+    assert "no population to learn" not in str(many.summary())
