@@ -544,3 +544,13 @@ def test_one_group_says_there_is_no_population_to_learn(df, monkeypatch):
     many = _quiet(be.fit, "human ~ metric | system", df[df["system"] != "C"],
                   rates="hierarchical", draws=20, chains=2, seed=3)
     assert "no population to learn" not in str(many.summary())
+
+
+def test_a_lower_is_better_score_without_bins_is_told_to_bin_it(df):
+    # a scalar score (400 x 3 distinct values) has a direction; the fix is bins=, not the
+    # flip I(1 - score) of a 0/1 metric
+    with pytest.raises(ParameterError, match=r"'score' is a score \(1200 distinct values\).*"
+                                             r"bins=\{'score': 5\}"):
+        be.fit("human ~ score | system", df, rates="hierarchical", lower_is_better="score")
+    with pytest.raises(ParameterError, match=r"I\(1 - metric\)"):
+        be.fit("human ~ metric | system", df, rates="hierarchical", lower_is_better="metric")
