@@ -91,3 +91,33 @@ def test_the_input_is_never_overwritten(tmp_path, capsys):
                  "--second", "model_b", "-o", str(data), "--overwrite"])
     assert code == 2 and "input" in capsys.readouterr().err
     assert data.read_bytes() == before
+
+
+def test_hierarchical_rates_rank_the_sampled_fit_with_its_seed(tmp_path, monkeypatch):
+    # --rates hierarchical takes the latent-truth sampler: --seed seeds that fit (its ranks
+    # come from the fit's own draws), as binaryeval.fit(..., rates="hierarchical", seed=)
+    from binaryeval.latent import hierarchical
+
+    monkeypatch.setattr(hierarchical, "WARMUP", 30)
+    rng = np.random.default_rng(4)
+    rows = []
+    for system, alpha in (("A", 0.8), ("B", 0.5), ("C", 0.2)):
+        truth = rng.random(60) < alpha
+        judge = np.where(truth, rng.random(60) < 0.85, rng.random(60) < 0.2)
+        rows.append(pd.DataFrame({"system": system, "judge": judge.astype(int),
+                                  "human": np.where(np.arange(60) < 20, truth, np.nan)}))
+    data = tmp_path / "ratings.csv"
+    pd.concat(rows, ignore_index=True).to_csv(data, index=False)
+    out = tmp_path / "ranks.csv"
+    code = _quiet(main, ["ranks", "human ~ judge | system", "--data", str(data), "--rates",
+                         "hierarchical", "--seed", "2", "--draws", "20", "--chains", "2",
+                         "-o", str(out)])
+    assert code == 0
+    got = pd.read_csv(out)
+    fit = _quiet(be.fit, "human ~ judge | system", pd.read_csv(data), rates="hierarchical",
+                 seed=2, draws=20, chains=2)
+    want = fit.ranks().to_frame().reset_index()
+    assert got["system"].tolist() == want["system"].tolist()
+    np.testing.assert_allclose(got["estimate"], want["estimate"], rtol=1e-12)
+    assert got["lower"].tolist() == want["lower"].tolist()
+    assert got["upper"].tolist() == want["upper"].tolist()

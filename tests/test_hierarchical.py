@@ -526,3 +526,31 @@ def test_partial_pooling_without_a_metric_names_what_was_asked():
     assert "bins=" not in str(info.value) and "dependence=" not in str(info.value)
     with pytest.raises(FormulaError, match=r"^bins= needs a metric"):
         be.fit("human ~ 1 | system", df, bins=3, seed=1)
+
+
+def test_one_group_says_there_is_no_population_to_learn(df, monkeypatch):
+    # with one group the concentration's posterior is near its hyperprior (one matrix says
+    # little about how alike groups are): log c ~ Normal(log 20, 1.5^2)
+    monkeypatch.setattr(hier, "WARMUP", 60)
+    one = df[df["system"] == "A"]
+    fit = _quiet(be.fit, "human ~ metric | system", one, rates="hierarchical", draws=200,
+                 chains=2, seed=3)
+    log_c = np.log(fit.latent.draws.concentration).ravel()
+    assert log_c.mean() == pytest.approx(np.log(20.0), abs=0.45)
+    assert log_c.std() == pytest.approx(1.5, rel=0.25)
+    text = str(fit.summary())
+    assert "with one group there is no population to learn" in text
+    assert "rates='estimate'" in text
+    many = _quiet(be.fit, "human ~ metric | system", df[df["system"] != "C"],
+                  rates="hierarchical", draws=20, chains=2, seed=3)
+    assert "no population to learn" not in str(many.summary())
+
+
+def test_a_lower_is_better_score_without_bins_is_told_to_bin_it(df):
+    # a scalar score (400 x 3 distinct values) has a direction; the fix is bins=, not the
+    # flip I(1 - score) of a 0/1 metric
+    with pytest.raises(ParameterError, match=r"'score' is a score \(1200 distinct values\).*"
+                                             r"bins=\{'score': 5\}"):
+        be.fit("human ~ score | system", df, rates="hierarchical", lower_is_better="score")
+    with pytest.raises(ParameterError, match=r"I\(1 - metric\)"):
+        be.fit("human ~ metric | system", df, rates="hierarchical", lower_is_better="metric")

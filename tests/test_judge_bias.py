@@ -235,3 +235,20 @@ def test_single_outputs_refuse_what_they_cannot_use():
     with pytest.raises(DataError, match="threshold a score in the formula"):
         be.judge_bias("human ~ noise", df.assign(noise=np.linspace(0, 1, len(df))),
                       by="length")
+
+
+def test_systems_numbered_in_float_and_int_columns_are_refused_with_the_fix():
+    # a missing id makes pandas hold `first` as floats (1.0) while `second` and `shown` hold
+    # 1: the rows would name one system two ways, and every shown-first value mismatch
+    df = _data(3).assign(x=1, y=2)
+    df = df.assign(shown=np.where(df["shown"] == "x", 1, 2))
+    df["x"] = df["x"].astype(float)
+    df.loc[df.index[0], "x"] = np.nan
+    with pytest.raises(DataError, match=r"column 'x' holds the systems as floats \('1\.0'\)"
+                                        r" where 'shown' names '1'.*astype\('Int64'\)"):
+        be.judge_bias("human ~ judge", df, first="x", second="y", shown_first="shown")
+    df["x"] = df["x"].astype("Int64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", df, first="x", second="y", shown_first="shown")
+    assert res.excluded["missing system"] == 1

@@ -82,3 +82,32 @@ def test_the_ranks_are_scipys_average_ranks():
     x[5, 2000:] = 0.0
     np.testing.assert_array_equal(d._average_ranks(x), stats.rankdata(x, method="average", axis=1))
     np.testing.assert_array_equal(d._average_ranks(x[[0]]), stats.rankdata(x[[0]], axis=1))
+
+
+@pytest.mark.parametrize("rhat, bulk, tail", [(1.01036, 688.0, 504.0), (1.002, 820.0, 399.6),
+                                              (1.0099, 399.7, 900.0)])
+def test_the_convergence_warning_prints_each_failing_value_beyond_its_bound(rhat, bulk, tail):
+    # the group fails one check by a margin that the usual rounding (R-hat to 3 decimals, ESS
+    # to whole draws) would hide: the printed values must show which bound is not met
+    import re
+
+    import pandas as pd
+
+    from binaryeval.errors import ConvergenceWarning
+    from binaryeval.latent import _common
+
+    frame = pd.DataFrame({"rhat": [1.001, rhat], "ess_bulk": [900.0, bulk],
+                          "ess_tail": [950.0, tail]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _common.warn_convergence(frame, "alpha", ["A", "B"], draws=400, chains=4)
+    assert len(caught) == 1 and caught[0].category is ConvergenceWarning
+    text = str(caught[0].message)
+    assert "for B " in text
+    shown = {name: float(value) for name, value in
+             re.findall(r"(R-hat|bulk ESS|tail ESS) ([0-9.]+)", text)}
+    failing = (shown["R-hat"] > _common.RHAT_MAX or shown["bulk ESS"] < _common.ESS_MIN
+               or shown["tail ESS"] < _common.ESS_MIN)
+    assert failing, text
+    assert shown["R-hat"] == pytest.approx(rhat, abs=1e-3)
+    assert shown["tail ESS"] == pytest.approx(tail, abs=1)

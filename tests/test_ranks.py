@@ -307,3 +307,28 @@ def test_rank_intervals_cover_the_true_ranking_and_beat_ppr_rank_sets():
     assert peer[:, 0].mean() >= level             # the peer's guarantee holds here too
     # at (at least) equal coverage, the posterior's rank intervals are smaller
     assert ours[:, 1].mean() < 0.8 * peer[:, 1].mean()
+
+
+def test_systems_numbered_in_float_and_int_columns_are_not_split_in_two():
+    # ids 1, 2, 3 in both columns; one missing id makes pandas hold `first` as 1.0, 2.0, 3.0,
+    # which print differently from `second`'s 1, 2, 3: the three systems would be ranked as six
+    rng = np.random.default_rng(6)
+    rows = []
+    for a, b in ((1, 2), (1, 3), (2, 3)):
+        h = rng.choice([-1, 0, 1], size=60)
+        rows.append(pd.DataFrame({"a": a, "b": b, "human": np.where(np.arange(60) < 20, h,
+                                                                      np.nan), "judge": h}))
+    df = pd.concat(rows, ignore_index=True)
+    df["a"] = df["a"].astype(float)
+    df.loc[0, "a"] = np.nan
+    with pytest.raises(be.errors.DataError, match=r"'a' holds the systems as floats.*Int64"):
+        be.fit_preferences("human ~ judge", df, first="a", second="b", draws=20, seed=1)
+    df["a"] = df["a"].astype("Int64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit_preferences("human ~ judge", df, first="a", second="b", draws=20,
+                                 chains=2, seed=1)
+    assert fit.systems == ("1", "2", "3")
+    assert sorted(fit.ranks().groups) == ["1", "2", "3"]
+    # 59 + 60 + 60 rows kept; the row without its first system is counted as missing
+    assert int(fit.to_frame()["n_human"].sum()) == 19 + 20 + 20

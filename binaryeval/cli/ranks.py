@@ -75,8 +75,11 @@ def add_ranks_parser(subparsers) -> None:
         if args.tolerance not in (0, 0.0):
             raise ParameterError("--tolerance: ties of preferences; give --item (scores per "
                                  "item and system) or --first/--second (ready preferences)")
+        # the path binaryeval.fit takes: the exact binary model, unless several metric terms,
+        # --bins, --dependence or --rates hierarchical ask for the latent-truth sampler
         binary = (len(parse_formula(args.formula).rhs) <= 1 and args.bins is None
-                  and args.dependence is None)
+                  and args.dependence is None
+                  and not (isinstance(args.rates, str) and args.rates == "hierarchical"))
         # the exact binary model draws nothing: --seed seeds the rank intervals' draws instead
         seed = sampler.pop("seed", None) if binary else None
         result = fit(args.formula, data, eval_env={}, bins=args.bins, **_fit_kwargs(args),

@@ -243,10 +243,31 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
     more = f" (and {idx.size - 1} more)" if idx.size > 1 else ""
     warn(
         f"the sampler's draws of {quantity} for {labels[worst]}{more} are not yet reliable: "
-        f"R-hat {r[worst]:.3f} (want <= {RHAT_MAX}), bulk ESS {eb[worst]:.0f}, tail ESS "
-        f"{et[worst]:.0f} (want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
+        f"R-hat {_beside(r[worst], RHAT_MAX, 3)} (want <= {RHAT_MAX}), bulk ESS "
+        f"{_beside(eb[worst], ESS_MIN, 0)}, tail ESS {_beside(et[worst], ESS_MIN, 0)} "
+        f"(want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
         f"(or chains={chains + 2}), and check again"
         + (f"; {modes}" if modes and np.nanmax(r[idx]) > MODES_RHAT else ""), ConvergenceWarning)
+
+
+def _beside(value: float, bound: float, decimals: int) -> str:
+    """``value`` with ``decimals`` decimals, or more where fewer would print it on the bound.
+
+    An R-hat of 1.0104 is above the bound 1.01 but prints as 1.010 with three decimals (and an
+    ESS of 399.6 as 400): a diagnostic shown beside its bound must read on its own side of it.
+
+    Examples
+    --------
+    >>> _beside(1.0104, 1.01, 3), _beside(1.0204, 1.01, 3), _beside(399.6, 400.0, 0)
+    ('1.0104', '1.020', '399.6')
+    """
+    if not np.isfinite(value):
+        return f"{value}"
+    for d in range(decimals, decimals + 8):
+        text = f"{value:.{d}f}"
+        if (float(text) == bound) == (value == bound):
+            return text
+    return f"{value!r}"
 
 
 def label_pair(a: Any, b: Any) -> str:

@@ -166,6 +166,12 @@ def population_note(post: LatentPosterior, units: str) -> str | None:
     """The summary's line about the population level of ``rates="hierarchical"``."""
     if post.rates != "hierarchical":
         return None
+    if post.paired.shape[0] < 2:
+        one = units[:-1] if units.endswith("s") else units
+        return (f"population level (rates='hierarchical'): with one {one} there is no "
+                f"population to learn: how alike {units} are (the concentration) stays near its "
+                "hyperprior, which then acts as a prior on this one confusion matrix; partial "
+                f"pooling needs several {units} (for one {one}, rates='estimate')")
     pop = post.population()
     first = pop.groupby(level="class", sort=False).first()
     parts = [f"{c!r} {row.concentration:.3g} [{row.concentration_lower:.3g}, "

@@ -541,8 +541,17 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     human = _data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human preference")
     judge = _data.preference_codes(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0],
                                    "judge preference")
-    sa = label_text(_data.column(data, first, "first"))
-    sb = label_text(_data.column(data, second, "second"))
+    from .preferences import refuse_number_forms
+
+    raw_a = _data.column(data, first, "first")
+    raw_b = _data.column(data, second, "second")
+    sa, sb = label_text(raw_a), label_text(raw_b)
+    named = [raw_a, sa.dropna().to_numpy(), first, raw_b, sb.dropna().to_numpy(), second]
+    if shown_first is not None:
+        raw_shown = _data.column(data, shown_first, "shown_first")
+        shown = label_text(raw_shown)
+        named += [raw_shown, shown.dropna().to_numpy(), shown_first]
+    refuse_number_forms(*named)
     account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
     account.exclude("missing system", int(miss.sum()))
@@ -555,7 +564,6 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
                         f"needs two different systems in {first!r} and {second!r}")
     sign = np.ones(len(data))
     if shown_first is not None:
-        shown = label_text(_data.column(data, shown_first, "shown_first"))
         no_pos = keep & shown.isna().to_numpy()
         account.exclude("missing shown_first", int(no_pos.sum()))
         keep &= ~no_pos

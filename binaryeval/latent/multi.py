@@ -853,6 +853,15 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int], lower: tupl
     for term in parsed.rhs_names:
         values = frame.rhs[term]
         if term in lower and term not in bins:
+            present_values = values.dropna()
+            if (pd.api.types.is_numeric_dtype(present_values)
+                    and not pd.api.types.is_bool_dtype(present_values)
+                    and present_values.nunique() > 2):
+                raise ParameterError(
+                    f"lower_is_better={term!r} applies to a scalar metric entered with bins=; "
+                    f"{term!r} is a score ({present_values.nunique()} distinct values): give "
+                    f"bins= too, e.g. bins={{{term!r}: 5}}, or threshold it in the formula, "
+                    f"e.g. I({term} <= cut)")
             raise ParameterError(
                 f"lower_is_better={term!r} applies to a scalar metric entered with bins=; a "
                 f"binary or categorical metric has no direction to turn: if its 1 means "
