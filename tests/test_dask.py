@@ -552,3 +552,49 @@ def test_parquet_folder_with_clashing_types_names_the_column_on_dask(tmp_path):
     with pytest.raises(ParameterError, match=r"disagree on the type of 'human' \(double in "
                                              r"part-0.parquet, bool in part-1.parquet\)"):
         be.read_table(folder, dask=True)
+
+
+# -- warnings said once per call, as for one pandas frame ----------------------------------------
+def _said(function, *args, **kwargs):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("layout", ["apart", "mixed"])
+def test_values_printing_alike_are_said_once_across_partitions(layout):
+    # Systems 1 (int) and '1' (str): one pandas frame says once that they are read as one
+    # group; partitions each said it again (7 warnings for 7 partitions holding both) or, when
+    # no partition held both (the ints first, the strings after), said nothing at all
+    df = ratings(n=1400, n_systems=2).dropna(subset=["system"]).reset_index(drop=True)
+    number = df["system"].str[-1].astype(int)
+    if layout == "apart":
+        text = df.index >= len(df) // 2
+    else:
+        text = df.index % 2 == 1
+    df["system"] = pd.Series(np.where(text, number.astype(str), number), dtype=object)
+    for formula, kw in (("human ~ metric | system", {}),
+                        ("human ~ score | system", {"threshold": "balanced"})):
+        expected, said = _said(be.fit, formula, df, **kw)
+        assert len(said) == 1 and "print alike" in said[0][1]
+        assert said[0][1].startswith("grouping column 'system': ")
+        assert all(v in said[0][1] for v in ("0 (int)", "'0' (str)", "1 (int)", "'1' (str)"))
+        got, said_dask = _said(be.fit, formula, dask_frame(df, 2 if layout == "apart" else 7),
+                               **kw)
+        assert said_dask == said
+        assert_same_fit(got, expected)
+        assert got.to_frame()["n_human"].sum() == int(df["human"].notna().sum())
+    # correlate joins two grouping columns the same way
+    seg = segment_metrics(n=1600)
+    seg["lp"] = pd.Series([1 if i < 800 else "1" for i in range(len(seg))], dtype=object)
+    expected, said = _said(be.correlate, "mqm ~ chrf + ter | system + lp", seg)
+    assert [m for _, m in said if "print alike" in m] == [
+        "grouping column 'lp': 1 (int) and '1' (str) print alike and are read as one group "
+        "(groups are told apart by their text); if they are different groups, give them "
+        "different names"]
+    got, said_dask = _said(be.correlate, "mqm ~ chrf + ter | system + lp", dask_frame(seg, 4))
+    assert said_dask == said
+    assert_same_correlation(got, expected)

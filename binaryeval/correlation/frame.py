@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_frame
-from .._partition import code_groups, evaluate_terms
+from .._partition import code_groups, evaluate_terms, say_merged_labels
 from ..data import RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
@@ -143,15 +143,21 @@ class Rows:
     missing_system: int = 0
     present: np.ndarray | None = None   # rows with a value in each grouping term
     problem: tuple[tuple[int, int], Exception] | None = None
+    kinds: list | None = None           # several grouping columns: their values by their text
 
 
-def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index) -> pd.Series | None:
-    """The group of each row as :meth:`ParsedFormula.evaluate` gives it (NaN: none)."""
+def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index,
+                  kinds: list | None = None) -> pd.Series | None:
+    """The group of each row as :meth:`ParsedFormula.evaluate` gives it (NaN: none).
+
+    Several columns are joined into labels (values that print alike are one); ``kinds``
+    receives their values by their text (see :func:`~binaryeval._partition.code_groups`).
+    """
     if not groups:
         return None
     if len(groups) == 1:
         return groups[0].rename(names[0])
-    codes, labels = code_groups(groups)
+    codes, labels = code_groups(groups, kinds)
     values = np.asarray(labels + [np.nan], dtype=object)[codes]
     return pd.Series(values, index=index, name=":".join(names))
 
@@ -174,7 +180,9 @@ def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: 
     except DataError as exc:
         out.problem = (exc.order, exc)
         return out
-    group = _group_values(groups, parsed.group_names, data.index)
+    if len(groups) > 1:
+        out.kinds = []
+    group = _group_values(groups, parsed.group_names, data.index, out.kinds)
     complete = table.notna().all(axis=1)
     out.missing_score = int((~complete).sum())
     keep = complete
@@ -199,6 +207,13 @@ def check_rows(parsed: ParsedFormula, n_rows: int, present: np.ndarray | None,
                             "fill it or drop it from the formula")
     if problem is not None:
         raise problem[1]
+
+
+def say_merged(parsed: ParsedFormula, kinds: list | None,
+               problem: tuple[tuple[int, int], Exception] | None) -> None:
+    """Say values of a grouping column joined as one, once for all partitions."""
+    if problem is None:
+        say_merged_labels(parsed.group_names, kinds)
 
 
 def _account(n_rows: int, missing_score: int, missing_system: int) -> RowAccount:
