@@ -21,7 +21,7 @@ from .._partition import merge_kinds, referenced_names
 from ..data import RowAccount
 from ..errors import DataError
 from ..formula import ParsedFormula
-from .frame import _account, check_rows, partition_rows, say_merged
+from .frame import _account, check_rows, partition_rows, rows_per_system, say_merged
 
 _GROUP = "__system__"
 
@@ -102,9 +102,8 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
         return table, account, None, None
     group_name = parsed.group_names[0] if len(parsed.groups) == 1 else ":".join(
         parsed.group_names)
-    sizes = total.sizes.sort_index().rename("rows").rename_axis(group_name)
-    observed = sizes[sizes > 0]
-    keys = observed.index.to_numpy()
+    sizes = rows_per_system(total.sizes).rename("rows").rename_axis(group_name)
+    keys = sizes.index.to_numpy()
     if (sizes == 1).all():
         table, rule = total.sums.loc[keys], None
     elif aggregate is None:
@@ -112,7 +111,7 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
                         "aggregate=None asks for one row per system; pass aggregate='mean' (or "
                         "'median') to combine segment scores, or give one row per system")
     elif aggregate == "mean":
-        table, rule = total.sums.loc[keys].div(observed.to_numpy(), axis=0), "mean"
+        table, rule = total.sums.loc[keys].div(sizes.to_numpy(), axis=0), "mean"
     else:
         meta = pd.DataFrame({c: pd.Series([], dtype=float) for c in [human, *names]}
                             ).assign(**{_GROUP: pd.Series([], dtype=object)})

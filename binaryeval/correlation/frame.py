@@ -100,12 +100,43 @@ def _numeric(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def system_order(systems: pd.Index) -> np.ndarray:
+    """Positions that sort the systems as the table lists them: by value, mixed types by text.
+
+    Categories sort by their values (not the categories' order), and a column mixing numbers
+    and text (``1`` and ``"b"``), which Python cannot order, by text (then type).  The one order
+    of a pandas and a Dask frame (whose reader may hold the numbers as text), so that a seeded
+    resample draws the same systems.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from binaryeval.correlation.frame import system_order
+    >>> system_order(pd.Index(["b", "a", "c"])).tolist()
+    [1, 0, 2]
+    >>> system_order(pd.Index([2, "b", 10, "a"], dtype=object)).tolist()
+    [2, 0, 3, 1]
+    """
+    values = systems.astype(object) if isinstance(systems.dtype, pd.CategoricalDtype) else systems
+    try:
+        return np.asarray(values.argsort(), dtype=np.intp)
+    except TypeError:
+        keys = np.array([f"{v}\0{type(v).__name__}" for v in values], dtype=object)
+        return np.argsort(keys, kind="stable").astype(np.intp)
+
+
+def rows_per_system(sizes: pd.Series) -> pd.Series:
+    """The systems that have rows (a category without rows is no system), in table order."""
+    sizes = sizes[sizes > 0]
+    return sizes.iloc[system_order(sizes.index)]
+
+
 def _combine(table: pd.DataFrame, group: pd.Series, aggregate: str | None
              ) -> tuple[pd.DataFrame, pd.Series, str | None]:
     """System scores from the rows of each system (``group`` aligned with ``table``)."""
-    sizes = group.value_counts(sort=False).sort_index()
+    sizes = rows_per_system(group.value_counts(sort=False))
     if (sizes == 1).all():
-        out = table.set_axis(group.to_numpy()).sort_index()
+        out = table.set_axis(group.to_numpy())
         rule = None
     elif aggregate is None:
         system = sizes.idxmax()
@@ -113,8 +144,9 @@ def _combine(table: pd.DataFrame, group: pd.Series, aggregate: str | None
                         "asks for one row per system; pass aggregate='mean' (or 'median') to "
                         "combine segment scores, or give one row per system")
     else:
-        out = table.groupby(group.to_numpy(), sort=True).agg(aggregate)
+        out = table.groupby(group.to_numpy(), sort=False).agg(aggregate)
         rule = aggregate
+    out = out.iloc[system_order(out.index)]
     out.index.name = group.name
     return out, sizes.rename("rows"), rule
 
