@@ -23,8 +23,8 @@ import pandas as pd
 from .data import join_label, label_text
 from .formula import ParsedFormula, _environment, _eval_term, value_names
 
-__all__ = ["code_groups", "evaluate_terms", "formula_env", "grouping_columns", "merge_labels",
-           "referenced_names"]
+__all__ = ["code_groups", "evaluate_terms", "formula_env", "grouping_columns", "merge_kinds",
+           "merge_labels", "referenced_names", "say_merged_labels", "value_kinds"]
 
 
 def referenced_names(parsed: ParsedFormula) -> list[str]:
@@ -160,7 +160,7 @@ def evaluate_terms(parsed: ParsedFormula, data: pd.DataFrame, env: dict[str, Any
     return side(parsed.lhs), side(parsed.rhs), side(parsed.groups)
 
 
-def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
+def _factorize(values: pd.Series, kinds: list | None = None) -> tuple[np.ndarray, pd.Series]:
     """Codes (-1 for missing) and distinct values in order of first appearance.
 
     Mixed Python objects are compared by their text, so that ``1`` and ``True`` (equal as
@@ -169,6 +169,8 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     missing).
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
+        if kinds is not None:
+            kinds.append(None)
         # the categories' text once, then the rows' integer codes (the same codes and labels
         # as the text of every row: a value's text depends on the value alone)
         # (and the first row of each category, so that the rows are read twice, not hashed)
@@ -188,41 +190,82 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
         lookup = np.r_[-1, new_code[np.asarray(text_codes, dtype=np.intp)]]
         return lookup[cat], pd.Series(np.asarray(texts, dtype=object)[order], dtype=object)
     if values.dtype == object:
-        _say_merged_labels(values)
+        if kinds is None:
+            say_merged_labels([values.name], [value_kinds(values)])
+        else:
+            kinds.append(value_kinds(values))
         codes, uniques = pd.factorize(label_text(values))
     else:
+        if kinds is not None:
+            kinds.append(None)
         codes, uniques = pd.factorize(values)
     return codes.astype(np.intp, copy=False), pd.Series(uniques)
 
 
-def _say_merged_labels(values: pd.Series) -> None:
+def value_kinds(values: pd.Series) -> dict[str, list[str]]:
+    """The distinct values of an object column by their text: text -> the values (shown with type).
+
+    Values are told apart by their text (:func:`~binaryeval.data.label_text`); a text with two
+    entries is two values read as one group (``1`` and ``"1"``).  Kept per partition and merged
+    (:func:`merge_kinds`), so that a Dask frame's partitions find what one pandas frame finds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from binaryeval._partition import value_kinds
+    >>> value_kinds(pd.Series([1, "1", "a", None], dtype=object))
+    {'1': ['1 (int)', "'1' (str)"], 'a': ["'a' (str)"]}
+    """
+    out: dict[str, list[str]] = {}
+    for v in pd.unique(values.dropna().to_numpy()):
+        shown = f"{v!r} ({type(v).__name__})"
+        seen = out.setdefault(str(v), [])
+        if shown not in seen:
+            seen.append(shown)
+    return out
+
+
+def merge_kinds(first: list | None, second: list | None) -> list | None:
+    """The :func:`value_kinds` of each grouping column over two sets of rows, in row order."""
+    if first is None or second is None:
+        return second if first is None else first
+    out = []
+    for a, b in zip(first, second, strict=True):
+        if a is None or b is None:
+            out.append(b if a is None else a)
+            continue
+        merged = {k: list(v) for k, v in a.items()}
+        for text, shown in b.items():
+            seen = merged.setdefault(text, [])
+            seen.extend(x for x in shown if x not in seen)
+        out.append(merged)
+    return out
+
+
+def say_merged_labels(names: list, kinds: list | None) -> None:
     """Warn when distinct values of a grouping column print alike (``1`` and ``"1"``).
 
     Groups are told apart by their text (:func:`~binaryeval.data.label_text`), so such values
     are one group: right for ids read from two sources, wrong for two batches whose systems
-    happen to share a name; said, with the values, once per column.
+    happen to share a name; said, with the values, once per column.  ``kinds`` holds each
+    column's :func:`value_kinds` (None: not an object column).
     """
-    raw = pd.unique(values.dropna().to_numpy())
-    if len(raw) < 2:
-        return
-    texts: dict[str, list] = {}
-    for v in raw:
-        texts.setdefault(str(v), []).append(v)
-    merged = [vs for vs in texts.values() if len(vs) > 1]
-    if not merged:
-        return
     from ._warnings import warn
     from .errors import BinaryEvalWarning
 
-    shown = "; ".join(" and ".join(f"{v!r} ({type(v).__name__})" for v in vs[:3])
-                      for vs in merged[:3])
-    name = f"grouping column {values.name!r}" if values.name is not None else "a grouping column"
-    warn(f"{name}: {shown} print alike and are read as one group (groups are told apart by "
-         "their text); if they are different groups, give them different names",
-         BinaryEvalWarning)
+    for name, kind in zip(names, kinds or [], strict=False):
+        merged = [shown for shown in (kind or {}).values() if len(shown) > 1]
+        if not merged:
+            continue
+        shown = "; ".join(" and ".join(vs[:3]) for vs in merged[:3])
+        column = f"grouping column {name!r}" if name is not None else "a grouping column"
+        warn(f"{column}: {shown} print alike and are read as one group (groups are told apart "
+             "by their text); if they are different groups, give them different names",
+             BinaryEvalWarning)
 
 
-def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
+def code_groups(columns: list[pd.Series], kinds: list | None = None
+                ) -> tuple[np.ndarray, list[str]]:
     """Group code of every row (-1: a grouping value is missing) and the labels.
 
     Labels come in order of first appearance.
@@ -231,6 +274,10 @@ def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
     ----------
     columns : list of Series
         The evaluated grouping terms (at least one), aligned.
+    kinds : list, optional
+        Receives each column's :func:`value_kinds` (None for a column that is not of objects),
+        for the caller to say merged values once all partitions are in
+        (:func:`say_merged_labels`); without it they are said at once.
 
     Returns
     -------
@@ -251,7 +298,7 @@ def code_groups(columns: list[pd.Series]) -> tuple[np.ndarray, list[str]]:
     >>> code_groups([pd.Series(["x:y", "x"]), pd.Series(["z", "y:z"])])[1]
     ["'x:y':z", "x:'y:z'"]
     """
-    factors = [_factorize(c) for c in columns]
+    factors = [_factorize(c, kinds) for c in columns]
     if len(factors) == 1:
         codes, uniques = factors[0]
         labels = uniques.astype(str).tolist() if len(uniques) else []

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from . import datasets
@@ -222,30 +223,80 @@ def _json_types(text_columns: list[str]) -> Any:
 def _read_parquet_folder(path: Path, files: list[Path], dask: bool) -> Any:
     """A folder of Parquet files as one table; files lacking some columns get them missing.
 
-    pandas (pyarrow's dataset) reads such a folder with every column; Dask's reader would fail
-    on the first file that lacks a column the call reads, so a folder whose files differ is read
-    file by file against their unified schema (only the columns a call reads are read).
+    Files with one schema are read by pandas' or Dask's own reader.  Files whose columns differ
+    are read file by file against their unified schema (only the columns a call reads are
+    read), each column with the type pandas gives it in the first file that holds it
+    (nullable ``Int64``, ``category``, ...), so that the pandas frame and the Dask frame hold
+    the same values and every column of every file.
     """
-    if not dask:
-        return pd.read_parquet(path)
-    import dask.dataframe as dd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schemas = [pq.read_schema(f) for f in files]
     if all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
+        if not dask:
+            return pd.read_parquet(path)
+        import dask.dataframe as dd
+
         return dd.read_parquet(path)
-    schema = pa.unify_schemas([s.remove_metadata() for s in schemas], promote_options="permissive")
-    meta = schema.empty_table().to_pandas()
-    partial = {n for s in schemas for n in schema.names if n not in s.names}
-    for name in partial:
+    try:
+        schema = pa.unify_schemas([s.remove_metadata() for s in schemas],
+                                  promote_options="permissive")
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        if not dask:
+            # pyarrow's dataset reads every file as the first file's types
+            return pd.read_parquet(path)
+        raise ParameterError(_type_clash(files, schemas)) from None
+    plain = schema.empty_table().to_pandas()
+    dtypes: dict[str, Any] = {}
+    for name in schema.names:
+        holder = next(s for s in schemas if name in s.names)
+        # the file's own pandas types (its metadata), unless the files disagree on the type
+        if holder.field(name).type.equals(schema.field(name).type):
+            dtypes[name] = holder.empty_table().to_pandas()[name].dtype
+        else:
+            dtypes[name] = plain[name].dtype
+    for name in {n for s in schemas for n in schema.names if n not in s.names}:
         # a column some files lack holds missing values: numbers as float, booleans as objects
-        if pd.api.types.is_integer_dtype(meta[name]) or pd.api.types.is_float_dtype(meta[name]):
-            meta[name] = meta[name].astype(float)
-        elif pd.api.types.is_bool_dtype(meta[name]):
-            meta[name] = meta[name].astype(object)
-    return dd.from_map(_ParquetFile(schema, meta.dtypes.to_dict()), [str(f) for f in files],
-                       meta=meta, label="read-parquet-files")
+        kind = dtypes[name]
+        if isinstance(kind, np.dtype) and kind.kind in "iu":
+            dtypes[name] = np.dtype(float)
+        elif isinstance(kind, np.dtype) and kind.kind == "b":
+            dtypes[name] = np.dtype(object)
+    reader = _ParquetFile(schema, dtypes)
+    if not dask:
+        parts = [reader(str(f)) for f in files]
+        for name, kind in dtypes.items():
+            if isinstance(kind, pd.CategoricalDtype):
+                # every file's categories, in the order the files hold them
+                seen = [c for p in parts for c in p[name].cat.categories]
+                union = pd.CategoricalDtype(list(dict.fromkeys(seen)), ordered=kind.ordered)
+                for p in parts:
+                    p[name] = p[name].astype(union)
+        return pd.concat(parts, ignore_index=True)
+    import dask.dataframe as dd
+    from dask.dataframe.utils import clear_known_categories
+
+    meta = pd.DataFrame({n: pd.Series([], dtype=t) for n, t in dtypes.items()})
+    # each file has its own categories: Dask's meta says they are not known in advance
+    meta = clear_known_categories(meta)
+    return dd.from_map(reader, [str(f) for f in files], meta=meta, label="read-parquet-files")
+
+
+def _type_clash(files: list[Path], schemas: list) -> str:
+    """What to do about files of a folder that hold a column with types no type holds both."""
+    first: dict[str, tuple[Any, Path]] = {}
+    clashes = []
+    for f, s in zip(files, schemas, strict=True):
+        for field in s:
+            kind, where = first.setdefault(field.name, (field.type, f))
+            if not field.type.equals(kind) and field.name not in [c[0] for c in clashes]:
+                clashes.append((field.name, f"{kind} in {where.name}, {field.type} in {f.name}"))
+    shown = "; ".join(f"{name!r} ({types})" for name, types in clashes[:3])
+    return (f"the Parquet files of the folder disagree on the type of {shown or 'a column'}, "
+            "and Dask reads every file with one type per column: write the column with one "
+            "type in every file, or read the folder without Dask (pandas reads each file as "
+            "the first file's types)")
 
 
 class _ParquetFile:
@@ -262,12 +313,25 @@ class _ParquetFile:
         names = list(columns) if columns is not None else list(self.schema.names)
         stored = set(pq.read_schema(file).names)
         table = pq.read_table(file, columns=[n for n in names if n in stored])
-        arrays = [table[n] if n in stored
-                  else pa.nulls(table.num_rows, type=self.schema.field(n).type) for n in names]
-        table = pa.table(arrays, schema=pa.schema([self.schema.field(n) for n in names]))
-        frame = table.to_pandas()
-        return frame.astype({n: self.dtypes[n] for n in names
-                             if frame[n].dtype != self.dtypes[n]})
+        # the unified types, with the file's own pandas metadata (nullable ints, categories)
+        table = table.cast(pa.schema([self.schema.field(n) for n in table.column_names],
+                                     metadata=table.schema.metadata))
+        got = table.to_pandas()
+        got.index = pd.RangeIndex(len(got))
+        frame = pd.DataFrame(index=got.index)
+        for n in names:
+            kind = self.dtypes[n]
+            if n not in stored:
+                frame[n] = pd.Series(None, index=got.index, dtype=object).astype(kind)
+                continue
+            column = got[n]
+            if isinstance(kind, pd.CategoricalDtype):
+                # this file's categories (the pandas reader unites them)
+                frame[n] = column if isinstance(column.dtype, pd.CategoricalDtype) \
+                    else column.astype("category")
+            else:
+                frame[n] = column if column.dtype == kind else column.astype(kind)
+        return frame
 
 
 def _reader(dask: bool):
@@ -311,6 +375,8 @@ class _DaskReader:
 def _read(read: Callable[[], Any], what: str, source: str):
     try:
         return read()
+    except ParameterError:
+        raise
     except Exception as exc:  # the readers raise many types (ParserError, ArrowInvalid, ...)
         raise ParameterError(f"{what} {source!r} could not be read as a table "
                              f"({type(exc).__name__}: {exc}); pass a .csv, .tsv, .parquet "

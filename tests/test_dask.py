@@ -499,3 +499,141 @@ def test_csv_true_false_with_blanks_after_dasks_sample_stay_missing(tmp_path):
     have = be.fit("human ~ metric | system", dask_rows).to_frame()
     pd.testing.assert_frame_equal(have[["n_human", "n_metric", "estimate"]],
                                   want[["n_human", "n_metric", "estimate"]])
+
+
+# -- Parquet folders whose files differ ----------------------------------------------------------
+def _folder_of_parts(tmp_path, parts):
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, part in enumerate(parts):
+        part.to_parquet(folder / f"part-{i}.parquet")
+    return folder
+
+
+def test_parquet_folder_keeps_categories_and_nullable_ints_when_a_file_lacks_a_column(tmp_path):
+    # A categorical system column and a nullable Int64 human column, in a folder where one file
+    # lacks the lp column: the Dask read made every system missing (the fit refused 'system'
+    # as missing in every row) and failed on the Int64 column with pandas' IntCastingNaNError.
+    df = ratings(n=2000)
+    df["system"] = df["system"].astype("category")
+    df["human"] = df["human"].astype("Int64")
+    parts = [df.iloc[i * 500:(i + 1) * 500] for i in range(4)]
+    parts[2] = parts[2].drop(columns=["lp"])
+    folder = _folder_of_parts(tmp_path, parts)
+    eager = be.read_table(folder)
+    lazy = be.read_table(folder, dask=True)
+    got = lazy.compute()
+    assert got["system"].isna().sum() == eager["system"].isna().sum() == df["system"].isna().sum()
+    assert got["human"].isna().sum() == df["human"].isna().sum()
+    assert got["lp"].isna().sum() == df["lp"].iloc[np.r_[0:1000, 1500:2000]].isna().sum() + 500
+    expected = be.fit("human ~ metric | system", df)
+    assert_same_fit(be.fit("human ~ metric | system", lazy), expected)
+    assert_same_fit(be.fit("human ~ metric | system", eager), expected)
+
+
+def test_parquet_folder_whose_first_file_lacks_a_column_reads_it_without_dask(tmp_path):
+    # pandas' reader took the first file's columns: a column the first file lacks was dropped,
+    # and "human ~ metric | lp" was refused as an unknown name (the Dask read had it)
+    df = ratings(n=1200)
+    parts = [df.iloc[:400].drop(columns=["lp"]), df.iloc[400:800], df.iloc[800:]]
+    folder = _folder_of_parts(tmp_path, parts)
+    eager = be.read_table(folder)
+    assert list(eager.columns) == list(be.read_table(folder, dask=True).columns)
+    assert int(eager["lp"].isna().sum()) == 400 + int(df["lp"].iloc[400:].isna().sum())
+    expected = be.fit("human ~ metric | lp", df.assign(lp=df["lp"].where(df.index >= 400)))
+    assert_same_fit(be.fit("human ~ metric | lp", eager), expected)
+
+
+def test_parquet_folder_with_clashing_types_names_the_column_on_dask(tmp_path):
+    df = ratings(n=900)
+    parts = [df.iloc[:300], df.iloc[300:600].assign(human=lambda d: d.human == 1), df.iloc[600:]]
+    folder = _folder_of_parts(tmp_path, parts)
+    assert len(be.read_table(folder)) == 900
+    with pytest.raises(ParameterError, match=r"disagree on the type of 'human' \(double in "
+                                             r"part-0.parquet, bool in part-1.parquet\)"):
+        be.read_table(folder, dask=True)
+
+
+# -- warnings said once per call, as for one pandas frame ----------------------------------------
+def _said(function, *args, **kwargs):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("layout", ["apart", "mixed"])
+def test_values_printing_alike_are_said_once_across_partitions(layout):
+    # Systems 1 (int) and '1' (str): one pandas frame says once that they are read as one
+    # group; partitions each said it again (7 warnings for 7 partitions holding both) or, when
+    # no partition held both (the ints first, the strings after), said nothing at all
+    df = ratings(n=1400, n_systems=2).dropna(subset=["system"]).reset_index(drop=True)
+    number = df["system"].str[-1].astype(int)
+    if layout == "apart":
+        text = df.index >= len(df) // 2
+    else:
+        text = df.index % 2 == 1
+    df["system"] = pd.Series(np.where(text, number.astype(str), number), dtype=object)
+    for formula, kw in (("human ~ metric | system", {}),
+                        ("human ~ score | system", {"threshold": "balanced"})):
+        expected, said = _said(be.fit, formula, df, **kw)
+        assert len(said) == 1 and "print alike" in said[0][1]
+        assert said[0][1].startswith("grouping column 'system': ")
+        assert all(v in said[0][1] for v in ("0 (int)", "'0' (str)", "1 (int)", "'1' (str)"))
+        got, said_dask = _said(be.fit, formula, dask_frame(df, 2 if layout == "apart" else 7),
+                               **kw)
+        assert said_dask == said
+        assert_same_fit(got, expected)
+        assert got.to_frame()["n_human"].sum() == int(df["human"].notna().sum())
+    # correlate joins two grouping columns the same way
+    seg = segment_metrics(n=1600)
+    seg["lp"] = pd.Series([1 if i < 800 else "1" for i in range(len(seg))], dtype=object)
+    expected, said = _said(be.correlate, "mqm ~ chrf + ter | system + lp", seg)
+    assert [m for _, m in said if "print alike" in m] == [
+        "grouping column 'lp': 1 (int) and '1' (str) print alike and are read as one group "
+        "(groups are told apart by their text); if they are different groups, give them "
+        "different names"]
+    got, said_dask = _said(be.correlate, "mqm ~ chrf + ter | system + lp", dask_frame(seg, 4))
+    assert said_dask == said
+    assert_same_correlation(got, expected)
+
+
+def test_correlate_lists_systems_in_one_order_whatever_their_type():
+    # A categorical system column whose categories run Z..A (and hold one without rows): the
+    # Dask table listed the systems in the categories' order, pandas' by value, so that
+    # bootstrap(seed=1) drew other systems (chrf lower bound 0.873 against 0.934), and both
+    # counted the empty category as a system of 0 rows ("mean of 0 to 197 segment scores").
+    # Systems 1 (int) and "b" (str) in one column failed in pandas with "'<' not supported".
+    import warnings
+
+    df = segment_metrics(n=1600)
+    names = sorted(df["system"].dropna().unique())
+    df["system"] = pd.Categorical(df["system"], categories=[*names[::-1], "unused"])
+    counts = df.dropna(subset=["mqm", "chrf", "ter"])["system"].value_counts()
+    mixed = df.assign(system=df["system"].astype(object).map(
+        lambda s: int(s[3:]) if isinstance(s, str) and int(s[3:]) % 2 else s))
+    for data, aggregate in ((df, "mean"), (df, "median"), (mixed, "median")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = be.correlate("mqm ~ chrf + ter | system", data, aggregate=aggregate)
+            got = be.correlate("mqm ~ chrf + ter | system", dask_frame(data, 3),
+                               aggregate=aggregate)
+        assert_same_correlation(got, expected, rtol=1e-12 if aggregate == "mean" else 0)
+        assert list(got._scores.index) == list(expected._scores.index)
+        assert list(got.rows_per_system.index) == list(expected.rows_per_system.index)
+        if aggregate == "median":
+            # (medians are exact: means differ from pandas' in the last bits, which a
+            # bootstrap's bias correction may feel)
+            pd.testing.assert_frame_equal(got.bootstrap(seed=1, n_resamples=200),
+                                          expected.bootstrap(seed=1, n_resamples=200))
+        assert expected.system_scores == (f"{aggregate} of {counts[counts > 0].min()} to "
+                                          f"{counts.max()} segment scores per system")
+    # (the last frame: mixed systems, by their text)
+    systems = list(expected._scores.index)
+    assert {type(s) for s in systems} == {int, str}
+    assert [str(s) for s in systems] == sorted(str(s) for s in systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert list(be.correlate("mqm ~ chrf + ter | system", df)._scores.index) == names

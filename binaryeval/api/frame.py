@@ -23,7 +23,14 @@ import pandas as pd
 
 from .. import _dask
 from .._directions import read_lower_is_better
-from .._partition import code_groups, evaluate_terms, merge_labels, referenced_names
+from .._partition import (
+    code_groups,
+    evaluate_terms,
+    merge_kinds,
+    merge_labels,
+    referenced_names,
+    say_merged_labels,
+)
 from ..binary.model import SINGLE
 from ..binary.roc import Cuts, choose_cuts
 from ..data import (
@@ -88,6 +95,7 @@ class Coded:
     n_missing_group: int = 0
     present: np.ndarray | None = None   # rows with a value: each grouping term, human, metric
     problem: tuple[tuple[int, int], BinaryEvalError] | None = None
+    kinds: list | None = None           # each grouping column's values by their text
 
 
 def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
@@ -142,7 +150,8 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
                                           & pd.to_numeric(m_raw, errors="coerce").isna()).any()
         return replace(coded, problem=(_METRIC_INF if infinite else _METRIC_VALUE, exc))
     if groups:
-        codes, labels = code_groups(groups)
+        coded.kinds = []
+        codes, labels = code_groups(groups, coded.kinds)
         missing = codes < 0
         if missing.any():
             keep = np.flatnonzero(~missing)
@@ -170,6 +179,7 @@ class Summary:
     paired: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # human, score, group
     score_range: tuple[float, float] = (np.nan, np.nan)
     problem: tuple[tuple[int, int], BinaryEvalError] | None = field(default=None)
+    kinds: list | None = None    # each grouping column's values by their text (said once)
 
     def merge(self, other: Summary) -> Summary:
         """The summary of these rows followed by ``other``'s."""
@@ -196,13 +206,13 @@ class Summary:
         hi = np.fmax(self.score_range[1], other.score_range[1])
         return Summary(labels, self.n_rows + other.n_rows,
                        self.n_missing_group + other.n_missing_group, present, cells, paired,
-                       (float(lo), float(hi)), problem)
+                       (float(lo), float(hi)), problem, merge_kinds(self.kinds, other.kinds))
 
 
 def summarise(coded: Coded, *, paired: bool = False) -> Summary:
     """The counts (or, with ``paired``, the paired rows and the score range) of a partition."""
     out = Summary(coded.labels, coded.n_rows, coded.n_missing_group, coded.present,
-                  problem=coded.problem)
+                  problem=coded.problem, kinds=coded.kinds)
     if coded.problem is not None:
         return out
     if paired:
@@ -248,6 +258,12 @@ def check(summary: Summary, parsed: ParsedFormula, binary_metric: bool) -> None:
         raise all_missing(mname, "metric rating" if binary_metric else "metric score")
 
 
+def _say_merged(summary: Summary, parsed: ParsedFormula) -> None:
+    """Say values of a grouping column read as one group, once for all partitions."""
+    if summary.problem is None:
+        say_merged_labels(parsed.group_names, summary.kinds)
+
+
 def choose(summary: Summary, threshold: Any, *, lower_is_better: bool, column: str) -> Cuts:
     """The thresholds, from the paired rows of every partition."""
     human, score, group = summary.paired
@@ -272,18 +288,24 @@ def summarise_data(parsed: ParsedFormula, data: Any, env: dict, *, threshold: An
         if scalar:
             first = _dask.map_reduce(data, summarise_partition, parsed, env, True, None,
                                      columns=columns)
+            _say_merged(first, parsed)
             check(first, parsed, False)
             cuts = choose(first, threshold, lower_is_better=lower_is_better, column=mname)
         summary = _dask.map_reduce(data, summarise_partition, parsed, env, scalar, cuts,
                                    columns=columns)
+        if not scalar:
+            _say_merged(summary, parsed)
     else:
         coded = code(parsed, data, env, scalar)
         if scalar:
             first = summarise(coded, paired=True)
+            _say_merged(first, parsed)
             check(first, parsed, False)
             cuts = choose(first, threshold, lower_is_better=lower_is_better, column=mname)
             coded.metric = cuts.apply(coded.metric, coded.group, coded.labels)
         summary = summarise(coded)
+        if not scalar:
+            _say_merged(summary, parsed)
     check(summary, parsed, not scalar)
     return summary, cuts
 

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _dask
-from .._partition import referenced_names
+from .._partition import merge_kinds, referenced_names
 from ..data import RowAccount
 from ..errors import DataError
 from ..formula import ParsedFormula
-from .frame import _account, check_rows, partition_rows
+from .frame import _account, check_rows, partition_rows, rows_per_system, say_merged
 
 _GROUP = "__system__"
 
@@ -38,6 +38,7 @@ class Sums:
     sums: pd.DataFrame | None = None    # per system (| system)
     sizes: pd.Series | None = None
     rows: pd.DataFrame | None = None    # the rows themselves (no | system)
+    kinds: list | None = None           # several grouping columns: their values by their text
 
     def merge(self, other: Sums) -> Sums:
         """These rows followed by ``other``'s."""
@@ -56,14 +57,16 @@ class Sums:
                 else pd.concat([self.rows, other.rows]))
         return Sums(self.n_rows + other.n_rows, self.missing_score + other.missing_score,
                     self.missing_system + other.missing_system, present, problem,
-                    add(self.sums, other.sums), add(self.sizes, other.sizes), rows)
+                    add(self.sums, other.sums), add(self.sizes, other.sizes), rows,
+                    merge_kinds(self.kinds, other.kinds))
 
 
 def summarise(part: pd.DataFrame, parsed: ParsedFormula, env: dict, human: str,
               names: list[str]) -> Sums:
     """One partition's :class:`Sums`."""
     rows = partition_rows(parsed, part, env, human, names)
-    out = Sums(rows.n_rows, rows.missing_score, rows.missing_system, rows.present, rows.problem)
+    out = Sums(rows.n_rows, rows.missing_score, rows.missing_system, rows.present, rows.problem,
+               kinds=rows.kinds)
     if rows.problem is not None:
         return out
     if rows.group is None:
@@ -91,6 +94,7 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
     columns = _dask.needed_columns(ddf.columns, referenced_names(parsed), env)
     frame = ddf if columns is None else ddf[columns]
     total = _dask.map_reduce(frame, summarise, parsed, env, human, names)
+    say_merged(parsed, total.kinds, total.problem)
     check_rows(parsed, total.n_rows, total.present, total.problem)
     account = _account(total.n_rows, total.missing_score, total.missing_system)
     if total.sizes is None:
@@ -98,9 +102,8 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
         return table, account, None, None
     group_name = parsed.group_names[0] if len(parsed.groups) == 1 else ":".join(
         parsed.group_names)
-    sizes = total.sizes.sort_index().rename("rows").rename_axis(group_name)
-    observed = sizes[sizes > 0]
-    keys = observed.index.to_numpy()
+    sizes = rows_per_system(total.sizes).rename("rows").rename_axis(group_name)
+    keys = sizes.index.to_numpy()
     if (sizes == 1).all():
         table, rule = total.sums.loc[keys], None
     elif aggregate is None:
@@ -108,7 +111,7 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
                         "aggregate=None asks for one row per system; pass aggregate='mean' (or "
                         "'median') to combine segment scores, or give one row per system")
     elif aggregate == "mean":
-        table, rule = total.sums.loc[keys].div(observed.to_numpy(), axis=0), "mean"
+        table, rule = total.sums.loc[keys].div(sizes.to_numpy(), axis=0), "mean"
     else:
         meta = pd.DataFrame({c: pd.Series([], dtype=float) for c in [human, *names]}
                             ).assign(**{_GROUP: pd.Series([], dtype=object)})

@@ -31,6 +31,7 @@ from .frame import (
     check_rows,
     label,
     partition_rows,
+    say_merged,
 )
 from .result import CorrelationResult
 
@@ -192,6 +193,7 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
                                                          aggregate)
     else:
         rows = partition_rows(parsed, data, env, human, names)
+        say_merged(parsed, rows.kinds, rows.problem)
         check_rows(parsed, rows.n_rows, rows.present, rows.problem)
         account = _account(rows.n_rows, rows.missing_score, rows.missing_system)
         table, sizes, rule = rows.table, None, None

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_frame
-from .._partition import code_groups, evaluate_terms
+from .._partition import code_groups, evaluate_terms, say_merged_labels
 from ..data import RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
@@ -100,12 +100,43 @@ def _numeric(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def system_order(systems: pd.Index) -> np.ndarray:
+    """Positions that sort the systems as the table lists them: by value, mixed types by text.
+
+    Categories sort by their values (not the categories' order), and a column mixing numbers
+    and text (``1`` and ``"b"``), which Python cannot order, by text (then type).  The one order
+    of a pandas and a Dask frame (whose reader may hold the numbers as text), so that a seeded
+    resample draws the same systems.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from binaryeval.correlation.frame import system_order
+    >>> system_order(pd.Index(["b", "a", "c"])).tolist()
+    [1, 0, 2]
+    >>> system_order(pd.Index([2, "b", 10, "a"], dtype=object)).tolist()
+    [2, 0, 3, 1]
+    """
+    values = systems.astype(object) if isinstance(systems.dtype, pd.CategoricalDtype) else systems
+    try:
+        return np.asarray(values.argsort(), dtype=np.intp)
+    except TypeError:
+        keys = np.array([f"{v}\0{type(v).__name__}" for v in values], dtype=object)
+        return np.argsort(keys, kind="stable").astype(np.intp)
+
+
+def rows_per_system(sizes: pd.Series) -> pd.Series:
+    """The systems that have rows (a category without rows is no system), in table order."""
+    sizes = sizes[sizes > 0]
+    return sizes.iloc[system_order(sizes.index)]
+
+
 def _combine(table: pd.DataFrame, group: pd.Series, aggregate: str | None
              ) -> tuple[pd.DataFrame, pd.Series, str | None]:
     """System scores from the rows of each system (``group`` aligned with ``table``)."""
-    sizes = group.value_counts(sort=False).sort_index()
+    sizes = rows_per_system(group.value_counts(sort=False))
     if (sizes == 1).all():
-        out = table.set_axis(group.to_numpy()).sort_index()
+        out = table.set_axis(group.to_numpy())
         rule = None
     elif aggregate is None:
         system = sizes.idxmax()
@@ -113,8 +144,9 @@ def _combine(table: pd.DataFrame, group: pd.Series, aggregate: str | None
                         "asks for one row per system; pass aggregate='mean' (or 'median') to "
                         "combine segment scores, or give one row per system")
     else:
-        out = table.groupby(group.to_numpy(), sort=True).agg(aggregate)
+        out = table.groupby(group.to_numpy(), sort=False).agg(aggregate)
         rule = aggregate
+    out = out.iloc[system_order(out.index)]
     out.index.name = group.name
     return out, sizes.rename("rows"), rule
 
@@ -143,15 +175,21 @@ class Rows:
     missing_system: int = 0
     present: np.ndarray | None = None   # rows with a value in each grouping term
     problem: tuple[tuple[int, int], Exception] | None = None
+    kinds: list | None = None           # several grouping columns: their values by their text
 
 
-def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index) -> pd.Series | None:
-    """The group of each row as :meth:`ParsedFormula.evaluate` gives it (NaN: none)."""
+def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index,
+                  kinds: list | None = None) -> pd.Series | None:
+    """The group of each row as :meth:`ParsedFormula.evaluate` gives it (NaN: none).
+
+    Several columns are joined into labels (values that print alike are one); ``kinds``
+    receives their values by their text (see :func:`~binaryeval._partition.code_groups`).
+    """
     if not groups:
         return None
     if len(groups) == 1:
         return groups[0].rename(names[0])
-    codes, labels = code_groups(groups)
+    codes, labels = code_groups(groups, kinds)
     values = np.asarray(labels + [np.nan], dtype=object)[codes]
     return pd.Series(values, index=index, name=":".join(names))
 
@@ -174,7 +212,9 @@ def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: 
     except DataError as exc:
         out.problem = (exc.order, exc)
         return out
-    group = _group_values(groups, parsed.group_names, data.index)
+    if len(groups) > 1:
+        out.kinds = []
+    group = _group_values(groups, parsed.group_names, data.index, out.kinds)
     complete = table.notna().all(axis=1)
     out.missing_score = int((~complete).sum())
     keep = complete
@@ -199,6 +239,13 @@ def check_rows(parsed: ParsedFormula, n_rows: int, present: np.ndarray | None,
                             "fill it or drop it from the formula")
     if problem is not None:
         raise problem[1]
+
+
+def say_merged(parsed: ParsedFormula, kinds: list | None,
+               problem: tuple[tuple[int, int], Exception] | None) -> None:
+    """Say values of a grouping column joined as one, once for all partitions."""
+    if problem is None:
+        say_merged_labels(parsed.group_names, kinds)
 
 
 def _account(n_rows: int, missing_score: int, missing_system: int) -> RowAccount:
