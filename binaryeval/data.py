@@ -553,6 +553,41 @@ def as_binary(values: pd.Series, column: str, role: str = "human rating", *,
     return pd.Series(arr, index=values.index, dtype=float)
 
 
+def refuse_number_forms(columns) -> None:
+    """Refuse system columns that name one system by a whole number in two forms.
+
+    ``columns``: ``(name, held as floats, its labels as text)`` per system column.  Labels are
+    told apart by their text (:func:`label_text`), so a column of whole numbers that pandas
+    holds as floats (one missing value makes ``1, 2, NaN`` the floats ``1.0, 2.0, NaN``) names
+    ``"1.0"`` where a column of integers names ``"1"``: one system would be counted as two,
+    each with part of its pairs.  A float column whose label ``"k.0"`` is ``"k"`` in another
+    system column is refused, naming both columns and the fix; text labels (``"1"`` and
+    ``"1.0"`` as written, two versions of a model) are left as they are.
+
+    Examples
+    --------
+    >>> from binaryeval.data import refuse_number_forms
+    >>> refuse_number_forms([("first", True, {"1.0", "2.0"}), ("second", False, {"2", "3"})])
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.DataError: column 'first' holds the systems as floats ('2.0') where 'second' names '2': one system would be counted as two. Give the ids as whole numbers or text in both columns, e.g. data['first'] = data['first'].astype('Int64')
+    """
+    columns = [(name, bool(floats), {str(t) for t in labels}) for name, floats, labels in columns]
+    for name, floats, labels in columns:
+        if not floats:
+            continue
+        for other, _, other_labels in columns:
+            if other == name:
+                continue
+            twice = sorted(t for t in labels if t.endswith(".0") and t[:-2] in other_labels)
+            if twice:
+                raise DataError(
+                    f"column {name!r} holds the systems as floats ({twice[0]!r}) where "
+                    f"{other!r} names {twice[0][:-2]!r}: one system would be counted as two. "
+                    f"Give the ids as whole numbers or text in both columns, e.g. "
+                    f"data[{name!r}] = data[{name!r}].astype('Int64')")
+
+
 def label_text(values: pd.Series) -> pd.Series:
     """Labels (groups, systems, items) as text, the one rule by which they are told apart.
 

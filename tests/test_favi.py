@@ -1013,8 +1013,15 @@ def test_system_numbers_read_as_floats_are_refused():
     pref = pd.DataFrame({"i": range(6), "a": [1, 1, 2, 1, np.nan, 2],
                          "b": [2, 2, 1, 3, 3, 3], "h": list("+-+=-+"), "m": list("+-+=--")})
     assert pref.a.dtype == float
-    with pytest.raises(DataError, match=r"'1' and '1.0' write one number two ways.*'a' and 'b'"):
+    message = r"column 'a' holds the systems as floats \('1.0'\) where 'b' names '1'.*Int64"
+    with pytest.raises(DataError, match=message):
         favi("h ~ m | a + b", pref, item="i")
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(DataError, match=message):
+        favi("h ~ m | a + b", dd.from_pandas(pref, npartitions=2), item="i")
+    # systems named by text as "1" and "1.0" (two versions of a model) are two systems
+    text = pref.dropna().assign(a=lambda d: d.a.map({1.0: "1.0", 2.0: "2"}), b=lambda d: d.b.astype(str))
+    assert favi("h ~ m | a + b", text, item="i").systems == ("1", "1.0", "2", "3")
     fixed = pref.assign(a=pref.a.astype("Int64"))
     res = favi("h ~ m | a + b", fixed, item="i")
     assert res.systems == ("1", "2", "3") and res.excluded == {"missing system (a)": 1}

@@ -26,11 +26,10 @@ import pandas as pd
 from .. import _dask
 from .._pairs import system_order
 from .._partition import referenced_names
-from ..data import RowAccount, label_text
+from ..data import RowAccount, label_text, refuse_number_forms
 from ..errors import BinaryEvalError, DataError
 from .counting import (
     PairCounts,
-    check_spellings,
     check_systems,
     count_from_scores,
     preference_pairs,
@@ -172,7 +171,12 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
     if first.problem is not None:
         raise first.problem[1]
     systems = system_order(first.systems)
-    check_spellings(systems, tuple(t.code for t in spec.parsed.groups))
+    if spec.mode == "preferences":
+        # each column's labels are in the union: a float column names "k.0" only, so "k" beside
+        # it comes from the other column
+        refuse_number_forms([(t.code, t.code in ddf.columns
+                              and pd.api.types.is_float_dtype(ddf[t.code].dtype), first.systems)
+                             for t in spec.parsed.groups])
     if spec.mode == "scores":
         check_systems(systems)
         ia, ib = resolve_pairs(pairs, systems)

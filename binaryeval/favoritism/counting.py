@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._pairs import orient_codes, pair_indices, system_order
-from ..data import _show, label_text
+from ..data import _show, label_text, refuse_number_forms
 from ..errors import DataError, ParameterError
 from .frame import FaviFrame
 from .score import preference_codes
@@ -129,26 +129,6 @@ def score_matrices(sys_col: pd.Series, items: pd.Series, human: np.ndarray, metr
     return systems, hs, ms, len(items_arr)
 
 
-def check_spellings(systems: tuple[str, ...], columns: tuple[str, ...]) -> None:
-    """Refuse a system named both as an integer and as that integer read as a float (``1``, ``1.0``).
-
-    Systems are told apart by their text, so ``1`` and ``1.0`` are two systems.  They meet when
-    a column of whole numbers is read as floats (a missing value makes pandas do so) and the
-    other system column, or other rows, hold integers: every pair of the system would then be
-    split in two without a word.
-    """
-    names = set(systems)
-    for name in systems:
-        whole = name[:-2] if name.endswith(".0") else None
-        if whole and whole.lstrip("-").isdigit() and whole in names:
-            cols = " and ".join(repr(c) for c in columns)
-            raise DataError(f"the systems {whole!r} and {name!r} write one number two ways, so "
-                            "they would be counted as two systems; a column of whole numbers "
-                            "was probably read as floats (a missing value makes pandas do so): "
-                            f"give {cols} one type, e.g. data[col] = data[col].astype('Int64'), "
-                            "or name the systems by text")
-
-
 def check_systems(systems: tuple[str, ...]) -> None:
     """Favi compares pairs: refuse data with fewer than two systems."""
     if len(systems) < 2:
@@ -159,7 +139,6 @@ def _from_scores(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> Pair
     systems, hs, ms, n_items = score_matrices(frame.systems[0], frame.items, frame.human,
                                               frame.metric)
     check_systems(systems)
-    check_spellings(systems, (str(frame.systems[0].name),))
     ia, ib = resolve_pairs(pairs, systems)
     counts, skipped = count_from_scores(hs, ms, ia, ib, tol[0], tol[1])
     return PairCounts(systems, np.column_stack([ia, ib]), counts, skipped, n_items)
@@ -224,7 +203,8 @@ def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     if j is not None:
         raise self_comparison_error(j, sa[j])
     systems = system_order(set(sa) | set(sb))
-    check_spellings(systems, tuple(str(c.name) for c in frame.systems))
+    refuse_number_forms([(str(col.name), pd.api.types.is_float_dtype(col), set(labels))
+                         for col, labels in zip(frame.systems, (sa, sb), strict=True)])
     table = preference_table(sa, sb, frame.human, frame.metric, systems)
     ia, ib, counts = preference_pairs(table, pairs, systems)
     n_items = int(pd.unique(label_text(frame.items).to_numpy()).size)

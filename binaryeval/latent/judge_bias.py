@@ -45,7 +45,7 @@ import pandas as pd
 from .. import _validate as v
 from .._results import Result
 from .._warnings import warn
-from ..data import RowAccount, label_text, refuse_all_missing
+from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, JudgeBiasWarning, ParameterError
 from ..summary import Summary
 from . import _data
@@ -541,17 +541,16 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     human = _data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human preference")
     judge = _data.preference_codes(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0],
                                    "judge preference")
-    from .preferences import refuse_number_forms
-
     raw_a = _data.column(data, first, "first")
     raw_b = _data.column(data, second, "second")
     sa, sb = label_text(raw_a), label_text(raw_b)
-    named = [raw_a, sa.dropna().to_numpy(), first, raw_b, sb.dropna().to_numpy(), second]
+    named = [(first, pd.api.types.is_float_dtype(raw_a), sa.dropna()),
+             (second, pd.api.types.is_float_dtype(raw_b), sb.dropna())]
     if shown_first is not None:
         raw_shown = _data.column(data, shown_first, "shown_first")
         shown = label_text(raw_shown)
-        named += [raw_shown, shown.dropna().to_numpy(), shown_first]
-    refuse_number_forms(*named)
+        named.append((shown_first, pd.api.types.is_float_dtype(raw_shown), shown.dropna()))
+    refuse_number_forms(named)
     account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
     account.exclude("missing system", int(miss.sum()))

@@ -28,7 +28,7 @@ from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result
 from .._warnings import warn
-from ..data import RowAccount, label_text, refuse_all_missing
+from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, ParameterError, UnpairedItemsWarning
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
@@ -127,32 +127,6 @@ def _pair_counts(group, cls, parts, n_pairs, account: RowAccount) -> _data.Count
     return counts
 
 
-def refuse_number_forms(*columns) -> None:
-    """Refuse system columns that name one system by a whole number in two forms.
-
-    ``columns``: (values, their labels, column name) one after the other.  Systems are told
-    apart by their text (:func:`binaryeval.data.label_text`), so a column of whole numbers
-    that pandas holds as floats (one missing value makes ``1, 2, NaN`` the floats ``1.0, 2.0,
-    NaN``) names ``"1.0"`` where a column of integers names ``"1"``: one system would be
-    counted as two, each with part of its pairs.  A float column whose label ``"k.0"`` is
-    ``"k"`` in another system column is refused, naming both columns and the fix.
-    """
-    parts = [columns[i:i + 3] for i in range(0, len(columns), 3)]
-    seen = {name: set(labels) for _, labels, name in parts}
-    for values, labels, name in parts:
-        if not pd.api.types.is_float_dtype(values):
-            continue
-        for other in (n for _, _, n in parts if n != name):
-            twice = sorted(t for t in set(labels)
-                           if t.endswith(".0") and t[:-2] in seen[other])
-            if twice:
-                raise DataError(
-                    f"column {name!r} holds the systems as floats ({twice[0]!r}) where "
-                    f"{other!r} names {twice[0][:-2]!r}: one system would be counted as two. "
-                    f"Give the ids as whole numbers or text in both columns, e.g. "
-                    f"data[{name!r}] = data[{name!r}].astype('Int64')")
-
-
 def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: str
                        ) -> tuple[tuple[str, ...], np.ndarray, _data.Counts]:
     """Counts per system pair from ready preferences with the two systems named per row."""
@@ -170,7 +144,8 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
         raise DataError("no row has both systems and at least one rating")
     a = label_text(sa[keep]).to_numpy()
     b = label_text(sb[keep]).to_numpy()
-    refuse_number_forms(sa[keep], a, first, sb[keep], b, second)
+    refuse_number_forms([(first, pd.api.types.is_float_dtype(sa), a),
+                         (second, pd.api.types.is_float_dtype(sb), b)])
     same = a == b
     if same.any():
         raise DataError(f"a row compares system {a[np.argmax(same)]!r} with itself; each row "
