@@ -59,7 +59,7 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
     """
     if n_bins is not None:
         score = _data.numeric(values, term) * (-1.0 if lower else 1.0)
-        edges = _data.bin_edges(score, paired, n_bins, term)
+        edges = _data.bin_edges(score, paired, n_bins, term, lower)
         code = np.where(np.isnan(score), -1, np.searchsorted(edges, score, side="right"))
         labels = _bin_labels(edges, lower)
         return code.astype(np.int64), labels, (-edges[::-1] if lower else edges), True
