@@ -1040,7 +1040,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     parsed = parse_formula(formula)
     _data.check_formula_sides(parsed, formula, groups=(0, 1))
     terms = list(parsed.rhs_names)
-    lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms])
+    lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms],
+                                 example=terms[0])
     if parsed.lhs_names[0] in lower:
         raise ParameterError(f"lower_is_better={parsed.lhs_names[0]!r}: the human rating is "
                              "binary (1 = adequate); turn penalties into a rating in the "
