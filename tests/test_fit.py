@@ -741,3 +741,23 @@ def test_roc_direction_check_reads_every_paired_row_without_the_pooled_curve():
         warnings.simplefilter("error", DirectionWarning)
         res = be.roc("h ~ s | g", mostly_right, pooled=False)
     assert res.auc()["g0"] == 0.0 and "pooled" not in res.curves
+
+
+def test_per_group_thresholds_of_a_fit_can_be_given_back(ende):
+    # fit reports per-group thresholds as a Series; given back as threshold= it was refused
+    # ("threshold=Nemo 50 ... give a number, 'balanced' or 'youden'"): a Series is a mapping
+    df = ende[ende.system.isin(["Nemo", "UEdin"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = be.fit("I(mqm == 0) ~ chrf | system", df,
+                       threshold={"Nemo": "balanced", "UEdin": 55})
+        again = be.fit("I(mqm == 0) ~ chrf | system", df, threshold=first.threshold)
+    assert isinstance(first.threshold, pd.Series)
+    assert again.threshold.to_dict() == first.threshold.to_dict()
+    # the counts are those of score >= each group's threshold, counted by hand
+    paired = df[df.mqm.notna() & df.chrf.notna()]
+    for system, cut in again.threshold.items():
+        rows = paired[paired.system == system]
+        tp = int(((rows.chrf >= cut) & (rows.mqm == 0)).sum())
+        fp = int(((rows.chrf >= cut) & (rows.mqm != 0)).sum())
+        assert (again.counts.loc[system, "tp"], again.counts.loc[system, "fp"]) == (tp, fp)

@@ -587,8 +587,9 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
         are ignored: pass just the paired rows).
     labels : list
         Every group, in order (also groups without paired rows).
-    threshold : float, "balanced", "youden" or mapping
-        As in :func:`apply_threshold`.
+    threshold : float, "balanced", "youden", mapping or Series
+        As in :func:`apply_threshold`; a Series (group -> threshold, as
+        :attr:`BinaryFit.threshold` holds per-group thresholds) is read as a mapping.
     lower_is_better : bool
         Positive when ``score <= threshold``.
     column : str
@@ -611,6 +612,9 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
     sign = -1.0 if lower_is_better else 1.0
     oriented = sign * score
     paired = ~np.isnan(human) & ~np.isnan(score)
+    if isinstance(threshold, pd.Series):
+        # per-group thresholds as a fit reports them (BinaryFit.threshold): group -> threshold
+        threshold = dict(threshold.items())
     per_group = isinstance(threshold, Mapping)
     if per_group:
         # keys match the groups by their text (1 is group "1")
