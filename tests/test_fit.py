@@ -761,3 +761,22 @@ def test_per_group_thresholds_of_a_fit_can_be_given_back(ende):
         tp = int(((rows.chrf >= cut) & (rows.mqm == 0)).sum())
         fp = int(((rows.chrf >= cut) & (rows.mqm != 0)).sum())
         assert (again.counts.loc[system, "tp"], again.counts.loc[system, "fp"]) == (tp, fp)
+
+
+def test_the_advice_for_a_scalar_human_rating_splits_its_values():
+    # an averaged 1-5 scale (SummEval) or MQM penalties with fractions: the advice was
+    # I(x > 0.5), which rates every SummEval summary adequate and every WMT segment not
+    from binaryeval.datasets import load_summeval, load_wmt21_ende
+
+    for data, human, metric in ((load_summeval(), "expert_coherence", "rouge_l_f1"),
+                                (load_wmt21_ende(), "mqm", "chrf")):
+        with pytest.raises(DataError) as caught:
+            be.roc(f"{human} ~ {metric}", data)
+        advised = re.findall(r"e\.g\. (I\(" + human + r" [<>=]+ [-\d.]+\))", str(caught.value))
+        assert advised, str(caught.value)
+        op, value = re.match(r"I\(\w+ ([<>=]+) ([-\d.]+)\)", advised[-1]).groups()
+        present = data[human].dropna()
+        rated = present >= float(value) if op == ">=" else present > float(value)
+        assert 0 < rated.mean() < 1, advised
+        # the advised term is a rating the curve takes
+        assert 0 < be.roc(f"{advised[-1]} ~ {metric}", data).auc()["pooled"] < 1
