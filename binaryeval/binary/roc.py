@@ -11,7 +11,8 @@ is a candidate threshold.  Rules:
   threshold).
 
 The rates are compared exactly (as counts over ``n_pos * n_neg``), so equal rates tie whatever
-their rounding.  A rule needs paired rows of both human classes and at least two distinct
+their rounding.  A lower-is-better score is turned round first, so there "the larger
+threshold" is the smaller one in the score's own units (the stricter one, as for any score).  A rule needs paired rows of both human classes and at least two distinct
 scores.
 """
 
