@@ -24,7 +24,8 @@ __all__ = ["check_direction", "describe", "direction_message", "read_lower_is_be
 
 
 def read_lower_is_better(value: Any, terms: Sequence[str], *,
-                    aliases: Mapping[str, str] | None = None) -> tuple[str, ...]:
+                    aliases: Mapping[str, str] | None = None,
+                    example: str | None = None) -> tuple[str, ...]:
     """The terms ``lower_is_better`` names, checked against the formula's terms.
 
     Parameters
@@ -35,6 +36,9 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
         The formula's terms that may be named (as written in the formula).
     aliases : mapping, optional
         Other spellings of a term (e.g. a column label for ``Q("chrF++")``) -> the term.
+    example : str, optional
+        The term the messages show as an example (default: the first term); a model whose
+        human rating has no direction names a metric.
 
     Returns
     -------
@@ -58,7 +62,8 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
     ()
     """
     terms = list(terms)
-    example = terms[0] if terms else "term"
+    if example is None:
+        example = terms[0] if terms else "term"
     if isinstance(value, (bool, np.bool_)):
         raise InputTypeError(f"lower_is_better={value!r}: name the terms whose lower scores are "
                              f"better instead of True/False, e.g. lower_is_better=[{example!r}] "

@@ -464,8 +464,17 @@ def _binarise_hint(name: str, present: np.ndarray, argument: bool) -> str:
         ways.append(f"a cut of the scale ({lo} to {hi}), e.g. {expr('>=', hi)}")
         return f"binarise it {where}: " + (", or ".join(ways) if len(ways) < 3 else
                                            ", ".join(ways[:-1]) + ", or " + ways[-1])
-    return (f"binarise it {where}, e.g. {expr('>', 0.5)} for a score whose values above 0.5 "
-            "mean adequate")
+    lo, hi = float(distinct.min()), float(distinct.max())
+    if 0.0 <= lo and hi <= 1.0:
+        return (f"binarise it {where}, e.g. {expr('>', 0.5)} for a score whose values above "
+                "0.5 mean adequate")
+    # (a cut outside the values, such as > 0.5 on an averaged 1-5 scale, would rate every
+    # output alike)
+    ways = ([f"{expr('==', 0)} for penalty points (MQM: 0 = no error)"]
+            if 0.0 in values and (lo == 0.0 or hi == 0.0) else [])
+    middle = float(f"{(lo + hi) / 2:.3g}")
+    ways.append(f"a cut of its range ({lo:g} to {hi:g}), e.g. {expr('>=', middle)}")
+    return f"binarise it {where}: " + ", or ".join(ways)
 
 
 def as_binary(values: pd.Series, column: str, role: str = "human rating", *,

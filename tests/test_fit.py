@@ -623,3 +623,160 @@ def test_the_summary_says_which_rates_are_known_and_when_threshold_rules_differ(
     assert mixed.summary().info["threshold"].startswith(
         "per group (rules or numbers differing between groups;")
     assert mixed.threshold["Online-W"] == 55.0
+
+
+def _rule_by_fractions(human, score, rule):
+    """The threshold a rule picks, found by scanning every observed score in exact fractions."""
+    from fractions import Fraction
+
+    human, score = np.asarray(human), np.asarray(score, dtype=float)
+    n_pos, n_neg = int(human.sum()), int((1 - human).sum())
+    best = None
+    for t in np.unique(score):
+        pos = score >= t
+        rho = Fraction(int((pos & (human == 1)).sum()), n_pos)
+        eta = Fraction(int((~pos & (human == 0)).sum()), n_neg)
+        key = ((abs(rho - eta), -(rho + eta), -t) if rule == "balanced"
+               else (-(rho + eta), -t))
+        if best is None or key < best[0]:
+            best = (key, float(t))
+    return best[1]
+
+
+def test_threshold_rules_break_exact_ties_as_documented_not_by_rounding():
+    # 7 positive, 7 negative paired rows: at 2 (rho 3/7, eta 4/7) and at 1 (rho 5/7, eta 4/7)
+    # |rho - eta| is 1/7 in both, so the balanced rule takes the larger rho + eta, threshold 1;
+    # 3/7 - 4/7 and 5/7 - 4/7 round apart in the last bit and 2 was picked
+    human = [1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1]
+    score = [1.0, 0.0, 5.0, 4.0, 0.0, 0.0, 0.0, 0.0, 2.0, 2.0, 4.0, 1.0, 5.0, 0.0]
+    assert _rule_by_fractions(human, score, "balanced") == 1.0
+    assert be.choose_threshold(human, score, "balanced") == 1.0
+    df = pd.DataFrame({"h": human, "s": score})
+    assert be.fit("h ~ s", df, threshold="balanced").threshold == 1.0
+    # the same on many small tied data sets, for both rules (scan in exact fractions)
+    rng = np.random.default_rng(11)
+    checked = 0
+    while checked < 300:
+        h = rng.integers(0, 2, rng.integers(4, 16))
+        s = rng.integers(0, 6, h.size).astype(float)
+        if h.min() == h.max() or np.unique(s).size < 2:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DirectionWarning)
+            for rule in ("balanced", "youden"):
+                assert be.choose_threshold(h, s, rule) == _rule_by_fractions(h, s, rule), (h, s)
+        checked += 1
+
+
+def test_choose_threshold_given_a_number_says_it_takes_a_rule():
+    # the message said "use one of ('balanced', 'youden') or a number" to a number
+    with pytest.raises(ParameterError) as caught:
+        be.choose_threshold([1, 0, 1, 0], [0.9, 0.1, 0.6, 0.2], 0.5)
+    text = str(caught.value)
+    assert "or a number" not in text and "one of ('balanced', 'youden')" in text
+    assert "score >= 0.5" in text
+
+
+def test_threshold_rules_refuse_groups_of_one_class_and_constant_paired_scores():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"g": np.repeat(["A", "B"], 40), "s": rng.normal(size=80)})
+    df["h"] = (df["s"] + rng.normal(size=80) > 0).astype(float)
+    df.loc[(df["g"] == "B") & (np.arange(80) % 4 == 0), "h"] = np.nan
+    only_pos = df.copy()
+    only_pos.loc[only_pos["g"] == "B", "h"] = only_pos.loc[only_pos["g"] == "B", "h"].where(
+        only_pos["h"].isna(), 1.0)
+    n_b = int(only_pos.loc[only_pos["g"] == "B", "h"].notna().sum())
+    # a per-group rule on a group whose paired rows are all positive: the group is named (the
+    # message said only "ROC needs paired rows of both human classes")
+    with pytest.raises(DataError, match=rf"in group 'B'; got {n_b} positive and 0 negative.*"
+                                        r"give group 'B' a number"):
+        be.fit("h ~ s | g", only_pos, threshold={"A": "balanced", "B": "balanced"})
+    # roc names the group too
+    with pytest.raises(DataError, match=rf"group 'B' \(g\) has {n_b} paired rows, {n_b} positive "
+                                        "and 0 negative"):
+        be.roc("h ~ s | g", only_pos)
+    # paired rows with one score (metric-only rows vary): the rule has nothing to choose from
+    # (it returned that score, rating every paired row positive, rho 1 and eta 0)
+    flat = df.assign(s=np.where(df["h"].notna(), 0.25, df["s"]))
+    with pytest.raises(DataError, match=r"'s' takes a single value \(0.25\) on the 70 paired rows"):
+        be.fit("h ~ s | g", flat, threshold="balanced")
+    # the same for a lower-is-better score, in its own units
+    with pytest.raises(DataError, match=r"'s' takes a single value \(0.25\)"):
+        be.fit("h ~ s | g", flat, threshold="youden", lower_is_better="s")
+
+
+def test_youden_rule_rating_everything_positive_names_the_direction():
+    # paired rows only, the score reversed: every threshold but the lowest score has
+    # rho + eta < 1, so the Youden rule (J = 0 there) rated every output positive and the
+    # message said "threshold -9 ... choose a threshold inside that range, or 'balanced'"
+    s = np.arange(10.0)
+    df = pd.DataFrame({"h": (s >= 5).astype(float), "neg": -s})
+    with pytest.raises(DataError) as caught:
+        be.fit("h ~ neg", df, threshold="youden")
+    text = str(caught.value)
+    assert "'youden' rule picks threshold -9" in text and "AUC 0.00" in text
+    assert "lower_is_better=['neg']" in text
+    # with the direction the rule separates the classes: positive when neg <= -5
+    assert be.fit("h ~ neg", df, threshold="youden", lower_is_better="neg").threshold == -5.0
+
+
+def test_roc_direction_check_reads_every_paired_row_without_the_pooled_curve():
+    # pooled=False: the check read the first group's AUC alone, so it missed a score reversed
+    # in five of six groups and, the other way, blamed all rows for one reversed group
+    good = {"h": [1, 0], "s": [0.9, 0.1]}
+    bad = {"h": [1, 0], "s": [0.1, 0.9]}
+    def frame(parts):
+        return pd.concat([pd.DataFrame({**p, "g": f"g{i}"}) for i, p in enumerate(parts)],
+                         ignore_index=True)
+    mostly_reversed = frame([good] + [bad] * 5)
+    # the AUC of all 12 paired rows: the Mann-Whitney U over n_pos n_neg (ties one half)
+    h, s = mostly_reversed["h"], mostly_reversed["s"]
+    u = stats.mannwhitneyu(s[h == 1], s[h == 0]).statistic / (6 * 6)
+    assert u < 0.5
+    with pytest.warns(DirectionWarning, match=rf"AUC {u:.2f} < 0.5 on 12 paired rows") as caught:
+        be.roc("h ~ s | g", mostly_reversed, pooled=False)
+    assert len(caught) == 1
+    mostly_right = frame([bad] + [good] * 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DirectionWarning)
+        res = be.roc("h ~ s | g", mostly_right, pooled=False)
+    assert res.auc()["g0"] == 0.0 and "pooled" not in res.curves
+
+
+def test_per_group_thresholds_of_a_fit_can_be_given_back(ende):
+    # fit reports per-group thresholds as a Series; given back as threshold= it was refused
+    # ("threshold=Nemo 50 ... give a number, 'balanced' or 'youden'"): a Series is a mapping
+    df = ende[ende.system.isin(["Nemo", "UEdin"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = be.fit("I(mqm == 0) ~ chrf | system", df,
+                       threshold={"Nemo": "balanced", "UEdin": 55})
+        again = be.fit("I(mqm == 0) ~ chrf | system", df, threshold=first.threshold)
+    assert isinstance(first.threshold, pd.Series)
+    assert again.threshold.to_dict() == first.threshold.to_dict()
+    # the counts are those of score >= each group's threshold, counted by hand
+    paired = df[df.mqm.notna() & df.chrf.notna()]
+    for system, cut in again.threshold.items():
+        rows = paired[paired.system == system]
+        tp = int(((rows.chrf >= cut) & (rows.mqm == 0)).sum())
+        fp = int(((rows.chrf >= cut) & (rows.mqm != 0)).sum())
+        assert (again.counts.loc[system, "tp"], again.counts.loc[system, "fp"]) == (tp, fp)
+
+
+def test_the_advice_for_a_scalar_human_rating_splits_its_values():
+    # an averaged 1-5 scale (SummEval) or MQM penalties with fractions: the advice was
+    # I(x > 0.5), which rates every SummEval summary adequate and every WMT segment not
+    from binaryeval.datasets import load_summeval, load_wmt21_ende
+
+    for data, human, metric in ((load_summeval(), "expert_coherence", "rouge_l_f1"),
+                                (load_wmt21_ende(), "mqm", "chrf")):
+        with pytest.raises(DataError) as caught:
+            be.roc(f"{human} ~ {metric}", data)
+        advised = re.findall(r"e\.g\. (I\(" + human + r" [<>=]+ [-\d.]+\))", str(caught.value))
+        assert advised, str(caught.value)
+        op, value = re.match(r"I\(\w+ ([<>=]+) ([-\d.]+)\)", advised[-1]).groups()
+        present = data[human].dropna()
+        rated = present >= float(value) if op == ">=" else present > float(value)
+        assert 0 < rated.mean() < 1, advised
+        # the advised term is a rating the curve takes
+        assert 0 < be.roc(f"{advised[-1]} ~ {metric}", data).auc()["pooled"] < 1

@@ -107,6 +107,26 @@ def test_bins_are_the_paired_rows_quantiles_and_are_reported():
         fit_latent("human ~ score", df)
 
 
+def test_bins_that_would_hold_no_paired_row_are_refused():
+    # BLEU-like scores: 150 of 400 paired rows score 0, so the 1/3 quantile is 0 and the bin
+    # [min, 0) held no row at all; bins=3 fitted with two used bins and three reported
+    rng = np.random.default_rng(3)
+    score = np.concatenate([np.zeros(150), rng.uniform(1, 10, 250)])
+    human = (score + rng.normal(0, 3, 400) > 4).astype(float)
+    df = pd.DataFrame({"human": human, "score": score})
+    assert np.quantile(score, 1 / 3) == 0.0 == score.min()
+    with pytest.raises(DataError, match=r"term 'score'.*3 bins: the bin of scores below 0 holds "
+                                        r"none of them.*only 2 bins.*use fewer bins"):
+        fit_latent("human ~ score", df, bins=3, draws=50, chains=1, seed=1)
+    # a lower-is-better score tied at its highest value: said in its own units
+    with pytest.raises(DataError, match=r"the bin of scores above 100 holds none"):
+        fit_latent("human ~ bad", df.assign(bad=100 - score), bins=3, lower_is_better="bad",
+                   draws=50, chains=1, seed=1)
+    # two bins hold rows: fitted, each bin with paired rows
+    res = _quiet(fit_latent, "human ~ score", df, bins=2, draws=50, chains=1, seed=1)
+    assert (res.latent.paired.sum(axis=(0, 1)) > 0).all()
+
+
 def test_one_binary_metric_is_the_binary_model():
     rng = np.random.default_rng(6)
     n = 3000

@@ -454,8 +454,12 @@ def test_lower_is_better_as_a_bool_is_refused_with_the_fix(binary_df, call):
         "roc": lambda: be.roc("human ~ score", binary_df, lower_is_better=True),
     }
     with pytest.raises(InputTypeError, match=r"lower_is_better=(True|False): name the terms.*"
-                                             r"lower_is_better=\["):
+                                             r"lower_is_better=\[") as caught:
         calls[call]()
+    if call in ("fit", "fit_latent", "roc"):
+        # the example is the metric: the human rating of these models has no direction
+        # (lower_is_better=['human'] was shown, which is then refused)
+        assert "lower_is_better=['score']" in str(caught.value)
 
 
 # ----------------------------------------------------------------------------------------------

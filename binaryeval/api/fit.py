@@ -85,7 +85,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
         For a scalar metric: a rating is positive when ``score >= threshold``.  ``"balanced"``
         picks the observed score minimising ``|rho - eta|`` on all paired rows (the papers'
         rule), ``"youden"`` maximises ``rho + eta - 1``; a mapping gives a number or rule per
-        group.
+        group (a Series too, e.g. the per-group ``threshold`` of an earlier fit).
     lower_is_better : str or list of str, optional
         Metric terms whose lower scores are better: with a threshold their ratings are
         positive when ``score <= threshold``; binned (``bins=``), their bins are turned round.

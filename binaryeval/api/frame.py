@@ -68,7 +68,8 @@ def metric_directions(value: Any, parsed: ParsedFormula, *, thresholded: bool) -
     Only a scalar metric that a threshold turns into ratings has a direction: the human rating is
     binary (a penalty becomes a rating in the formula), and so is an unthresholded metric.
     """
-    lower = read_lower_is_better(value, parsed.lhs_names + parsed.rhs_names)
+    lower = read_lower_is_better(value, parsed.lhs_names + parsed.rhs_names,
+                                 example=(parsed.rhs_names or [None])[0])
     for name in lower:
         if name in parsed.lhs_names:
             raise ParameterError(f"lower_is_better={name!r}: the human rating is binary (1 = "

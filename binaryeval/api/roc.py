@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .._directions import check_direction
-from ..binary.roc import RocResult, roc_table
+from ..binary.roc import RocResult, _auc, roc_table
 from ..data import as_binary, label_text, natural_order, refuse_all_missing
+from ..errors import DataError
 from ..formula import parse_formula
 from .frame import _scores, metric_directions
 
@@ -78,23 +78,36 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     if group is not None:
         ok &= group.notna()
     curves: dict[str, pd.DataFrame] = {}
+    # every paired row: the pooled curve, and the direction check (also with pooled=False)
+    everything = roc_table(human[ok], score[ok])
     if group is not None:
         for g in natural_order(pd.unique(group[ok])):
             sel = ok & (group == g)
+            _both_classes(human[sel], g, str(frame.group.name))
             curves[str(g)] = roc_table(human[sel], score[sel])
     if pooled or group is None:
-        curves["pooled"] = roc_table(human[ok], score[ok])
+        curves["pooled"] = everything
     result = RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
                        None if frame.group is None else str(frame.group.name),
                        {"missing rating or group": int((~ok).sum())}, lower)
-    _check_direction(result, parsed.rhs_names[0])
+    _check_direction(result, parsed.rhs_names[0], _auc(everything))
     return result
 
 
-def _check_direction(result: RocResult, name: str) -> None:
-    """The direction check on the pooled (or only) curve: warn when it runs below the diagonal."""
-    auc = result.auc()
-    value = float(auc.get("pooled", auc.iloc[0] if len(auc) else np.nan))
+def _both_classes(human: pd.Series, group, group_name: str) -> None:
+    """Refuse a group whose paired rows hold one human class, naming it and the way out."""
+    n_pos = int((human == 1.0).sum())
+    n_neg = int(len(human) - n_pos)
+    if n_pos and n_neg:
+        return
+    raise DataError(f"group {group!r} ({group_name}) has {len(human):,} paired rows, {n_pos} "
+                    f"positive and {n_neg} negative human ratings: its ROC curve needs both "
+                    "human classes; leave the group out of the data, or leave the grouping out "
+                    "of the formula for the pooled curve alone")
+
+
+def _check_direction(result: RocResult, name: str, value: float) -> None:
+    """The direction check on all paired rows: warn when their curve runs below the diagonal."""
     read = " (read as lower-is-better)" if result.lower_is_better else ""
     check_direction(
         value, lambda: (f"the score {name!r}{read} runs against the human ratings (AUC "

@@ -7,7 +7,13 @@ is a candidate threshold.  Rules:
 
 - ``"balanced"``: the papers' rule, the threshold minimising ``|rho - eta|`` (ties: the one with
   the larger ``rho + eta``, then the larger threshold);
-- ``"youden"``: the threshold maximising Youden's ``J = rho + eta - 1``.
+- ``"youden"``: the threshold maximising Youden's ``J = rho + eta - 1`` (ties: the larger
+  threshold).
+
+The rates are compared exactly (as counts over ``n_pos * n_neg``), so equal rates tie whatever
+their rounding.  A lower-is-better score is turned round first, so there "the larger
+threshold" is the smaller one in the score's own units (the stricter one, as for any score).  A rule needs paired rows of both human classes and at least two distinct
+scores.
 """
 
 from __future__ import annotations
@@ -92,19 +98,41 @@ def _auc(table: pd.DataFrame) -> float:
     return float(np.trapezoid(y, x)) if hasattr(np, "trapezoid") else float(np.trapz(y, x))
 
 
+def _exact_rates(finite: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """``rho`` and ``eta`` of the points as whole numbers over the common denominator.
+
+    ``rho = tp / n_pos`` and ``eta = tn / n_neg`` are compared as ``tp * n_neg`` and
+    ``tn * n_pos`` (both over ``n_pos * n_neg``): equal rates stay equal, where their rounded
+    quotients may differ in the last bit and reverse a tie.
+    """
+    n_pos = int(finite["tp"].iloc[0] + finite["fn"].iloc[0])
+    n_neg = int(finite["tn"].iloc[0] + finite["fp"].iloc[0])
+    # int64 holds the products up to some 3e9 paired rows; Python integers beyond
+    kind = np.int64 if max(n_pos, n_neg, 1) < 2**31 else object
+    tp = finite["tp"].to_numpy().astype(kind)
+    tn = finite["tn"].to_numpy().astype(kind)
+    return tp * n_neg, tn * n_pos, n_pos * n_neg
+
+
 def _pick(table: pd.DataFrame, rule: str) -> int:
+    if rule not in THRESHOLD_RULES:
+        raise ParameterError(f"threshold rule {rule!r} is unknown; use one of {THRESHOLD_RULES}")
     finite = table[np.isfinite(table["threshold"])]
+    rho, eta, scale = _exact_rates(finite)
+    thresholds = finite["threshold"].to_numpy()
     if rule == "balanced":
-        gap = (finite["rho"] - finite["eta"]).abs().to_numpy()
-        total = (finite["rho"] + finite["eta"]).to_numpy()
-        key = np.lexsort((finite["threshold"].to_numpy() * -1, -total, gap))
-        return int(finite.index[key[0]])
-    if rule == "youden":
-        j = (finite["rho"] + finite["eta"] - 1.0).to_numpy()
-        best = np.flatnonzero(j == j.max())
-        return int(finite.index[best[0]])
-    raise ParameterError(f"threshold rule {rule!r} is unknown; use one of {THRESHOLD_RULES} "
-                         "or a number")
+        # smallest |rho - eta|, then the largest rho + eta, then the largest threshold
+        gap = np.abs(rho - eta)
+        total = rho + eta
+        if gap.dtype == object:
+            best = min(range(len(finite)), key=lambda i: (gap[i], -total[i], -thresholds[i]))
+        else:
+            best = int(np.lexsort((-thresholds, -total, gap))[0])
+        return int(finite.index[best])
+    # Youden: the largest rho + eta - 1, then the largest threshold (the rows run from the
+    # largest threshold down)
+    j = rho + eta - scale
+    return int(finite.index[int(np.flatnonzero(j == j.max())[0])])
 
 
 def choose_threshold(human, score, rule: str = "balanced") -> float:
@@ -132,6 +160,14 @@ def choose_threshold(human, score, rule: str = "balanced") -> float:
     >>> choose_threshold([1, 1, 0, 0], [0.9, 0.4, 0.5, 0.1], "balanced")
     0.5
     """
+    if isinstance(rule, (bool, np.bool_)) or not isinstance(rule, str) \
+            or rule not in THRESHOLD_RULES:
+        number = isinstance(rule, (int, float, np.integer, np.floating)) \
+            and not isinstance(rule, (bool, np.bool_))
+        raise ParameterError(
+            f"rule={rule!r}: choose_threshold picks a threshold by a rule, one of "
+            f"{THRESHOLD_RULES}" + (f"; {rule!r} is a threshold already (the rating is "
+                                    f"score >= {rule!r})" if number else ""))
     if isinstance(human, pd.Series) and isinstance(score, pd.Series) \
             and not human.index.equals(score.index):
         # two Series are the ratings of the rows their index names, not of their positions
@@ -172,6 +208,51 @@ def _rule_threshold(human: np.ndarray, score: np.ndarray, rule: str) -> float:
     """:func:`choose_threshold` on checked arrays, without its own checks (a fit makes them)."""
     table = roc_table(human, score)
     return float(table.loc[_pick(table, rule), "threshold"])
+
+
+def _rule_cut(human: np.ndarray, oriented: np.ndarray, rule: str, *, column: str,
+              sign: float, group=None) -> float:
+    """The threshold (of the oriented score) a rule picks on paired rows, checked first.
+
+    Both human classes and two distinct scores are needed; without them a rule picks a
+    threshold from nothing, so the call is refused with what the rows hold and the fix.
+    """
+    where = "" if group is None else f" in group {group!r}"
+    n_pos = int((human == 1.0).sum())
+    n_neg = int(human.size - n_pos)
+    if n_pos == 0 or n_neg == 0:
+        fix = (f"give group {group!r} a number in the threshold mapping, or one rule for all "
+               "groups (threshold='balanced' picks it from every group's paired rows)"
+               if group is not None else "add paired rows of the other class, or give "
+               "threshold a number")
+        raise DataError(f"threshold rule {rule!r} for {column!r} needs paired rows of both human "
+                        f"classes{where}; got {n_pos} positive and {n_neg} negative human "
+                        f"ratings: {fix}")
+    values = np.unique(oriented)
+    if values.size < 2:
+        raise DataError(f"{column!r} takes a single value ({sign * float(values[0]) + 0.0:g}) on the "
+                        f"{human.size:,} paired rows{where}: no threshold separates anything, so "
+                        f"the {rule!r} rule has nothing to choose from; check the score column, "
+                        "or give threshold a number")
+    return _rule_threshold(human, oriented, rule)
+
+
+def _degenerate_pick(human: np.ndarray, oriented: np.ndarray, rule: str, cut: float, *,
+                     column: str, where: str, lo: float, hi: float,
+                     lower_is_better: bool) -> str:
+    """Why a rule's threshold rates every output positive: the paired rows' scores run wrong."""
+    from .._directions import direction_message
+
+    auc = _auc(roc_table(human, oriented))
+    head = (f"the {rule!r} rule picks threshold {cut:g} for {column!r}{where}, which rates "
+            f"every output positive (scores run from {lo:g} to {hi:g}): no threshold of the "
+            f"paired rows gives rho + eta above 1")
+    if auc < 0.5:
+        way = "lower" if lower_is_better else "higher"
+        return direction_message(
+            f"{head}; {way} scores go with inadequate outputs there (AUC {auc:.2f})",
+            terms=[column], sides=[(column,)], lower=[column] if lower_is_better else [])
+    return f"{head} (AUC {auc:.2f}); give threshold a number, or 'balanced'"
 
 
 def _show_value(values: np.ndarray) -> str:
@@ -507,8 +588,9 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
         are ignored: pass just the paired rows).
     labels : list
         Every group, in order (also groups without paired rows).
-    threshold : float, "balanced", "youden" or mapping
-        As in :func:`apply_threshold`.
+    threshold : float, "balanced", "youden", mapping or Series
+        As in :func:`apply_threshold`; a Series (group -> threshold, as
+        :attr:`BinaryFit.threshold` holds per-group thresholds) is read as a mapping.
     lower_is_better : bool
         Positive when ``score <= threshold``.
     column : str
@@ -531,6 +613,9 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
     sign = -1.0 if lower_is_better else 1.0
     oriented = sign * score
     paired = ~np.isnan(human) & ~np.isnan(score)
+    if isinstance(threshold, pd.Series):
+        # per-group thresholds as a fit reports them (BinaryFit.threshold): group -> threshold
+        threshold = dict(threshold.items())
     per_group = isinstance(threshold, Mapping)
     if per_group:
         # keys match the groups by their text (1 is group "1")
@@ -543,6 +628,7 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
     specs = {g: (threshold[str(g)] if per_group else threshold) for g in labels}
     kinds: set[str] = set()
     cuts: dict = {}
+    picked: dict = {}   # group -> (rule, its paired rows) of the thresholds a rule chose
     pooled_cut = None
     for g, spec in specs.items():
         if isinstance(spec, str):
@@ -556,20 +642,32 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
                 raise DataError(f"threshold rule {spec!r} needs paired rows (human and metric "
                                 f"rating){where}; there are none")
             if per_group or pooled_cut is None:
-                cut = sign * _rule_threshold(human[sel], oriented[sel], spec)
+                cut = sign * _rule_cut(human[sel], oriented[sel], spec, column=column,
+                                       sign=sign, group=g if per_group else None)
                 pooled_cut = cut if not per_group else pooled_cut
+                picked[g] = (spec, sel)
             cuts[g] = cut if per_group else pooled_cut
         else:
             cuts[g] = _check_threshold_value(spec, column)
             kinds.add("given")
     # one rule (or numbers given) for every group, else "mixed" (the thresholds say which)
     rule = kinds.pop() if len(kinds) == 1 else "mixed"
-    lo, hi = score_range
+    lo, hi = float(score_range[0]) + 0.0, float(score_range[1]) + 0.0   # no "-0" in messages
     for g, cut in cuts.items():
         if (lower_is_better and (cut < lo or cut >= hi)) or (not lower_is_better
                                                             and (cut <= lo or cut > hi)):
+            where = '' if not per_group else f' (group {g!r})'
+            if g in picked or (not per_group and picked):
+                spec, sel = picked[g] if g in picked else next(iter(picked.values()))
+                raise DataError(_degenerate_pick(human[sel], oriented[sel], spec, cut,
+                                                 column=column, where=where, lo=lo, hi=hi,
+                                                 lower_is_better=lower_is_better))
+            if lo == hi:
+                raise DataError(f"threshold {cut:g} for {column!r}{where} puts every rating in "
+                                f"one class: the scores take a single value ({lo:g}), which no "
+                                "threshold separates; check the score column")
             raise ParameterError(
-                f"threshold {cut:g} for {column!r}{'' if not per_group else f' (group {g!r})'} "
+                f"threshold {cut:g} for {column!r}{where} "
                 f"puts every rating in one class (scores run from {lo:g} to {hi:g}); choose a "
                 "threshold inside that range, or 'balanced'")
     chosen = Cuts({g: float(c) for g, c in cuts.items()}, rule, per_group, bool(lower_is_better),

@@ -163,8 +163,13 @@ def check_formula_sides(parsed, formula: str, *, groups: tuple[int, ...]) -> Non
                            "column under a new name to model a duplicate)", formula)
 
 
-def bin_edges(scores: np.ndarray, paired: np.ndarray, bins: int, term: str) -> np.ndarray:
-    """Interior bin edges: quantiles ``1/bins, ..., (bins-1)/bins`` of the paired rows' scores."""
+def bin_edges(scores: np.ndarray, paired: np.ndarray, bins: int, term: str,
+              lower: bool = False) -> np.ndarray:
+    """Interior bin edges: quantiles ``1/bins, ..., (bins-1)/bins`` of the paired rows' scores.
+
+    Every bin must hold some paired row.  ``lower``: the scores are a lower-is-better score
+    negated (messages show the score's own values).
+    """
     ref = scores[paired & ~np.isnan(scores)]
     if ref.size < bins:
         raise DataError(f"term {term!r} has {ref.size} paired rows; {bins} bins need at least "
@@ -181,6 +186,20 @@ def bin_edges(scores: np.ndarray, paired: np.ndarray, bins: int, term: str) -> n
         raise DataError(f"term {term!r}: the paired rows' scores have too many ties for {bins} "
                         f"bins (their quantiles give only {edges.size + 1} distinct bins); use "
                         "fewer bins")
+    # a bin is [edge, next edge): where many paired scores tie at the lowest value the first
+    # quantile is that value and the bin below it holds none of them
+    held = np.bincount(np.searchsorted(edges, ref, side="right"), minlength=bins)
+    if not held.all():
+        empty = int(np.flatnonzero(held == 0)[0])
+        if lower:
+            shown = (f"above {-edges[0] + 0.0:g}" if empty == 0 else
+                     f"above {-edges[empty] + 0.0:g} up to {-edges[empty - 1] + 0.0:g}")
+        else:
+            shown = (f"below {edges[0]:g}" if empty == 0 else
+                     f"from {edges[empty - 1]:g} up to {edges[empty]:g}")
+        raise DataError(f"term {term!r}: the paired rows' scores have too many ties for {bins} "
+                        f"bins: the bin of scores {shown} holds none of them (their quantiles "
+                        f"give only {int((held > 0).sum())} bins that hold any); use fewer bins")
     return edges
 
 

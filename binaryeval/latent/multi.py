@@ -59,7 +59,7 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
     """
     if n_bins is not None:
         score = _data.numeric(values, term) * (-1.0 if lower else 1.0)
-        edges = _data.bin_edges(score, paired, n_bins, term)
+        edges = _data.bin_edges(score, paired, n_bins, term, lower)
         code = np.where(np.isnan(score), -1, np.searchsorted(edges, score, side="right"))
         labels = _bin_labels(edges, lower)
         return code.astype(np.int64), labels, (-edges[::-1] if lower else edges), True
@@ -1049,7 +1049,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     parsed = parse_formula(formula)
     _data.check_formula_sides(parsed, formula, groups=(0, 1))
     terms = list(parsed.rhs_names)
-    lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms])
+    lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms],
+                                 example=terms[0])
     if parsed.lhs_names[0] in lower:
         raise ParameterError(f"lower_is_better={parsed.lhs_names[0]!r}: the human rating is "
                              "binary (1 = adequate); turn penalties into a rating in the "
