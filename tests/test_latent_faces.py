@@ -348,3 +348,21 @@ def test_pooled_and_known_rates_run():
     assert "favi" not in known.to_frame()
     # with the pooled matrix plugged in, the known-rates fit is at least as precise
     assert (known.to_frame()["std_error"] <= pooled.to_frame()["std_error"] * 1.1).all()
+
+
+def test_a_score_difference_equal_to_the_tolerance_is_a_tie_as_in_favi():
+    # scores on a 0.01 grid, tolerance 0.05: 0.26 - 0.21 is 0.05000000000000002 in floats and
+    # 0.12 - 0.07 is 0.049999999999999996; both are differences of exactly the tolerance, ties
+    # by the definition (|d| <= tolerance), in fit_preferences as in favi
+    grid = np.round(np.arange(0, 1, 0.01), 2)
+    n = grid.size - 5
+    df = pd.DataFrame({"seg": np.tile(np.arange(n), 2), "sys": np.repeat(["a", "b"], n),
+                       "hum": np.concatenate([grid[5:], grid[:-5]]),
+                       "met": np.concatenate([grid[5:], grid[:-5] + 0.5])})
+    assert ((grid[5:] - grid[:-5]) > 0.05).any()  # the float artefact is in the data
+    res = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg",
+                 tolerance={"hum": 0.05, "met": 0.05}, draws=50, seed=0)
+    # every human difference is a tie; the metric prefers b on every item (0.45 apart)
+    np.testing.assert_array_equal(res.latent.paired[0], [[0, 0, 0], [0, 0, n], [0, 0, 0]])
+    fav = be.favi("hum ~ met | sys", df, item="seg", tolerance=0.05)
+    np.testing.assert_array_equal(fav.counts[0], res.latent.paired[0])

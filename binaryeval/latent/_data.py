@@ -108,10 +108,14 @@ def classes_from_codes(code: np.ndarray) -> np.ndarray:
     return out
 
 
-def sign_codes(diff: np.ndarray, tol: float) -> np.ndarray:
-    """1/0/-1 from score differences (ties within ``tol``), NaN where a score is missing."""
-    out = (diff > tol).astype(float) - (diff < -tol).astype(float)
-    out[np.isnan(diff)] = np.nan
+def sign_codes(a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray:
+    """1/0/-1 from the scores ``a - b`` (ties within ``tol`` as written in decimals, the rule of
+    :func:`binaryeval.favi`), NaN where a score is missing."""
+    from ..favoritism.score import preference_codes
+
+    with np.errstate(invalid="ignore"):
+        out = preference_codes(a, b, tol).astype(float)
+    out[np.isnan(a) | np.isnan(b)] = np.nan
     return out
 
 

@@ -106,9 +106,9 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
         arr[s_codes, i_codes] = values[t][keep]
         grid[t] = arr
     ia, ib = pair_indices(n_sys)
-    cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia] - grid[terms[0]][ib],
+    cls = _data.classes_from_codes(_data.sign_codes(grid[terms[0]][ia], grid[terms[0]][ib],
                                                     tol[terms[0]]))
-    parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia] - grid[t][ib], tol[t]))
+    parts = [_data.classes_from_codes(_data.sign_codes(grid[t][ia], grid[t][ib], tol[t]))
              for t in terms[1:]]
     counts = _pair_counts(np.repeat(np.arange(ia.size), n_items), cls.ravel(),
                           [p.ravel() for p in parts], ia.size, account)
