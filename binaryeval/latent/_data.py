@@ -109,8 +109,9 @@ def classes_from_codes(code: np.ndarray) -> np.ndarray:
 
 
 def sign_codes(a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray:
-    """1/0/-1 from the scores ``a - b`` (ties within ``tol`` as written in decimals, the rule of
-    :func:`binaryeval.favi`), NaN where a score is missing.
+    """1/0/-1 from the scores ``a - b``, NaN where a score is missing.
+
+    Ties are differences within ``tol`` as written in decimals (:func:`binaryeval.favi`'s rule).
     """
     from ..favoritism.score import preference_codes
 
