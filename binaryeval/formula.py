@@ -35,7 +35,10 @@ arguments, or calls of anything but the functions above.  patsy's stateful trans
 differ between partitions.  A column of the data wins over a variable of the same name.
 
 A missing value in any column a term refers to gives a missing value of the term (``I(x > 0)``
-is NaN, not False, where ``x`` is NaN): missing means "not rated".
+is NaN, not False, where ``x`` is NaN): missing means "not rated".  Text is compared with text
+only: a column holding text compared with a number (``I(mqm == 0)`` with ``mqm`` read as the
+strings ``'0'``, ``'-1.5'``) is refused, since no text equals a number and the term would be the
+same on every row; make such a column numeric first (``pd.to_numeric``).
 
 Examples
 --------
@@ -506,12 +509,14 @@ class _Evaluator:
     def _compare(self, node: ast.Compare) -> Any:
         left = self.value(node.left)
         out = None
+        left_node = node.left
         for op, comp in zip(node.ops, node.comparators, strict=True):
             right = self.value(comp)
+            _text_against_number(left, left_node, right, comp, node)
             part = _COMPARISONS[type(op)](left, right)
             # a < b < c holds where both comparisons hold, element by element
             out = part if out is None else out & part
-            left = right
+            left, left_node = right, comp
         return out
 
     def _call(self, node: ast.Call) -> Any:
@@ -528,6 +533,38 @@ class _Evaluator:
             # C(x): the values are the categories (grouping treats every distinct value as one)
             return args[0]
         return FUNCTIONS[name.split(".")[-1]](*args)
+
+
+def _holds_text(value: Any) -> bool:
+    """Whether a column or array holds text (strings among its values, missing ones aside)."""
+    if not isinstance(value, (pd.Series, np.ndarray)) or not _is_text(value):
+        return False
+    kind = pd.api.types.infer_dtype(value, skipna=True)
+    return kind in ("string", "mixed", "mixed-integer", "mixed-integer-float")
+
+
+def _text_against_number(left: Any, left_node: ast.AST, right: Any, right_node: ast.AST,
+                         node: ast.Compare) -> None:
+    """Refuse comparing text with a number.
+
+    pandas answers False (or True for ``!=``) on every row, so ``I(mqm == 0)`` on a column of
+    numbers read as text would rate every output alike without a word.
+    """
+    for text, text_node, other in ((left, left_node, right), (right, right_node, left)):
+        number = _is_number(other) or (isinstance(other, (pd.Series, np.ndarray))
+                                       and pd.api.types.is_numeric_dtype(other.dtype)
+                                       and not pd.api.types.is_bool_dtype(other.dtype))
+        if not (number and _holds_text(text)):
+            continue
+        shown = pd.Series(np.asarray(text, dtype=object)).dropna()
+        shown = shown[shown.map(lambda x: isinstance(x, str))].unique()[:3]
+        name = (text_node.id if isinstance(text_node, ast.Name)
+                else ast.unparse(text_node))
+        raise _Refused(f"{name!r} holds text ({', '.join(repr(x) for x in shown)}) and is "
+                       "compared with a number: text never equals a number, so the term "
+                       "would be the same for every row; make the column numeric first, e.g. "
+                       f"data[{name!r}] = pd.to_numeric(data[{name!r}]), or compare it "
+                       "with text (quoted)", node, whole=True)
 
 
 def _is_text(value: Any) -> bool:

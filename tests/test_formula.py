@@ -545,3 +545,25 @@ def test_fuzz_guards_catch_what_they_guard(monkeypatch_module):
     monkeypatch_module.compiled_code.clear()
     _TOUCHED.clear()
     del _EVENTS[:]
+
+
+def test_text_compared_with_a_number_is_refused_with_the_fix():
+    # MQM penalties read as text ('0', '-1.5'): pandas answers `== 0` with False on every row,
+    # so I(mqm == 0) rated every output inadequate without a word
+    mqm = ["0", "-1.5", "0", "-3"] * 25
+    df = pd.DataFrame({"system": list("AB") * 50, "mqm": mqm, "metric": [1, 0] * 50})
+    assert not (df.mqm == 0).any()  # the trap: no row equals 0
+    for formula in ("I(mqm == 0) ~ metric | system", "I(0 == mqm) ~ metric | system",
+                    "I(mqm >= -1) ~ metric | system"):
+        with pytest.raises(FormulaError, match=r"'mqm' holds text \('0', '-1.5', '-3'\) and is "
+                                               r"compared with a number.*pd.to_numeric"):
+            be.fit(formula, df)
+    # following the advice gives the counts by hand: system A holds every '0' (rows 0, 2, ...)
+    fixed = df.assign(mqm=pd.to_numeric(df.mqm))
+    counts = be.fit("I(mqm == 0) ~ metric | system", fixed).counts
+    adequate = counts.tp + counts.fn  # every row is paired (human and metric rated)
+    assert adequate["A"] == 50 and adequate["B"] == 0
+    # text compared with text, and an object column of numbers, are what they say
+    assert be.fit("I(mqm == '0') ~ metric | system", df).counts.equals(counts)
+    as_objects = fixed.assign(mqm=fixed.mqm.astype(object))
+    assert be.fit("I(mqm == 0) ~ metric | system", as_objects).counts.equals(counts)
