@@ -11,6 +11,7 @@ system (0.5), the largest correlation between the human score and a metric (0).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -35,7 +36,8 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
     terms : sequence of str
         The formula's terms that may be named (as written in the formula).
     aliases : mapping, optional
-        Other spellings of a term (e.g. a column label for ``Q("chrF++")``) -> the term.
+        Other spellings of a term -> the term.  A term ``Q("label")`` may always be named by
+        its column label ``"label"`` as well.
     example : str, optional
         The term the messages show as an example (default: the first term); a model whose
         human rating has no direction names a metric.
@@ -60,6 +62,8 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
     ('mqm', 'ter')
     >>> read_lower_is_better(None, ["mqm", "ter"])
     ()
+    >>> read_lower_is_better(["TER (x100)"], ["mqm", 'Q("TER (x100)")'])
+    ('Q("TER (x100)")',)
     """
     terms = list(terms)
     if example is None:
@@ -77,12 +81,16 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
     else:
         raise InputTypeError(f"lower_is_better={value!r}: give a term name or a list of term "
                              f"names, e.g. lower_is_better=[{example!r}]")
+    # a column named through Q("...") may be named by its label too, on every path
+    quoted = {m.group(2): t for t in terms
+              if (m := re.fullmatch(r"""Q\((["'])(.*)\1\)""", t)) is not None}
+    aliases = {**quoted, **(aliases or {})}
     named = set()
     for name in names:
         if not isinstance(name, str):
             raise InputTypeError(f"lower_is_better holds {name!r}, not a term name; give the terms "
                                  f"as written in the formula, e.g. lower_is_better=[{example!r}]")
-        term = (aliases or {}).get(name, name)
+        term = name if name in terms else aliases.get(name, name)
         if term not in terms:
             raise ParameterError(f"lower_is_better names {name!r}, which is not a term of the "
                                  f"formula; the terms are {terms}")

@@ -780,3 +780,22 @@ def test_the_advice_for_a_scalar_human_rating_splits_its_values():
         assert 0 < rated.mean() < 1, advised
         # the advised term is a rating the curve takes
         assert 0 < be.roc(f"{advised[-1]} ~ {metric}", data).auc()["pooled"] < 1
+
+
+def test_lower_is_better_names_a_quoted_column_by_its_label_on_every_path():
+    # a column whose name is no identifier enters as Q("TER score"); lower_is_better may name
+    # it by its label, as correlate() always allowed: the same counts and AUC as its negation
+    rng = np.random.default_rng(0)
+    n = 400
+    truth = rng.random(n) < 0.6
+    ter = np.where(truth, rng.normal(0.3, 0.1, n), rng.normal(0.6, 0.1, n))
+    df = pd.DataFrame({"system": np.repeat(["A", "B"], n // 2),
+                       "human": np.where(np.arange(n) % 3 == 0, truth, np.nan),
+                       "TER score": ter, "neg": -ter})
+    quoted = be.fit('human ~ Q("TER score") | system', df, threshold=0.45,
+                    lower_is_better="TER score")
+    negated = be.fit("human ~ neg | system", df, threshold=-0.45)
+    assert quoted.counts.equals(negated.counts)
+    assert int(quoted.counts.metric_pos.sum()) == int((df.human.isna() & (ter <= 0.45)).sum())
+    auc = be.roc('human ~ Q("TER score")', df, lower_is_better=["TER score"]).auc()
+    assert auc["pooled"] == pytest.approx(be.roc("human ~ neg", df).auc()["pooled"], abs=1e-15)
