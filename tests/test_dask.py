@@ -637,3 +637,21 @@ def test_correlate_lists_systems_in_one_order_whatever_their_type():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert list(be.correlate("mqm ~ chrf + ter | system", df)._scores.index) == names
+
+
+@pytest.mark.parametrize("call", ["roc", "fit_latent", "fit_preferences", "judge_bias"])
+def test_calls_that_need_the_rows_in_memory_name_themselves(call):
+    # roc() once said "this call needs the rows in memory"; each entry point names itself
+    from binaryeval.latent import fit_latent, fit_preferences, judge_bias
+
+    df = pd.DataFrame({"human": [1, 0, 1, 0] * 10, "s": np.linspace(0, 1, 40),
+                       "m": [1, 1, 0, 0] * 10, "system": ["A", "B"] * 20,
+                       "seg": np.arange(40) // 2})
+    ddf = dd.from_pandas(df, npartitions=2)
+    run = {"roc": lambda: be.roc("human ~ s | system", ddf),
+           "fit_latent": lambda: fit_latent("human ~ m | system", ddf),
+           "fit_preferences": lambda: fit_preferences("human ~ s | system", ddf, item="seg"),
+           "judge_bias": lambda: judge_bias("human ~ m | system", ddf)}[call]
+    with pytest.raises(DataError, match=rf"Dask DataFrame, and {call}\(\) needs the rows in "
+                                        r"memory: pass a pandas frame \(data.compute\(\)"):
+        run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .._directions import check_direction
+from .._validate import require_pandas
 from ..binary.roc import RocResult, _auc, roc_table
 from ..data import as_binary, label_text, natural_order, refuse_all_missing
 from ..errors import DataError
@@ -62,6 +63,7 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
     >>> round(float(rules["pooled", "balanced"]), 4)  # 1 - 0.6, the threshold on s
     0.4
     """
+    require_pandas(data, "roc()")
     parsed = parse_formula(formula, allow_multiple_rhs=False, allow_intercept_rhs=False)
     frame = parsed.evaluate(data, eval_env)
     lower = bool(metric_directions(lower_is_better, parsed, thresholded=True))
