@@ -34,9 +34,9 @@ def add_favi_parser(subparsers) -> None:
                    help="column naming the input (segment, document) shared by the systems")
     p.add_argument("--pairs", type=_pairs, default="all", metavar="A:B,...",
                    help="system pairs to compare (default: all)")
-    p.add_argument("--tolerance", type=_tolerance, default=0.0, metavar="T",
-                   help="score differences <= T count as ties; human=T1,metric=T2 for separate "
-                        "scales (default: 0)")
+    p.add_argument("--tolerance", type=_tolerance, default=0.0, metavar="T|TERM=T,...",
+                   help="score differences <= T count as ties; TERM=T per term as written in the "
+                        "formula (or human=T1,metric=T2) for separate scales (default: 0)")
     p.add_argument("--lower-is-better", nargs="+", default=[], metavar="TERM",
                    help="terms (human or metric, as in the formula) whose lower scores are better, "
                         "e.g. mqm for MQM penalty points or ter")

@@ -13,7 +13,7 @@ from .._validate import choice, probability, renamed
 from .._warnings import warn
 from ..errors import DataError, UnpairedItemsWarning
 from .counting import count_pairs
-from .frame import favi_frame
+from .frame import _parse, favi_frame
 from .ratings import tolerances
 from .result import FaviResult
 from .sign import TIES
@@ -85,8 +85,10 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         :func:`binaryeval.fit_preferences` included).
     tolerance : float, (float, float) or dict
         Score differences ``<= tolerance`` count as ``=`` (as written in decimals: ``0.8 - 0.7``,
-        which floats make a hair larger than ``0.1``, is a tie at ``0.1``); a pair or
-        ``{"human": .., "metric": ..}`` sets the two sides separately (their scales differ).
+        which floats make a hair larger than ``0.1``, is a tie at ``0.1``); a pair, or a mapping
+        from the formula's terms (``{"chrf": 0.5}``, as :func:`binaryeval.fit_preferences`
+        takes) or from ``"human"``/``"metric"`` to numbers, sets the two sides separately (their
+        scales differ; a side not named gets 0).
     lower_is_better : str or list of str, optional
         The terms, as written in the formula (human or metric side), whose lower scores are
         better: MQM error penalties, TER.  The default treats higher scores as better on both
@@ -145,7 +147,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
     choice(unpaired, "unpaired", ("warn", "raise", "count"))
     choice(sign_test_ties, "sign_test_ties", TIES)
     sig_level = probability(sig_level, "sig_level", open=True)
-    tol = tolerances(tolerance)
+    parsed = _parse(formula)
+    tol = tolerances(tolerance, (parsed.lhs_names[0], parsed.rhs_names[0]))
     if is_dask_frame(data):
         from ._partitions import favi_counts
 

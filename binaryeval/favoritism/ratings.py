@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -72,13 +73,24 @@ def symbol_code(value: Any) -> int | None:
     return None
 
 
-def tolerances(tolerance: Any) -> tuple[float, float]:
-    """``(human, metric)`` tolerances from a number, a pair or ``{"human": .., "metric": ..}``."""
-    if isinstance(tolerance, dict):
-        unknown = set(tolerance) - {"human", "metric"}
+def tolerances(tolerance: Any, terms: tuple[str, str] | None = None) -> tuple[float, float]:
+    """``(human, metric)`` tolerances from a number, a pair or a mapping.
+
+    The mapping's keys are ``"human"`` and ``"metric"``, or the formula's two ``terms`` as
+    written (the keys :func:`binaryeval.fit_preferences` takes); a side not named gets 0.
+    """
+    if isinstance(tolerance, Mapping):
+        sides = {"human": "human", "metric": "metric"}
+        if terms is not None:
+            sides.update({terms[0]: "human", terms[1]: "metric"})
+        unknown = [k for k in tolerance if k not in sides]
         if unknown:
-            raise ParameterError(f"tolerance dict keys must be 'human' and/or 'metric', got {sorted(unknown)}")
-        pair = (tolerance.get("human", 0.0), tolerance.get("metric", 0.0))
+            raise ParameterError(f"tolerance names {unknown[0]!r}; name the formula's terms "
+                                 f"{list(terms) if terms else []} (or 'human' and 'metric')")
+        named = {"human": 0.0, "metric": 0.0}
+        for key, t in tolerance.items():
+            named[sides[key]] = t
+        pair = (named["human"], named["metric"])
     elif isinstance(tolerance, (tuple, list)):
         if len(tolerance) != 2:
             raise ParameterError(f"tolerance as a sequence must be (human, metric), got {tolerance!r}")
