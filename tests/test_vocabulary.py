@@ -590,3 +590,22 @@ def test_old_spellings_raise_naming_the_new_one():
         be.latent_posterior([[40, 10], [5, 45]], rate_prior=2.0)
     with pytest.raises(TypeError, match="'prior', which is now 'cell_concentration'"):
         be.preference_confusion(list("++=-"), list("+=--")).interval(prior=1.0)
+
+
+def test_order_takes_the_same_values_in_correlation_and_the_fits():
+    # significance_matrix took order="r" / "formula" where every fit takes "estimate" / "input"
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_protocol import CASES
+
+    corr, fit = CASES["CorrelationResult"](), CASES["BinaryFit"]()
+    by_r = list(corr.r.sort_values(ascending=False).index)
+    assert list(corr.significance_matrix().index) == by_r
+    assert list(corr.significance_matrix(order="estimate").index) == by_r
+    assert list(corr.significance_matrix(order="input").index) == list(corr.metrics)
+    for old, new in (("r", "estimate"), ("formula", "input")):
+        with pytest.raises(ParameterError, match=f"order='{old}' is now spelled '{new}'"):
+            corr.significance_matrix(order=old)
+    for bad in ("bogus",):
+        for call in (corr.significance_matrix, fit.compare, fit.prob_greater_matrix):
+            with pytest.raises(ParameterError, match="use one of 'estimate', 'input'"):
+                call(order=bad)
