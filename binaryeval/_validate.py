@@ -39,6 +39,7 @@ __all__ = [
     "probability",
     "rates",
     "rates_mode",
+    "sig_level_or",
     "real",
     "refused",
     "renamed",
@@ -230,6 +231,24 @@ def sig_level(value: Any, name: str = "sig_level") -> float:
                              f"difference (e.g. 0.05); {v:g} looks like the coverage of an "
                              f"interval (level={v:g} elsewhere): give {name}={1 - v:.3g}")
     return v
+
+
+def sig_level_or(value: Any, level: float) -> float:
+    """A test's significance threshold: ``value`` checked by :func:`sig_level`, or ``1 - level``.
+
+    The default of the fits' ``compare()`` and ``plan()``: the complement of the fit's interval
+    coverage, rounded so that ``level=0.95`` gives ``0.05`` (not ``1 - 0.95``'s
+    ``0.050000000000000044``).
+
+    Examples
+    --------
+    >>> from binaryeval._validate import sig_level_or
+    >>> sig_level_or(None, 0.95), sig_level_or(0.01, 0.95)
+    (0.05, 0.01)
+    """
+    if value is None:
+        return round(1.0 - float(level), 12)
+    return sig_level(value)
 
 
 def power(value: Any, name: str = "power") -> float:

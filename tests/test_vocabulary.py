@@ -609,3 +609,35 @@ def test_order_takes_the_same_values_in_correlation_and_the_fits():
         for call in (corr.significance_matrix, fit.compare, fit.prob_greater_matrix):
             with pytest.raises(ParameterError, match="use one of 'estimate', 'input'"):
                 call(order=bad)
+
+
+def test_sig_level_takes_the_same_values_everywhere():
+    # compare(), favi, correlate's tests and favi's ranking took sig_level=0.95 (a coverage given
+    # by mistake) and called nearly every pair significant, while the planners refused it
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_protocol import CASES
+
+    import binaryeval as be
+
+    fit, favi, corr = CASES["BinaryFit"](), CASES["FaviResult"](), CASES["CorrelationResult"]()
+    scores = pd.DataFrame({"item": np.repeat(np.arange(6), 2), "system": ["A", "B"] * 6,
+                           "human": [3, 1, 2, 2, 4, 1, 3, 3, 2, 1, 5, 2],
+                           "metric": [0.9, 0.2, 0.5, 0.6, 0.8, 0.1, 0.4, 0.4, 0.7, 0.3, 0.9, 0.5]})
+    calls = {"BinaryFit.compare": lambda s: fit.compare(sig_level=s),
+             "BinaryFit.plan": lambda s: fit.plan(sig_level=s),
+             "FaviResult.favoured": lambda s: favi.favoured(sig_level=s),
+             "FaviResult.ranking": lambda s: favi.ranking(sig_level=s),
+             "CorrelationResult.pairwise": lambda s: corr.pairwise(sig_level=s),
+             "favi": lambda s: be.favi("human ~ metric | system", scores, item="item",
+                                       sig_level=s),
+             "detectable_difference": lambda s: be.plan.detectable_difference(
+                 0.6, 0.8, n_human=100, sig_level=s)}
+    for name, call in calls.items():
+        call(0.05)
+        with pytest.raises(ParameterError, match=r"sig_level=0.95 is a significance level.*"
+                           r"give sig_level=0.05"):
+            call(0.95)
+            pytest.fail(name)
+    # the default, 1 - level, is the round number the fit was given
+    assert fit.compare().to_frame().attrs["sig_level"] == 0.05
+    assert fit.compare().sig_level == 0.05 and fit.plan().to_frame().attrs["sig_level"] == 0.05

@@ -779,8 +779,7 @@ class BinaryFit(Result):
         """
         from .compare import compare_posteriors
 
-        sig = 1.0 - self.level if sig_level is None else _validate.probability(
-            sig_level, "sig_level", open=True)
+        sig = _validate.sig_level_or(sig_level, self.level)
         groups = self.groups if order is None else _resolve_order(self, order)
         n_pairs = len(groups) * (len(groups) - 1) // 2
         if n_pairs > MANY_PAIRS:

@@ -274,7 +274,7 @@ class CorrelationResult(Result):
         """
         level = self._level(level)
         alternative = alternative_arg(alternative)
-        sig_level = _validate.probability(sig_level, "sig_level", open=True)
+        sig_level = _validate.sig_level(sig_level)
         k = len(self.metrics)
         i, j = np.nonzero(~np.eye(k, dtype=bool))
         r1, r2 = self._corr[0, 1 + i], self._corr[0, 1 + j]
@@ -549,7 +549,7 @@ class CorrelationResult(Result):
         import matplotlib.pyplot as plt
 
         kind = _validate.choice(kind, "kind", ("heatmap", "forest"))
-        sig_level = _validate.probability(sig_level, "sig_level", open=True)
+        sig_level = _validate.sig_level(sig_level)
         if ax is None:
             k = len(self.metrics)
             size = (max(4.0, 0.45 * k + 2), max(3.0, 0.45 * k + 1.5))

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._ranking import reduced
-from .._validate import choice, probability
+from .._validate import choice
+from .._validate import sig_level as valid_sig_level
 from ..errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,7 +36,7 @@ def ranking_graph(result: FaviResult, source: str, sig_level: float | None, adju
     import networkx as nx
 
     choice(source, "source", ("human", "metric"))
-    sig_level = result.sig_level if sig_level is None else probability(sig_level, "sig_level", open=True)
+    sig_level = result.sig_level if sig_level is None else valid_sig_level(sig_level)
     s = result._pair_stats()
     p = _adjusted(s[f"p_{source}"], sig_level, adjust)
     mar = s[f"mar_{source}"]

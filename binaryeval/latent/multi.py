@@ -556,8 +556,7 @@ class LatentFit(Result):
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
-        sig = 1.0 - self.level if sig_level is None else v.probability(
-            sig_level, "sig_level", open=True)
+        sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
         dominated = set(self.prior_dominated())
         alpha = self._alpha()

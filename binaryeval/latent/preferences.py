@@ -723,8 +723,7 @@ class PreferenceFit(Result):
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
-        sig = 1.0 - self.level if sig_level is None else v.probability(
-            sig_level, "sig_level", open=True)
+        sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
         comp = compare_draws(self._diff_draws(), self.pairs, groups=shown, method=method,
                              sig_level=sig, adjust=adjust, level=self.level,

@@ -709,8 +709,7 @@ class RaterFit(Result):
         >>> bool(res.compare().to_frame()["prob_greater"].iloc[0] > 0.99)
         True
         """
-        sig = 1.0 - self.level if sig_level is None else v.probability(
-            sig_level, "sig_level", open=True)
+        sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
         alpha = self._alpha()
         pairs, diff = pair_differences(alpha, self.groups, shown)
