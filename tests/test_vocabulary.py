@@ -641,3 +641,20 @@ def test_sig_level_takes_the_same_values_everywhere():
     # the default, 1 - level, is the round number the fit was given
     assert fit.compare().to_frame().attrs["sig_level"] == 0.05
     assert fit.compare().sig_level == 0.05 and fit.plan().to_frame().attrs["sig_level"] == 0.05
+
+
+def test_adjust_takes_the_same_values_everywhere_and_lists_them():
+    # compare() answered adjust="holms" with statsmodels' "method not recognized" (and took any
+    # word when no pair had a p-value); favi's ranking gave three examples
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_protocol import CASES
+
+    fit, favi = CASES["BinaryFit"](), CASES["FaviResult"]()
+    for call in (lambda a: fit.compare(adjust=a), lambda a: favi.ranking(adjust=a)):
+        with pytest.raises(ParameterError, match=r"adjust='holms': use None or one of "
+                           r"'bonferroni', .*'holm', .*'fdr_bh'"):
+            call("holms")
+        for ok in ("holm", "fdr_bh", "b"):  # statsmodels' short aliases work as before
+            call(ok)
+    adjusted = fit.compare(adjust="b").to_frame()
+    assert adjusted.attrs["adjust"] == "b" and "p_adjusted" in adjusted

@@ -7,27 +7,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._ranking import reduced
+from .._validate import adjust as valid_adjust
 from .._validate import choice
 from .._validate import sig_level as valid_sig_level
-from ..errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import FaviResult
 
 
 def _adjusted(p: np.ndarray, sig_level: float, adjust: str | None) -> np.ndarray:
-    if adjust is None:
+    if valid_adjust(adjust) is None:
         return p
     from statsmodels.stats.multitest import multipletests
 
     ok = np.isfinite(p)
     adjusted = np.full_like(p, np.nan)
-    try:
-        if ok.any():
-            adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=adjust)[1]
-    except ValueError:
-        raise ParameterError(f"adjust={adjust!r} is not a multipletests method; use e.g. "
-                             "'holm', 'bonferroni' or 'fdr_bh'") from None
+    if ok.any():
+        adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=adjust)[1]
     return adjusted
 
 
