@@ -658,3 +658,27 @@ def test_adjust_takes_the_same_values_everywhere_and_lists_them():
             call(ok)
     adjusted = fit.compare(adjust="b").to_frame()
     assert adjusted.attrs["adjust"] == "b" and "p_adjusted" in adjusted
+
+
+def test_threshold_rules_are_one_list_and_each_error_names_its_argument():
+    # RocResult.plot(mark="bogus") said "threshold rule 'bogus' is unknown", naming no argument
+    import matplotlib.pyplot as plt
+
+    import binaryeval as be
+
+    rng = np.random.default_rng(2)
+    h = rng.integers(0, 2, 60)
+    df = pd.DataFrame({"human": h, "score": h + rng.normal(0, 1, 60)})
+    roc = be.roc("human ~ score", df)
+    for rule in ("balanced", "youden"):
+        be.fit("human ~ score", df, threshold=rule)
+        be.choose_threshold(df["human"], df["score"], rule=rule)
+        roc.plot(mark=rule)
+    plt.close("all")
+    for name, call in (("threshold", lambda: be.fit("human ~ score", df, threshold="mid")),
+                       ("rule", lambda: be.choose_threshold(df["human"], df["score"],
+                                                            rule="mid")),
+                       ("mark", lambda: roc.plot(mark="mid"))):
+        with pytest.raises(ParameterError, match=rf"{name}='mid'.*'balanced', 'youden'"):
+            call()
+    plt.close("all")

@@ -413,6 +413,8 @@ class RocResult(Result):
         import matplotlib.pyplot as plt
 
         _validate.choice(kind, "kind", ("roc",))
+        if mark is not None:
+            _validate.choice(mark, "mark", THRESHOLD_RULES)
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5))
         names = list(self.curves) if groups is None else list(groups)
