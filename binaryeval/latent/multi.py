@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result
+from .._results import Result, row_account
 from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
@@ -352,6 +352,7 @@ class LatentFit(Result):
                          dependence=post.dependence,
                          bins={k: e.tolist() for k, e in self.bin_edges.items()},
                          lower_is_better=list(self.lower_is_better))
+        out.attrs.update(row_account(self))
         return out
 
     def prior_dominated(self) -> list[str]:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result
+from .._results import Result, row_account
 from .._warnings import warn
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
 from ..latent import _common
@@ -320,6 +320,7 @@ class RaterFit(Result):
                          rater_rates=self.rater_rates, **self._population_attrs(level),
                          estimand="alpha (share of adequate outputs)" if not self.levels else
                          "mean rating (sum of level x class share)")
+        out.attrs.update(row_account(self))
         return out
 
     def _prior_sd(self) -> float:
