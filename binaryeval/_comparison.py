@@ -25,7 +25,7 @@ from scipy import special
 
 from . import _validate
 from ._results import Result
-from .errors import DataError, ParameterError
+from .errors import DataError
 from .summary import Summary
 
 __all__ = ["Comparison", "compare_draws", "finish", "METHODS"]
@@ -82,6 +82,7 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
     Comparison(pairs=1, significant=1, method='bayes', sig_level=0.05)
     """
     method = _validate.choice(method, "method", tuple(METHODS))
+    adjust = _validate.adjust(adjust)
     frame = rows.reset_index(drop=True).copy()
     se = frame["std_error"].to_numpy(dtype=float)
     diff = frame["diff"].to_numpy(dtype=float)
@@ -101,10 +102,7 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
         padj = np.full(pv.shape, np.nan)
         reject = np.zeros(pv.shape, dtype=bool)
         if ok.any():
-            try:
-                rj, pa, _, _ = multipletests(pv[ok], alpha=sig_level, method=adjust)
-            except ValueError as exc:
-                raise ParameterError(f"adjust={adjust!r}: {exc}") from None
+            rj, pa, _, _ = multipletests(pv[ok], alpha=sig_level, method=adjust)
             padj[ok], reject[ok] = pa, rj
         frame["p_adjusted"] = padj
         frame["significant"] = reject

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .summary import Summary
 
-__all__ = ["Result", "TestResult"]
+__all__ = ["Result", "TestResult", "row_account"]
 
 
 def _short(value: Any) -> str:
@@ -48,6 +48,29 @@ def _short(value: Any) -> str:
     if isinstance(value, (list, tuple)) and len(value) > 4:
         return f"[{len(value)} items]"
     return repr(value)
+
+
+def row_account(result: Any) -> dict[str, Any]:
+    """The row account of a result fitted to rows of data, for its ``to_frame().attrs``.
+
+    ``n_rows``, ``n_used``, ``n_excluded`` and ``excluded`` (reason -> rows), the same keys in
+    every result that read a table; ``{}`` for a result of counts or settings (no rows).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from binaryeval._results import row_account
+    >>> row_account(SimpleNamespace(n_rows=10, n_used=9, n_excluded=1,
+    ...                             excluded={"missing group": 1}))
+    {'n_rows': 10, 'n_used': 9, 'n_excluded': 1, 'excluded': {'missing group': 1}}
+    >>> row_account(SimpleNamespace(n_rows=None))
+    {}
+    """
+    if getattr(result, "n_rows", None) is None:
+        return {}
+    return {"n_rows": int(result.n_rows), "n_used": int(result.n_used),
+            "n_excluded": int(result.n_excluded),
+            "excluded": {str(k): int(n) for k, n in dict(result.excluded).items() if n}}
 
 
 class Result(ABC):

@@ -27,9 +27,11 @@ from . import _vocabulary
 from .errors import CountsError, DataError, InputTypeError, ParameterError
 
 __all__ = [
+    "ADJUSTMENTS",
     "MAX_COUNT",
     "RATES",
     "RENAMED",
+    "adjust",
     "beta_pair",
     "choice",
     "count",
@@ -39,6 +41,7 @@ __all__ = [
     "probability",
     "rates",
     "rates_mode",
+    "sig_level_or",
     "real",
     "refused",
     "renamed",
@@ -230,6 +233,58 @@ def sig_level(value: Any, name: str = "sig_level") -> float:
                              f"difference (e.g. 0.05); {v:g} looks like the coverage of an "
                              f"interval (level={v:g} elsewhere): give {name}={1 - v:.3g}")
     return v
+
+
+def sig_level_or(value: Any, level: float) -> float:
+    """A test's significance threshold: ``value`` checked by :func:`sig_level`, or ``1 - level``.
+
+    The default of the fits' ``compare()`` and ``plan()``: the complement of the fit's interval
+    coverage, rounded so that ``level=0.95`` gives ``0.05`` (not ``1 - 0.95``'s
+    ``0.050000000000000044``).
+
+    Examples
+    --------
+    >>> from binaryeval._validate import sig_level_or
+    >>> sig_level_or(None, 0.95), sig_level_or(0.01, 0.95)
+    (0.05, 0.01)
+    """
+    if value is None:
+        return round(1.0 - float(level), 12)
+    return sig_level(value)
+
+
+#: the multiple-testing adjustments of statsmodels' ``multipletests`` (its short aliases work too)
+ADJUSTMENTS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel", "fdr_bh",
+               "fdr_by", "fdr_tsbh", "fdr_tsbky", "fdr_gbs")
+
+
+def adjust(value: Any, name: str = "adjust") -> str | None:
+    """A multiple-testing adjustment: None or a method of statsmodels' ``multipletests``.
+
+    Examples
+    --------
+    >>> from binaryeval._validate import adjust
+    >>> adjust("holm"), adjust(None)
+    ('holm', None)
+    >>> adjust("holms")
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: adjust='holms': use None or one of 'bonferroni', 'sidak', 'holm-sidak', 'holm', 'simes-hochberg', 'hommel', 'fdr_bh', 'fdr_by', 'fdr_tsbh', 'fdr_tsbky', 'fdr_gbs'
+    """
+    if value is None:
+        return None
+    ok = isinstance(value, str)
+    if ok and value not in ADJUSTMENTS:
+        from statsmodels.stats.multitest import multipletests
+
+        try:  # one of multipletests' short aliases ("b", "fdr_i", ...)
+            multipletests(np.array([0.5]), method=value)
+        except (ValueError, TypeError):
+            ok = False
+    if not ok:
+        listed = ", ".join(repr(a) for a in ADJUSTMENTS)
+        raise ParameterError(f"{name}={value!r}: use None or one of {listed}")
+    return value
 
 
 def power(value: Any, name: str = "power") -> float:

@@ -570,6 +570,8 @@ RENAMED_IN: tuple[tuple[str, str, str], ...] = (
     ("threshold", "decisive_log10_bf", "the attrs of LatentFit/PreferenceFit.dependence()"),
     ("--ties", "--sign-test-ties", "binaryeval favi (the argument sign_test_ties)"),
     ("--force", "--overwrite", "every command that writes a file (the argument overwrite)"),
+    ('order="r", order="formula"', 'order="estimate", order="input"',
+     "CorrelationResult.significance_matrix (the values order takes in every fit)"),
 )
 
 

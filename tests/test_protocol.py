@@ -180,3 +180,31 @@ def test_posterior_follows_scipy_frozen_distributions():
     assert draws.shape == (5,)
     np.testing.assert_array_equal(draws, post.rvs(size=5, random_state=3))
     assert post.support() == (0.0, 1.0)
+
+
+ROW_KEYS = ("n_rows", "n_used", "n_excluded", "excluded")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_row_account_rides_in_the_tidy_table(name):
+    # favi and correlate put n_rows/n_used/n_excluded/excluded in to_frame().attrs; the fits,
+    # roc and judge_bias kept them on the result only, so a saved table lost them
+    res = CASES[name]()
+    attrs = res.to_frame().attrs
+    if getattr(res, "n_rows", None) is None:
+        assert not set(ROW_KEYS) & set(attrs)
+        return
+    assert {k: attrs[k] for k in ROW_KEYS[:3]} == {"n_rows": res.n_rows, "n_used": res.n_used,
+                                                   "n_excluded": res.n_excluded}
+    assert attrs["n_used"] + attrs["n_excluded"] == attrs["n_rows"]
+    assert attrs["excluded"] == {k: n for k, n in res.excluded.items() if n}
+
+
+def test_row_account_counts_the_rows_left_out():
+    df = pd.DataFrame({"system": ["A", "A", "B", "B", None, "B"] * 10,
+                       "human": [1, 0, 1, 0, 1, np.nan] * 10,
+                       "score": [0.9, 0.2, 0.7, 0.4, 0.8, 0.5] * 10})
+    for res in (be.fit("human ~ I(score > 0.5) | system", df), be.roc("human ~ score | system", df)):
+        attrs = res.to_frame().attrs
+        assert attrs["n_rows"] == 60 and attrs["n_excluded"] >= 10
+        assert sum(attrs["excluded"].values()) == attrs["n_excluded"]

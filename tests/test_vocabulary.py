@@ -590,3 +590,95 @@ def test_old_spellings_raise_naming_the_new_one():
         be.latent_posterior([[40, 10], [5, 45]], rate_prior=2.0)
     with pytest.raises(TypeError, match="'prior', which is now 'cell_concentration'"):
         be.preference_confusion(list("++=-"), list("+=--")).interval(prior=1.0)
+
+
+def test_order_takes_the_same_values_in_correlation_and_the_fits():
+    # significance_matrix took order="r" / "formula" where every fit takes "estimate" / "input"
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_protocol import CASES
+
+    corr, fit = CASES["CorrelationResult"](), CASES["BinaryFit"]()
+    by_r = list(corr.r.sort_values(ascending=False).index)
+    assert list(corr.significance_matrix().index) == by_r
+    assert list(corr.significance_matrix(order="estimate").index) == by_r
+    assert list(corr.significance_matrix(order="input").index) == list(corr.metrics)
+    for old, new in (("r", "estimate"), ("formula", "input")):
+        with pytest.raises(ParameterError, match=f"order='{old}' is now spelled '{new}'"):
+            corr.significance_matrix(order=old)
+    for bad in ("bogus",):
+        for call in (corr.significance_matrix, fit.compare, fit.prob_greater_matrix):
+            with pytest.raises(ParameterError, match="use one of 'estimate', 'input'"):
+                call(order=bad)
+
+
+def test_sig_level_takes_the_same_values_everywhere():
+    # compare(), favi, correlate's tests and favi's ranking took sig_level=0.95 (a coverage given
+    # by mistake) and called nearly every pair significant, while the planners refused it
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_protocol import CASES
+
+    import binaryeval as be
+
+    fit, favi, corr = CASES["BinaryFit"](), CASES["FaviResult"](), CASES["CorrelationResult"]()
+    scores = pd.DataFrame({"item": np.repeat(np.arange(6), 2), "system": ["A", "B"] * 6,
+                           "human": [3, 1, 2, 2, 4, 1, 3, 3, 2, 1, 5, 2],
+                           "metric": [0.9, 0.2, 0.5, 0.6, 0.8, 0.1, 0.4, 0.4, 0.7, 0.3, 0.9, 0.5]})
+    calls = {"BinaryFit.compare": lambda s: fit.compare(sig_level=s),
+             "BinaryFit.plan": lambda s: fit.plan(sig_level=s),
+             "FaviResult.favoured": lambda s: favi.favoured(sig_level=s),
+             "FaviResult.ranking": lambda s: favi.ranking(sig_level=s),
+             "CorrelationResult.pairwise": lambda s: corr.pairwise(sig_level=s),
+             "favi": lambda s: be.favi("human ~ metric | system", scores, item="item",
+                                       sig_level=s),
+             "detectable_difference": lambda s: be.plan.detectable_difference(
+                 0.6, 0.8, n_human=100, sig_level=s)}
+    for name, call in calls.items():
+        call(0.05)
+        with pytest.raises(ParameterError, match=r"sig_level=0.95 is a significance level.*"
+                           r"give sig_level=0.05"):
+            call(0.95)
+            pytest.fail(name)
+    # the default, 1 - level, is the round number the fit was given
+    assert fit.compare().to_frame().attrs["sig_level"] == 0.05
+    assert fit.compare().sig_level == 0.05 and fit.plan().to_frame().attrs["sig_level"] == 0.05
+
+
+def test_adjust_takes_the_same_values_everywhere_and_lists_them():
+    # compare() answered adjust="holms" with statsmodels' "method not recognized" (and took any
+    # word when no pair had a p-value); favi's ranking gave three examples
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_protocol import CASES
+
+    fit, favi = CASES["BinaryFit"](), CASES["FaviResult"]()
+    for call in (lambda a: fit.compare(adjust=a), lambda a: favi.ranking(adjust=a)):
+        with pytest.raises(ParameterError, match=r"adjust='holms': use None or one of "
+                           r"'bonferroni', .*'holm', .*'fdr_bh'"):
+            call("holms")
+        for ok in ("holm", "fdr_bh", "b"):  # statsmodels' short aliases work as before
+            call(ok)
+    adjusted = fit.compare(adjust="b").to_frame()
+    assert adjusted.attrs["adjust"] == "b" and "p_adjusted" in adjusted
+
+
+def test_threshold_rules_are_one_list_and_each_error_names_its_argument():
+    # RocResult.plot(mark="bogus") said "threshold rule 'bogus' is unknown", naming no argument
+    import matplotlib.pyplot as plt
+
+    import binaryeval as be
+
+    rng = np.random.default_rng(2)
+    h = rng.integers(0, 2, 60)
+    df = pd.DataFrame({"human": h, "score": h + rng.normal(0, 1, 60)})
+    roc = be.roc("human ~ score", df)
+    for rule in ("balanced", "youden"):
+        be.fit("human ~ score", df, threshold=rule)
+        be.choose_threshold(df["human"], df["score"], rule=rule)
+        roc.plot(mark=rule)
+    plt.close("all")
+    for name, call in (("threshold", lambda: be.fit("human ~ score", df, threshold="mid")),
+                       ("rule", lambda: be.choose_threshold(df["human"], df["score"],
+                                                            rule="mid")),
+                       ("mark", lambda: roc.plot(mark="mid"))):
+        with pytest.raises(ParameterError, match=rf"{name}='mid'.*'balanced', 'youden'"):
+            call()
+    plt.close("all")

@@ -253,7 +253,7 @@ def compare_posteriors(posteriors: Mapping[str, PosteriorDistribution], *, metho
     Comparison(pairs=1, significant=1, method='bayes', sig_level=0.05)
     """
     _validate.choice(method, "method", ("bayes", "z"))
-    sig_level = _validate.probability(sig_level, "sig_level", open=True)
+    sig_level = _validate.sig_level(sig_level)
     level = _validate.level(level)
     groups = [str(g) for g in posteriors]
     if len(groups) < 2:

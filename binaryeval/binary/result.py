@@ -11,7 +11,7 @@ import pandas as pd
 
 from .. import _validate
 from .._lazy import stats
-from .._results import Result
+from .._results import Result, row_account
 from .._warnings import warn
 from ..data import COUNT_COLUMNS
 from ..errors import BinaryEvalWarning, ParameterError
@@ -565,8 +565,10 @@ class BinaryFit(Result):
         """
         level = self.level if level is None else _validate.level(level)
         kind = _validate.choice(kind, "kind", ("eti", "hdi"))
-        return self._frame(level, kind, _validate.n_jobs(n_jobs),
-                           rate_intervals=_validate.flag(rate_intervals, "rate_intervals"))
+        out = self._frame(level, kind, _validate.n_jobs(n_jobs),
+                          rate_intervals=_validate.flag(rate_intervals, "rate_intervals"))
+        out.attrs.update(row_account(self))
+        return out
 
     def _frame(self, level: float, kind: str, n_jobs: int | None,
                rate_intervals: bool) -> pd.DataFrame:
@@ -779,8 +781,7 @@ class BinaryFit(Result):
         """
         from .compare import compare_posteriors
 
-        sig = 1.0 - self.level if sig_level is None else _validate.probability(
-            sig_level, "sig_level", open=True)
+        sig = _validate.sig_level_or(sig_level, self.level)
         groups = self.groups if order is None else _resolve_order(self, order)
         n_pairs = len(groups) * (len(groups) - 1) // 2
         if n_pairs > MANY_PAIRS:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate
-from .._results import Result
+from .._results import Result, row_account
 from ..data import argument_series, as_binary, keyed_by_label, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
@@ -344,6 +344,7 @@ class RocResult(Result):
         """
         out = pd.concat([t.assign(group=g) for g, t in self.curves.items()], ignore_index=True)
         out["threshold"] = self._sign * out["threshold"]
+        out.attrs.update(row_account(self))
         return out
 
     @property
@@ -413,6 +414,8 @@ class RocResult(Result):
         import matplotlib.pyplot as plt
 
         _validate.choice(kind, "kind", ("roc",))
+        if mark is not None:
+            _validate.choice(mark, "mark", THRESHOLD_RULES)
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 5))
         names = list(self.curves) if groups is None else list(groups)

@@ -274,7 +274,7 @@ class CorrelationResult(Result):
         """
         level = self._level(level)
         alternative = alternative_arg(alternative)
-        sig_level = _validate.probability(sig_level, "sig_level", open=True)
+        sig_level = _validate.sig_level(sig_level)
         k = len(self.metrics)
         i, j = np.nonzero(~np.eye(k, dtype=bool))
         r1, r2 = self._corr[0, 1 + i], self._corr[0, 1 + j]
@@ -294,7 +294,7 @@ class CorrelationResult(Result):
         return out
 
     def significance_matrix(self, alternative: str = "greater",
-                            order: str | Sequence[str] = "r") -> pd.DataFrame:
+                            order: str | Sequence[str] = "estimate") -> pd.DataFrame:
         """Square DataFrame of Williams p-values (Graham & Liu 2016, Fig. 3).
 
         Parameters
@@ -302,9 +302,9 @@ class CorrelationResult(Result):
         alternative : {"greater", "less", "two-sided"}
             Alternative of the Williams test; with ``"greater"`` cell ``(i, j)`` is the p-value
             of "metric i correlates more strongly than metric j".  The diagonal is NaN.
-        order : {"r", "formula"} or list of str
-            ``"r"``: metrics by decreasing correlation; ``"formula"``: the formula's order; or
-            the metric names in the order wanted.
+        order : "estimate", "input" or list of str
+            ``"estimate"``: metrics by decreasing correlation; ``"input"``: the formula's order;
+            or the metric names in the order wanted (the values ``order`` takes in every fit).
 
         Returns
         -------
@@ -326,15 +326,18 @@ class CorrelationResult(Result):
         """
         pw = self.pairwise(alternative=alternative)
         mat = pw.pivot(index="metric_1", columns="metric_2", values="p_value")
-        if isinstance(order, str) and order == "r":
+        if isinstance(order, str):
+            order = _validate.choice(order, "order", ("estimate", "input"),
+                                     renamed_values={"r": "estimate", "formula": "input"})
+        if order == "estimate":
             names = list(self.r.sort_values(ascending=False, kind="stable").index)
-        elif isinstance(order, str) and order == "formula":
+        elif order == "input":
             names = list(self.metrics)
-        elif not isinstance(order, str) and sorted(order) == sorted(self.metrics):
-            names = list(order)
+        elif isinstance(order, Sequence) and sorted(map(str, order)) == sorted(self.metrics):
+            names = [str(m) for m in order]
         else:
-            raise ParameterError(f"order={order!r}: use 'r', 'formula' or a list of "
-                                           f"the metrics {list(self.metrics)}")
+            raise ParameterError(f"order={order!r}: use 'estimate', 'input' or a list of "
+                                 f"the metrics {list(self.metrics)}")
         mat = mat.reindex(index=names, columns=names)
         mat.index.name, mat.columns.name = "metric_1", "metric_2"
         mat.attrs.update(alternative=pw.attrs["alternative"], method=self.method,
@@ -546,7 +549,7 @@ class CorrelationResult(Result):
         import matplotlib.pyplot as plt
 
         kind = _validate.choice(kind, "kind", ("heatmap", "forest"))
-        sig_level = _validate.probability(sig_level, "sig_level", open=True)
+        sig_level = _validate.sig_level(sig_level)
         if ax is None:
             k = len(self.metrics)
             size = (max(4.0, 0.45 * k + 2), max(3.0, 0.45 * k + 1.5))

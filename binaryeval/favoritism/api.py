@@ -9,7 +9,8 @@ import pandas as pd
 
 from .._dask import is_dask_frame
 from .._directions import check_direction
-from .._validate import choice, probability, renamed
+from .._validate import choice, renamed
+from .._validate import sig_level as valid_sig_level
 from .._warnings import warn
 from ..errors import DataError, UnpairedItemsWarning
 from .counting import count_pairs
@@ -146,7 +147,7 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
     """
     choice(unpaired, "unpaired", ("warn", "raise", "count"))
     choice(sign_test_ties, "sign_test_ties", TIES)
-    sig_level = probability(sig_level, "sig_level", open=True)
+    sig_level = valid_sig_level(sig_level)
     parsed = _parse(formula)
     tol = tolerances(tolerance, (parsed.lhs_names[0], parsed.rhs_names[0]))
     if is_dask_frame(data):

@@ -7,26 +7,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._ranking import reduced
-from .._validate import choice, probability
-from ..errors import ParameterError
+from .._validate import adjust as valid_adjust
+from .._validate import choice
+from .._validate import sig_level as valid_sig_level
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import FaviResult
 
 
 def _adjusted(p: np.ndarray, sig_level: float, adjust: str | None) -> np.ndarray:
-    if adjust is None:
+    if valid_adjust(adjust) is None:
         return p
     from statsmodels.stats.multitest import multipletests
 
     ok = np.isfinite(p)
     adjusted = np.full_like(p, np.nan)
-    try:
-        if ok.any():
-            adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=adjust)[1]
-    except ValueError:
-        raise ParameterError(f"adjust={adjust!r} is not a multipletests method; use e.g. "
-                             "'holm', 'bonferroni' or 'fdr_bh'") from None
+    if ok.any():
+        adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=adjust)[1]
     return adjusted
 
 
@@ -35,7 +32,7 @@ def ranking_graph(result: FaviResult, source: str, sig_level: float | None, adju
     import networkx as nx
 
     choice(source, "source", ("human", "metric"))
-    sig_level = result.sig_level if sig_level is None else probability(sig_level, "sig_level", open=True)
+    sig_level = result.sig_level if sig_level is None else valid_sig_level(sig_level)
     s = result._pair_stats()
     p = _adjusted(s[f"p_{source}"], sig_level, adjust)
     mar = s[f"mar_{source}"]

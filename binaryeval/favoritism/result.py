@@ -11,7 +11,8 @@ import pandas as pd
 
 from .._directions import describe
 from .._results import Result
-from .._validate import choice, probability, renamed
+from .._validate import choice, renamed
+from .._validate import sig_level as valid_sig_level
 from ..errors import ParameterError
 from ..summary import Summary
 from .confusion import PreferenceConfusion
@@ -329,7 +330,7 @@ class FaviResult(Result):
         if sig_level is not None:
             from scipy import stats
 
-            sig_level = probability(sig_level, "sig_level", open=True)
+            sig_level = valid_sig_level(sig_level)
             long = self.by_system()
             p = {}
             for s, grp in long.groupby("group_1"):

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._results import Result
+from .._results import Result, row_account
 from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, JudgeBiasWarning, ParameterError
@@ -244,6 +244,7 @@ class JudgeBias(Result):
         out = self.frame.copy()
         out.attrs.update(level=self.level, method="Dirichlet(1 + counts) posterior of each "
                          "row of the judge's confusion matrix on the paired rows")
+        out.attrs.update(row_account(self))
         return out
 
     def position_bias(self) -> pd.Series:

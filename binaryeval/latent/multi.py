@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result
+from .._results import Result, row_account
 from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
@@ -352,6 +352,7 @@ class LatentFit(Result):
                          dependence=post.dependence,
                          bins={k: e.tolist() for k, e in self.bin_edges.items()},
                          lower_is_better=list(self.lower_is_better))
+        out.attrs.update(row_account(self))
         return out
 
     def prior_dominated(self) -> list[str]:
@@ -556,8 +557,7 @@ class LatentFit(Result):
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
-        sig = 1.0 - self.level if sig_level is None else v.probability(
-            sig_level, "sig_level", open=True)
+        sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
         dominated = set(self.prior_dominated())
         alpha = self._alpha()

@@ -26,7 +26,7 @@ from .. import _validate as v
 from .._comparison import Comparison, compare_draws
 from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
-from .._results import Result
+from .._results import Result, row_account
 from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, ParameterError, UnpairedItemsWarning
@@ -516,6 +516,7 @@ class PreferenceFit(Result):
         out.attrs.update(level=level, kind=kind, method=post.method, rates=post.rates,
                          naive_basis=f"metric {self.metric_terms[0]!r}, every item it rated",
                          order=self._shown)
+        out.attrs.update(row_account(self))
         return out
 
     def naive(self, level: float | None = None) -> pd.DataFrame:
@@ -723,8 +724,7 @@ class PreferenceFit(Result):
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
         """
-        sig = 1.0 - self.level if sig_level is None else v.probability(
-            sig_level, "sig_level", open=True)
+        sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
         comp = compare_draws(self._diff_draws(), self.pairs, groups=shown, method=method,
                              sig_level=sig, adjust=adjust, level=self.level,

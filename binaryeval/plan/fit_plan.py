@@ -173,7 +173,7 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
     >>> plan_fit(res).to_frame()[["group_1", "group_2", "more_human"]].values.tolist()
     [['A', 'B', 177]]
     """
-    sig = 1.0 - fit.level if sig_level is None else _validate.sig_level(sig_level)
+    sig = _validate.sig_level_or(sig_level, fit.level)
     pw = _validate.power(power)
     cap = _validate.size(max_human, "max_human", minimum=1)
     if pairs is not None:

@@ -75,7 +75,7 @@ class _Unit:
 
 def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power: Any = 0.5
               ) -> tuple[float, int, float | None, float]:
-    sig = 1.0 - level if sig_level is None else _validate.sig_level(sig_level)
+    sig = _validate.sig_level_or(sig_level, level)
     cap = _validate.size(max_human, "max_human", minimum=1)
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
     if target is not None and not 0 < target <= 2:

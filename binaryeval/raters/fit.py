@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result
+from .._results import Result, row_account
 from .._warnings import warn
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
 from ..latent import _common
@@ -320,6 +320,7 @@ class RaterFit(Result):
                          rater_rates=self.rater_rates, **self._population_attrs(level),
                          estimand="alpha (share of adequate outputs)" if not self.levels else
                          "mean rating (sum of level x class share)")
+        out.attrs.update(row_account(self))
         return out
 
     def _prior_sd(self) -> float:
@@ -709,8 +710,7 @@ class RaterFit(Result):
         >>> bool(res.compare().to_frame()["prob_greater"].iloc[0] > 0.99)
         True
         """
-        sig = 1.0 - self.level if sig_level is None else v.probability(
-            sig_level, "sig_level", open=True)
+        sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
         alpha = self._alpha()
         pairs, diff = pair_differences(alpha, self.groups, shown)
