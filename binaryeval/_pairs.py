@@ -7,6 +7,10 @@ puts first the system that comes first in *natural order*: runs of digits compar
 rest as lower-case text, ties broken by the original spelling (``sys2`` before ``sys10``, ``ref-A``
 before ``Sys1``).  A positive difference, Favi-Score or preference then always favours the same
 system of a pair, whichever table it is read from.
+
+Comparisons of the groups' own estimates (``compare()`` and ``plan()`` of a fit of ``alpha`` per
+group) follow the fit's order of its groups instead (``order=``, by default the highest estimate
+first): ``group_1`` is the group ranked higher, and a positive ``diff`` says the ranking holds.
 """
 
 from __future__ import annotations

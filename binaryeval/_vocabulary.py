@@ -261,7 +261,7 @@ NAMES: tuple[Name, ...] = (
     Name("group", "label", "one group (system), by name; in tables the per-group index",
          "argument column"),
     Name("groups", "labels", "groups (systems), by name"),
-    Name("group_1", "label", "the first group of a pair (natural order, see binaryeval._pairs)",
+    Name("group_1", "label", "the first group of a pair (natural order for rated pairs, the fit's order for compare() and plan() of a fit; see binaryeval._pairs)",
          "argument column", replaces=("system_1",)),
     Name("group_2", "label", "the second group of a pair", "argument column",
          replaces=("system_2",)),

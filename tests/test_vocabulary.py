@@ -682,3 +682,20 @@ def test_threshold_rules_are_one_list_and_each_error_names_its_argument():
         with pytest.raises(ParameterError, match=rf"{name}='mid'.*'balanced', 'youden'"):
             call()
     plt.close("all")
+
+
+def test_pairs_are_oriented_by_the_two_documented_rules():
+    # comparisons of per-group estimates follow the fit's order (highest estimate first);
+    # rated pairs (favi) put first the group that comes first in natural order
+    import binaryeval as be
+
+    fit = be.fit_counts({"B": {"human_pos": 40, "human_total": 100},
+                         "sys10": {"human_pos": 70, "human_total": 100}})
+    row = fit.compare().to_frame().iloc[0]
+    assert (row.group_1, row.group_2) == ("sys10", "B") and row["diff"] > 0
+    row = fit.compare(order="input").to_frame().iloc[0]
+    assert (row.group_1, row.group_2) == ("B", "sys10") and row["diff"] < 0
+    df = pd.DataFrame({"seg": [0, 0, 1, 1, 2, 2], "system": ["sys10", "B"] * 3,
+                       "h": [3, 1, 3, 1, 1, 3], "m": [2, 1, 2, 1, 2, 1]})
+    res = be.favi("h ~ m | system", df, item="seg")
+    assert [res.systems[i] for i in res.pair_index[0]] == ["B", "sys10"]
