@@ -205,9 +205,12 @@ class Summary:
         --------
         >>> from binaryeval import Summary
         >>> Summary("Example").as_html().splitlines()[0]
-        '<div class="binaryeval-summary"><h4>Example</h4>'
+        '<div class="binaryeval-summary"><p class="binaryeval-summary-title"><b>Example</b></p>'
         """
-        parts = [f'<div class="binaryeval-summary"><h4>{html.escape(self.title)}</h4>']
+        # the title is a caption, not a heading: a page's headings stay in order (h2 then h3)
+        # wherever a summary is shown
+        parts = ['<div class="binaryeval-summary"><p class="binaryeval-summary-title">'
+                 f'<b>{html.escape(self.title)}</b></p>']
         if self.info:
             parts.append('<table class="binaryeval-info">')
             for key, value in self.info.items():

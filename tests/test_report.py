@@ -493,3 +493,35 @@ def test_a_numpy_seed_is_written_to_the_page_parameters():
         text = _seed_for_page(seed)
         assert isinstance(text, str) and json.loads(json.dumps(text)) == text
         assert type(seed).__name__ in text
+
+
+@pytest.mark.parametrize("height", [2.6, 5.2])
+def test_interval_plot_legend_sits_below_the_axis_label(height):
+    # the forest plot of the report and the site: a legend inside the axes once covered the end
+    # of an interval (no corner of such a plot is free of markers), so it hangs below the label
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from binaryeval._site.theme import set_theme
+
+    set_theme()
+    frame = pd.DataFrame({"human_pos": [30, 60, 45], "human_total": [100, 100, 100],
+                          "metric_pos": [300, 700, 500], "metric_total": [1000] * 3,
+                          "tp": [20, 50, 35], "fn": [10, 10, 10], "tn": [60, 30, 45],
+                          "fp": [10, 10, 10]},
+                         index=pd.Index(["A", "B", "C"], name="system"))
+    fig, ax = plt.subplots(figsize=(7.2, height))
+    try:
+        be.fit_counts(frame).plot(ax, kind="interval")
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend().get_window_extent(renderer)
+        axis = ax.xaxis.get_tightbbox(renderer)  # tick labels and the axis label
+        assert legend.y1 <= axis.y0 < ax.get_window_extent(renderer).y0
+        assert {t.get_text() for t in ax.get_legend().get_texts()} == {
+            "posterior mean, 95% credible interval", "naive (metric share)"}
+    finally:
+        plt.close(fig)

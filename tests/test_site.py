@@ -13,6 +13,7 @@ import importlib
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from browsercheck import browser, evaluate, measure, open_served, serve, waiting_copy
 from htmlchecks import (
@@ -395,6 +396,18 @@ def test_real_configuration(config):
     assert "vignettes/vocabulary.qmd" in _hrefs(navbar[-1]["menu"])
     listing = _yaml_header(ROOT / "vignettes" / "index.qmd")["listing"]["contents"]
     assert {f"vignettes/{c}" for c in listing} - existing <= PLANNED
+    # the landing page's cards show every showcase of the navbar's menu (one was left out)
+    showcases = next(n for n in navbar if n["text"] == "Showcases")
+    assert set(_hrefs(showcases["menu"])) <= {f"vignettes/{c}" for c in listing}
+
+
+def test_a_printed_summary_adds_no_heading():
+    # a summary shown in a page (h2 sections) once brought an h4 in: headings out of order
+    fit = be.fit_counts(pd.DataFrame({"human_pos": [3, 5], "human_total": [10, 10]},
+                                     index=pd.Index(["A", "B"], name="system")))
+    page = soup(fit.summary().as_html())
+    assert page.find(re.compile(r"^h[1-6]$")) is None
+    assert page.find(class_="binaryeval-summary-title").get_text() == fit.summary().title
 
 
 def _yaml_header(path: Path) -> dict:

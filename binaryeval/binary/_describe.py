@@ -411,6 +411,38 @@ def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
     return s
 
 
+def legend_below(ax, **kw):
+    """Put the legend under the x-axis label, one row, where it cannot cover a marker.
+
+    Inside the axes every corner of a forest plot can hold a point or an interval's end (the
+    naive crosses sit left of the intervals, the best systems right), so no place chosen there
+    is safe.  The legend hangs below the axes by the height of the tick labels and the axis
+    label, measured in points, so it clears them at any figure size.
+    """
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.transforms import ScaledTranslation
+
+    xaxis = ax.xaxis
+    ticks = xaxis.get_ticklabels()
+    tick_size = (ticks[0].get_size() if ticks else
+                 FontProperties(size=mpl_rc("xtick.labelsize")).get_size_in_points())
+    label_size = xaxis.label.get_size() if xaxis.label.get_text() else 0.0
+    drop = (xaxis.get_tick_padding() + 1.25 * tick_size + xaxis.labelpad + 1.25 * label_size
+            + 4.0)
+    offset = ScaledTranslation(0, -drop / 72, ax.figure.dpi_scale_trans)
+    options = {"fontsize": 8, "loc": "upper center", "bbox_to_anchor": (0.5, 0.0),
+               "bbox_transform": ax.transAxes + offset, "ncol": 2, "frameon": False,
+               "borderaxespad": 0.0}
+    options.update(kw)
+    return ax.legend(**options)
+
+
+def mpl_rc(key: str):
+    import matplotlib as mpl
+
+    return mpl.rcParams[key]
+
+
 def plot_fit(fit: BinaryFit, ax, kind: str, level: float, **kw):
     """Draw a fit (see :meth:`BinaryFit.plot`)."""
     import matplotlib.pyplot as plt
@@ -430,7 +462,7 @@ def plot_fit(fit: BinaryFit, ax, kind: str, level: float, **kw):
             ax.plot(frame["naive"], y, "x", color="C3", label="naive (metric share)")
         ax.set_yticks(y, frame.index)
         ax.set_xlabel("alpha (rate of adequate outputs)")
-        ax.legend(fontsize=8, loc="best")
+        legend_below(ax)
     elif kind == "posterior":
         import seaborn as sns
 
