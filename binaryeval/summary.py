@@ -8,6 +8,7 @@ text form, notebooks show the HTML form and ``as_latex()`` gives a ``tabular`` p
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,18 @@ def _format_probability(value: Any, digits: int) -> str:
     return format_probability(value, digits, na="") or _format_value(value, digits)
 
 
+#: Columns of counts and effective sizes (``n_eff``, ``n_paired``, ``ess_bulk``): a whole number
+#: shows as one, a fractional one (an effective number of ratings or draws) with one decimal.
+_COUNT_NAME = re.compile(r"^(n|n_.*|ess|ess_.*)$")
+
+
+def _format_count(value: Any, digits: int) -> str:
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and abs(value) < 1e15:
+        v = float(value)
+        return str(int(v)) if v.is_integer() else f"{v:.1f}"
+    return _format_value(value, digits)
+
+
 def _format_fact(value: Any, digits: int) -> str:
     """A fact above the tables, as a person would write it.
 
@@ -61,7 +74,8 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     every = bool(frame.attrs.get("probabilities", False))
     for col in out.columns:
         probability = every or is_probability_name(col)
-        fmt = _format_probability if probability else _format_value
+        fmt = (_format_probability if probability
+               else _format_count if _COUNT_NAME.match(str(col)) else _format_value)
         out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
                           for i in out.index], name=frame.index.name)
