@@ -230,6 +230,10 @@ def test_report_on_wmt21(tmp_path, capsys):
     summary.notes = [as_flags(note) for note in summary.notes]
     assert _text(summary.as_html()) in _text(page)
     assert "rates='pooled'" not in page and "--rates pooled" in page
+    # the counts table's sum row, with thousands separators as in the text
+    total = fit.to_frame(rate_intervals=False)[["n_human", "n_metric"]].sum()
+    assert int(total.n_metric) > 999
+    assert f"{int(total.n_human):,}" in page and f"{int(total.n_metric):,}" in page
     assert "<title>Binary evaluation report: wmt21.csv</title>" in page
     # interval (forest) plot, comparison heatmap, ROC; no density plot for 12 groups (their
     # curves would overlap)
@@ -414,7 +418,10 @@ def test_report_of_hostile_names_has_no_live_markup(tmp_path, capsys):
     planning = text[text.index("Planning: how many more human ratings?"):]
     assert s_script in planning and s_tick in planning
     reproduce = soup(page).find("div", class_="highlight").get_text("")
-    assert path.name in reproduce and f"binaryeval.fit({formula!r}" in reproduce
+    assert path.name in reproduce and f"binaryeval.fit(\n    {formula!r},\n    data," in reproduce
+    # one argument a line: no line of the call runs far beyond the formula's
+    call = reproduce[reproduce.index("binaryeval.fit("):].split("print(")[0]
+    assert max(map(len, call.splitlines())) <= max(80, len(repr(formula)) + 6)
     assert len(_IMG.findall(page)) == 4  # every figure drawn ("$" in a name is no TeX)
 
 
