@@ -13,16 +13,20 @@ Where the numbers come from:
   :meth:`PreferenceFit.pair_draws`;
 - coverage of the true ranking: a seeded simulation with known truth (the ``binary`` design of
   ``studies/ranks_coverage.py``, fewer replicates), beside the rank-sets of prediction-powered
-  ranking (Chatzi et al. 2024, :func:`binaryeval.validation.rank_sets`) on the same data.
+  ranking (Chatzi et al. 2024, :func:`binaryeval.validation.rank_sets`) on the same data;
+- calibration with truths drawn from the prior (``studies/ranks_calibration.py``): the saved run
+  and its first batch of the exact fit re-run.
 """
 
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_module
 from scipy import integrate, stats
 
 import binaryeval as be
@@ -360,3 +364,26 @@ def test_systems_numbered_in_float_and_int_columns_are_not_split_in_two():
     # 59 + 60 + 60 rows kept; the row without its first system is counted as missing
     assert int(fit.to_frame()["n_human"].sum()) == 19 + 20 + 20
 
+
+# -- the calibration study (studies/ranks_calibration.py): the saved run and one batch re-run ----
+def test_saved_calibration_study_holds_the_level_and_one_batch_reproduces():
+    study = study_module("ranks_calibration")
+    saved = pd.read_csv(Path(study.__file__).parents[1] / "studies" / "results"
+                        / "ranks_calibration.csv")
+    # the promise, averaged over truths from the prior: the box's posterior probability on
+    # draws the intervals never saw, and the coverage of the true ranking, per path
+    table = study.summarise(saved)
+    assert set(table.index) == {"estimate", "hierarchical"}
+    assert (table["holdout"] - 2 * table["holdout_se"] > 0.95).all()
+    assert (table["covered"] + 2 * table["covered_se"] >= 0.95).all()
+    assert (table["marginal_holdout"] >= 0.95).all()
+    # the first batch of the exact fit, re-run (25 leaderboards of 20 systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = pd.DataFrame(study.run_estimate(0))
+    first = saved[(saved["path"] == "estimate") & (saved["batch"] == 0)]
+    cols = ["covered", "in_sample", "holdout", "mean_size", "marginal_covered",
+            "marginal_holdout"]
+    pd.testing.assert_frame_equal(again[cols].reset_index(drop=True),
+                                  first[cols].reset_index(drop=True), check_dtype=False,
+                                  rtol=1e-12)
