@@ -424,7 +424,7 @@ class LatentFit(Result):
             draws, self.groups, naive.to_numpy(dtype=float), level=level,
             ranked="alpha (rate of adequate outputs)",
             method=f"{post.n_chains} x {post.n_draws} draws of the sampler ({post.method})",
-            seed=post.seed, group_name=self.group_name)
+            seed=post.seed, group_name=self.group_name, chains=post.n_chains)
 
     def naive(self, level: float | None = None) -> pd.DataFrame:
         """Uncorrected classify-and-count with the first metric, per group.

@@ -889,7 +889,7 @@ class PreferenceFit(Result):
             ranked="average win rate (win + tie / 2 against each opponent, opponents weighted "
                    "equally)",
             method=f"{post.n_chains} x {post.n_draws} draws of the sampler ({post.method})",
-            seed=post.seed, group_name="system", notes=notes)
+            seed=post.seed, group_name="system", notes=notes, chains=post.n_chains)
 
     def dependence(self) -> pd.DataFrame:
         """Check of conditional dependence of the metrics on the paired items (several metrics).

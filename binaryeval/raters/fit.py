@@ -754,7 +754,7 @@ class RaterFit(Result):
         return ranks_from_draws(
             draws, self.groups, naive.to_numpy(dtype=float), level=level,
             ranked=self._estimand(), method=self._method(), seed=self.seed,
-            group_name=self.group_name)
+            group_name=self.group_name, chains=self.n_chains)
 
     def plan(self, rater: str | None = None) -> RaterPlan:
         """Which buys more certainty about ``alpha``: another rating of a rated item, or a new item.
