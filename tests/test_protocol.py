@@ -208,3 +208,30 @@ def test_row_account_counts_the_rows_left_out():
         attrs = res.to_frame().attrs
         assert attrs["n_rows"] == 60 and attrs["n_excluded"] >= 10
         assert sum(attrs["excluded"].values()) == attrs["n_excluded"]
+
+
+def test_roc_and_judge_bias_tables_say_how_they_were_computed():
+    # the tidy tables carry method (and the score's direction, the intervals' kind) in attrs
+    import warnings
+
+    from scipy import stats
+
+    from binaryeval.datasets import simulate_battles
+    from binaryeval.errors import JudgeBiasWarning
+
+    df = pd.DataFrame({"h": [1, 0, 1, 0, 1, 0], "pen": [.1, .8, .3, .4, .6, .9]})
+    frame = be.roc("h ~ pen", df, lower_is_better="pen").to_frame()
+    assert frame.attrs["directions"] == {"pen": "lower is better"}
+    assert frame.attrs["method"].startswith("empirical ROC")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", simulate_battles(seed=7), first="a", second="b",
+                            shown_first="shown")
+    table = res.to_frame()
+    assert table.attrs["kind"] == "eti" and table.attrs["level"] == 0.95
+    # the agreement interval is the equal-tailed one of its Beta(1 + agree, 1 + other) margin
+    row = table.dropna(subset=["agreement"]).iloc[0]
+    a = row["agreement"] * (row["n_paired"] + 3)  # mean of Beta(a, b) with a + b = n + 3
+    b = row["n_paired"] + 3 - a
+    lo, hi = stats.beta.ppf([0.025, 0.975], a, b)
+    assert (row["agreement_lower"], row["agreement_upper"]) == pytest.approx((lo, hi), abs=1e-9)

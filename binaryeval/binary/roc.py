@@ -344,6 +344,12 @@ class RocResult(Result):
         """
         out = pd.concat([t.assign(group=g) for g, t in self.curves.items()], ignore_index=True)
         out["threshold"] = self._sign * out["threshold"]
+        from ..formula import parse_formula
+
+        score = parse_formula(self.formula).rhs_names[0]
+        out.attrs.update(method="empirical ROC: every observed score of the paired rows as a "
+                         "threshold", directions={score: "lower is better" if self._sign < 0
+                                                  else "higher is better"})
         out.attrs.update(row_account(self))
         return out
 

@@ -242,7 +242,8 @@ class JudgeBias(Result):
         ['factor', 'stratum', 'class']
         """
         out = self.frame.copy()
-        out.attrs.update(level=self.level, method="Dirichlet(1 + counts) posterior of each "
+        out.attrs.update(level=self.level, kind="eti",
+                         method="Dirichlet(1 + counts) posterior of each "
                          "row of the judge's confusion matrix on the paired rows")
         out.attrs.update(row_account(self))
         return out
