@@ -631,3 +631,14 @@ def test_power_plans_for_the_chance_asked_and_simulation_finds_it():
     assert any("planned for power 0.8" in n for n in eighty.summary().notes)
     with pytest.raises(ParameterError, match=r"power=0.2 must lie in \[0.5, 1\)"):
         detectable_difference(0.6, 0.9, n_human=100, power=0.2)
+
+
+def test_allocation_summary_writes_the_cost_as_an_amount():
+    # the best split's cost is a sum of money: 200, not 200.0000 (the planning page showed
+    # 1000.0000), while eps keeps the summary's four decimals
+    best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
+    text = str(best.summary())
+    row = text.split("best split")[1].splitlines()[2].split()
+    assert row[3] == f"{best.cost:g}" and "." not in row[3]
+    assert row[4] == f"{best.epsilon:.4f}"
+    assert best.to_frame()["cost"].dtype.kind == "f"  # the table itself keeps numbers

@@ -798,3 +798,27 @@ window.addEventListener("load", function () {
   document.body.appendChild(pre);
 });""")
     assert offline["note"]
+
+
+@needs_chromium
+def test_long_unbreakable_names_do_not_widen_a_phone_page(tmp_path):
+    """A title or a previous/next link holding one long name without spaces (an API page such as
+    plan.detectable_difference_table) breaks inside the name at 420 px; it once made ten
+    reference pages scroll sideways."""
+    long_a = "binaryeval.plan.detectable_difference_table_of_a_long_name"
+    long_b = "binaryeval.datasets.load_stb_convai2_ratings_of_a_long_name"
+    (tmp_path / "_quarto.yml").write_text(
+        "project:\n  type: website\n  output-dir: out\nwebsite:\n  title: Long\n"
+        "  page-navigation: true\n  sidebar:\n    contents: [docs/a.qmd, docs/b.qmd]\n",
+        encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    for name, title in (("a", long_a), ("b", long_b)):
+        (tmp_path / "docs" / f"{name}.qmd").write_text(
+            f"---\ntitle: {title}\n---\n\n## Part\n\nText.\n", encoding="utf-8")
+    build_site(read_site_config(tmp_path / "_quarto.yml"), sorted((tmp_path / "docs").glob("*.qmd")),
+               tmp_path / "out", timeout=120, notice=lambda _: None)
+    for name, neighbour in (("a", long_b), ("b", long_a)):
+        page = tmp_path / "out" / f"{name}.html"
+        assert neighbour in soup(page.read_text(encoding="utf-8")).find("nav", class_="page-nav").get_text()
+        got = measure(page, 420)["page"]
+        assert got["scroll"] <= got["client"] == 420, name

@@ -5,6 +5,7 @@ site's: nothing loaded from the network, a table of contents, figures with alt t
 probability in e-notation in a table (``< 0.001`` reads; ``1.410e-16`` does not).
 """
 
+import ast
 import re
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def _datasets_page(nb, page):
     assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', page)) == 1
     assert "Figure 1: Distribution of the MQM scores" in page
     assert "sns.set_theme" not in page
+    # the opening sentence counts the datasets describe() lists (it said six beside seven)
+    from binaryeval import datasets
+
+    n = len(datasets.describe())
+    words = "zero one two three four five six seven eight nine ten eleven twelve".split()
+    assert f"ships {words[n] if n < len(words) else n} small numeric datasets" in page
 
 
 # checks that belong to one vignette, run on its one rendering
@@ -64,3 +71,20 @@ def test_vignette_renders_cleanly(doc, tmp_path):
 def test_the_datasets_vignette_has_its_own_checks():
     # the vignette the checks above name exists, so they cannot be skipped by a rename
     assert set(PAGE_CHECKS) <= {p.stem for p in VIGNETTES}
+
+
+def test_a_chunk_that_writes_prose_hides_its_code():
+    """A chunk whose last statement is ``Markdown(...)`` writes a paragraph of the page: its
+    code is not shown above the paragraph (the validation page showed four such f-strings)."""
+    shown = []
+    for doc in VIGNETTES:
+        for cell in read_qmd(doc).cells:
+            options = cell.metadata.get("quarto", {})
+            if cell.cell_type != "code" or options.get("include", True) is False:
+                continue
+            body = ast.parse(cell.source).body
+            writes = (body and isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Call)
+                      and getattr(body[-1].value.func, "id", None) == "Markdown")
+            if writes and options.get("echo", True) is not False:
+                shown.append(f"{doc.stem}: {options.get('label')}")
+    assert shown == []
