@@ -56,6 +56,11 @@ def _format_count(value: Any, digits: int) -> str:
     return _format_value(value, digits)
 
 
+#: Columns of amounts (a rating budget's ``cost``): written as a person writes a sum (``1000``,
+#: ``999.5``), not padded to the table's decimals.
+_AMOUNT_NAME = re.compile(r"^(cost|budget)$")
+
+
 def _format_fact(value: Any, digits: int) -> str:
     """A fact above the tables, as a person would write it.
 
@@ -75,7 +80,8 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     for col in out.columns:
         probability = every or is_probability_name(col)
         fmt = (_format_probability if probability
-               else _format_count if _COUNT_NAME.match(str(col)) else _format_value)
+               else _format_count if _COUNT_NAME.match(str(col))
+               else _format_fact if _AMOUNT_NAME.match(str(col)) else _format_value)
         out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
                           for i in out.index], name=frame.index.name)

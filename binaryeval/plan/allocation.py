@@ -14,7 +14,7 @@ from .. import _validate as check
 from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
-from ..summary import Summary, _format_fact
+from ..summary import Summary
 from ._setup import Setup, power_note, requires_model
 from ._setup import progress as check_progress
 from .cells import epsilon, evaluate, make_cell
@@ -85,10 +85,8 @@ class AllocationResult(Result):
         >>> best.summary().title
         'Optimal allocation of a rating budget'
         """
-        # the cost as a sum of money is written (1000, 999.5), not padded to the table's four
-        # decimals (it read 1000.0000)
         best = pd.DataFrame([{"n_human": self.n_human, "n_metric": self.n_metric,
-                              "cost": _format_fact(self.cost, 4), "epsilon": self.epsilon}])
+                              "cost": self.cost, "epsilon": self.epsilon}])
         return Summary("Optimal allocation of a rating budget", dict(self.settings),
                        [("best split", best)],
                        [f"{len(self.frontier)} splits evaluated; see .frontier and .plot().",
