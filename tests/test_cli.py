@@ -130,6 +130,37 @@ def test_render_missing_path_exits_one(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_render_refuses_a_file_that_is_no_qmd_document(tmp_path, capsys):
+    # Guards: `binaryeval render ratings.csv` turned the table into reports/ratings.html
+    table = tmp_path / "ratings.csv"
+    table.write_text("human,metric\n1,0\n")
+    out = tmp_path / "out"
+    assert main(["render", str(table), "--output-dir", str(out), "--engine", "jupyter"]) == 1
+    err = capsys.readouterr().err
+    assert f"{str(table)!r} is not a .qmd document" in err
+    assert not out.exists()
+
+
+def test_render_refuses_two_documents_of_one_name(tmp_path, capsys):
+    # Guards: a/x.qmd and b/x.qmd were both written to out/x.html, the second over the first,
+    # and index.html listed two links to it
+    for folder, text in (("a", "first"), ("b", "second")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.qmd").write_text(f"---\ntitle: {text}\n---\n\n{text}\n")
+    out = tmp_path / "out"
+    argv = ["render", str(tmp_path / "a" / "x.qmd"), str(tmp_path / "b" / "x.qmd"),
+            "--output-dir", str(out), "--engine", "jupyter"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"would both be rendered to {str(out / 'x.html')!r}" in err
+    assert not out.exists()
+    from binaryeval._site import find_documents
+
+    # one document named as a file and through its folder is one document
+    doc = tmp_path / "a" / "x.qmd"
+    assert find_documents([doc, tmp_path / "a"]) == [doc]
+
+
 def test_python_dash_m():
     # `python -m binaryeval` is the entry point used by `make reports`
     env_path = str(REPO)

@@ -167,7 +167,8 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         A chunk failed (the message names the file and the chunk label), a link points at no
         page, or Quarto failed.
     ParameterError
-        Unknown ``engine``, a missing path, or no ``.qmd`` document found.
+        Unknown ``engine``, a missing path, a file that is no ``.qmd`` document, no ``.qmd``
+        document found, or two documents of one name for one output folder.
     OutputError
         A page would replace a file the user made, without ``overwrite``.
 
@@ -196,6 +197,16 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         # a website's pages follow its configuration: every .html file in the folder
         _check_targets(sorted(out_dir.rglob("*.html")) if out_dir.is_dir() else [], overwrite)
     else:
+        # one page per document, named by the document: two documents of one name would be
+        # written to one page, the second over the first
+        pages: dict[str, Path] = {}
+        for doc in docs:
+            other = pages.setdefault(doc.stem, doc)
+            if other is not doc:
+                raise ParameterError(
+                    f"paths: {str(other)!r} and {str(doc)!r} would both be rendered to "
+                    f"{str(out_dir / (doc.stem + '.html'))!r}; render them into separate output "
+                    "folders or rename one")
         lists = index and not any(doc.stem == "index" for doc in docs)
         _check_targets([out_dir / f"{doc.stem}.html" for doc in docs]
                        + ([out_dir / "index.html"] if lists else []), overwrite)
