@@ -594,14 +594,21 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
                  "--n-metric", "0,1000", "--rates", "rho=0.7,eta=0.7"]) == 0
     table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
                                              rates={"rho": 0.7, "eta": 0.7})
-    assert capsys.readouterr().out == table.summary().as_text() + "\n"
+
+    def as_typed(summary):  # the notes' advice as typed on the command line
+        summary.notes = [as_flags(note, {"power": "--power"}) for note in summary.notes]
+        return summary.as_text() + "\n"
+
+    out = capsys.readouterr().out
+    assert out == as_typed(table.summary())
+    assert "--power 0.8 plans for four times in five" in out and "power=" not in out
     assert table.table.round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
     assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
                  "--rates", "rho=0.7,eta=0.7"]) == 0
     size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7,
                                      rates={"rho": 0.7, "eta": 0.7})
     out = capsys.readouterr().out
-    assert out == size.summary().as_text() + "\n"
+    assert out == as_typed(size.summary())
     assert f"n_human = {size.size} per system gives eps" in out and size.size > 2000
 
 
@@ -613,10 +620,27 @@ def test_plan_errors(capsys):
     assert "several sizes are for 'binaryeval plan table'" in capsys.readouterr().err
     from binaryeval import plan
 
-    with pytest.raises(be.ParameterError) as info:
-        plan.detectable_difference(1.6, 0.7)
-    assert main(["plan", "difference", "--alpha", "1.6", "--rho", "0.7"]) == 1
-    assert capsys.readouterr().err == f"binaryeval plan: error: {info.value}\n"
+    # the package's message, naming the command's flags (it said alpha=1.6, n_human=-100, ...)
+    flags = {"alpha": "--alpha", "rho": "--rho", "n_human": "--n-human", "psi": "--psi"}
+    for argv, message, typed in [
+            (["--alpha", "1.6"], _error_of(plan.detectable_difference, 1.6, 0.7),
+             "--alpha 1.6 is outside [0, 1]; a rate is a probability"),
+            (["--alpha", "0.6", "--n-human", "-100"],
+             _error_of(plan.detectable_difference, 0.6, 0.7, n_human=-100),
+             "--n-human -100 must be a whole number >= 0"),
+            (["--alpha", "0.6", "--psi", "2", "--n-paired", "20"],
+             _error_of(plan.detectable_difference, 0.6, 0.7, psi=2.0, n_paired=20),
+             "--psi 2 is outside [0, 1]; a rate is a probability"),
+            (["--alpha", "0.6", "--rates", "rho=0.8,eta=0.8"],
+             _error_of(plan.detectable_difference, 0.6, 0.7, rates={"rho": 0.8, "eta": 0.8}),
+             "--rho 0.7 and --rates rho=0.8,eta=0.8 differ")]:
+        assert main(["plan", "difference", "--rho", "0.7", *argv]) == 1
+        err = capsys.readouterr().err
+        assert err == f"binaryeval plan: error: {as_flags(message, flags)}\n"
+        assert err.startswith(f"binaryeval plan: error: {typed}"), err
+    assert main(["render", "notes.qmd", "--timeout", "0"]) == 1
+    assert capsys.readouterr().err == ("binaryeval render: error: --timeout 0 must be a positive "
+                                       "number of seconds (int)\n")
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
 
 

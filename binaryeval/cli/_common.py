@@ -310,7 +310,8 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
             from .._advice import as_flags
 
             # the notes' advice as typed on the command line (--rates pooled, not rates='pooled')
-            summary.notes = [as_flags(note) for note in summary.notes]
+            summary.notes = [as_flags(note, getattr(args, "_flags", None))
+                             for note in summary.notes]
         if summary is None:
             text = str(result)
         else:
