@@ -644,6 +644,29 @@ def test_plan_errors(capsys):
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
 
 
+def test_plan_refuses_an_option_its_kind_does_not_use(capsys):
+    # Guards: `plan size --simulate sample --seed 3` printed the expected-count size as if
+    # simulated, `plan difference --epsilon 0.1` ignored the target; both silently
+    from binaryeval import plan
+
+    base = ["--alpha", "0.6", "--rho", "0.8"]
+    for what, extra, message in [
+            ("size", ["--epsilon", "0.1", "--simulate", "sample"],
+             "--simulate sample: an option of 'binaryeval plan difference' and "
+             "'binaryeval plan table'; 'size' does not use it: leave it out"),
+            ("size", ["--epsilon", "0.1", "--seed", "3"], "--seed 3: an option of"),
+            ("difference", ["--epsilon", "0.1"],
+             "--epsilon 0.1: an option of 'binaryeval plan size'; 'difference' does not use it"),
+            ("table", ["--vary", "n_metric"], "--vary n_metric: an option of 'binaryeval plan size'"),
+            ("difference", ["--n-jobs", "2"], "--n-jobs 2: an option of 'binaryeval plan table'")]:
+        assert main(["plan", what, *base, *extra]) == 1, extra
+        assert capsys.readouterr().err.startswith(f"binaryeval plan: error: {message}"), extra
+    # what each kind takes still runs, and equals the API
+    assert main(["plan", "size", *base, "--epsilon", "0.1", "--max-size", "5000", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["size"] == plan.required_sample_size(0.1, alpha=0.6, rho=0.8, max_size=5000).size == 182
+
+
 # ---------------------------------------------------------------------------------------------
 # nothing lost: never over an input, never over a file without --overwrite, never half a file
 # ---------------------------------------------------------------------------------------------
