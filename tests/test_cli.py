@@ -807,6 +807,20 @@ def test_datasets_export_refuses_existing_files_without_force(tmp_path, capsys):
     assert "is a file, not a folder" in capsys.readouterr().err
 
 
+def test_datasets_export_names_the_file_and_the_folder(tmp_path, capsys, monkeypatch):
+    # Guards: in the default folder the message read "--output-dir 'wmt15.csv' exists", the
+    # file named as if it were the folder; a name given twice was written and listed twice
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets", "wmt15", "wmt15"]) == 0
+    assert capsys.readouterr().out.split() == ["wmt15.csv"]
+    assert main(["datasets", "wmt15"]) == 2
+    assert capsys.readouterr().err == (
+        "binaryeval datasets: error: --output-dir '.': the file 'wmt15.csv' exists; pass "
+        "--overwrite to replace it, or choose another name\n")
+    pd.testing.assert_frame_equal(pd.read_csv("wmt15.csv"), datasets.load_wmt15(),
+                                  check_dtype=False)
+
+
 def test_summary_page_of_hostile_names_is_inert(tmp_path, capsys):
     from htmlchecks import content_security_policy, live_markup, soup
 

@@ -34,7 +34,7 @@ def add_datasets_parser(subparsers) -> None:
             print(shown.to_string(index=False))
             return 0
         available = datasets.names()
-        names = available if args.names == ["all"] else args.names
+        names = available if args.names == ["all"] else list(dict.fromkeys(args.names))
         unknown = [n for n in names if n not in available]
         if unknown:
             raise ParameterError(f"unknown dataset(s) {unknown}; use one of {available} or 'all'")
@@ -50,7 +50,9 @@ def add_datasets_parser(subparsers) -> None:
             raise OutputError(f"--output-dir {args.output_dir!r} is a file, not a folder")
         out.mkdir(parents=True, exist_ok=True)
         # every file checked before the first is written: all are written, or none
-        targets = [check_output(out / f"{name}.csv", force=args.overwrite, option="--output-dir")
+        # (the message names the folder as given and the file in it)
+        targets = [check_output(out / f"{name}.csv", force=args.overwrite,
+                                option=f"--output-dir {args.output_dir!r}: the file")
                    for name in names]
         for name, target in zip(names, targets, strict=True):
             frame = datasets.load(name, every_row=True)
