@@ -443,7 +443,8 @@ def _bins(text: str) -> int | dict[str, int]:
     return out
 
 
-def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True) -> None:
+def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True,
+                         seed_help: str = "seed of the sampler") -> None:
     """The latent-truth model's options: its sampler, and how several metrics combine."""
     group = p.add_argument_group(
         "latent-truth model", "several metric terms, --bins or preferences: the sampler's "
@@ -453,7 +454,7 @@ def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True)
                            help="several metrics: their joint pattern (default, valid however "
                                 "they depend on each other) or a product of one confusion "
                                 "matrix per metric")
-    group.add_argument("--seed", type=int, default=None, help="seed of the sampler")
+    group.add_argument("--seed", type=int, default=None, help=seed_help)
     group.add_argument("--draws", type=int, default=1000,
                        help="draws kept per chain (default: 1000)")
     group.add_argument("--chains", type=int, default=4, help="chains (default: 4)")
