@@ -503,6 +503,28 @@ def test_bad_input_exits_one_with_the_package_message(tmp_path, capsys):
     assert "fewer than 4 systems" in cases[-1][1] or "at least 4 systems" in cases[-1][1]
 
 
+def test_a_query_that_keeps_no_row_is_named(tmp_path, capsys):
+    # Guards: every command said "data has no rows: nothing to fit" when --query matched
+    # nothing (correlate and judge-bias fit nothing; the table had 180 rows)
+    path = _write(_rating_table(), tmp_path / "r.csv")
+    for argv in (["correlate", "human ~ score | system"], ["ranks", "human ~ score | system",
+                                                          "--threshold", "0.5"],
+                 ["judge-bias", "human ~ I(score > 0.5)", "--by", "system"]):
+        assert main([*argv, "--data", path, "--query", "system == 'D'"]) == 1, argv
+        assert capsys.readouterr().err == (
+            f"binaryeval {argv[0]}: error: --query \"system == 'D'\" kept none of the 180 rows "
+            f"of --data {path!r}; check the column names and values (text in quotes, e.g. "
+            "\"lp == 'de-en'\")\n")
+    # a query that keeps rows: the API's result on those rows
+    assert main(["correlate", "human ~ bleu + chrf", "--data",
+                 _write(_system_table(), tmp_path / "s.csv"), "--query", "system != 'a'",
+                 "-f", "csv"]) == 0
+    back = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    want = be.correlate("human ~ bleu + chrf", _system_table().iloc[1:]).to_frame()
+    np.testing.assert_allclose(back["estimate"], want["estimate"], rtol=1e-12)
+    assert int(back["n"].iloc[0]) == 5
+
+
 def test_unreadable_and_malformed_inputs(tmp_path, capsys):
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not a parquet file")

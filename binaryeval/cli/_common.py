@@ -187,8 +187,19 @@ def read_data(args: argparse.Namespace):
     A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.  The columns
     of names (:func:`name_columns`) are read as text, as written.
     """
-    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args),
-                      argument_names=("--data", "--query"), string_columns=name_columns(args))
+    query = getattr(args, "query", None)
+    names = name_columns(args)
+    data = read_table(args.data, query, dask=_use_dask(args),
+                      argument_names=("--data", "--query"), string_columns=names)
+    if query and not _use_dask(args) and len(data) == 0:
+        # "data has no rows" would blame the table for what the filter did
+        total = len(read_table(args.data, None, argument_names=("--data", "--query"),
+                               string_columns=names))
+        if total:
+            raise ParameterError(
+                f"--query {query!r} kept none of the {total:,} rows of --data {args.data!r}; "
+                "check the column names and values (text in quotes, e.g. \"lp == 'de-en'\")")
+    return data
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
