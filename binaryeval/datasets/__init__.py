@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import _validate
 from ..errors import ParameterError
 from .simulated import simulate_battles, simulate_ratings
 
@@ -208,6 +209,7 @@ def load(name: str, every_row: bool = False) -> pd.DataFrame:
     (237, 400)
     """
     name = _check_name(name)
+    every_row = _validate.flag(every_row, "every_row")
     return globals()[_LOADERS[name]](**(_EVERY_ROW.get(name, {}) if every_row else {}))
 
 
@@ -286,7 +288,7 @@ def load_wmt21_ende(annotated_only: bool = False) -> pd.DataFrame:
     353
     """
     df = _read("wmt21_ende")
-    if annotated_only:
+    if _validate.flag(annotated_only, "annotated_only"):
         df = df[df["mqm"].notna()].reset_index(drop=True)
     return df
 
@@ -347,7 +349,7 @@ def load_wmt21_enru(annotated_only: bool = False) -> pd.DataFrame:
     506
     """
     df = _read("wmt21_enru")
-    if annotated_only:
+    if _validate.flag(annotated_only, "annotated_only"):
         df = df[df["mqm"].notna()].reset_index(drop=True)
     return df
 
