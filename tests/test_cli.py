@@ -306,7 +306,7 @@ def test_fit_n_jobs_gives_the_sequential_table(tmp_path, capsys):
                      "-o", str(tmp_path / "two.csv")]) == 0
     assert (tmp_path / "two.csv").read_text() == (tmp_path / "one.csv").read_text()
     assert main(["fit", formula, "--data", path, "--n-jobs", "0"]) == 1
-    assert "n_jobs=0" in capsys.readouterr().err
+    assert "error: --n-jobs 0: " in capsys.readouterr().err  # the flag, as typed
     # the latent-truth model (two metric terms) has no such columns: said, not ignored
     assert main(["fit", "human ~ I(score > 0.5) + I(score > 0.3) | system", "--data", path,
                  "--n-jobs", "2", "--seed", "1", "--draws", "50", "--chains", "2"]) == 1
@@ -441,15 +441,21 @@ def test_correlate_prints_the_api_summary(tmp_path, capsys, suffix):
     table = _system_table()
     path = _write(table, tmp_path / f"systems{suffix}")
     formula = "human ~ bleu + chrf + ter"
+    def as_typed(summary):  # the notes' advice names the command's flags
+        summary.notes = [as_flags(note, {"absolute": "--absolute"}) for note in summary.notes]
+        return summary.as_text() + "\n"
+
     assert main(["correlate", formula, "--data", path, "--lower-is-better", "ter"]) == 0
     expected = be.correlate(formula, table, lower_is_better=["ter"])
     out = capsys.readouterr().out
-    assert out == expected.summary().as_text() + "\n"
+    assert out == as_typed(expected.summary())
     assert "lower is better (negated): ter" in out
     assert main(["correlate", formula, "--data", path, "--method", "spearman", "--absolute",
                  "--level", "0.9"]) == 0
     expected = be.correlate(formula, table, method="spearman", absolute=True, level=0.9)
-    assert capsys.readouterr().out == expected.summary().as_text() + "\n"
+    out = capsys.readouterr().out
+    assert out == as_typed(expected.summary())
+    assert "(--absolute applies the WMT |r| convention)" in " ".join(out.split())
 
 
 def test_correlate_tables(tmp_path, capsys):
@@ -841,6 +847,13 @@ def test_datasets_export_names_the_file_and_the_folder(tmp_path, capsys, monkeyp
         "--overwrite to replace it, or choose another name\n")
     pd.testing.assert_frame_equal(pd.read_csv("wmt15.csv"), datasets.load_wmt15(),
                                   check_dtype=False)
+    # 'all' beside a name is every dataset (it was refused as an unknown dataset 'all'), and
+    # an unknown name beside it is still named
+    assert main(["datasets", "all", "nope", "--output-dir", "every"]) == 1
+    assert "unknown dataset(s) ['nope']" in capsys.readouterr().err
+    assert main(["datasets", "all", "wmt15", "--output-dir", "every"]) == 0
+    assert capsys.readouterr().out.split() == [str(Path("every") / f"{name}.csv")
+                                               for name in datasets.names()]
 
 
 def test_summary_page_of_hostile_names_is_inert(tmp_path, capsys):

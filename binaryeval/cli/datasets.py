@@ -34,8 +34,9 @@ def add_datasets_parser(subparsers) -> None:
             print(shown.to_string(index=False))
             return 0
         available = datasets.names()
-        names = available if args.names == ["all"] else list(dict.fromkeys(args.names))
-        unknown = [n for n in names if n not in available]
+        # 'all' beside names is every dataset too (it was an unknown dataset 'all')
+        names = available if "all" in args.names else list(dict.fromkeys(args.names))
+        unknown = [n for n in args.names if n not in available and n != "all"]
         if unknown:
             raise ParameterError(f"unknown dataset(s) {unknown}; use one of {available} or 'all'")
         if args.stdout:
