@@ -161,6 +161,21 @@ def test_render_refuses_two_documents_of_one_name(tmp_path, capsys):
     assert find_documents([doc, tmp_path / "a"]) == [doc]
 
 
+def test_render_refuses_an_output_folder_that_is_a_file(tmp_path, capsys):
+    # Guards: --output-dir naming a file ended in a FileExistsError (NotADirectoryError for a
+    # folder under it) traceback
+    doc = tmp_path / "x.qmd"
+    doc.write_text("---\ntitle: X\n---\n\nText.\n")
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n")
+    for out, says in ((a_file, "is a file"),
+                      (a_file / "sub", f"lies under {str(a_file)!r}, which is a file")):
+        assert main(["render", str(doc), "--output-dir", str(out), "--engine", "jupyter"]) == 2
+        assert capsys.readouterr().err == (f"binaryeval render: error: --output-dir {out} {says}, "
+                                           "not a folder; give a folder for the pages\n")
+    assert a_file.read_text() == "mine\n"
+
+
 def test_python_dash_m():
     # `python -m binaryeval` is the entry point used by `make reports`
     env_path = str(REPO)

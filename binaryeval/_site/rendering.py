@@ -117,6 +117,17 @@ def _check_targets(targets: Iterable[Path], overwrite: bool) -> None:
                           "(--overwrite) to replace them")
 
 
+def _check_folder(out_dir: Path, given: str | Path) -> None:
+    """Refuse, before any work, an output folder that is a file or lies under one."""
+    for folder in (out_dir, *out_dir.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "is" if folder == out_dir else f"lies under {str(folder)!r}, which is"
+                raise OutputError(f"output_dir={str(given)!r} {where} a file, not a folder; "
+                                  "give a folder for the pages")
+            return
+
+
 def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: str | Path | None = None,
            engine: str = "auto", *, timeout: int = 600, kernel_name: str = "python3",
            index: bool = True, site: bool | str | Path | None = None,
@@ -193,6 +204,7 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         output_dir = project_output_dir() or Path("reports")
     out_dir = Path(output_dir)
     overwrite = _validate.flag(overwrite, "overwrite")
+    _check_folder(out_dir, output_dir)
     if config is not None:
         # a website's pages follow its configuration: every .html file in the folder
         _check_targets(sorted(out_dir.rglob("*.html")) if out_dir.is_dir() else [], overwrite)
