@@ -848,6 +848,12 @@ def test_datasets_export_refuses_existing_files_without_force(tmp_path, capsys):
     a_file = tmp_path / "wmt15.csv"
     assert main(["datasets", "wmt15", "--output-dir", str(a_file)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+    # a folder under a file: named, not a NotADirectoryError traceback
+    assert main(["datasets", "wmt15", "--output-dir", str(a_file / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"binaryeval datasets: error: --output-dir {str(a_file / 'sub')!r}: "
+                          "the folder cannot be made (") and err.endswith("give another folder\n")
+    assert "Traceback" not in err
 
 
 def test_datasets_export_names_the_file_and_the_folder(tmp_path, capsys, monkeypatch):

@@ -49,7 +49,11 @@ def add_datasets_parser(subparsers) -> None:
         out = Path(args.output_dir)
         if out.exists() and not out.is_dir():
             raise OutputError(f"--output-dir {args.output_dir!r} is a file, not a folder")
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file on the way, no permission
+            raise OutputError(f"--output-dir {args.output_dir!r}: the folder cannot be made "
+                              f"({exc.strerror}); give another folder") from None
         # every file checked before the first is written: all are written, or none
         # (the message names the folder as given and the file in it)
         targets = [check_output(out / f"{name}.csv", force=args.overwrite,
