@@ -681,6 +681,18 @@ def test_plan_errors(capsys):
         err = capsys.readouterr().err
         assert err == f"binaryeval plan: error: {as_flags(message, flags)}\n"
         assert err.startswith(f"binaryeval plan: error: {typed}"), err
+    # advice the command line can follow: it said "pass psi (e.g. --psi alpha ...)", which
+    # --psi refuses (a number); the suggested value runs
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100",
+                 "--n-paired", "150"]) == 1
+    err = capsys.readouterr().err
+    assert "give it, e.g. --psi 0.5 (the value of alpha for a random calibration sample" in err
+    assert "--psi alpha" not in err
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100",
+                 "--n-paired", "150", "--psi", "0.5", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(
+        0.6, 0.8, n_human=100, n_paired=150, psi=0.5), rel=1e-12)
     assert main(["render", "notes.qmd", "--timeout", "0"]) == 1
     assert capsys.readouterr().err == ("binaryeval render: error: --timeout 0 must be a positive "
                                        "number of seconds (int)\n")
