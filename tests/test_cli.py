@@ -699,6 +699,32 @@ def test_plan_errors(capsys):
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
 
 
+def test_plan_difference_as_html_and_latex_has_the_csv_columns(tmp_path, capsys):
+    # Guards: the one-row table of 'plan difference' (and correlate --pairwise) came as HTML
+    # and LaTeX with the row number 0 as a first column, and as a bare <table> written to a
+    # .html file (no page, no content security policy), unlike the summaries
+    from htmlchecks import content_security_policy
+
+    from binaryeval import plan
+
+    argv = ["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100"]
+    eps = plan.detectable_difference(0.6, 0.8, n_human=100)
+    assert main([*argv, "-f", "csv"]) == 0
+    csv = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert main([*argv, "-f", "latex"]) == 0
+    latex = capsys.readouterr().out
+    assert latex.splitlines()[2].split(" & ")[0] == "alpha"  # no row-number column
+    assert f"{eps:.6f}" in latex
+    page = tmp_path / "plan.html"
+    assert main([*argv, "-o", str(page)]) == 0
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and content_security_policy(html)
+    assert "<title>binaryeval plan</title>" in html
+    back = pd.read_html(pd.io.common.StringIO(html))[0]
+    assert back.columns.tolist() == csv.columns.tolist()
+    assert back["epsilon"].iloc[0] == pytest.approx(eps, rel=1e-5)
+
+
 def test_plan_refuses_an_option_its_kind_does_not_use(capsys):
     # Guards: `plan size --simulate sample --seed 3` printed the expected-count size as if
     # simulated, `plan difference --epsilon 0.1` ignored the target; both silently

@@ -313,8 +313,13 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
         text = frame.to_csv(index=False) if fmt == "csv" else json.dumps(
             json.loads(frame.to_json(orient="records", double_precision=15)), indent=2)
     elif frame is not None:
-        text = {"text": lambda: frame.to_string(index=False), "html": frame.to_html,
-                "latex": frame.to_latex}[fmt]()
+        # a table as its CSV has it: row labels as columns, no row numbers
+        frame = _tidy(frame)
+        text = {"text": lambda: frame.to_string(index=False),
+                "html": lambda: frame.to_html(index=False),
+                "latex": lambda: frame.to_latex(index=False)}[fmt]()
+        if fmt == "html" and output not in (None, "-"):
+            text = _html_page(text, f"{PROG} {getattr(args, 'command', '')}".strip())
     else:
         summary = result.summary() if hasattr(result, "summary") else None
         if summary is not None:
