@@ -27,8 +27,14 @@ FLAGS = {
     "tolerance": "--tolerance", "unpaired": "--unpaired", "min_prob": "--min-prob",
 }
 
-_NAME = re.compile(r"(?<![\w.\-'\"])(" + "|".join(sorted(FLAGS, key=len, reverse=True))
-                   + r")=")
+
+
+def _names(flags: dict[str, str]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.\-'\"])(" + "|".join(sorted(flags, key=len, reverse=True))
+                      + r")=")
+
+
+_NAME = _names(FLAGS)
 _CLOSE = {"[": "]", "(": ")", "{": "}"}
 
 
@@ -85,13 +91,16 @@ def _flag_value(value: Any) -> str | None:
     return None
 
 
-def as_flags(text: str) -> str:
+def as_flags(text: str, extra: dict[str, str] | None = None) -> str:
     """``text`` with every command-line argument written as its flag.
 
     Parameters
     ----------
     text : str
         A message, note or piece of advice naming Python arguments.
+    extra : dict, optional
+        Further ``argument -> flag`` pairs: the options of the command that ran (``plan``'s
+        ``alpha=1.5`` is its ``--alpha 1.5``), beside :data:`FLAGS`.
 
     Returns
     -------
@@ -106,16 +115,20 @@ def as_flags(text: str) -> str:
     'likely fix: --lower-is-better mqm if lower mqm is better'
     >>> as_flags("run more draws, e.g. draws=2000 (or chains=6); give threshold= too")
     'run more draws, e.g. --draws 2000 (or --chains 6); give --threshold too'
+    >>> as_flags("alpha=1.5 is outside [0, 1]", {"alpha": "--alpha"})
+    '--alpha 1.5 is outside [0, 1]'
     """
+    flags, names = (FLAGS, _NAME) if not extra else ({**FLAGS, **extra},
+                                                      _names({**FLAGS, **extra}))
     out, pos = [], 0
-    for m in _NAME.finditer(text):
+    for m in names.finditer(text):
         if m.start() < pos:
             continue
         name = m.group(1)
         start = m.end()
         end = _literal_end(text, start)
         if end == start:
-            out.append(text[pos:m.start()] + FLAGS[name])
+            out.append(text[pos:m.start()] + flags[name])
             pos = start
             continue
         try:
@@ -128,10 +141,10 @@ def as_flags(text: str) -> str:
         shown = _flag_value(value)
         if shown is None:
             continue
-        out.append(text[pos:m.start()] + FLAGS[name] + (f" {shown}" if shown else ""))
+        out.append(text[pos:m.start()] + flags[name] + (f" {shown}" if shown else ""))
         pos = end
     out.append(text[pos:])
     joined = "".join(out)
-    for flag in FLAGS.values():   # "overwrite=True (--overwrite)" says the flag once
+    for flag in flags.values():   # "overwrite=True (--overwrite)" says the flag once
         joined = joined.replace(f"{flag} ({flag})", flag)
     return joined

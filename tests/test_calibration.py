@@ -229,6 +229,46 @@ def test_peer_errors_name_the_argument():
         acc_interval(1, 1, 1, -1, 3, 10)
 
 
+def test_bad_values_of_the_validation_helpers_are_named():
+    # Guards: classical_interval(float("inf"), 10) stopped with OverflowError, ppi_interval(lam="x")
+    # with a bare ValueError, coverage_region(1000, 1.5) with "cannot convert float NaN to
+    # integer", classical_interval(True, 10) counted True as 1, Setting(alpha=1.5) was accepted
+    from binaryeval.errors import InputTypeError
+
+    with pytest.raises(CountsError, match=r"human_pos=inf: counts must be non-negative"):
+        classical_interval(float("inf"), 10)
+    with pytest.raises(InputTypeError, match="human_pos=True is a bool"):
+        classical_interval(True, 10)
+    with pytest.raises(InputTypeError, match="lam='x' is a str"):
+        ppi_interval(10, 2, 8, 3, 50, 100, lam="x")
+    with pytest.raises(ParameterError, match="lam=nan: must be a finite number"):
+        ppi_interval(10, 2, 8, 3, 50, 100, lam=float("nan"))
+    with pytest.raises(ParameterError, match="level=1.5 must lie strictly between 0 and 1"):
+        coverage_region(1000, 1.5)
+    with pytest.raises(ParameterError, match="n=-5 must be a whole number >= 1"):
+        coverage_region(-5, 0.95)
+    with pytest.raises(ParameterError, match="region=2 must lie strictly between 0 and 1"):
+        coverage_region(100, 0.95, region=2)
+    from binaryeval.validation import random_designs
+
+    with pytest.raises(ParameterError, match="n=2.5 must be a whole number >= 0"):
+        random_designs(2.5, seed=0)
+    with pytest.raises(ParameterError, match="alpha=1.5 is outside"):
+        Setting("x", 1.5, 0.8, 0.8, 10, 10)
+    with pytest.raises(CountsError, match="n_human=-10"):
+        Setting("x", 0.5, 0.8, 0.8, -10, 10)
+    # whole numbers held as floats or numpy integers are counts; the values are unchanged
+    z = 1.959963984540054
+    assert classical_interval(np.int64(5), 10.0) == classical_interval(5, 10)
+    assert classical_interval(5, 10) == pytest.approx(
+        (0.5, 0.5 - z * 0.5 / 10 ** 0.5, 0.5 + z * 0.5 / 10 ** 0.5), rel=1e-12)
+    # lam=0 is the classical Wald interval on the paired rows (tp + fn = 12 of 23)
+    est, lo, hi = ppi_interval(10, 2, 8, 3, 50, 100, lam=np.float64(0.0))
+    assert (est, lo, hi) == pytest.approx((12 / 23, 12 / 23 - z * (12 / 23 * 11 / 23 / 23) ** 0.5,
+                                           12 / 23 + z * (12 / 23 * 11 / 23 / 23) ** 0.5), rel=1e-12)
+    assert coverage_region(1000, 0.95) == (926, 971)
+
+
 # --------------------------------------------------------------------------------------------
 # calibration: a reduced version of studies/calibration.py
 # --------------------------------------------------------------------------------------------

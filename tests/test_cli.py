@@ -130,6 +130,52 @@ def test_render_missing_path_exits_one(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_render_refuses_a_file_that_is_no_qmd_document(tmp_path, capsys):
+    # Guards: `binaryeval render ratings.csv` turned the table into reports/ratings.html
+    table = tmp_path / "ratings.csv"
+    table.write_text("human,metric\n1,0\n")
+    out = tmp_path / "out"
+    assert main(["render", str(table), "--output-dir", str(out), "--engine", "jupyter"]) == 1
+    err = capsys.readouterr().err
+    assert f"{str(table)!r} is not a .qmd document" in err
+    assert not out.exists()
+
+
+def test_render_refuses_two_documents_of_one_name(tmp_path, capsys):
+    # Guards: a/x.qmd and b/x.qmd were both written to out/x.html, the second over the first,
+    # and index.html listed two links to it
+    for folder, text in (("a", "first"), ("b", "second")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.qmd").write_text(f"---\ntitle: {text}\n---\n\n{text}\n")
+    out = tmp_path / "out"
+    argv = ["render", str(tmp_path / "a" / "x.qmd"), str(tmp_path / "b" / "x.qmd"),
+            "--output-dir", str(out), "--engine", "jupyter"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"would both be rendered to {str(out / 'x.html')!r}" in err
+    assert not out.exists()
+    from binaryeval._site import find_documents
+
+    # one document named as a file and through its folder is one document
+    doc = tmp_path / "a" / "x.qmd"
+    assert find_documents([doc, tmp_path / "a"]) == [doc]
+
+
+def test_render_refuses_an_output_folder_that_is_a_file(tmp_path, capsys):
+    # Guards: --output-dir naming a file ended in a FileExistsError (NotADirectoryError for a
+    # folder under it) traceback
+    doc = tmp_path / "x.qmd"
+    doc.write_text("---\ntitle: X\n---\n\nText.\n")
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n")
+    for out, says in ((a_file, "is a file"),
+                      (a_file / "sub", f"lies under {str(a_file)!r}, which is a file")):
+        assert main(["render", str(doc), "--output-dir", str(out), "--engine", "jupyter"]) == 2
+        assert capsys.readouterr().err == (f"binaryeval render: error: --output-dir {out} {says}, "
+                                           "not a folder; give a folder for the pages\n")
+    assert a_file.read_text() == "mine\n"
+
+
 def test_python_dash_m():
     # `python -m binaryeval` is the entry point used by `make reports`
     env_path = str(REPO)
@@ -275,7 +321,7 @@ def test_fit_n_jobs_gives_the_sequential_table(tmp_path, capsys):
                      "-o", str(tmp_path / "two.csv")]) == 0
     assert (tmp_path / "two.csv").read_text() == (tmp_path / "one.csv").read_text()
     assert main(["fit", formula, "--data", path, "--n-jobs", "0"]) == 1
-    assert "n_jobs=0" in capsys.readouterr().err
+    assert "error: --n-jobs 0: " in capsys.readouterr().err  # the flag, as typed
     # the latent-truth model (two metric terms) has no such columns: said, not ignored
     assert main(["fit", "human ~ I(score > 0.5) + I(score > 0.3) | system", "--data", path,
                  "--n-jobs", "2", "--seed", "1", "--draws", "50", "--chains", "2"]) == 1
@@ -410,15 +456,21 @@ def test_correlate_prints_the_api_summary(tmp_path, capsys, suffix):
     table = _system_table()
     path = _write(table, tmp_path / f"systems{suffix}")
     formula = "human ~ bleu + chrf + ter"
+    def as_typed(summary):  # the notes' advice names the command's flags
+        summary.notes = [as_flags(note, {"absolute": "--absolute"}) for note in summary.notes]
+        return summary.as_text() + "\n"
+
     assert main(["correlate", formula, "--data", path, "--lower-is-better", "ter"]) == 0
     expected = be.correlate(formula, table, lower_is_better=["ter"])
     out = capsys.readouterr().out
-    assert out == expected.summary().as_text() + "\n"
+    assert out == as_typed(expected.summary())
     assert "lower is better (negated): ter" in out
     assert main(["correlate", formula, "--data", path, "--method", "spearman", "--absolute",
                  "--level", "0.9"]) == 0
     expected = be.correlate(formula, table, method="spearman", absolute=True, level=0.9)
-    assert capsys.readouterr().out == expected.summary().as_text() + "\n"
+    out = capsys.readouterr().out
+    assert out == as_typed(expected.summary())
+    assert "(--absolute applies the WMT |r| convention)" in " ".join(out.split())
 
 
 def test_correlate_tables(tmp_path, capsys):
@@ -470,6 +522,28 @@ def test_bad_input_exits_one_with_the_package_message(tmp_path, capsys):
         assert err.endswith(f"binaryeval {command}: error: {as_flags(message)}\n"), (argv, err)
     assert "did you mean 'score'" in cases[0][1]
     assert "fewer than 4 systems" in cases[-1][1] or "at least 4 systems" in cases[-1][1]
+
+
+def test_a_query_that_keeps_no_row_is_named(tmp_path, capsys):
+    # Guards: every command said "data has no rows: nothing to fit" when --query matched
+    # nothing (correlate and judge-bias fit nothing; the table had 180 rows)
+    path = _write(_rating_table(), tmp_path / "r.csv")
+    for argv in (["correlate", "human ~ score | system"], ["ranks", "human ~ score | system",
+                                                          "--threshold", "0.5"],
+                 ["judge-bias", "human ~ I(score > 0.5)", "--by", "system"]):
+        assert main([*argv, "--data", path, "--query", "system == 'D'"]) == 1, argv
+        assert capsys.readouterr().err == (
+            f"binaryeval {argv[0]}: error: --query \"system == 'D'\" kept none of the 180 rows "
+            f"of --data {path!r}; check the column names and values (text in quotes, e.g. "
+            "\"lp == 'de-en'\")\n")
+    # a query that keeps rows: the API's result on those rows
+    assert main(["correlate", "human ~ bleu + chrf", "--data",
+                 _write(_system_table(), tmp_path / "s.csv"), "--query", "system != 'a'",
+                 "-f", "csv"]) == 0
+    back = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    want = be.correlate("human ~ bleu + chrf", _system_table().iloc[1:]).to_frame()
+    np.testing.assert_allclose(back["estimate"], want["estimate"], rtol=1e-12)
+    assert int(back["n"].iloc[0]) == 5
 
 
 def test_unreadable_and_malformed_inputs(tmp_path, capsys):
@@ -563,14 +637,21 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
                  "--n-metric", "0,1000", "--rates", "rho=0.7,eta=0.7"]) == 0
     table = plan.detectable_difference_table(0.6, 0.7, n_human=[0, 100], n_metric=[0, 1000],
                                              rates={"rho": 0.7, "eta": 0.7})
-    assert capsys.readouterr().out == table.summary().as_text() + "\n"
+
+    def as_typed(summary):  # the notes' advice as typed on the command line
+        summary.notes = [as_flags(note, {"power": "--power"}) for note in summary.notes]
+        return summary.as_text() + "\n"
+
+    out = capsys.readouterr().out
+    assert out == as_typed(table.summary())
+    assert "--power 0.8 plans for four times in five" in out and "power=" not in out
     assert table.table.round(3).values.tolist() == [[1.0, 0.109], [0.134, 0.085]]
     assert main(["plan", "size", "--alpha", "0.6", "--rho", "0.7", "--epsilon", "0.02",
                  "--rates", "rho=0.7,eta=0.7"]) == 0
     size = plan.required_sample_size(0.02, vary="n_human", alpha=0.6, rho=0.7,
                                      rates={"rho": 0.7, "eta": 0.7})
     out = capsys.readouterr().out
-    assert out == size.summary().as_text() + "\n"
+    assert out == as_typed(size.summary())
     assert f"n_human = {size.size} per system gives eps" in out and size.size > 2000
 
 
@@ -582,11 +663,89 @@ def test_plan_errors(capsys):
     assert "several sizes are for 'binaryeval plan table'" in capsys.readouterr().err
     from binaryeval import plan
 
-    with pytest.raises(be.ParameterError) as info:
-        plan.detectable_difference(1.6, 0.7)
-    assert main(["plan", "difference", "--alpha", "1.6", "--rho", "0.7"]) == 1
-    assert capsys.readouterr().err == f"binaryeval plan: error: {info.value}\n"
+    # the package's message, naming the command's flags (it said alpha=1.6, n_human=-100, ...)
+    flags = {"alpha": "--alpha", "rho": "--rho", "n_human": "--n-human", "psi": "--psi"}
+    for argv, message, typed in [
+            (["--alpha", "1.6"], _error_of(plan.detectable_difference, 1.6, 0.7),
+             "--alpha 1.6 is outside [0, 1]; a rate is a probability"),
+            (["--alpha", "0.6", "--n-human", "-100"],
+             _error_of(plan.detectable_difference, 0.6, 0.7, n_human=-100),
+             "--n-human -100 must be a whole number >= 0"),
+            (["--alpha", "0.6", "--psi", "2", "--n-paired", "20"],
+             _error_of(plan.detectable_difference, 0.6, 0.7, psi=2.0, n_paired=20),
+             "--psi 2 is outside [0, 1]; a rate is a probability"),
+            (["--alpha", "0.6", "--rates", "rho=0.8,eta=0.8"],
+             _error_of(plan.detectable_difference, 0.6, 0.7, rates={"rho": 0.8, "eta": 0.8}),
+             "--rho 0.7 and --rates rho=0.8,eta=0.8 differ")]:
+        assert main(["plan", "difference", "--rho", "0.7", *argv]) == 1
+        err = capsys.readouterr().err
+        assert err == f"binaryeval plan: error: {as_flags(message, flags)}\n"
+        assert err.startswith(f"binaryeval plan: error: {typed}"), err
+    # advice the command line can follow: it said "pass psi (e.g. --psi alpha ...)", which
+    # --psi refuses (a number); the suggested value runs
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100",
+                 "--n-paired", "150"]) == 1
+    err = capsys.readouterr().err
+    assert "give it, e.g. --psi 0.5 (the value of alpha for a random calibration sample" in err
+    assert "--psi alpha" not in err
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100",
+                 "--n-paired", "150", "--psi", "0.5", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(
+        0.6, 0.8, n_human=100, n_paired=150, psi=0.5), rel=1e-12)
+    assert main(["render", "notes.qmd", "--timeout", "0"]) == 1
+    assert capsys.readouterr().err == ("binaryeval render: error: --timeout 0 must be a positive "
+                                       "number of seconds (int)\n")
     assert main(["plan", "table", "--alpha", "0.6", "--rho", "0.7", "--n-human", "x"]) == 2
+
+
+def test_plan_difference_as_html_and_latex_has_the_csv_columns(tmp_path, capsys):
+    # Guards: the one-row table of 'plan difference' (and correlate --pairwise) came as HTML
+    # and LaTeX with the row number 0 as a first column, and as a bare <table> written to a
+    # .html file (no page, no content security policy), unlike the summaries
+    from htmlchecks import content_security_policy
+
+    from binaryeval import plan
+
+    argv = ["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100"]
+    eps = plan.detectable_difference(0.6, 0.8, n_human=100)
+    assert main([*argv, "-f", "csv"]) == 0
+    csv = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert main([*argv, "-f", "latex"]) == 0
+    latex = capsys.readouterr().out
+    assert latex.splitlines()[2].split(" & ")[0] == "alpha"  # no row-number column
+    assert f"{eps:.6f}" in latex
+    page = tmp_path / "plan.html"
+    assert main([*argv, "-o", str(page)]) == 0
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and content_security_policy(html)
+    assert "<title>binaryeval plan</title>" in html
+    back = pd.read_html(pd.io.common.StringIO(html))[0]
+    assert back.columns.tolist() == csv.columns.tolist()
+    assert back["epsilon"].iloc[0] == pytest.approx(eps, rel=1e-5)
+
+
+def test_plan_refuses_an_option_its_kind_does_not_use(capsys):
+    # Guards: `plan size --simulate sample --seed 3` printed the expected-count size as if
+    # simulated, `plan difference --epsilon 0.1` ignored the target; both silently
+    from binaryeval import plan
+
+    base = ["--alpha", "0.6", "--rho", "0.8"]
+    for what, extra, message in [
+            ("size", ["--epsilon", "0.1", "--simulate", "sample"],
+             "--simulate sample: an option of 'binaryeval plan difference' and "
+             "'binaryeval plan table'; 'size' does not use it: leave it out"),
+            ("size", ["--epsilon", "0.1", "--seed", "3"], "--seed 3: an option of"),
+            ("difference", ["--epsilon", "0.1"],
+             "--epsilon 0.1: an option of 'binaryeval plan size'; 'difference' does not use it"),
+            ("table", ["--vary", "n_metric"], "--vary n_metric: an option of 'binaryeval plan size'"),
+            ("difference", ["--n-jobs", "2"], "--n-jobs 2: an option of 'binaryeval plan table'")]:
+        assert main(["plan", what, *base, *extra]) == 1, extra
+        assert capsys.readouterr().err.startswith(f"binaryeval plan: error: {message}"), extra
+    # what each kind takes still runs, and equals the API
+    assert main(["plan", "size", *base, "--epsilon", "0.1", "--max-size", "5000", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["size"] == plan.required_sample_size(0.1, alpha=0.6, rho=0.8, max_size=5000).size == 182
 
 
 # ---------------------------------------------------------------------------------------------
@@ -727,6 +886,33 @@ def test_datasets_export_refuses_existing_files_without_force(tmp_path, capsys):
     a_file = tmp_path / "wmt15.csv"
     assert main(["datasets", "wmt15", "--output-dir", str(a_file)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+    # a folder under a file: named, not a NotADirectoryError traceback
+    assert main(["datasets", "wmt15", "--output-dir", str(a_file / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"binaryeval datasets: error: --output-dir {str(a_file / 'sub')!r}: "
+                          "the folder cannot be made (") and err.endswith("give another folder\n")
+    assert "Traceback" not in err
+
+
+def test_datasets_export_names_the_file_and_the_folder(tmp_path, capsys, monkeypatch):
+    # Guards: in the default folder the message read "--output-dir 'wmt15.csv' exists", the
+    # file named as if it were the folder; a name given twice was written and listed twice
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets", "wmt15", "wmt15"]) == 0
+    assert capsys.readouterr().out.split() == ["wmt15.csv"]
+    assert main(["datasets", "wmt15"]) == 2
+    assert capsys.readouterr().err == (
+        "binaryeval datasets: error: --output-dir '.': the file 'wmt15.csv' exists; pass "
+        "--overwrite to replace it, or choose another name\n")
+    pd.testing.assert_frame_equal(pd.read_csv("wmt15.csv"), datasets.load_wmt15(),
+                                  check_dtype=False)
+    # 'all' beside a name is every dataset (it was refused as an unknown dataset 'all'), and
+    # an unknown name beside it is still named
+    assert main(["datasets", "all", "nope", "--output-dir", "every"]) == 1
+    assert "unknown dataset(s) ['nope']" in capsys.readouterr().err
+    assert main(["datasets", "all", "wmt15", "--output-dir", "every"]) == 0
+    assert capsys.readouterr().out.split() == [str(Path("every") / f"{name}.csv")
+                                               for name in datasets.names()]
 
 
 def test_summary_page_of_hostile_names_is_inert(tmp_path, capsys):

@@ -121,3 +121,13 @@ def test_hierarchical_rates_rank_the_sampled_fit_with_its_seed(tmp_path, monkeyp
     np.testing.assert_allclose(got["estimate"], want["estimate"], rtol=1e-12)
     assert got["lower"].tolist() == want["lower"].tolist()
     assert got["upper"].tolist() == want["upper"].tolist()
+
+
+def test_help_says_what_the_seed_seeds(capsys):
+    # Guards: --help said "seed of the sampler" only, while on the exact binary model (the
+    # epilog's first example) --seed seeds the rank intervals' draws, as ranks(seed=) does
+    assert main(["ranks", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("--seed SEED seed of the sampler; on the exact binary model (one binary or "
+            "thresholded metric), which draws nothing, the seed of the rank intervals' joint "
+            "draws") in out

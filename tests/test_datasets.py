@@ -332,6 +332,21 @@ def test_bad_arguments_name_the_argument():
         datasets.load("nope")
 
 
+def test_a_switch_that_is_no_bool_is_refused():
+    # Guards: annotated_only="False" (a string, so true) kept only the 8,959 annotated rows of
+    # the 17,034, and every_row="no" read every row
+    from binaryeval.errors import InputTypeError
+
+    for call in (lambda: datasets.load_wmt21_ende(annotated_only="False"),
+                 lambda: datasets.load_wmt21_enru(annotated_only="False"),
+                 lambda: datasets.load("wmt20", every_row="no")):
+        with pytest.raises(InputTypeError, match="pass True or False"):
+            call()
+    assert len(datasets.load_wmt21_ende(annotated_only=False)) == 17034
+    assert len(datasets.load_wmt21_ende(annotated_only=True)) == 17 * 527
+    assert len(datasets.load("wmt20", every_row=False)) == 237
+
+
 def test_licence_file_covers_every_dataset():
     text = (REPO / "binaryeval" / "datasets" / "LICENSES.md").read_text()
     for name in datasets.describe()["name"]:

@@ -117,6 +117,17 @@ def _check_targets(targets: Iterable[Path], overwrite: bool) -> None:
                           "(--overwrite) to replace them")
 
 
+def _check_folder(out_dir: Path, given: str | Path) -> None:
+    """Refuse, before any work, an output folder that is a file or lies under one."""
+    for folder in (out_dir, *out_dir.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "is" if folder == out_dir else f"lies under {str(folder)!r}, which is"
+                raise OutputError(f"output_dir={str(given)!r} {where} a file, not a folder; "
+                                  "give a folder for the pages")
+            return
+
+
 def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: str | Path | None = None,
            engine: str = "auto", *, timeout: int = 600, kernel_name: str = "python3",
            index: bool = True, site: bool | str | Path | None = None,
@@ -167,7 +178,8 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         A chunk failed (the message names the file and the chunk label), a link points at no
         page, or Quarto failed.
     ParameterError
-        Unknown ``engine``, a missing path, or no ``.qmd`` document found.
+        Unknown ``engine``, a missing path, a file that is no ``.qmd`` document, no ``.qmd``
+        document found, or two documents of one name for one output folder.
     OutputError
         A page would replace a file the user made, without ``overwrite``.
 
@@ -192,10 +204,21 @@ def render(paths: str | Path | Iterable[str | Path] = "vignettes", output_dir: s
         output_dir = project_output_dir() or Path("reports")
     out_dir = Path(output_dir)
     overwrite = _validate.flag(overwrite, "overwrite")
+    _check_folder(out_dir, output_dir)
     if config is not None:
         # a website's pages follow its configuration: every .html file in the folder
         _check_targets(sorted(out_dir.rglob("*.html")) if out_dir.is_dir() else [], overwrite)
     else:
+        # one page per document, named by the document: two documents of one name would be
+        # written to one page, the second over the first
+        pages: dict[str, Path] = {}
+        for doc in docs:
+            other = pages.setdefault(doc.stem, doc)
+            if other is not doc:
+                raise ParameterError(
+                    f"paths: {str(other)!r} and {str(doc)!r} would both be rendered to "
+                    f"{str(out_dir / (doc.stem + '.html'))!r}; render them into separate output "
+                    "folders or rename one")
         lists = index and not any(doc.stem == "index" for doc in docs)
         _check_targets([out_dir / f"{doc.stem}.html" for doc in docs]
                        + ([out_dir / "index.html"] if lists else []), overwrite)

@@ -98,7 +98,7 @@ from ._common import (
     write_result,
 )
 
-__all__ = ["main", "build_parser", "subcommand", "add_data_arguments", "read_data", "read_table",
+__all__ = ["main", "build_parser", "command_flags", "subcommand", "add_data_arguments", "read_data", "read_table",
            "add_output_arguments", "output_format", "write_result", "PROG", "SUBCOMMANDS"]
 
 
@@ -114,7 +114,37 @@ def build_parser():
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in _common.SUBCOMMANDS:
         add(subparsers)
+    for sub in subparsers.choices.values():
+        # messages name the arguments of the library (alpha=1.5): the command's own flags
+        sub.set_defaults(_flags=command_flags(sub))
     return parser
+
+
+#: options whose destination is no argument of the library the messages could name
+_NOT_ARGUMENTS = frozenset({"help", "data", "query", "format", "dask", "scheduler", "stdout"})
+
+
+def command_flags(parser) -> dict[str, str]:
+    """``argument -> --flag`` for the options of one subcommand spelled as their argument.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from binaryeval.cli import command_flags
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("--n-human", type=int)
+    >>> command_flags(p)
+    {'n_human': '--n-human'}
+    """
+    import argparse
+
+    out = {}
+    for action in parser._actions:
+        flag = "--" + action.dest.replace("_", "-")
+        if (flag in action.option_strings and action.dest not in _NOT_ARGUMENTS
+                and action.help is not argparse.SUPPRESS):
+            out[action.dest] = flag
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -142,13 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = int(args.func(args) or 0)
         except BinaryEvalError as exc:
             code = 2 if isinstance(exc, OutputError) else 1
-            message = f"{PROG} {args.command}: error: {as_flags(str(exc))}"
+            message = f"{PROG} {args.command}: error: {as_flags(str(exc), args._flags)}"
         else:
             message = None
     # warnings (identifiability, unpaired items, ...) go to stderr as one line each
     # advice names the options as typed here: --bins 5, not bins=5
     for w in caught:
-        print(f"{PROG} {args.command}: warning: {as_flags(str(w.message))}", file=sys.stderr)
+        print(f"{PROG} {args.command}: warning: {as_flags(str(w.message), args._flags)}",
+              file=sys.stderr)
     if message:
         print(message, file=sys.stderr)
     return code

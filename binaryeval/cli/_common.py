@@ -187,8 +187,19 @@ def read_data(args: argparse.Namespace):
     A pandas DataFrame, or a Dask DataFrame with ``--dask`` or ``--scheduler``.  The columns
     of names (:func:`name_columns`) are read as text, as written.
     """
-    return read_table(args.data, getattr(args, "query", None), dask=_use_dask(args),
-                      argument_names=("--data", "--query"), string_columns=name_columns(args))
+    query = getattr(args, "query", None)
+    names = name_columns(args)
+    data = read_table(args.data, query, dask=_use_dask(args),
+                      argument_names=("--data", "--query"), string_columns=names)
+    if query and not _use_dask(args) and len(data) == 0:
+        # "data has no rows" would blame the table for what the filter did
+        total = len(read_table(args.data, None, argument_names=("--data", "--query"),
+                               string_columns=names))
+        if total:
+            raise ParameterError(
+                f"--query {query!r} kept none of the {total:,} rows of --data {args.data!r}; "
+                "check the column names and values (text in quotes, e.g. \"lp == 'de-en'\")")
+    return data
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -302,15 +313,21 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
         text = frame.to_csv(index=False) if fmt == "csv" else json.dumps(
             json.loads(frame.to_json(orient="records", double_precision=15)), indent=2)
     elif frame is not None:
-        text = {"text": lambda: frame.to_string(index=False), "html": frame.to_html,
-                "latex": frame.to_latex}[fmt]()
+        # a table as its CSV has it: row labels as columns, no row numbers
+        frame = _tidy(frame)
+        text = {"text": lambda: frame.to_string(index=False),
+                "html": lambda: frame.to_html(index=False),
+                "latex": lambda: frame.to_latex(index=False)}[fmt]()
+        if fmt == "html" and output not in (None, "-"):
+            text = _html_page(text, f"{PROG} {getattr(args, 'command', '')}".strip())
     else:
         summary = result.summary() if hasattr(result, "summary") else None
         if summary is not None:
             from .._advice import as_flags
 
             # the notes' advice as typed on the command line (--rates pooled, not rates='pooled')
-            summary.notes = [as_flags(note) for note in summary.notes]
+            summary.notes = [as_flags(note, getattr(args, "_flags", None))
+                             for note in summary.notes]
         if summary is None:
             text = str(result)
         else:
@@ -442,7 +459,8 @@ def _bins(text: str) -> int | dict[str, int]:
     return out
 
 
-def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True) -> None:
+def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True,
+                         seed_help: str = "seed of the sampler") -> None:
     """The latent-truth model's options: its sampler, and how several metrics combine."""
     group = p.add_argument_group(
         "latent-truth model", "several metric terms, --bins or preferences: the sampler's "
@@ -452,7 +470,7 @@ def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True)
                            help="several metrics: their joint pattern (default, valid however "
                                 "they depend on each other) or a product of one confusion "
                                 "matrix per metric")
-    group.add_argument("--seed", type=int, default=None, help="seed of the sampler")
+    group.add_argument("--seed", type=int, default=None, help=seed_help)
     group.add_argument("--draws", type=int, default=1000,
                        help="draws kept per chain (default: 1000)")
     group.add_argument("--chains", type=int, default=4, help="chains (default: 4)")

@@ -34,8 +34,9 @@ def add_datasets_parser(subparsers) -> None:
             print(shown.to_string(index=False))
             return 0
         available = datasets.names()
-        names = available if args.names == ["all"] else args.names
-        unknown = [n for n in names if n not in available]
+        # 'all' beside names is every dataset too (it was an unknown dataset 'all')
+        names = available if "all" in args.names else list(dict.fromkeys(args.names))
+        unknown = [n for n in args.names if n not in available and n != "all"]
         if unknown:
             raise ParameterError(f"unknown dataset(s) {unknown}; use one of {available} or 'all'")
         if args.stdout:
@@ -48,9 +49,15 @@ def add_datasets_parser(subparsers) -> None:
         out = Path(args.output_dir)
         if out.exists() and not out.is_dir():
             raise OutputError(f"--output-dir {args.output_dir!r} is a file, not a folder")
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file on the way, no permission
+            raise OutputError(f"--output-dir {args.output_dir!r}: the folder cannot be made "
+                              f"({exc.strerror}); give another folder") from None
         # every file checked before the first is written: all are written, or none
-        targets = [check_output(out / f"{name}.csv", force=args.overwrite, option="--output-dir")
+        # (the message names the folder as given and the file in it)
+        targets = [check_output(out / f"{name}.csv", force=args.overwrite,
+                                option=f"--output-dir {args.output_dir!r}: the file")
                    for name in names]
         for name, target in zip(names, targets, strict=True):
             frame = datasets.load(name, every_row=True)

@@ -42,7 +42,7 @@ def add_judge_bias_parser(subparsers) -> None:
                         "bins of a numeric column with more than 12 values")
     p.add_argument("--bins", type=_bins, default=4, metavar="K",
                    help="quantile bins of a numeric --by column (default: 4)")
-    p.add_argument("--level", type=float, default=0.95, help="coverage of the intervals")
+    p.add_argument("--level", type=float, default=0.95, help="coverage of the intervals (default: 0.95)")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:

@@ -61,7 +61,8 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
                    help="expected counts (the paper; default) or binomial draws (difference, table)")
     p.add_argument("--n-resamples", type=int, default=50,
                    help="simulated experiments with --simulate sample (default: 50)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the draws")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the draws with --simulate sample (difference, table)")
     p.add_argument("--rounding", choices=["half_up", "half_even"], default="half_up",
                    help="rounding of expected counts (default: half_up, the paper's)")
     p.add_argument("--method", choices=["exact", "grid"], default="exact",
@@ -110,6 +111,23 @@ def _one(values: list[int] | None, option: str, what: str) -> int:
                              f"number; several sizes are for 'binaryeval plan table'")
     return values[0]
 
+#: options that only some kinds of plan take: option -> (default, the kinds that take it)
+_ONLY = {"epsilon": (None, ("size",)), "vary": ("n_human", ("size",)),
+         "max_size": (10_000_000, ("size",)), "simulate": ("expected", ("difference", "table")),
+         "n_resamples": (50, ("difference", "table")), "seed": (None, ("difference", "table")),
+         "n_jobs": (None, ("table",))}
+
+
+def _refuse_others(a: argparse.Namespace) -> None:
+    """Refuse an option the kind of plan asked for would not use (it was ignored)."""
+    for dest, (default, kinds) in _ONLY.items():
+        value = getattr(a, dest)
+        if value != default and a.what not in kinds:
+            takes = " and ".join(f"'binaryeval plan {kind}'" for kind in kinds)
+            raise ParameterError(f"--{dest.replace('_', '-')} {value}: an option of {takes}; "
+                                 f"'{a.what}' does not use it: leave it out")
+
+
 @contextmanager
 def _backend(a: argparse.Namespace) -> Iterator[None]:
     """The Dask backend of joblib while a cluster is up (``--dask``/``--scheduler``), else nothing."""
@@ -137,6 +155,7 @@ def _run(a: argparse.Namespace) -> int:
               "rates": a.rates,
               "rounding": a.rounding, "psi": a.psi, "method": a.method, "prior": a.prior,
               "rate_prior": a.rate_prior}
+    _refuse_others(a)
     if _use_dask(a) and a.what != "table":
         raise ParameterError(f"--dask and --scheduler run the cells of 'binaryeval plan table' on a "
                              f"cluster; '{a.what}' computes here: drop the option")

@@ -44,7 +44,9 @@ def add_ranks_parser(subparsers) -> None:
     p.add_argument("--bins", type=_bins, default=None, metavar="K|TERM=K,...",
                    help="enter a scalar metric in K bins through the latent-truth model")
     add_preference_data_arguments(p, lower_is_better=False)
-    _add_sampler_options(p)
+    _add_sampler_options(p, seed_help="seed of the sampler; on the exact binary model (one "
+                                      "binary or thresholded metric), which draws nothing, the "
+                                      "seed of the rank intervals' joint draws")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import InputTypeError, ParameterError
 from .simulated import simulate_battles, simulate_ratings
 
 __all__ = [
@@ -173,6 +174,13 @@ def _read(name: str, **kw) -> pd.DataFrame:
     return df
 
 
+def _flag(value, name: str) -> bool:
+    """True or False: a string such as ``"False"`` would be true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputTypeError(f"{name}={value!r}: pass True or False")
+    return bool(value)
+
+
 def _check_choice(arg: str, value, allowed) -> None:
     allowed = sorted(allowed)
     if value is not None and value not in allowed:
@@ -208,6 +216,7 @@ def load(name: str, every_row: bool = False) -> pd.DataFrame:
     (237, 400)
     """
     name = _check_name(name)
+    every_row = _flag(every_row, "every_row")
     return globals()[_LOADERS[name]](**(_EVERY_ROW.get(name, {}) if every_row else {}))
 
 
@@ -286,7 +295,7 @@ def load_wmt21_ende(annotated_only: bool = False) -> pd.DataFrame:
     353
     """
     df = _read("wmt21_ende")
-    if annotated_only:
+    if _flag(annotated_only, "annotated_only"):
         df = df[df["mqm"].notna()].reset_index(drop=True)
     return df
 
@@ -347,7 +356,7 @@ def load_wmt21_enru(annotated_only: bool = False) -> pd.DataFrame:
     506
     """
     df = _read("wmt21_enru")
-    if annotated_only:
+    if _flag(annotated_only, "annotated_only"):
         df = df[df["mqm"].notna()].reset_index(drop=True)
     return df
 

@@ -142,9 +142,10 @@ def paired(n_human: int, n_paired: Any, psi: Any) -> tuple[int, float | None]:
     elif n_paired > n_human:
         raise ParameterError(
             f"n_paired ({n_paired}) exceeds n_human ({n_human}): such a paired set cannot be a subset "
-            f"of the human-rated items, so its share of positives is not implied; pass psi (e.g. "
-            f"psi=alpha for a random calibration sample, as the authors' tool assumes), or add the "
-            f"paired items to n_human if their human ratings should also inform alpha.")
+            f"of the human-rated items, so its share of positives is not implied; give it, e.g. "
+            f"psi=0.5 (the value of alpha for a random calibration sample, as the authors' tool "
+            f"assumes), or add the paired items to n_human if their human ratings should also "
+            f"inform alpha.")
     return n_paired, psi
 
 

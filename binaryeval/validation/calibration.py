@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .. import _validate
 from .._lazy import stats
 from ..binary.engine import alpha_posterior
 from ..errors import CountsError, ParameterError
@@ -103,6 +104,13 @@ class Setting:
     other_rates: tuple[tuple[float, float], ...] | None = field(default=None)
 
     def __post_init__(self):
+        for name in ("alpha", "rho", "eta"):
+            _validate.probability(getattr(self, name), name)
+        for name in ("n_human", "n_metric"):
+            _validate.count(getattr(self, name), name, maximum=None)
+        for a in self.other_alphas:
+            _validate.probability(a, "other_alphas")
+        _validate.beta_pair(self.rate_prior, "rate_prior")
         if self.rates not in ("estimate", "pooled"):
             raise ParameterError(f"rates={self.rates!r}: use 'estimate' or 'pooled'")
         if self.rates == "pooled" and not self.other_alphas:
@@ -184,6 +192,7 @@ def random_designs(n: int, seed: int) -> list[tuple[int, ...]]:
     >>> len(designs), len(designs[0]), designs == random_designs(3, seed=0)
     (3, 8, True)
     """
+    n = _validate.size(n, "n", minimum=0)
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
@@ -370,6 +379,9 @@ def coverage_region(n: int, level: float, region: float = 0.999) -> tuple[int, i
     >>> coverage_region(1000, 0.95)
     (926, 971)
     """
+    n = _validate.size(n, "n")
+    level = _validate.level(level)
+    region = _validate.level(region, "region")
     t = (1.0 - region) / 2.0
     return int(stats.binom.ppf(t, n, level)), int(stats.binom.ppf(1.0 - t, n, level))
 

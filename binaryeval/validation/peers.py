@@ -57,6 +57,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _validate
 from .._lazy import stats
 from ..errors import CountsError, ParameterError
 
@@ -86,13 +87,9 @@ class PeerInterval(NamedTuple):
 
 
 def _count(name: str, value) -> int:
-    try:
-        v = int(value)
-    except (TypeError, ValueError):
-        raise CountsError(f"{name}={value!r}: counts must be non-negative integers") from None
-    if v != value or v < 0:
-        raise CountsError(f"{name}={value!r}: counts must be non-negative integers")
-    return v
+    # a whole number >= 0: not a bool, a string, an infinity (which stopped int() with an
+    # OverflowError) or NaN
+    return _validate.count(value, name, maximum=None)
 
 
 def _z(level: float) -> float:
@@ -223,9 +220,7 @@ def ppi_interval(tp: int, fn: int, tn: int, fp: int, metric_pos: int, metric_tot
     """
     c = _paired(tp, fn, tn, fp, metric_pos, metric_total)
     z = _z(level)
-    if lam is None:
-        lam = ppi_lambda(**c)
-    lam = float(lam)
+    lam = ppi_lambda(**c) if lam is None else _validate.real(lam, "lam")
     n = c["tp"] + c["fn"] + c["tn"] + c["fp"]
     N = c["metric_total"]
     if n == 0 or N == 0:
