@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import datasets
-from .errors import ParameterError
+from .errors import DataError, ParameterError
 
 if TYPE_CHECKING:  # names used only in type hints
     import dask.dataframe as dd
@@ -104,6 +104,7 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
     elif path.is_file():
         df = _read(lambda: _reader(dask).read_csv(path, **_csv_options(path, ",", text_columns)),
                    what, source)
+        _refuse_one_joined_column(df, what, source)
     elif source in datasets.names():
         df = datasets.load(source, every_row=True)
     else:
@@ -118,6 +119,24 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
         # means what it means in pandas, while the kept rows keep the names as written
         df = select_rows(df, query, query_name=query_name, as_read=text_as_read)
     return df
+
+
+def _refuse_one_joined_column(df: Any, what: str, source: Any) -> None:
+    """Refuse a comma-separated read that gave one column joining several names.
+
+    A name holding ``;``, a tab or ``|`` says the file's fields are separated by that
+    character; every later error would name one column called ``'system;seg_id;...'``.
+    """
+    if len(df.columns) != 1:
+        return
+    name = str(df.columns[0])
+    for sep, shown in ((";", "';'"), ("\t", "a tab"), ("|", "'|'")):
+        if sep in name:
+            raise DataError(f"{what} {str(source)!r} reads as one column {name[:60]!r}: its "
+                            f"fields are separated by {shown}, and a .csv file is read with "
+                            "commas; write it with commas (pandas: "
+                            "pd.read_csv(path, sep=...).to_csv(new_path, index=False))"
+                            + (", or name it .tsv" if sep == "\t" else ""))
 
 
 def select_rows(data: Any, query: str, *, query_name: str = "query",

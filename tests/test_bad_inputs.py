@@ -780,3 +780,18 @@ def test_group_values_that_print_alike_are_one_group_and_said_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         be.fit("human ~ 1 | system", df.assign(system=df["system"].astype(str) + "x"))
+
+
+@pytest.mark.parametrize("sep, shown", [(";", "';'"), ("\t", "a tab")])
+def test_a_csv_separated_by_another_character_is_named(tmp_path, sep, shown):
+    # a European CSV (';') read with commas gave one column 'system;seg_id;...', and every later
+    # error named that column; the reader now says what separates the fields
+    path = tmp_path / "table.csv"
+    path.write_text(sep.join(["system", "seg_id", "mqm"]) + "\n" + sep.join(["A", "1", "0"]) + "\n")
+    with pytest.raises(DataError, match=rf"reads as one column .*separated by {shown}"):
+        be.read_table(path)
+    with pytest.raises(DataError, match=rf"separated by {shown}"):
+        be.read_table(path, dask=True)
+    # a comma-separated file whose values hold ';' reads as it is
+    path.write_text("system,seg_id\nA;x,1\n")
+    assert be.read_table(path).columns.tolist() == ["system", "seg_id"]

@@ -852,7 +852,7 @@ FILES = [
                       True: ["'metric'", "further down", "without Dask"]}),
     ("header only", "system,human,metric\n", ["no rows"]),
     ("wrong separator", "system;human;metric\n" + _csv_rows(["a"]).replace(",", ";"),
-     ["'human'", "not"]),
+     ["one column 'system;human;metric'", "separated by ';'"]),
 ]
 
 
