@@ -413,6 +413,10 @@ def test_output_format_rule():
     assert fmt(output="x.dat") == "text"
     assert fmt(output="-") == "text"
     assert fmt(output="x.csv", format="json") == "json"
+    # text under the name of a binary file would not open as one: refused with the fix
+    with pytest.raises(be.errors.ParameterError, match=r"--output 'r.xlsx'.*name it 'r.csv'"):
+        fmt(output="r.xlsx")
+    assert fmt(output="r.xlsx", format="csv") == "csv"  # asked for by name
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])

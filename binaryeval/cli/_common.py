@@ -243,8 +243,19 @@ FORMATS = {"text": (".txt",), "csv": (".csv",), "json": (".json",), "html": (".h
            "latex": (".tex",)}
 
 
+#: Extensions of binary files: text written under such a name could not be opened by the
+#: program the name promises (a spreadsheet, an image, an archive)
+_BINARY_SUFFIXES = frozenset({".xlsx", ".xls", ".ods", ".parquet", ".pq", ".feather", ".arrow",
+                              ".pdf", ".png", ".jpg", ".jpeg", ".svg", ".docx", ".odt", ".pptx",
+                              ".zip", ".gz", ".pkl", ".pickle"})
+
+
 def output_format(args: argparse.Namespace) -> str:
-    """``--format`` if given, else the format named by the ``--output`` extension, else text."""
+    """``--format`` if given, else the format named by the ``--output`` extension, else text.
+
+    An extension of a binary file (``.xlsx``, ``.parquet``, ``.pdf``, ...) without ``--format``
+    is refused: the text written there would not open in the program the name promises.
+    """
     fmt = getattr(args, "format", None)
     if fmt:
         return fmt
@@ -254,6 +265,12 @@ def output_format(args: argparse.Namespace) -> str:
         for name, suffixes in FORMATS.items():
             if suffix in suffixes:
                 return name
+        if suffix in _BINARY_SUFFIXES:
+            raise ParameterError(
+                f"--output {output!r}: the command writes text, CSV, JSON, HTML or LaTeX "
+                f"(.txt, .csv, .json, .html, .tex), and a {suffix} file holding text would not "
+                f"open as one; name it {Path(output).with_suffix('.csv').name!r} (spreadsheets "
+                "open CSV), or give --format to write that format under this name")
     return "text"
 
 
