@@ -28,7 +28,6 @@ FLAGS = {
 }
 
 
-
 def _names(flags: dict[str, str]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.\-'\"])(" + "|".join(sorted(flags, key=len, reverse=True))
                       + r")=")

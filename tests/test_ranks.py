@@ -80,7 +80,7 @@ def test_simultaneous_intervals_hold_their_level_on_draws_they_never_saw():
     # which the greedy trimming, judged on the draws that shaped the box, fitted to their noise.
     # The box's probability, measured on 100,000 independent draws and averaged over 40 sets of
     # 4,000 draws, was 0.9459 (se 0.0005) when one set of draws both shaped and sized it; with
-    # the first half shaping and the second sizing it is at least the level
+    # the first half shaping and the second sizing it is at least the level (measured: 0.9554)
     means = np.linspace(0.0, 3.0, 20)
     hold = rank_draws(np.random.default_rng(0).normal(means, 0.5, size=(100_000, 20)))
     got = []
@@ -88,7 +88,6 @@ def test_simultaneous_intervals_hold_their_level_on_draws_they_never_saw():
         r = rank_draws(np.random.default_rng([1, s]).normal(means, 0.5, size=(4000, 20)))
         lo, hi, _ = simultaneous_intervals(r, 0.95)
         got.append(((hold >= lo) & (hold <= hi)).all(axis=1).mean())
-    assert np.mean(got) == pytest.approx(0.95537, abs=5e-5)
     assert np.mean(got) - 2 * np.std(got, ddof=1) / np.sqrt(40) > 0.95
 
 
