@@ -593,8 +593,8 @@ def n_jobs(value: Any) -> int | None:
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
             and (value >= 1 or value < 0):
         return int(value)
-    raise InputTypeError(f"n_jobs={value!r}: pass None (sequential), a positive whole number, or "
-                         "-1 for all cores")
+    raise InputTypeError(f"n_jobs={value!r}: give a positive whole number of workers or -1 for all "
+                         "cores (without n_jobs= it runs in this process)")
 
 
 def unique_columns(data: Any, names: Sequence[Any]) -> None:

@@ -293,6 +293,12 @@ def test_stb_ratings_add_up_to_the_counts():
     assert rows["annotator"].nunique() == 47
     assert rows.loc[rows["kept"] == 1, "annotator"].nunique() == 47 - 25
     assert (rows["is_human"] == (rows["system"] == "human")).all()
+    # the docstring's account: 975 conversations in the sample, 846 annotated (171 of two
+    # humans, 675 of two bots, none mixed), 5,123 annotations (two rows each), 2,909 kept
+    kind = rows.groupby("conversation")["is_human"].agg(["min", "max"])
+    assert rows["conversation"].max() + 1 == 975 and len(kind) == 846
+    assert (kind["min"] == 1).sum() == 171 and (kind["max"] == 0).sum() == 675
+    assert len(rows) == 2 * 5123 and (rows["kept"] == 1).sum() == 2 * 2909
 
 
 def test_stb_black_list_drops_25_of_47():

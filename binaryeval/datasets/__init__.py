@@ -513,8 +513,9 @@ def load_stb_convai2(annotators: str | None = None) -> pd.DataFrame:
 
     In Spot-The-Bot, annotators read a segment of a conversation between two entities (bots or
     humans) and decide for each entity whether it is a human.  ConvAI2 has 975 conversations
-    (300 human-human, 675 bot-bot), 5,123 annotations by 47 annotators; each annotation rates
-    both entities, so it counts once for each of the two systems.
+    (300 human-human, 675 bot-bot), of which 846 were annotated (171 human-human, every bot-bot
+    one): 5,123 annotations by 47 annotators; each annotation rates both entities, so it counts
+    once for each of the two systems.
 
     Parameters
     ----------
