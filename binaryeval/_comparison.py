@@ -38,6 +38,31 @@ METHODS = {"bayes": "two-sided posterior tail 2 min(P, 1 - P) of P(group_1 > gro
 _ANTISYMMETRIC = ("diff", "statistic")
 
 
+def adjusted(p: np.ndarray, adjust: str, sig_level: float = 0.05
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """p-values adjusted by statsmodels' ``multipletests`` and which it rejects at ``sig_level``.
+
+    The adjustment runs over the finite p-values only (a pair without a test is not counted);
+    NaN stays NaN and is not rejected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval._comparison import adjusted
+    >>> adjusted(np.array([0.01, np.nan, 0.04]), "holm")
+    (array([0.02, nan, 0.04]), array([ True, False,  True]))
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=float)
+    ok = np.isfinite(p)
+    out = np.full(p.shape, np.nan)
+    reject = np.zeros(p.shape, dtype=bool)
+    if ok.any():
+        reject[ok], out[ok], _, _ = multipletests(p[ok], alpha=sig_level, method=adjust)
+    return out, reject
+
+
 def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level: float,
            adjust: str | None, level: float, group_name: str, quantity: str,
            interval: str, extra: dict[str, Any] | None = None) -> Comparison:
@@ -95,17 +120,8 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
     p_bayes = np.minimum(1.0, 2 * np.minimum(pg, 1 - pg))
     frame["p_value"] = p_z if method == "z" else p_bayes
     if adjust is not None:
-        from statsmodels.stats.multitest import multipletests
-
-        pv = frame["p_value"].to_numpy(dtype=float)
-        ok = np.isfinite(pv)
-        padj = np.full(pv.shape, np.nan)
-        reject = np.zeros(pv.shape, dtype=bool)
-        if ok.any():
-            rj, pa, _, _ = multipletests(pv[ok], alpha=sig_level, method=adjust)
-            padj[ok], reject[ok] = pa, rj
-        frame["p_adjusted"] = padj
-        frame["significant"] = reject
+        frame["p_adjusted"], frame["significant"] = adjusted(
+            frame["p_value"].to_numpy(dtype=float), adjust, sig_level)
         pcol = frame["p_adjusted"]
     else:
         frame["significant"] = (frame["p_value"] < sig_level).to_numpy()

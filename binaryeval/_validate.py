@@ -270,6 +270,10 @@ def adjust(value: Any, name: str = "adjust") -> str | None:
     Traceback (most recent call last):
     ...
     binaryeval.errors.ParameterError: adjust='holms': use None or one of 'bonferroni', 'sidak', 'holm-sidak', 'holm', 'simes-hochberg', 'hommel', 'fdr_bh', 'fdr_by', 'fdr_tsbh', 'fdr_tsbky', 'fdr_gbs'
+    >>> adjust("BH")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    binaryeval.errors.ParameterError: adjust='BH': use None or one of ... (R's p.adjust method 'BH' is adjust='fdr_bh' here)
     """
     if value is None:
         return None
@@ -283,8 +287,15 @@ def adjust(value: Any, name: str = "adjust") -> str | None:
             ok = False
     if not ok:
         listed = ", ".join(repr(a) for a in ADJUSTMENTS)
-        raise ParameterError(f"{name}={value!r}: use None or one of {listed}")
+        known = _R_ADJUSTMENTS.get(value) if isinstance(value, str) else None
+        said = (f" (R's p.adjust method {value!r} is {name}={known!r} here)" if known else "")
+        raise ParameterError(f"{name}={value!r}: use None or one of {listed}{said}")
     return value
+
+
+#: R's ``p.adjust`` methods under statsmodels' names (R's "holm", "hommel" and "bonferroni"
+#: are spelt alike)
+_R_ADJUSTMENTS = {"BH": "fdr_bh", "fdr": "fdr_bh", "BY": "fdr_by", "hochberg": "simes-hochberg"}
 
 
 def power(value: Any, name: str = "power") -> float:

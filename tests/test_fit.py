@@ -179,6 +179,36 @@ def test_compare_bayes_and_z():
                                multipletests(zt["p_value"].to_numpy(), method="holm")[1])
 
 
+def test_adjustments_match_r_p_adjust():
+    # R 4.2.2 p.adjust on eight p-values (tests/reference/p_adjust_R.csv), through the rows of
+    # a comparison: a pair's Bayesian p-value is 2 min(P, 1 - P), so P = p / 2 gives p exactly
+    from binaryeval._comparison import finish
+    from binaryeval.favoritism.ranking import _adjusted
+
+    ref = pd.read_csv(REFERENCE / "p_adjust_R.csv")
+    n = len(ref)
+    rows = pd.DataFrame({"group_1": [f"a{i}" for i in range(n)],
+                         "group_2": [f"b{i}" for i in range(n)], "diff": 0.1,
+                         "std_error": 0.05, "lower": 0.0, "upper": 0.2,
+                         "prob_greater": ref["p"] / 2})
+    names = {"bonferroni": "bonferroni", "holm": "holm", "hochberg": "simes-hochberg",
+             "hommel": "hommel", "BH": "fdr_bh", "BY": "fdr_by"}
+    for r_name, ours in names.items():
+        out = finish(rows, groups=[], method="bayes", sig_level=0.05, adjust=ours, level=0.95,
+                     group_name="system", quantity="P", interval="eti").to_frame()
+        np.testing.assert_allclose(out["p_value"], ref["p"], rtol=1e-15)
+        np.testing.assert_allclose(out["p_adjusted"], ref[r_name], rtol=1e-13, err_msg=r_name)
+        np.testing.assert_array_equal(out["significant"], ref[r_name] <= 0.05)
+        # the Favi-Score ranking adjusts through the same function
+        np.testing.assert_allclose(_adjusted(ref["p"].to_numpy(), 0.05, ours), ref[r_name],
+                                   rtol=1e-13)
+        # R's name, where it differs, is answered with ours
+        if r_name != ours:
+            with pytest.raises(be.errors.ParameterError, match=f"is adjust='{ours}' here"):
+                finish(rows, groups=[], method="bayes", sig_level=0.05, adjust=r_name,
+                       level=0.95, group_name="system", quantity="P", interval="eti")
+
+
 def test_compare_summary_labels_pairs():
     # WMT21 en-de adequate counts of 527 (Facebook-AI 353, HuaweiTSC 308): the printed table
     # must name each pair in one label, not as a tuple of the two group names

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._comparison import adjusted
 from .._ranking import reduced
 from .._validate import adjust as valid_adjust
 from .._validate import choice
@@ -16,15 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _adjusted(p: np.ndarray, sig_level: float, adjust: str | None) -> np.ndarray:
-    if valid_adjust(adjust) is None:
-        return p
-    from statsmodels.stats.multitest import multipletests
-
-    ok = np.isfinite(p)
-    adjusted = np.full_like(p, np.nan)
-    if ok.any():
-        adjusted[ok] = multipletests(p[ok], alpha=sig_level, method=adjust)[1]
-    return adjusted
+    return p if valid_adjust(adjust) is None else adjusted(p, adjust, sig_level)[0]
 
 
 def ranking_graph(result: FaviResult, source: str, sig_level: float | None, adjust: str | None) -> Any:

@@ -158,6 +158,7 @@ def favi_and_sign_tests() -> None:
     # own (a snapshot, not a reference); test_favi.py works the same cases out by hand
     copy_csv("sign_test_R.csv")
     copy_csv("sign_test.csv", ["n_pos", "n_ties", "n_neg", "sm_sign_test_p", "scipy_binomtest_p_two"])
+    copy_csv("p_adjust_R.csv")
 
 
 def paper_tables() -> None:
