@@ -49,11 +49,23 @@ def _format_probability(value: Any, digits: int) -> str:
 _COUNT_NAME = re.compile(r"^(n|n_.*|ess|ess_.*)$")
 
 
-def _format_count(value: Any, digits: int) -> str:
+def _format_count(value: Any, digits: int, whole: bool = False) -> str:
+    """A count or effective size, whole or with one decimal as its column (``whole``).
+
+    A column reads alike: whole numbers when it holds whole numbers only, else one decimal in
+    every row (``527.0`` beside ``528.3``).
+    """
     if isinstance(value, (float, np.floating)) and np.isfinite(value) and abs(value) < 1e15:
         v = float(value)
-        return str(int(v)) if v.is_integer() else f"{v:.1f}"
+        return str(int(v)) if whole else f"{v:.1f}"
     return _format_value(value, digits)
+
+
+def _whole_numbers(values: pd.Series) -> bool:
+    """Whether every finite float of ``values`` is a whole number (integers always are)."""
+    floats = [float(v) for v in values
+              if isinstance(v, (float, np.floating)) and np.isfinite(v)]
+    return all(v.is_integer() for v in floats)
 
 
 #: Columns of amounts (a rating budget's ``cost``): written as a person writes a sum (``1000``,
@@ -79,8 +91,11 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     every = bool(frame.attrs.get("probabilities", False))
     for col in out.columns:
         probability = every or is_probability_name(col)
+        if not probability and _COUNT_NAME.match(str(col)):
+            whole = _whole_numbers(out[col])
+            out[col] = [_format_count(v, digits, whole) for v in out[col]]
+            continue
         fmt = (_format_probability if probability
-               else _format_count if _COUNT_NAME.match(str(col))
                else _format_fact if _AMOUNT_NAME.match(str(col)) else _format_value)
         out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)

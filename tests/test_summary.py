@@ -87,7 +87,9 @@ def test_live_markup_finds_what_it_looks_for():
 
 def test_counts_and_effective_sizes_print_as_counts():
     # n_eff 101.3218 printed with four decimals, n_paired 428.0 as 428.0000: a count shows as
-    # a whole number, an effective size with one decimal; other floats keep the digits
+    # a whole number, an effective size with one decimal, the same for the whole column (400.0
+    # beside 996.6, not 400; a WMT21 fit printed n_eff 527 beside 528.0); other floats keep
+    # the digits
     frame = pd.DataFrame({"n_paired": [428.0, 12.0], "n_eff": [101.3218, 99.96],
                           "ess_bulk": [996.627, 400.0], "estimate": [0.61234, 0.5]},
                          index=pd.Index(["A", "B"], name="group"))
@@ -95,4 +97,4 @@ def test_counts_and_effective_sizes_print_as_counts():
     row_a = next(line for line in text.splitlines() if line.startswith("A "))
     assert row_a.split() == ["A", "428", "101.3", "996.6", "0.6123"]
     row_b = next(line for line in text.splitlines() if line.startswith("B "))
-    assert row_b.split() == ["B", "12", "100.0", "400", "0.5000"]
+    assert row_b.split() == ["B", "12", "100.0", "400.0", "0.5000"]
