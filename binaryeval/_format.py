@@ -4,8 +4,11 @@ One rule for the text, HTML and LaTeX summaries (:mod:`binaryeval.summary`) and 
 the site and the user report (:mod:`binaryeval._site.tables`): a column is a probability when its
 name is ``p``, ``p_*``, ``prob*`` or ``P(...)`` (``p_value``, ``p_adjusted``, ``prob_greater``,
 ``P(A > B)``), and a probability ``v`` shown with ``d`` decimals reads ``< 0.001`` below
-``10**-d``, ``> 0.999`` between ``1 - 10**-d`` and 1, else ``v`` with ``d`` decimals (1 is
-``1.000``).  Each renderer keeps its own mark for a missing value.
+``10**-d``, ``> 0.999`` above ``1 - 10**-d``, else ``v`` with ``d`` decimals.  A p-value of
+exactly 1 (``p``, ``p_value*``, ``p_adjusted``: an exact answer, as for equal sign counts) reads
+``1.000``; any other probability of 1 (a posterior probability that rounds to 1, a far-apart
+pair's, a share of draws) reads ``> 0.999`` like its neighbours, so that a column of them does not
+single one out as certain.  Each renderer keeps its own mark for a missing value.
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import re
 from numbers import Real
 from typing import Any
 
-__all__ = ["PROBABILITY_NAME", "format_probability", "is_probability_name"]
+__all__ = ["PROBABILITY_NAME", "P_VALUE_NAME", "format_probability", "is_p_value_name",
+           "is_probability_name"]
 
 #: Column names read as probabilities.
 PROBABILITY_NAME = re.compile(r"^(p|p_.*|prob.*|P\(.*\))$")
+#: ... and those of p-values, where 1 is an exact answer.
+P_VALUE_NAME = re.compile(r"^(p|p_value.*|p_adjusted)$")
 
 
 def is_probability_name(name: Any) -> bool:
@@ -33,7 +39,20 @@ def is_probability_name(name: Any) -> bool:
     return bool(PROBABILITY_NAME.match(str(name)))
 
 
-def format_probability(value: Any, decimals: int = 3, na: str = "\u2013") -> str:
+def is_p_value_name(name: Any) -> bool:
+    """Whether a column named ``name`` holds p-values (a probability of 1 is shown as 1).
+
+    Examples
+    --------
+    >>> from binaryeval._format import is_p_value_name
+    >>> [is_p_value_name(n) for n in ("p_value", "p_adjusted", "prob_greater", "p_best")]
+    [True, True, False, False]
+    """
+    return bool(P_VALUE_NAME.match(str(name)))
+
+
+def format_probability(value: Any, decimals: int = 3, na: str = "\u2013",
+                       exact_one: bool = True) -> str:
     """Format a probability with fixed decimals, never in e-notation.
 
     Parameters
@@ -46,6 +65,8 @@ def format_probability(value: Any, decimals: int = 3, na: str = "\u2013") -> str
         ``> 0.999`` (for three decimals).
     na : str
         Text for a missing value.
+    exact_one : bool, default True
+        Show a value of exactly 1 as ``1.000`` (p-values); False shows it as ``> 0.999``.
 
     Returns
     -------
@@ -58,6 +79,8 @@ def format_probability(value: Any, decimals: int = 3, na: str = "\u2013") -> str
     ('< 0.001', '0.046', '> 0.999')
     >>> format_probability(0), format_probability(1.0), format_probability(None)
     ('< 0.001', '1.000', '–')
+    >>> format_probability(1.0, exact_one=False)
+    '> 0.999'
     """
     if value is None or (not isinstance(value, (str, bytes)) and _is_na(value)):
         return na
@@ -67,7 +90,7 @@ def format_probability(value: Any, decimals: int = 3, na: str = "\u2013") -> str
     step = 10.0 ** -decimals
     if v < step:
         return f"< {step:.{decimals}f}"
-    if 1 - step < v < 1:
+    if 1 - step < v < 1 or (v == 1 and not exact_one):
         return f"> {1 - step:.{decimals}f}"
     return f"{v:.{decimals}f}"
 

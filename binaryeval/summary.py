@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._format import format_probability, is_probability_name
+from ._format import format_probability, is_p_value_name, is_probability_name
 
 __all__ = ["Summary"]
 
@@ -39,9 +39,10 @@ def _format_value(value: Any, digits: int) -> str:
     return str(value)
 
 
-def _format_probability(value: Any, digits: int) -> str:
+def _format_probability(value: Any, digits: int, exact_one: bool = True) -> str:
     """A probability by the package's one rule (:mod:`binaryeval._format`); missing as elsewhere."""
-    return format_probability(value, digits, na="") or _format_value(value, digits)
+    return (format_probability(value, digits, na="", exact_one=exact_one)
+            or _format_value(value, digits))
 
 
 #: Columns of counts and effective sizes (``n_eff``, ``n_paired``, ``ess_bulk``): a whole number
@@ -95,8 +96,11 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
             whole = _whole_numbers(out[col])
             out[col] = [_format_count(v, digits, whole) for v in out[col]]
             continue
-        fmt = (_format_probability if probability
-               else _format_fact if _AMOUNT_NAME.match(str(col)) else _format_value)
+        if probability:
+            exact_one = is_p_value_name(col)
+            out[col] = [_format_probability(v, digits, exact_one) for v in out[col]]
+            continue
+        fmt = _format_fact if _AMOUNT_NAME.match(str(col)) else _format_value
         out[col] = [fmt(v, digits) for v in out[col]]
     out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
                           for i in out.index], name=frame.index.name)

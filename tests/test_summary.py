@@ -98,3 +98,23 @@ def test_counts_and_effective_sizes_print_as_counts():
     assert row_a.split() == ["A", "428", "101.3", "996.6", "0.6123"]
     row_b = next(line for line in text.splitlines() if line.startswith("B "))
     assert row_b.split() == ["B", "12", "100.0", "400.0", "0.5000"]
+
+
+def test_a_probability_of_one_reads_like_its_neighbours_unless_a_p_value():
+    # WMT21 en-de's comparison printed prob_greater "> 0.9999" for most far-apart pairs and
+    # "1.0000" for one (a far-apart pair is 1 by its bound): it read as the one certain pair.
+    # A p-value of 1 (equal sign counts) is an exact answer and still reads 1.0000.
+    frame = pd.DataFrame({"prob_greater": [1.0, 1 - 1e-9, 0.5], "p_value": [1.0, 0.0, 0.5],
+                          "p_best": [1.0, 0.0, 0.5]}, index=pd.Index(["A", "B", "C"], name="g"))
+    text = Summary("t", tables=[("pairs", frame)], digits=4).as_text()
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines()
+            if line[:1] in ("A", "B", "C")}
+    assert rows["A"] == [">", "0.9999", "1.0000", ">", "0.9999"]
+    assert rows["B"] == [">", "0.9999", "<", "0.0001", "<", "0.0001"]
+    html = Summary("t", tables=[("pairs", frame)], digits=4)._repr_html_()
+    assert html.count("&gt; 0.9999") == 3 and "1.0000" in html
+    # the site's tables follow the same rule
+    from binaryeval._site.tables import format_table
+
+    page = format_table(frame, decimals=4)._repr_html_()
+    assert page.count("&gt; 0.9999") == 3 and page.count("1.0000") == 1

@@ -143,7 +143,7 @@ def test_explicit_kinds_override_inference():
     assert list(t.cells["b"]) == ["50.0%", "25.0%"]
     assert list(t.cells["c"]) == ["+0.123", "+0.500"]
     t = format_table(pd.DataFrame({"x": [1.0, 0.0], "y": [1e-9, 0.5]}), probabilities=True)
-    assert list(t.cells["x"]) == ["1.000", "< 0.001"] and list(t.cells["y"]) == ["< 0.001", "0.500"]
+    assert list(t.cells["x"]) == ["> 0.999", "< 0.001"] and list(t.cells["y"]) == ["< 0.001", "0.500"]
     t = format_table(pd.DataFrame({"p": [0.3]}), probabilities=False, decimals=1)
     assert t.kinds["p"] == "number" and list(t.cells["p"]) == ["0.3"]
     t = format_table(pd.DataFrame({"code": [1, 2]}), text=["code"])
@@ -280,13 +280,16 @@ def test_summaries_and_tables_write_probabilities_by_one_rule():
     # and the same column names (p, p_*, prob*, P(...)) read as probabilities
     from binaryeval.summary import _format_frame
 
+    # (a p-value of exactly 1 reads 1.000; any other probability of 1 reads as its neighbours)
     values = [1.4e-16, 0.0, 0.04567, 0.5, 1 - 1e-9, 1.0, 0, 1]
-    expected = ["< 0.001", "< 0.001", "0.046", "0.500", "> 0.999", "1.000", "< 0.001", "1.000"]
+    p_value = ["< 0.001", "< 0.001", "0.046", "0.500", "> 0.999", "1.000", "< 0.001", "1.000"]
+    other = p_value[:5] + ["> 0.999", "< 0.001", "> 0.999"]
     frame = pd.DataFrame({"p_value": values, "prob_greater": values, "P(A > B)": values},
                          dtype=object)
     summary_cells = _format_frame(frame, 3)
     table = format_table(frame, decimals=3)
     for column in frame.columns:
+        expected = p_value if column == "p_value" else other
         assert summary_cells[column].tolist() == expected, column
         assert table.kinds[column] == "probability"
         assert table.cells[column].tolist() == expected, column
