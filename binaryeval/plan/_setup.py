@@ -174,8 +174,9 @@ def _grid(value: Any) -> tuple[int, int, int] | None:
 #: what eps means for the chance of finding a difference (said in every plan's notes)
 POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
               "sig_level half the time (power 0.5); power=0.8 plans for four times in five "
-              "(eps x(z_{1-sig_level/2} + z_0.8) / z_{1-sig_level/2}: 1.43 at sig_level 0.05, "
-              "about 2.04 times the ratings)")
+              "(with the same ratings that is a difference (z_{1-sig_level/2} + z_0.8) / "
+              "z_{1-sig_level/2} = 1.43 times eps at sig_level 0.05; eps itself then needs about "
+              "2.04 times the ratings)")
 
 
 def z_total(sig_level: float, power: float) -> float:
