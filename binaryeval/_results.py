@@ -73,6 +73,28 @@ def row_account(result: Any) -> dict[str, Any]:
             "excluded": {str(k): int(n) for k, n in dict(result.excluded).items() if n}}
 
 
+def row_facts(result: Any, used: str = "rows used") -> dict[str, Any]:
+    """The row account as every summary states it: ``rows``, ``rows used``, ``rows excluded``.
+
+    ``rows excluded`` lists each reason after its count (``3325 no rating``) or reads ``none``;
+    ``used`` names the used rows where they are a kind of row (``"paired rows used"``).  Empty
+    for a result not fitted to rows of data.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from binaryeval._results import row_facts
+    >>> row_facts(SimpleNamespace(n_rows=10, n_used=9, n_excluded=1,
+    ...                           excluded={"missing group": 1, "other": 0}))
+    {'rows': 10, 'rows used': 9, 'rows excluded': '1 missing group'}
+    """
+    if getattr(result, "n_rows", None) is None:
+        return {}
+    excluded = "; ".join(f"{int(n)} {r}" for r, n in dict(result.excluded).items() if n)
+    return {"rows": int(result.n_rows), used: int(result.n_used),
+            "rows excluded": excluded or "none"}
+
+
 class Result(ABC):
     """Base of every public result: the display protocol from ``summary()`` and ``to_frame()``.
 

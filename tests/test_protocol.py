@@ -200,6 +200,22 @@ def test_row_account_rides_in_the_tidy_table(name):
     assert attrs["excluded"] == {k: n for k, n in res.excluded.items() if n}
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_summary_states_the_row_account_alike(name):
+    # the summaries said it three ways: "rows used: 5270 of 17034" with "missing score (11764)"
+    # (correlate), "n_rows"/"n_used"/"n_excluded" with "0" for none (favi), and "rows"/"rows
+    # used"/"rows excluded" with "3325 no rating" or "none" (the fits)
+    res = CASES[name]()
+    if getattr(res, "n_rows", None) is None:
+        return
+    info = res.summary().info
+    used = "paired rows used" if "paired rows used" in info else "rows used"
+    assert info["rows"] == res.n_rows and info[used] == res.n_used
+    reasons = [f"{n} {r}" for r, n in res.excluded.items() if n]
+    assert info["rows excluded"] == ("; ".join(reasons) or "none")
+    assert not {"n_rows", "n_used", "n_excluded"} & set(info)
+
+
 def test_row_account_counts_the_rows_left_out():
     df = pd.DataFrame({"system": ["A", "A", "B", "B", None, "B"] * 10,
                        "human": [1, 0, 1, 0, 1, np.nan] * 10,

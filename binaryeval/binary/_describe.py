@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._directions import check_direction
+from .._results import row_facts
 from ..summary import Summary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -331,11 +332,7 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
     info: dict[str, Any] = {}
     if fit.formula:
         info["formula"] = fit.formula
-    if fit.n_rows is not None:
-        info["rows"] = fit.n_rows
-        info["rows used"] = fit.n_used
-        info["rows excluded"] = "; ".join(f"{n} {r}" for r, n in fit.excluded.items() if n) \
-            or "none"
+    info.update(row_facts(fit))
     info["prior (alpha)"] = f"Beta({fit.prior[0]:g}, {fit.prior[1]:g})"
     human_only = int(fit.counts[["metric_total", "tp", "fn", "tn", "fp"]].to_numpy().sum()) == 0
     if human_only:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate
-from .._results import Result, row_account
+from .._results import Result, row_account, row_facts
 from ..data import argument_series, as_binary, keyed_by_label, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
@@ -382,8 +382,7 @@ class RocResult(Result):
         table = pd.DataFrame({"auc": auc, "n_paired": {g: int(t[["tp", "fn", "tn", "fp"]].iloc[0].sum())
                                                        for g, t in self.curves.items()}})
         table = table.join(th.add_prefix("threshold_")).reindex(list(self.curves))
-        excluded = "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "none"
-        info = {"formula": self.formula, "rows used": self.n_used, "rows excluded": excluded,
+        info = {"formula": self.formula, **row_facts(self),
                 "positive when": "score <= threshold" if self.lower_is_better
                 else "score >= threshold"}
         return Summary("ROC of a scalar metric against binary human ratings", info,

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate
-from .._results import Result
+from .._results import Result, row_facts
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
@@ -448,13 +448,11 @@ class CorrelationResult(Result):
         by_direction: dict[str, list[str]] = {}
         for term, how in self.direction.items():
             by_direction.setdefault(how, []).append(term)
-        excluded = ", ".join(f"{k} ({v})" for k, v in self.excluded.items() if v) or "none"
         return {
             "formula": self.formula,
             "method": self.method,
             "systems (n)": self.n,
-            "rows used": f"{self.n_used} of {self.n_rows}",
-            "rows excluded": excluded,
+            **row_facts(self),
             "system scores": self.system_scores,
             "direction": "; ".join(f"{how}: {', '.join(terms)}"
                                    for how, terms in by_direction.items()),

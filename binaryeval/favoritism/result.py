@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._directions import describe
-from .._results import Result
+from .._results import Result, row_facts
 from .._validate import choice, renamed
 from .._validate import sig_level as valid_sig_level
 from ..errors import ParameterError
@@ -465,8 +465,7 @@ class FaviResult(Result):
             "input": "scores per (item, system)" if self.mode == "scores" else
             "preferences per (item, group_1, group_2)",
             "systems": len(self.systems), "pairs": self.n_pairs, "items": self.n_items,
-            "n_rows": self.n_rows, "n_used": self.n_used,
-            "n_excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items() if n) or "0"}
+            **row_facts(self)}
         if self.mode == "scores":
             info.update({f"direction of {t}": d for t, d in self.directions.items()})
             info["tolerance (human, metric)"] = self.tolerance

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._results import Result, row_account
+from .._results import Result, row_account, row_facts
 from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, JudgeBiasWarning, ParameterError
@@ -333,8 +333,7 @@ class JudgeBias(Result):
         """
         pb = self.position_bias()
         facts: dict[str, Any] = {
-            "formula": self.formula, "rows": self.n_rows, "paired rows used": self.n_used,
-            "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
+            "formula": self.formula, **row_facts(self, used="paired rows used"),
             "shown first": self.shown_first or "not given", "by": self.by or "none"}
         if np.isfinite(pb["lean"]):
             facts["lean at a true tie"] = (

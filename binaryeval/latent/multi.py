@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result, row_account
+from .._results import Result, row_account, row_facts
 from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
@@ -726,8 +726,7 @@ class LatentFit(Result):
         table[["ess_bulk", "ess_tail"]] = table[["ess_bulk", "ess_tail"]].round().astype("Int64")
         pct = f"{100 * level:g}%"
         info: dict[str, Any] = {
-            "formula": self.formula, "rows": self.n_rows, "rows used": self.n_used,
-            "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
+            "formula": self.formula, **row_facts(self),
             "metrics": ", ".join(f"{t} ({len(self.metric_levels[t])} levels)"
                                  for t in self.metric_terms),
             "metric outputs (patterns)": len(post.outputs),

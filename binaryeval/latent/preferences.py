@@ -26,7 +26,7 @@ from .. import _validate as v
 from .._comparison import Comparison, compare_draws
 from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
-from .._results import Result, row_account
+from .._results import Result, row_account, row_facts
 from .._warnings import warn
 from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, ParameterError, UnpairedItemsWarning
@@ -1001,9 +1001,7 @@ class PreferenceFit(Result):
             "input": ("scores per (item, system)" if self.input == "scores"
                       else "preferences per row (two system columns)"),
             "systems": len(self.systems), "pairs": self.n_pairs,
-            "rows": self.n_rows, "rows used": self.n_used,
-            "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
-            "metrics": ", ".join(self.metric_terms)}
+            **row_facts(self), "metrics": ", ".join(self.metric_terms)}
         if self.input == "scores":
             info["tolerance"] = ", ".join(f"{k}: {t:g}" for k, t in self.tolerance.items())
             info["lower is better"] = ", ".join(self.lower_is_better) or "none"

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result, row_account
+from .._results import Result, row_account, row_facts
 from .._warnings import warn
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
 from ..latent import _common
@@ -863,8 +863,7 @@ class RaterFit(Result):
         ident = self.identifiability()
         pct = f"{100 * level:g}%"
         info: dict[str, Any] = {
-            "formula": self.formula, "rows": self.n_rows, "rows used": self.n_used,
-            "rows excluded": "; ".join(f"{n} {r}" for r, n in self.excluded.items()) or "none",
+            "formula": self.formula, **row_facts(self),
             "rater model": {"dawid-skene": "Dawid-Skene (a confusion matrix per rater)",
                             "mace": "MACE (a competence and a guessing distribution per "
                                     "rater)"}[self.model],
