@@ -623,6 +623,10 @@ def test_independent_metrics_that_are_copies_are_reported_loudly(binary_df):
         joint = be.fit("human ~ m1 + copy | system", df, draws=100, chains=2, seed=1)
     assert joint.latent.dependence == "joint"
     assert not [w for w in caught if w.category is DependenceWarning]
+    # ... and its summary does not advise the setting it already has (it said 'conditional
+    # dependence: use dependence="joint"' under a joint fit)
+    text = " ".join(str(joint).split())
+    assert 'dependence="joint" (this fit) allows for' in text and "use dependence" not in text
     assert inspect.signature(fit_latent).parameters["dependence"].default == "joint"
     assert inspect.signature(fit_preferences).parameters["dependence"].default == "joint"
 

@@ -77,6 +77,33 @@ def verdict(log10_bf: float) -> str:
     return 'inconclusive: dependence="joint" is the safe choice'
 
 
+def note(log10_bf: float, fitted: str) -> str:
+    """The summary's note on the dependence check, read against the fit's ``dependence``.
+
+    Examples
+    --------
+    >>> from binaryeval.latent.dependence import note
+    >>> note(444.2, "joint")
+    'dependence check on the paired items: log10 BF (joint vs independent) = 444.2: conditional dependence, which dependence="joint" (this fit) allows for'
+    >>> note(444.2, "independent")[:60]
+    "WARNING: the metrics err together, so dependence='independen"
+    """
+    head = (f"dependence check on the paired items: log10 BF (joint vs independent) = "
+            f"{log10_bf:.1f}: ")
+    if not np.isfinite(log10_bf):
+        return head + verdict(log10_bf)
+    if log10_bf > THRESHOLD:
+        if fitted == "independent":
+            return ("WARNING: the metrics err together, so dependence='independent' is invalid "
+                    "here and its intervals are too narrow; " + head + verdict(log10_bf))
+        return head + 'conditional dependence, which dependence="joint" (this fit) allows for'
+    if log10_bf < -THRESHOLD:
+        return head + ('no dependence found: dependence="independent" (this fit) is adequate'
+                       if fitted == "independent" else verdict(log10_bf))
+    return head + ('inconclusive: dependence="joint" (this fit) is the safe choice'
+                   if fitted == "joint" else verdict(log10_bf))
+
+
 def check(paired: np.ndarray, levels: tuple[int, ...], groups, pooled: bool,
           conc: float = 1.0) -> pd.DataFrame:
     """Per-group log10 Bayes factors with the overall value and verdict in ``attrs``."""

@@ -746,13 +746,7 @@ class LatentFit(Result):
         s = Summary(f"Latent-truth model: rate of adequate outputs from {source}", info,
                     [("per group (estimate: alpha, the rate of adequate outputs)", table)])
         if len(self.metric_terms) > 1:
-            dep = self.dependence()
-            loud = post.dependence == "independent" and dep.attrs["log10_bf"] > \
-                dependence.THRESHOLD
-            s.add_note(("WARNING: the metrics err together, so dependence='independent' is "
-                        "invalid here and its intervals are too narrow; " if loud else "")
-                       + f"dependence check on the paired items: log10 BF (joint vs "
-                       f"independent) = {dep.attrs['log10_bf']:.1f}: {dep.attrs['verdict']}")
+            s.add_note(dependence.note(self.dependence().attrs["log10_bf"], post.dependence))
         if post.rates == "pooled":
             note = _fit.pooling_note(post, self.pooling_check(), "groups")
             if note:
