@@ -109,7 +109,13 @@ class SampleSizeResult(Result):
         >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes[0]
         'n_human = 735 per system gives eps = 0.04999 <= 0.05.'
         """
-        return Summary("Required sample size", dict(self.settings), [("result", self.to_frame())],
+        info = dict(self.settings)
+        if isinstance(info.get("rates"), Mapping):
+            info["rates"] = "known (rho, eta above)"   # the values stand in their own lines
+        table = self.to_frame()
+        if "vary" in table.columns:
+            table = table.set_index("vary")    # the size searched names the row
+        return Summary("Required sample size", info, [("result", table)],
                        [self.message, power_note(self.settings.get("power", 0.5))],
                        digits=4)
 
