@@ -179,6 +179,25 @@ POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart a
               "2.04 times the ratings)")
 
 
+def shown_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A plan's settings as its summary states them.
+
+    Known rates read ``known`` (their values stand in the ``rho`` and ``eta`` lines), not as a
+    printed dict.
+
+    Examples
+    --------
+    >>> from binaryeval.plan._setup import shown_settings
+    >>> shown_settings({"rho": 0.8, "eta": 0.8, "rates": {"rho": 0.8, "eta": 0.8}})["rates"]
+    'known (rho, eta above)'
+    """
+    out = dict(settings)
+    if isinstance(out.get("rates"), Mapping):
+        out["rates"] = ("known (rho, eta above)" if {"rho", "eta"} <= set(out)
+                        else "known")
+    return out
+
+
 def z_total(sig_level: float, power: float) -> float:
     """``z_{1 - sig_level/2} + z_power``: the sds a difference must span (``z_0.5 = 0``)."""
     return float(special.ndtri(1.0 - sig_level / 2.0) + special.ndtri(power))

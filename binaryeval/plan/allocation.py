@@ -15,7 +15,7 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, power_note, requires_model
+from ._setup import Setup, power_note, requires_model, shown_settings
 from ._setup import progress as check_progress
 from .cells import epsilon, evaluate, make_cell
 
@@ -87,7 +87,7 @@ class AllocationResult(Result):
         """
         best = pd.DataFrame([{"n_human": self.n_human, "n_metric": self.n_metric,
                               "cost": self.cost, "epsilon": self.epsilon}])
-        return Summary("Optimal allocation of a rating budget", dict(self.settings),
+        return Summary("Optimal allocation of a rating budget", shown_settings(self.settings),
                        [("best split", best)],
                        [f"{len(self.frontier)} splits evaluated; see .frontier and .plot().",
                         power_note(self.settings.get("power", 0.5))], digits=4)

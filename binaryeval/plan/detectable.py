@@ -19,6 +19,7 @@ from ._setup import (
     Setup,
     power_note,
     requires_model,
+    shown_settings,
     simulation,
     size,
     sizes,
@@ -218,7 +219,7 @@ class DetectableDifferenceTable(Result):
             notes.append(f"Each cell averages the posterior sd over "
                          f"{self.settings.get('n_resamples')} simulated experiments; see "
                          f"to_frame() for their spread and the bias.")
-        return Summary("Minimal detectable difference", dict(self.settings),
+        return Summary("Minimal detectable difference", shown_settings(self.settings),
                        [("eps (rows n_human, columns n_metric)", self.table)], notes, digits=3)
 
     def plot(self, ax: Axes | None = None, *, kind: str = "lines", x: str = "n_metric",

@@ -15,7 +15,7 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, power_note, requires_model, size
+from ._setup import Setup, power_note, requires_model, shown_settings, size
 from .cells import epsilon, evaluate, make_cell
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
@@ -109,9 +109,7 @@ class SampleSizeResult(Result):
         >>> required_sample_size(0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).summary().notes[0]
         'n_human = 735 per system gives eps = 0.04999 <= 0.05.'
         """
-        info = dict(self.settings)
-        if isinstance(info.get("rates"), Mapping):
-            info["rates"] = "known (rho, eta above)"   # the values stand in their own lines
+        info = shown_settings(self.settings)
         table = self.to_frame()
         if "vary" in table.columns:
             table = table.set_index("vary")    # the size searched names the row

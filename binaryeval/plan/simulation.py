@@ -13,7 +13,7 @@ from .. import _validate as check
 from .._results import Result
 from .._validate import renamed
 from ..summary import Summary
-from ._setup import Setup, requires_model, simulation, sizes
+from ._setup import Setup, requires_model, shown_settings, simulation, sizes
 from ._setup import progress as check_progress
 from .cells import child_seeds, evaluate, frame, make_cell
 
@@ -88,7 +88,7 @@ class SimulationResult(Result):
         """
         cols = ["n_human", "n_metric", "n_paired", "bias", "bias_std_error", "sd_mean", "sd_sd",
                 "empirical_sd", "rmse", "epsilon"]
-        return Summary("Simulated experiments", dict(self.settings),
+        return Summary("Simulated experiments", shown_settings(self.settings),
                        [("per sample size", self.cells[cols].set_index(["n_human", "n_metric"]))],
                        ["bias = mean posterior mean - alpha; sd_mean/sd_sd = mean/sd of the "
                         "posterior sd over the simulated experiments."], digits=4)
