@@ -102,8 +102,16 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
             continue
         fmt = _format_fact if _AMOUNT_NAME.match(str(col)) else _format_value
         out[col] = [fmt(v, digits) for v in out[col]]
-    out.index = pd.Index([" vs ".join(map(str, i)) if isinstance(i, tuple) else str(i)
-                          for i in out.index], name=frame.index.name)
+    # a pair of groups reads 'A vs B'; the levels of any other row key (a judge's factor,
+    # stratum and class; a plan's two sizes) are joined by ' / ', under their names joined alike
+    names = list(frame.index.names)
+    pair = len(names) == 2 and (names == ["group_1", "group_2"] or names == [None, None])
+    sep = " vs " if pair else " / "
+    name = frame.index.name
+    if len(names) > 1 and not pair and all(n is not None for n in names):
+        name = sep.join(map(str, names))
+    out.index = pd.Index([sep.join(map(str, i)) if isinstance(i, tuple) else str(i)
+                          for i in out.index], name=name)
     return out
 
 

@@ -118,3 +118,18 @@ def test_a_probability_of_one_reads_like_its_neighbours_unless_a_p_value():
 
     page = format_table(frame, decimals=4)._repr_html_()
     assert page.count("&gt; 0.9999") == 3 and page.count("1.0000") == 1
+
+
+def test_row_keys_of_several_levels_read_as_what_they_are():
+    # every tuple row key was joined by ' vs ', the pairs' mark: a judge's confusion read
+    # 'position vs all vs tie' and a simulation's sizes '100 vs 1000'
+    from binaryeval.summary import _format_frame
+
+    sizes = pd.DataFrame({"eps": [0.1, 0.2]}, index=pd.MultiIndex.from_tuples(
+        [(100, 1000), (200, 0)], names=["n_human", "n_metric"]))
+    out = _format_frame(sizes, 3)
+    assert out.index.tolist() == ["100 / 1000", "200 / 0"]
+    assert out.index.name == "n_human / n_metric"
+    pairs = pd.DataFrame({"diff": [0.1]}, index=pd.MultiIndex.from_tuples(
+        [("A", "B")], names=["group_1", "group_2"]))
+    assert _format_frame(pairs, 3).index.tolist() == ["A vs B"]
