@@ -86,6 +86,13 @@ def _format_fact(value: Any, digits: int) -> str:
     return _format_value(value, digits)
 
 
+def _shows_index(frame: pd.DataFrame) -> bool:
+    """Whether a table's row labels say something (not pandas' unnamed 0, 1, 2, ...)."""
+    index = frame.index
+    return not (isinstance(index, pd.RangeIndex) and index.name is None
+                and index.start == 0 and index.step == 1)
+
+
 def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     out = frame.copy()
     # a table of probabilities (e.g. a matrix of p-values named after metrics) says so in attrs
@@ -217,7 +224,8 @@ class Summary:
         ========================================
         """
         blocks: list[str] = []
-        table_texts = [(t, _format_frame(f, self.digits).to_string()) for t, f in self.tables]
+        table_texts = [(t, _format_frame(f, self.digits).to_string(index=_shows_index(f)))
+                       for t, f in self.tables]
         width = max([len(self.title)] + [len(line) for _, txt in table_texts
                                          for line in txt.splitlines()] + [40])
         width = min(width, 120)
@@ -267,7 +275,8 @@ class Summary:
         for title, frame in self.tables:
             if title:
                 parts.append(f"<p><b>{html.escape(title)}</b></p>")
-            parts.append(_format_frame(frame, self.digits).to_html(border=0, escape=True))
+            parts.append(_format_frame(frame, self.digits).to_html(
+                border=0, escape=True, index=_shows_index(frame)))
         for note in self.notes:
             parts.append(f"<p><i>Note:</i> {html.escape(note)}</p>")
         parts.append("</div>")
@@ -295,15 +304,18 @@ class Summary:
             out.append("\\end{tabular}\\\\")
         for title, frame in self.tables:
             f = _format_frame(frame, self.digits)
-            cols = ["" if f.index.name is None else str(f.index.name)] + [str(c) for c in f.columns]
+            shown = _shows_index(frame)
+            cols = ((["" if f.index.name is None else str(f.index.name)] if shown else [])
+                    + [str(c) for c in f.columns])
             if title:
                 out.append(f"\\textit{{{_latex_escape(title)}}}\\\\")
-            out.append("\\begin{tabular}{l" + "r" * len(f.columns) + "}")
+            out.append("\\begin{tabular}{" + ("l" if shown else "") + "r" * len(f.columns) + "}")
             out.append("\\hline")
             out.append(" & ".join(_latex_escape(c) for c in cols) + " \\\\")
             out.append("\\hline")
             for idx, row in f.iterrows():
-                out.append(" & ".join(_latex_escape(x) for x in [idx, *row.tolist()]) + " \\\\")
+                cells = [idx, *row.tolist()] if shown else row.tolist()
+                out.append(" & ".join(_latex_escape(x) for x in cells) + " \\\\")
             out.append("\\hline")
             out.append("\\end{tabular}\\\\")
         for note in self.notes:

@@ -638,7 +638,8 @@ def test_allocation_summary_writes_the_cost_as_an_amount():
     # 1000.0000), while eps keeps the summary's four decimals
     best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
     text = str(best.summary())
+    # (the row has no label: n_human, n_metric, cost, epsilon)
     row = text.split("best split")[1].splitlines()[2].split()
-    assert row[3] == f"{best.cost:g}" and "." not in row[3]
-    assert row[4] == f"{best.epsilon:.4f}"
+    assert row[2] == f"{best.cost:g}" and "." not in row[2]
+    assert row[3] == f"{best.epsilon:.4f}"
     assert best.to_frame()["cost"].dtype.kind == "f"  # the table itself keeps numbers

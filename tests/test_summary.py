@@ -133,3 +133,18 @@ def test_row_keys_of_several_levels_read_as_what_they_are():
     pairs = pd.DataFrame({"diff": [0.1]}, index=pd.MultiIndex.from_tuples(
         [("A", "B")], names=["group_1", "group_2"]))
     assert _format_frame(pairs, 3).index.tolist() == ["A vs B"]
+
+
+def test_a_table_without_row_labels_shows_none():
+    # an optimal allocation's one row printed as "0" before its numbers (text, HTML, LaTeX)
+    frame = pd.DataFrame({"n_human": [942], "epsilon": [0.0369]})
+    s = Summary("t", tables=[("best split", frame)])
+    lines = s.as_text().splitlines()
+    i = lines.index("best split")
+    assert lines[i + 1].split() == ["n_human", "epsilon"] and lines[i + 2].split() == ["942", "0.0369"]
+    assert "<th>0</th>" not in s.as_html() and "<th></th>" not in s.as_html()
+    latex = s.as_latex()
+    assert "\\begin{tabular}{rr}" in latex and "942 & 0.0369" in latex
+    # labelled rows keep their labels
+    named = Summary("t", tables=[("x", frame.set_index(pd.Index(["A"], name="group")))])
+    assert "A " in named.as_text() and "group" in named.as_text()
