@@ -126,7 +126,11 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
     else:
         frame["significant"] = (frame["p_value"] < sig_level).to_numpy()
         pcol = frame["p_value"]
-    frame["stars"] = np.select([pcol < 0.001, pcol < 0.01, pcol < 0.05], ["***", "**", "*"], "")
+    # stars at what the evidence resolves: from n draws a p-value is known only down to 2 / n
+    # (every draw on one side), so such a pair gets the stars of that bound
+    draws = (extra or {}).get("n_draws")
+    pstar = np.maximum(pcol.to_numpy(dtype=float), 2.0 / draws) if draws else pcol
+    frame["stars"] = np.select([pstar < 0.001, pstar < 0.01, pstar < 0.05], ["***", "**", "*"], "")
     attrs = dict(sig_level=sig_level, method=method, adjust=adjust, level=level, kind="eti",
                  quantity=quantity, interval=interval, **(extra or {}))
     frame.attrs.update(attrs)
@@ -208,7 +212,7 @@ def compare_draws(draws: np.ndarray, pairs: Sequence[tuple[str, str]], *, groups
     return finish(rows, groups=groups, method=method, sig_level=sig_level, adjust=adjust,
                   level=level, group_name=group_name, quantity=quantity,
                   interval=f"equal-tailed quantiles of {flat.shape[0]:,} posterior draws",
-                  extra=extra)
+                  extra={**(extra or {}), "n_draws": int(flat.shape[0])})
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -363,7 +367,17 @@ class Comparison(Result):
         pairs = self.table.assign(pair=self.table["group_1"].astype(str) + " vs "
                                   + self.table["group_2"].astype(str))
         pairs = pairs.drop(columns=["group_1", "group_2"]).set_index("pair")
-        return Summary("Pairwise comparison of groups", info, [("pairs", pairs)])
+        pairs.attrs = dict(self.table.attrs)   # (n_draws: how finely its probabilities are known)
+        notes = []
+        n = self.table.attrs.get("n_draws")
+        if n:
+            p = self.table["prob_greater"].to_numpy(dtype=float)
+            if np.any((p < 1.0 / n) | (p > 1.0 - 1.0 / n)):
+                notes.append(f"prob_greater is a share of {n:,} posterior draws, so it is known "
+                             f"no finer than 1/{n:,} and a p-value no finer than 2/{n:,}: a pair "
+                             "with every draw on one side shows those bounds and gets the stars "
+                             "of its bound")
+        return Summary("Pairwise comparison of groups", info, [("pairs", pairs)], notes)
 
     def plot(self, ax=None, *, kind: str = "heatmap", value: str = "prob_greater",
              annot: bool = True, **kw):

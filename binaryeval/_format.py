@@ -8,7 +8,11 @@ name is ``p``, ``p_*``, ``prob*`` or ``P(...)`` (``p_value``, ``p_adjusted``, ``
 exactly 1 (``p``, ``p_value*``, ``p_adjusted``: an exact answer, as for equal sign counts) reads
 ``1.000``; any other probability of 1 (a posterior probability that rounds to 1, a far-apart
 pair's, a share of draws) reads ``> 0.999`` like its neighbours, so that a column of them does not
-single one out as certain.  Each renderer keeps its own mark for a missing value.
+single one out as certain.  A probability estimated from ``n`` posterior draws (a table whose
+``attrs["n_draws"]`` is ``n``) is shown no finer than the draws resolve it: a share below ``1 / n``
+reads ``< 1/n`` rounded up (``< 0.0005`` for 2,000 draws), a p-value (twice a tail) below ``2 / n``
+likewise, and a share above ``1 - 1 / n`` reads ``> 1 - 1/n`` rounded down.  Each renderer keeps its
+own mark for a missing value.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ import re
 from numbers import Real
 from typing import Any
 
-__all__ = ["PROBABILITY_NAME", "P_VALUE_NAME", "format_probability", "is_p_value_name",
-           "is_probability_name"]
+__all__ = ["PROBABILITY_NAME", "P_VALUE_NAME", "draws_floor", "format_probability",
+           "is_p_value_name", "is_probability_name"]
 
 #: Column names read as probabilities.
 PROBABILITY_NAME = re.compile(r"^(p|p_.*|prob.*|P\(.*\))$")
@@ -51,8 +55,24 @@ def is_p_value_name(name: Any) -> bool:
     return bool(P_VALUE_NAME.match(str(name)))
 
 
+def draws_floor(name: Any, draws: Any) -> float:
+    """The smallest probability ``n`` posterior draws resolve in a column named ``name``.
+
+    ``1 / n`` for a share of draws, ``2 / n`` for a p-value (twice a tail share); 0 without draws.
+
+    Examples
+    --------
+    >>> from binaryeval._format import draws_floor
+    >>> draws_floor("prob_greater", 2000), draws_floor("p_value", 2000), draws_floor("p", None)
+    (0.0005, 0.001, 0.0)
+    """
+    if not draws:
+        return 0.0
+    return (2.0 if is_p_value_name(name) else 1.0) / float(draws)
+
+
 def format_probability(value: Any, decimals: int = 3, na: str = "\u2013",
-                       exact_one: bool = True) -> str:
+                       exact_one: bool = True, floor: float = 0.0) -> str:
     """Format a probability with fixed decimals, never in e-notation.
 
     Parameters
@@ -67,6 +87,9 @@ def format_probability(value: Any, decimals: int = 3, na: str = "\u2013",
         Text for a missing value.
     exact_one : bool, default True
         Show a value of exactly 1 as ``1.000`` (p-values); False shows it as ``> 0.999``.
+    floor : float, default 0
+        The smallest probability the estimate resolves (:func:`draws_floor`): values below it,
+        or above ``1 - floor``, read as bounds at it.
 
     Returns
     -------
@@ -81,17 +104,24 @@ def format_probability(value: Any, decimals: int = 3, na: str = "\u2013",
     ('< 0.001', '1.000', '–')
     >>> format_probability(1.0, exact_one=False)
     '> 0.999'
+    >>> format_probability(0.0, 4, floor=1 / 2000), format_probability(1.0, 4, exact_one=False,
+    ...                                                                floor=1 / 4000)
+    ('< 0.0005', '> 0.9997')
     """
     if value is None or (not isinstance(value, (str, bytes)) and _is_na(value)):
         return na
     if not isinstance(value, Real):
         return str(value)
     v = float(value)
-    step = 10.0 ** -decimals
-    if v < step:
-        return f"< {step:.{decimals}f}"
-    if 1 - step < v < 1 or (v == 1 and not exact_one):
-        return f"> {1 - step:.{decimals}f}"
+    scale = 10 ** decimals
+    step = 1.0 / scale
+    # the bounds, at least a step from 0 and 1, rounded outwards from what the floor allows
+    low = max(step, math.ceil(round(floor * scale, 6)) / scale)
+    high = min(1.0 - step, math.floor(round((1.0 - floor) * scale, 6)) / scale)
+    if v < low:
+        return f"< {low:.{decimals}f}"
+    if high < v < 1 or (v == 1 and not exact_one):
+        return f"> {high:.{decimals}f}"
     return f"{v:.{decimals}f}"
 
 

@@ -432,6 +432,8 @@ class Ranks(Result):
             index=self._index())
         out.attrs.update(level=level, kind="simultaneous", method=self.method,
                          ranked=self.ranked, joint_probability=joint)
+        if self.exact_probabilities is None:
+            out.attrs["n_draws"] = int(self.n_draws)   # p_best is a share of these draws
         return out
 
     def _repr_fields(self) -> Mapping[str, Any]:

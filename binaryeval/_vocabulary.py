@@ -228,6 +228,8 @@ NAMES: tuple[Name, ...] = (
     Name("n_rows", "count", "rows in the data", "attrs"),
     Name("n_used", "count", "rows used", "attrs"),
     Name("n_excluded", "count", "rows left out", "attrs"),
+    Name("n_draws", "count", "posterior draws behind a table's probabilities (all chains): "
+         "they are shown no finer than 1 / n_draws", "attrs"),
     Name("excluded", "mapping", "rows left out, by reason", "attrs"),
     Name("n_skipped", "count", "items rated for only one system of a pair", "column"),
     # -- intervals, tests and their settings -------------------------------------------------------

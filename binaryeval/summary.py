@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._format import format_probability, is_p_value_name, is_probability_name
+from ._format import draws_floor, format_probability, is_p_value_name, is_probability_name
 
 __all__ = ["Summary"]
 
@@ -39,9 +39,10 @@ def _format_value(value: Any, digits: int) -> str:
     return str(value)
 
 
-def _format_probability(value: Any, digits: int, exact_one: bool = True) -> str:
+def _format_probability(value: Any, digits: int, exact_one: bool = True,
+                        floor: float = 0.0) -> str:
     """A probability by the package's one rule (:mod:`binaryeval._format`); missing as elsewhere."""
-    return (format_probability(value, digits, na="", exact_one=exact_one)
+    return (format_probability(value, digits, na="", exact_one=exact_one, floor=floor)
             or _format_value(value, digits))
 
 
@@ -105,7 +106,8 @@ def _format_frame(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
             continue
         if probability:
             exact_one = is_p_value_name(col)
-            out[col] = [_format_probability(v, digits, exact_one) for v in out[col]]
+            floor = draws_floor(col, frame.attrs.get("n_draws"))
+            out[col] = [_format_probability(v, digits, exact_one, floor) for v in out[col]]
             continue
         fmt = _format_fact if _AMOUNT_NAME.match(str(col)) else _format_value
         out[col] = [fmt(v, digits) for v in out[col]]

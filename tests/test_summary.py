@@ -148,3 +148,44 @@ def test_a_table_without_row_labels_shows_none():
     # labelled rows keep their labels
     named = Summary("t", tables=[("x", frame.set_index(pd.Index(["A"], name="group")))])
     assert "A " in named.as_text() and "group" in named.as_text()
+
+
+def test_probabilities_from_draws_are_shown_no_finer_than_the_draws():
+    # a comparison of 2,000 draws with every draw on one side printed prob_greater '> 0.9999',
+    # p_value '< 0.0001' and '***': more than 2,000 draws can say (they resolve 1/2,000)
+    from binaryeval._comparison import compare_draws
+
+    rng = np.random.default_rng(1)
+    d = np.stack([rng.normal(0.15, 0.03, (4, 500)),        # z = 5: every draw above 0
+                  rng.normal(0.02, 0.03, (4, 500))], axis=-1)
+    cmp = compare_draws(d, [("A", "B"), ("A", "C")], groups=["A", "B", "C"], quantity="P")
+    frame = cmp.to_frame()
+    assert frame["prob_greater"].iloc[0] == 1.0 and frame.attrs["n_draws"] == 2000
+    text = cmp.summary().as_text()
+    row = next(line for line in text.splitlines() if line.startswith("A vs B")).split()
+    assert row[7:9] == [">", "0.9995"] and row[10:12] == ["<", "0.0010"]
+    assert frame["stars"].iloc[0] == "**"     # p <= 2/2,000 = 0.001, not below it
+    assert "known no finer than 1/2,000" in text
+    # the site's tables show the same bounds
+    from binaryeval._site.tables import format_table
+
+    cells = format_table(frame, decimals=4).cells
+    assert cells["prob_greater"].iloc[0] == "> 0.9995" and cells["p_value"].iloc[0] == "< 0.0010"
+    # exact probabilities keep the finer rule
+    res = be.fit_counts({"A": {"human_pos": 90, "human_total": 100},
+                         "B": {"human_pos": 30, "human_total": 100}})
+    exact = res.compare().summary().as_text()
+    assert "> 0.9999" in exact and "no finer" not in exact
+    # ranks whose P(rank 1) are shares of draws
+    ranks = be.fit("h ~ m | g", pd.DataFrame({"g": ["a"] * 40 + ["b"] * 40,
+                                              "h": [1.0, 0.0] * 20 + [0.0] * 40,
+                                              "m": [1, 0] * 40}),
+                   rates={"rho": 0.9, "eta": 0.9}).ranks(seed=1)
+    assert "n_draws" not in ranks.to_frame().attrs      # the binary fit's P(rank) are exact
+    from binaryeval._ranks import ranks_from_draws
+
+    drawn = ranks_from_draws(rng.normal([0.0, 1.0], 0.1, size=(2000, 2)), ["a", "b"],
+                             np.array([0.1, 0.9]), level=0.95, ranked="score", method="demo")
+    assert drawn.to_frame().attrs["n_draws"] == 2000
+    line = next(x for x in drawn.summary().as_text().splitlines() if x.startswith("a "))
+    assert "< 0.0005" in line

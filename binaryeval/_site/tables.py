@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._format import PROBABILITY_NAME, format_probability, is_p_value_name
+from .._format import PROBABILITY_NAME, draws_floor, format_probability, is_p_value_name
 from ..errors import InputTypeError, ParameterError
 
 __all__ = ["Table", "format_table", "format_probability", "format_number", "matches_printed"]
@@ -471,8 +471,9 @@ def format_table(
         kinds[label] = kind
         d = per_column.get(label, 1 if kind == "percent" else default)
         if kind == "probability":
-            cells[label] = [format_probability(v, d, na, exact_one=is_p_value_name(label))
-                            for v in col]
+            floor = draws_floor(label, frame.attrs.get("n_draws"))
+            cells[label] = [format_probability(v, d, na, exact_one=is_p_value_name(label),
+                                               floor=floor) for v in col]
         elif kind in ("number", "percent"):
             cells[label] = [format_number(v, d, signed=label in named["signed"],
                                           percent=kind == "percent", na=na) for v in col]
