@@ -515,7 +515,9 @@ class PreferenceFit(Result):
         out["ess_tail"] = s["ess_tail"]
         out.attrs.update(level=level, kind=kind, method=post.method, rates=post.rates,
                          naive_basis=f"metric {self.metric_terms[0]!r}, every item it rated",
-                         order=self._shown)
+                         order=self._shown,
+                         # prob_greater is a share of these draws (shown no finer than 1/n)
+                         n_draws=int(diff.shape[0] * diff.shape[1]))
         out.attrs.update(row_account(self))
         return out
 
@@ -995,6 +997,7 @@ class PreferenceFit(Result):
         show = frame.set_index(pd.Index(self._labels(), name="pair")).drop(
             columns=["win_1", "tie", "win_2", "n_eff"])
         show[["ess_bulk", "ess_tail"]] = show[["ess_bulk", "ess_tail"]].round().astype("Int64")
+        show.attrs = dict(frame.attrs)   # (n_draws: how finely prob_greater is known)
         post = self.latent
         info: dict[str, Any] = {
             "formula": self.formula,
