@@ -208,6 +208,14 @@ class Summary:
         self.notes.append(note)
         return self
 
+    def _fact(self, key: Any, value: Any) -> str:
+        """A fact above the tables; a p-value or probability by the tables' rule (no e-notation)."""
+        if is_probability_name(key) and isinstance(value, (float, np.floating)) \
+                and not isinstance(value, bool):
+            return format_probability(value, self.digits, na="NaN",
+                                      exact_one=is_p_value_name(key))
+        return _format_fact(value, self.digits)
+
     # -- text -----------------------------------------------------------------------------
     def as_text(self) -> str:
         """Plain-text rendering (what ``print`` shows).
@@ -236,7 +244,7 @@ class Summary:
         if self.info:
             keyw = max(len(str(k)) for k in self.info)
             for key, value in self.info.items():
-                blocks.append(f"{str(key) + ':':<{keyw + 1}} {_format_fact(value, self.digits)}")
+                blocks.append(f"{str(key) + ':':<{keyw + 1}} {self._fact(key, value)}")
         for title, txt in table_texts:
             blocks.append("-" * width)
             if title:
@@ -272,7 +280,7 @@ class Summary:
             parts.append('<table class="binaryeval-info">')
             for key, value in self.info.items():
                 parts.append(f"<tr><th style=\"text-align:left\">{html.escape(str(key))}</th>"
-                             f"<td>{html.escape(_format_fact(value, self.digits))}</td></tr>")
+                             f"<td>{html.escape(self._fact(key, value))}</td></tr>")
             parts.append("</table>")
         for title, frame in self.tables:
             if title:
@@ -302,7 +310,7 @@ class Summary:
         if self.info:
             out.append("\\begin{tabular}{ll}")
             for key, value in self.info.items():
-                out.append(f"{_latex_escape(key)} & {_latex_escape(_format_fact(value, self.digits))} \\\\")
+                out.append(f"{_latex_escape(key)} & {_latex_escape(self._fact(key, value))} \\\\")
             out.append("\\end{tabular}\\\\")
         for title, frame in self.tables:
             f = _format_frame(frame, self.digits)

@@ -189,3 +189,16 @@ def test_probabilities_from_draws_are_shown_no_finer_than_the_draws():
     assert drawn.to_frame().attrs["n_draws"] == 2000
     line = next(x for x in drawn.summary().as_text().splitlines() if x.startswith("a "))
     assert "< 0.0005" in line
+
+
+def test_a_p_value_among_the_facts_follows_the_tables_rule():
+    # a sign test printed "p_value: 2.236e-05" above its table (e-notation, which the tables
+    # never show)
+    text = be.sign_test(30, 5, 20).summary().as_text()
+    assert "p_value:" in text and "e-05" not in text
+    line = next(x for x in text.splitlines() if x.startswith("p_value:"))
+    assert line.split()[1:] == ["<", "0.0001"]
+    s = Summary("t", {"p_value": 1.0, "prob_greater": 1.0, "n": 3}, digits=3)
+    facts = {x.split(":")[0]: x.split(":", 1)[1].strip() for x in s.as_text().splitlines()
+             if ":" in x}
+    assert facts == {"p_value": "1.000", "prob_greater": "> 0.999", "n": "3"}
