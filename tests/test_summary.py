@@ -202,3 +202,16 @@ def test_a_p_value_among_the_facts_follows_the_tables_rule():
     facts = {x.split(":")[0]: x.split(":", 1)[1].strip() for x in s.as_text().splitlines()
              if ":" in x}
     assert facts == {"p_value": "1.000", "prob_greater": "> 0.999", "n": "3"}
+
+
+def test_a_posteriors_summary_writes_its_priors_as_a_fits_does():
+    # it printed "prior: (1.0, 1.0)" (the grid's none at all) where a fit prints Beta(1, 1)
+    est = be.alpha_posterior(20, 100, 300, 1000, 40, 10, 30, 20, prior=(2, 3)).summary().info
+    assert est["prior (alpha)"] == "Beta(2, 3)" and est["prior (rho, eta)"] == "Beta(1, 1)"
+    grid = be.alpha_posterior(20, 100, 300, 1000, 40, 10, 30, 20, method="grid",
+                              grid=(200, 100, 100)).summary().info
+    assert grid["prior (alpha)"] == "Beta(1, 1)" and "prior" not in grid
+    # a rate prior only where a rate is estimated
+    assert "prior (rho, eta)" not in be.alpha_posterior(20, 100, 300, 1000, rho=0.8,
+                                                        eta=0.7).summary().info
+    assert "prior (rho, eta)" not in be.alpha_posterior(20, 100).summary().info

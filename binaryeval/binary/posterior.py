@@ -471,6 +471,19 @@ class PosteriorDistribution(Result):
         """
         counts = dict(getattr(self, "counts", {}))
         info = {k: v for k, v in counts.items() if v is not None}
+        # the priors as a fit's summary writes them (the grid keeps them beside its counts; a
+        # rate prior only where a rate is estimated)
+        for key in ("prior", "rate_prior"):
+            if key not in info and getattr(self, key, None) is not None:
+                info[key] = tuple(getattr(self, key))
+        known = counts.get("rho") is not None and counts.get("eta") is not None
+        metric = sum(int(counts.get(k) or 0) for k in ("metric_total", "tp", "fn", "tn", "fp"))
+        if known or not metric:
+            info.pop("rate_prior", None)
+        for key, label in (("prior", "prior (alpha)"), ("rate_prior", "prior (rho, eta)")):
+            if isinstance(info.get(key), (tuple, list)) and len(info[key]) == 2:
+                a, b = info.pop(key)
+                info[label] = f"Beta({float(a):g}, {float(b):g})"
         info["method"] = getattr(self, "method", "")
         table = self.to_frame(level)
         return Summary("Posterior of alpha (rate of adequate outputs)", info,
