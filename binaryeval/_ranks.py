@@ -437,7 +437,7 @@ class Ranks(Result):
         return out
 
     def _repr_fields(self) -> Mapping[str, Any]:
-        return {"groups": len(self.groups), "level": self.level, "draws": self.n_draws}
+        return {"groups": len(self.groups), "level": self.level, "n_draws": self.n_draws}
 
     def summary(self, level: float | None = None) -> Summary:
         """The leaderboard as a table, with what is ranked and how the intervals hold.
