@@ -1087,3 +1087,13 @@ def test_tolerance_names_the_formula_terms_as_fit_preferences_does():
     with pytest.raises(ParameterError, match=r"tolerance names 'bleu'; name the formula's terms "
                                              r"\['mqm', 'chrf'\]"):
         favi("mqm ~ chrf | system", ende, item="seg_id", tolerance={"bleu": 0.1})
+
+
+def test_the_summary_writes_each_terms_tolerance_as_a_preference_fit_does():
+    # it printed "tolerance (human, metric): (0.0, 0.05)"; fit_preferences writes "mqm: 0,
+    # chrf: 0.05"
+    df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3], "system": ["a", "b"] * 3,
+                       "mqm": [0.0, -1.0, -2.0, 0.0, 0.0, 0.0],
+                       "chrf": [50.0, 40.0, 30.0, 60.0, 55.0, 55.01]})
+    res = favi("mqm ~ chrf | system", df, item="seg", tolerance={"chrf": 0.05})
+    assert res.summary().info["tolerance"] == "mqm: 0, chrf: 0.05"

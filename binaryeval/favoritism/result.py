@@ -468,7 +468,10 @@ class FaviResult(Result):
             **row_facts(self)}
         if self.mode == "scores":
             info.update({f"direction of {t}": d for t, d in self.directions.items()})
-            info["tolerance (human, metric)"] = self.tolerance
+            # as a preference fit writes it: each term's own
+            info["tolerance"] = ", ".join(
+                f"{term}: {float(t):g}" for term, t in zip((self.human_term, self.metric_term),
+                                                           self.tolerance, strict=True))
         info.update({"items skipped (rated for one system of a pair)": int(self.n_skipped.sum()),
                      "mean |Favi|": self.mean_abs_favi, "sd |Favi|": self.sd_abs_favi,
                      "sample-level sign accuracy": self.sample_accuracy,
