@@ -215,3 +215,14 @@ def test_a_posteriors_summary_writes_its_priors_as_a_fits_does():
     assert "prior (rho, eta)" not in be.alpha_posterior(20, 100, 300, 1000, rho=0.8,
                                                         eta=0.7).summary().info
     assert "prior (rho, eta)" not in be.alpha_posterior(20, 100).summary().info
+
+
+def test_every_fits_summary_writes_the_prior_of_alpha_alike():
+    # the binary fit wrote "prior (alpha): Beta(1, 1)", the latent and rater-noise fits
+    # "prior: Beta(1.0, 1.0) on alpha"
+    from test_protocol import CASES
+
+    for name in ("BinaryFit", "LatentFit", "RaterFit"):
+        info = CASES[name]().summary().info
+        assert info["prior (alpha)"] == "Beta(1, 1)", name
+        assert "prior" not in info

@@ -733,7 +733,7 @@ class LatentFit(Result):
             "dependence": post.dependence,
             "rates": {"estimate": "estimated per group", "pooled": "estimated once from all "
                       "groups", "hierarchical": HIERARCHICAL_TEXT, "known": "known"}[post.rates],
-            "prior": f"Beta{tuple(float(x) for x in self.prior)} on alpha",
+            "prior (alpha)": f"Beta({', '.join(f'{float(x):g}' for x in self.prior)})",
             "interval": f"{pct} equal-tailed credible interval", "sampler": post.method,
             "seed": post.seed}
         if self.lower_is_better:

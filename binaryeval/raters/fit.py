@@ -872,13 +872,13 @@ class RaterFit(Result):
             "items by human ratings": ", ".join(f"{int(n)} item{'s' if c != 1 else ''} with "
                                                 f"{k}" for k, c in ident.items() for n in [c]),
             "metric": self.metric_term or "none",
-            "prior": (f"Beta{tuple(float(x) for x in self.prior)} on alpha" if not self.levels
-                      else f"Dirichlet{tuple(float(x) for x in self.prior)} on the class shares"),
+            **({"prior (alpha)": _beta_text("Beta", self.prior)} if not self.levels else
+               {"prior (class shares)": _beta_text("Dirichlet", self.prior)}),
             "classes": ("0, 1 (binary rating)" if not self.levels else
                         ", ".join(self._class_labels()) + " (levels of the rating; estimate: "
                         "the mean rating)"),
-            "rater prior": (f"Beta{tuple(float(x) for x in self.rater_prior)} on each rater's "
-                            "chance of giving the item's class (fixed, every rater)"
+            "prior (raters)": (f"{_beta_text('Beta', self.rater_prior)} on each rater's "
+                               "chance of giving the item's class (fixed, every rater)"
                             if self.rater_rates != "hierarchical" else
                             "a population learnt from the raters (rater_rates='hierarchical'): "
                             "see the table of the raters' population"),
@@ -1422,3 +1422,8 @@ def _share_prior(prior: Any, levels: tuple[float, ...]) -> np.ndarray:
             f"Dirichlet: give {k} positive numbers, one per level in increasing order "
             f"(e.g. prior={[1] * k})")
     return values
+
+
+def _beta_text(family: str, params) -> str:
+    """``Beta(1, 1)``: a prior as every summary writes it."""
+    return f"{family}({', '.join(f'{float(x):g}' for x in params)})"
