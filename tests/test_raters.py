@@ -246,7 +246,7 @@ def test_the_protocol(small):
     ident = fit.identifiability()
     assert ident.sum() == 360 and set(ident.index) == {2, 3}
     assert f"{ident[2]} items with 2" in text and f"{ident[3]} items with 3" in text
-    assert "Beta(2.0, 1.0)" in text
+    assert "Beta(2, 1) on each rater" in text and "Beta(1, 1)" in text
     html = fit.summary().as_html()
     assert "rater" in html
     # the naive answer is the majority vote

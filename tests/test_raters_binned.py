@@ -115,7 +115,7 @@ def test_the_raters_table_and_items_have_a_row_per_level(crowd):
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
     assert list(fit.rates().index.get_level_values("class").unique()) == ["1", "2", "3", "4"]
     text = str(fit)
-    assert "1, 2, 3, 4 (levels of the rating" in text and "Dirichlet(1.0, 1.0, 1.0, 1.0)" in text
+    assert "1, 2, 3, 4 (levels of the rating" in text and "Dirichlet(1, 1, 1, 1)" in text
     assert "p_correct_4" in text
     # the comparison says what it compares: mean ratings, not alpha
     assert fit.compare().quantity == "P(mean rating_1 > mean rating_2)"
