@@ -34,7 +34,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._kernels import log_beta_pdf
+from ._kernels import _log_beta_pdf_one, log_beta_pdf
 
 __all__ = ["Stack", "both_sides", "modes", "quantiles", "solve"]
 
@@ -381,15 +381,62 @@ class Stack:
             anchor = int(min(max(round(centre), lo), hi))
             cols.append((start + anchor, start + int(lo), start + int(hi), lx, start,
                          start + last, max(int(hi) - anchor, anchor - int(lo))))
-        ia, lo, hi, lx, first, last, reach = (np.array(v) for v in zip(*cols, strict=True))
-        ia, lo, hi = ia.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64)
-        log_peak = log_beta_pdf(x, self.a[ia], self.b[ia])
-        scaled = coefs[:, ia]
-        width = int(reach.max())
+        width = max(c[6] for c in cols)
+        peaks = [_log_beta_pdf_one(xi, float(self.a[c[0]]), float(self.b[c[0]]))
+                 for xi, c in zip(x.tolist(), cols, strict=True)]
+        log_peak = (np.array(peaks) if None not in peaks
+                    else log_beta_pdf(x, self.a[[c[0] for c in cols]], self.b[[c[0] for c in cols]]))
+        scaled = coefs[:, [c[0] for c in cols]]
         if width:
-            scaled = scaled + self._window(ia, lo, hi, lx.astype(float), coefs, width,
-                                           first.astype(np.int64), last.astype(np.int64))
+            sums = self._windows_few(cols, coefs, width)
+            if sums is None:
+                # a product beyond the range of doubles: the array form (its log sums) decides
+                ia, lo, hi, lx, first, last, _ = (np.array(v) for v in zip(*cols, strict=True))
+                sums = self._window(ia.astype(np.int64), lo.astype(np.int64),
+                                    hi.astype(np.int64), lx.astype(float), coefs, width,
+                                    first.astype(np.int64), last.astype(np.int64))
+            scaled = scaled + sums
         return log_peak, scaled
+
+    def _windows_few(self, cols, coefs, width):
+        """:meth:`_window` for a few points, one point at a time on slices of the arrays.
+
+        The same kernel (the running product of the same factors, in the same order), the same
+        terms laid out the same way (forwards in the first ``width`` places, backwards in the
+        next, zeros beyond each window's end) and summed by the same reduction: the same sums,
+        bit for bit, and the same check of each window's ends.  None when a product leaves the
+        range of doubles (the caller then takes the array form, which sums logs there).
+        """
+        R = coefs.shape[0]
+        out = np.empty((R, len(cols)))
+        buf = np.empty((R, 2, width))
+        flat = buf.reshape(R, 2 * width)
+        with np.errstate(all="ignore"):
+            all_odds = np.exp(np.array([c[3] for c in cols]))
+        for j, (ia, lo, hi, _, first, last, _) in enumerate(cols):
+            buf.fill(0.0)
+            odds = all_odds[j]
+            for d, count in ((0, hi - ia), (1, ia - lo)):
+                if count <= 0:
+                    continue
+                with np.errstate(all="ignore"):
+                    if d == 0:
+                        kern = self.step_up[ia:hi] * odds
+                        terms = coefs[:, ia + 1:hi + 1]
+                    else:
+                        kern = self.step_down[lo:ia][::-1] / odds
+                        terms = coefs[:, lo:ia][:, ::-1]
+                    np.cumprod(kern, out=kern)
+                end = float(kern[-1])
+                if not (0.0 < end < math.inf):
+                    return None
+                # the window must end where the kernel is negligible (or at the mixture's end)
+                if (hi < last if d == 0 else lo > first) and math.log(end) > _TAIL:
+                    raise FloatingPointError("internal: kernel window too narrow; please report "
+                                             "this case")
+                np.multiply(terms, kern, out=buf[:, d, :count])
+            np.add.reduce(flat, axis=1, out=out[:, j])
+        return out
 
     def cdf_pdf(self, grp: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distribution function and density of mixture ``grp[i]`` at ``x[i]`` (in (0, 1))."""
