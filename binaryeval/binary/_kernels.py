@@ -464,10 +464,8 @@ def _shared_ratios(kind: int, pieces, outs) -> bool:
     hi = max(b + max(int(d), 0) for _, _, b, d in pieces)
     if hi - lo > 2 * sum(b - a for _, a, b, _ in pieces):
         return False
-    grid = np.arange(float(lo), float(hi))
     # (the series by the same rule as in each batch: five terms for the middle part, two beyond)
-    ser = _stirling_series(grid, kind == 2)
-    logs = np.log(grid)
+    grid, ser, logs = _integer_tables(kind == 2, lo, hi)
     total = sum(b - a for _, a, b, _ in pieces)
     if total <= _CHUNK:
         # short ranges: all in one pass (the offsets as an array), scattered afterwards
@@ -507,6 +505,32 @@ def _shared_ratios(kind: int, pieces, outs) -> bool:
             sv = ser[c + sh - lo:e + sh - lo] - ser[c - lo:e - lo]
             out += sv
     return True
+
+
+#: the tables of :func:`_integer_tables` are kept up to this many integers (8 MB in all)
+_KEEP_INTEGERS = 1 << 17
+_KEPT: dict = {}
+
+
+def _integer_tables(short: bool, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The integers ``lo..hi - 1`` (``lo >= 1``) as floats, their Stirling series and logs.
+
+    Slices of tables kept from ``1`` up, whichever counts ask (each entry is an elementwise
+    function of its integer: the same values as tables made for ``lo..hi`` alone); made anew
+    beyond :data:`_KEEP_INTEGERS`.  ``short``: the two-term series (else five terms).
+    """
+    if lo < 1 or hi > _KEEP_INTEGERS:
+        grid = np.arange(float(lo), float(hi))
+        return grid, _stirling_series(grid, short), np.log(grid)
+    kept = _KEPT.get(short)
+    if kept is None or kept[0].size + 1 < hi:
+        size = min(_KEEP_INTEGERS, max(hi, 4096, 2 * (0 if kept is None else kept[0].size)))
+        grid = np.arange(1.0, size + 1.0)
+        kept = (grid, _stirling_series(grid, short), np.log(grid))
+        for arr in kept:
+            arr.setflags(write=False)
+        _KEPT[short] = kept
+    return tuple(arr[lo - 1:hi - 1] for arr in kept)
 
 
 def _ratio_batch(kind: int, batch, outs) -> None:

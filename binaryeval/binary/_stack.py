@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from functools import cached_property
 
 import numpy as np
 from scipy import special
@@ -137,31 +138,44 @@ class Stack:
         np.cumsum(sizes[:-1], out=self.start[1:])
         self.K = sizes
         a = np.asarray(np.concatenate([m[0] for m in mixtures]), dtype=float)
-        w = np.asarray(np.concatenate([m[2] for m in mixtures]), dtype=float)
         self.N = np.array([float(m[0][0] + m[1][0]) for m in mixtures])
         self.a0 = np.array([float(m[0][0]) for m in mixtures])
         self.a_last = np.array([float(m[0][-1]) for m in mixtures])
         self.b_last = self.N - self.a_last
-        group = np.repeat(np.arange(sizes.size), sizes)
-        N = self.N[group]
-        b = N - a
+        b = np.repeat(self.N, sizes)
+        b -= a
+        bm1 = b - 1.0
         with np.errstate(divide="ignore", invalid="ignore"):
             # Beta_{j+1}(x) / Beta_j(x) = (x / (1 - x)) (b_j - 1) / a_j within a mixture: the
-            # factor, its inverse and its log (every factor a window steps over is positive
-            # and finite: b_j > 1 below a mixture's last component)
-            self.step_up = (b - 1.0) / a
-            self.step_down = a / (b - 1.0)
-            self.ratio = np.log(self.step_up)
-        # each mixture's cumulative weights on its own (a running sum over all of them would
-        # carry the rounding of the earlier mixtures' totals)
-        cum = np.asarray(np.concatenate([np.cumsum(m[2]) for m in mixtures]), dtype=float)
-        last = np.zeros(a.size, dtype=bool)
-        last[self.start + sizes - 1] = True
+            # factor and its inverse (every factor a window steps over is positive and finite:
+            # b_j > 1 below a mixture's last component); its log when asked (:attr:`ratio`)
+            self.step_up = bm1 / a
+            self.step_down = np.divide(a, bm1, out=bm1)
+        # the coefficients of the cdf and the density, for one pass over both: each mixture's
+        # cumulative weights on its own (a running sum over all of them would carry the rounding
+        # of the earlier mixtures' totals) over a, zero at each mixture's last component
+        coefs = np.empty((2, a.size))
+        cdf_coef, w = coefs
+        if len(mixtures) == 1:
+            np.cumsum(mixtures[0][2], out=cdf_coef)
+        else:
+            np.concatenate([np.cumsum(m[2]) for m in mixtures], out=cdf_coef)
+        cdf_coef /= a
+        cdf_coef[self.start + sizes - 1] = 0.0
+        np.concatenate([m[2] for m in mixtures], out=w)
         self.a, self.b, self.w = a, b, w
-        self.cdf_coef = np.where(last, 0.0, cum / a)
-        # the coefficients of the cdf and the density, for one pass over both
-        self.cdf_pdf_coefs = np.stack([self.cdf_coef, w])
-        self.mean_a = np.add.reduceat(w * a, self.start)
+        self.cdf_coef, self.cdf_pdf_coefs = cdf_coef, coefs
+
+    @cached_property
+    def ratio(self) -> np.ndarray:
+        """``log(step_up)``: the log factors, for windows whose products leave the doubles."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(self.step_up)
+
+    @cached_property
+    def mean_a(self) -> np.ndarray:
+        """Each mixture's mean ``a`` (``sum_j w_j a_j``)."""
+        return np.add.reduceat(self.w * self.a, self.start)
 
     def sums(self, grp: np.ndarray, x: np.ndarray, coefs: np.ndarray):
         """``sum_j coefs[r, j] Beta(x_i; a_j, b_j)`` over the components of mixture ``grp[i]``.
@@ -289,7 +303,7 @@ class Stack:
         end either, so they are read as slices.
         """
         inner = bool(ia.min() >= width)
-        sliced = inner and int(ia.max()) + width <= self.ratio.size
+        sliced = inner and int(ia.max()) + width <= self.a.size
         count = np.empty((ia.size, 2), dtype=np.int64)
         np.subtract(hi, ia, out=count[:, 0])
         np.subtract(ia, lo, out=count[:, 1])
@@ -472,6 +486,11 @@ def solve(stack: Stack, grp: np.ndarray, tail: np.ndarray, mean: np.ndarray,
     """
     def evaluate(active, y):
         g = grp[active]
+        if y.size <= _FEW_TARGETS and all(0.0 < v < 1.0 for v in y.tolist()):
+            # every point inside (0, 1): the values below without the masks
+            cdf, pdf = stack.cdf_pdf(g, y)
+            with np.errstate(divide="ignore"):
+                return cdf, np.log(pdf)
         F = np.zeros(y.shape)
         logf = np.full(y.shape, -np.inf)
         inner = (y > 0.0) & (y < 1.0)
