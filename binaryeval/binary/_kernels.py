@@ -402,6 +402,9 @@ _CHUNK = 8192  # elements per pass: temporaries this small are reused from the c
 def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
     """:func:`log_gamma_ratio_range` for several ``(n, d)`` at once.
 
+    A spec ``(n, d, start)`` asks for ``z = start + 1, ..., n`` only (the same values as
+    entries ``start..n - 1`` of the whole range).
+
     Each range in three parts: ``z`` with ``min(z, z + d) <= 16`` by the plain difference of
     log-gamma functions; up to 500 by Stirling's form with the five-term series; beyond, with
     the two-term series.  Each part of every range together (one call for all of them, a table
@@ -420,13 +423,16 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
     >>> bool(np.allclose(b, log_gamma_ratio(np.arange(1.0, 1201.0), -0.5), rtol=1e-15))
     True
     """
-    outs = [np.empty(n) for n, _ in specs]
+    # (a range from start: the whole range's array, filled from start on and returned from there)
+    starts = [spec[2] if len(spec) > 2 else 0 for spec in specs]
+    outs = [np.empty(spec[0]) for spec in specs]
     parts: list[list[tuple[int, int, int, float]]] = [[], [], []]
-    for i, (n, d) in enumerate(specs):
+    for i, (n, d, *_) in enumerate(specs):
         # z with min(z, z + d) <= 16, then up to 500 (u = z - 1 and u + d above 15), then beyond
         small = min(n, int(math.floor(16.0 - min(d, 0.0))))
         mid = min(n, max(small, int(math.ceil(501.0 - min(d, 0.0)))))
         for kind, (a, b) in enumerate(((0, small), (small, mid), (mid, n))):
+            a = max(a, starts[i])
             if b > a:
                 parts[kind].append((i, a, b, float(d)))
     for kind, pieces in enumerate(parts):
@@ -445,7 +451,7 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
                     batch, size = [], 0
             if i < 0 and batch:
                 _ratio_batch(kind, batch, outs)
-    return outs
+    return [out[start:] if start else out for out, start in zip(outs, starts, strict=True)]
 
 
 def _shared_ratios(kind: int, pieces, outs) -> bool:

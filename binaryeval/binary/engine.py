@@ -1276,10 +1276,16 @@ def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     moved to the largest of them and the convolution redone once (the better of the two is
     kept).  Returns None when no sum is above 1e-280 at all.
     """
-    row, lp, lq = lik._plain_tables()
     D = M - k
+    if (k + 1) * (D + 1) > _FFT_FROM:
+        # over the windows that matter when their bounds allow (the tables then cost a part)
+        lw = _window_log_weights(A, B, k, M, lik, centre)
+        if lw is not None:
+            return lw
+    row, lp, lq = lik._plain_tables()
     T = np.arange(M + 1, dtype=float)
-    H = _base_steps(A, B, M, T) + row
+    # (relative to the guessed peak, where the weights need their accuracy)
+    H = _base_steps(A, B, M, T, int(min(max(round(centre), 0), M))) + row
     xs = np.arange(k + 1, dtype=float)
     us = np.arange(D + 1, dtype=float)
     if (k + 1) * (D + 1) > _FFT_FROM:
@@ -1367,7 +1373,8 @@ def _fft_length(size: int) -> int:
 
 
 def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray, theta: float,
-                     concave: bool = False) -> tuple[np.ndarray | None, int]:
+                     concave: bool = False, trunc: float = 0.0,
+                     beyond: tuple | None = None) -> tuple[np.ndarray | None, int]:
     """``log w(T) = H[T] + log sum_x exp(lp[x] + lq[T - x])`` by one FFT, or None.
 
     Returned with the index of the largest weight seen (-1 if none): a tilt there is the
@@ -1391,6 +1398,13 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray, theta: float
     total of ``delta exp(shift)`` over the kept entries and of the dropped entries' bounds is
     below :data:`FFT_TOL` of the kept mass (then the CDF is within ``2 FFT_TOL`` of the exact
     mixture's); else None, and the caller convolves exactly.
+
+    For a window of the weights (:func:`_window_log_weights`): ``trunc`` bounds the error that
+    leaving out the sequences' entries beyond their windows adds to every entry (relative to
+    their largest; added to ``delta``), and ``beyond = (n_left, g_left, n_right, g_right)``
+    gives the components beyond the window's ends and the slope of a linear upper bound of
+    ``H - theta T`` there (per component outwards): their dropped mass is bounded by a geometric
+    sum of the bound of their last kept neighbour's kind.
     """
     xs = np.arange(lp.size, dtype=float)
     us = np.arange(lq.size, dtype=float)
@@ -1400,6 +1414,7 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray, theta: float
     a -= ca
     b -= cb
     c, delta = _fft_convolve(np.exp(a, out=a), np.exp(b, out=b))
+    delta += trunc
     size = c.size
     T = np.arange(size, dtype=float)
     shift = H + (ca + cb) - theta * T
@@ -1424,7 +1439,8 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray, theta: float
     good = np.flatnonzero(c >= 1000.0 * delta)
     # (the entries beyond each end as slices: the same values as masks, in the same order)
     for side, end, outer in ((1, hi, slice(hi + 1, size)), (-1, lo, slice(0, lo))):
-        if outer.stop <= outer.start:
+        further = 0 if beyond is None else beyond[2 if side == 1 else 0]
+        if outer.stop <= outer.start and not further:
             continue
         ref = (good[-1] if side == 1 else good[0]) if good.size else end
         if ref == end:
@@ -1433,15 +1449,221 @@ def _fft_log_weights(lp: np.ndarray, lq: np.ndarray, H: np.ndarray, theta: float
         if concave and 0 <= ref < size and c[ref] > 2.0 * delta and (ref - end) * side < 0:
             # secant through the true values' extremes: an upper bound of log c beyond the end
             slope = ((math.log(c[end] + delta) - math.log(c[ref] - delta)) / (end - ref))
-        if side * slope < 0:
-            bound = math.log(c[end] + delta) + slope * (T[outer] - end)
-        else:
-            bound = np.full(outer.stop - outer.start, math.log(5.0 * delta))
-        with np.errstate(over="ignore", under="ignore"):
-            err += float(np.sum(np.exp(shift[outer] + bound - top)))
+        falls = side * slope < 0
+        if outer.stop > outer.start:
+            if falls:
+                bound = math.log(c[end] + delta) + slope * (T[outer] - end)
+            else:
+                bound = np.full(outer.stop - outer.start, math.log(5.0 * delta))
+            with np.errstate(over="ignore", under="ignore"):
+                err += float(np.sum(np.exp(shift[outer] + bound - top)))
+        if further:
+            # beyond the window: from its last component outwards, log c falls by the slope
+            # (or stays below 5 delta) and H - theta T rises by at most g per component
+            edge = size - 1 if side == 1 else 0
+            g = beyond[3 if side == 1 else 1]
+            if falls:
+                start = shift[edge] + math.log(c[end] + delta) + slope * (edge - end) - top
+                g += side * slope
+            else:
+                start = shift[edge] + math.log(5.0 * delta) - top
+            err += _geometric(start, g, further)
     if not err <= FFT_TOL * mass:
         return None, peak
     return lw, peak
+
+
+def _geometric(start: float, g: float, n: int) -> float:
+    """``sum_{j=1..n} exp(start + g j)`` (inf where it overflows)."""
+    with np.errstate(over="ignore"):
+        try:
+            if g == 0.0:
+                return n * math.exp(start)
+            if g < 0.0:
+                # exp(start + g) (1 - exp(g n)) / (1 - exp(g))
+                return math.exp(start + g) * (-math.expm1(g * n)) / (-math.expm1(g))
+            return math.exp(start + g * n) * (-math.expm1(-g * n)) / (-math.expm1(-g))
+        except OverflowError:
+            return math.inf
+
+
+#: entries of the tilted sequences this far below their largest are left out of the window's
+#: convolution (each below 1e-26 of it; together, by the geometric bound, far below delta)
+_WINDOW_LOG = 60.0
+
+
+def _lgamma_ratio(z: float, d: float) -> float:
+    """``log Γ(z + d) - log Γ(z)`` by math.lgamma (a few units of ``eps z log z``)."""
+    return math.lgamma(z + d) - math.lgamma(z)
+
+
+def _window_of(f, slope, n: int) -> tuple[int, int] | None:
+    """``[lo, hi]`` of ``0..n`` where a concave ``f`` is within :data:`_WINDOW_LOG` of its top.
+
+    ``slope(x) = f(x + 1) - f(x)`` (decreasing); plain floats, bisection (a guide only: the
+    caller checks the window with the exact values).
+    """
+    lo, hi = 0, n
+    while lo < hi:      # the first x whose step is not upwards: the largest value
+        mid = (lo + hi) // 2
+        if slope(mid) > 0.0:
+            lo = mid + 1
+        else:
+            hi = mid
+    top = lo
+    level = f(top) - _WINDOW_LOG
+    a, b = 0, top       # the first x at or above the level
+    while a < b:
+        mid = (a + b) // 2
+        if f(mid) >= level:
+            b = mid
+        else:
+            a = mid + 1
+    left = a
+    a, b = top, n       # the last x at or above the level
+    while a < b:
+        mid = (a + b + 1) // 2
+        if f(mid) >= level:
+            a = mid
+        else:
+            b = mid - 1
+    return left, a
+
+
+def _tail_mass(v: np.ndarray, at_start: bool) -> float | None:
+    """A bound of ``sum exp(v)`` over the entries a concave ``v`` has beyond one of its ends.
+
+    Before ``v[0]`` (``at_start``) or after ``v[-1]``: a geometric tail with the end's own step
+    (concave: every step further out falls at least as much), or None when that step does not
+    fall outwards.
+    """
+    if v.size < 2:
+        return None
+    step = float(v[1] - v[0]) if at_start else float(v[-2] - v[-1])
+    if not step > 0.0:
+        return None
+    return math.exp(float(v[0] if at_start else v[-1])) / math.expm1(step)
+
+
+def _rises(A: float, B: float, M: int, d1: float, d2: float, S0: int,
+           S1: int) -> tuple[float, float] | None:
+    """Slopes of linear upper bounds of ``H`` beyond ``[S0, S1]``, per component outwards.
+
+    ``H(T) = G1(T) + G2(T) + const`` with ``G1 = log Γ(T + A) - log Γ(T + 1 + d1)`` and
+    ``G2 = log Γ(M - T + B) - log Γ(M - T + 1 + d2)`` (``log C(M, T) B(A + T, B + M - T)`` and
+    the tables' row).  Each is ``R(z; e) = log Γ(z + e) - log Γ(z)`` (``e >= 0``: concave in
+    ``T``) or its negative (convex): a concave part lies below the line through its two values
+    at the window's end (the step from ``log1p``), a convex one below its chord to ``T = 0`` or
+    ``T = M`` (math.lgamma, plus 1e-8 for its rounding).  None when the window touches no room.
+    """
+    if S1 < 1 or S0 > M - 1:
+        return None
+    lg = _lgamma_ratio
+    e1, e2 = A - 1.0 - d1, B - 1.0 - d2
+    left = right = 0.0
+    if S0 > 0:
+        # G1 from S0 towards 0, G2 likewise (its argument M - T growing)
+        left += (-math.log1p(e1 / (S0 + 1.0 + d1)) if e1 >= 0.0
+                 else (lg(S0 + A, -e1) - lg(A, -e1) + 1e-8) / S0)
+        left += (math.log1p(e2 / (M - S0 + d2)) if e2 >= 0.0
+                 else (lg(M - S0 + B, -e2) - lg(M + B, -e2) + 1e-8) / S0)
+    if S1 < M:
+        right += (math.log1p(e1 / (S1 + d1)) if e1 >= 0.0
+                  else (lg(S1 + A, -e1) - lg(M + A, -e1) + 1e-8) / (M - S1))
+        right += (-math.log1p(e2 / (M - S1 + 1.0 + d2)) if e2 >= 0.0
+                  else (lg(M - S1 + B, -e2) - lg(B, -e2) + 1e-8) / (M - S1))
+    return left, right
+
+
+def _window_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikelihood,
+                        centre: float) -> np.ndarray | None:
+    """``log w(T)``, ``T = 0..M``, from one FFT over the parts of the sequences that matter.
+
+    The convolution of :func:`_direct_log_weights` restricted to windows, for both rates
+    estimated with Beta parameters of at least one (``first`` and ``second`` concave).  The
+    tilted sequences are taken only where they are within :data:`_WINDOW_LOG` of their largest
+    value (located in plain floats by math.lgamma, then checked on the exact table values: the
+    largest inside, each cut end falling outwards), and the tables and ``H`` only over the window
+    ``[S0, S1]`` of ``T`` that their convolution covers (``H`` relative to the guessed peak, as
+    in the whole convolution).  Leaving out a sequence's entries beyond its window changes every
+    entry of the convolution by at most their mass (relative to the sequence's largest entry,
+    which is one) times the other's largest (one): by concavity a geometric tail beyond each cut
+    end (about 1e-25), added to the FFT's ``delta``.  Beyond ``[S0, S1]`` every weight is dropped
+    and bounded: ``H`` rises outwards at most linearly (:func:`_rises`) and ``log c`` falls as
+    beyond the last kept entry, so :func:`_fft_log_weights` sums their bounds in closed form.
+    Inside the window the weights are those of the whole convolution up to the FFT's error, and
+    the same acceptance rule holds.  None (the caller convolves over every ``T``) where any of
+    this does not hold, where the window is not much shorter than ``0..M``, or where the bounds
+    refuse.
+    """
+    pos, neg = lik.pos, lik.neg
+    if (pos.known is not None or neg.known is not None or not lik.log_concave
+            or M < 3):
+        return None
+    D = M - k
+    pa, pb, na, nb = pos.a, pos.b, neg.a, neg.b
+    d1, d2 = pa + pb - 1.0, na + nb - 1.0
+    t0 = int(min(max(round(centre), 1), M - 1))
+
+    def h_step(t: int) -> float:
+        # H[t + 1] - H[t]: _base_steps' step and the row's (prow[t] = -R(t + 1; d1) ...)
+        return (math.log((M - t) / (t + 1.0)) + math.log((A + t) / (B + M - t - 1.0))
+                - math.log1p(d1 / (t + 1.0)) + math.log1p(d2 / (M - t)))
+
+    theta = 0.5 * (h_step(t0 - 1) + h_step(t0))
+    lg = _lgamma_ratio
+
+    def fa(x):
+        return lg(x + 1.0, pa - 1.0) + lg(k - x + 1.0, na - 1.0) + theta * x
+
+    def sa(x):
+        return math.log((x + pa) / (x + 1.0)) + math.log((k - x) / (k - x - 1.0 + na)) + theta
+
+    def fb(u):
+        return lg(u + 1.0, pb - 1.0) + lg(D - u + 1.0, nb - 1.0) + theta * u
+
+    def sb(u):
+        return math.log((u + pb) / (u + 1.0)) + math.log((D - u) / (D - u - 1.0 + nb)) + theta
+
+    x0, x1 = _window_of(fa, sa, k)
+    u0, u1 = _window_of(fb, sb, D)
+    S0, S1 = x0 + u0, x1 + u1
+    if (S1 - S0) * 4 > 3 * M:
+        return None     # hardly shorter than the whole
+    ratios = iter(log_gamma_ratio_ranges([
+        (S1 + 1, d1, S0), (M - S0 + 1, d2, M - S1),                 # the row
+        (x1 + 1, pa - 1.0, x0), (k - x0 + 1, na - 1.0, k - x1),     # first
+        (u1 + 1, pb - 1.0, u0), (D - u0 + 1, nb - 1.0, D - u1)]))   # second
+    lb1, lb2 = special.betaln(pa, pb), special.betaln(na, nb)
+    prow = -next(ratios) - lb1
+    nrow = -next(ratios) - lb2
+    row = prow + nrow[::-1]
+    lp = next(ratios) + next(ratios)[::-1]
+    lq = next(ratios) + next(ratios)[::-1]
+    # the mass left out of each tilted sequence (relative to its largest, inside the window)
+    trunc = 0.0
+    for v, lo_end, hi_end in ((lp + theta * np.arange(x0, x1 + 1.0), x0 > 0, x1 < k),
+                              (lq + theta * np.arange(u0, u1 + 1.0), u0 > 0, u1 < D)):
+        v = v - float(np.max(v))
+        for inner, at_start in ((lo_end, True), (hi_end, False)):
+            if inner:
+                tail = _tail_mass(v, at_start)
+                if tail is None:
+                    return None
+                trunc += tail
+    H = _base_steps(A, B, M, np.arange(S0, S1 + 1.0), min(max(t0, S0), S1) - S0) + row
+    rises = _rises(A, B, M, d1, d2, S0, S1)
+    if rises is None:
+        return None
+    beyond = (S0, rises[0] + theta, M - S1, rises[1] - theta)
+    # (x, u and T counted from the windows' starts: the tilt's terms differ by constants, which
+    # the sequences' scaling takes up)
+    lw_w, _ = _fft_log_weights(lp, lq, H, theta, True, trunc, tuple(beyond))
+    if lw_w is None:
+        return None
+    lw = np.full(M + 1, -np.inf)
+    lw[S0:S1 + 1] = lw_w
+    return lw
 
 
 def _one_part(A, B, M, k, lik, base, lo: int, hi: int, peak: float, known: dict,
@@ -1505,11 +1727,14 @@ def _filled(A, B, M, lik, base, lo: int, hi: int, peak: float, known: dict, t_c:
     return T, base0 + _base_steps(A, B, M, T) + logL
 
 
-def _base_steps(A: float, B: float, M: int, T: np.ndarray) -> np.ndarray:
-    """``log C(M, T) + log B(A + T, B + M - T)`` at consecutive ``T`` less its value at ``T[0]``.
+def _base_steps(A: float, B: float, M: int, T: np.ndarray, ref: int = 0) -> np.ndarray:
+    """``log C(M, T) + log B(A + T, B + M - T)`` at consecutive ``T`` less its value at ``T[ref]``.
 
-    By the ratio recursion (two logarithms per component): the rounding is a few units in the
-    last place per step whatever ``A`` and ``B``.
+    By the ratio recursion (two logarithms per component), summed outwards from ``T[ref]``: the
+    rounding is a few units in the last place per step whatever ``A`` and ``B``, of the running
+    sums, which stay small near the reference (from ``T = 0`` they reach thousands at 10^4
+    ratings, and their rounding moved the weights near the peak by a few 1e-12 against each
+    other: the reference belongs where the weights peak).
     """
     t = T[1:]
     # log((M - t + 1) / t) + log((A + t - 1) / (B + M - t)), in place on two work arrays
@@ -1523,8 +1748,12 @@ def _base_steps(A: float, B: float, M: int, T: np.ndarray) -> np.ndarray:
     np.log(down, out=down)
     up += down
     out = np.empty(T.size)
-    out[0] = 0.0
-    np.cumsum(up, out=out[1:])
+    out[ref] = 0.0
+    np.cumsum(up[ref:], out=out[ref + 1:])
+    if ref:
+        # backwards: out[i] = -(step[i + 1] + ... + step[ref]) (up[j] is the step to T[j + 1])
+        np.cumsum(up[ref - 1::-1], out=out[ref - 1::-1])
+        np.negative(out[:ref], out=out[:ref])
     return out
 
 
