@@ -78,9 +78,17 @@ zero are dropped and their mass bounded (a geometric tail where the sequences ar
 and the weights are kept only when the total error bound is within ``FFT_TOL`` (2.5e-13) of the
 mass, so the CDF is within 5e-13 of the exact mixture's (the tests hold the bound against the
 direct convolution and the posterior against the exact convolution on hard designs).  Weights far
-below that share of the mass have absolute, not relative, accuracy on this path.  Otherwise
-(a mode pressed against an end, a perfect metric, weights pulled far from the metric's peak)
-an exact convolution sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
+below that share of the mass have absolute, not relative, accuracy on this path.  With both
+rates estimated (Beta parameters of at least one: both sequences log-concave) the FFT first
+covers only the windows that matter: each sequence where it is within 60 log units of its largest
+entry (the mass left out, a geometric tail by concavity, about 1e-25, is added to the error
+bound), the tables over those windows and ``T`` over the window their convolution covers, the
+weights beyond it bounded through linear bounds of their other factors (at 10^4 metric ratings
+a little over half of every length).  At these sizes ``log C(M, T) B(A + T, B + M - T)`` is
+summed from the guessed peak outwards (from ``T = 0`` its running sums reach thousands, and their
+rounding put a few 1e-12 between the weights near the peak).  Below 400,000 multiply-adds, and
+where the bound refuses (a mode pressed against an end, a perfect metric, weights pulled far from
+the metric's peak), an exact convolution sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
 multiply-adds.  Beyond ``_DIRECT_ANY`` (12,000) ratings the convolution's weights are kept only
 when those within ``TAIL_LOG`` of the largest are one run; separate piles go to the mode search
 below and are held in parts.
@@ -161,6 +169,9 @@ _DIRECT_ANY = 12_000   # up to here also weights in separate piles (beyond, held
 _CONV_MAX = 25_000_000
 # above this many multiply-adds the convolution is done by FFT (with its error bound checked)
 _FFT_FROM = 400_000
+# from this many multiply-adds (the FFT's sizes, whichever way the weights are then taken) the
+# base terms of the weights are summed from the guessed peak (:func:`_base_steps`); below, from 0
+_PEAK_FROM = 400_000
 #: The FFT convolution's weights are kept when the bound on their total error (and on the
 #: mass left out) is below this share of the total mass: the CDF is then within twice that.
 FFT_TOL = 2.5e-13
@@ -1275,6 +1286,8 @@ def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     instead (log space: no underflow); when that is more than 64 components, the tilt is first
     moved to the largest of them and the convolution redone once (the better of the two is
     kept).  Returns None when no sum is above 1e-280 at all.
+
+    Where the FFT is taken, the windows of :func:`_window_log_weights` are tried first.
     """
     D = M - k
     if (k + 1) * (D + 1) > _FFT_FROM:
@@ -1284,8 +1297,10 @@ def _direct_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
             return lw
     row, lp, lq = lik._plain_tables()
     T = np.arange(M + 1, dtype=float)
-    # (relative to the guessed peak, where the weights need their accuracy)
-    H = _base_steps(A, B, M, T, int(min(max(round(centre), 0), M))) + row
+    # (for the FFT's sizes relative to the guessed peak, where the weights need their accuracy;
+    # below, from T = 0 as the batch of many groups sums them)
+    big = (k + 1) * (D + 1) > _PEAK_FROM
+    H = _base_steps(A, B, M, T, int(min(max(round(centre), 0), M)) if big else 0) + row
     xs = np.arange(k + 1, dtype=float)
     us = np.arange(D + 1, dtype=float)
     if (k + 1) * (D + 1) > _FFT_FROM:
