@@ -1774,16 +1774,16 @@ def _base_steps(A: float, B: float, M: int, T: np.ndarray, ref: int = 0) -> np.n
 
 def _normalised(A, B, M, k, T, lw):
     """``(a, b, weights, log mass)`` of the components within TAIL_LOG of the largest."""
-    if not np.isfinite(lw).any():
+    top = float(np.max(lw))
+    if not math.isfinite(top) and not np.isfinite(lw).any():
         raise CountsError(f"the metric counts (metric_pos={k} of metric_total={M}) are impossible "
                           "under the given rates (likelihood zero for every alpha); check the "
                           "counts or the known rho/eta")
-    keep = lw > np.max(lw) - TAIL_LOG
-    first, last = np.argmax(keep), keep.size - 1 - np.argmax(keep[::-1])
+    keep = np.flatnonzero(lw > top - TAIL_LOG)
+    first, last = int(keep[0]), int(keep[-1])
     T, lw = T[first:last + 1], lw[first:last + 1]
     # normalised by their sum, not by exp(lw - logsumexp(lw)): that carries the rounding of
     # the log mass (|mass| eps, 1e-13 when log L is large) into every weight
-    top = float(np.max(lw))
     w = np.exp(lw - top)
     total = float(np.sum(w))
     return A + T, B + M - T, w / total, top + math.log(total)

@@ -808,15 +808,27 @@ class AlphaPosterior(PosteriorDistribution):
         if self.parts or not v > 0.0:
             return math.nan, math.nan
         if self.smooth is None:
+            # each component's moments are polynomials in d = a / N - m (p = m + d): with
+            # c0 = m (1 - m), c1 = 1 - 2 m its variance is (c0 + c1 d - d^2) / (N + 1) and its
+            # third central moment that times 2 (c1 - 2 d) / (N + 2), so both sums need only
+            # the weighted powers of d (D_r = sum_j w_j d_j^r)
             N = self._total
-            p = self.a / N
-            d = p - m
-            vj = p * (1.0 - p) / (N + 1.0)
-            k3j = 2.0 * vj * (1.0 - 2.0 * p) / (N + 2.0)
-            dd = d * d
             w = self.weights
-            k3 = _dot(w, k3j + d * (3.0 * vj + dd))
-            k4 = _dot(w, 3.0 * vj * vj + d * (4.0 * k3j + d * (6.0 * vj + dd)))
+            d = self.a / N
+            d -= m
+            wd2 = w * d
+            wd2 *= d
+            D0, D1 = float(np.add.reduce(w)), _dot(w, d)
+            D2, D3 = float(np.add.reduce(wd2)), _dot(wd2, d)
+            D4 = _dot(wd2, d * d)
+            c0, c1 = m * (1.0 - m), 1.0 - 2.0 * m
+            n1, n12 = 1.0 / (N + 1.0), 1.0 / ((N + 1.0) * (N + 2.0))
+            c2 = c1 * c1 - 2.0 * c0
+            k3 = (2.0 * n12 * (c0 * c1 * D0 + c2 * D1 - 3.0 * c1 * D2 + 2.0 * D3)
+                  + 3.0 * n1 * (c0 * D1 + c1 * D2 - D3) + D3)
+            k4 = (3.0 * n1 * n1 * (c0 * c0 * D0 + 2.0 * c0 * c1 * D1 + c2 * D2 - 2.0 * c1 * D3 + D4)
+                  + 8.0 * n12 * (c0 * c1 * D1 + c2 * D2 - 3.0 * c1 * D3 + 2.0 * D4)
+                  + 6.0 * n1 * (c0 * D2 + c1 * D3 - D4) + D4)
         else:
             k3, k4 = self._central_moments()
         return k3 / v ** 1.5, k4 / (v * v) - 3.0
