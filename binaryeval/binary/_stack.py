@@ -425,31 +425,31 @@ class Stack:
         out = np.empty((R, len(cols)))
         buf = np.empty((R, 2, width))
         flat = buf.reshape(R, 2 * width)
+        accumulate = np.multiply.accumulate      # (np.cumprod's own loop)
         with np.errstate(all="ignore"):
             all_odds = np.exp(np.array([c[3] for c in cols]))
-        for j, (ia, lo, hi, _, first, last, _) in enumerate(cols):
-            buf.fill(0.0)
-            odds = all_odds[j]
-            for d, count in ((0, hi - ia), (1, ia - lo)):
-                if count <= 0:
-                    continue
-                with np.errstate(all="ignore"):
+            for j, (ia, lo, hi, _, first, last, _) in enumerate(cols):
+                buf.fill(0.0)
+                odds = all_odds[j]
+                for d, count in ((0, hi - ia), (1, ia - lo)):
+                    if count <= 0:
+                        continue
                     if d == 0:
                         kern = self.step_up[ia:hi] * odds
                         terms = coefs[:, ia + 1:hi + 1]
                     else:
                         kern = self.step_down[lo:ia][::-1] / odds
                         terms = coefs[:, lo:ia][:, ::-1]
-                    np.cumprod(kern, out=kern)
-                end = float(kern[-1])
-                if not (0.0 < end < math.inf):
-                    return None
-                # the window must end where the kernel is negligible (or at the mixture's end)
-                if (hi < last if d == 0 else lo > first) and math.log(end) > _TAIL:
-                    raise FloatingPointError("internal: kernel window too narrow; please report "
-                                             "this case")
-                np.multiply(terms, kern, out=buf[:, d, :count])
-            np.add.reduce(flat, axis=1, out=out[:, j])
+                    accumulate(kern, out=kern)
+                    end = float(kern[-1])
+                    if not (0.0 < end < math.inf):
+                        return None
+                    # the window must end where the kernel is negligible (or at the mixture's end)
+                    if (hi < last if d == 0 else lo > first) and math.log(end) > _TAIL:
+                        raise FloatingPointError("internal: kernel window too narrow; please "
+                                                 "report this case")
+                    np.multiply(terms, kern, out=buf[:, d, :count])
+                np.add.reduce(flat, axis=1, out=out[:, j])
         return out
 
     def cdf_pdf(self, grp: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
