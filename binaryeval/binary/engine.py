@@ -1512,11 +1512,13 @@ def _lgamma_ratio(z: float, d: float) -> float:
     return math.lgamma(z + d) - math.lgamma(z)
 
 
-def _window_of(f, slope, n: int) -> tuple[int, int] | None:
-    """``[lo, hi]`` of ``0..n`` where a concave ``f`` is within :data:`_WINDOW_LOG` of its top.
+def _window_of(f, slope, n: int) -> tuple[int, int]:
+    """``[lo, hi]`` of ``0..n`` holding where a concave ``f`` is near its largest value.
 
-    ``slope(x) = f(x + 1) - f(x)`` (decreasing); plain floats, bisection (a guide only: the
-    caller checks the window with the exact values).
+    Near: within :data:`_WINDOW_LOG`.  ``slope(x) = f(x + 1) - f(x)`` (decreasing); plain floats: the largest value by bisection on
+    the slope, each end bracketed from the width that the curvature there gives (doubled until
+    ``f`` is below the level) and narrowed to a sixteenth of it, the outer end of the bracket
+    taken.  A guide only: the caller checks the window with the exact values.
     """
     lo, hi = 0, n
     while lo < hi:      # the first x whose step is not upwards: the largest value
@@ -1527,22 +1529,24 @@ def _window_of(f, slope, n: int) -> tuple[int, int] | None:
             hi = mid
     top = lo
     level = f(top) - _WINDOW_LOG
-    a, b = 0, top       # the first x at or above the level
-    while a < b:
-        mid = (a + b) // 2
-        if f(mid) >= level:
-            b = mid
-        else:
-            a = mid + 1
-    left = a
-    a, b = top, n       # the last x at or above the level
-    while a < b:
-        mid = (a + b + 1) // 2
-        if f(mid) >= level:
-            a = mid
-        else:
-            b = mid - 1
-    return left, a
+    bend = slope(top) - slope(top - 1) if 0 < top < n else 0.0
+    width = (int(math.sqrt(2.0 * _WINDOW_LOG / -bend)) + 1) if bend < 0.0 else max(n // 8, 1)
+    ends = []
+    for side in (-1, 1):
+        near, step = top, width
+        while True:     # a bracket [near, far] (outwards) with f(far) below the level
+            far = min(max(top + side * step, 0), n)
+            if far == near or f(far) < level:
+                break
+            near, step = far, 2 * step
+        while abs(far - near) > max(8, width // 16):
+            mid = (near + far) // 2
+            if f(mid) < level:
+                far = mid
+            else:
+                near = mid
+        ends.append(far)
+    return ends[0], ends[1]
 
 
 def _tail_mass(v: np.ndarray, at_start: bool) -> float | None:
