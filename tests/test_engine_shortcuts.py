@@ -5,7 +5,8 @@ whose weight is bounded below the level without the likelihood (by ``L <= 1``, t
 bound of ``log L``); the log-gamma tables are built over the counts they are read at; the quantile
 search starts from a Cornish-Fisher-corrected Beta quantile and takes Halley steps; the piecewise
 Chebyshev evaluation runs Clenshaw in place (in plain floats at a few points); the Stirling,
-binomial and Beta kernels work in place.  Every reference here is computed independently of the
+binomial and Beta kernels work in place; the FFT convolves only the windows that matter; the
+kernel sums of a few points run on slices.  Every reference here is computed independently of the
 shortcut: mpmath at 30-40 digits, scipy's root finder on the posterior's own distribution function,
 numpy's Chebyshev series, or the same expression written out.
 """

@@ -538,7 +538,7 @@ def both_sides(mixtures) -> Stack:
     found = shared(mixtures)
     if found is not None:
         return found
-    stack = Stack(mixtures + [(b[::-1].copy(), a[::-1].copy(), w[::-1].copy())
+    stack = Stack(mixtures + [(b[::-1], a[::-1], w[::-1])
                               for a, b, w in mixtures])
     cache = _REUSE.get()
     if cache is not None:

@@ -84,7 +84,7 @@ covers only the windows that matter: each sequence where it is within 60 log uni
 entry (the mass left out, a geometric tail by concavity, about 1e-25, is added to the error
 bound), the tables over those windows and ``T`` over the window their convolution covers, the
 weights beyond it bounded through linear bounds of their other factors (at 10^4 metric ratings
-a little over half of every length).  At these sizes ``log C(M, T) B(A + T, B + M - T)`` is
+and 300 paired rows about 60 % of the whole lengths).  At these sizes ``log C(M, T) B(A + T, B + M - T)`` is
 summed from the guessed peak outwards (from ``T = 0`` its running sums reach thousands, and their
 rounding put a few 1e-12 between the weights near the peak).  Below 400,000 multiply-adds, and
 where the bound refuses (a mode pressed against an end, a perfect metric, weights pulled far from

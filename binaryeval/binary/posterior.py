@@ -798,8 +798,10 @@ class AlphaPosterior(PosteriorDistribution):
     def _skew_kurt(self) -> tuple[float, float]:
         """Skewness and excess kurtosis, to a few digits (they steer the quantile search's start).
 
-        For a materialised mixture in one pass over the components, with each component's
-        fourth central moment taken as ``3 var^2`` (its excess kurtosis is of order ``1 / N``);
+        For a materialised mixture from the weighted sums of the powers of ``a_j / N - m`` up to
+        the fourth (each component's central moments shifted to the mixture's mean are
+        polynomials in it), with each component's fourth central moment taken as ``3 var^2``
+        (its excess kurtosis is of order ``1 / N``);
         for a smooth one from :meth:`_central_moments` (a sum over its quadrature rule); NaN for
         separate parts (a materialised piece can hold 10^5 components: the start is not worth a
         pass over them, and the search starts from the matched Beta).
