@@ -396,11 +396,12 @@ class Stack:
             cols.append((start + anchor, start + int(lo), start + int(hi), lx, start,
                          start + last, max(int(hi) - anchor, anchor - int(lo))))
         width = max(c[6] for c in cols)
-        peaks = [_log_beta_pdf_one(xi, float(self.a[c[0]]), float(self.b[c[0]]))
-                 for xi, c in zip(x.tolist(), cols, strict=True)]
+        anchors = [c[0] for c in cols]
+        peaks = [_log_beta_pdf_one(xi, float(self.a[ia]), float(self.b[ia]))
+                 for xi, ia in zip(x.tolist(), anchors, strict=True)]
         log_peak = (np.array(peaks) if None not in peaks
-                    else log_beta_pdf(x, self.a[[c[0] for c in cols]], self.b[[c[0] for c in cols]]))
-        scaled = coefs[:, [c[0] for c in cols]]
+                    else log_beta_pdf(x, self.a[anchors], self.b[anchors]))
+        scaled = coefs[:, anchors]
         if width:
             sums = self._windows_few(cols, coefs, width)
             if sums is None:

@@ -69,29 +69,29 @@ Measured against term-by-term sums of the same summand, ``log L`` agrees to 2e-1
 ratings and to 1e-13 at 10^6 and 10^7; the tests hold it to 1e-9 of sums of scipy's beta-binomial
 probabilities (whose own rounding is about 1e-11 at these sizes).
 
-Up to ``_DIRECT_MAX`` (60,000) metric ratings every weight comes from one convolution: the
-summand factors as ``row[T] + first[x] + second[T - x]`` (integer log-gamma tables), so all
-``L(T)`` are the convolution of ``exp(first)`` with ``exp(second)`` (tilted so that it peaks
-where the weights do).  Above 400,000 multiply-adds it is taken by FFT, whose error in every
-entry is below ``16 eps sqrt(log2 n) ||p||_2 ||q||_2``; the entries within four times that of
-zero are dropped and their mass bounded (a geometric tail where the sequences are log-concave),
-and the weights are kept only when the total error bound is within ``FFT_TOL`` (2.5e-13) of the
-mass, so the CDF is within 5e-13 of the exact mixture's (the tests hold the bound against the
-direct convolution and the posterior against the exact convolution on hard designs).  Weights far
-below that share of the mass have absolute, not relative, accuracy on this path.  With both
-rates estimated (Beta parameters of at least one: both sequences log-concave) the FFT first
-covers only the windows that matter: each sequence where it is within 60 log units of its largest
-entry (the mass left out, a geometric tail by concavity, about 1e-25, is added to the error
-bound), the tables over those windows and ``T`` over the window their convolution covers, the
-weights beyond it bounded through linear bounds of their other factors (at 10^4 metric ratings
-and 300 paired rows about 60 % of the whole lengths).  At these sizes ``log C(M, T) B(A + T, B + M - T)`` is
-summed from the guessed peak outwards (from ``T = 0`` its running sums reach thousands, and their
-rounding put a few 1e-12 between the weights near the peak).  Below 400,000 multiply-adds, and
-where the bound refuses (a mode pressed against an end, a perfect metric, weights pulled far from
-the metric's peak), an exact convolution sums every term (positive terms: relative error ``n eps``), up to 25 x 10^6
-multiply-adds.  Beyond ``_DIRECT_ANY`` (12,000) ratings the convolution's weights are kept only
-when those within ``TAIL_LOG`` of the largest are one run; separate piles go to the mode search
-below and are held in parts.
+Up to ``_DIRECT_MAX`` (60,000) metric ratings every weight comes from one convolution: the summand
+factors as ``row[T] + first[x] + second[T - x]`` (integer log-gamma tables), so all ``L(T)`` are
+the convolution of ``exp(first)`` with ``exp(second)`` (tilted so that it peaks where the weights
+do).  Above 400,000 multiply-adds it is taken by FFT, whose error in every entry is below ``16 eps
+sqrt(log2 n) ||p||_2 ||q||_2``; the entries within four times that of zero are dropped and their
+mass bounded (a geometric tail where the sequences are log-concave), and the weights are kept only
+when the total error bound is within ``FFT_TOL`` (2.5e-13) of the mass, so the CDF is within 5e-13
+of the exact mixture's (the tests hold the bound against the direct convolution and the posterior
+against the exact convolution on hard designs).  Weights far below that share of the mass have
+absolute, not relative, accuracy on this path.  With both rates estimated (Beta parameters of at
+least one: both sequences log-concave) the FFT first covers only the windows that matter: each
+sequence where it is within 40 log units of its largest entry (the mass left out, a geometric tail
+by concavity, is added to the error bound: at most 1e-4 of it on the designs tested), the tables
+over those windows and ``T`` over the window their convolution covers, the weights beyond it
+bounded through linear bounds of their other factors (at 10^4 metric ratings and 300 paired rows
+about 60 % of the whole lengths).  At these sizes ``log C(M, T) B(A + T, B + M - T)`` is summed
+from the guessed peak outwards (from ``T = 0`` its running sums reach thousands, and their rounding
+put a few 1e-12 between the weights near the peak).  Below 400,000 multiply-adds, and where the
+bound refuses (a mode pressed against an end, a perfect metric, weights pulled far from the
+metric's peak), an exact convolution sums every term (positive terms: relative error ``n eps``), up
+to 25 x 10^6 multiply-adds.  Beyond ``_DIRECT_ANY`` (12,000) ratings the convolution's weights are
+kept only when those within ``TAIL_LOG`` of the largest are one run; separate piles go to the mode
+search below and are held in parts.
 
 When the window in ``T`` is wide, ``log L(T)`` is interpolated piecewise (degree-24 Chebyshev
 panels, two to start with; where the summation range changes shape, at ``T = k`` and
@@ -1377,8 +1377,8 @@ def _fft_convolve(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, float]:
     return c, delta
 
 
-#: FFT lengths are ``m 2^j`` for these ``m``: pocketfft's radix-2 passes are the fastest (at 10^4
-#: metric ratings 10,240 points took four fifths of the time of 10,125, the smallest 5-smooth length)
+#: FFT lengths are ``m 2^j`` for these ``m``: pocketfft's radix-2 passes are the fastest (10,240
+#: points took four fifths of the time of 10,125, the smallest 5-smooth length above 10,001)
 _FFT_ODD = (1, 3, 5, 9, 15, 25, 27, 45, 75, 81, 125)
 
 
@@ -1503,8 +1503,9 @@ def _geometric(start: float, g: float, n: int) -> float:
 
 
 #: entries of the tilted sequences this far below their largest are left out of the window's
-#: convolution (each below 1e-26 of it; together, by the geometric bound, far below delta)
-_WINDOW_LOG = 60.0
+#: convolution (each below 5e-18 of it; together, by the geometric bound, below 1e-15 and 1e-4 of
+#: the FFT's error bound on the designs tested; 60 took a fifth longer at 10^4 metric ratings)
+_WINDOW_LOG = 40.0
 
 
 def _lgamma_ratio(z: float, d: float) -> float:
@@ -1515,10 +1516,11 @@ def _lgamma_ratio(z: float, d: float) -> float:
 def _window_of(f, slope, n: int) -> tuple[int, int]:
     """``[lo, hi]`` of ``0..n`` holding where a concave ``f`` is near its largest value.
 
-    Near: within :data:`_WINDOW_LOG`.  ``slope(x) = f(x + 1) - f(x)`` (decreasing); plain floats: the largest value by bisection on
-    the slope, each end bracketed from the width that the curvature there gives (doubled until
-    ``f`` is below the level) and narrowed to a sixteenth of it, the outer end of the bracket
-    taken.  A guide only: the caller checks the window with the exact values.
+    Near: within :data:`_WINDOW_LOG`.  ``slope(x) = f(x + 1) - f(x)`` (decreasing); plain
+    floats: the largest value by bisection on the slope, each end bracketed from the width that
+    the curvature there gives (doubled until ``f`` is below the level) and narrowed to a
+    sixteenth of it, the outer end of the bracket taken.  A guide only: the caller checks the
+    window with the exact values.
     """
     lo, hi = 0, n
     while lo < hi:      # the first x whose step is not upwards: the largest value
@@ -1598,22 +1600,22 @@ def _window_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
                         centre: float) -> np.ndarray | None:
     """``log w(T)``, ``T = 0..M``, from one FFT over the parts of the sequences that matter.
 
-    The convolution of :func:`_direct_log_weights` restricted to windows, for both rates
-    estimated with Beta parameters of at least one (``first`` and ``second`` concave).  The
-    tilted sequences are taken only where they are within :data:`_WINDOW_LOG` of their largest
-    value (located in plain floats by math.lgamma, then checked on the exact table values: the
-    largest inside, each cut end falling outwards), and the tables and ``H`` only over the window
-    ``[S0, S1]`` of ``T`` that their convolution covers (``H`` relative to the guessed peak, as
-    in the whole convolution).  Leaving out a sequence's entries beyond its window changes every
-    entry of the convolution by at most their mass (relative to the sequence's largest entry,
-    which is one) times the other's largest (one): by concavity a geometric tail beyond each cut
-    end (about 1e-25), added to the FFT's ``delta``.  Beyond ``[S0, S1]`` every weight is dropped
-    and bounded: ``H`` rises outwards at most linearly (:func:`_rises`) and ``log c`` falls as
-    beyond the last kept entry, so :func:`_fft_log_weights` sums their bounds in closed form.
-    Inside the window the weights are those of the whole convolution up to the FFT's error, and
-    the same acceptance rule holds.  None (the caller convolves over every ``T``) where any of
-    this does not hold, where the window is not much shorter than ``0..M``, or where the bounds
-    refuse.
+    The convolution of :func:`_direct_log_weights` restricted to windows, for both rates estimated
+    with Beta parameters of at least one (``first`` and ``second`` concave).  The tilted sequences
+    are taken only where they are within :data:`_WINDOW_LOG` of their largest value (located in
+    plain floats by math.lgamma, then checked on the exact table values: the largest inside, each
+    cut end falling outwards), and the tables and ``H`` only over the window ``[S0, S1]`` of ``T``
+    that their convolution covers (``H`` relative to the guessed peak, as in the whole
+    convolution).  Leaving out a sequence's entries beyond its window changes every entry of the
+    convolution by at most their mass (relative to the sequence's largest entry, which is one)
+    times the other's largest (one): by concavity a geometric tail beyond each cut end (below 1e-4
+    of ``delta`` on the designs tested), added to the FFT's ``delta``.  Beyond ``[S0, S1]`` every
+    weight is dropped and bounded: ``H`` rises outwards at most linearly (:func:`_rises`) and ``log
+    c`` falls as beyond the last kept entry, so :func:`_fft_log_weights` sums their bounds in
+    closed form.  Inside the window the weights are those of the whole convolution up to the FFT's
+    error, and the same acceptance rule holds.  None (the caller convolves over every ``T``) where
+    any of this does not hold, where the window is not much shorter than ``0..M``, or where the
+    bounds refuse.
     """
     pos, neg = lik.pos, lik.neg
     if (pos.known is not None or neg.known is not None or not lik.log_concave
