@@ -5,7 +5,8 @@ whose weight is bounded below the level without the likelihood (by ``L <= 1``, t
 bound of ``log L``); the log-gamma tables are built over the counts they are read at; the quantile
 search starts from a Cornish-Fisher-corrected Beta quantile and takes Halley steps; the piecewise
 Chebyshev evaluation runs Clenshaw in place (in plain floats at a few points); the Stirling,
-binomial and Beta kernels work in place.  Every reference here is computed independently of the
+binomial and Beta kernels work in place; the FFT convolves only the windows that matter; the
+kernel sums of a few points run on slices.  Every reference here is computed independently of the
 shortcut: mpmath at 30-40 digits, scipy's root finder on the posterior's own distribution function,
 numpy's Chebyshev series, or the same expression written out.
 """
@@ -704,3 +705,226 @@ def test_stacks_are_shared_inside_reuse_only_for_the_same_mixtures():
     with _stack.reuse():
         P = posterior.prob_greater_matrix([one, two])
     np.testing.assert_array_equal(P, posterior.prob_greater_matrix([one, two]))
+
+
+# -- the convolution over the windows that matter -------------------------------------------------
+def _window_designs():
+    """Designs of the windowed convolution: the bench's, and rows drawn from one system's rates
+    at 2,000 to 60,000 metric ratings (100 to 1,000 paired rows)."""
+    rng = np.random.default_rng(21)
+    out = [BENCH[1], (188, 300, 1339, 2000, 154, 34, 93, 19)]
+    for _ in range(10):
+        M, npair = int(rng.integers(2000, 60001)), int(rng.integers(250, 1001))
+        alpha, rho, eta = rng.uniform(0.2, 0.9), rng.uniform(0.7, 0.97), rng.uniform(0.6, 0.95)
+        ht = npair
+        pos = int(rng.binomial(npair, alpha))
+        tp, tn = int(rng.binomial(pos, rho)), int(rng.binomial(npair - pos, eta))
+        k = int(rng.binomial(M, alpha * rho + (1 - alpha) * (1 - eta)))
+        out.append((pos, ht, k, M, tp, pos - tp, tn, npair - pos - tn))
+    return out
+
+
+def _window_inputs(c):
+    hp, ht, k, M, tp, fn, tn, fp = c
+    A, B = 1.0 + hp, 1.0 + ht - hp
+    pos = engine.RateDistribution(tp + 1.0, fn + 1.0)
+    neg = engine.RateDistribution(fp + 1.0, tn + 1.0)
+    lik = engine._MetricLikelihood(k, M, pos, neg)
+    return A, B, k, M, lik, engine._guess(A, B, k, M, pos, neg)[0]
+
+
+@pytest.mark.parametrize("c", _window_designs())
+def test_window_weights_against_the_exact_convolution(c, monkeypatch):
+    # the weights from the windows' FFT against the exact convolution of every T (np.convolve,
+    # itself held to term-by-term sums in test_engine.py): the stated CDF error 2 FFT_TOL
+    used = []
+    window = engine._window_log_weights
+    monkeypatch.setattr(engine, "_window_log_weights",
+                        lambda *a: used.append(window(*a)) or used[-1])
+    fast = alpha_posterior(*c)
+    assert used and used[0] is not None, "the windows were not taken"
+    monkeypatch.setattr(engine, "_window_log_weights", lambda *a: None)
+    monkeypatch.setattr(engine, "_FFT_FROM", 10**15)
+    monkeypatch.setattr(engine, "_CONV_MAX", 10**15)
+    exact = alpha_posterior(*c)
+    qs = np.array([1e-9, 1e-6, 0.025, 0.25, 0.5, 0.75, 0.975, 1 - 1e-6, 1 - 1e-9])
+    xs = exact.ppf(qs)
+    np.testing.assert_allclose(fast.cdf(xs), exact.cdf(xs), atol=2 * engine.FFT_TOL, rtol=0)
+    assert fast.mean() == pytest.approx(exact.mean(), abs=2 * engine.FFT_TOL)
+    assert fast.std() == pytest.approx(exact.std(), abs=1e-12)
+    lo, hi = fast.interval(0.95)
+    ref = exact.interval(0.95)
+    assert abs(lo - ref[0]) <= 1e-12 and abs(hi - ref[1]) <= 1e-12
+
+
+@pytest.mark.parametrize("c", _window_designs()[:6])
+def test_window_bounds_hold_against_the_whole_tables(c):
+    # the windows' bounds against the whole tables: the mass left out of each tilted sequence
+    # is below its geometric bound, and beyond [S0, S1] H rises no faster than _rises says
+    A, B, k, M, lik, centre = _window_inputs(c)
+    got = {}
+    fft_weights = engine._fft_log_weights
+
+    def spy(lp, lq, H, theta, concave, trunc, beyond):
+        got.update(lp=lp, lq=lq, H=H, theta=theta, trunc=trunc, beyond=beyond)
+        return fft_weights(lp, lq, H, theta, concave, trunc, beyond)
+
+    engine._fft_log_weights, saved = spy, engine._fft_log_weights
+    try:
+        assert engine._window_log_weights(A, B, k, M, lik, centre) is not None
+    finally:
+        engine._fft_log_weights = saved
+    row, lp, lq = lik._plain_tables()
+    theta = got["theta"]
+    # where the windows lie in the whole sequences (the window's tables are their entries)
+    x0 = int(np.flatnonzero(lp == got["lp"][0])[0])
+    u0 = int(np.flatnonzero(lq == got["lq"][0])[0])
+    np.testing.assert_array_equal(lp[x0:x0 + got["lp"].size], got["lp"])
+    np.testing.assert_array_equal(lq[u0:u0 + got["lq"].size], got["lq"])
+    out = 0.0
+    for whole, at, n in ((lp, x0, got["lp"].size), (lq, u0, got["lq"].size)):
+        v = whole + theta * np.arange(whole.size)
+        v -= v[at:at + n].max()
+        assert v.max() == 0.0      # the largest entry is inside the window
+        out += float(np.sum(np.exp(v[:at])) + np.sum(np.exp(v[at + n:])))
+    assert out <= got["trunc"] * (1 + 1e-9)
+    # and far below the FFT's own error bound (the sequences scaled as the FFT takes them)
+    a = got["lp"] + theta * np.arange(got["lp"].size)
+    b = got["lq"] + theta * np.arange(got["lq"].size)
+    delta = engine._fft_convolve(np.exp(a - a.max()), np.exp(b - b.max()))[1]
+    assert got["trunc"] <= 1e-4 * delta
+    S0, S1 = x0 + u0, x0 + u0 + got["H"].size - 1
+    t0 = int(min(max(round(centre), 0), M))
+    H = engine._base_steps(A, B, M, np.arange(M + 1.0), t0) + row
+    shift = H - theta * np.arange(M + 1.0)
+    n_left, g_left, n_right, g_right = got["beyond"]
+    assert (n_left, n_right) == (S0, M - S1)
+    left = shift[:S0] - shift[S0] - g_left * np.arange(S0, 0, -1)
+    right = shift[S1 + 1:] - shift[S1] - g_right * np.arange(1, M - S1 + 1)
+    assert left.max(initial=-np.inf) <= 1e-9 and right.max(initial=-np.inf) <= 1e-9
+
+
+def test_base_steps_from_a_reference_against_forty_digits():
+    # log C(M, T) B(A + T, B + M - T) summed outwards from a reference near the peak: within a
+    # few 1e-14 of 40 digits over thousands of components at 10^4 ratings (summed from T = 0 the
+    # running sums reach thousands, and the same values were a few 1e-12 off)
+    mp = pytest.importorskip("mpmath")
+    A, B, M, ref = 189.0, 113.0, 10000, 6655
+    T = np.arange(M + 1.0)
+    got = engine._base_steps(A, B, M, T, ref)
+    assert got[ref] == 0.0
+    with mp.workdps(40):
+        def exact(t):
+            return (mp.loggamma(t + A) - mp.loggamma(t + 1) + mp.loggamma(M - t + B)
+                    - mp.loggamma(M - t + 1))
+        top = exact(ref)
+        for t in (3200, 4700, 5500, 6000, 6654, 6656, 7000, 8200, 9100):
+            assert abs(got[t] - float(exact(t) - top)) <= 2e-13, t
+    # the same steps as from T = 0 (to rounding)
+    whole = engine._base_steps(A, B, M, T)
+    np.testing.assert_allclose(got, whole - whole[ref], rtol=0, atol=1e-9)
+    part = engine._base_steps(A, B, M, T[3000:9001], ref - 3000)
+    np.testing.assert_array_equal(part, got[3000:9001])
+
+
+def test_geometric_sums_and_fft_lengths():
+    for start, g, n in ((-3.0, -0.2, 7), (-3.0, 0.0, 7), (-40.0, 0.3, 50), (-1.0, -1e-9, 10**6)):
+        ref = math.fsum(math.exp(start + g * j) for j in range(1, n + 1))
+        assert engine._geometric(start, g, n) == pytest.approx(ref, rel=1e-9)
+    assert engine._geometric(0.0, 10.0, 10**6) == math.inf
+    for size in list(range(1, 3000)) + [10_001, 65_537, 999_999]:
+        n = engine._fft_length(size)
+        best = min(m * 2 ** max(0, math.ceil(math.log2(size / m))) for m in engine._FFT_ODD)
+        assert n == best and n >= size
+    assert engine._fft_length(10_001) == 10_240
+
+
+def test_log_gamma_ratio_ranges_from_a_start_are_slices_of_the_whole():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        specs = [(int(n), float(d)) for n, d in zip(rng.integers(1, 30_000, 4),
+                                                     rng.integers(0, 400, 4), strict=True)]
+        specs.append((int(rng.integers(1, 3000)), float(rng.uniform(-0.9, 50.0))))
+        starts = [int(rng.integers(0, n)) for n, _ in specs]
+        whole = _kernels.log_gamma_ratio_ranges(specs)
+        part = _kernels.log_gamma_ratio_ranges([(n, d, s) for (n, d), s in zip(specs, starts,
+                                                                                 strict=True)])
+        for w, p, s in zip(whole, part, starts, strict=True):
+            np.testing.assert_array_equal(p, w[s:])
+    # the kept integer tables are the tables of each range alone
+    grid, ser, logs = _kernels._integer_tables(True, 600, 9000)
+    own = np.arange(600.0, 9000.0)
+    np.testing.assert_array_equal(grid, own)
+    np.testing.assert_array_equal(ser, _kernels._stirling_series(own, True))
+    np.testing.assert_array_equal(logs, np.log(own))
+
+
+def test_kernel_sums_of_a_few_points_are_the_array_forms_bit_for_bit():
+    # the few points' windows one at a time on slices: the same sums as the array form laid out
+    # the same way (every coefficient row, both sides, kernels peaking inside and beyond an end)
+    post = alpha_posterior(*BENCH[1])
+    stack = _stack.both_sides([(post.a, post.b, post.weights)])
+    rng = np.random.default_rng(8)
+    for g in (0, 1):
+        m = post.mean() if g == 0 else 1.0 - post.mean()
+        for x in (np.clip(m + post.std() * rng.normal(0.0, 4.0, 4), 1e-3, 1 - 1e-3),
+                  np.array([0.3, 0.95]), np.array([m])):
+            grp = np.full(x.size, g)
+            log_peak, few = stack._sums_few(grp, x, stack.cdf_pdf_coefs)
+            cols = []
+            for xi in x.tolist():
+                start, K = int(stack.start[g]), int(stack.K[g])
+                lx = math.log(xi) - math.log1p(-xi)
+                n = float(stack.N[g]) - 2.0
+                centre = xi * n + 1.0 - float(stack.a0[g])
+                half = math.ceil(10.0 * math.sqrt(n * xi * (1.0 - xi)) + 40.0)
+                lo, hi = min(max(math.floor(centre - half), 0), K - 1), \
+                    min(max(math.ceil(centre + half), 0), K - 1)
+                if centre < 0:
+                    r = float(stack.ratio[start]) + lx
+                    hi = min(K - 1, max(hi, min(math.ceil(42.0 / max(-r, 1e-300)) + 1, 2 * half)))
+                elif centre > K - 1:
+                    r = float(stack.ratio[start + K - 2]) + lx
+                    lo = max(0, min(lo, K - 1 - min(math.ceil(42.0 / max(r, 1e-300)) + 1,
+                                                    2 * half)))
+                anchor = int(min(max(round(centre), lo), hi))
+                cols.append((start + anchor, start + lo, start + hi, lx, start, start + K - 1,
+                             max(hi - anchor, anchor - lo)))
+            ia, lo, hi, lx, first, last, reach = (np.array(v) for v in zip(*cols, strict=True))
+            ref = stack.cdf_pdf_coefs[:, ia] + stack._window(
+                ia, lo, hi, lx.astype(float), stack.cdf_pdf_coefs, int(reach.max()), first, last)
+            np.testing.assert_array_equal(few, ref)
+            np.testing.assert_array_equal(log_peak, _kernels.log_beta_pdf(x, stack.a[ia],
+                                                                          stack.b[ia]))
+    # a factor beyond the range of doubles: the array form's log sums answer (their log factors
+    # made from the factors as they were), with the sums of the products to rounding
+    x = np.array([post.mean()])
+    before = stack._sums_few(np.zeros(1, dtype=np.int64), x, stack.cdf_pdf_coefs)[1]
+    ia = int(round(x[0] * (stack.N[0] - 2.0) + 1.0 - stack.a0[0]))
+    assert stack.ratio.size == stack.a.size
+    stack.step_up = stack.step_up.copy()
+    stack.step_up[ia + 3] = np.inf
+    with np.errstate(all="raise"):
+        after = stack._sums_few(np.zeros(1, dtype=np.int64), x, stack.cdf_pdf_coefs)[1]
+    np.testing.assert_allclose(after, before, rtol=5e-14, atol=0)
+
+
+def test_two_sided_stack_attributes_by_their_definitions():
+    # the lean constructor: each attribute as the module notes define it
+    mixes = [alpha_posterior(*c).components() for c in (BENCH[0], (40, 50, 560, 950, 33, 7, 9, 1))]
+    stack = _stack.both_sides(mixes)
+    for i, (a, b, w) in enumerate(mixes + [(b[::-1], a[::-1], w[::-1]) for a, b, w in mixes]):
+        sl = slice(int(stack.start[i]), int(stack.start[i] + stack.K[i]))
+        N = float(a[0] + b[0])
+        np.testing.assert_array_equal(stack.a[sl], a)
+        np.testing.assert_array_equal(stack.b[sl], N - a)
+        np.testing.assert_array_equal(stack.w[sl], w)
+        np.testing.assert_array_equal(stack.step_up[sl], (N - a - 1.0) / a)
+        np.testing.assert_array_equal(stack.step_down[sl], a / (N - a - 1.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.testing.assert_array_equal(stack.ratio[sl], np.log((N - a - 1.0) / a))
+        coef = np.cumsum(w) / a
+        coef[-1] = 0.0
+        np.testing.assert_array_equal(stack.cdf_coef[sl], coef)
+        np.testing.assert_array_equal(stack.cdf_pdf_coefs[:, sl], np.stack([coef, w]))
+        assert stack.mean_a[i] == pytest.approx(float(np.add.reduce(w * a)), rel=1e-15)

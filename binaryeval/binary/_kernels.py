@@ -402,6 +402,9 @@ _CHUNK = 8192  # elements per pass: temporaries this small are reused from the c
 def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
     """:func:`log_gamma_ratio_range` for several ``(n, d)`` at once.
 
+    A spec ``(n, d, start)`` asks for ``z = start + 1, ..., n`` only (the same values as
+    entries ``start..n - 1`` of the whole range).
+
     Each range in three parts: ``z`` with ``min(z, z + d) <= 16`` by the plain difference of
     log-gamma functions; up to 500 by Stirling's form with the five-term series; beyond, with
     the two-term series.  Each part of every range together (one call for all of them, a table
@@ -420,13 +423,16 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
     >>> bool(np.allclose(b, log_gamma_ratio(np.arange(1.0, 1201.0), -0.5), rtol=1e-15))
     True
     """
-    outs = [np.empty(n) for n, _ in specs]
+    # (a range from start: the whole range's array, filled from start on and returned from there)
+    starts = [spec[2] if len(spec) > 2 else 0 for spec in specs]
+    outs = [np.empty(spec[0]) for spec in specs]
     parts: list[list[tuple[int, int, int, float]]] = [[], [], []]
-    for i, (n, d) in enumerate(specs):
+    for i, (n, d, *_) in enumerate(specs):
         # z with min(z, z + d) <= 16, then up to 500 (u = z - 1 and u + d above 15), then beyond
         small = min(n, int(math.floor(16.0 - min(d, 0.0))))
         mid = min(n, max(small, int(math.ceil(501.0 - min(d, 0.0)))))
         for kind, (a, b) in enumerate(((0, small), (small, mid), (mid, n))):
+            a = max(a, starts[i])
             if b > a:
                 parts[kind].append((i, a, b, float(d)))
     for kind, pieces in enumerate(parts):
@@ -445,7 +451,7 @@ def log_gamma_ratio_ranges(specs) -> list[np.ndarray]:
                     batch, size = [], 0
             if i < 0 and batch:
                 _ratio_batch(kind, batch, outs)
-    return outs
+    return [out[start:] if start else out for out, start in zip(outs, starts, strict=True)]
 
 
 def _shared_ratios(kind: int, pieces, outs) -> bool:
@@ -464,10 +470,8 @@ def _shared_ratios(kind: int, pieces, outs) -> bool:
     hi = max(b + max(int(d), 0) for _, _, b, d in pieces)
     if hi - lo > 2 * sum(b - a for _, a, b, _ in pieces):
         return False
-    grid = np.arange(float(lo), float(hi))
     # (the series by the same rule as in each batch: five terms for the middle part, two beyond)
-    ser = _stirling_series(grid, kind == 2)
-    logs = np.log(grid)
+    grid, ser, logs = _integer_tables(kind == 2, lo, hi)
     total = sum(b - a for _, a, b, _ in pieces)
     if total <= _CHUNK:
         # short ranges: all in one pass (the offsets as an array), scattered afterwards
@@ -507,6 +511,32 @@ def _shared_ratios(kind: int, pieces, outs) -> bool:
             sv = ser[c + sh - lo:e + sh - lo] - ser[c - lo:e - lo]
             out += sv
     return True
+
+
+#: the tables of :func:`_integer_tables` are kept up to this many integers (8 MB in all)
+_KEEP_INTEGERS = 1 << 17
+_KEPT: dict = {}
+
+
+def _integer_tables(short: bool, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The integers ``lo..hi - 1`` (``lo >= 1``) as floats, their Stirling series and logs.
+
+    Slices of tables kept from ``1`` up, whichever counts ask (each entry is an elementwise
+    function of its integer: the same values as tables made for ``lo..hi`` alone); made anew
+    beyond :data:`_KEEP_INTEGERS`.  ``short``: the two-term series (else five terms).
+    """
+    if lo < 1 or hi > _KEEP_INTEGERS:
+        grid = np.arange(float(lo), float(hi))
+        return grid, _stirling_series(grid, short), np.log(grid)
+    kept = _KEPT.get(short)
+    if kept is None or kept[0].size + 1 < hi:
+        size = min(_KEEP_INTEGERS, max(hi, 4096, 2 * (0 if kept is None else kept[0].size)))
+        grid = np.arange(1.0, size + 1.0)
+        kept = (grid, _stirling_series(grid, short), np.log(grid))
+        for arr in kept:
+            arr.setflags(write=False)
+        _KEPT[short] = kept
+    return tuple(arr[lo - 1:hi - 1] for arr in kept)
 
 
 def _ratio_batch(kind: int, batch, outs) -> None:

@@ -30,11 +30,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from functools import cached_property
 
 import numpy as np
 from scipy import special
 
-from ._kernels import log_beta_pdf
+from ._kernels import _log_beta_pdf_one, log_beta_pdf
 
 __all__ = ["Stack", "both_sides", "modes", "quantiles", "solve"]
 
@@ -137,31 +138,44 @@ class Stack:
         np.cumsum(sizes[:-1], out=self.start[1:])
         self.K = sizes
         a = np.asarray(np.concatenate([m[0] for m in mixtures]), dtype=float)
-        w = np.asarray(np.concatenate([m[2] for m in mixtures]), dtype=float)
         self.N = np.array([float(m[0][0] + m[1][0]) for m in mixtures])
         self.a0 = np.array([float(m[0][0]) for m in mixtures])
         self.a_last = np.array([float(m[0][-1]) for m in mixtures])
         self.b_last = self.N - self.a_last
-        group = np.repeat(np.arange(sizes.size), sizes)
-        N = self.N[group]
-        b = N - a
+        b = np.repeat(self.N, sizes)
+        b -= a
+        bm1 = b - 1.0
         with np.errstate(divide="ignore", invalid="ignore"):
             # Beta_{j+1}(x) / Beta_j(x) = (x / (1 - x)) (b_j - 1) / a_j within a mixture: the
-            # factor, its inverse and its log (every factor a window steps over is positive
-            # and finite: b_j > 1 below a mixture's last component)
-            self.step_up = (b - 1.0) / a
-            self.step_down = a / (b - 1.0)
-            self.ratio = np.log(self.step_up)
-        # each mixture's cumulative weights on its own (a running sum over all of them would
-        # carry the rounding of the earlier mixtures' totals)
-        cum = np.asarray(np.concatenate([np.cumsum(m[2]) for m in mixtures]), dtype=float)
-        last = np.zeros(a.size, dtype=bool)
-        last[self.start + sizes - 1] = True
+            # factor and its inverse (every factor a window steps over is positive and finite:
+            # b_j > 1 below a mixture's last component); its log when asked (:attr:`ratio`)
+            self.step_up = bm1 / a
+            self.step_down = np.divide(a, bm1, out=bm1)
+        # the coefficients of the cdf and the density, for one pass over both: each mixture's
+        # cumulative weights on its own (a running sum over all of them would carry the rounding
+        # of the earlier mixtures' totals) over a, zero at each mixture's last component
+        coefs = np.empty((2, a.size))
+        cdf_coef, w = coefs
+        if len(mixtures) == 1:
+            np.cumsum(mixtures[0][2], out=cdf_coef)
+        else:
+            np.concatenate([np.cumsum(m[2]) for m in mixtures], out=cdf_coef)
+        cdf_coef /= a
+        cdf_coef[self.start + sizes - 1] = 0.0
+        np.concatenate([m[2] for m in mixtures], out=w)
         self.a, self.b, self.w = a, b, w
-        self.cdf_coef = np.where(last, 0.0, cum / a)
-        # the coefficients of the cdf and the density, for one pass over both
-        self.cdf_pdf_coefs = np.stack([self.cdf_coef, w])
-        self.mean_a = np.add.reduceat(w * a, self.start)
+        self.cdf_coef, self.cdf_pdf_coefs = cdf_coef, coefs
+
+    @cached_property
+    def ratio(self) -> np.ndarray:
+        """``log(step_up)``: the log factors, for windows whose products leave the doubles."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(self.step_up)
+
+    @cached_property
+    def mean_a(self) -> np.ndarray:
+        """Each mixture's mean ``a`` (``sum_j w_j a_j``)."""
+        return np.add.reduceat(self.w * self.a, self.start)
 
     def sums(self, grp: np.ndarray, x: np.ndarray, coefs: np.ndarray):
         """``sum_j coefs[r, j] Beta(x_i; a_j, b_j)`` over the components of mixture ``grp[i]``.
@@ -289,7 +303,7 @@ class Stack:
         end either, so they are read as slices.
         """
         inner = bool(ia.min() >= width)
-        sliced = inner and int(ia.max()) + width <= self.ratio.size
+        sliced = inner and int(ia.max()) + width <= self.a.size
         count = np.empty((ia.size, 2), dtype=np.int64)
         np.subtract(hi, ia, out=count[:, 0])
         np.subtract(ia, lo, out=count[:, 1])
@@ -381,15 +395,63 @@ class Stack:
             anchor = int(min(max(round(centre), lo), hi))
             cols.append((start + anchor, start + int(lo), start + int(hi), lx, start,
                          start + last, max(int(hi) - anchor, anchor - int(lo))))
-        ia, lo, hi, lx, first, last, reach = (np.array(v) for v in zip(*cols, strict=True))
-        ia, lo, hi = ia.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64)
-        log_peak = log_beta_pdf(x, self.a[ia], self.b[ia])
-        scaled = coefs[:, ia]
-        width = int(reach.max())
+        width = max(c[6] for c in cols)
+        anchors = [c[0] for c in cols]
+        peaks = [_log_beta_pdf_one(xi, float(self.a[ia]), float(self.b[ia]))
+                 for xi, ia in zip(x.tolist(), anchors, strict=True)]
+        log_peak = (np.array(peaks) if None not in peaks
+                    else log_beta_pdf(x, self.a[anchors], self.b[anchors]))
+        scaled = coefs[:, anchors]
         if width:
-            scaled = scaled + self._window(ia, lo, hi, lx.astype(float), coefs, width,
-                                           first.astype(np.int64), last.astype(np.int64))
+            sums = self._windows_few(cols, coefs, width)
+            if sums is None:
+                # a product beyond the range of doubles: the array form (its log sums) decides
+                ia, lo, hi, lx, first, last, _ = (np.array(v) for v in zip(*cols, strict=True))
+                sums = self._window(ia.astype(np.int64), lo.astype(np.int64),
+                                    hi.astype(np.int64), lx.astype(float), coefs, width,
+                                    first.astype(np.int64), last.astype(np.int64))
+            scaled = scaled + sums
         return log_peak, scaled
+
+    def _windows_few(self, cols, coefs, width):
+        """:meth:`_window` for a few points, one point at a time on slices of the arrays.
+
+        The same kernel (the running product of the same factors, in the same order), the same
+        terms laid out the same way (forwards in the first ``width`` places, backwards in the
+        next, zeros beyond each window's end) and summed by the same reduction: the same sums,
+        bit for bit, and the same check of each window's ends.  None when a product leaves the
+        range of doubles (the caller then takes the array form, which sums logs there).
+        """
+        R = coefs.shape[0]
+        out = np.empty((R, len(cols)))
+        buf = np.empty((R, 2, width))
+        flat = buf.reshape(R, 2 * width)
+        accumulate = np.multiply.accumulate      # (np.cumprod's own loop)
+        with np.errstate(all="ignore"):
+            all_odds = np.exp(np.array([c[3] for c in cols]))
+            for j, (ia, lo, hi, _, first, last, _) in enumerate(cols):
+                buf.fill(0.0)
+                odds = all_odds[j]
+                for d, count in ((0, hi - ia), (1, ia - lo)):
+                    if count <= 0:
+                        continue
+                    if d == 0:
+                        kern = self.step_up[ia:hi] * odds
+                        terms = coefs[:, ia + 1:hi + 1]
+                    else:
+                        kern = self.step_down[lo:ia][::-1] / odds
+                        terms = coefs[:, lo:ia][:, ::-1]
+                    accumulate(kern, out=kern)
+                    end = float(kern[-1])
+                    if not (0.0 < end < math.inf):
+                        return None
+                    # the window must end where the kernel is negligible (or at the mixture's end)
+                    if (hi < last if d == 0 else lo > first) and math.log(end) > _TAIL:
+                        raise FloatingPointError("internal: kernel window too narrow; please "
+                                                 "report this case")
+                    np.multiply(terms, kern, out=buf[:, d, :count])
+                np.add.reduce(flat, axis=1, out=out[:, j])
+        return out
 
     def cdf_pdf(self, grp: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distribution function and density of mixture ``grp[i]`` at ``x[i]`` (in (0, 1))."""
@@ -425,6 +487,11 @@ def solve(stack: Stack, grp: np.ndarray, tail: np.ndarray, mean: np.ndarray,
     """
     def evaluate(active, y):
         g = grp[active]
+        if y.size <= _FEW_TARGETS and all(0.0 < v < 1.0 for v in y.tolist()):
+            # every point inside (0, 1): the values below without the masks
+            cdf, pdf = stack.cdf_pdf(g, y)
+            with np.errstate(divide="ignore"):
+                return cdf, np.log(pdf)
         F = np.zeros(y.shape)
         logf = np.full(y.shape, -np.inf)
         inner = (y > 0.0) & (y < 1.0)
@@ -472,7 +539,7 @@ def both_sides(mixtures) -> Stack:
     found = shared(mixtures)
     if found is not None:
         return found
-    stack = Stack(mixtures + [(b[::-1].copy(), a[::-1].copy(), w[::-1].copy())
+    stack = Stack(mixtures + [(b[::-1], a[::-1], w[::-1])
                               for a, b, w in mixtures])
     cache = _REUSE.get()
     if cache is not None:

@@ -811,8 +811,10 @@ class AlphaPosterior(PosteriorDistribution):
     def _skew_kurt(self) -> tuple[float, float]:
         """Skewness and excess kurtosis, to a few digits (they steer the quantile search's start).
 
-        For a materialised mixture in one pass over the components, with each component's
-        fourth central moment taken as ``3 var^2`` (its excess kurtosis is of order ``1 / N``);
+        For a materialised mixture from the weighted sums of the powers of ``a_j / N - m`` up to
+        the fourth (each component's central moments shifted to the mixture's mean are
+        polynomials in it), with each component's fourth central moment taken as ``3 var^2``
+        (its excess kurtosis is of order ``1 / N``);
         for a smooth one from :meth:`_central_moments` (a sum over its quadrature rule); NaN for
         separate parts (a materialised piece can hold 10^5 components: the start is not worth a
         pass over them, and the search starts from the matched Beta).
@@ -821,15 +823,27 @@ class AlphaPosterior(PosteriorDistribution):
         if self.parts or not v > 0.0:
             return math.nan, math.nan
         if self.smooth is None:
+            # each component's moments are polynomials in d = a / N - m (p = m + d): with
+            # c0 = m (1 - m), c1 = 1 - 2 m its variance is (c0 + c1 d - d^2) / (N + 1) and its
+            # third central moment that times 2 (c1 - 2 d) / (N + 2), so both sums need only
+            # the weighted powers of d (D_r = sum_j w_j d_j^r)
             N = self._total
-            p = self.a / N
-            d = p - m
-            vj = p * (1.0 - p) / (N + 1.0)
-            k3j = 2.0 * vj * (1.0 - 2.0 * p) / (N + 2.0)
-            dd = d * d
             w = self.weights
-            k3 = _dot(w, k3j + d * (3.0 * vj + dd))
-            k4 = _dot(w, 3.0 * vj * vj + d * (4.0 * k3j + d * (6.0 * vj + dd)))
+            d = self.a / N
+            d -= m
+            wd2 = w * d
+            wd2 *= d
+            D0, D1 = float(np.add.reduce(w)), _dot(w, d)
+            D2, D3 = float(np.add.reduce(wd2)), _dot(wd2, d)
+            D4 = _dot(wd2, d * d)
+            c0, c1 = m * (1.0 - m), 1.0 - 2.0 * m
+            n1, n12 = 1.0 / (N + 1.0), 1.0 / ((N + 1.0) * (N + 2.0))
+            c2 = c1 * c1 - 2.0 * c0
+            k3 = (2.0 * n12 * (c0 * c1 * D0 + c2 * D1 - 3.0 * c1 * D2 + 2.0 * D3)
+                  + 3.0 * n1 * (c0 * D1 + c1 * D2 - D3) + D3)
+            k4 = (3.0 * n1 * n1 * (c0 * c0 * D0 + 2.0 * c0 * c1 * D1 + c2 * D2 - 2.0 * c1 * D3 + D4)
+                  + 8.0 * n12 * (c0 * c1 * D1 + c2 * D2 - 3.0 * c1 * D3 + 2.0 * D4)
+                  + 6.0 * n1 * (c0 * D2 + c1 * D3 - D4) + D4)
         else:
             k3, k4 = self._central_moments()
         return k3 / v ** 1.5, k4 / (v * v) - 3.0
