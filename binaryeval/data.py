@@ -846,8 +846,9 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
             out[col] = np.zeros(len(frame), dtype=np.int64)
             continue
         column = frame[col]
-        if column.dtype.kind in "iu":
-            # whole numbers already: only their range is checked here (a value out of it
+        if column.dtype.kind in "iu" and not column.hasnans:
+            # whole numbers already (a nullable integer column with a missing value goes to the
+            # one-by-one check below): only their range is checked here (a value out of it
             # gets the one-by-one check below, and its message)
             arr = column.to_numpy()
             if arr.size == 0 or (arr.min() >= 0 and arr.max() <= _validate.MAX_COUNT):

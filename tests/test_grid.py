@@ -163,7 +163,7 @@ def test_distribution_functions_are_consistent(small_posteriors):
     q = np.linspace(0.01, 0.99, 25)
     np.testing.assert_allclose(p.cdf(p.ppf(q)), q, atol=1e-12)
     x = np.linspace(0, 1, 400_001)
-    assert np.trapezoid(p.pdf(x), x) == pytest.approx(1.0, abs=1e-3)
+    assert integrate.trapezoid(p.pdf(x), x) == pytest.approx(1.0, abs=1e-3)
     draws = p.rvs(size=40_000, random_state=3)
     assert abs(draws.mean() - p.mean()) < 4 * p.std() / np.sqrt(draws.size)
     np.testing.assert_array_equal(draws, p.rvs(size=40_000, random_state=3))

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 
 import binaryeval as be
 from binaryeval.cli import main
@@ -339,9 +339,9 @@ def _quadrature_n_eff(c: pd.Series, prior=(1.0, 1.0), nodes: int = 120) -> float
         log_lik[i] = top + np.log(np.exp(terms - top).sum())
     log_post = stats.beta.logpdf(alpha, A, B) + log_lik
     dens = np.exp(log_post - log_post.max())
-    dens /= np.trapezoid(dens, alpha)
-    m = np.trapezoid(alpha * dens, alpha)
-    v = np.trapezoid((alpha - m) ** 2 * dens, alpha)
+    dens /= integrate.trapezoid(dens, alpha)
+    m = integrate.trapezoid(alpha * dens, alpha)
+    v = integrate.trapezoid((alpha - m) ** 2 * dens, alpha)
     return m * (1 - m) / v - 1 - (a + b)
 
 

@@ -12,15 +12,9 @@ import ast
 import functools
 import re
 import sys
+import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
-
-import pytest
-
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml needs tomllib or tomli")
 
 REPO = Path(__file__).resolve().parents[1]
 ROOTS = ("binaryeval", "tests", "benchmarks")
@@ -154,3 +148,54 @@ def test_test_extra_holds_every_extra_the_suite_needs():
         if extras - {"required"}:
             assert "test" in extras or "required" in extras, (
                 f"{dist} is declared in {sorted(extras)} but not in the test extra")
+
+
+# --- the lowest versions: .ci/lowest installs the core dependencies at the lower bounds that
+# pyproject.toml declares, pinned in .ci/lowest-constraints.txt, and runs the suite on them
+
+CONSTRAINTS = REPO / ".ci" / "lowest-constraints.txt"
+
+
+def _release(version: str) -> tuple[int, ...] | str:
+    """A release number without its trailing zeros (1.17 and 1.17.0 are one release)."""
+    if not re.fullmatch(r"\d+(\.\d+)*", version):
+        return version
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _bound_mismatches(dependencies: list[str], constraints: str) -> list[str]:
+    """Where the ``name==version`` pins of a constraints file differ from the ``>=`` lower bounds
+    of the dependencies: a dependency without a lower bound, or without a pin at it, and a pin of
+    anything else (lines of another form, such as a cap on an extra's package, are not pins)."""
+    bounds: dict[str, str | None] = {}
+    for req in dependencies:
+        name = _norm(re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0])
+        low = re.search(r">=\s*([^,;\s]+)", req.split(";", 1)[0])
+        bounds[name] = low.group(1) if low else None
+    pins: dict[str, str] = {}
+    for line in constraints.splitlines():
+        pin = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*(\S+)",
+                           line.split("#", 1)[0].strip())
+        if pin:
+            pins[_norm(pin.group(1))] = pin.group(2)
+    out = [f"{name}: no lower bound" for name, low in bounds.items() if low is None]
+    out += [f"{name}: >={low} declared, pinned at {pins.get(name)}" for name, low in bounds.items()
+            if low is not None and (name not in pins or _release(pins[name]) != _release(low))]
+    out += [f"{name}: pinned, but not a dependency" for name in pins if name not in bounds]
+    return out
+
+
+def test_lowest_constraints_pin_the_declared_lower_bounds():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert _bound_mismatches(project["dependencies"], CONSTRAINTS.read_text(encoding="utf-8")) == []
+
+
+def test_the_bound_check_sees_each_difference():
+    deps = ["numpy>=1.26.4", "scipy>=1.17", "pandas>=2.0", "tqdm", "joblib>=1.4"]
+    pins = "numpy==1.26.4\nscipy==1.17.0  # same release\npandas==2.1.0\npyarrow<26\nextra==1.0\n"
+    assert _bound_mismatches(deps, pins) == [
+        "tqdm: no lower bound", "pandas: >=2.0 declared, pinned at 2.1.0",
+        "joblib: >=1.4 declared, pinned at None", "extra: pinned, but not a dependency"]

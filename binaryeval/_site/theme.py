@@ -109,4 +109,14 @@ def sharp_figures() -> None:
         data, meta = figure_png(fig)
         return base64.b64encode(data).decode("ascii"), meta
 
-    shell.display_formatter.formatters["image/png"].for_type(Figure, png)
+    formatter = shell.display_formatter.formatters["image/png"]
+    formatter.for_type(Figure, png)
+
+    # where the inline backend could not finish its set-up while it loaded (matplotlib 3.7 under
+    # IPython 9: a circular import), it does so after this cell and installs its own formatter
+    # again: this hook, registered after the backend's, puts this one back, once
+    def again(*_):
+        formatter.for_type(Figure, png)
+        shell.events.unregister("post_run_cell", again)
+
+    shell.events.register("post_run_cell", again)
