@@ -87,6 +87,18 @@ def _format_fact(value: Any, digits: int) -> str:
     return _format_value(value, digits)
 
 
+def prior_text(params: Any, family: str = "Beta") -> str:
+    """A prior as every summary writes it: ``Beta(1, 1)``, ``Dirichlet(1, 1, 1)``.
+
+    Examples
+    --------
+    >>> from binaryeval.summary import prior_text
+    >>> prior_text((1.0, 2.5)), prior_text([1, 1, 1], "Dirichlet")
+    ('Beta(1, 2.5)', 'Dirichlet(1, 1, 1)')
+    """
+    return f"{family}({', '.join(f'{float(x):g}' for x in params)})"
+
+
 def _shows_index(frame: pd.DataFrame) -> bool:
     """Whether a table's row labels say something (not pandas' unnamed 0, 1, 2, ...)."""
     index = frame.index

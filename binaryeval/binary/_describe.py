@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._directions import check_direction
 from .._results import row_facts
-from ..summary import Summary
+from ..summary import Summary, prior_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import BinaryFit
@@ -333,7 +333,7 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
     if fit.formula:
         info["formula"] = fit.formula
     info.update(row_facts(fit))
-    info["prior (alpha)"] = f"Beta({fit.prior[0]:g}, {fit.prior[1]:g})"
+    info["prior (alpha)"] = prior_text(fit.prior)
     human_only = int(fit.counts[["metric_total", "tp", "fn", "tn", "fp"]].to_numpy().sum()) == 0
     if human_only:
         info["rates"] = "not used (human ratings only)"
@@ -341,7 +341,7 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
         info["rates"] = ("estimated per group from its paired rows" if fit.rates_mode == "estimate"
                          else "pooled: every group's model takes all groups' paired rows for rho "
                               "and eta (its own metric-only rows update them in its model)")
-        info["prior (rho, eta)"] = f"Beta({fit.rate_prior[0]:g}, {fit.rate_prior[1]:g})"
+        info["prior (rho, eta)"] = prior_text(fit.rate_prior)
     else:
         known = [fit.known_rates.get(g, (None, None)) for g in fit.groups]
         rho_known = all(r is not None for r, _ in known)
@@ -356,7 +356,7 @@ def _info(fit: BinaryFit, level: float) -> dict[str, Any]:
                         ("rho", rho_known, any(r is not None for r, _ in known)),
                         ("eta", eta_known, any(e is not None for _, e in known)))}
             info["rates"] = f"rho {said['rho']}; eta {said['eta']}"
-            info["prior (rho, eta)"] = (f"Beta({fit.rate_prior[0]:g}, {fit.rate_prior[1]:g}) "
+            info["prior (rho, eta)"] = (f"{prior_text(fit.rate_prior)} "
                                         "(of the estimated ones)")
     if fit.threshold is not None:
         sign = "<=" if fit.lower_is_better else ">="

@@ -68,7 +68,7 @@ from scipy import special
 from .. import _validate
 from .._results import Result
 from ..errors import InputTypeError, ParameterError
-from ..summary import Summary
+from ..summary import Summary, prior_text
 from . import _matrix, _stack
 from ._kernels import dot as _dot
 from ._kernels import log_beta_pdf
@@ -482,8 +482,7 @@ class PosteriorDistribution(Result):
             info.pop("rate_prior", None)
         for key, label in (("prior", "prior (alpha)"), ("rate_prior", "prior (rho, eta)")):
             if isinstance(info.get(key), (tuple, list)) and len(info[key]) == 2:
-                a, b = info.pop(key)
-                info[label] = f"Beta({float(a):g}, {float(b):g})"
+                info[label] = prior_text(info.pop(key))
         info["method"] = getattr(self, "method", "")
         table = self.to_frame(level)
         return Summary("Posterior of alpha (rate of adequate outputs)", info,

@@ -26,7 +26,7 @@ from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result, row_account, row_facts
 from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
-from ..summary import Summary
+from ..summary import Summary, prior_text
 from . import _common, _data, _fit, dependence
 from ._ranking import plot_dag, ranking_graph
 from .draws import DrawsPosterior
@@ -733,7 +733,7 @@ class LatentFit(Result):
             "dependence": post.dependence,
             "rates": {"estimate": "estimated per group", "pooled": "estimated once from all "
                       "groups", "hierarchical": HIERARCHICAL_TEXT, "known": "known"}[post.rates],
-            "prior (alpha)": f"Beta({', '.join(f'{float(x):g}' for x in self.prior)})",
+            "prior (alpha)": prior_text(self.prior),
             "interval": f"{pct} equal-tailed credible interval", "sampler": post.method,
             "seed": post.seed}
         if self.lower_is_better:

@@ -31,7 +31,7 @@ from ..latent import _common
 from ..latent import _data as _latent_data
 from ..latent.draws import DrawsPosterior
 from ..latent.multi import _metric_codes
-from ..summary import Summary
+from ..summary import Summary, prior_text
 from . import _data
 from ._plan import RaterPlan, make_plan
 from .engine import POPULATION, RaterData, RaterDraws, sample, sample_classes
@@ -872,12 +872,12 @@ class RaterFit(Result):
             "items by human ratings": ", ".join(f"{int(n)} item{'s' if c != 1 else ''} with "
                                                 f"{k}" for k, c in ident.items() for n in [c]),
             "metric": self.metric_term or "none",
-            **({"prior (alpha)": _beta_text("Beta", self.prior)} if not self.levels else
-               {"prior (class shares)": _beta_text("Dirichlet", self.prior)}),
+            **({"prior (alpha)": prior_text(self.prior)} if not self.levels else
+               {"prior (class shares)": prior_text(self.prior, "Dirichlet")}),
             "classes": ("0, 1 (binary rating)" if not self.levels else
                         ", ".join(self._class_labels()) + " (levels of the rating; estimate: "
                         "the mean rating)"),
-            "prior (raters)": (f"{_beta_text('Beta', self.rater_prior)} on each rater's "
+            "prior (raters)": (f"{prior_text(self.rater_prior)} on each rater's "
                                "chance of giving the item's class (fixed, every rater)"
                             if self.rater_rates != "hierarchical" else
                             "a population learnt from the raters (rater_rates='hierarchical'): "
@@ -1422,8 +1422,3 @@ def _share_prior(prior: Any, levels: tuple[float, ...]) -> np.ndarray:
             f"Dirichlet: give {k} positive numbers, one per level in increasing order "
             f"(e.g. prior={[1] * k})")
     return values
-
-
-def _beta_text(family: str, params) -> str:
-    """``Beta(1, 1)``: a prior as every summary writes it."""
-    return f"{family}({', '.join(f'{float(x):g}' for x in params)})"
