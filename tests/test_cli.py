@@ -185,6 +185,21 @@ def test_python_dash_m():
     assert "usage: binaryeval render" in proc.stdout
 
 
+def test_warnings_are_printed_whatever_the_environment_filters(tmp_path):
+    # Guards: with PYTHONWARNINGS=error the command's own warnings (here: alpha poorly
+    # identified) became a traceback and exit code 1 instead of a line on stderr
+    path = tmp_path / "r.csv"
+    path.write_text("system,human,metric\nA,1,1\nA,0,0\nA,1,1\nA,,1\nA,,0\n"
+                    "B,1,0\nB,0,1\nB,1,0\nB,0,1\nB,,1\n")
+    proc = subprocess.run([sys.executable, "-m", "binaryeval", "fit", "human ~ metric | system",
+                           "--data", str(path)], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin",
+                               "PYTHONWARNINGS": "error"})
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("binaryeval fit: warning: alpha is poorly identified in 2 of 2")
+
+
 def test_registry_makes_a_new_subcommand_short(tmp_path, capsys, monkeypatch):
     # a stand-in for fit/plan/...: a formula-free command built from the shared helpers
     monkeypatch.setattr(cli._common, "SUBCOMMANDS", list(cli.SUBCOMMANDS))

@@ -36,6 +36,7 @@ from binaryeval.correlation import (
 from binaryeval.errors import (
     BinaryEvalWarning,
     DataError,
+    DirectionWarning,
     FormulaError,
     InputTypeError,
     ParameterError,
@@ -312,7 +313,15 @@ def test_wmt15_single_r_intervals_match_R(column):
     for lp, block in ref.groupby("lp"):
         data = datasets.load_wmt15(lp)
         metrics = [column(m) for m in block["metric"]]
-        res = correlate("human ~ " + " + ".join(metrics), data)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DirectionWarning)
+            res = correlate("human ~ " + " + ".join(metrics), data)
+        # the direction check names exactly the metrics whose R interval lies below 0 (the
+        # lower-is-better 'bs'), and warns once
+        below = [m for m, hi in zip(metrics, block["cortest_ci_hi"], strict=True) if hi < 0]
+        assert len(caught) == (1 if below else 0)
+        if below:
+            assert str(caught[0].message).startswith(f"metric(s) {below} correlate clearly")
         got = res.to_frame().set_index("metric").loc[metrics]
         assert list(res.metrics) == metrics and (got["n"] == block["n"].to_numpy()).all()
         for col, rcol in (("estimate", "r"), ("lower", "cortest_ci_lo"), ("upper", "cortest_ci_hi")):
@@ -344,8 +353,10 @@ def toy() -> pd.DataFrame:
 
 
 def test_correlate_matches_scalar_functions(toy):
-    # scipy pearsonr for r and its interval; williams_test/zou_ci for every ordered pair
-    res = correlate("human ~ bleu + chrf + ter", toy)
+    # scipy pearsonr for r and its interval; williams_test/zou_ci for every ordered pair (ter,
+    # lower-is-better, undeclared: the direction check says so)
+    with pytest.warns(DirectionWarning, match=r"\['ter'\] correlate clearly negatively"):
+        res = correlate("human ~ bleu + chrf + ter", toy)
     assert isinstance(res, CorrelationResult)
     fr = res.to_frame()
     assert list(fr.columns) == ["metric", "estimate", "lower", "upper", "n"]
@@ -370,7 +381,8 @@ def test_correlate_matches_scalar_functions(toy):
 
 def test_lower_is_better_and_absolute(toy):
     # flipping a metric negates its r and its correlations with the other metrics
-    plain = correlate("human ~ bleu + ter", toy)
+    with pytest.warns(DirectionWarning, match=r"\['ter'\] correlate clearly negatively"):
+        plain = correlate("human ~ bleu + ter", toy)
     flip = correlate("human ~ bleu + ter", toy, lower_is_better=["ter"])
     expr = correlate("human ~ bleu + I(-ter)", toy)
     wmt = correlate("human ~ bleu + ter", toy, absolute=True)
@@ -564,7 +576,14 @@ def test_wmt20_reported_correlations(lp, wmt20_reported, column):
         for n_sys, block in reported.groupby("N"):
             metrics = [column(m) for m in block["metric"]]
             sub = data.dropna(subset=metrics)
-            res = correlate("human ~ " + " + ".join(metrics), sub, method=method)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", DirectionWarning)
+                res = correlate("human ~ " + " + ".join(metrics), sub, method=method)
+            # a direction warning names only metrics the release reports as negative
+            negative = {m for m, v in zip(metrics, block[col], strict=True) if v < 0}
+            for w in caught:
+                named = {m for m in metrics if f"'{m}'" in str(w.message).split(" correlate")[0]}
+                assert named and named <= negative, str(w.message)
             assert res.n == n_sys
             np.testing.assert_allclose(res.r[metrics], block[col], rtol=0, atol=1e-12)
 
@@ -712,7 +731,9 @@ def test_hybrid_wmt21_enru_intervals_shrink(enru):
                              metrics=["bleurt20", "comet_mqm", "chrf2", "bleu"], n_systems=10000,
                              seed=2016)
     assert hyb.attrs["n_items"] == 527 and hyb.attrs["items_dropped"] == 1002 - 527
-    big = correlate("mqm ~ bleurt20 + comet_mqm + chrf2 + bleu", hyb)
+    # over 10,000 hybrids the string metrics' small negative r (about -0.15) is clear: said
+    with pytest.warns(DirectionWarning, match=r"\['chrf2', 'bleu'\] correlate clearly"):
+        big = correlate("mqm ~ bleurt20 + comet_mqm + chrf2 + bleu", hyb)
     assert big.n == 10000
     w_real = real.to_frame().eval("upper - lower")
     w_big = big.to_frame().eval("upper - lower")
@@ -1108,7 +1129,8 @@ def test_a_rescaled_copy_does_not_beat_itself_and_a_negated_metric_takes_the_lim
     six = pd.DataFrame({"human": [1, 2, 3, 4, 5, 6.], "bleu": [20, 22, 21, 25, 27, 26.]})
     six["neg"] = -six["bleu"]
     for method in ("pearson", "spearman", "kendall"):
-        row = be.correlate("human ~ bleu + neg", six, method=method).pairwise().iloc[0]
+        with pytest.warns(DirectionWarning, match=r"\['neg'\] correlate clearly"):
+            row = be.correlate("human ~ bleu + neg", six, method=method).pairwise().iloc[0]
         r = (row["r_1"] - row["r_2"]) / 2
         assert row["statistic"] == pytest.approx(r * math.sqrt(3) / math.sqrt(1 - r * r),
                                                  rel=1e-12), method
@@ -1126,7 +1148,11 @@ def test_identical_rankings_are_a_kendall_tau_of_exactly_one(n):
     x = rng.permutation(n).astype(float)
     d = pd.DataFrame({"human": x, "same": 10 * x + 3, "reversed": -x,
                       "other": rng.permutation(n).astype(float)})
-    res = be.correlate("human ~ same + reversed + other", d, method="kendall")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DirectionWarning)
+        res = be.correlate("human ~ same + reversed + other", d, method="kendall")
+    # 'reversed' is said once its interval lies below 0 (not with 5 systems)
+    assert [str(w.message)[:22] for w in caught] == ["metric(s) ['reversed']"] * (n > 5)
     assert res.r["same"] == 1.0 and res.r["reversed"] == -1.0
     frame = res.to_frame().set_index("metric")
     low, high = be.fisher_ci(1.0, n, method="kendall")

@@ -1066,11 +1066,12 @@ def test_a_difference_equal_to_the_tolerance_in_decimals_is_a_tie():
 
 def test_tolerance_names_the_formula_terms_as_fit_preferences_does():
     # one spelling of a per-term tolerance on every path: the formula's terms (fit_preferences'
-    # keys), beside the older 'human'/'metric'; a side not named gets 0
+    # keys), beside the older 'human'/'metric'; a side not named gets 0 (the shipped mqm is minus
+    # the penalty: higher is better, as chrf)
     ende = load_wmt21_ende()
-    by_term = favi("mqm ~ chrf | system", ende, item="seg_id", lower_is_better="mqm",
+    by_term = favi("mqm ~ chrf | system", ende, item="seg_id",
                    tolerance={"chrf": 0.02, "mqm": 0.5})
-    by_side = favi("mqm ~ chrf | system", ende, item="seg_id", lower_is_better="mqm",
+    by_side = favi("mqm ~ chrf | system", ende, item="seg_id",
                    tolerance={"metric": 0.02, "human": 0.5})
     np.testing.assert_array_equal(by_term.counts, by_side.counts)
     # the first pair's metric ties by hand: |chrf difference| <= 0.02 on the items both rated
@@ -1079,11 +1080,10 @@ def test_tolerance_names_the_formula_terms_as_fit_preferences_does():
     wide = wide[ende.pivot(index="seg_id", columns="system", values="mqm")[[a, b]].notna().all(axis=1)]
     ties = int((np.abs(wide[a] - wide[b]) <= 0.02 + 1e-12).sum())
     assert int(by_term.counts[0][:, 1].sum()) == ties
-    only_metric = favi("mqm ~ chrf | system", ende, item="seg_id", lower_is_better="mqm",
+    only_metric = favi("mqm ~ chrf | system", ende, item="seg_id",
                        tolerance={"chrf": 0.02})
     np.testing.assert_array_equal(only_metric.counts, favi(
-        "mqm ~ chrf | system", ende, item="seg_id", lower_is_better="mqm",
-        tolerance=(0.0, 0.02)).counts)
+        "mqm ~ chrf | system", ende, item="seg_id", tolerance=(0.0, 0.02)).counts)
     with pytest.raises(ParameterError, match=r"tolerance names 'bleu'; name the formula's terms "
                                              r"\['mqm', 'chrf'\]"):
         favi("mqm ~ chrf | system", ende, item="seg_id", tolerance={"bleu": 0.1})

@@ -10,7 +10,13 @@ import pytest
 from scipy import stats
 
 import binaryeval as be
-from binaryeval.errors import ConvergenceWarning, DataError, FormulaError, ParameterError
+from binaryeval.errors import (
+    ConvergenceWarning,
+    DataError,
+    DependenceWarning,
+    FormulaError,
+    ParameterError,
+)
 from binaryeval.latent import diagnostics, fit_latent, fit_preferences, latent_posterior
 
 
@@ -65,8 +71,9 @@ def test_duplicated_metric_joint_equals_the_metric_alone(duplicated):
 
 
 def test_duplicated_metric_independent_over_tightens(duplicated):
-    res = fit_latent("human ~ m + m_copy", duplicated, dependence="independent", draws=1000,
-                     seed=2)
+    with pytest.warns(DependenceWarning, match=r"treats 'm', 'm_copy' as erring independently"):
+        res = fit_latent("human ~ m + m_copy", duplicated, dependence="independent", draws=1000,
+                         seed=2)
     joint = fit_latent("human ~ m", duplicated, draws=1000, seed=2)
     # the copy counts the same evidence twice: the interval shrinks to about half
     assert res.alpha_draws().std() < 0.6 * joint.alpha_draws().std()

@@ -291,7 +291,9 @@ def test_fires_on_wmt21_where_pooled_intervals_miss_the_all_human_truth():
     assert "Most different: ref-A: rho 0.25 (24 of 95) against 0.55 pooled" in \
         str(warned[0].message)
     assert pooled.pooling_check().attrs["p_value"] < _pooling.SIG_LEVEL
-    per_system = be.fit("human ~ chrf | system", x, threshold="balanced").to_frame()
+    # per system, chrf's rates leave alpha poorly identified in half the systems: said
+    with pytest.warns(be.IdentifiabilityWarning, match=r"poorly identified in 5 of 10 groups"):
+        per_system = be.fit("human ~ chrf | system", x, threshold="balanced").to_frame()
     assert per_system.loc["ref-A", "lower"] <= truth["ref-A"] <= per_system.loc["ref-A", "upper"]
 
 

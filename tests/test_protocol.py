@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -66,8 +67,11 @@ def _raters():
     from binaryeval.raters._simulate import simulate_crowd
 
     df, _ = simulate_crowd(3, alphas=[0.7, 0.5], n_items=60, competence=[0.9, 0.8, 0.7])
-    return be.fit("rating ~ metric | system", df, rater="annotator", item="item", draws=200,
-                  chains=2, seed=1)
+    with warnings.catch_warnings():
+        # 200 draws: enough for the protocol's shape, not always for the diagnostics (said)
+        warnings.simplefilter("ignore", be.ConvergenceWarning)
+        return be.fit("rating ~ metric | system", df, rater="annotator", item="item",
+                      draws=200, chains=2, seed=1)
 
 
 CASES = {

@@ -71,7 +71,7 @@ import warnings
 from collections.abc import Sequence
 
 from .._advice import as_flags
-from ..errors import BinaryEvalError, OutputError
+from ..errors import BinaryEvalError, BinaryEvalWarning, OutputError
 from . import (  # noqa: F401  (registers them)
     _common,
     correlate,
@@ -167,6 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     with warnings.catch_warnings(record=True) as caught:
+        # the package's warnings are messages of the command, whatever filters the
+        # environment sets (PYTHONWARNINGS=error would turn them into tracebacks)
+        warnings.simplefilter("always", BinaryEvalWarning)
         try:
             check_destination(args)
             code = int(args.func(args) or 0)
