@@ -331,7 +331,8 @@ def test_model_rates_chebyshev_grid_and_newton_agree_on_groups_of_1000(monkeypat
     monkeypatch.setattr(rates_module, "_chebyshev_rate", lambda *a, **k: None)
     newton = [rates_module.model_rates(**case) for case in cases]
     for g, n in zip(grid, newton, strict=True):
-        assert g[2] == n[2]
+        # the grid's alpha sums every term (the tables' marginals), Newton's the box's
+        assert g[2] == pytest.approx(n[2], abs=1e-14)
         for got, want in zip(g[:2], n[:2], strict=True):
             assert got.mean == pytest.approx(want.mean, abs=1e-12)
             assert got.sd == pytest.approx(want.sd, abs=1e-11)
@@ -358,6 +359,197 @@ def test_model_rates_chebyshev_grid_equals_the_term_by_term_mixture(monkeypatch)
     for case in _random_designs(30, 0):
         rates_module.model_rates(**case)
     assert sum(calls) >= 10 and not all(calls)
+
+
+# -- every term from one-dimensional tables (no exponential of a two-dimensional array) -------
+def _table_spy(monkeypatch):
+    """Record whether each call of model_rates' every-term path took the tables' way."""
+    calls = []
+    original = rates_module._table_rates
+
+    def counted(*args, **kwargs):
+        got = original(*args, **kwargs)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(rates_module, "_table_rates", counted)
+    return calls
+
+
+def _box_path(monkeypatch, case):
+    """model_rates on the box of the whole grid's log weights (the tables' way switched off)."""
+    with monkeypatch.context() as m:
+        m.setattr(rates_module, "_TABLES", False)
+        return rates_module.model_rates(**case)
+
+
+def _args(case):
+    ar, br = case["rate_prior"]
+    return dict(A=case["A"], B=case["B"], k=case["k"], M=case["M"], Ar=ar + case["tp"],
+                Br=br + case["fn"], Ae=ar + case["tn"], Be=br + case["fp"],
+                rho=case.get("rho"), eta=case.get("eta"))
+
+
+def test_the_tables_marginals_equal_the_sums_of_every_beta_function_term():
+    # the correlations of the tilted tables against the whole grid of beta functions
+    # (rates_module._log_weights, term by term), normalised in log space
+    for case in _groups_of_1000(2, seed=8) + [
+            dict(A=30, B=12, k=190, M=300, tp=25, fn=4, tn=9, fp=2, rate_prior=(1, 1)),
+            dict(A=3, B=2, k=90, M=150, tp=1, fn=0, tn=2, fp=1, rate_prior=(0.5, 2)),
+            dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1),
+                 eta=0.8)]:
+        args = _args(case)
+        px, pu, norm = rates_module._table_marginals(rates_module._log_weight_tables(**args),
+                                                      args)
+        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+        lw = rates_module._log_weights(X, U, **args)
+        w = np.exp(lw - special.logsumexp(lw))
+        big = w.sum(axis=0) > 1e-200
+        np.testing.assert_allclose(px[big], w.sum(axis=0)[big], rtol=1e-10)
+        big = w.sum(axis=1) > 1e-200
+        np.testing.assert_allclose(pu[big], w.sum(axis=1)[big], rtol=1e-10)
+        assert px.sum() == pytest.approx(1.0, abs=1e-14)
+        # norm: the log of the sum of exp(fx + gu + ht), against the grid from the tables
+        full = rates_module._log_weights_full(**args)
+        assert norm == pytest.approx(float(special.logsumexp(full)), abs=1e-10)
+
+
+def test_the_trimmed_sides_leave_out_less_than_their_stated_bound():
+    # at most _TRIM of the marginal mass at each end, so the box keeps all but 4 _TRIM
+    rng = np.random.default_rng(2)
+    for p in (rng.random(300) ** 30, np.exp(-0.5 * ((np.arange(400) - 60) / 18.0) ** 2),
+              np.r_[1.0, np.zeros(5)], np.ones(1)):
+        p = p / p.sum()
+        lo, hi = rates_module._trim(p)
+        assert 0 <= lo < hi <= p.size
+        assert p[:lo].sum() <= rates_module._TRIM and p[hi:].sum() <= rates_module._TRIM
+        # and no longer run would do: one more entry at either end holds more
+        if lo + 1 < hi:
+            assert p[:lo + 1].sum() > rates_module._TRIM or p[hi - 1:].sum() > rates_module._TRIM
+    for case in _groups_of_1000(2, seed=9):
+        args = _args(case)
+        px, pu, _ = rates_module._table_marginals(rates_module._log_weight_tables(**args), args)
+        (r0, r1), (c0, c1) = rates_module._trim(pu), rates_module._trim(px)
+        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+        lw = rates_module._log_weights(X, U, **args)
+        w = np.exp(lw - lw.max())
+        outside = w.copy()
+        outside[r0:r1, c0:c1] = 0.0
+        assert 0 < outside.sum() / w.sum() <= 4 * rates_module._TRIM
+        # the box is smaller than the box of every term within 1e-20 of the largest
+        Xb, Ub, _ = rates_module._box(lw)
+        assert (r1 - r0) * (c1 - c0) < Xb.size * Ub.size
+
+
+def test_the_table_density_equals_the_sum_of_every_components_density():
+    # each rate's density at points across its range, from the tables and one Hankel matrix,
+    # against the weights times scipy's beta densities term by term
+    from scipy import stats
+
+    case = _groups_of_1000(1, seed=10)[0]
+    args = _args(case)
+    tables = rates_module._log_weight_tables(**args)
+    px, pu, norm = rates_module._table_marginals(tables, args)
+    (r0, r1), (c0, c1) = rates_module._trim(pu), rates_module._trim(px)
+    X, U = np.arange(c0, c1, dtype=float), np.arange(r0, r1, dtype=float)
+    lw = rates_module._log_weights(X, U, **args)
+    fx, gu, ht = tables
+    # the tables' weights, normalised over the whole square
+    w = np.exp(fx[c0:c1][None, :] + gu[r0:r1][:, None]
+               + ht[(U[:, None] + X[None, :]).astype(int)] - norm)
+    np.testing.assert_allclose(np.log(w), lw - lw.max() + np.log(w.max()), atol=1e-9)
+    ex, eu = float(px @ np.arange(px.size)), float(pu @ np.arange(pu.size))
+    k, M = case["k"], case["M"]
+    for name, a, b in (("rho", args["Ar"] + X[None, :], args["Br"] + U[:, None]),
+                       ("eta", args["Ae"] + M - k - U[:, None], args["Be"] + k - X[None, :])):
+        mean = float((w * a / (a + b)).sum() / w.sum())
+        dens = rates_module._table_density(name, X, U, args, tables, norm, mean, (ex, eu))
+        ts = mean + np.linspace(-0.2, 0.2, 9)
+        ts = ts[(ts > 0) & (ts < 1)]
+        got = np.exp(dens(np.log(ts), np.log1p(-ts)))
+        want = np.array([float((w * stats.beta.pdf(t, a, b)).sum()) for t in ts])
+        np.testing.assert_allclose(got, want, rtol=1e-11)
+
+
+def test_model_rates_from_the_tables_equal_the_box_of_every_term_on_groups_of_1000(monkeypatch):
+    # the tables' way (marginals by correlation, the trimmed box, the density from one
+    # Hankel matrix) against the box of the whole grid (the every-term path before it,
+    # tested against Brent's method above)
+    calls = _table_spy(monkeypatch)
+    for case in _groups_of_1000(8, seed=6):
+        before = len(calls)
+        got = rates_module.model_rates(**case)
+        assert calls[before:] == [True]
+        want = _box_path(monkeypatch, case)
+        assert got[2] == pytest.approx(want[2], abs=1e-14)
+        for g, w in zip(got[:2], want[:2], strict=True):
+            assert g.mean == pytest.approx(w.mean, abs=1e-12)
+            assert g.sd == pytest.approx(w.sd, abs=1e-11)
+            assert g.lower == pytest.approx(w.lower, abs=1e-11)
+            assert g.upper == pytest.approx(w.upper, abs=1e-11)
+
+
+def test_model_rates_from_the_tables_equal_the_term_by_term_mixture(monkeypatch):
+    # against Brent's method on every component's incomplete beta function (independent of
+    # the tables), on designs that take the tables' way, with a known rate among them
+    calls = _table_spy(monkeypatch)
+    for case in (dict(A=30, B=12, k=190, M=300, tp=25, fn=4, tn=9, fp=2, rate_prior=(1, 1)),
+                 dict(A=12, B=30, k=70, M=260, tp=9, fn=3, tn=25, fp=3, rate_prior=(1, 1)),
+                 dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1),
+                      rho=0.9),
+                 _groups_of_1000(1, seed=7)[0]):
+        before = len(calls)
+        r, e, _ = rates_module.model_rates(**case)
+        assert calls[before:] == [True]
+        want = _direct_rates(**case)
+        for got, name in ((r, "rho"), (e, "eta")):
+            if name not in want:
+                assert got.known and got.mean == case[name]
+                continue
+            mean, lo, hi = want[name]
+            assert got.mean == pytest.approx(mean, abs=1e-12)
+            assert got.lower == pytest.approx(lo, abs=1e-11)
+            assert got.upper == pytest.approx(hi, abs=1e-11)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_and_edge_designs_take_the_tables_or_fall_back_to_the_box(monkeypatch, seed):
+    # the edges a fit meets (tp or tn zero, no paired rows, one metric-only rating, no
+    # metric-only positives or negatives, known rates, a prior below 1): where the tables'
+    # checks pass the answer is the box's, where one fails the box answers
+    calls = _table_spy(monkeypatch)
+    for case in _random_designs(30, seed):
+        before = len(calls)
+        got = rates_module.model_rates(**case)
+        want = _box_path(monkeypatch, case)
+        if calls[before:] == [False]:
+            assert got == want
+            continue
+        assert got[2] == pytest.approx(want[2], abs=1e-13)
+        for g, w in zip(got[:2], want[:2], strict=True):
+            assert g.known == w.known
+            assert g.mean == pytest.approx(w.mean, abs=1e-12)
+            assert g.lower == pytest.approx(w.lower, abs=1e-10)
+            assert g.upper == pytest.approx(w.upper, abs=1e-10)
+    assert sum(calls) >= 10 and not all(calls)
+
+
+def test_a_failed_check_of_the_tables_falls_back_to_the_box(monkeypatch):
+    # the underflow check failing (its floor raised above any sum), and the grid's checks
+    # failing, send the group to the box of the whole grid: the same answer as without the
+    # tables
+    case = _groups_of_1000(1, seed=12)[0]
+    want = _box_path(monkeypatch, case)
+    calls = _table_spy(monkeypatch)
+    monkeypatch.setattr(rates_module, "_UNDERFLOW", 1e4)
+    assert rates_module.model_rates(**case) == want
+    assert calls == [False]
+    monkeypatch.setattr(rates_module, "_UNDERFLOW", -600.0)
+    monkeypatch.setattr(rates_module, "_MISSING_TOL", -1.0)
+    got = rates_module.model_rates(**case)
+    assert calls == [False, False]
+    monkeypatch.setattr(rates_module, "_TABLES", False)
+    assert got == rates_module.model_rates(**case)
 
 
 # -- more terms than every-term summation takes: the located box and the lattice ---------------
