@@ -362,14 +362,16 @@ def test_model_rates_chebyshev_grid_equals_the_term_by_term_mixture(monkeypatch)
 
 
 # -- every term from one-dimensional tables (no exponential of a two-dimensional array) -------
-def _table_spy(monkeypatch):
-    """Record whether each call of model_rates' every-term path took the tables' way."""
+def _table_spy(monkeypatch, answers: list | None = None):
+    """Record whether the tables' way answered both rates of each call (and its answers)."""
     calls = []
     original = rates_module._table_rates
 
     def counted(*args, **kwargs):
         got = original(*args, **kwargs)
-        calls.append(got is not None)
+        calls.append(got is not None and got[0] is not None and got[1] is not None)
+        if answers is not None:
+            answers.append(got)
         return got
 
     monkeypatch.setattr(rates_module, "_table_rates", counted)
@@ -517,21 +519,30 @@ def test_random_and_edge_designs_take_the_tables_or_fall_back_to_the_box(monkeyp
     # the edges a fit meets (tp or tn zero, no paired rows, one metric-only rating, no
     # metric-only positives or negatives, known rates, a prior below 1): where the tables'
     # checks pass the answer is the box's, where one fails the box answers
-    calls = _table_spy(monkeypatch)
+    answers: list = []
+    calls = _table_spy(monkeypatch, answers)
+    partial = 0
     for case in _random_designs(30, seed):
-        before = len(calls)
         got = rates_module.model_rates(**case)
         want = _box_path(monkeypatch, case)
-        if calls[before:] == [False]:
+        tables = answers[-1]
+        if tables is None or (tables[0] is None and tables[1] is None):
+            # the marginals' check, or both rates' grids failed: the box's answer throughout
             assert got == want
             continue
         assert got[2] == pytest.approx(want[2], abs=1e-13)
-        for g, w in zip(got[:2], want[:2], strict=True):
+        for g, w, t in zip(got[:2], want[:2], tables[:2], strict=True):
+            if t is None:
+                # this rate failed the tables' checks: the box's answer, as it is
+                partial += 1
+                assert g == w
+                continue
             assert g.known == w.known
             assert g.mean == pytest.approx(w.mean, abs=1e-12)
             assert g.lower == pytest.approx(w.lower, abs=1e-10)
             assert g.upper == pytest.approx(w.upper, abs=1e-10)
     assert sum(calls) >= 10 and not all(calls)
+    assert partial >= 1
 
 
 def test_a_failed_check_of_the_tables_falls_back_to_the_box(monkeypatch):
@@ -550,6 +561,60 @@ def test_a_failed_check_of_the_tables_falls_back_to_the_box(monkeypatch):
     assert calls == [False, False]
     monkeypatch.setattr(rates_module, "_TABLES", False)
     assert got == rates_module.model_rates(**case)
+
+
+def test_a_known_rate_the_data_contradict_takes_the_aligned_tilt(monkeypatch):
+    # a known eta far from what the data say: the expected split is far from the weights', the
+    # first tilt leaves the sum below its floor, the tilt that lines the tables up answers
+    cases = [dict(A=107.0, B=28.0, k=701, M=893, tp=79, fn=8, tn=20, fp=0, rate_prior=(1, 1),
+                  eta=0.612782360309549),
+             dict(A=14.0, B=7.0, k=877, M=1000, tp=0, fn=0, tn=0, fp=0, rate_prior=(1, 1),
+                  eta=0.9494132442713119)]
+    for case in cases:
+        args = _args(case)
+        tables = rates_module._log_weight_tables(**args)
+        s = rates_module._aligned_tilt(*tables)
+        fx, gu, ht = tables
+
+        def gap(s, fx=fx, gu=gu, ht=ht):
+            return (np.argmax(fx + s * np.arange(fx.size)) + np.argmax(gu + s * np.arange(gu.size))
+                    - np.argmax(ht - s * np.arange(ht.size)))
+
+        # the largest entries cross there (the gap may jump: the tables need not be concave)
+        assert gap(s - 1e-6) <= 0 <= gap(s + 1e-6)
+        px, pu, _ = rates_module._table_marginals(tables, args)
+        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+        lw = rates_module._log_weights(X, U, **args)
+        w = np.exp(lw - special.logsumexp(lw))
+        big = w.sum(axis=0) > 1e-200
+        np.testing.assert_allclose(px[big], w.sum(axis=0)[big], rtol=1e-10)
+        calls = _table_spy(monkeypatch)
+        got = rates_module.model_rates(**case)
+        want = _box_path(monkeypatch, case)
+        assert calls == [True]
+        assert got[1] == want[1] and got[1].known
+        assert got[0].mean == pytest.approx(want[0].mean, abs=1e-12)
+        assert got[0].lower == pytest.approx(want[0].lower, abs=1e-11)
+        assert got[0].upper == pytest.approx(want[0].upper, abs=1e-11)
+
+
+def test_a_rate_the_tables_cannot_answer_is_the_boxs_and_the_other_stays(monkeypatch):
+    # eta's grid from the tables failing: eta is the box's answer exactly, rho the tables'
+    case = _groups_of_1000(1, seed=13)[0]
+    tables_only = rates_module.model_rates(**case)
+    want = _box_path(monkeypatch, case)
+    original = rates_module._chebyshev_rate
+
+    def no_eta_from_tables(name, *args, **kwargs):
+        if name == "eta" and kwargs.get("table_density") is not None:
+            return None
+        return original(name, *args, **kwargs)
+
+    monkeypatch.setattr(rates_module, "_chebyshev_rate", no_eta_from_tables)
+    got = rates_module.model_rates(**case)
+    assert got[0] == tables_only[0]
+    assert got[1] == want[1]
+    assert got[2] == tables_only[2]
 
 
 # -- more terms than every-term summation takes: the located box and the lattice ---------------

@@ -425,9 +425,14 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     if full:
         tables = _log_weight_tables(**args)
         got = _table_rates(tables, args, probs) if _TABLES else None
-        if got is not None:
+        if got is not None and got[0] is not None and got[1] is not None:
             return got
         X, U, w, lw = _box(_log_weights_full(**args, tables=tables), log=True)
+        if got is not None and (got[0] is not None or got[1] is not None):
+            # the rate the tables answered stands; the box answers the other
+            done = {name: r for name, r in zip(("rho", "eta"), got[:2], strict=True)
+                    if r is not None}
+            return (*_full_rates(w, X, U, args, probs, lw, done), got[2])
     else:
         X, U, w = _zoom(k, M, args)
         lw = None  # the zoomed weights come without their logs (the Newton path needs none)
@@ -731,8 +736,11 @@ def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
 
 
 def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
-                lw: np.ndarray | None = None) -> tuple[RatePosterior, RatePosterior]:
+                lw: np.ndarray | None = None, done: dict | None = None
+                ) -> tuple[RatePosterior, RatePosterior]:
     """Moments and interval of each rate on a unit-step grid (rows ``U``, columns ``X``).
+
+    ``done``: the rates already found another way (by name), taken as they are.
 
     A component's ``a / (a + b)`` and ``a (a + 1) / ((a + b)(a + b + 1))`` have ``a`` in ``X``
     (rho) or ``U`` (eta) alone and ``a + b`` in ``T = X + U`` alone, so each moment is a
@@ -747,6 +755,9 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
         ex, eu = float(px @ X), float(pu @ U)
         vx, vu = float(px @ (X - ex) ** 2), float(pu @ (U - eu) ** 2)
     for name in ("rho", "eta"):
+        if done and name in done:
+            out.append(done[name])
+            continue
         known = args[name]
         if known is not None:
             out.append(RatePosterior(known, 0.0, known, known, known=True))
@@ -986,14 +997,10 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     tt = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
     if name == "rho":
         # a along the columns (X), b along the rows (U); a + b = Ar + Br + T
-        H = special.gammaln(args["Ar"] + args["Br"] + tt)
         col_e, row_e = a - 1.0, b - 1.0
-        col_lb, row_lb = special.gammaln(a), special.gammaln(b)
     else:
         # a along the rows (U), b along the columns (X); a + b = Ae + Be + M - T
-        H = special.gammaln(args["Ae"] + args["Be"] + M - tt)
         col_e, row_e = b - 1.0, a - 1.0
-        col_lb, row_lb = special.gammaln(b), special.gammaln(a)
     l0, l1 = math.log(mean), math.log1p(-mean)
     col_on_t = name == "rho"
     cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
@@ -1001,6 +1008,12 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         K = None
     elif kernel is None:
         # w times each component's density at the guessed mean: w exp(H[i + j] + C[i] + R[j])
+        if name == "rho":
+            H = special.gammaln(args["Ar"] + args["Br"] + tt)
+            col_lb, row_lb = special.gammaln(a), special.gammaln(b)
+        else:
+            H = special.gammaln(args["Ae"] + args["Be"] + M - tt)
+            col_lb, row_lb = special.gammaln(b), special.gammaln(a)
         C = col_e * cl0 - col_lb
         R = row_e * rl0 - row_lb
         K = _scaled(w, lw, H, C, R)
@@ -1252,24 +1265,61 @@ def _table_marginals(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: di
         s = 0.5 * float(ht[tc + 1] - ht[tc - 1])
     else:
         s = 0.0
-    f, g, h = fx + s * x, gu + s * u, ht - s * np.arange(M + 1, dtype=float)
-    fmax, gmax, hmax = float(f.max()), float(g.max()), float(h.max())
-    if not (math.isfinite(fmax) and math.isfinite(gmax) and math.isfinite(hmax)):
+    t = np.arange(M + 1, dtype=float)
+    for attempt in range(2):
+        if attempt:
+            # the expected split was far from the weights' (a known rate the data contradict):
+            # the tilt at which the tilted tables' largest entries line up, X + U = T
+            s = _aligned_tilt(fx, gu, ht)
+            if s is None:
+                return None
+        f, g, h = fx + s * x, gu + s * u, ht - s * t
+        fmax, gmax, hmax = float(f.max()), float(g.max()), float(h.max())
+        if not (math.isfinite(fmax) and math.isfinite(gmax) and math.isfinite(hmax)):
+            return None
+        ef, eg, eh = np.exp(f - fmax), np.exp(g - gmax), np.exp(h - hmax)
+        # pu[U] = eg[U] sum_X eh[U + X] ef[X], px[X] = ef[X] sum_U eh[X + U] eg[U]
+        pu = eg * np.correlate(eh, ef, "valid")
+        total = float(pu.sum())
+        if total > 0.0 and math.log(total) >= _UNDERFLOW + math.log(x.size * u.size):
+            break
+    else:
         return None
-    ef, eg, eh = np.exp(f - fmax), np.exp(g - gmax), np.exp(h - hmax)
-    # pu[U] = eg[U] sum_X eh[U + X] ef[X], px[X] = ef[X] sum_U eh[X + U] eg[U]
-    pu = eg * np.correlate(eh, ef, "valid")
     px = ef * np.correlate(eh, eg, "valid")
-    total = float(pu.sum())
-    if not (total > 0.0 and math.log(total) >= _UNDERFLOW + math.log(x.size * u.size)):
-        return None
     pu /= total
     px /= total
     return px, pu, fmax + gmax + hmax + math.log(total)
 
 
+def _aligned_tilt(fx: np.ndarray, gu: np.ndarray, ht: np.ndarray) -> float | None:
+    """The tilt ``s`` at which ``argmax(fx + s X) + argmax(gu + s U) = argmax(ht - s T)``.
+
+    The left side never falls as ``s`` grows and the right side never rises, so bisection
+    finds where they cross; there the three tilted tables peak at one split, and their
+    product's largest term is close to the product of their largest entries.  None when the
+    tables are not finite anywhere.
+    """
+    if not (np.isfinite(fx).any() and np.isfinite(gu).any() and np.isfinite(ht).all()):
+        return None
+    x, u, t = (np.arange(a.size, dtype=float) for a in (fx, gu, ht))
+    steps = np.diff(ht)
+    lo = float(steps.min()) - 1.0 if steps.size else -1.0
+    hi = float(steps.max()) + 1.0 if steps.size else 1.0
+
+    def gap(s: float) -> float:
+        return float(np.argmax(fx + s * x) + np.argmax(gu + s * u) - np.argmax(ht - s * t))
+
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if gap(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
 def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, probs
-                 ) -> tuple[RatePosterior, RatePosterior, float] | None:
+                 ) -> tuple[RatePosterior | None, RatePosterior | None, float] | None:
     """:func:`model_rates` on every term from one-dimensional tables, or None.
 
     ``tables``: :func:`_log_weight_tables`, ``log w(X, U) = fx[X] + gu[U] + ht[X + U]`` on the
@@ -1287,9 +1337,9 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
     are left out, at most ``2e-15`` of the mass (each rate's density is then divided by its
     integral).  Each rate's density is :func:`_table_density` on that box, on
     :func:`_chebyshev_rate`'s grid with its checks: its bound holds, with the box's mixture
-    within ``4e-15`` of the whole square's.  None when a check fails (the caller
+    within ``4e-15`` of the whole square's.  A rate whose checks fail is None (the caller
     then takes the box of the whole grid's log weights, :func:`_box`, and
-    :func:`_full_rates`).
+    :func:`_full_rates` for it); None when the marginals' check fails (then for both).
     """
     A, B, k, M = args["A"], args["B"], args["k"], args["M"]
     got = _table_marginals(tables, args)
@@ -1338,11 +1388,9 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
             buffer = np.empty((X.size, U.size))
         dens = _table_density(name, X, U, args, tables, norm, guess_mean, (ex, eu),
                               out=buffer)
-        if dens is None:
-            return None
-        got = _chebyshev_rate(name, None, None, X, U, a, b, args, guess_mean, guess_sd,
-                              probs, table_density=dens, lines=lines)
-        if got is None:
-            return None
-        out.append(RatePosterior(*got))
+        got = None
+        if dens is not None:
+            got = _chebyshev_rate(name, None, None, X, U, a, b, args, guess_mean, guess_sd,
+                                  probs, table_density=dens, lines=lines)
+        out.append(None if got is None else RatePosterior(*got))
     return out[0], out[1], alpha_mean
