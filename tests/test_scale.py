@@ -401,8 +401,8 @@ def test_the_tables_marginals_equal_the_sums_of_every_beta_function_term():
             dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1),
                  eta=0.8)]:
         args = _args(case)
-        px, pu, norm = rates_module._table_marginals(rates_module._log_weight_tables(**args),
-                                                      args)
+        tables = rates_module._log_weight_tables(**args)
+        px, pu, norm, scaled = rates_module._table_marginals(tables, args)
         X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
         lw = rates_module._log_weights(X, U, **args)
         w = np.exp(lw - special.logsumexp(lw))
@@ -411,9 +411,13 @@ def test_the_tables_marginals_equal_the_sums_of_every_beta_function_term():
         big = w.sum(axis=1) > 1e-200
         np.testing.assert_allclose(pu[big], w.sum(axis=1)[big], rtol=1e-10)
         assert px.sum() == pytest.approx(1.0, abs=1e-14)
-        # norm: the log of the sum of exp(fx + gu + ht), against the grid from the tables
+        # the scaled tables: the same log weights less a constant, norm the log of their sum
         full = rates_module._log_weights_full(**args)
-        assert norm == pytest.approx(float(special.logsumexp(full)), abs=1e-10)
+        grid = rates_module._log_weights_full(**args, tables=scaled)
+        finite = np.isfinite(full)
+        assert np.array_equal(finite, np.isfinite(grid))
+        assert np.ptp(grid[finite] - full[finite]) < 1e-9
+        assert norm == pytest.approx(float(special.logsumexp(grid)), abs=1e-12)
 
 
 def test_the_trimmed_sides_leave_out_less_than_their_stated_bound():
@@ -430,7 +434,8 @@ def test_the_trimmed_sides_leave_out_less_than_their_stated_bound():
             assert p[:lo + 1].sum() > rates_module._TRIM or p[hi - 1:].sum() > rates_module._TRIM
     for case in _groups_of_1000(2, seed=9):
         args = _args(case)
-        px, pu, _ = rates_module._table_marginals(rates_module._log_weight_tables(**args), args)
+        px, pu, _, _ = rates_module._table_marginals(rates_module._log_weight_tables(**args),
+                                                     args)
         (r0, r1), (c0, c1) = rates_module._trim(pu), rates_module._trim(px)
         X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
         lw = rates_module._log_weights(X, U, **args)
@@ -450,27 +455,57 @@ def test_the_table_density_equals_the_sum_of_every_components_density():
 
     case = _groups_of_1000(1, seed=10)[0]
     args = _args(case)
-    tables = rates_module._log_weight_tables(**args)
-    px, pu, norm = rates_module._table_marginals(tables, args)
+    px, pu, norm, scaled = rates_module._table_marginals(rates_module._log_weight_tables(**args),
+                                                         args)
     (r0, r1), (c0, c1) = rates_module._trim(pu), rates_module._trim(px)
     X, U = np.arange(c0, c1, dtype=float), np.arange(r0, r1, dtype=float)
+    # the weights from the beta functions term by term, normalised over the whole square
     lw = rates_module._log_weights(X, U, **args)
-    fx, gu, ht = tables
-    # the tables' weights, normalised over the whole square
-    w = np.exp(fx[c0:c1][None, :] + gu[r0:r1][:, None]
-               + ht[(U[:, None] + X[None, :]).astype(int)] - norm)
-    np.testing.assert_allclose(np.log(w), lw - lw.max() + np.log(w.max()), atol=1e-9)
+    lw_all = rates_module._log_weights(np.arange(case["k"] + 1.0),
+                                       np.arange(case["M"] - case["k"] + 1.0), **args)
+    w = np.exp(lw - special.logsumexp(lw_all))
     ex, eu = float(px @ np.arange(px.size)), float(pu @ np.arange(pu.size))
     k, M = case["k"], case["M"]
     for name, a, b in (("rho", args["Ar"] + X[None, :], args["Br"] + U[:, None]),
                        ("eta", args["Ae"] + M - k - U[:, None], args["Be"] + k - X[None, :])):
         mean = float((w * a / (a + b)).sum() / w.sum())
-        dens = rates_module._table_density(name, X, U, args, tables, norm, mean, (ex, eu))
+        dens = rates_module._table_density(name, X, U, args, scaled, norm, mean, (ex, eu))
         ts = mean + np.linspace(-0.2, 0.2, 9)
         ts = ts[(ts > 0) & (ts < 1)]
         got = np.exp(dens(np.log(ts), np.log1p(-ts)))
         want = np.array([float((w * stats.beta.pdf(t, a, b)).sum()) for t in ts])
-        np.testing.assert_allclose(got, want, rtol=1e-11)
+        # both carry each term's rounding of log-gamma values some 3,000 each (1e-13 relative
+        # and more in the far tails), the reference's normaliser too (about 5e-13)
+        ratio = got / want
+        assert np.all(np.abs(ratio - 1.0) < 1e-12)
+        assert np.ptp(ratio) < 5e-13
+
+
+def test_the_log_beta_function_is_exact_to_a_few_ulps():
+    # a few ulps: against the factorials' ratio in 50-digit decimals (integers), and scipy's
+    # betaln where its arguments are small (no cancellation there)
+    from decimal import Decimal, getcontext
+    from math import factorial
+
+    getcontext().prec = 50
+    for a, b in ((400, 80), (80, 400), (3, 402), (15, 15), (14, 16), (16, 900), (1500, 1600),
+                 (2, 2000), (30, 100_000)):
+        exact = (Decimal(factorial(a - 1) * factorial(b - 1)) / Decimal(factorial(a + b - 1))).ln()
+        got = rates_module._log_beta(float(a), float(b))
+        assert abs(Decimal(got) - exact) <= Decimal(1e-15) * max(1, abs(exact)), (a, b)
+    # the differences of log-gamma functions from a reference, against decimals: each within
+    # a few ulps of its own size (at least 30), none with the rounding of the reference's
+    # log-gamma value (some 2,000: 2e-13 common to all)
+    x = np.array([15.0, 16.0, 40.0, 399.0, 400.0, 401.0, 650.0, 700.0, 1200.0, 3.0, 1.0])
+    x0 = 401.0
+    got = rates_module._lgamma_diff(x, x0)
+    ref = Decimal(factorial(int(x0) - 1)).ln()
+    for xi, gi in zip(x, got, strict=True):
+        exact = Decimal(factorial(int(xi) - 1)).ln() - ref if xi > 1 else -ref
+        assert abs(Decimal(gi) - exact) <= Decimal(1e-15) * max(30, abs(exact)), xi
+    for a, b in ((0.5, 2.0), (3.5, 9.0), (12.0, 0.25)):
+        assert rates_module._log_beta(a, b) == pytest.approx(float(special.betaln(a, b)),
+                                                              rel=1e-15)
 
 
 def test_model_rates_from_the_tables_equal_the_box_of_every_term_on_groups_of_1000(monkeypatch):
@@ -582,7 +617,7 @@ def test_a_known_rate_the_data_contradict_takes_the_aligned_tilt(monkeypatch):
 
         # the largest entries cross there (the gap may jump: the tables need not be concave)
         assert gap(s - 1e-6) <= 0 <= gap(s + 1e-6)
-        px, pu, _ = rates_module._table_marginals(tables, args)
+        px, pu, _, _ = rates_module._table_marginals(tables, args)
         X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
         lw = rates_module._log_weights(X, U, **args)
         w = np.exp(lw - special.logsumexp(lw))

@@ -53,11 +53,13 @@ exponential of one is taken.  The marginal weights of ``X`` and ``U`` over the w
 correlations of the exponentials of the (tilted, scaled) tables, exact sums of positive terms;
 they give the mean of ``alpha`` over every term, the guesses below, and the box: the rows and
 columns at either end whose marginal mass is at most ``5e-16`` each are left out, at most
-``2e-15`` of the mass, measured (some 90,000 terms instead of 130,000 for a group of 1,000
-ratings).  Each rate's density at the points of the Chebyshev grid below is then one matrix
+``2e-15`` of the mass, measured (some 63,000 to 140,000 terms for a group of 1,000 ratings,
+0.8 of the box below).  Each rate's density at the points of the Chebyshev grid below is then one matrix
 product of a Hankel matrix of ``T`` with a column and a row factor per point
-(:func:`_table_density`), with the grid's checks.  Where a check of the tables fails (their
-scaling, or the grid's), the box of the terms within ``1e-20`` of the largest below answers.
+(:func:`_table_density`), with the grid's checks.  Where a check of the tables fails, the box
+of the terms within ``1e-20`` of the largest below answers: for both rates when the scaling
+fails (after a second tilt, where the tilted tables' largest entries line up), for the one rate
+whose grid fails otherwise.
 
 On that box the work is arranged for many groups (``BinaryFit.rates()`` and ``to_frame()``
 compute it per group): every beta function splits into log-gamma functions of ``X``, of ``U``
@@ -861,6 +863,7 @@ _CHEB_REACH = 9.0        # the grid spans the mean +- at least this many sds
 _GUESS_REACH = 10.0     # ... set from a guess of the mean and sd this many guessed sds out
 _MISSING_TOL = 1e-12     # the mass the grid may miss (beyond its ends) and rounding
 _CHEB_POINTS = (33, 65, 129)  # nested: each holds the one before
+_TABLE_POINTS = (65, 129)     # ... from the tables (see _chebyshev_rate)
 _CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_rate)
 _BLAS_CHUNK = 262_144    # m n k of one matrix product (OpenBLAS runs one thread below it)
 
@@ -969,7 +972,9 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     leave the range of doubles.
 
     ``table_density``: the log density from one-dimensional tables (:func:`_table_density`)
-    instead of the kernel (``w`` and ``lw`` are then not read, and may be None); ``lines``:
+    instead of the kernel (``w`` and ``lw`` are then not read, and may be None), on 65 or 129
+    points (a series of 33 points once passed check (i) with its ends 1.4e-12 off: the last
+    four coefficients can be small by chance in a short series); ``lines``:
     ``lines(on_rows, mask)``, the weights of the rows (or columns) in ``mask`` summed along
     them, for the density at 0 or 1 (from ``w`` when not given).
     """
@@ -1054,7 +1059,7 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         return out
 
     dens = None
-    for n in _CHEB_POINTS:
+    for n in (_CHEB_POINTS if table_density is None else _TABLE_POINTS):
         theta = np.pi * np.arange(n) / (n - 1)
         ts = mid + half * np.cos(theta)
         if dens is None:
@@ -1133,6 +1138,8 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
 _TRIM = 5e-16
 #: the largest term of a point of :func:`_table_density` must be at least e^this (factors <= 1)
 _UNDERFLOW = -600.0
+#: the smallest argument :func:`_log_beta` takes Stirling's series at
+_STIRLING = 15.0
 
 
 def _trim(p: np.ndarray) -> tuple[int, int]:
@@ -1150,7 +1157,7 @@ def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
                    t0: float, centre: tuple[float, float], out: np.ndarray | None = None):
     """One rate's log density at many points from one-dimensional tables, or None.
 
-    The box's weights are ``exp(fx[X] + gu[U] + ht[T] - norm)`` (``tables`` from
+    The box's weights are ``exp(fx[X] + gu[U] + ht[T] - norm)`` (``tables`` as from
     :func:`_log_weight_tables`, unit steps ``X``, ``U``) and a component's log density at
     ``t`` is ``(a - 1) log t + (b - 1) log(1 - t) - lgamma(a) - lgamma(b) + lgamma(a + b)``,
     with ``a`` (rho) or ``b`` (eta) in ``X``, the other in ``U`` and ``a + b`` in ``T``.  So
@@ -1169,8 +1176,14 @@ def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
     number of terms (so its largest term at least ``e^-600``): every term it leaves out or
     rounds as a subnormal is below ``e^-100`` of the point's density.  The point's tables are
     its offsets from ``t0`` (``(a - 1) log(t / t0)``), added to tables at ``t0`` rounded
-    once, so each term carries the rounding of its log-gamma functions as the box's weights
-    do, relative about ``1e-16`` of their size.
+    once.  ``tables`` are :func:`_table_marginals`' scaled ones (``norm`` the log of their
+    sum), so the weights are those its marginals sum, and each component's log density at
+    ``t0`` is its value at the mean split (:func:`_log_beta`, a few ulps) plus differences of
+    log-gamma functions from there (:func:`_lgamma_diff`): each term carries the rounding of
+    its own tables' entries (relative about ``1e-16`` of their size, some 1e-13 at 1,000
+    ratings, as the box's weights do) and no rounding is common to all terms (the rounding
+    of one log-gamma value some 3,000 would scale the density by up to 1e-12 and hide as
+    much missing mass from check (ii) of :func:`_chebyshev_rate`).
 
     ``out``: an array of shape ``(X.size, U.size)`` to hold the Hankel matrix (transposed),
     shared by the rates of one group.  Returns ``log_density(lt, l1t)``: the log density at
@@ -1181,18 +1194,16 @@ def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
     k, M = args["k"], args["M"]
     x0, u0, nx, nu = int(X[0]), int(U[0]), X.size, U.size
     tt = float(x0 + u0) + np.arange(nx + nu - 1, dtype=float)
-    hh = ht[x0 + u0:x0 + u0 + tt.size]
     if name == "rho":
         # columns: a = Ar + X on log t; rows: b = Br + U on log(1 - t)
         col_e, row_e = args["Ar"] + X - 1.0, args["Br"] + U - 1.0
-        hh = hh + special.gammaln(args["Ar"] + args["Br"] + tt)
+        total_e = args["Ar"] + args["Br"] + tt
     else:
         # columns: b = Be + k - X on log(1 - t); rows: a = Ae + M - k - U on log t
         col_e, row_e = args["Be"] + k - X - 1.0, args["Ae"] + M - k - U - 1.0
-        hh = hh + special.gammaln(args["Ae"] + args["Be"] + M - tt)
-    cx = fx[x0:x0 + nx] - special.gammaln(col_e + 1.0)
-    ru = gu[u0:u0 + nu] - special.gammaln(row_e + 1.0)
-    if not (np.all(np.isfinite(cx)) and np.all(np.isfinite(ru)) and np.all(np.isfinite(hh))
+        total_e = args["Ae"] + args["Be"] + M - tt
+    f, g, h = fx[x0:x0 + nx], gu[u0:u0 + nu], ht[x0 + u0:x0 + u0 + tt.size]
+    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(g)) and np.all(np.isfinite(h))
             and math.isfinite(norm) and 0.0 < t0 < 1.0):
         return None
     col_on_t = name == "rho"
@@ -1200,19 +1211,29 @@ def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
     cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
     i0 = min(max(round(centre[0]) - x0, 0), nx - 1)
     j0 = min(max(round(centre[1]) - u0, 0), nu - 1)
+    # each component's log density at t0 as its value at the mean split (one accurate log
+    # beta function, _log_beta) plus differences of log-gamma functions from there
+    # (_lgamma_diff, no log-gamma value of some 3,000 rounded): no rounding shifts the
+    # density as a whole, so the distribution function's check (ii) measures the missing
+    # mass, not the rounding of one reference term
+    const = (float(col_e[i0]) * cl0 + float(row_e[j0]) * rl0
+             - _log_beta(float(col_e[i0]) + 1.0, float(row_e[j0]) + 1.0))
+    comp_c = (col_e - col_e[i0]) * cl0 - _lgamma_diff(col_e + 1.0, float(col_e[i0]) + 1.0)
+    comp_r = (row_e - row_e[j0]) * rl0 - _lgamma_diff(row_e + 1.0, float(row_e[j0]) + 1.0)
+    comp_h = _lgamma_diff(total_e, float(total_e[i0 + j0]))
     if tt.size >= 3:
         tc = min(max(i0 + j0, 1), tt.size - 2)
-        s = 0.5 * float(hh[tc + 1] - hh[tc - 1])
+        s = 0.5 * float(h[tc + 1] + comp_h[tc + 1] - h[tc - 1] - comp_h[tc - 1])
     else:
         s = 0.0
-    c_base = cx + col_e * cl0 + s * np.arange(nx)
-    r_base = ru + row_e * rl0 + s * np.arange(nu)
-    h_base = hh - s * np.arange(tt.size)
+    c_base = f + comp_c + s * np.arange(nx)
+    r_base = g + comp_r + s * np.arange(nu)
+    h_base = h + comp_h - s * np.arange(tt.size)
     cmax, rmax, hmax = float(c_base.max()), float(r_base.max()), float(h_base.max())
     c_base -= cmax
     r_base -= rmax
     h_base -= hmax
-    offset = cmax + rmax + hmax - norm
+    offset = cmax + rmax + hmax + const - norm
     # H transposed (rows X, columns U), contiguous for the matrix products
     if out is None:
         out = np.empty((nx, nu))
@@ -1245,8 +1266,9 @@ def _table_marginals(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: di
                      ) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The marginal weights of ``X`` and ``U`` over the whole square, and the log of their sum.
 
-    ``tables``: :func:`_log_weight_tables`.  Returns ``(px, pu, norm)`` with
-    ``w(X, U) = exp(fx[X] + gu[U] + ht[X + U] - norm)`` summing to 1 over the square, or None
+    ``tables``: :func:`_log_weight_tables`.  Returns ``(px, pu, norm, scaled)`` with
+    ``scaled`` the tilted tables less their largest entries, whose weights
+    ``w(X, U) = exp(fx[X] + gu[U] + ht[X + U] - norm)`` sum to 1 over the square, or None
     (see :func:`_table_rates` for the tilt, the scaling and the check against underflow).
     """
     fx, gu, ht = tables
@@ -1288,7 +1310,7 @@ def _table_marginals(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: di
     px = ef * np.correlate(eh, eg, "valid")
     pu /= total
     px /= total
-    return px, pu, fmax + gmax + hmax + math.log(total)
+    return px, pu, math.log(total), (f - fmax, g - gmax, h - hmax)
 
 
 def _aligned_tilt(fx: np.ndarray, gu: np.ndarray, ht: np.ndarray) -> float | None:
@@ -1345,8 +1367,8 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
     got = _table_marginals(tables, args)
     if got is None:
         return None
-    px, pu, norm = got
-    fx, gu, ht = tables
+    px, pu, norm, scaled = got
+    fx, gu, ht = scaled
     x = np.arange(k + 1, dtype=float)
     u = np.arange(M - k + 1, dtype=float)
     ex, eu = float(px @ x), float(pu @ u)
@@ -1386,7 +1408,7 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
                              + guess_mean * (1.0 - guess_mean) / (gn + 1.0))
         if buffer is None:
             buffer = np.empty((X.size, U.size))
-        dens = _table_density(name, X, U, args, tables, norm, guess_mean, (ex, eu),
+        dens = _table_density(name, X, U, args, scaled, norm, guess_mean, (ex, eu),
                               out=buffer)
         got = None
         if dens is not None:
@@ -1394,3 +1416,57 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
                                   probs, table_density=dens, lines=lines)
         out.append(None if got is None else RatePosterior(*got))
     return out[0], out[1], alpha_mean
+
+
+def _log_beta(a: float, b: float) -> float:
+    """``log B(a, b)`` to a few ulps of its value (not of the log-gamma functions it cancels).
+
+    ``lgamma(a) + lgamma(b) - lgamma(a + b)`` carries the rounding of terms some 2,000 each at
+    a few hundred ratings.  With ``lo <= hi``, ``n = lo + hi`` and ``rest`` the remainder of
+    Stirling's series (:func:`_stirling_rest`): for ``lo >= 15``
+    ``(lo - 1/2) log(lo / n) + (hi - 1/2) log(hi / n) + log(2 pi / n) / 2 + rest(lo)
+    + rest(hi) - rest(n)``; for ``hi >= 15 > lo``, ``lgamma(lo) + (hi - 1/2) log(hi / n)
+    - lo log n + lo + rest(hi) - rest(n)``; else scipy's ``betaln``.
+    """
+    lo, hi = min(a, b), max(a, b)
+    if hi < _STIRLING:
+        return float(special.betaln(a, b))
+    n = lo + hi
+    log_hi = math.log1p(-lo / n)
+    if lo >= _STIRLING:
+        return ((lo - 0.5) * math.log(lo / n) + (hi - 0.5) * log_hi
+                + 0.5 * math.log(2.0 * math.pi / n)
+                + _stirling_rest(lo) + _stirling_rest(hi) - _stirling_rest(n))
+    return (float(special.gammaln(lo)) + (hi - 0.5) * log_hi - lo * math.log(n) + lo
+            + _stirling_rest(hi) - _stirling_rest(n))
+
+
+def _lgamma_diff(x: np.ndarray, x0: float) -> np.ndarray:
+    """``lgamma(x) - lgamma(x0)`` without rounding ``lgamma(x0)`` (a shift common to all).
+
+    Where ``x`` and ``x0`` are both at least ``_STIRLING``: ``(x - 1/2) log(x / x0) + (x - x0)
+    (log x0 - 1) + rest(x) - rest(x0)``, each entry within a few ulps of its terms (some
+    hundreds at 1,000 ratings: 1e-13 at most, and none common to the entries); elsewhere
+    scipy's log-gamma functions (small where an argument is small).
+    """
+    x = np.asarray(x, dtype=float)
+    if x0 < _STIRLING:
+        return special.gammaln(x) - float(special.gammaln(x0))
+    big = x >= _STIRLING
+    out = np.empty_like(x)
+    xb = x[big]
+    out[big] = ((xb - 0.5) * np.log(xb / x0) + (xb - x0) * (math.log(x0) - 1.0)
+                + _stirling_rest(xb) - _stirling_rest(x0))
+    if not big.all():
+        out[~big] = special.gammaln(x[~big]) - float(special.gammaln(x0))
+    return out
+
+
+def _stirling_rest(x: float | np.ndarray) -> float | np.ndarray:
+    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`` for ``x >= 15``.
+
+    Five terms of the series; the next, ``691 / (360360 x^11)``, is below ``3e-16`` there.
+    """
+    y = 1.0 / (x * x)
+    return (1.0 / 12.0 - y * (1.0 / 360.0 - y * (1.0 / 1260.0 - y * (1.0 / 1680.0
+            - y / 1188.0)))) / x
