@@ -92,6 +92,7 @@ differences to 50-digit decimals, and the mass it leaves out to its bound.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -1157,7 +1158,8 @@ def _trim(p: np.ndarray) -> tuple[int, int]:
 
 def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
                    tables: tuple[np.ndarray, np.ndarray, np.ndarray], norm: float,
-                   t0: float, centre: tuple[float, float], out: np.ndarray | None = None):
+                   t0: float, centre: tuple[float, float], out: np.ndarray | None = None
+                   ) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None:
     """One rate's log density at many points from one-dimensional tables, or None.
 
     The box's weights are ``exp(fx[X] + gu[U] + ht[T] - norm)`` (``tables`` as from
@@ -1266,8 +1268,9 @@ def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
 
 
 def _table_marginals(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict
-                     ) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """The marginal weights of ``X`` and ``U`` over the whole square, and the log of their sum.
+                     ) -> tuple[np.ndarray, np.ndarray, float,
+                                tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    """The marginal weights of ``X`` and ``U`` over the whole square, the log of their sum.
 
     ``tables``: :func:`_log_weight_tables`.  Returns ``(px, pu, norm, scaled)`` with
     ``scaled`` the tilted tables less their largest entries, whose weights
