@@ -18,7 +18,10 @@ time, which waiting for a busy CPU does not inflate).  Rows:
    ``to_frame(n_jobs=-1)`` of a fresh fit on every core (``--jobs``), and ``fit`` +
    ``to_frame(rate_intervals=False)`` (the rates' means without their intervals).  The
    ratio: now and the baseline on the same 100 groups (the baseline took 309 s for fit alone
-   on all of them, and did not finish to_frame in 290 s).
+   on all of them, and did not finish to_frame in 290 s); and the model's rates alone on those
+   groups, from one-dimensional tables (the default) against the box of the whole grid's log
+   weights (the way before them, every check's fallback), CPU time a group and the largest
+   gap between the two.
 4. ``compare()`` of 1,000 groups (499,500 pairs), in full.  Goal: 10 s (or the matrix of
    ``P(alpha_1 > alpha_2)`` alone, ``prob_greater_matrix()``, also in full).  The ratio: now
    and the baseline on the same 40 groups (780 pairs); beside it the pair-by-pair
@@ -203,6 +206,15 @@ def scale_row(old, quick: bool, jobs: int = -1) -> None:
         w_b = c_b = float("nan")
         if old is not None:
             w_b, c_b, _ = timed(lambda: old.fit("human ~ metric | system", small).to_frame())
+        # the model's rates alone on those 100 groups, in this process: from one-dimensional
+        # tables (the default) and on the box of the whole grid's log weights (the way before
+        # them, still every check's fallback); the largest gap between the two
+        tasks = _rate_tasks(be.fit("human ~ metric | system", small))
+        c_tab, got = _rates_cpu(tasks, tables=True)
+        c_box, want = _rates_cpu(tasks, tables=False)
+        gap = max(max(abs(g.mean - w.mean), abs(g.lower - w.lower), abs(g.upper - w.upper))
+                  for gg, ww in zip(got, want, strict=True)
+                  for g, w in zip(gg[:2], ww[:2], strict=True))
     total, total_cpu = w_fit + w_tf, c_fit + c_tf
     print(f"\n3. fit + to_frame(), {len(frame):,} rows in {n_groups:,} groups: fit {w_fit:.2f} s "
           f"(cpu {c_fit:.2f}; the posteriors from the counts {c_post:.2f}, reading and "
@@ -223,6 +235,29 @@ def scale_row(old, quick: bool, jobs: int = -1) -> None:
     print(f"   the same 100 groups (10^5 rows), fit + to_frame: now {w_s:.2f} s (cpu {c_s:.2f}), "
           f"baseline {w_b:.2f} s (cpu {c_b:.2f}); baseline/now {w_b / w_s:.1f} (cpu "
           f"{c_b / c_s:.1f})")
+    print(f"   the model's rho and eta of those 100 groups: from the tables {1e3 * c_tab:.2f} "
+          f"cpu ms a group, on the box of the whole grid {1e3 * c_box:.2f}; box/tables "
+          f"{c_box / c_tab:.2f}; largest gap in a mean or an interval end {gap:.1e}")
+
+
+def _rate_tasks(res) -> list[dict]:
+    """The model-rate problems of a fit's groups (keyword arguments of model_rates)."""
+    tasks, _, _ = res._rate_tasks(res._group_counts(), res._pooled_paired())
+    return tasks
+
+
+def _rates_cpu(tasks: list[dict], tables: bool) -> tuple[float, list]:
+    """CPU seconds a group of model_rates, with or without the tables' way, and the answers."""
+    from binaryeval.binary import rates
+
+    saved = rates._TABLES
+    rates._TABLES = tables
+    try:
+        start = time.process_time()
+        out = [rates.model_rates(**task) for task in tasks]
+        return (time.process_time() - start) / max(len(tasks), 1), out
+    finally:
+        rates._TABLES = saved
 
 
 def compare_row(old, quick: bool) -> None:

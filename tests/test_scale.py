@@ -331,7 +331,8 @@ def test_model_rates_chebyshev_grid_and_newton_agree_on_groups_of_1000(monkeypat
     monkeypatch.setattr(rates_module, "_chebyshev_rate", lambda *a, **k: None)
     newton = [rates_module.model_rates(**case) for case in cases]
     for g, n in zip(grid, newton, strict=True):
-        assert g[2] == n[2]
+        # the grid's alpha sums every term (the tables' marginals), Newton's the box's
+        assert g[2] == pytest.approx(n[2], abs=1e-14)
         for got, want in zip(g[:2], n[:2], strict=True):
             assert got.mean == pytest.approx(want.mean, abs=1e-12)
             assert got.sd == pytest.approx(want.sd, abs=1e-11)
@@ -358,6 +359,297 @@ def test_model_rates_chebyshev_grid_equals_the_term_by_term_mixture(monkeypatch)
     for case in _random_designs(30, 0):
         rates_module.model_rates(**case)
     assert sum(calls) >= 10 and not all(calls)
+
+
+# -- every term from one-dimensional tables (no exponential of a two-dimensional array) -------
+def _table_spy(monkeypatch, answers: list | None = None):
+    """Record whether the tables' way answered both rates of each call (and its answers)."""
+    calls = []
+    original = rates_module._table_rates
+
+    def counted(*args, **kwargs):
+        got = original(*args, **kwargs)
+        calls.append(got is not None and got[0] is not None and got[1] is not None)
+        if answers is not None:
+            answers.append(got)
+        return got
+
+    monkeypatch.setattr(rates_module, "_table_rates", counted)
+    return calls
+
+
+def _box_path(monkeypatch, case):
+    """model_rates on the box of the whole grid's log weights (the tables' way switched off)."""
+    with monkeypatch.context() as m:
+        m.setattr(rates_module, "_TABLES", False)
+        return rates_module.model_rates(**case)
+
+
+def _args(case):
+    ar, br = case["rate_prior"]
+    return dict(A=case["A"], B=case["B"], k=case["k"], M=case["M"], Ar=ar + case["tp"],
+                Br=br + case["fn"], Ae=ar + case["tn"], Be=br + case["fp"],
+                rho=case.get("rho"), eta=case.get("eta"))
+
+
+def test_the_tables_marginals_equal_the_sums_of_every_beta_function_term():
+    # the correlations of the tilted tables against the whole grid of beta functions
+    # (rates_module._log_weights, term by term), normalised in log space
+    for case in _groups_of_1000(2, seed=8) + [
+            dict(A=30, B=12, k=190, M=300, tp=25, fn=4, tn=9, fp=2, rate_prior=(1, 1)),
+            dict(A=3, B=2, k=90, M=150, tp=1, fn=0, tn=2, fp=1, rate_prior=(0.5, 2)),
+            dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1),
+                 eta=0.8)]:
+        args = _args(case)
+        tables = rates_module._log_weight_tables(**args)
+        px, pu, norm, scaled = rates_module._table_marginals(tables, args)
+        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+        lw = rates_module._log_weights(X, U, **args)
+        w = np.exp(lw - special.logsumexp(lw))
+        big = w.sum(axis=0) > 1e-200
+        np.testing.assert_allclose(px[big], w.sum(axis=0)[big], rtol=1e-10)
+        big = w.sum(axis=1) > 1e-200
+        np.testing.assert_allclose(pu[big], w.sum(axis=1)[big], rtol=1e-10)
+        assert px.sum() == pytest.approx(1.0, abs=1e-14)
+        # the scaled tables: the same log weights less a constant, norm the log of their sum
+        full = rates_module._log_weights_full(**args)
+        grid = rates_module._log_weights_full(**args, tables=scaled)
+        finite = np.isfinite(full)
+        assert np.array_equal(finite, np.isfinite(grid))
+        assert np.ptp(grid[finite] - full[finite]) < 1e-9
+        assert norm == pytest.approx(float(special.logsumexp(grid)), abs=1e-12)
+
+
+def test_the_trimmed_sides_leave_out_less_than_their_stated_bound():
+    # at most _TRIM of the marginal mass at each end, so the box keeps all but 4 _TRIM
+    rng = np.random.default_rng(2)
+    for p in (rng.random(300) ** 30, np.exp(-0.5 * ((np.arange(400) - 60) / 18.0) ** 2),
+              np.r_[1.0, np.zeros(5)], np.ones(1)):
+        p = p / p.sum()
+        lo, hi = rates_module._trim(p)
+        assert 0 <= lo < hi <= p.size
+        assert p[:lo].sum() <= rates_module._TRIM and p[hi:].sum() <= rates_module._TRIM
+        # and no longer run would do: one more entry at either end holds more
+        if lo + 1 < hi:
+            assert p[:lo + 1].sum() > rates_module._TRIM or p[hi - 1:].sum() > rates_module._TRIM
+    for case in _groups_of_1000(2, seed=9):
+        args = _args(case)
+        px, pu, _, _ = rates_module._table_marginals(rates_module._log_weight_tables(**args),
+                                                     args)
+        (r0, r1), (c0, c1) = rates_module._trim(pu), rates_module._trim(px)
+        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+        lw = rates_module._log_weights(X, U, **args)
+        w = np.exp(lw - lw.max())
+        outside = w.copy()
+        outside[r0:r1, c0:c1] = 0.0
+        assert 0 < outside.sum() / w.sum() <= 4 * rates_module._TRIM
+        # the box is smaller than the box of every term within 1e-20 of the largest
+        Xb, Ub, _ = rates_module._box(lw)
+        assert (r1 - r0) * (c1 - c0) < Xb.size * Ub.size
+
+
+def test_the_table_density_equals_the_sum_of_every_components_density():
+    # each rate's density at points across its range, from the tables and one Hankel matrix,
+    # against the weights times scipy's beta densities term by term
+    from scipy import stats
+
+    case = _groups_of_1000(1, seed=10)[0]
+    args = _args(case)
+    px, pu, norm, scaled = rates_module._table_marginals(rates_module._log_weight_tables(**args),
+                                                         args)
+    (r0, r1), (c0, c1) = rates_module._trim(pu), rates_module._trim(px)
+    X, U = np.arange(c0, c1, dtype=float), np.arange(r0, r1, dtype=float)
+    # the weights from the beta functions term by term, normalised over the whole square
+    lw = rates_module._log_weights(X, U, **args)
+    lw_all = rates_module._log_weights(np.arange(case["k"] + 1.0),
+                                       np.arange(case["M"] - case["k"] + 1.0), **args)
+    w = np.exp(lw - special.logsumexp(lw_all))
+    ex, eu = float(px @ np.arange(px.size)), float(pu @ np.arange(pu.size))
+    k, M = case["k"], case["M"]
+    for name, a, b in (("rho", args["Ar"] + X[None, :], args["Br"] + U[:, None]),
+                       ("eta", args["Ae"] + M - k - U[:, None], args["Be"] + k - X[None, :])):
+        mean = float((w * a / (a + b)).sum() / w.sum())
+        dens = rates_module._table_density(name, X, U, args, scaled, norm, mean, (ex, eu))
+        ts = mean + np.linspace(-0.2, 0.2, 9)
+        ts = ts[(ts > 0) & (ts < 1)]
+        got = np.exp(dens(np.log(ts), np.log1p(-ts)))
+        want = np.array([float((w * stats.beta.pdf(t, a, b)).sum()) for t in ts])
+        # both carry each term's rounding of log-gamma values some 3,000 each (1e-13 relative
+        # and more in the far tails), the reference's normaliser too (about 5e-13)
+        ratio = got / want
+        assert np.all(np.abs(ratio - 1.0) < 1e-12)
+        assert np.ptp(ratio) < 5e-13
+
+
+def test_the_log_beta_function_is_exact_to_a_few_ulps():
+    # a few ulps: against the factorials' ratio in 50-digit decimals (integers), and scipy's
+    # betaln where its arguments are small (no cancellation there)
+    from decimal import Decimal, getcontext
+    from math import factorial
+
+    getcontext().prec = 50
+    for a, b in ((400, 80), (80, 400), (3, 402), (15, 15), (14, 16), (16, 900), (1500, 1600),
+                 (2, 2000), (30, 100_000)):
+        exact = (Decimal(factorial(a - 1) * factorial(b - 1)) / Decimal(factorial(a + b - 1))).ln()
+        got = rates_module._log_beta(float(a), float(b))
+        assert abs(Decimal(got) - exact) <= Decimal(1e-15) * max(1, abs(exact)), (a, b)
+    # the differences of log-gamma functions from a reference, against decimals: each within
+    # a few ulps of its own size (at least 30), none with the rounding of the reference's
+    # log-gamma value (some 2,000: 2e-13 common to all)
+    x = np.array([15.0, 16.0, 40.0, 399.0, 400.0, 401.0, 650.0, 700.0, 1200.0, 3.0, 1.0])
+    x0 = 401.0
+    got = rates_module._lgamma_diff(x, x0)
+    ref = Decimal(factorial(int(x0) - 1)).ln()
+    for xi, gi in zip(x, got, strict=True):
+        exact = Decimal(factorial(int(xi) - 1)).ln() - ref if xi > 1 else -ref
+        assert abs(Decimal(gi) - exact) <= Decimal(1e-15) * max(30, abs(exact)), xi
+    for a, b in ((0.5, 2.0), (3.5, 9.0), (12.0, 0.25)):
+        assert rates_module._log_beta(a, b) == pytest.approx(float(special.betaln(a, b)),
+                                                              rel=1e-15)
+
+
+def test_model_rates_from_the_tables_equal_the_box_of_every_term_on_groups_of_1000(monkeypatch):
+    # the tables' way (marginals by correlation, the trimmed box, the density from one
+    # Hankel matrix) against the box of the whole grid (the every-term path before it,
+    # tested against Brent's method above)
+    calls = _table_spy(monkeypatch)
+    for case in _groups_of_1000(8, seed=6):
+        before = len(calls)
+        got = rates_module.model_rates(**case)
+        assert calls[before:] == [True]
+        want = _box_path(monkeypatch, case)
+        assert got[2] == pytest.approx(want[2], abs=1e-14)
+        for g, w in zip(got[:2], want[:2], strict=True):
+            assert g.mean == pytest.approx(w.mean, abs=1e-12)
+            assert g.sd == pytest.approx(w.sd, abs=1e-11)
+            assert g.lower == pytest.approx(w.lower, abs=1e-11)
+            assert g.upper == pytest.approx(w.upper, abs=1e-11)
+
+
+def test_model_rates_from_the_tables_equal_the_term_by_term_mixture(monkeypatch):
+    # against Brent's method on every component's incomplete beta function (independent of
+    # the tables), on designs that take the tables' way, with a known rate among them
+    calls = _table_spy(monkeypatch)
+    for case in (dict(A=30, B=12, k=190, M=300, tp=25, fn=4, tn=9, fp=2, rate_prior=(1, 1)),
+                 dict(A=12, B=30, k=70, M=260, tp=9, fn=3, tn=25, fp=3, rate_prior=(1, 1)),
+                 dict(A=61, B=41, k=131, M=220, tp=51, fn=9, tn=32, fp=8, rate_prior=(1, 1),
+                      rho=0.9),
+                 _groups_of_1000(1, seed=7)[0]):
+        before = len(calls)
+        r, e, _ = rates_module.model_rates(**case)
+        assert calls[before:] == [True]
+        want = _direct_rates(**case)
+        for got, name in ((r, "rho"), (e, "eta")):
+            if name not in want:
+                assert got.known and got.mean == case[name]
+                continue
+            mean, lo, hi = want[name]
+            assert got.mean == pytest.approx(mean, abs=1e-12)
+            assert got.lower == pytest.approx(lo, abs=1e-11)
+            assert got.upper == pytest.approx(hi, abs=1e-11)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_and_edge_designs_take_the_tables_or_fall_back_to_the_box(monkeypatch, seed):
+    # the edges a fit meets (tp or tn zero, no paired rows, one metric-only rating, no
+    # metric-only positives or negatives, known rates, a prior below 1): where the tables'
+    # checks pass the answer is the box's, where one fails the box answers
+    answers: list = []
+    calls = _table_spy(monkeypatch, answers)
+    partial = 0
+    for case in _random_designs(30, seed):
+        got = rates_module.model_rates(**case)
+        want = _box_path(monkeypatch, case)
+        tables = answers[-1]
+        if tables is None or (tables[0] is None and tables[1] is None):
+            # the marginals' check, or both rates' grids failed: the box's answer throughout
+            assert got == want
+            continue
+        assert got[2] == pytest.approx(want[2], abs=1e-13)
+        for g, w, t in zip(got[:2], want[:2], tables[:2], strict=True):
+            if t is None:
+                # this rate failed the tables' checks: the box's answer, as it is
+                partial += 1
+                assert g == w
+                continue
+            assert g.known == w.known
+            assert g.mean == pytest.approx(w.mean, abs=1e-12)
+            assert g.lower == pytest.approx(w.lower, abs=1e-10)
+            assert g.upper == pytest.approx(w.upper, abs=1e-10)
+    assert sum(calls) >= 10 and not all(calls)
+    assert partial >= 1
+
+
+def test_a_failed_check_of_the_tables_falls_back_to_the_box(monkeypatch):
+    # the underflow check failing (its floor raised above any sum), and the grid's checks
+    # failing, send the group to the box of the whole grid: the same answer as without the
+    # tables
+    case = _groups_of_1000(1, seed=12)[0]
+    want = _box_path(monkeypatch, case)
+    calls = _table_spy(monkeypatch)
+    monkeypatch.setattr(rates_module, "_UNDERFLOW", 1e4)
+    assert rates_module.model_rates(**case) == want
+    assert calls == [False]
+    monkeypatch.setattr(rates_module, "_UNDERFLOW", -600.0)
+    monkeypatch.setattr(rates_module, "_MISSING_TOL", -1.0)
+    got = rates_module.model_rates(**case)
+    assert calls == [False, False]
+    monkeypatch.setattr(rates_module, "_TABLES", False)
+    assert got == rates_module.model_rates(**case)
+
+
+def test_a_known_rate_the_data_contradict_takes_the_aligned_tilt(monkeypatch):
+    # a known eta far from what the data say: the expected split is far from the weights', the
+    # first tilt leaves the sum below its floor, the tilt that lines the tables up answers
+    cases = [dict(A=107.0, B=28.0, k=701, M=893, tp=79, fn=8, tn=20, fp=0, rate_prior=(1, 1),
+                  eta=0.612782360309549),
+             dict(A=14.0, B=7.0, k=877, M=1000, tp=0, fn=0, tn=0, fp=0, rate_prior=(1, 1),
+                  eta=0.9494132442713119)]
+    for case in cases:
+        args = _args(case)
+        tables = rates_module._log_weight_tables(**args)
+        s = rates_module._aligned_tilt(*tables)
+        fx, gu, ht = tables
+
+        def gap(s, fx=fx, gu=gu, ht=ht):
+            return (np.argmax(fx + s * np.arange(fx.size)) + np.argmax(gu + s * np.arange(gu.size))
+                    - np.argmax(ht - s * np.arange(ht.size)))
+
+        # the largest entries cross there (the gap may jump: the tables need not be concave)
+        assert gap(s - 1e-6) <= 0 <= gap(s + 1e-6)
+        px, pu, _, _ = rates_module._table_marginals(tables, args)
+        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+        lw = rates_module._log_weights(X, U, **args)
+        w = np.exp(lw - special.logsumexp(lw))
+        big = w.sum(axis=0) > 1e-200
+        np.testing.assert_allclose(px[big], w.sum(axis=0)[big], rtol=1e-10)
+        calls = _table_spy(monkeypatch)
+        got = rates_module.model_rates(**case)
+        want = _box_path(monkeypatch, case)
+        assert calls == [True]
+        assert got[1] == want[1] and got[1].known
+        assert got[0].mean == pytest.approx(want[0].mean, abs=1e-12)
+        assert got[0].lower == pytest.approx(want[0].lower, abs=1e-11)
+        assert got[0].upper == pytest.approx(want[0].upper, abs=1e-11)
+
+
+def test_a_rate_the_tables_cannot_answer_is_the_boxs_and_the_other_stays(monkeypatch):
+    # eta's grid from the tables failing: eta is the box's answer exactly, rho the tables'
+    case = _groups_of_1000(1, seed=13)[0]
+    tables_only = rates_module.model_rates(**case)
+    want = _box_path(monkeypatch, case)
+    original = rates_module._chebyshev_rate
+
+    def no_eta_from_tables(name, *args, **kwargs):
+        if name == "eta" and kwargs.get("table_density") is not None:
+            return None
+        return original(name, *args, **kwargs)
+
+    monkeypatch.setattr(rates_module, "_chebyshev_rate", no_eta_from_tables)
+    got = rates_module.model_rates(**case)
+    assert got[0] == tables_only[0]
+    assert got[1] == want[1]
+    assert got[2] == tables_only[2]
 
 
 # -- more terms than every-term summation takes: the located box and the lattice ---------------

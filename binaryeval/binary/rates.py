@@ -47,7 +47,23 @@ below ``1e-20 (k + 1)(M - k + 1) <= 2.5e-15`` of the mass (tested).  For a group
 ratings, 10 % of them paired, that box still holds some 50,000 to 130,000 terms (the weights
 spread over about 10 to 30 in ``X`` and in ``U`` and reach 1e-20 only some 14 spreads out).
 
-With every term the work is arranged for many groups (``BinaryFit.rates()`` and ``to_frame()``
+With every term, the rates come first from one-dimensional tables alone
+(:func:`_table_rates`): no two-dimensional array but one Hankel matrix is made, and no
+exponential of one is taken.  The marginal weights of ``X`` and ``U`` over the whole square are
+correlations of the exponentials of the (tilted, scaled) tables, exact sums of positive terms;
+they give the mean of ``alpha`` over every term, the guesses below, and the box: the rows and
+columns at either end whose marginal mass is at most ``5e-16`` each are left out, at most
+``2e-15`` of the mass, measured (some 63,000 to 140,000 terms for a group of 1,000 ratings,
+0.8 of the box below).  Each rate's density at the points of the Chebyshev grid below (65 or
+129 of them) is then one matrix product of a Hankel matrix of ``T`` with a column and a row
+factor per point (:func:`_table_density`), with the grid's checks; each component's log
+density there is its value at the mean split (an accurate log beta function) plus differences
+of log-gamma functions, so no rounding scales the density as a whole.  Where a check of the tables fails, the box
+of the terms within ``1e-20`` of the largest below answers: for both rates when the scaling
+fails (after a second tilt, where the tilted tables' largest entries line up), for the one rate
+whose grid fails otherwise.
+
+On that box the work is arranged for many groups (``BinaryFit.rates()`` and ``to_frame()``
 compute it per group): every beta function splits into log-gamma functions of ``X``, of ``U``
 and of ``T = X + U``, so the log weights, the moments and the kernel terms come from
 one-dimensional tables (Hankel views in ``T``) instead of a beta function per term.  Each
@@ -66,12 +82,17 @@ which each Newton step is two matrix-vector products.  The tests hold the ends (
 to 1e-11 of a term-by-term sum of incomplete beta functions solved by Brent's method, and to
 1e-10 on random designs with the edges a fit meets (tp or tn zero, no paired rows, one
 metric-only rating, no metric-only positives or negatives, known rates, a rate prior below
-1); the two ways agree to 1e-11 on groups of 1,000 ratings.
+1); the two ways agree to 1e-11 on groups of 1,000 ratings.  The tables' way is held to the
+box's (and to Brent's method) within 1e-11 on groups of 1,000 ratings and on those random
+designs, its marginals to the beta functions' term by term within 1e-10 relative, its density
+to scipy's beta densities within 1e-12 relative, its log beta function and log-gamma
+differences to 50-digit decimals, and the mass it leaves out to its bound.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,6 +102,7 @@ __all__ = ["RatePosterior", "model_rate_means", "model_rates", "model_rates_batc
 
 _FULL = 250_000
 _FULL_FALLBACK = 4_000_000   # every term, where the lattice is not possible, up to this many
+_TABLES = True          # every term from one-dimensional tables first (_table_rates)
 _LATTICE = 400          # lattice points per direction while zooming
 _PRUNE = math.log(1e-20)
 
@@ -115,7 +137,7 @@ def _log_weights(X: np.ndarray, U: np.ndarray, *, A, B, k, M, Ar, Br, Ae, Be, rh
     return lw
 
 
-def _log_weights_full(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta) -> np.ndarray:
+def _log_weights_full(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta, tables=None) -> np.ndarray:
     """:func:`_log_weights` on every term, built from one-dimensional tables.
 
     Rows ``U = 0..M-k``, columns ``X = 0..k``.  Each beta function splits into log-gamma functions of ``X``, of ``U`` and of ``T = X + U``
@@ -124,11 +146,15 @@ def _log_weights_full(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta) -> np.ndarray:
     evaluations instead of ``O(k (M - k))`` beta functions (the terms agree to about 1e-12
     relative: log-gamma of arguments up to ``A + B + M`` to double precision).
     """
-    fx, gu, ht = _log_weight_tables(A=A, B=B, k=k, M=M, Ar=Ar, Br=Br, Ae=Ae, Be=Be, rho=rho,
+    if tables is None:
+        tables = _log_weight_tables(A=A, B=B, k=k, M=M, Ar=Ar, Br=Br, Ae=Ae, Be=Be, rho=rho,
                                     eta=eta)
-    # hankel[U, X] = ht[U + X]
-    hankel = np.lib.stride_tricks.sliding_window_view(ht, k + 1)
-    return hankel + gu[:, None] + fx[None, :]
+    fx, gu, ht = tables
+    # hankel[U, X] = ht[U + X]; in place (a second temporary of the grid's size costs more
+    # than the additions)
+    out = np.add(np.lib.stride_tricks.sliding_window_view(ht, k + 1), gu[:, None])
+    out += fx[None, :]
+    return out
 
 
 def _log_weight_tables(*, A, B, k, M, Ar, Br, Ae, Be, rho, eta
@@ -403,7 +429,16 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     # fit in memory, else the coarse zoom (whose alpha BinaryFit.rates() checks)
     full = (k + 1) * (M - k + 1) <= max(_FULL, _FULL_FALLBACK)
     if full:
-        X, U, w, lw = _box(_log_weights_full(**args), log=True)
+        tables = _log_weight_tables(**args)
+        got = _table_rates(tables, args, probs) if _TABLES else None
+        if got is not None and got[0] is not None and got[1] is not None:
+            return got
+        X, U, w, lw = _box(_log_weights_full(**args, tables=tables), log=True)
+        if got is not None and (got[0] is not None or got[1] is not None):
+            # the rate the tables answered stands; the box answers the other
+            done = {name: r for name, r in zip(("rho", "eta"), got[:2], strict=True)
+                    if r is not None}
+            return (*_full_rates(w, X, U, args, probs, lw, done), got[2])
     else:
         X, U, w = _zoom(k, M, args)
         lw = None  # the zoomed weights come without their logs (the Newton path needs none)
@@ -707,8 +742,11 @@ def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
 
 
 def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
-                lw: np.ndarray | None = None) -> tuple[RatePosterior, RatePosterior]:
+                lw: np.ndarray | None = None, done: dict | None = None
+                ) -> tuple[RatePosterior, RatePosterior]:
     """Moments and interval of each rate on a unit-step grid (rows ``U``, columns ``X``).
+
+    ``done``: the rates already found another way (by name), taken as they are.
 
     A component's ``a / (a + b)`` and ``a (a + 1) / ((a + b)(a + b + 1))`` have ``a`` in ``X``
     (rho) or ``U`` (eta) alone and ``a + b`` in ``T = X + U`` alone, so each moment is a
@@ -723,6 +761,9 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
         ex, eu = float(px @ X), float(pu @ U)
         vx, vu = float(px @ (X - ex) ** 2), float(pu @ (U - eu) ** 2)
     for name in ("rho", "eta"):
+        if done and name in done:
+            out.append(done[name])
+            continue
         known = args[name]
         if known is not None:
             out.append(RatePosterior(known, 0.0, known, known, known=True))
@@ -826,6 +867,7 @@ _CHEB_REACH = 9.0        # the grid spans the mean +- at least this many sds
 _GUESS_REACH = 10.0     # ... set from a guess of the mean and sd this many guessed sds out
 _MISSING_TOL = 1e-12     # the mass the grid may miss (beyond its ends) and rounding
 _CHEB_POINTS = (33, 65, 129)  # nested: each holds the one before
+_TABLE_POINTS = (65, 129)     # ... from the tables (see _chebyshev_rate)
 _CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_rate)
 _BLAS_CHUNK = 262_144    # m n k of one matrix product (OpenBLAS runs one thread below it)
 
@@ -902,7 +944,8 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: np.ndarray,
                     a: np.ndarray, b: np.ndarray, args: dict, guess_mean: float,
                     guess_sd: float, probs, kernel: np.ndarray | None = None,
-                    log_kernel: np.ndarray | None = None, floor: float = 0.0
+                    log_kernel: np.ndarray | None = None, floor: float = 0.0,
+                    table_density=None, lines=None
                     ) -> tuple[float, float, float, float] | None:
     """Mean, sd and interval of one rate from its density interpolated on a Chebyshev grid.
 
@@ -931,6 +974,13 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     mean within about ``1e-12``.  None (the caller takes Newton's method) when a check
     fails, the grid would reach 0 or 1 with a parameter at most 1 there, or a factor would
     leave the range of doubles.
+
+    ``table_density``: the log density from one-dimensional tables (:func:`_table_density`)
+    instead of the kernel (``w`` and ``lw`` are then not read, and may be None), on 65 or 129
+    points (a series of 33 points once passed check (i) with its ends 1.4e-12 off: the last
+    four coefficients can be small by chance in a short series); ``lines``:
+    ``lines(on_rows, mask)``, the weights of the rows (or columns) in ``mask`` summed along
+    them, for the density at 0 or 1 (from ``w`` when not given).
     """
     mean, sd = guess_mean, guess_sd
     lo_t, hi_t = mean - _GUESS_REACH * sd, mean + _GUESS_REACH * sd
@@ -944,36 +994,41 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     # rest 0 there: the mixture's density at the ends (rows U, columns X; for rho a along
     # the columns, for eta along the rows)
     b_on_rows = name == "rho"
+    if lines is None:
+        def lines(on_rows: bool, on: np.ndarray) -> np.ndarray:
+            return w[on, :].sum(axis=0) if on_rows else w[:, on].sum(axis=1)
     ends = {1.0: 0.0, 0.0: 0.0}
     if hi_t >= 1.0 and b_min == 1.0:
-        on = b == 1.0
-        ends[1.0] = float(w[on, :].sum(axis=0) @ a if b_on_rows else w[:, on].sum(axis=1) @ a)
+        ends[1.0] = float(lines(b_on_rows, b == 1.0) @ a)
     if lo_t <= 0.0 and a_min == 1.0:
-        on = a == 1.0
-        ends[0.0] = float(w[:, on].sum(axis=1) @ b if b_on_rows else w[on, :].sum(axis=0) @ b)
+        ends[0.0] = float(lines(not b_on_rows, a == 1.0) @ b)
     M = args["M"]
     tt = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
     if name == "rho":
         # a along the columns (X), b along the rows (U); a + b = Ar + Br + T
-        H = special.gammaln(args["Ar"] + args["Br"] + tt)
         col_e, row_e = a - 1.0, b - 1.0
-        col_lb, row_lb = special.gammaln(a), special.gammaln(b)
     else:
         # a along the rows (U), b along the columns (X); a + b = Ae + Be + M - T
-        H = special.gammaln(args["Ae"] + args["Be"] + M - tt)
         col_e, row_e = b - 1.0, a - 1.0
-        col_lb, row_lb = special.gammaln(b), special.gammaln(a)
     l0, l1 = math.log(mean), math.log1p(-mean)
     col_on_t = name == "rho"
     cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
-    if kernel is None:
+    if table_density is not None:
+        K = None
+    elif kernel is None:
         # w times each component's density at the guessed mean: w exp(H[i + j] + C[i] + R[j])
+        if name == "rho":
+            H = special.gammaln(args["Ar"] + args["Br"] + tt)
+            col_lb, row_lb = special.gammaln(a), special.gammaln(b)
+        else:
+            H = special.gammaln(args["Ae"] + args["Be"] + M - tt)
+            col_lb, row_lb = special.gammaln(b), special.gammaln(a)
         C = col_e * cl0 - col_lb
         R = row_e * rl0 - row_lb
         K = _scaled(w, lw, H, C, R)
     else:
         K = kernel
-    if K is None:
+    if K is None and table_density is None:
         return None
     half, mid = 0.5 * (hi_t - lo_t), 0.5 * (hi_t + lo_t)
 
@@ -984,6 +1039,12 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         out[ts >= 1.0] = ends[1.0]
         out[ts <= 0.0] = ends[0.0]
         ti = ts[inner]
+        if table_density is not None:
+            got = table_density(np.log(ti), np.log1p(-ti))
+            if got is None:
+                return None
+            out[inner] = np.exp(got)
+            return out
         lt, l1t = np.log(ti) - l0, np.log1p(-ti) - l1
         ce = np.outer(lt if col_on_t else l1t, col_e)
         re = np.outer(l1t if col_on_t else lt, row_e)
@@ -1002,7 +1063,7 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
         return out
 
     dens = None
-    for n in _CHEB_POINTS:
+    for n in (_CHEB_POINTS if table_density is None else _TABLE_POINTS):
         theta = np.pi * np.arange(n) / (n - 1)
         ts = mid + half * np.cos(theta)
         if dens is None:
@@ -1074,3 +1135,344 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
             return None
         ends.append(mid + half * x)
     return mean, sd, ends[0], ends[1]
+
+
+
+#: the mass the rates' densities may leave out at each of the box's four sides (see _full_rates)
+_TRIM = 5e-16
+#: the largest term of a point of :func:`_table_density` must be at least e^this (factors <= 1)
+_UNDERFLOW = -600.0
+#: the smallest argument :func:`_log_beta` takes Stirling's series at
+_STIRLING = 15.0
+
+
+def _trim(p: np.ndarray) -> tuple[int, int]:
+    """The longest runs at either end of ``p`` holding at most ``_TRIM`` each: ``[lo, hi)`` kept."""
+    lead = int(np.searchsorted(np.cumsum(p), _TRIM, side="right"))
+    trail = int(np.searchsorted(np.cumsum(p[::-1]), _TRIM, side="right"))
+    lead, trail = min(lead, p.size - 1), min(trail, p.size - 1)
+    if lead + trail >= p.size:
+        return 0, p.size
+    return lead, p.size - trail
+
+
+def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
+                   tables: tuple[np.ndarray, np.ndarray, np.ndarray], norm: float,
+                   t0: float, centre: tuple[float, float], out: np.ndarray | None = None
+                   ) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None:
+    """One rate's log density at many points from one-dimensional tables, or None.
+
+    The box's weights are ``exp(fx[X] + gu[U] + ht[T] - norm)`` (``tables`` as from
+    :func:`_log_weight_tables`, unit steps ``X``, ``U``) and a component's log density at
+    ``t`` is ``(a - 1) log t + (b - 1) log(1 - t) - lgamma(a) - lgamma(b) + lgamma(a + b)``,
+    with ``a`` (rho) or ``b`` (eta) in ``X``, the other in ``U`` and ``a + b`` in ``T``.  So
+    every term of the density at ``t`` is ``exp(c[X] + r[U] + h[T])`` with ``c`` and ``r``
+    linear in ``log t`` and ``log(1 - t)``: the density at the points ``t_m`` is ``sum_U
+    R[m, U] (H C_m)[U]`` with ``H[U, X] = exp(h[X + U])`` one Hankel matrix for every point,
+    one matrix product over the box, and no other two-dimensional array (the same terms as
+    :func:`_scaled`'s kernel times the row and column factors of :func:`_chebyshev_rate`,
+    without making that kernel).
+
+    The three tables are tilted (``h[T] - s T``, ``c[X] + s X``, ``r[U] + s U`` with ``s``
+    the slope of ``h`` at the mean split ``centre``, the sum unchanged) and each scaled to a
+    largest entry of 1 (each point's factors ``C_m``, ``R_m`` too, from their logs), so
+    nothing overflows and the scales are added back as logs.  An entry that underflows is
+    below ``e^-708``; the point's sum is then required to be at least ``e^-600`` times the
+    number of terms (so its largest term at least ``e^-600``): every term it leaves out or
+    rounds as a subnormal is below ``e^-100`` of the point's density.  The point's tables are
+    its offsets from ``t0`` (``(a - 1) log(t / t0)``), added to tables at ``t0`` rounded
+    once.  ``tables`` are :func:`_table_marginals`' scaled ones (``norm`` the log of their
+    sum), so the weights are those its marginals sum, and each component's log density at
+    ``t0`` is its value at the mean split (:func:`_log_beta`, a few ulps) plus differences of
+    log-gamma functions from there (:func:`_lgamma_diff`): each term carries the rounding of
+    its own tables' entries (relative about ``1e-16`` of their size, some 1e-13 at 1,000
+    ratings, as the box's weights do) and no rounding is common to all terms (the rounding
+    of one log-gamma value some 3,000 would scale the density by up to 1e-12 and hide as
+    much missing mass from check (ii) of :func:`_chebyshev_rate`).
+
+    ``out``: an array of shape ``(X.size, U.size)`` to hold the Hankel matrix (transposed),
+    shared by the rates of one group.  Returns ``log_density(lt, l1t)``: the log density at
+    the points of ``log t = lt`` and ``log(1 - t) = l1t`` (arrays), None when a point fails
+    the check above; or None when a table is not finite.
+    """
+    fx, gu, ht = tables
+    k, M = args["k"], args["M"]
+    x0, u0, nx, nu = int(X[0]), int(U[0]), X.size, U.size
+    tt = float(x0 + u0) + np.arange(nx + nu - 1, dtype=float)
+    if name == "rho":
+        # columns: a = Ar + X on log t; rows: b = Br + U on log(1 - t)
+        col_e, row_e = args["Ar"] + X - 1.0, args["Br"] + U - 1.0
+        total_e = args["Ar"] + args["Br"] + tt
+    else:
+        # columns: b = Be + k - X on log(1 - t); rows: a = Ae + M - k - U on log t
+        col_e, row_e = args["Be"] + k - X - 1.0, args["Ae"] + M - k - U - 1.0
+        total_e = args["Ae"] + args["Be"] + M - tt
+    f, g, h = fx[x0:x0 + nx], gu[u0:u0 + nu], ht[x0 + u0:x0 + u0 + tt.size]
+    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(g)) and np.all(np.isfinite(h))
+            and math.isfinite(norm) and 0.0 < t0 < 1.0):
+        return None
+    col_on_t = name == "rho"
+    l0, l1 = math.log(t0), math.log1p(-t0)
+    cl0, rl0 = (l0, l1) if col_on_t else (l1, l0)
+    i0 = min(max(round(centre[0]) - x0, 0), nx - 1)
+    j0 = min(max(round(centre[1]) - u0, 0), nu - 1)
+    # each component's log density at t0 as its value at the mean split (one accurate log
+    # beta function, _log_beta) plus differences of log-gamma functions from there
+    # (_lgamma_diff, no log-gamma value of some 3,000 rounded): no rounding shifts the
+    # density as a whole, so the distribution function's check (ii) measures the missing
+    # mass, not the rounding of one reference term
+    const = (float(col_e[i0]) * cl0 + float(row_e[j0]) * rl0
+             - _log_beta(float(col_e[i0]) + 1.0, float(row_e[j0]) + 1.0))
+    comp_c = (col_e - col_e[i0]) * cl0 - _lgamma_diff(col_e + 1.0, float(col_e[i0]) + 1.0)
+    comp_r = (row_e - row_e[j0]) * rl0 - _lgamma_diff(row_e + 1.0, float(row_e[j0]) + 1.0)
+    comp_h = _lgamma_diff(total_e, float(total_e[i0 + j0]))
+    if tt.size >= 3:
+        tc = min(max(i0 + j0, 1), tt.size - 2)
+        s = 0.5 * float(h[tc + 1] + comp_h[tc + 1] - h[tc - 1] - comp_h[tc - 1])
+    else:
+        s = 0.0
+    c_base = f + comp_c + s * np.arange(nx)
+    r_base = g + comp_r + s * np.arange(nu)
+    h_base = h + comp_h - s * np.arange(tt.size)
+    cmax, rmax, hmax = float(c_base.max()), float(r_base.max()), float(h_base.max())
+    c_base -= cmax
+    r_base -= rmax
+    h_base -= hmax
+    offset = cmax + rmax + hmax + const - norm
+    # H transposed (rows X, columns U), contiguous for the matrix products
+    if out is None:
+        out = np.empty((nx, nu))
+    hank_t = out
+    np.copyto(hank_t, _hankel(np.exp(h_base), nu))
+    floor_log = _UNDERFLOW + math.log(nx * nu)
+
+    def log_density(lt: np.ndarray, l1t: np.ndarray) -> np.ndarray | None:
+        dc, dr = (lt - l0, l1t - l1) if col_on_t else (l1t - l1, lt - l0)
+        ce = c_base[None, :] + np.outer(dc, col_e)
+        re = r_base[None, :] + np.outer(dr, row_e)
+        gc, gr = ce.max(axis=1), re.max(axis=1)
+        ce -= gc[:, None]
+        re -= gr[:, None]
+        np.exp(ce, out=ce)
+        np.exp(re, out=re)
+        sums = np.einsum("mj,mj->m", re, _matmul(ce, hank_t))
+        with np.errstate(divide="ignore"):
+            ls = np.log(sums)
+        if not np.all(ls >= floor_log):
+            return None
+        return ls + gc + gr + offset
+
+    return log_density
+
+
+
+
+def _table_marginals(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict
+                     ) -> tuple[np.ndarray, np.ndarray, float,
+                                tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    """The marginal weights of ``X`` and ``U`` over the whole square, the log of their sum.
+
+    ``tables``: :func:`_log_weight_tables`.  Returns ``(px, pu, norm, scaled)`` with
+    ``scaled`` the tilted tables less their largest entries, whose weights
+    ``w(X, U) = exp(fx[X] + gu[U] + ht[X + U] - norm)`` sum to 1 over the square, or None
+    (see :func:`_table_rates` for the tilt, the scaling and the check against underflow).
+    """
+    fx, gu, ht = tables
+    A, B, k, M = args["A"], args["B"], args["k"], args["M"]
+    x = np.arange(k + 1, dtype=float)
+    u = np.arange(M - k + 1, dtype=float)
+    # the tilt: the slope of ht at the split the prior and paired rows' means expect
+    a0 = A / (A + B)
+    r0 = args["rho"] if args["rho"] is not None else args["Ar"] / (args["Ar"] + args["Br"])
+    e0 = args["eta"] if args["eta"] is not None else args["Ae"] / (args["Ae"] + args["Be"])
+    q0 = a0 * r0 + (1.0 - a0) * (1.0 - e0)
+    centre = (k * (a0 * r0 / q0 if q0 > 0 else 0.5)
+              + (M - k) * (a0 * (1.0 - r0) / (1.0 - q0) if q0 < 1 else 0.5))
+    if M >= 2:
+        tc = int(min(max(round(centre), 1), M - 1))
+        s = 0.5 * float(ht[tc + 1] - ht[tc - 1])
+    else:
+        s = 0.0
+    t = np.arange(M + 1, dtype=float)
+    for attempt in range(2):
+        if attempt:
+            # the expected split was far from the weights' (a known rate the data contradict):
+            # the tilt at which the tilted tables' largest entries line up, X + U = T
+            s = _aligned_tilt(fx, gu, ht)
+            if s is None:
+                return None
+        f, g, h = fx + s * x, gu + s * u, ht - s * t
+        fmax, gmax, hmax = float(f.max()), float(g.max()), float(h.max())
+        if not (math.isfinite(fmax) and math.isfinite(gmax) and math.isfinite(hmax)):
+            return None
+        ef, eg, eh = np.exp(f - fmax), np.exp(g - gmax), np.exp(h - hmax)
+        # pu[U] = eg[U] sum_X eh[U + X] ef[X], px[X] = ef[X] sum_U eh[X + U] eg[U]
+        pu = eg * np.correlate(eh, ef, "valid")
+        total = float(pu.sum())
+        if total > 0.0 and math.log(total) >= _UNDERFLOW + math.log(x.size * u.size):
+            break
+    else:
+        return None
+    px = ef * np.correlate(eh, eg, "valid")
+    pu /= total
+    px /= total
+    return px, pu, math.log(total), (f - fmax, g - gmax, h - hmax)
+
+
+def _aligned_tilt(fx: np.ndarray, gu: np.ndarray, ht: np.ndarray) -> float | None:
+    """The tilt ``s`` at which ``argmax(fx + s X) + argmax(gu + s U) = argmax(ht - s T)``.
+
+    The left side never falls as ``s`` grows and the right side never rises, so bisection
+    finds where they cross; there the three tilted tables peak at one split, and their
+    product's largest term is close to the product of their largest entries.  None when the
+    tables are not finite anywhere.
+    """
+    if not (np.isfinite(fx).any() and np.isfinite(gu).any() and np.isfinite(ht).all()):
+        return None
+    x, u, t = (np.arange(a.size, dtype=float) for a in (fx, gu, ht))
+    steps = np.diff(ht)
+    lo = float(steps.min()) - 1.0 if steps.size else -1.0
+    hi = float(steps.max()) + 1.0 if steps.size else 1.0
+
+    def gap(s: float) -> float:
+        return float(np.argmax(fx + s * x) + np.argmax(gu + s * u) - np.argmax(ht - s * t))
+
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if gap(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, probs
+                 ) -> tuple[RatePosterior | None, RatePosterior | None, float] | None:
+    """:func:`model_rates` on every term from one-dimensional tables, or None.
+
+    ``tables``: :func:`_log_weight_tables`, ``log w(X, U) = fx[X] + gu[U] + ht[X + U]`` on the
+    whole square.  No two-dimensional array is made but one Hankel matrix for the rates'
+    densities, and no exponential of one is taken.  The marginal weights of ``U`` and of
+    ``X`` over the whole square are ``exp(gu)`` times the correlation of ``exp(ht)`` with
+    ``exp(fx)`` (and the other way round): sums of positive products, each within ``n eps``
+    of its value.  The tables are tilted (``ht[T] - s T``, ``fx[X] + s X``, ``gu[U] + s U``,
+    ``s`` the slope of ``ht`` at the split the prior and the paired rows' means expect, the
+    sum unchanged) and scaled to a largest entry of 1; their sum must be at least ``e^-600``
+    times the number of terms (so the largest term at least ``e^-600``): a term lost to
+    underflow is below ``e^-708``, together below ``e^-100`` of the mass.  From the marginals
+    come the mean of ``alpha`` (over every term), the guesses of the rates' means and sds and
+    the box: the rows and columns at either end of marginal mass up to ``_TRIM`` (5e-16) each
+    are left out, at most ``2e-15`` of the mass (each rate's density is then divided by its
+    integral).  Each rate's density is :func:`_table_density` on that box, on
+    :func:`_chebyshev_rate`'s grid with its checks: its bound holds, with the box's mixture
+    within ``4e-15`` of the whole square's.  A rate whose checks fail is None (the caller
+    then takes the box of the whole grid's log weights, :func:`_box`, and
+    :func:`_full_rates` for it); None when the marginals' check fails (then for both).
+    """
+    A, B, k, M = args["A"], args["B"], args["k"], args["M"]
+    got = _table_marginals(tables, args)
+    if got is None:
+        return None
+    px, pu, norm, scaled = got
+    fx, gu, ht = scaled
+    x = np.arange(k + 1, dtype=float)
+    u = np.arange(M - k + 1, dtype=float)
+    ex, eu = float(px @ x), float(pu @ u)
+    vx, vu = float(px @ (x - ex) ** 2), float(pu @ (u - eu) ** 2)
+    alpha_mean = float((A + ex + eu) / (A + B + M))
+    r0, r1 = _trim(pu)
+    c0, c1 = _trim(px)
+    X, U = x[c0:c1], u[r0:r1]
+    t = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
+
+    def lines(on_rows: bool, on: np.ndarray) -> np.ndarray:
+        # the weights of some rows (or columns) of the box, summed along them
+        if on_rows:
+            j = U[on].astype(int)
+            return np.exp(fx[c0:c1][None, :] + gu[j][:, None]
+                          + ht[j[:, None] + X.astype(int)[None, :]] - norm).sum(axis=0)
+        i = X[on].astype(int)
+        return np.exp(fx[i][None, :] + gu[r0:r1][:, None]
+                      + ht[U.astype(int)[:, None] + i[None, :]] - norm).sum(axis=1)
+
+    out = []
+    buffer = None
+    for name in ("rho", "eta"):
+        known = args[name]
+        if known is not None:
+            out.append(RatePosterior(known, 0.0, known, known, known=True))
+            continue
+        a, b, _ = _components(name, args, X, U, t)
+        # the component at the mean split, moved by the spread of X and U (as _full_rates)
+        if name == "rho":
+            ga, gb, va, vb = args["Ar"] + ex, args["Br"] + eu, vx, vu
+        else:
+            ga, gb, va, vb = args["Ae"] + M - k - eu, args["Be"] + k - ex, vu, vx
+        gn = ga + gb
+        guess_mean = ga / gn
+        guess_sd = math.sqrt((gb * gb * va + ga * ga * vb) / gn ** 4
+                             + guess_mean * (1.0 - guess_mean) / (gn + 1.0))
+        if buffer is None:
+            buffer = np.empty((X.size, U.size))
+        dens = _table_density(name, X, U, args, scaled, norm, guess_mean, (ex, eu),
+                              out=buffer)
+        got = None
+        if dens is not None:
+            got = _chebyshev_rate(name, None, None, X, U, a, b, args, guess_mean, guess_sd,
+                                  probs, table_density=dens, lines=lines)
+        out.append(None if got is None else RatePosterior(*got))
+    return out[0], out[1], alpha_mean
+
+
+def _log_beta(a: float, b: float) -> float:
+    """``log B(a, b)`` to a few ulps of its value (not of the log-gamma functions it cancels).
+
+    ``lgamma(a) + lgamma(b) - lgamma(a + b)`` carries the rounding of terms some 2,000 each at
+    a few hundred ratings.  With ``lo <= hi``, ``n = lo + hi`` and ``rest`` the remainder of
+    Stirling's series (:func:`_stirling_rest`): for ``lo >= 15``
+    ``(lo - 1/2) log(lo / n) + (hi - 1/2) log(hi / n) + log(2 pi / n) / 2 + rest(lo)
+    + rest(hi) - rest(n)``; for ``hi >= 15 > lo``, ``lgamma(lo) + (hi - 1/2) log(hi / n)
+    - lo log n + lo + rest(hi) - rest(n)``; else scipy's ``betaln``.
+    """
+    lo, hi = min(a, b), max(a, b)
+    if hi < _STIRLING:
+        return float(special.betaln(a, b))
+    n = lo + hi
+    log_hi = math.log1p(-lo / n)
+    if lo >= _STIRLING:
+        return ((lo - 0.5) * math.log(lo / n) + (hi - 0.5) * log_hi
+                + 0.5 * math.log(2.0 * math.pi / n)
+                + _stirling_rest(lo) + _stirling_rest(hi) - _stirling_rest(n))
+    return (float(special.gammaln(lo)) + (hi - 0.5) * log_hi - lo * math.log(n) + lo
+            + _stirling_rest(hi) - _stirling_rest(n))
+
+
+def _lgamma_diff(x: np.ndarray, x0: float) -> np.ndarray:
+    """``lgamma(x) - lgamma(x0)`` without rounding ``lgamma(x0)`` (a shift common to all).
+
+    Where ``x`` and ``x0`` are both at least ``_STIRLING``: ``(x - 1/2) log(x / x0) + (x - x0)
+    (log x0 - 1) + rest(x) - rest(x0)``, each entry within a few ulps of its terms (some
+    hundreds at 1,000 ratings: 1e-13 at most, and none common to the entries); elsewhere
+    scipy's log-gamma functions (small where an argument is small).
+    """
+    x = np.asarray(x, dtype=float)
+    if x0 < _STIRLING:
+        return special.gammaln(x) - float(special.gammaln(x0))
+    big = x >= _STIRLING
+    out = np.empty_like(x)
+    xb = x[big]
+    out[big] = ((xb - 0.5) * np.log(xb / x0) + (xb - x0) * (math.log(x0) - 1.0)
+                + _stirling_rest(xb) - _stirling_rest(x0))
+    if not big.all():
+        out[~big] = special.gammaln(x[~big]) - float(special.gammaln(x0))
+    return out
+
+
+def _stirling_rest(x: float | np.ndarray) -> float | np.ndarray:
+    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`` for ``x >= 15``.
+
+    Five terms of the series; the next, ``691 / (360360 x^11)``, is below ``3e-16`` there.
+    """
+    y = 1.0 / (x * x)
+    return (1.0 / 12.0 - y * (1.0 / 360.0 - y * (1.0 / 1260.0 - y * (1.0 / 1680.0
+            - y / 1188.0)))) / x
