@@ -650,13 +650,19 @@ class _MetricLikelihood:
         wlo = np.maximum(lo, np.floor(mode - half))
         whi = np.minimum(hi, np.ceil(mode + half))
         n = T.size
-        vals = self._summand(np.concatenate((mode, wlo, whi)), np.concatenate((T, T, T)),
-                             np.concatenate((const, const, const)))
+        # the edges of the first widening (by 1.6, below) with the first ones: one call instead
+        # of two where a tail is heavier than a normal one's (the same edges)
+        wide = half * 1.6
+        wlo2 = np.maximum(lo, np.floor(mode - wide))
+        whi2 = np.minimum(hi, np.ceil(mode + wide))
+        vals = self._summand(np.concatenate((mode, wlo, whi, wlo2, whi2)),
+                             np.concatenate((T, T, T, T, T)),
+                             np.concatenate((const, const, const, const, const)))
         # the sum is about peak * sigma * 2.5: terms below that by TAIL_LOG are negligible
         level = vals[:n] + np.log(np.maximum(sigma, 1.0)) - TAIL_LOG
-        f_lo, f_hi = vals[n:2 * n], vals[2 * n:]
+        f_lo, f_hi = vals[n:2 * n], vals[2 * n:3 * n]
         # make sure the window's edges are far below the sum (non-Gaussian tails)
-        for _ in range(8):
+        for step in range(8):
             el = (wlo > lo) & (f_lo > level)
             eh = (whi < hi) & (f_hi > level)
             if not (el.any() or eh.any()):
@@ -664,6 +670,11 @@ class _MetricLikelihood:
             half = np.where(el | eh, half * 1.6, half)
             wlo = np.where(el, np.maximum(lo, np.floor(mode - half)), wlo)
             whi = np.where(eh, np.minimum(hi, np.ceil(mode + half)), whi)
+            if step == 0:
+                # every edge moved here is a first widening's: evaluated above
+                f_lo = np.where(el, vals[3 * n:4 * n], f_lo)
+                f_hi = np.where(eh, vals[4 * n:], f_hi)
+                continue
             redo = np.flatnonzero(el | eh)
             new = self._summand(np.concatenate((wlo[redo], whi[redo])),
                                 np.concatenate((T[redo], T[redo])),
@@ -834,8 +845,11 @@ class _Looks:
 
 # the first look around the guess: dense near it (a bracket of the maximum within the weights'
 # scale at once, when the guess is good: the narrowing below then needs no second look, and one
-# evaluation of log L costs far more than a few more points in it), sparse beyond
-_FIRST_LOOK = np.r_[-8.0, -6.0, -4.0, -3.0, np.arange(-2.0, 2.01, 0.25), 3.0, 4.0, 6.0, 8.0]
+# evaluation of log L costs far more than a few more points in it), sparse beyond, as far as 12
+# scales (where a normal-like log weight is 72 below its peak: then the look holds a point below
+# the window's level on each side, and the window's bounds need no probes of their own)
+_FIRST_LOOK = np.r_[-12.0, -11.0, -10.0, -9.0, -8.0, -6.0, -4.0, -3.0, np.arange(-2.0, 2.01, 0.25),
+                    3.0, 4.0, 6.0, 8.0, 9.0, 10.0, 11.0, 12.0]
 
 
 def _locate(logw, M: int, centre: float, scale: float,
@@ -849,11 +863,15 @@ def _locate(logw, M: int, centre: float, scale: float,
     is narrowed until it is within the weights' scale (the largest value is then within 1/8 of
     the peak).  ``peak`` is the largest value seen, never above the true peak, so the level
     ``peak - TAIL_LOG`` and the window can only err on the wide side; beyond the first point on
-    each side below the level, unimodality keeps every value below it.  The points ``extra`` are
-    evaluated with the first probes; ``seen`` maps every evaluated point to ``logw``.
+    each side below the level, unimodality keeps every value below it.  The points ``extra``
+    within 30 scales of the guess are evaluated with the first look, the others within 30 of the
+    weights' scales of the largest value with the window's first probes; ``seen`` maps every
+    evaluated point to ``logw``.
     """
     looks = _Looks(logw, M)
-    looks.add(centre + scale * _FIRST_LOOK)
+    extra = np.asarray(extra, dtype=float)
+    looks.add(np.concatenate((centre + scale * _FIRST_LOOK,
+                              extra[np.abs(extra - centre) < 30.0 * scale])))
     # the largest value at the edge of the first look: look further out, as far as 0 or M
     i = int(np.argmax(looks.vals))
     further = scale * 8.0 * 2.0 ** np.arange(1, 40)
@@ -877,8 +895,7 @@ def _locate(logw, M: int, centre: float, scale: float,
     tstar, peak = int(looks.pts[i]), float(looks.vals[i])
     if sigma <= 0.0:
         sigma = max(width, 1.0)
-    t_lo, t_hi = _window_bounds(looks, tstar, sigma, peak - TAIL_LOG,
-                                np.asarray(extra, dtype=float))
+    t_lo, t_hi = _window_bounds(looks, tstar, sigma, peak - TAIL_LOG, extra)
     return t_lo, t_hi, peak, dict(zip(looks.pts.tolist(), looks.vals.tolist(), strict=True))
 
 
@@ -886,13 +903,20 @@ def _window_bounds(looks: _Looks, tstar: int, sigma: float, level: float,
                    extra: np.ndarray) -> tuple[int, int]:
     """The nearest points on each side of ``tstar`` below ``level``, or 0 and M.
 
-    Probes at multiples of ``sigma`` (8 to 30, then 45 to 1000) on the sides not settled yet; a
-    side whose probes reach 0 or M ends there.  The points ``extra`` within 30 ``sigma`` are
-    evaluated with the first probes.
+    Where the points seen already hold one below ``level`` on each side (and every point of
+    ``extra`` within 30 ``sigma``), the nearest of them.  Else probes at multiples of ``sigma``
+    (8 to 30, then 45 to 1000) on the sides not settled yet; a side whose probes reach 0 or M
+    ends there.  The points ``extra`` within 30 ``sigma`` are evaluated with the first probes.
     """
     M = looks.M
     bounds: list[int | None] = [None, None]
     extra = extra[np.abs(extra - tstar) < 30.0 * sigma]
+    below = looks.vals < level
+    left = looks.pts[below & (looks.pts < tstar)]
+    right = looks.pts[below & (looks.pts > tstar)]
+    if (left.size and right.size
+            and np.isin(np.clip(np.round(extra), 0, M).astype(np.int64), looks.pts).all()):
+        return int(left.max()), int(right.min())
     for far in (np.array([8.0, 10.0, 12.0, 15.0, 20.0, 30.0]),
                 np.array([45.0, 70.0, 100.0, 150.0, 250.0, 400.0, 700.0, 1000.0])):
         sides = [sign for side, sign in ((0, -1.0), (1, 1.0)) if bounds[side] is None]
