@@ -99,12 +99,13 @@ search below and are held in parts.
 When the window in ``T`` is wide, ``log L(T)`` is interpolated piecewise (degree-24 Chebyshev
 panels, two to start with; where the summation range changes shape, at ``T = k`` and
 ``T = M - k``, a panel edge, unless the range's end term is negligible there).  A panel is halved
-until twice the largest error of ``log L`` at nine check points (its two ends among them: a
-weight rising steeply towards an end can be missed by the nodes next to it), times the largest
-weight seen in the panel (relative to the peak) or the panel's share of the total weight if that
-is larger (a long heavy tail of individually tiny weights), is below 1e-12, or below 30 times the
-rounding noise of ``log L`` (estimated from fourth differences away from the kinks) when that is
-larger.
+until twice the largest error of ``log L`` at its check points (nine in a first panel; in a
+halved one the parent's nodes and checks inside it, about sixteen, evaluated already; its two
+ends among them: a weight rising steeply towards an end can be missed by the nodes next to it),
+times the largest weight seen in the panel (relative to the peak) or the panel's share of the
+total weight if that is larger (a long heavy tail of individually tiny weights), is below 1e-12,
+or below 30 times the rounding noise of ``log L`` (estimated from fourth differences away from
+the kinks) when that is larger.
 
 A wide window whose ends are too sharp for that (a mode pressed against 0 or M with a heavy
 tail over every component, from a handful of paired rows) is held in pieces: the sharp ends
@@ -1040,9 +1041,11 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     """Adaptive piecewise Chebyshev interpolation of ``fn`` (log L) on the integers of [lo, hi].
 
     ``base(T) + fn(T)`` is the log weight of component T and ``peak`` its maximum.  Panels of
-    degree-24 interpolants are halved until twice the largest error of ``fn`` at nine check
-    points (the ends included), times the largest relative weight ``exp(log w - peak)`` at its
-    nodes and checks or the panel's share of the total weight if larger, is below ``tol``;
+    degree-24 interpolants are halved until twice the largest error of ``fn`` at its check
+    points (the ends included: nine in a first panel, the parent's nodes and checks inside a
+    halved one, where ``fn`` is known already), times the largest relative weight ``exp(log w -
+    peak)`` at its nodes and checks or the panel's share of the total weight if larger, is below
+    ``tol``;
     panels narrower than ``_PANEL_MIN`` are left to direct evaluation.  The window
     starts as two panels (one when narrow), plus edges at the material kinks.  Returns
     ``(a, b, coef)`` per panel, ``coef`` the Chebyshev coefficients in ``(T - mid) / rad`` or
@@ -1054,7 +1057,9 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     kinks = [float(t) for t in (kink_points or ()) if lo < t < hi + 1]
     start = np.linspace(lo, hi + 1, 3 if hi + 1 - lo > 2 * _PANEL_MIN else 2)
     edges = np.unique(np.concatenate([start, kinks]))
-    todo = list(zip(edges[:-1], edges[1:], strict=True))
+    # a panel to do, with the points where fn is known in it (a halved panel's checks: None for
+    # the first panels, which take the nine of _CHEB_CHECK)
+    todo: list = [(a, b, None) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     panels: list[tuple[float, float, np.ndarray | None]] = []
     # rounding noise of log L (sums of large log-gamma terms) sets the attainable tolerance:
     # estimate it from fourth differences at consecutive integers, where the smooth part is nil
@@ -1066,26 +1071,40 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     noise = None
     total, accepted = 1.0, 0.0   # the weights' total relative to the peak: at least 1
     while todo:
-        panels.extend((a, b, None) for a, b in todo if b - a <= _PANEL_MIN)
-        todo = [(a, b) for a, b in todo if b - a > _PANEL_MIN]
+        panels.extend((a, b, None) for a, b, _ in todo if b - a <= _PANEL_MIN)
+        todo = [p for p in todo if p[1] - p[0] > _PANEL_MIN]
         if not todo:
             break
-        mids = np.array([0.5 * (a + b) for a, b in todo])
-        rads = np.array([0.5 * (b - a) for a, b in todo])
+        mids = np.array([0.5 * (a + b) for a, b, _ in todo])
+        rads = np.array([0.5 * (b - a) for a, b, _ in todo])
         # integer nodes (rounded Chebyshev points) keep the summands on the integer lattice
         # (inside the component range: the last panel's right edge is hi + 1, beyond M at M)
         top = min(hi + 1, fn.M)
         xn = np.clip(np.round(mids[:, None] + rads[:, None] * CHEB_NODES[None, :]), lo, top)
-        xc = np.clip(np.round(mids[:, None] + rads[:, None] * _CHEB_CHECK[None, :]), lo, top)
-        vals = fn(np.concatenate([xn.ravel(), xc.ravel()] + ([probe] if noise is None else [])))
+        fresh = [i for i, p in enumerate(todo) if p[2] is None]
+        xf = np.clip(np.round(mids[fresh, None] + rads[fresh, None] * _CHEB_CHECK[None, :]),
+                     lo, top)
+        vals = fn(np.concatenate([xn.ravel(), xf.ravel()] + ([probe] if noise is None else [])))
         if noise is None:
             pv = vals[-probe.size:]
             fourth = np.diff(pv, 4) if np.all(np.isfinite(pv)) else np.zeros(1)
             noise = float(np.std(fourth)) / math.sqrt(70.0)
             tol = max(tol, 30.0 * noise)
         vn = vals[:xn.size].reshape(len(todo), -1)
-        vc = vals[xn.size:xn.size + xc.size].reshape(len(todo), -1)
-        lw = base(np.concatenate([xn.ravel(), xc.ravel()])) + vals[:xn.size + xc.size]
+        lwn = base(xn.ravel()).reshape(xn.shape) + vn
+        # each panel's checks: the nine of _CHEB_CHECK, or a halved panel's parent's nodes and
+        # checks inside it (its two ends among them: the parent's end and its middle node)
+        checks = [p[2] for p in todo]
+        if fresh:
+            vf = vals[xn.size:xn.size + xf.size].reshape(len(fresh), -1)
+            lwf = base(xf.ravel()).reshape(xf.shape) + vf
+            for j, i in enumerate(fresh):
+                checks[i] = (xf[j], vf[j], lwf[j])
+        width = max(c[0].size for c in checks)
+        # (padded by repeating the first check: the largest error is the same)
+        xc = np.stack([np.r_[c[0], np.full(width - c[0].size, c[0][0])] for c in checks])
+        vc = np.stack([np.r_[c[1], np.full(width - c[1].size, c[1][0])] for c in checks])
+        lwc = np.stack([np.r_[c[2], np.full(width - c[2].size, c[2][0])] for c in checks])
         un = (xn - mids[:, None]) / rads[:, None]
         uc = (xc - mids[:, None]) / rads[:, None]
         finite = np.all(np.isfinite(vn), axis=1) & np.all(np.isfinite(vc), axis=1)
@@ -1100,20 +1119,25 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         # which the peak component is a lower bound: each tail weight may be far below the peak
         # while together they are not
         with np.errstate(invalid="ignore", over="ignore"):
-            wn = np.exp(lw[:xn.size].reshape(xn.shape) - peak)
-            wmax = np.maximum(np.max(wn, axis=1),
-                              np.max(np.exp(lw[xn.size:].reshape(xc.shape) - peak), axis=1))
+            wn = np.exp(lwn - peak)
+            wmax = np.maximum(np.max(wn, axis=1), np.max(np.exp(lwc - peak), axis=1))
             part = np.mean(wn, axis=1) * 2.0 * rads
             total = max(total, float(np.nansum(part)) + accepted)
             err = 2.0 * np.maximum(wmax, part / total) * np.max(np.abs(approx - vc), axis=1)
         nxt = []
-        for i, (a, b) in enumerate(todo):
+        for i, (a, b, _) in enumerate(todo):
             if finite[i] and err[i] < tol:
                 panels.append((a, b, coefs[i]))
                 accepted += float(part[i]) if np.isfinite(part[i]) else 0.0
             else:
                 m = 0.5 * (a + b)
-                nxt.extend([(a, m), (m, b)])
+                known = (np.r_[xn[i], checks[i][0]], np.r_[vn[i], checks[i][1]],
+                         np.r_[lwn[i], checks[i][2]])
+                for c, d in ((a, m), (m, b)):
+                    # the points of the half: the rounded ends and what lies between
+                    inside = ((known[0] >= min(max(round(c), lo), top))
+                              & (known[0] <= min(max(round(d), lo), top)))
+                    nxt.append((c, d, tuple(v[inside] for v in known)))
         todo = nxt
     panels.sort(key=lambda p: p[0])
     return panels
