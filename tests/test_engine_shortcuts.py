@@ -384,7 +384,7 @@ def _step_sum(side, x, dense):
                                     (23, 276, 33160, 231434, 21, 2, 231, 22),
                                     (0, 0, 40000, 100000, 10, 2, 20, 5)])
 def test_smooth_cdf_rule_agrees_with_a_dense_rule(counts):
-    # the cdf's ten 24-point panels around the step against sixty 48-point ones, on both sides
+    # the cdf's ten 16-point panels around the step against sixty 48-point ones, on both sides
     # from the 1e-15 quantile to the median (the stated error of the cdf is 1e-12; measured 1e-15);
     # the quantile search's cdf and steering density on one set of nodes: the same cdf
     post = alpha_posterior(*counts)
