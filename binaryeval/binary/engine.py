@@ -1194,9 +1194,9 @@ def _smooth_mixture(A: float, B: float, M: int, lik, t_lo: int, t_hi: int, peak:
     Returns it with the panels of ``log L`` (a panel without coefficients is not smooth).
 
     ``log w(t) = log C(M, t) + log B(A + t, B + M - t) + log L(t)``: the first two terms in
-    closed form for real ``t`` (differences of log-gamma functions with fixed offsets, accurate
-    to a few units in the last place of the weights), ``log L`` from its piecewise Chebyshev
-    panels.  Used when the window holds more than ``_SMOOTH_FROM`` components.
+    closed form for real ``t`` (changes of log-gamma ratios with fixed offsets from ``t_ref``,
+    :func:`_base_change`: within ``8 eps`` of the change's size), ``log L`` from its piecewise
+    Chebyshev panels.  Used when the window holds more than ``_SMOOTH_FROM`` components.
     """
     base_int = lambda t: _lchoose(M, t) + special.betaln(A + t, B + M - t)  # noqa: E731
     panels = _chebyshev_panels(lik, t_lo, t_hi, base_int, peak, kink_points=kinks)
@@ -1231,7 +1231,10 @@ def _base_change(A: float, B: float, M: int, t, t_ref: float):
     """``log C(M, t) B(A + t, B + M - t)`` minus the same at ``t_ref``, without cancellation.
 
     (Each term alone is a difference of log-gamma values as large as ``M log M``, whose rounding
-    would be 1e-8 at 10^6 ratings.)
+    would be 1e-8 at 10^6 ratings.)  The sum of two changes of :func:`log_gamma_ratio_change`
+    (offsets ``A - 1`` and ``B - 1``), each within ``8 eps |change| + 1e-15`` of its exact value
+    (measured against 40-digit log-gamma functions for offsets up to ``10^8`` and shifts up to
+    ``10^6``: within 6 eps).
     """
     t = np.asarray(t, dtype=float)
     return (log_gamma_ratio_change(t + 1.0, t_ref + 1.0, A - 1.0)
