@@ -861,7 +861,15 @@ def test_log_gamma_ratio_change_against_forty_digits():
                     - mp.loggamma(M - x + 1))
 
         exact = np.array([float(base(x) - base(t_ref)) for x in t.tolist()])
-    np.testing.assert_allclose(got, exact, rtol=16 * eps, atol=1e-15)
+        np.testing.assert_allclose(got, exact, rtol=16 * eps, atol=1e-15)
+        # at real t (the smooth path's quadrature nodes) against the same t exactly: two changes
+        # of about 186 each, within 8 eps of each (measured: 1.2e-13); taken at the rounded
+        # M - t the second change was 2.4e-10 off
+        A, B, M, t_ref = 461048.0, 2485925.0, 10263816, 1605755.0
+        t = 1606491.0 + np.array([-0.16, 0.0137, 0.09, 0.5])
+        got = engine._base_change(A, B, M, t, t_ref)
+        exact = np.array([float(base(mp.mpf(x)) - base(t_ref)) for x in t.tolist()])
+    np.testing.assert_allclose(got, exact, rtol=0, atol=8 * eps * 2 * 186)
 
 
 # designs at the largest sizes of the paths that sum the base terms below the FFT's: the direct
