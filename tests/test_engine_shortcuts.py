@@ -1078,3 +1078,53 @@ def test_halved_panels_checked_on_their_parents_points_against_direct_log_likeli
                                                       cheb)
     w = np.exp(base(T) + direct - peak)
     assert np.max(np.abs(interp - direct) * w) <= 2e-12
+
+
+# ~10^5 and ~10^4 paired rows: log L's rounding noise (its summand's log-gamma pairs are of size
+# (a - 1) log z, a up to the paired counts) is about 0.3-0.6 eps S log M (S = P, the rate
+# posteriors' four Beta parameters together), above what 1e-12 of the CDF allows; with known
+# rates the summand's log-gamma functions are of the counts themselves (S = M)
+NOISY_DESIGNS = [
+    ((24, 34, 3879359, 4277908, 55777, 29855, 23039, 13241), {}),  # 2,462 components
+    ((361, 653, 116020, 345092, 6301, 687, 5220, 1009), {}),       # 31,233 components, smooth
+    ((600, 1000, 560000, 10**6, 0, 0, 0, 0), dict(rho=0.8, eta=0.7)),
+]
+
+
+@pytest.mark.parametrize("counts, rates", NOISY_DESIGNS)
+def test_cdf_within_its_stated_bound_of_log_likelihood_at_every_component(counts, rates):
+    # the posterior against the mixture whose weights take log L directly at every component
+    # (no panels; its rounding noise, independent from one T to the next, averages out of the
+    # CDF) and the base terms by _base_change: within max(1e-12, eps S log M), the bound stated
+    # in the engine's notes (measured: 3.4e-11, 4.0e-12 and 1.2e-10 against bounds of 4.1e-10,
+    # 3.7e-11 and 3.1e-9)
+    hp, ht, k, M, tp, fn, tn, fp = counts
+    A, B = 1.0 + hp, 1.0 + ht - hp
+    if rates:
+        pos = engine.RateDistribution(known=rates["rho"])
+        neg = engine.RateDistribution(known=1.0 - rates["eta"])
+        S = M
+    else:
+        pos = engine.RateDistribution(tp + 1.0, fn + 1.0)
+        neg = engine.RateDistribution(fp + 1.0, tn + 1.0)
+        S = pos.a + pos.b + neg.a + neg.b
+    lik = engine._MetricLikelihood(k, M, pos, neg)
+    post = alpha_posterior(*counts, **rates)
+    if post.smooth is None:
+        T = np.sort(post.components()[0]) - A
+    else:
+        T = post.smooth.a0 - A + np.arange(post.smooth.U + 1.0)
+    bound = max(1e-12, np.finfo(float).eps * S * math.log(M))
+    # the noise of log L itself, from fourth differences at consecutive T, is below the bound
+    probe = np.round(T[T.size // 2]) + np.arange(-8.0, 9.0)
+    noise = float(np.std(np.diff(lik(probe), 4))) / math.sqrt(70.0)
+    assert 1e-12 < noise < bound
+    lw = engine._base_change(A, B, M, T, float(np.round(T[T.size // 2])))
+    lw += np.concatenate([lik(T[i:i + 4096]) for i in range(0, T.size, 4096)])
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    a, b = A + T, B + M - T
+    xs = post.ppf(np.array([1e-6, 0.001, 0.025, 0.16, 0.5, 0.84, 0.975, 0.999, 1 - 1e-6]))
+    ref = np.array([w @ special.betainc(a, b, x) for x in xs])
+    err = np.max(np.abs(post.cdf(xs) - ref))
+    assert err <= bound, (err, bound)
