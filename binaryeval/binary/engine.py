@@ -107,22 +107,23 @@ total weight if that is larger (a long heavy tail of individually tiny weights),
 or below 30 times the rounding noise of ``log L`` (estimated from fourth differences away from
 the kinks) when that is larger.
 
-That noise sets the posterior's error.  The summand's log-gamma terms are each of size ``S log
-M`` and cancel to a number of order one, so each value of ``log L(T)`` carries rounding of about
-``0.2-0.8 eps S log M``, independently from one ``T`` to the next: with both rates estimated ``S
-= P``, ``P = tp + fn + tn + fp`` plus twice the rate prior's parameters (the four Beta
-parameters of the rates' posteriors together; its pairs are ``(a - 1) log z``); with a known
-rate ``S = M + P`` (``P`` of the estimated rate alone, if any: a known rate's terms are
-log-gamma functions of the counts themselves, ``z log z``).  The
-interpolant through such values is off by a few times that over a whole panel, and this error
-does not average out of the CDF.  So the CDF is within ``max(1e-12, eps S log M)`` of the exact
-posterior's: with estimated rates 1e-12 up to about 300 paired rows at ``10^6`` metric ratings,
-``8e-10`` at the 2 x 10^5 paired rows and 4.7 x 10^7 metric ratings of ``(11, 94, 12666883,
-46513719, 15628, 6604, 141229, 39836)``; with known rates ``3e-9`` at ``10^6`` metric ratings.
-Measured against the mixture whose weights take ``log L`` directly at every ``T`` (whose noise
-averages out): at most ``0.19 eps P log M`` on 34 random designs of 10^4.3 to 10^7.5 metric
-ratings and 300 to 3 x 10^5 paired rows (1e-13 to 9.5e-11; that design 9.5e-11), and ``0.05 eps
-M log M`` with known rates at 10^6 to 10^7 (1.2e-10 to 1.8e-9).
+That noise sets the posterior's error with estimated rates.  The summand's log-gamma pairs are
+each of size ``(a - 1) log z``, with ``a`` up to the paired counts, and cancel to a number of
+order one, so each value of ``log L(T)`` carries rounding of about ``0.2-0.8 eps P log M``
+(``P = tp + fn + tn + fp`` plus twice the rate prior's parameters: the four Beta parameters of
+the rates' posteriors together; of the estimated one alone when the other is known),
+independently from one ``T`` to the next.  The interpolant through such values is off by a few
+times that over a whole panel, and this error does not average out of the CDF.  So the CDF is
+within ``max(1e-12, eps P log M)`` of the exact posterior's: 1e-12 up to about 300 paired rows at
+``10^6`` metric ratings, ``8e-10`` at the 2 x 10^5 paired rows and 4.7 x 10^7 metric ratings of
+``(11, 94, 12666883, 46513719, 15628, 6604, 141229, 39836)``.  Measured against the mixture whose
+weights take ``log L`` directly at every ``T`` (whose noise averages out): at most ``0.19 eps P
+log M`` on 34 random designs of 10^4.3 to 10^7.5 metric ratings and 300 to 3 x 10^5 paired rows
+(1e-13 to 9.5e-11; that design 9.5e-11).  A known rate's count has its whole log-pmf in
+Loader's form (:func:`binaryeval.binary._kernels.log_dbinom`: terms of the size of the result,
+where log-gamma functions of the counts, ``z log z`` each, carried 7e-10 of noise at 10^6 and
+8e-9 at 10^7 ratings): ``log L`` within 2e-13 of 30-digit sums at 10^6 to 10^7 ratings, the CDF
+within 2e-13 of the mixture with ``log L`` at every ``T`` (1.2e-10 to 1.8e-9 before).
 
 A wide window whose ends are too sharp for that (a mode pressed against 0 or M with a heavy
 tail over every component, from a handful of paired rows) is held in pieces: the sharp ends
@@ -141,7 +142,7 @@ integrands vanish there smoothly).  A posterior of 10^7 metric ratings then cost
 The tests and ``benchmarks/bench_accuracy.py`` hold the CDF to 1e-12 of the term-by-term mixture
 of the same weights up to 10^7 metric ratings and to 1e-11 at 10^8 (measured: below 1e-13), the
 smooth representation to 1e-12 of the materialised one (also where 3 x 10^6 human ratings
-contradict 10^7 metric ratings), the CDF to ``max(1e-12, eps S log M)`` of the mixture with
+contradict 10^7 metric ratings), the CDF to ``max(1e-12, eps P log M)`` of the mixture with
 ``log L`` at every component (above), and the weights to the component-by-component computation
 within 1e-9 on random designs (measured: the CDF within 2e-11 of the one with every component
 computed directly, on 217 random designs).  Counts above 10^10 are refused
@@ -161,6 +162,7 @@ from ..errors import CountsError, ParameterError
 from ._kernels import (
     _stirling_ratio,
     convolve,
+    log_dbinom,
     log_gamma_ratio,
     log_gamma_ratio_ranges,
     log_gamma_ratio_shift,
@@ -308,7 +310,9 @@ class _MetricLikelihood:
 
     The summand ``log P(X_T = x) + log P(Y_{M-T} = k - x)`` is written as a few log-gamma terms
     in ``x`` whose offsets depend on ``T``, a slope ``x log(p / (1 - p))`` per known rate and a
-    term in ``T`` alone: ``sum_i c_i log Γ(s_i x + o_i(T)) + slope x + const(T)``.  Its
+    term in ``T`` alone: ``sum_i c_i log Γ(s_i x + o_i(T)) + slope x + const(T)``.  (Its values
+    take a known rate's count, not 0 or 1, whole: ``log_dbinom``, Loader's form, whose terms are
+    of the size of the result; its log-gamma functions would carry ``eps z log z`` each.)  Its
     derivatives in ``x`` are then one digamma (trigamma) call over all terms at once.  For an
     estimated rate the terms come in pairs ``log Γ(z + a - 1) - log Γ(z)`` (``z`` the count plus
     one), whose values are taken in Stirling's form (:func:`_lgamma_ratio`): each log-gamma
@@ -344,13 +348,18 @@ class _MetricLikelihood:
         # two counts (sign of x, offset at T = 0, change with T, d); the known rates' terms alone
         self._pairs = []
         self._lone = []
+        # a known rate (not 0 or 1): its count's whole log-pmf by Loader's form (log_dbinom),
+        # whose terms are of the size of the result, instead of log-gamma functions of the counts
+        # (about z log z each: their rounding, 8e-9 at 10^7 ratings, was log L's noise)
+        self._binom = (pos.known is not None and not pos.degenerate,
+                       neg.known is not None and not neg.degenerate)
         if pos.known is None:
             self._pairs += [(1.0, 1.0, 0.0, pos.a - 1.0), (-1.0, 1.0, 1.0, pos.b - 1.0)]
-        else:
+        elif not self._binom[0]:
             self._lone += [(1.0, 1.0, 0.0), (-1.0, 1.0, 1.0)]
         if neg.known is None:
             self._pairs += [(-1.0, k + 1.0, 0.0, neg.a - 1.0), (1.0, M - k + 1.0, -1.0, neg.b - 1.0)]
-        else:
+        elif not self._binom[1]:
             self._lone += [(-1.0, k + 1.0, 0.0), (1.0, M - k + 1.0, -1.0)]
         if self._pairs:
             sign, o0, o1, d = (np.array(v) for v in zip(*self._pairs, strict=True))
@@ -360,7 +369,9 @@ class _MetricLikelihood:
             slope += math.log(pos.known) - math.log1p(-pos.known)
         if neg.known is not None and not neg.degenerate:
             slope -= math.log(neg.known) - math.log1p(-neg.known)
-        self._slope = slope
+        self._slope = slope   # the summand's slope in x from the known rates (its derivative)
+        # ... of which the part the values take outside log_dbinom (the degenerate rates': none)
+        self._value_slope = 0.0 if any(self._binom) else slope
 
     @property
     def log_concave(self) -> bool:
@@ -378,12 +389,13 @@ class _MetricLikelihood:
         """The part of the summand that depends on T alone."""
         n = self.M - T
         out = np.zeros(T.shape)
-        for dist, m, lbeta in ((self.pos, T, self._lbeta[0]), (self.neg, n, self._lbeta[1])):
+        for dist, m, lbeta, binom in ((self.pos, T, self._lbeta[0], self._binom[0]),
+                                      (self.neg, n, self._lbeta[1], self._binom[1])):
             if dist.known is None:
                 out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0) + lbeta)
-            else:
+            elif not binom:
                 out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
-        if self.neg.known is not None:
+        if self.neg.known is not None and not self._binom[1]:
             out += self.k * (math.log(self.neg.known) - math.log1p(-self.neg.known))
         return out
 
@@ -403,7 +415,13 @@ class _MetricLikelihood:
             const = self._const(T)
         if x.ndim == 2:
             const = const[:, None]
-        v = self._slope * x + const
+        v = self._value_slope * x + const
+        if self._binom[0] or self._binom[1]:
+            Tb = T[:, None] if x.ndim == 2 else T
+            if self._binom[0]:
+                v += log_dbinom(x, Tb, self.pos.known)
+            if self._binom[1]:
+                v += log_dbinom(self.k - x, self.M - Tb, self.neg.known)
         if self._pairs:
             sign, o0, o1, d = self._pair_arrays
             off = o0[:, None] + o1[:, None] * T[None, :]
