@@ -384,7 +384,7 @@ def _step_sum(side, x, dense):
                                     (23, 276, 33160, 231434, 21, 2, 231, 22),
                                     (0, 0, 40000, 100000, 10, 2, 20, 5)])
 def test_smooth_cdf_rule_agrees_with_a_dense_rule(counts):
-    # the cdf's ten 24-point panels around the step against sixty 48-point ones, on both sides
+    # the cdf's ten 16-point panels around the step against sixty 48-point ones, on both sides
     # from the 1e-15 quantile to the median (the stated error of the cdf is 1e-12; measured 1e-15);
     # the quantile search's cdf and steering density on one set of nodes: the same cdf
     post = alpha_posterior(*counts)
@@ -827,6 +827,117 @@ def test_base_steps_from_a_reference_against_forty_digits():
     np.testing.assert_array_equal(part, got[3000:9001])
 
 
+def test_log_gamma_ratio_change_against_forty_digits():
+    # the change of log Γ(z + d) - log Γ(z) from z_ref to z, for references up to 10^8, offsets
+    # from -0.5 to 10^8 and shifts of 1 to 10^6 each way, every shift of a reference in one call
+    # (as the weight function calls it): within 8 eps |change| + 1e-15 (measured: 6 eps).  The
+    # difference of two Stirling-form ratios was up to 2e5 eps off (1e-11 to 5e-10 at offsets
+    # above 10^3), and _base_change, its two changes, was 4e-11 off at 10^4 ratings
+    mp = pytest.importorskip("mpmath")
+    eps = np.finfo(float).eps
+    shifts = np.array([1.0, 7.0, 100.0, 2500.0, 10**4 + 0.5, 10**5, 10**6])
+    shifts = np.concatenate((shifts, -shifts))
+    with mp.workdps(40):
+        def ratio(x, d):
+            return mp.loggamma(mp.mpf(x) + d) - mp.loggamma(mp.mpf(x))
+
+        for z_ref in (1.0, 6.5, 40.0, 1500.0, 34567.0, 10**6 + 0.5, 3 * 10**7, 10**8):
+            for d in (-0.5, 0.5, 3.0, 999.0, 1001.5, 10**4, 2.5e5, 10**6, 10**8):
+                z = z_ref + shifts
+                z = z[(z > 0) & (z + d > 0)]
+                got = _kernels.log_gamma_ratio_change(z, z_ref, d)
+                at_ref = ratio(z_ref, d)
+                exact = np.array([float(ratio(x, d) - at_ref) for x in z.tolist()])
+                bound = 8 * eps * np.abs(exact) + 1e-15
+                assert np.all(np.abs(got - exact) <= bound), (z_ref, d)
+    # _base_change: log C(M, t) B(A + t, B + M - t) less the same at t_ref, 10^4 ratings from each
+    # side of the reference, with 2 x 10^4 and 3 x 10^6 human ratings (offsets A - 1, B - 1)
+    A, B, M, t_ref = 20001.5, 3 * 10**6 + 0.5, 5 * 10**6, 2 * 10**6
+    t = t_ref + np.array([-10**4, -37, 1, 10**4, 3 * 10**5])
+    got = engine._base_change(A, B, M, t, t_ref)
+    with mp.workdps(40):
+        def base(x):
+            return (mp.loggamma(x + A) - mp.loggamma(x + 1) + mp.loggamma(M - x + B)
+                    - mp.loggamma(M - x + 1))
+
+        exact = np.array([float(base(x) - base(t_ref)) for x in t.tolist()])
+        np.testing.assert_allclose(got, exact, rtol=16 * eps, atol=1e-15)
+        # at real t (the smooth path's quadrature nodes) against the same t exactly: two changes
+        # of about 186 each, within 8 eps of each (measured: 1.2e-13); taken at the rounded
+        # M - t the second change was 2.4e-10 off
+        A, B, M, t_ref = 461048.0, 2485925.0, 10263816, 1605755.0
+        t = 1606491.0 + np.array([-0.16, 0.0137, 0.09, 0.5])
+        got = engine._base_change(A, B, M, t, t_ref)
+        exact = np.array([float(base(mp.mpf(x)) - base(t_ref)) for x in t.tolist()])
+    np.testing.assert_allclose(got, exact, rtol=0, atol=8 * eps * 2 * 186)
+
+
+# designs at the largest sizes of the paths that sum the base terms below the FFT's: the direct
+# convolution (6 x 10^4 metric ratings, k (M - k) below _FFT_FROM), a materialised window of
+# about 27,000 components (known rates, 5 x 10^6 ratings), one with the rates 0.85 / 0.88, and the
+# whole range of a few hundred components (a rate known to be 1).  Summed from T = 0 (or from the
+# window's start) the CDFs were 3.5e-12, 1.2e-12, 3.7e-12, 3.6e-12 and 2.8e-14 off.
+PEAK_DESIGNS = [
+    ((18800, 30000, 3, 60000, 1, 187, 111, 1), {}),
+    ((188, 300, 59997, 60000, 187, 1, 1, 111), {}),
+    ((1708283, 1934300, 242094, 2182384, 0, 0, 0, 0), dict(rho=0.8, eta=0.935)),
+    ((71878, 1081002, 1493364, 2323311, 0, 0, 0, 0), dict(rho=0.679, eta=0.657)),
+    ((669, 1566, 260, 519, 0, 0, 0, 0), dict(rho=1.0, eta=0.726)),
+]
+
+
+@pytest.mark.parametrize("design", PEAK_DESIGNS)
+def test_base_terms_summed_from_the_peak_against_forty_digits(design, monkeypatch):
+    # the posterior against the same posterior whose base terms log C(M, T) B(A + T, B + M - T)
+    # are mpmath's log-gamma functions at 30 digits at every T (no running sums): the stated CDF
+    # error 1e-12 (measured: below 2e-13)
+    mp = pytest.importorskip("mpmath")
+    c, kw = design
+    used = []
+    steps = engine._base_steps
+    monkeypatch.setattr(engine, "_base_steps",
+                        lambda A, B, M, T, ref=0: used.append((T.size, ref)) or steps(A, B, M, T,
+                                                                                      ref))
+    fast = alpha_posterior(*c, **kw)
+    # the path summed its terms from a reference inside, not from its first component
+    assert any(ref > 0 for _, ref in used)
+    known = {}
+
+    def exact_steps(A, B, M, T, ref=0):
+        with mp.workdps(30):
+            for t in T.tolist():
+                if (A, B, M, t) not in known:
+                    known[A, B, M, t] = (mp.loggamma(t + A) - mp.loggamma(t + 1)
+                                         + mp.loggamma(M - t + B) - mp.loggamma(M - t + 1))
+            top = known[A, B, M, float(T[ref])]
+            return np.array([float(known[A, B, M, t] - top) for t in T.tolist()])
+
+    monkeypatch.setattr(engine, "_base_steps", exact_steps)
+    exact = alpha_posterior(*c, **kw)
+    qs = np.array([1e-9, 1e-6, 1e-3, 0.025, 0.1, 0.25, 0.5, 0.75, 0.9, 0.975, 1 - 1e-3, 1 - 1e-6,
+                   1 - 1e-9])
+    xs = exact.ppf(qs)
+    np.testing.assert_allclose(fast.cdf(xs), exact.cdf(xs), rtol=0, atol=1e-12)
+    assert fast.mean() == pytest.approx(exact.mean(), abs=1e-12)
+
+
+def test_batch_sums_the_base_terms_as_the_engine_does():
+    # the batch of many groups sums from each group's guessed peak in the engine's order: the
+    # same weights bit for bit (at 12,000 ratings and 10^5 human ratings, summed from T = 0 the
+    # CDFs were 5e-13 off)
+    from binaryeval.binary import _batch
+
+    counts = np.array([(90000, 100000, 3, 12000, 1, 187, 111, 1),
+                       (188, 300, 11990, 12000, 187, 1, 1, 111),
+                       (188, 300, 664, 1000, 159, 29, 94, 18), (0, 0, 5, 40, 3, 2, 8, 1)])
+    nan = np.full(len(counts), np.nan)
+    got = _batch.posteriors(counts, nan, nan, prior=(1.0, 1.0), rate_prior=(1.0, 1.0))
+    for row, post in zip(counts.tolist(), got, strict=True):
+        ref = alpha_posterior(*row)
+        for u, v in zip(post.components(), ref.components(), strict=True):
+            np.testing.assert_array_equal(u, v)
+
+
 def test_geometric_sums_and_fft_lengths():
     for start, g, n in ((-3.0, -0.2, 7), (-3.0, 0.0, 7), (-40.0, 0.3, 50), (-1.0, -1e-9, 10**6)):
         ref = math.fsum(math.exp(start + g * j) for j in range(1, n + 1))
@@ -928,3 +1039,130 @@ def test_two_sided_stack_attributes_by_their_definitions():
         np.testing.assert_array_equal(stack.cdf_coef[sl], coef)
         np.testing.assert_array_equal(stack.cdf_pdf_coefs[:, sl], np.stack([coef, w]))
         assert stack.mean_a[i] == pytest.approx(float(np.add.reduce(w * a)), rel=1e-15)
+
+
+@pytest.mark.parametrize("counts", [BENCH[2], (188, 300, 654139, 1000000, 155, 33, 89, 23)])
+def test_halved_panels_checked_on_their_parents_points_against_direct_log_likelihood(counts):
+    # a halved panel of log L is checked at its parent's nodes and checks inside it (no new
+    # evaluations): the interpolant against log L evaluated directly at every 16th component of
+    # the window, weighted by the component's weight relative to the peak: within the stated
+    # 1e-12 up to the direct values' own rounding (measured: 1.0e-12 and 1.7e-12)
+    hp, ht, k, M, tp, fn, tn, fp = counts
+    A, B = 1.0 + hp, 1.0 + ht - hp
+    pos = engine.RateDistribution(tp + 1.0, fn + 1.0)
+    neg = engine.RateDistribution(fp + 1.0, tn + 1.0)
+    lik = engine._MetricLikelihood(k, M, pos, neg)
+    logw = engine._log_weight_fn(A, B, M, lik)
+    base = engine._log_weight_fn(A, B, M, None)
+    t_lo, t_hi, peak, _ = engine._locate(logw, M, *engine._guess(A, B, k, M, pos, neg),
+                                         extra=(k, M - k))
+    sizes = []
+    counted = engine._MetricLikelihood.__call__
+
+    class Counted(engine._MetricLikelihood):
+        def __call__(self, T):
+            sizes.append(np.size(T))
+            return counted(self, T)
+
+    spy = Counted(k, M, pos, neg)
+    panels = engine._chebyshev_panels(spy, t_lo, t_hi, base, peak)
+    # two first panels (25 nodes, 9 checks, and the noise probe's 17 points), then halves with
+    # their 25 nodes alone
+    assert sizes[0] == 2 * 34 + 17 and all(n % 25 == 0 for n in sizes[1:]) and len(sizes) > 1
+    T = np.arange(t_lo, t_hi + 1, 16, dtype=float)
+    direct = lik(T)
+    interp = np.full(T.size, np.nan)
+    for a, b, cheb in panels:
+        sel = (T >= a) & (T < b)
+        interp[sel] = np.polynomial.chebyshev.chebval((T[sel] - 0.5 * (a + b)) / (0.5 * (b - a)),
+                                                      cheb)
+    w = np.exp(base(T) + direct - peak)
+    assert np.max(np.abs(interp - direct) * w) <= 2e-12
+
+
+# ~10^5 and ~10^4 paired rows: log L's rounding noise (its summand's log-gamma pairs are of size
+# (a - 1) log z, a up to the paired counts) is about 0.3-0.6 eps P log M (P the estimated rates'
+# Beta parameters together), above what 1e-12 of the CDF allows.  A known rate's count takes
+# Loader's form (its log-gamma functions of the counts carried 7e-10 of noise at 10^6 ratings,
+# and the CDF was 1.2e-10 off)
+NOISY_DESIGNS = [
+    ((24, 34, 3879359, 4277908, 55777, 29855, 23039, 13241), {}),  # 2,462 components
+    ((361, 653, 116020, 345092, 6301, 687, 5220, 1009), {}),       # 31,233 components, smooth
+    ((600, 1000, 560000, 10**6, 0, 0, 0, 0), dict(rho=0.8, eta=0.7)),
+    ((60, 100, 56000, 100000, 20, 5, 0, 0), dict(eta=0.7)),
+]
+
+
+@pytest.mark.parametrize("counts, rates", NOISY_DESIGNS)
+def test_cdf_within_its_stated_bound_of_log_likelihood_at_every_component(counts, rates):
+    # the posterior against the mixture whose weights take log L directly at every component
+    # (no panels; its rounding noise, independent from one T to the next, averages out of the
+    # CDF) and the base terms by _base_change: within max(1e-12, eps P log M), the bound stated
+    # in the engine's notes (measured: 3.4e-11 and 4.0e-12 against bounds of 4.1e-10 and
+    # 3.7e-11; with known rates 8e-15)
+    hp, ht, k, M, tp, fn, tn, fp = counts
+    A, B = 1.0 + hp, 1.0 + ht - hp
+    pos = (engine.RateDistribution(known=rates["rho"]) if "rho" in rates
+           else engine.RateDistribution(tp + 1.0, fn + 1.0))
+    neg = (engine.RateDistribution(known=1.0 - rates["eta"]) if "eta" in rates
+           else engine.RateDistribution(fp + 1.0, tn + 1.0))
+    P = sum(d.a + d.b for d in (pos, neg) if d.known is None)
+    lik = engine._MetricLikelihood(k, M, pos, neg)
+    post = alpha_posterior(*counts, **rates)
+    if post.smooth is None:
+        T = np.sort(post.components()[0]) - A
+    else:
+        T = post.smooth.a0 - A + np.arange(post.smooth.U + 1.0)
+    bound = max(1e-12, np.finfo(float).eps * P * math.log(M))
+    # the noise of log L itself, from fourth differences at consecutive T, is below the bound
+    # (and with P in the thousands above 1e-12)
+    probe = np.round(T[T.size // 2]) + np.arange(-8.0, 9.0)
+    noise = float(np.std(np.diff(lik(probe), 4))) / math.sqrt(70.0)
+    assert noise < bound and (noise > 1e-12 or P < 1000)
+    lw = engine._base_change(A, B, M, T, float(np.round(T[T.size // 2])))
+    lw += np.concatenate([lik(T[i:i + 4096]) for i in range(0, T.size, 4096)])
+    w = np.exp(lw - lw.max())
+    w /= w.sum()
+    a, b = A + T, B + M - T
+    xs = post.ppf(np.array([1e-6, 0.001, 0.025, 0.16, 0.5, 0.84, 0.975, 0.999, 1 - 1e-6]))
+    ref = np.array([w @ special.betainc(a, b, x) for x in xs])
+    err = np.max(np.abs(post.cdf(xs) - ref))
+    assert err <= bound, (err, bound)
+
+
+def test_known_rate_log_likelihood_against_thirty_digit_sums():
+    # L(T) = sum_x Binom(x; T, rho) Binom(k - x; M - T, 1 - eta) summed in 30 digits outwards from
+    # its largest term by the terms' ratios: within 1e-12 and two units in the last place of
+    # log L at 10^6 ratings (measured: 2e-14 near the peak; with log-gamma functions of the counts
+    # 2e-11 to 1e-9 off)
+    mp = pytest.importorskip("mpmath")
+    k, M, p, q = 560000, 10**6, 0.8, 0.3
+    lik = engine._MetricLikelihood(k, M, engine.RateDistribution(known=p),
+                                   engine.RateDistribution(known=q))
+    Ts = [497000, 520000, 521234]   # the weights' peak near 520,000
+    got = lik(np.array(Ts, dtype=float))
+    with mp.workdps(30):
+        pm, qm = mp.mpf(p), mp.mpf(q)
+        r = pm / (1 - pm) * (1 - qm) / qm
+        for T, g in zip(Ts, got.tolist(), strict=True):
+            n = M - T
+            lo, hi = max(0, k - n), min(T, k)
+            x0 = int(min(max(round(T * p + (k - T * p - n * q) * (T * p * (1 - p))
+                                   / (T * p * (1 - p) + n * q * (1 - q))), lo), hi))
+            top = (mp.loggamma(T + 1) - mp.loggamma(x0 + 1) - mp.loggamma(T - x0 + 1)
+                   + x0 * mp.log(pm) + (T - x0) * mp.log(1 - pm) + mp.loggamma(n + 1)
+                   - mp.loggamma(k - x0 + 1) - mp.loggamma(n - k + x0 + 1)
+                   + (k - x0) * mp.log(qm) + (n - k + x0) * mp.log(1 - qm))
+            total = mp.mpf(1)
+            for step in (1, -1):
+                t, x = mp.mpf(1), x0
+                while lo < x + (step < 0) and x + (step > 0) <= hi:
+                    if step > 0:
+                        t *= mp.mpf(T - x) / (x + 1) * mp.mpf(k - x) / (n - k + x + 1) * r
+                    else:
+                        t /= mp.mpf(T - x + 1) / x * mp.mpf(k - x + 1) / (n - k + x) * r
+                    x += step
+                    total += t
+                    if t < mp.mpf(10) ** -35:
+                        break
+            assert abs(g - float(top + mp.log(total))) <= 1e-12 + 4e-16 * abs(g), T

@@ -285,6 +285,29 @@ def _gather(values: np.ndarray, cols: np.ndarray) -> np.ndarray:
     return np.take_along_axis(values, cols, axis=1)
 
 
+def _from_reference(steps: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Per row, the running sums of ``steps`` outwards from column ``ref`` (zero there).
+
+    ``steps[:, j]`` is the step from column ``j`` to ``j + 1``; the sums are those of
+    :func:`engine._base_steps` from a reference, in its order (one cumulative sum each way).
+    """
+    n, w = steps.shape
+    cols = np.arange(w + 1)[None, :]
+    r = ref[:, None]
+    # forward: fwd[:, i] = steps[ref] + ... + steps[ref + i]
+    fwd = _gather(steps, np.minimum(r + cols[:, :-1], max(w - 1, 0))) if w else steps
+    np.cumsum(fwd, axis=1, out=fwd)
+    # backward: back[:, i] = steps[ref - 1] + ... + steps[ref - 1 - i]
+    back = _gather(steps, np.maximum(r - 1 - cols[:, :-1], 0)) if w else steps
+    np.cumsum(back, axis=1, out=back)
+    out = np.zeros((n, w + 1))
+    after = cols > r
+    before = cols < r
+    out[after] = _gather(fwd, np.clip(cols - r - 1, 0, max(w - 1, 0)))[after]
+    out[before] = -_gather(back, np.clip(r - 1 - cols, 0, max(w - 1, 0)))[before]
+    return out
+
+
 def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
     """``(a, b, weights)`` of each group of the stack (the engine's direct path), or None.
 
@@ -311,7 +334,8 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
         row = pos.table(0, m_l, W, False) + neg.table(0, m_l, W, True)
         lp = pos.table(1, k_l, Kw, False) + neg.table(1, k_l, Kw, True)
         lq = pos.table(2, d_l, Dw, False) + neg.table(2, d_l, Dw, True)
-        # _base_steps: log C(M, T) B(A + T, B + M - T) relative to T = 0, by its ratios
+        # _base_steps: log C(M, T) B(A + T, B + M - T) by its ratios, summed outwards from the
+        # guessed peak as the engine sums them
         Tn = T[None, 1:]
         Mf = Mc[:, None].astype(float)
         # (in place: the operations of the engine's expression, in its order)
@@ -326,9 +350,8 @@ def _direct_chunk(chunk, A, B, k, M, centre, pos: _Side, neg: _Side) -> list:
         np.log(ratio, out=ratio)
         steps += ratio
         steps[~valid_t[:, 1:]] = 0.0
-        H = np.empty((chunk.size, W))
-        H[:, 0] = 0.0
-        np.cumsum(steps, axis=1, out=H[:, 1:])
+        ref = np.minimum(np.maximum(np.round(centre[chunk]), 0.0), Mc).astype(np.int64)
+        H = _from_reference(steps, ref)
         H += row
         # the tilt at the guessed peak
         two = Mc >= 2

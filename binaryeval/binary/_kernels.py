@@ -18,7 +18,8 @@ import numpy as np
 from scipy import special
 
 __all__ = ["bd0", "convolve", "dot", "log_beta_pdf", "log_dbinom", "log_gamma_ratio",
-           "log_gamma_ratio_change", "log_gamma_ratio_range", "log_gamma_ratio_ranges", "stirlerr"]
+           "log_gamma_ratio_change", "log_gamma_ratio_range", "log_gamma_ratio_ranges",
+           "log_gamma_ratio_shift", "stirlerr"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _S = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)
@@ -589,10 +590,11 @@ def _stirling_ratio(z: np.ndarray, d: np.ndarray, least: float) -> np.ndarray:
 def log_gamma_ratio_change(z, z_ref: float, d: float):
     """``[log Γ(z + d) - log Γ(z)] - [log Γ(z_ref + d) - log Γ(z_ref)]`` without cancellation.
 
-    The change of :func:`log_gamma_ratio` between two arguments with the same offset ``d``: for
-    large arguments each term of Stirling's form is differenced separately, so the result is
-    accurate to a few units in the last place of the change itself even when ``d log z`` is large
-    (many human ratings).
+    The change of :func:`log_gamma_ratio` between two arguments with the same offset ``d``
+    (``z``, ``z_ref``, ``z + d`` and ``z_ref + d`` positive): :func:`log_gamma_ratio_shift` with
+    the shift ``z - z_ref``.  Where ``z`` is itself a rounded difference (``M - t`` for a real
+    ``t``), pass the shift to :func:`log_gamma_ratio_shift` instead: the rounding of ``z``, up to
+    ``eps z / 2``, changes the result by that times ``log((z + d) / z)``.
 
     Examples
     --------
@@ -606,31 +608,91 @@ def log_gamma_ratio_change(z, z_ref: float, d: float):
     True
     """
     z = np.asarray(z, dtype=float)
-    shape = z.shape
-    z = z.ravel()
+    return log_gamma_ratio_shift(z_ref, z - z_ref, d)
+
+
+def log_gamma_ratio_shift(z_ref: float, shift, d: float):
+    """``[log Γ(z_ref + s + d) - log Γ(z_ref + s)] - [log Γ(z_ref + d) - log Γ(z_ref)]``.
+
+    For every shift ``s`` of ``shift`` (``z_ref``, ``z_ref + s`` and both plus ``d`` positive),
+    without cancellation.  It is the second difference ``G(x + m + n) - G(x + m) - G(x + n) +
+    G(x)`` of ``G(y) = log Γ(y + 1)``, with ``x`` the smallest of the four points less one,
+    ``m <= n`` the two shifts ``|s|`` and ``|d|`` (symmetric in them), times the sign of ``s d``.
+    From Stirling's form it is
+
+        m log1p(n / x) + [bd0(x + n + m, x + n) - bd0(x + m, x)]
+        - log1p(m n / (x (x + m + n))) / 2 + [st(x + m + n) - st(x + n) - st(x + m) + st(x)]
+
+    (``bd0`` the deviance of :func:`bd0`, differenced through the shift ``m`` itself, ``st``
+    :func:`stirlerr`), after ``G(x) = G(x + 1) - log(x + 1)`` has raised ``x`` above 15 (each
+    step adds ``log1p(m n / ((x + 1) (x + 1 + m + n)))``, positive).  Every term is at most of
+    the size of the change except where ``m`` exceeds ``x`` (a reference or a shift beyond the
+    smaller argument), where ``m log1p(n / x)`` and the deviances are up to ``log(n / x)`` times
+    larger.  Measured against 50-digit log-gamma functions for ``z_ref`` up to ``10^8``, ``d``
+    from -0.5 to ``10^8`` and shifts up to ``10^6``: within ``6 eps |change| + 1e-15`` (the tests
+    hold it to 8 eps; the plain difference of the two ratios loses ``eps m log z``: 1e-11 at
+    shifts of 10^4 and offsets above 10^3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_gamma_ratio_shift
+    >>> from scipy import special
+    >>> ratio = lambda z: special.gammaln(z + 60.0) - special.gammaln(z)
+    >>> s = np.array([-499.5, 500.0])
+    >>> bool(np.allclose(log_gamma_ratio_shift(1500.0, s, 60.0), ratio(1500.0 + s) - ratio(1500.0),
+    ...                  rtol=1e-12, atol=0))
+    True
+    """
+    shift = np.asarray(shift, dtype=float)
+    shape = shift.shape
+    shift = shift.ravel()
     if d == 0.0:
         return np.zeros(shape)
-    shift = z - z_ref
-    if d > 1e3 and d >= np.max(np.abs(shift), initial=0.0):
-        # a large offset (a strong prior, many human ratings): the same change as the difference
-        # of two shifts by z - z_ref, at z_ref + d and at z_ref, each of size (z - z_ref) log z
-        # in Stirling's form (differencing terms of size d log d would lose eps d log d: 1e-9
-        # at d = 10^6)
-        return (log_gamma_ratio(z_ref + d, shift) - log_gamma_ratio(z_ref, shift)).reshape(shape)
-    if z_ref <= 30.0 or z_ref + d <= 30.0:
-        return (log_gamma_ratio(z, d) - log_gamma_ratio(np.array([z_ref]), d)[0]).reshape(shape)
-    large = (z > 30.0) & (z + d > 30.0)
-    out = np.empty(z.shape)
-    if not large.all():
-        out[~large] = log_gamma_ratio(z[~large], d) - log_gamma_ratio(np.array([z_ref]), d)[0]
-    if large.any():
-        u, ur = z[large] - 1.0, z_ref - 1.0
-        # the reference point with the others (one call of each kernel)
-        v = np.append(u, ur)
-        # (v + 1/2) log(1 + d / v) - d, small when d << v, via the deviance bd0
-        phi = bd0(v + d, v) - (d - 0.5) * np.log1p(d / v)
-        st = stirlerr(np.concatenate((v + d, v)))
-        st = st[:v.size] - st[v.size:]
-        out[large] = (phi[:-1] - phi[-1] + d * np.log1p((u - ur) / (ur + d))
-                      + (st[:-1] - st[-1]))
+    x = (z_ref - 1.0) + np.minimum(shift, 0.0) + min(d, 0.0)
+    m = np.minimum(np.abs(shift), abs(d))
+    n = np.maximum(np.abs(shift), abs(d))
+    mn = m * n
+    # G(x) = G(x + 1) - log(x + 1): x above 15, where Stirling's series holds
+    up = np.zeros(shift.shape)
+    low = np.flatnonzero(x <= 15.0)
+    if low.size:
+        xl, mnl, wl = x[low], mn[low], m[low] + n[low]
+        add = np.zeros(low.size)
+        for _ in range(int(math.ceil(15.0 - float(xl.min()))) + 1):
+            below = xl <= 15.0
+            if not below.any():
+                break
+            y = xl + 1.0
+            add += np.where(below, np.log1p(mnl / (y * (y + wl))), 0.0)
+            xl = np.where(below, y, xl)
+        x = x.copy()
+        x[low] = xl
+        up[low] = add
+    xn = x + n
+    xm = x + m
+    far = xn + m
+    dev = _bd0_shift(np.concatenate((xn, x)), np.concatenate((m, m)))
+    st = stirlerr(np.concatenate((far, xn, xm, x)), float(x.min()))
+    k = shift.size
+    out = (m * np.log1p(n / x) + (dev[:k] - dev[k:]) - 0.5 * np.log1p(mn / (x * far))
+           + ((st[:k] - st[k:2 * k]) - (st[2 * k:3 * k] - st[3 * k:])) + up)
+    out *= np.sign(shift) * math.copysign(1.0, d)
     return out.reshape(shape)
+
+
+def _bd0_shift(y: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``bd0(y + m, y)`` for ``y > 0``, ``m >= 0``, through the shift ``m`` itself.
+
+    (``y + m`` is rounded; the difference of the rounded arguments would not be ``m``.)
+    """
+    v = m / (2.0 * y + m)
+    near = v < 0.1
+    if near.all():
+        return _bd0_series(y + m, m, v)
+    out = np.empty(y.shape)
+    far = ~near
+    out[far] = (y[far] + m[far]) * np.log1p(m[far] / y[far]) - m[far]
+    if near.any():
+        out[near] = _bd0_series(y[near] + m[near], m[near], v[near])
+    return out

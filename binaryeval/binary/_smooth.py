@@ -40,7 +40,7 @@ __all__ = ["SmoothMixture"]
 
 _EDGE = 2.0      # the taper is exactly 0 within this many components of an end
 _TAPER = 400.0   # ... and rises to 1 over this many
-_GL = np.polynomial.legendre.leggauss(24)
+_GL = np.polynomial.legendre.leggauss(16)
 # panel edges around a point's kernel, in units of its reach (14 widths and 40 components)
 _CUTS = np.array([-1.0, -0.5, -0.25, -0.12, -0.05, 0.0, 0.05, 0.12, 0.25, 0.5, 1.0])
 _GL48 = np.polynomial.legendre.leggauss(48)
@@ -89,17 +89,19 @@ class _Side:
     def _panels(self, centre: np.ndarray, width: np.ndarray, reach: np.ndarray):
         """Gauss-Legendre nodes/weights on panels around each point's step/bell, inside [0, U].
 
-        Ten 24-point panels (measured against sixty 48-point ones at 47 quantiles of both sides
-        of nine posteriors from 10^5 to 10^8 ratings: the cdf's sum within 0.8e-15 of that; the
-        tests hold it to 1e-14).
+        Ten 16-point panels (measured against sixty 48-point ones at 17 quantiles of both sides
+        of four posteriors from 10^5 to 10^6 ratings: the cdf's sum within 1.2e-15 of that, 24
+        points a panel 0.6e-15; against 64 points on the same panels at 32 quantiles up to 10^7
+        ratings the cdf within 1.2e-15 and the density within 1e-13 of its peak, as with 24;
+        the tests hold the cdf's sum to 1e-14).
         """
-        x24, w24 = _GL
+        xg, wg = _GL
         cuts = centre[:, None] + _CUTS[None, :] * reach[:, None]
         cuts = np.clip(cuts, 0.0, self.U)
         a, b = cuts[:, :-1], cuts[:, 1:]
         mid, rad = 0.5 * (a + b), 0.5 * (b - a)
-        nodes = mid[:, :, None] + rad[:, :, None] * x24[None, None, :]
-        weights = rad[:, :, None] * w24[None, None, :]
+        nodes = mid[:, :, None] + rad[:, :, None] * xg[None, None, :]
+        weights = rad[:, :, None] * wg[None, None, :]
         n = centre.size
         return nodes.reshape(n, -1), weights.reshape(n, -1), cuts[:, 0]
 
