@@ -40,9 +40,12 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "binaryeval" / "datasets" / "data"
-# every read_csv of numbers passes float_precision="round_trip", the correctly rounded parser:
-# the default one of pandas < 3 is not (0.17410704890737333 reads as 0.1741070489073733), and the
-# shipped files would then differ by pandas version in the last digit
+# every read_csv of numbers reads them correctly rounded: the default parser of pandas < 3 does
+# not (0.17410704890737333 reads as 0.1741070489073733), and the shipped files would then differ
+# by pandas version in the last digit; pandas 3 rounds correctly by default and deprecates the
+# argument that asks for it
+EXACT_FLOATS = ({"float_precision": "round_trip"}
+                if int(pd.__version__.split(".")[0]) < 3 else {})
 
 # MQM system names that differ from the WMT21 file names
 ENDE_TEXT_NAMES = {"Nemo": "NVIDIA-NeMo"}
@@ -162,11 +165,11 @@ def build_wmt21_enru(data: Path) -> pd.DataFrame:
         path = nt / "traditional_metrics" / f"{system}.tsv"
         if not path.exists():  # references have no metric scores
             continue
-        cols = [pd.read_csv(path, sep="\t", float_precision="round_trip").rename(
+        cols = [pd.read_csv(path, sep="\t", **EXACT_FLOATS).rename(
             columns={"CHRF2": "chrf2", "sacre_BLEU": "bleu", "TER": "ter"})]
         for folder, names in files.items():
             cols.append(pd.read_csv(nt / folder / f"{system}_{folder}.tsv", sep="\t",
-                                    float_precision="round_trip").rename(columns=names))
+                                    **EXACT_FLOATS).rename(columns=names))
         block = pd.concat(cols, axis=1)
         block.insert(0, "seg_id", np.arange(1, len(block) + 1))
         block.insert(0, "system", system)
@@ -241,7 +244,7 @@ def build_wmt15(data: Path) -> pd.DataFrame:
     root = data / "graham_liu_wmt15" / "wmt15-data"
     parts = []
     for path in sorted(root.glob("hum-sys.*.scores.csv")):
-        parts.append(pd.read_csv(path, sep=r"\s+", float_precision="round_trip"))
+        parts.append(pd.read_csv(path, sep=r"\s+", **EXACT_FLOATS))
     long = pd.concat(parts, ignore_index=True)
     long["metric"] = long["METRIC"].map(snake)
     wide = long.pivot_table(index=["LP", "SYSTEM"], columns="metric", values="SCORE", aggfunc="first",
@@ -266,7 +269,7 @@ def build_wmt20(data: Path) -> pd.DataFrame:
     pattern = re.compile(r"DA-(newstest[A-Z]?2020)-(.+)-sys-scores\.csv")
     for path in sorted((root / "system-level").glob("DA-*-sys-scores.csv")):
         testset = pattern.fullmatch(path.name).group(1)
-        df = pd.read_csv(path, sep=" ", float_precision="round_trip")
+        df = pd.read_csv(path, sep=" ", **EXACT_FLOATS)
         lp = df["LP"].str.split("_").str[0]
         out = pd.DataFrame({"lp": lp, "testset": testset, "system": df["SYSTEM"],
                             "human": df["HUMAN"], "human_raw": df["HUMAN_RAW"]})
