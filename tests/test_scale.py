@@ -319,6 +319,15 @@ def test_the_scaled_kernel_equals_one_exponential():
         np.testing.assert_allclose(rates_module._scaled(w, lw, H, C, R), want, rtol=1e-12)
 
 
+def _same_rates(got, want, mean_tol=1e-12, tol=1e-11):
+    """Two ways' rho and eta alike: means within ``mean_tol``, sds and interval ends ``tol``."""
+    for g, w in zip(got, want, strict=True):
+        assert g.mean == pytest.approx(w.mean, abs=mean_tol)
+        assert g.sd == pytest.approx(w.sd, abs=tol)
+        assert g.lower == pytest.approx(w.lower, abs=tol)
+        assert g.upper == pytest.approx(w.upper, abs=tol)
+
+
 def test_model_rates_chebyshev_grid_and_newton_agree_on_groups_of_1000(monkeypatch):
     # two independent ways to the same mixture on groups the size of the scale benchmark's:
     # the density on a Chebyshev grid (moments by Clenshaw-Curtis, ends as roots of the
@@ -333,11 +342,7 @@ def test_model_rates_chebyshev_grid_and_newton_agree_on_groups_of_1000(monkeypat
     for g, n in zip(grid, newton, strict=True):
         # the grid's alpha sums every term (the tables' marginals), Newton's the box's
         assert g[2] == pytest.approx(n[2], abs=1e-14)
-        for got, want in zip(g[:2], n[:2], strict=True):
-            assert got.mean == pytest.approx(want.mean, abs=1e-12)
-            assert got.sd == pytest.approx(want.sd, abs=1e-11)
-            assert got.lower == pytest.approx(want.lower, abs=1e-11)
-            assert got.upper == pytest.approx(want.upper, abs=1e-11)
+        _same_rates(g[:2], n[:2])
 
 
 def test_model_rates_chebyshev_grid_equals_the_term_by_term_mixture(monkeypatch):
@@ -519,11 +524,7 @@ def test_model_rates_from_the_tables_equal_the_box_of_every_term_on_groups_of_10
         assert calls[before:] == [True]
         want = _box_path(monkeypatch, case)
         assert got[2] == pytest.approx(want[2], abs=1e-14)
-        for g, w in zip(got[:2], want[:2], strict=True):
-            assert g.mean == pytest.approx(w.mean, abs=1e-12)
-            assert g.sd == pytest.approx(w.sd, abs=1e-11)
-            assert g.lower == pytest.approx(w.lower, abs=1e-11)
-            assert g.upper == pytest.approx(w.upper, abs=1e-11)
+        _same_rates(got[:2], want[:2])
 
 
 def test_model_rates_from_the_tables_equal_the_term_by_term_mixture(monkeypatch):

@@ -741,6 +741,24 @@ def _hankel(table: np.ndarray, n_cols: int) -> np.ndarray:
     return np.lib.stride_tricks.sliding_window_view(table, n_cols)
 
 
+def _guess(name: str, args: dict, ex: float, eu: float, vx: float, vu: float
+           ) -> tuple[float, float]:
+    """A rate's mean and sd guessed from the mean and variance of ``X`` and ``U``.
+
+    The component at the mean split, its sd widened by the spread of the split (a guess: the
+    grid is set from it, the moments then come from the grid).
+    """
+    M, k = args["M"], args["k"]
+    if name == "rho":
+        ga, gb, va, vb = args["Ar"] + ex, args["Br"] + eu, vx, vu
+    else:
+        ga, gb, va, vb = args["Ae"] + M - k - eu, args["Be"] + k - ex, vu, vx
+    gn = ga + gb
+    mean = ga / gn
+    return mean, math.sqrt((gb * gb * va + ga * ga * vb) / gn ** 4
+                           + mean * (1.0 - mean) / (gn + 1.0))
+
+
 def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
                 lw: np.ndarray | None = None, done: dict | None = None
                 ) -> tuple[RatePosterior, RatePosterior]:
@@ -752,7 +770,6 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
     (rho) or ``U`` (eta) alone and ``a + b`` in ``T = X + U`` alone, so each moment is a
     product of the weights with a Hankel table of ``T`` and a vector.
     """
-    k, M = args["k"], args["M"]
     t = X[0] + U[0] + np.arange(X.size + U.size - 1, dtype=float)
     out = []
     if lw is not None:
@@ -772,14 +789,7 @@ def _full_rates(w: np.ndarray, X: np.ndarray, U: np.ndarray, args: dict, probs,
         if lw is not None:
             # the component at the mean split, moved by the spread of X and U (a guess:
             # the grid below is set from it, the moments then come from the grid)
-            if name == "rho":
-                ga, gb, va, vb = args["Ar"] + ex, args["Br"] + eu, vx, vu
-            else:
-                ga, gb, va, vb = args["Ae"] + M - k - eu, args["Be"] + k - ex, vu, vx
-            gn = ga + gb
-            guess_mean = ga / gn
-            guess_sd = math.sqrt((gb * gb * va + ga * ga * vb) / gn ** 4
-                                 + guess_mean * (1.0 - guess_mean) / (gn + 1.0))
+            guess_mean, guess_sd = _guess(name, args, ex, eu, vx, vu)
             got = _chebyshev_rate(name, w, lw, X, U, a, b, args, guess_mean, guess_sd,
                                   probs)
             if got is not None:
@@ -1404,14 +1414,7 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
             continue
         a, b, _ = _components(name, args, X, U, t)
         # the component at the mean split, moved by the spread of X and U (as _full_rates)
-        if name == "rho":
-            ga, gb, va, vb = args["Ar"] + ex, args["Br"] + eu, vx, vu
-        else:
-            ga, gb, va, vb = args["Ae"] + M - k - eu, args["Be"] + k - ex, vu, vx
-        gn = ga + gb
-        guess_mean = ga / gn
-        guess_sd = math.sqrt((gb * gb * va + ga * ga * vb) / gn ** 4
-                             + guess_mean * (1.0 - guess_mean) / (gn + 1.0))
+        guess_mean, guess_sd = _guess(name, args, ex, eu, vx, vu)
         if buffer is None:
             buffer = np.empty((X.size, U.size))
         dens = _table_density(name, X, U, args, scaled, norm, guess_mean, (ex, eu),
