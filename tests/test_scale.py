@@ -319,6 +319,16 @@ def test_the_scaled_kernel_equals_one_exponential():
         np.testing.assert_allclose(rates_module._scaled(w, lw, H, C, R), want, rtol=1e-12)
 
 
+def _marginals_term_by_term(case, args, px, pu):
+    """The tables' marginals of X and U against the weights summed term by term (1e-10)."""
+    X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
+    lw = rates_module._log_weights(X, U, **args)
+    w = np.exp(lw - special.logsumexp(lw))
+    for got, want in ((px, w.sum(axis=0)), (pu, w.sum(axis=1))):
+        big = want > 1e-200
+        np.testing.assert_allclose(got[big], want[big], rtol=1e-10)
+
+
 def _same_rates(got, want, mean_tol=1e-12, tol=1e-11):
     """Two ways' rho and eta alike: means within ``mean_tol``, sds and interval ends ``tol``."""
     for g, w in zip(got, want, strict=True):
@@ -408,13 +418,7 @@ def test_the_tables_marginals_equal_the_sums_of_every_beta_function_term():
         args = _args(case)
         tables = rates_module._log_weight_tables(**args)
         px, pu, norm, scaled = rates_module._table_marginals(tables, args)
-        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
-        lw = rates_module._log_weights(X, U, **args)
-        w = np.exp(lw - special.logsumexp(lw))
-        big = w.sum(axis=0) > 1e-200
-        np.testing.assert_allclose(px[big], w.sum(axis=0)[big], rtol=1e-10)
-        big = w.sum(axis=1) > 1e-200
-        np.testing.assert_allclose(pu[big], w.sum(axis=1)[big], rtol=1e-10)
+        _marginals_term_by_term(case, args, px, pu)
         assert px.sum() == pytest.approx(1.0, abs=1e-14)
         # the scaled tables: the same log weights less a constant, norm the log of their sum
         full = rates_module._log_weights_full(**args)
@@ -619,11 +623,7 @@ def test_a_known_rate_the_data_contradict_takes_the_aligned_tilt(monkeypatch):
         # the largest entries cross there (the gap may jump: the tables need not be concave)
         assert gap(s - 1e-6) <= 0 <= gap(s + 1e-6)
         px, pu, _, _ = rates_module._table_marginals(tables, args)
-        X, U = np.arange(case["k"] + 1.0), np.arange(case["M"] - case["k"] + 1.0)
-        lw = rates_module._log_weights(X, U, **args)
-        w = np.exp(lw - special.logsumexp(lw))
-        big = w.sum(axis=0) > 1e-200
-        np.testing.assert_allclose(px[big], w.sum(axis=0)[big], rtol=1e-10)
+        _marginals_term_by_term(case, args, px, pu)
         calls = _table_spy(monkeypatch)
         got = rates_module.model_rates(**case)
         want = _box_path(monkeypatch, case)
