@@ -681,6 +681,60 @@ def log_gamma_ratio_shift(z_ref: float, shift, d: float):
     return out.reshape(shape)
 
 
+def log_gamma_ratio_shifts(z_ref, shift, d) -> np.ndarray:
+    """:func:`log_gamma_ratio_shift` for many references and offsets at once.
+
+    ``z_ref``, ``shift`` and ``d`` broadcast together (``z_ref`` and ``d`` typically one per
+    row): the same formula, element by element, with the same accuracy (within 8 eps of the
+    change), in one pass instead of one per reference.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from binaryeval.binary._kernels import log_gamma_ratio_shift, log_gamma_ratio_shifts
+    >>> s = np.array([[-499.5, 500.0], [3.0, -7.25]])
+    >>> z, d = np.array([[1500.0], [20.5]]), np.array([[60.0], [-0.5]])
+    >>> both = log_gamma_ratio_shifts(z, s, d)
+    >>> bool(np.allclose(both[0], log_gamma_ratio_shift(1500.0, s[0], 60.0), rtol=1e-14, atol=0))
+    True
+    >>> bool(np.allclose(both[1], log_gamma_ratio_shift(20.5, s[1], -0.5), rtol=1e-14, atol=0))
+    True
+    """
+    z_ref, shift, d = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (z_ref, shift, d)))
+    shape = shift.shape
+    z_ref, shift, d = z_ref.ravel(), shift.ravel(), d.ravel()
+    x = (z_ref - 1.0) + np.minimum(shift, 0.0) + np.minimum(d, 0.0)
+    m = np.minimum(np.abs(shift), np.abs(d))
+    n = np.maximum(np.abs(shift), np.abs(d))
+    mn = m * n
+    up = np.zeros(shift.shape)
+    low = np.flatnonzero(x <= 15.0)
+    if low.size:
+        xl, mnl, wl = x[low], mn[low], m[low] + n[low]
+        add = np.zeros(low.size)
+        for _ in range(int(math.ceil(15.0 - float(xl.min()))) + 1):
+            below = xl <= 15.0
+            if not below.any():
+                break
+            y = xl + 1.0
+            add += np.where(below, np.log1p(mnl / (y * (y + wl))), 0.0)
+            xl = np.where(below, y, xl)
+        x = x.copy()
+        x[low] = xl
+        up[low] = add
+    xn = x + n
+    xm = x + m
+    far = xn + m
+    k = shift.size
+    dev = _bd0_shift(np.concatenate((xn, x)), np.concatenate((m, m)))
+    st = stirlerr(np.concatenate((far, xn, xm, x)), float(x.min(initial=np.inf)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (m * np.log1p(n / x) + (dev[:k] - dev[k:]) - 0.5 * np.log1p(mn / (x * far))
+               + ((st[:k] - st[k:2 * k]) - (st[2 * k:3 * k] - st[3 * k:])) + up)
+    out *= np.sign(shift) * np.sign(d)
+    return out.reshape(shape)
+
+
 def _bd0_shift(y: np.ndarray, m: np.ndarray) -> np.ndarray:
     """``bd0(y + m, y)`` for ``y > 0``, ``m >= 0``, through the shift ``m`` itself.
 

@@ -113,13 +113,32 @@ order one, so each value of ``log L(T)`` carries rounding of about ``0.2-0.8 eps
 (``P = tp + fn + tn + fp`` plus twice the rate prior's parameters: the four Beta parameters of
 the rates' posteriors together; of the estimated one alone when the other is known),
 independently from one ``T`` to the next.  The interpolant through such values is off by a few
-times that over a whole panel, and this error does not average out of the CDF.  So the CDF is
-within ``max(1e-12, eps P log M)`` of the exact posterior's: 1e-12 up to about 300 paired rows at
-``10^6`` metric ratings, ``8e-10`` at the 2 x 10^5 paired rows and 4.7 x 10^7 metric ratings of
-``(11, 94, 12666883, 46513719, 15628, 6604, 141229, 39836)``.  Measured against the mixture whose
-weights take ``log L`` directly at every ``T`` (whose noise averages out): at most ``0.19 eps P
-log M`` on 34 random designs of 10^4.3 to 10^7.5 metric ratings and 300 to 3 x 10^5 paired rows
-(1e-13 to 9.5e-11; that design 9.5e-11).  A known rate's count has its whole log-pmf in
+times that over a whole panel, and this error does not average out of the CDF: taken whole, the
+pairs put the CDF within ``max(1e-12, eps P log M)`` of the exact posterior's (measured against
+the mixture whose weights take ``log L`` directly at every ``T``, whose noise averages out: at
+most ``0.19 eps P log M`` on 34 random designs of 10^4.3 to 10^7.5 metric ratings and 300 to
+3 x 10^5 paired rows).  So where ``eps P log M`` exceeds ``_REF_FROM`` (5e-11: about 1.5 x 10^4
+paired rows at 10^6 metric ratings) each pair, and each term in ``T`` alone, is taken as its
+change from its value at a reference point (``T`` at the guessed peak of the weights, ``x`` at
+``rho``'s mean times that) by :func:`~binaryeval.binary._kernels.log_gamma_ratio_shifts`
+(within 8 eps of the change), and the values there are added once, as one constant whose
+rounding is the same at every ``T`` (it drops out of the weights).  What remains is of the size
+of the changes, ``(a - 1) |z - z_ref| / z`` each: ``log L(T) - log L(T_0)`` within 2.2e-12 of
+30-digit sums near the peak of ``(24, 34, 3879359, 4277908, 55777, 29855, 23039, 13241)`` (10^5
+paired rows) and within 1.2e-13 over 1.7 standard deviations either side of the peak of ``(11,
+94, 12666883, 46513719, 15628, 6604, 141229, 39836)`` (2 x 10^5 paired rows, 4.7 x 10^7 metric
+ratings); taken whole, 3.8e-10 and 3.2e-10.  The CDF is then within 1e-12 of the exact posterior:
+measured 6.9e-14 against the mixture with 30-digit ``log L`` at every component of the first
+(2.7e-11 with the pairs whole), 4.6e-15 against the mixture with ``log L`` at every component of
+the second (9.5e-11 with the pairs whole, against the same with the pairs whole).  It costs time:
+with less noise the panels are held to 1e-12 of the weights, and near a sharp end they are then
+filled component by component (the first design 0.3 s instead of 13 ms, the second 22 ms
+instead of 12).  The integer tables (the convolutions up to ``_DIRECT_MAX`` ratings, term-by-term
+sums) take the pairs whole; term-by-term sums then use the continuous summand instead.  Below
+``_REF_FROM`` the pairs are taken whole (a change costs about three times as much to evaluate,
+and the common designs, up to 10^4 paired rows at 10^6 metric ratings, stay at their speed):
+there the CDF is within ``max(1e-12, eps P log M)``, at most 5e-11 (measured: at most 0.19 eps
+P log M, below 1e-11).  A known rate's count has its whole log-pmf in
 Loader's form (:func:`binaryeval.binary._kernels.log_dbinom`: terms of the size of the result,
 where log-gamma functions of the counts, ``z log z`` each, carried 7e-10 of noise at 10^6 and
 8e-9 at 10^7 ratings): ``log L`` within 2e-13 of 30-digit sums at 10^6 to 10^7 ratings, the CDF
@@ -143,7 +162,9 @@ The tests and ``benchmarks/bench_accuracy.py`` hold the CDF to 1e-12 of the term
 of the same weights up to 10^7 metric ratings and to 1e-11 at 10^8 (measured: below 1e-13), the
 smooth representation to 1e-12 of the materialised one (also where 3 x 10^6 human ratings
 contradict 10^7 metric ratings), the CDF to ``max(1e-12, eps P log M)`` of the mixture with
-``log L`` at every component (above), and the weights to the component-by-component computation
+``log L`` at every component where ``eps P log M`` is at most ``_REF_FROM`` and to 1e-12 above
+(above), ``log L`` with its pairs as changes to 5e-12 of 30-digit sums, and the weights to the
+component-by-component computation
 within 1e-9 on random designs (measured: the CDF within 2e-11 of the one with every component
 computed directly, on 217 random designs).  Counts above 10^10 are refused
 (:data:`binaryeval._validate.MAX_COUNT`).
@@ -166,6 +187,7 @@ from ._kernels import (
     log_gamma_ratio,
     log_gamma_ratio_ranges,
     log_gamma_ratio_shift,
+    log_gamma_ratio_shifts,
 )
 from ._kernels import dot as _dot
 from ._piecewise import CHEB_DEGREE, CHEB_NODES, PiecewiseChebyshev, chebyshev_coefficients
@@ -197,6 +219,9 @@ _FFT_FROM = 400_000
 #: The FFT convolution's weights are kept when the bound on their total error (and on the
 #: mass left out) is below this share of the total mass: the CDF is then within twice that.
 FFT_TOL = 2.5e-13
+# above this estimate of log L's rounding (eps P log M) the log-gamma pairs are taken as
+# changes from a reference point
+_REF_FROM = 5e-11
 _EM_EXACT = 128  # terms next to a cut end of a smooth sum that are summed one by one
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(96)
 _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
@@ -318,10 +343,14 @@ class _MetricLikelihood:
     one), whose values are taken in Stirling's form (:func:`_lgamma_ratio`): each log-gamma
     function is about ``z log z`` and their plain difference would carry that much rounding
     (1e-9 at ``z = 10^6``), the ratio only about ``(a - 1) log z``.  For integer arguments the
-    same split gives tables: ``summand = row[T] + first[x] + second[T - x]``.
+    same split gives tables: ``summand = row[T] + first[x] + second[T - x]``.  Where their
+    rounding would matter (:meth:`_reference`) the continuous summand takes each pair, and each
+    term in ``T`` alone, as its change from a reference point near ``T = t_ref`` (by default where
+    the metric alone puts the peak).
     """
 
-    def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution):
+    def __init__(self, k: int, M: int, pos: RateDistribution, neg: RateDistribution,
+                 t_ref: float | None = None):
         self.k, self.M, self.pos, self.neg = k, M, pos, neg
         self._tables: tuple | None = None
         self._plain: tuple | None = None
@@ -364,6 +393,7 @@ class _MetricLikelihood:
         if self._pairs:
             sign, o0, o1, d = (np.array(v) for v in zip(*self._pairs, strict=True))
             self._pair_arrays = (sign, o0, o1, d[:, None])
+        self._ref = self._reference(t_ref) if self._pairs else None
         slope = 0.0
         if pos.known is not None and not pos.degenerate:
             slope += math.log(pos.known) - math.log1p(-pos.known)
@@ -372,6 +402,45 @@ class _MetricLikelihood:
         self._slope = slope   # the summand's slope in x from the known rates (its derivative)
         # ... of which the part the values take outside log_dbinom (the degenerate rates': none)
         self._value_slope = 0.0 if any(self._binom) else slope
+
+    def _reference(self, t_ref: float | None):
+        """A reference point ``(T_ref, x_ref)`` near the bulk, or None where none is needed.
+
+        With large Beta parameters each log-gamma pair, of size ``(a - 1) log z``, would carry
+        ``eps (a - 1) log z`` of rounding into every value.  Each pair (and each term in ``T``
+        alone) is then taken as its change from its value at the reference point by
+        :func:`log_gamma_ratio_shifts` (within 8 eps of the change), and the values there are
+        added back as one constant, whose rounding is the same at every ``T``.  Needed where
+        ``eps P log M`` exceeds ``_REF_FROM`` (``P`` the estimated rates' Beta parameters
+        together); ``t_ref`` where the weights are expected to peak (None: where the metric
+        alone puts it), ``x_ref`` at ``rho``'s mean times ``t_ref``.  Returns ``(t_ref, x_ref,
+        the pairs' arguments there, the arguments of the terms in T alone there, and the pairs' and
+        those terms' part of the summand there)``.
+        """
+        d = sum(dist.a + dist.b for dist in (self.pos, self.neg) if dist.known is None)
+        if np.finfo(float).eps * d * math.log(max(self.M, 2)) <= _REF_FROM:
+            return None
+        k, M = self.k, self.M
+        p, q = self.pos.mean, self.neg.mean
+        if t_ref is None:
+            share = (k / M - q) / (p - q) if p != q else 0.5
+            t_ref = M * min(max(share, 0.0), 1.0)
+        t_ref = float(min(max(round(t_ref), 0), M))
+        lo, hi = max(0.0, k - (M - t_ref)), min(t_ref, float(k))
+        x_ref = float(min(max(round(t_ref * p), lo), hi))
+        sign, o0, o1, dd = self._pair_arrays
+        z_ref = sign * x_ref + o0 + o1 * t_ref
+        level = float(np.sum(log_gamma_ratio(z_ref, dd.ravel())))
+        consts = []
+        for dist, m_ref in ((self.pos, t_ref), (self.neg, M - t_ref)):
+            if dist.known is None:
+                level -= float(log_gamma_ratio(m_ref + 1.0, dist.a + dist.b - 1.0))
+                consts.append(m_ref + 1.0)
+            else:
+                consts.append(None)
+        # the summand at the reference point: one number of the size of a log-probability
+        level -= self._lbeta[0] + self._lbeta[1]
+        return t_ref, x_ref, [float(z) for z in z_ref], consts, level
 
     @property
     def log_concave(self) -> bool:
@@ -389,10 +458,19 @@ class _MetricLikelihood:
         """The part of the summand that depends on T alone."""
         n = self.M - T
         out = np.zeros(T.shape)
+        ref = self._ref
+        if ref is not None:
+            # each estimated rate's term as its change from the reference (the values there are
+            # in the summand's constant)
+            t_ref, refs = ref[0], ref[3]
+            for dist, z_ref, sign in ((self.pos, refs[0], 1.0), (self.neg, refs[1], -1.0)):
+                if dist.known is None:
+                    out -= log_gamma_ratio_shift(z_ref, sign * (T - t_ref), dist.a + dist.b - 1.0)
         for dist, m, lbeta, binom in ((self.pos, T, self._lbeta[0], self._binom[0]),
                                       (self.neg, n, self._lbeta[1], self._binom[1])):
             if dist.known is None:
-                out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0) + lbeta)
+                if ref is None:
+                    out -= (log_gamma_ratio(m + 1.0, dist.a + dist.b - 1.0) + lbeta)
             elif not binom:
                 out += special.gammaln(m + 1.0) + m * math.log1p(-dist.known)
         if self.neg.known is not None and not self._binom[1]:
@@ -422,7 +500,17 @@ class _MetricLikelihood:
                 v += log_dbinom(x, Tb, self.pos.known)
             if self._binom[1]:
                 v += log_dbinom(self.k - x, self.M - Tb, self.neg.known)
-        if self._pairs:
+        if self._pairs and self._ref is not None:
+            sign, o0, o1, d = self._pair_arrays
+            t_ref, x_ref, z_ref, _, level = self._ref
+            dx, dt = x - x_ref, T - t_ref
+            if x.ndim == 2:
+                dt = dt[:, None]
+            lead = (-1,) + (1,) * x.ndim
+            shifts = sign.reshape(lead) * dx[None] + o1.reshape(lead) * dt[None]
+            v += log_gamma_ratio_shifts(np.reshape(z_ref, lead), shifts, d.reshape(lead)).sum(axis=0)
+            v += level
+        elif self._pairs:
             sign, o0, o1, d = self._pair_arrays
             off = o0[:, None] + o1[:, None] * T[None, :]
             if x.ndim == 2:
@@ -588,7 +676,8 @@ class _MetricLikelihood:
         # sum alone is as large
         worth = (self._tables is not None or self._plain is not None
                  or T.size * width >= self.M)
-        integer = (worth and self.M <= _TABLE_MAX and np.all(T == np.round(T))
+        # (not where the pairs are changes from a reference point: the tables take them whole)
+        integer = (worth and self._ref is None and self.M <= _TABLE_MAX and np.all(T == np.round(T))
                    and np.all(lo == np.round(lo)) and np.all(hi == np.round(hi)))
         if integer:
             return self._int_sums(T.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64))
@@ -1314,11 +1403,13 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
 
     For separate modes, a list of ``(part, log mass)`` with either kind of part, one per mode.
     """
-    lik = _MetricLikelihood(k, M, pos, neg)
+    guess = _guess(A, B, k, M, pos, neg)
+    # (the guessed peak: the reference point of the log-gamma pairs' changes)
+    lik = _MetricLikelihood(k, M, pos, neg, guess[0])
     logw = _log_weight_fn(A, B, M, lik)
     if M <= _DIRECT_MAX and not (pos.degenerate or neg.degenerate):
         T = np.arange(M + 1, dtype=float)
-        lw = _direct_log_weights(A, B, k, M, lik, _guess(A, B, k, M, pos, neg)[0])
+        lw = _direct_log_weights(A, B, k, M, lik, guess[0])
         # weights in separate piles (paired rows that contradict the metric) are held in parts
         # beyond _DIRECT_ANY ratings (below, one mixture costs little whatever its shape)
         if lw is not None and (M <= _DIRECT_ANY or _one_run(lw)):
@@ -1331,7 +1422,7 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         logL = lik(T)
         return _normalised(A, B, M, k, T, _peak_steps(A, B, M, T, logL)[0] + logL)[:3]
     # the kinks of log L are evaluated with the window's last probes
-    t_lo, t_hi, peak, seen = _locate(logw, M, *_guess(A, B, k, M, pos, neg), extra=(k, M - k))
+    t_lo, t_hi, peak, seen = _locate(logw, M, *guess, extra=(k, M - k))
     parts = [(t_lo, t_hi)]
     base = _log_weight_fn(A, B, M, None)
     if pos.known is None or neg.known is None:
