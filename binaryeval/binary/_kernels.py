@@ -650,11 +650,21 @@ def log_gamma_ratio_shift(z_ref: float, shift, d: float):
     if d == 0.0:
         return np.zeros(shape)
     x = (z_ref - 1.0) + np.minimum(shift, 0.0) + min(d, 0.0)
-    m = np.minimum(np.abs(shift), abs(d))
-    n = np.maximum(np.abs(shift), abs(d))
+    out = _second_difference(x, np.minimum(np.abs(shift), abs(d)),
+                             np.maximum(np.abs(shift), abs(d)))
+    out *= np.sign(shift) * math.copysign(1.0, d)
+    return out.reshape(shape)
+
+
+def _second_difference(x: np.ndarray, m: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``G(x + m + n) - G(x + m) - G(x + n) + G(x)``, ``G(y) = log Γ(y + 1)``, ``m <= n``.
+
+    The sum of :func:`log_gamma_ratio_shift`'s docstring, element by element (its sign is the
+    caller's).
+    """
     mn = m * n
     # G(x) = G(x + 1) - log(x + 1): x above 15, where Stirling's series holds
-    up = np.zeros(shift.shape)
+    up = np.zeros(x.shape)
     low = np.flatnonzero(x <= 15.0)
     if low.size:
         xl, mnl, wl = x[low], mn[low], m[low] + n[low]
@@ -672,13 +682,12 @@ def log_gamma_ratio_shift(z_ref: float, shift, d: float):
     xn = x + n
     xm = x + m
     far = xn + m
+    k = x.size
     dev = _bd0_shift(np.concatenate((xn, x)), np.concatenate((m, m)))
-    st = stirlerr(np.concatenate((far, xn, xm, x)), float(x.min()))
-    k = shift.size
-    out = (m * np.log1p(n / x) + (dev[:k] - dev[k:]) - 0.5 * np.log1p(mn / (x * far))
-           + ((st[:k] - st[k:2 * k]) - (st[2 * k:3 * k] - st[3 * k:])) + up)
-    out *= np.sign(shift) * math.copysign(1.0, d)
-    return out.reshape(shape)
+    st = stirlerr(np.concatenate((far, xn, xm, x)), float(x.min(initial=np.inf)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (m * np.log1p(n / x) + (dev[:k] - dev[k:]) - 0.5 * np.log1p(mn / (x * far))
+                + ((st[:k] - st[k:2 * k]) - (st[2 * k:3 * k] - st[3 * k:])) + up)
 
 
 def log_gamma_ratio_shifts(z_ref, shift, d) -> np.ndarray:
@@ -704,33 +713,8 @@ def log_gamma_ratio_shifts(z_ref, shift, d) -> np.ndarray:
     shape = shift.shape
     z_ref, shift, d = z_ref.ravel(), shift.ravel(), d.ravel()
     x = (z_ref - 1.0) + np.minimum(shift, 0.0) + np.minimum(d, 0.0)
-    m = np.minimum(np.abs(shift), np.abs(d))
-    n = np.maximum(np.abs(shift), np.abs(d))
-    mn = m * n
-    up = np.zeros(shift.shape)
-    low = np.flatnonzero(x <= 15.0)
-    if low.size:
-        xl, mnl, wl = x[low], mn[low], m[low] + n[low]
-        add = np.zeros(low.size)
-        for _ in range(int(math.ceil(15.0 - float(xl.min()))) + 1):
-            below = xl <= 15.0
-            if not below.any():
-                break
-            y = xl + 1.0
-            add += np.where(below, np.log1p(mnl / (y * (y + wl))), 0.0)
-            xl = np.where(below, y, xl)
-        x = x.copy()
-        x[low] = xl
-        up[low] = add
-    xn = x + n
-    xm = x + m
-    far = xn + m
-    k = shift.size
-    dev = _bd0_shift(np.concatenate((xn, x)), np.concatenate((m, m)))
-    st = stirlerr(np.concatenate((far, xn, xm, x)), float(x.min(initial=np.inf)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (m * np.log1p(n / x) + (dev[:k] - dev[k:]) - 0.5 * np.log1p(mn / (x * far))
-               + ((st[:k] - st[k:2 * k]) - (st[2 * k:3 * k] - st[3 * k:])) + up)
+    out = _second_difference(x, np.minimum(np.abs(shift), np.abs(d)),
+                             np.maximum(np.abs(shift), np.abs(d)))
     out *= np.sign(shift) * np.sign(d)
     return out.reshape(shape)
 
