@@ -10,7 +10,7 @@ from scipy import optimize, special
 from binaryeval.binary import rates as rates_module
 
 
-def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None, level=0.95):
+def _direct_rates(*, level=0.95, **case):
     """The (X, U) mixture term by term: beta functions on the whole grid, each component's
     incomplete beta function, Brent's method (independent of the tables and Newton steps).
 
@@ -18,6 +18,22 @@ def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None,
     than 1e-20 of the mass (asserted), which moves it by less than that anywhere (each component's
     is within [0, 1]) and the interval ends by far less than the tests' 1e-11; the mean sums all.
     """
+    w, comps = _direct_terms(**case)
+    keep = w > 1e-30
+    assert w[~keep].sum() < 1e-20
+    tail = (1 - level) / 2
+    out = {}
+    for name, (a, b) in comps.items():
+        def cdf(t, a=a[keep], b=b[keep], w=w[keep]):
+            return float((w * special.betainc(a, b, t)).sum())
+        mean = float((w * a / (a + b)).sum())
+        out[name] = (mean, *(optimize.brentq(lambda t, p=p: cdf(t) - p, 1e-300, 1 - 1e-16,
+                                             xtol=1e-14) for p in (tail, 1 - tail)))
+    return out
+
+
+def _direct_terms(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None):
+    """The weights of every (X, U) term (normalised) and each estimated rate's components."""
     ar, br = rate_prior
     X = np.arange(k + 1.0)[None, :]
     U = np.arange(M - k + 1.0)[:, None]
@@ -37,17 +53,7 @@ def _direct_rates(*, A, B, k, M, tp, fn, tn, fp, rate_prior, rho=None, eta=None,
         lw = lw + (M - k - U) * np.log(eta) + (k - X) * np.log1p(-eta)
     w = np.exp(lw - lw.max())
     w /= w.sum()
-    keep = w > 1e-30
-    assert w[~keep].sum() < 1e-20
-    tail = (1 - level) / 2
-    out = {}
-    for name, (a, b) in comps.items():
-        def cdf(t, a=a[keep], b=b[keep], w=w[keep]):
-            return float((w * special.betainc(a, b, t)).sum())
-        mean = float((w * a / (a + b)).sum())
-        out[name] = (mean, *(optimize.brentq(lambda t, p=p: cdf(t) - p, 1e-300, 1 - 1e-16,
-                                             xtol=1e-14) for p in (tail, 1 - tail)))
-    return out
+    return w, comps
 
 
 @pytest.mark.parametrize("case", [
@@ -629,6 +635,50 @@ def test_a_known_rate_the_data_contradict_takes_the_aligned_tilt(monkeypatch):
         assert got[0].mean == pytest.approx(want[0].mean, abs=1e-12)
         assert got[0].lower == pytest.approx(want[0].lower, abs=1e-11)
         assert got[0].upper == pytest.approx(want[0].upper, abs=1e-11)
+
+
+def test_a_skewed_tail_beyond_ten_sds_takes_a_wider_grid_from_the_tables(monkeypatch):
+    # eta of this group of 1,000 ratings (one false positive among the paired rows) has a long
+    # lower tail: 7.7e-12 of its mass lies more than 10 guessed sds below the guessed mean, so
+    # the first grid fails check (ii); the grid reaching 14 sds passes, and the tables answer
+    # both rates (before, eta went to the box of the whole grid)
+    case = dict(A=78.0, B=27.0, k=598, M=897, tp=63, fn=14, tn=25, fp=1, rate_prior=(1, 1))
+    args = _args(case)
+    kappa = _direct_rates(**case)["eta"]
+    seen = []
+    original = rates_module._chebyshev_rate
+
+    def spy(name, *a, **kwargs):
+        failed = kwargs.get("failed")
+        got = original(name, *a, **kwargs)
+        seen.append((name, kwargs.get("reach", rates_module._GUESS_REACH),
+                     None if failed is None else list(failed), got is not None))
+        return got
+
+    calls = _table_spy(monkeypatch)
+    monkeypatch.setattr(rates_module, "_chebyshev_rate", spy)
+    got = rates_module.model_rates(**case)
+    assert calls == [True]
+    assert seen == [("rho", 10.0, [], True), ("eta", 10.0, ["mass"], False),
+                    ("eta", 14.0, None, True)]
+    # the mass the first grid left out: the mixture's distribution function at its lower end
+    # (the grid's guess from the tables' marginals of X and U, as _table_rates makes it)
+    px, pu, _, _ = rates_module._table_marginals(rates_module._log_weight_tables(**args), args)
+    x, u = np.arange(px.size), np.arange(pu.size)
+    ex, eu = px @ x, pu @ u
+    guess_mean, guess_sd = rates_module._guess("eta", args, ex, eu, px @ (x - ex) ** 2,
+                                               pu @ (u - eu) ** 2)
+    w, comps = _direct_terms(**case)
+    a, b = comps["eta"]
+    below = float((w * special.betainc(a, b, guess_mean - 10.0 * guess_sd)).sum())
+    assert 1e-12 < below < 1e-11
+    mean, lower, upper = kappa
+    assert got[1].mean == pytest.approx(mean, abs=1e-12)
+    assert got[1].lower == pytest.approx(lower, abs=1e-11)
+    assert got[1].upper == pytest.approx(upper, abs=1e-11)
+    want = _box_path(monkeypatch, case)
+    assert got[1].lower == pytest.approx(want[1].lower, abs=1e-11)
+    assert got[1].upper == pytest.approx(want[1].upper, abs=1e-11)
 
 
 def test_a_rate_the_tables_cannot_answer_is_the_boxs_and_the_other_stays(monkeypatch):

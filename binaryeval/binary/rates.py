@@ -58,7 +58,11 @@ columns at either end whose marginal mass is at most ``5e-16`` each are left out
 129 of them) is then one matrix product of a Hankel matrix of ``T`` with a column and a row
 factor per point (:func:`_table_density`), with the grid's checks; each component's log
 density there is its value at the mean split (an accurate log beta function) plus differences
-of log-gamma functions, so no rounding scales the density as a whole.  Where a check of the tables fails, the box
+of log-gamma functions, so no rounding scales the density as a whole.  A grid that misses
+mass beyond its ends, or reaches fewer than 9 of the sds found, is tried once more reaching
+14 guessed sds instead of 10 (a long tail: about 8 % of groups of 1,000 ratings with one or two
+false positives or negatives among the paired rows, 7.7e-12 of the mass beyond 10 sds on one
+of them).  Where a check of the tables fails, the box
 of the terms within ``1e-20`` of the largest below answers: for both rates when the scaling
 fails (after a second tilt, where the tilted tables' largest entries line up), for the one rate
 whose grid fails otherwise.
@@ -875,6 +879,7 @@ def _row_cdf(name: str, w: np.ndarray, a: np.ndarray, b: np.ndarray):
 # -- the interval's ends from the mixture's density on a Chebyshev grid ------------------------
 _CHEB_REACH = 9.0        # the grid spans the mean +- at least this many sds
 _GUESS_REACH = 10.0     # ... set from a guess of the mean and sd this many guessed sds out
+_WIDE_REACH = 14.0      # ... and this many where a skewed tail reached beyond (the tables' way)
 _MISSING_TOL = 1e-12     # the mass the grid may miss (beyond its ends) and rounding
 _CHEB_POINTS = (33, 65, 129)  # nested: each holds the one before
 _TABLE_POINTS = (65, 129)     # ... from the tables (see _chebyshev_rate)
@@ -955,7 +960,8 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
                     a: np.ndarray, b: np.ndarray, args: dict, guess_mean: float,
                     guess_sd: float, probs, kernel: np.ndarray | None = None,
                     log_kernel: np.ndarray | None = None, floor: float = 0.0,
-                    table_density=None, lines=None
+                    table_density=None, lines=None, reach: float = _GUESS_REACH,
+                    failed: list[str] | None = None
                     ) -> tuple[float, float, float, float] | None:
     """Mean, sd and interval of one rate from its density interpolated on a Chebyshev grid.
 
@@ -964,9 +970,10 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     the rows).  The density at ``t`` is ``sum_ji w_ji t^(a - 1) (1 - t)^(b - 1) / B(a, b)``:
     the terms at ``t`` are those at the guessed mean ``t0`` times a row factor and a column
     factor (as in :class:`_RowMixture`), so the density at all grid points is one matrix
-    product, with no incomplete beta function.  The grid spans ``guess_mean +- 10
-    guess_sd`` (stopping at 0 or 1, where every component's density is 0 when its
-    parameters exceed 1) at 33, 65 or 129 Chebyshev points (each set holds the one before).
+    product, with no incomplete beta function.  The grid spans ``guess_mean +- reach
+    guess_sd`` (10 unless told; stopping at 0 or 1, where every component's density is 0
+    when its parameters exceed 1) at 33, 65 or 129 Chebyshev points (each set holds the one
+    before).
     The moments are the interpolant's (Clenshaw-Curtis), the distribution function its
     integral from the grid's lower end, the ends its roots (Newton's method kept inside a
     bracket).  Accepted only when
@@ -990,10 +997,12 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     points (a series of 33 points once passed check (i) with its ends 1.4e-12 off: the last
     four coefficients can be small by chance in a short series); ``lines``:
     ``lines(on_rows, mask)``, the weights of the rows (or columns) in ``mask`` summed along
-    them, for the density at 0 or 1 (from ``w`` when not given).
+    them, for the density at 0 or 1 (from ``w`` when not given).  ``reach``: the grid's
+    half width in guessed sds.  ``failed``: a list to which the name of a failing check is
+    appended (``"mass"`` for (ii), ``"reach"`` for (iii): the two a wider grid can mend).
     """
     mean, sd = guess_mean, guess_sd
-    lo_t, hi_t = mean - _GUESS_REACH * sd, mean + _GUESS_REACH * sd
+    lo_t, hi_t = mean - reach * sd, mean + reach * sd
     # a grid reaching 0 or 1 stops there, where every component's density is finite (both
     # its parameters at least 1 there); else this path does not apply
     a_min, b_min = float(a.min()), float(b.min())
@@ -1104,6 +1113,8 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     # normalisation (about 1e-16 of their size, some 1e-13 relative at 1,000 ratings)
     total = float(cdf.sum())
     if abs(1.0 - total) > max(_MISSING_TOL, floor):
+        if failed is not None:
+            failed.append("mass")
         return None
     cdf /= total
     dens = dens / total
@@ -1118,6 +1129,8 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
     # the grid must reach 9 of the sds found (or 0 or 1) on both sides
     if not ((lo_t == 0.0 or lo_t <= mean - _CHEB_REACH * sd)
             and (hi_t == 1.0 or hi_t >= mean + _CHEB_REACH * sd)):
+        if failed is not None:
+            failed.append("reach")
         return None
     dorders = np.arange(coef.size)
     ends = []
@@ -1374,8 +1387,9 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
     the box: the rows and columns at either end of marginal mass up to ``_TRIM`` (5e-16) each
     are left out, at most ``2e-15`` of the mass (each rate's density is then divided by its
     integral).  Each rate's density is :func:`_table_density` on that box, on
-    :func:`_chebyshev_rate`'s grid with its checks: its bound holds, with the box's mixture
-    within ``4e-15`` of the whole square's.  A rate whose checks fail is None (the caller
+    :func:`_chebyshev_rate`'s grid with its checks (once more on a grid of 14 guessed sds
+    when it misses mass or reach): its bound holds, with the box's mixture within ``4e-15``
+    of the whole square's.  A rate whose checks fail is None (the caller
     then takes the box of the whole grid's log weights, :func:`_box`, and
     :func:`_full_rates` for it); None when the marginals' check fails (then for both).
     """
@@ -1421,8 +1435,15 @@ def _table_rates(tables: tuple[np.ndarray, np.ndarray, np.ndarray], args: dict, 
                               out=buffer)
         got = None
         if dens is not None:
+            failed: list[str] = []
             got = _chebyshev_rate(name, None, None, X, U, a, b, args, guess_mean, guess_sd,
-                                  probs, table_density=dens, lines=lines)
+                                  probs, table_density=dens, lines=lines, failed=failed)
+            if got is None and failed:
+                # a skewed tail beyond the guessed 10 sds (check ii), or an sd above the
+                # guess (check iii): once more on a grid reaching 14 guessed sds
+                got = _chebyshev_rate(name, None, None, X, U, a, b, args, guess_mean,
+                                      guess_sd, probs, table_density=dens, lines=lines,
+                                      reach=_WIDE_REACH)
         out.append(None if got is None else RatePosterior(*got))
     return out[0], out[1], alpha_mean
 
