@@ -716,8 +716,9 @@ class _MetricLikelihood:
         h_end = np.where(left, h[n:2 * n], h[2 * n:])
         d, h = d[:n], h[:n]
         for _ in range(60):
-            a = np.where(d > 0, x, a)
-            b = np.where(d > 0, b, x)
+            rising = d > 0
+            a = np.where(rising, x, a)
+            b = np.where(rising, b, x)
             concave = h < 0
             hh = np.where(concave, h, -1.0)
             step = np.where(concave, -d / hh, np.nan)
@@ -1191,7 +1192,7 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     # estimate it from fourth differences at consecutive integers, where the smooth part is nil
     # (evaluated with the first panels' nodes), in the middle of the widest piece between kinks
     # (near a kink the fourth differences are the kink's, not noise)
-    pieces = np.r_[lo, sorted(kinks), hi + 1]
+    pieces = np.array([lo, *sorted(kinks), hi + 1], dtype=float)
     widest = int(np.argmax(np.diff(pieces)))
     probe = np.round(0.5 * (pieces[widest] + pieces[widest + 1])) + np.arange(-8.0, 9.0)
     noise = None
@@ -1228,9 +1229,7 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
                 checks[i] = (xf[j], vf[j], lwf[j])
         width = max(c[0].size for c in checks)
         # (padded by repeating the first check: the largest error is the same)
-        xc = np.stack([np.r_[c[0], np.full(width - c[0].size, c[0][0])] for c in checks])
-        vc = np.stack([np.r_[c[1], np.full(width - c[1].size, c[1][0])] for c in checks])
-        lwc = np.stack([np.r_[c[2], np.full(width - c[2].size, c[2][0])] for c in checks])
+        xc, vc, lwc = (_padded([c[n] for c in checks], width) for n in range(3))
         un = (xn - mids[:, None]) / rads[:, None]
         uc = (xc - mids[:, None]) / rads[:, None]
         finite = np.all(np.isfinite(vn), axis=1) & np.all(np.isfinite(vc), axis=1)
@@ -1257,8 +1256,9 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
                 accepted += float(part[i]) if np.isfinite(part[i]) else 0.0
             else:
                 m = 0.5 * (a + b)
-                known = (np.r_[xn[i], checks[i][0]], np.r_[vn[i], checks[i][1]],
-                         np.r_[lwn[i], checks[i][2]])
+                known = (np.concatenate((xn[i], checks[i][0])),
+                         np.concatenate((vn[i], checks[i][1])),
+                         np.concatenate((lwn[i], checks[i][2])))
                 for c, d in ((a, m), (m, b)):
                     # the points of the half: the rounded ends and what lies between
                     inside = ((known[0] >= min(max(round(c), lo), top))
@@ -1267,6 +1267,18 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         todo = nxt
     panels.sort(key=lambda p: p[0])
     return panels
+
+
+def _padded(rows: list, width: int) -> np.ndarray:
+    """1-D ``rows`` as the rows of one ``width``-column array, each padded with its first entry.
+
+    (One array filled in place: a stack of padded copies costs a few array calls per row.)
+    """
+    out = np.empty((len(rows), width))
+    for i, row in enumerate(rows):
+        out[i, :row.size] = row
+        out[i, row.size:] = row[0]
+    return out
 
 
 def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
