@@ -169,7 +169,7 @@ def _bd0_series(x: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
     0.0023), so the terms needed for 1e-17 of the sum follow from the largest ``|v|``.
     """
     v2 = v * v
-    top = float(np.max(v2, initial=0.0))
+    top = float(np.maximum.reduce(v2, axis=None, initial=0.0))
     n_terms = 11 if top <= 0.0 else int(min(11, max(1, math.ceil(-39.2 / math.log(top)))))
     s = d * v
     ej = 2.0 * x * v

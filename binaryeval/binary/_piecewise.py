@@ -74,7 +74,8 @@ class PiecewiseChebyshev:
     def _inside(self, xi: np.ndarray) -> np.ndarray:
         """The values at the points ``xi`` (1-D), all in ``[edges[0], edges[-1]]``."""
         e = self.edges
-        k = np.clip(np.searchsorted(e, xi, side="right") - 1, 0, len(e) - 2)
+        # (integer panel indices: np.clip's bounds by minimum and maximum, without its wrapper)
+        k = np.minimum(np.maximum(e.searchsorted(xi, side="right") - 1, 0), len(e) - 2)
         lo, hi = e[k], e[k + 1]
         u = (2.0 * xi - (lo + hi)) / (hi - lo)
         # each point's coefficients as columns: every degree's a contiguous row
@@ -204,7 +205,7 @@ def interpolate(fn, breakpoints, tol: float, *, max_panels: int = 4096,
         vc = vals[xn.size:].reshape(xc.shape)
         coefs = _coefs(vn)
         approx = np.polynomial.chebyshev.chebval(_CHECK, coefs.T)  # panels x check points
-        err = np.max(np.abs(approx - vc), axis=1)
+        err = np.maximum.reduce(np.abs(approx - vc), axis=1)
         if local_noise and len(done) + len(todo) > _NOISE_CHECK_FROM:
             err = np.where(err <= tol, err, err - 30.0 * _local_noise(fn, lo, hi, err > tol))
         nxt = []
@@ -270,7 +271,7 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
         k = min(int(np.searchsorted(edges, top, side="right")) - 1, widths.size - 1)
         # keep the probe's points inside one panel
         top = float(np.clip(top, edges[k] + 2e-5 * widths[k], edges[k + 1] - 2e-5 * widths[k]))
-        mids, widths = np.r_[mids, top], np.r_[widths, widths[k]]
+        mids, widths = np.append(mids, top), np.append(widths, widths[k])
     # two spacings: rounding noise can be sporadic (an occasional last-place jump of a large
     # intermediate), and one short run of points may miss it
     steps = np.arange(-16.0, 17.0)

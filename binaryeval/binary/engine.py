@@ -229,7 +229,7 @@ _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
 
 def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
     """log(sum(exp(v), axis=1)) for a 2-D array (scipy's logsumexp carries more overhead)."""
-    m = np.max(v, axis=1)
+    m = np.maximum.reduce(v, axis=1)   # (np.max's own reduction, without its wrapper)
     safe = np.where(np.isfinite(m), m, 0.0)
     with np.errstate(under="ignore", divide="ignore"):
         return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
@@ -477,12 +477,18 @@ class _MetricLikelihood:
             out += self.k * (math.log(self.neg.known) - math.log1p(-self.neg.known))
         return out
 
-    def _args(self, x: np.ndarray, T: np.ndarray) -> np.ndarray:
+    def _offsets(self, T: np.ndarray) -> np.ndarray:
+        """The offsets ``o_i(T)`` of the log-gamma arguments, shape ``(terms, T.size)``."""
+        return self._o0[:, None] + self._o1[:, None] * T[None, :]
+
+    def _args(self, x: np.ndarray, T: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
         """The log-gamma arguments ``s_i x + o_i(T)``, shape ``(terms,) + x.shape``.
 
-        ``T`` is 1-D; ``x`` has the shape of ``T`` or one more axis (points per T).
+        ``T`` is 1-D; ``x`` has the shape of ``T`` or one more axis (points per T).  ``off``:
+        :meth:`_offsets` of ``T`` when the caller has them (an iteration over x at fixed T).
         """
-        off = self._o0[:, None] + self._o1[:, None] * T[None, :]
+        if off is None:
+            off = self._offsets(T)
         if x.ndim == 2:
             off = off[:, :, None]
         return self._s.reshape((-1,) + (1,) * x.ndim) * x[None] + off
@@ -528,9 +534,10 @@ class _MetricLikelihood:
             v -= special.gammaln(sign * x + (off[:, None] if x.ndim == 2 else off))
         return v
 
-    def _derivatives(self, x: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """First and second derivative of the summand in x (1-D x and T)."""
-        args = self._args(x, T)
+    def _derivatives(self, x: np.ndarray, T: np.ndarray,
+                     off: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """First and second derivative of the summand in x (1-D x and T; ``off`` as in _args)."""
+        args = self._args(x, T, off)
         d1 = _combine(self._cs, special.digamma(args)) + self._slope
         d2 = _combine(self._c, _trigamma(args))
         return d1, d2
@@ -715,6 +722,9 @@ class _MetricLikelihood:
         left, right = d[n:2 * n] <= 0, d[2 * n:] >= 0
         h_end = np.where(left, h[n:2 * n], h[2 * n:])
         d, h = d[:n], h[:n]
+        # (what stays fixed over the steps: the arguments' offsets at T, the ends' verdicts)
+        off = self._offsets(T)
+        ends = left | right
         for _ in range(60):
             rising = d > 0
             a = np.where(rising, x, a)
@@ -724,15 +734,15 @@ class _MetricLikelihood:
             step = np.where(concave, -d / hh, np.nan)
             # a step below 1e-3 of the local scale: the summand is within 1e-6 of its maximum
             tol = np.maximum(1e-3 / np.sqrt(-hh), 1e-13 * np.maximum(1.0, np.abs(x)))
-            active = ~((np.abs(step) < tol) | (b - a < tol) | left | right)  # NaN: not converged
+            active = ~((np.abs(step) < tol) | (b - a < tol) | ends)  # NaN: not converged
             if not active.any():
                 break
             nx = x + step
             bad = ~np.isfinite(nx) | (nx < a) | (nx > b)
             x = np.where(active, np.where(bad, 0.5 * (a + b), nx), x)
-            d, h = self._derivatives(x, T)
+            d, h = self._derivatives(x, T, off)
         mode = np.where(left, lo, np.where(right, hi, x))
-        h = np.where(left | right, h_end, h)
+        h = np.where(ends, h_end, h)
         return mode, h
 
     def log_bound(self, T) -> np.ndarray | None:
@@ -759,13 +769,14 @@ class _MetricLikelihood:
             mu1, v1 = _count_moments(pos, Tv)
             mu2, v2 = _count_moments(neg, M - Tv)
             x0 = np.clip(mu1 + v1 / np.maximum(v1 + v2, 1e-300) * (k - mu1 - mu2), lo, hi)
+            off = self._offsets(Tv)
             for _ in range(3):
-                d1, d2 = self._derivatives(x0, Tv)
+                d1, d2 = self._derivatives(x0, Tv, off)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     nx = x0 - d1 / d2
                 x0 = np.where(np.isfinite(nx) & (d2 < 0), np.clip(nx, lo, hi), x0)
             f = self._summand(x0, Tv)
-            d1, _ = self._derivatives(x0, Tv)
+            d1, _ = self._derivatives(x0, Tv, off)
             rise = np.maximum(np.maximum(d1 * (hi - x0), d1 * (lo - x0)), 0.0)
             out[ok] = f + rise + np.log(hi - lo + 1.0)
         return out
@@ -1245,10 +1256,12 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         # while together they are not
         with np.errstate(invalid="ignore", over="ignore"):
             wn = np.exp(lwn - peak)
-            wmax = np.maximum(np.max(wn, axis=1), np.max(np.exp(lwc - peak), axis=1))
+            wmax = np.maximum(np.maximum.reduce(wn, axis=1),
+                              np.maximum.reduce(np.exp(lwc - peak), axis=1))
             part = np.mean(wn, axis=1) * 2.0 * rads
             total = max(total, float(np.nansum(part)) + accepted)
-            err = 2.0 * np.maximum(wmax, part / total) * np.max(np.abs(approx - vc), axis=1)
+            err = (2.0 * np.maximum(wmax, part / total)
+                   * np.maximum.reduce(np.abs(approx - vc), axis=1))
         nxt = []
         for i, (a, b, _) in enumerate(todo):
             if finite[i] and err[i] < tol:
@@ -1300,7 +1313,7 @@ def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     hit = gap == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         kern = bary[:, None, :] / gap
-        vals = np.sum(kern * v[:, None, :], axis=2) / np.sum(kern, axis=2)
+        vals = np.add.reduce(kern * v[:, None, :], axis=2) / np.add.reduce(kern, axis=2)
     if hit.any():
         rows, cols, nodes = np.nonzero(hit)
         vals[rows, cols] = v[rows, nodes]
