@@ -58,32 +58,40 @@ class PiecewiseChebyshev:
         x = np.asarray(x, dtype=float)
         if x.size <= _FEW:
             return np.array([self._one(v) for v in x.ravel().tolist()]).reshape(x.shape)
-        out = np.empty(x.shape)
         e = self.edges
+        if e[0] <= x.min() and x.max() <= e[-1]:
+            # every point inside (the usual case; a NaN fails both tests): no masks
+            return self._inside(x.ravel()).reshape(x.shape)
+        out = np.empty(x.shape)
         below, above = x < e[0], x > e[-1]
         out[below], out[above] = self.left, self.right
         inside = ~(below | above) & ~np.isnan(x)
         out[np.isnan(x)] = np.nan
         if inside.any():
-            xi = x[inside]
-            k = np.clip(np.searchsorted(e, xi, side="right") - 1, 0, len(e) - 2)
-            lo, hi = e[k], e[k + 1]
-            u = (2.0 * xi - (lo + hi)) / (hi - lo)
-            # each point's coefficients as columns: every degree's a contiguous row
-            c = self._coefs_t[:, k]
-            # Clenshaw, vectorised over points (each with its own coefficient row); in place,
-            # the same operations in the same order as b1 <- 2 u b1 - b2 + c_j
-            u2 = 2.0 * u
-            b1 = c[-1].copy()
-            b2 = np.zeros(xi.size)
-            tmp = np.empty(xi.size)
-            for j in range(c.shape[0] - 2, 0, -1):
-                np.multiply(u2, b1, out=tmp)
-                tmp -= b2
-                tmp += c[j]
-                b1, b2, tmp = tmp, b1, b2
-            out[inside] = u * b1 - b2 + c[0]
+            out[inside] = self._inside(x[inside])
         return out
+
+    def _inside(self, xi: np.ndarray) -> np.ndarray:
+        """The values at the points ``xi`` (1-D), all in ``[edges[0], edges[-1]]``."""
+        e = self.edges
+        # (integer panel indices: np.clip's bounds by minimum and maximum, without its wrapper)
+        k = np.minimum(np.maximum(e.searchsorted(xi, side="right") - 1, 0), len(e) - 2)
+        lo, hi = e[k], e[k + 1]
+        u = (2.0 * xi - (lo + hi)) / (hi - lo)
+        # each point's coefficients as columns: every degree's a contiguous row
+        c = self._coefs_t[:, k]
+        # Clenshaw, vectorised over points (each with its own coefficient row); in place,
+        # the same operations in the same order as b1 <- 2 u b1 - b2 + c_j
+        u2 = 2.0 * u
+        b1 = c[-1].copy()
+        b2 = np.zeros(xi.size)
+        tmp = np.empty(xi.size)
+        for j in range(c.shape[0] - 2, 0, -1):
+            np.multiply(u2, b1, out=tmp)
+            tmp -= b2
+            tmp += c[j]
+            b1, b2, tmp = tmp, b1, b2
+        return u * b1 - b2 + c[0]
 
     def _one(self, x: float) -> float:
         """The value at one point, in plain floats.
@@ -197,7 +205,7 @@ def interpolate(fn, breakpoints, tol: float, *, max_panels: int = 4096,
         vc = vals[xn.size:].reshape(xc.shape)
         coefs = _coefs(vn)
         approx = np.polynomial.chebyshev.chebval(_CHECK, coefs.T)  # panels x check points
-        err = np.max(np.abs(approx - vc), axis=1)
+        err = np.maximum.reduce(np.abs(approx - vc), axis=1)
         if local_noise and len(done) + len(todo) > _NOISE_CHECK_FROM:
             err = np.where(err <= tol, err, err - 30.0 * _local_noise(fn, lo, hi, err > tol))
         nxt = []
@@ -263,7 +271,7 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
         k = min(int(np.searchsorted(edges, top, side="right")) - 1, widths.size - 1)
         # keep the probe's points inside one panel
         top = float(np.clip(top, edges[k] + 2e-5 * widths[k], edges[k + 1] - 2e-5 * widths[k]))
-        mids, widths = np.r_[mids, top], np.r_[widths, widths[k]]
+        mids, widths = np.append(mids, top), np.append(widths, widths[k])
     # two spacings: rounding noise can be sporadic (an occasional last-place jump of a large
     # intermediate), and one short run of points may miss it
     steps = np.arange(-16.0, 17.0)

@@ -113,7 +113,7 @@ class _Side:
         reach = 14.0 * s + 40.0
         u, g_w, start = self._panels(centre, s, reach)
         vals = self.g(u) * special.betainc(self.a0 + u, N - self.a0 - u, x[:, None])
-        out = self.G(start) + np.sum(vals * g_w, axis=1)
+        out = self.G(start) + np.add.reduce(vals * g_w, axis=1)
         self._add_end_components(out, x, centre, reach)
         return np.clip(out, 0.0, 1.0)
 
@@ -145,9 +145,10 @@ class _Side:
         gu = self.g(u)
         a, b = self.a0 + u, N - self.a0 - u
         xs = x[:, None]
-        cdf = self.G(start) + np.sum(gu * special.betainc(a, b, xs) * g_w, axis=1)
+        # (np.add.reduce: np.sum's own reduction, without its wrapper)
+        cdf = self.G(start) + np.add.reduce(gu * special.betainc(a, b, xs) * g_w, axis=1)
         with np.errstate(divide="ignore", under="ignore"):
-            dens = np.sum(gu * np.exp(log_beta_pdf(xs, a, b)) * g_w, axis=1)
+            dens = np.add.reduce(gu * np.exp(log_beta_pdf(xs, a, b)) * g_w, axis=1)
         self._add_end_components(cdf, x, centre, reach)
         # the end components of the density, where its bell reaches them (as logpdf)
         c_pdf = x * (N - 2.0) + 1.0 - self.a0
@@ -169,7 +170,7 @@ class _Side:
         u, g_w, _ = self._panels(centre, s, reach)
         with np.errstate(divide="ignore", under="ignore"):
             dens = np.exp(log_beta_pdf(x[:, None], self.a0 + u, N - self.a0 - u))
-            total = np.sum(self.g(u) * dens * g_w, axis=1)
+            total = np.add.reduce(self.g(u) * dens * g_w, axis=1)
             near = (centre - reach < self.zone + 1.0) | (centre + reach > self.U - self.zone - 1.0)
             if near.any() and self.j.size:
                 a = self.a0 + self.j
@@ -228,14 +229,15 @@ class SmoothMixture:
         self._weight = weight
         grid = np.linspace(0.0, Uf, 513)
         zone = _EDGE + _TAPER
-        j = np.r_[np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)]
+        j = np.concatenate((np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)))
         # the weights on a grid (for their scale and the noise probe) and at the end components,
         # in one evaluation
-        both = weight(np.r_[grid, j])
+        both = weight(np.concatenate((grid, j)))
         on_grid = both[:grid.size]
         peak = float(np.max(on_grid))
         taper = [_EDGE, _EDGE + _TAPER, Uf - _EDGE - _TAPER, Uf - _EDGE]
-        edges = np.unique(np.r_[np.asarray(breakpoints, dtype=float), taper, 0.0, Uf])
+        edges = np.unique(np.concatenate((np.asarray(breakpoints, dtype=float).ravel(),
+                                          taper, [0.0, Uf])))
         edges = edges[(edges >= 0.0) & (edges <= Uf)]
         # the taper is symmetric, so the reflected side's tapered weights are g(U - u)
         g = interpolate_noisy(lambda u: weight(u) * _taper(u, Uf), edges, 1e-14 * peak,
@@ -272,8 +274,9 @@ class SmoothMixture:
         side = self.lower
         e = side.g.edges
         mid, rad = 0.5 * (e[1:] + e[:-1]), 0.5 * (e[1:] - e[:-1])
-        u = np.r_[(mid[:, None] + rad[:, None] * x48[None, :]).ravel(), side.j]
-        g = np.r_[(rad[:, None] * w48[None, :]).ravel() * side.g(u[:mid.size * 48]), side.r]
+        u = np.concatenate(((mid[:, None] + rad[:, None] * x48[None, :]).ravel(), side.j))
+        g = np.concatenate(((rad[:, None] * w48[None, :]).ravel() * side.g(u[:mid.size * 48]),
+                            side.r))
         return self.a0 + u, g
 
     def component_sum(self, h) -> float:

@@ -229,7 +229,7 @@ _LOG_GL_WEIGHTS = np.log(_GL_WEIGHTS)
 
 def _logsumexp_rows(v: np.ndarray) -> np.ndarray:
     """log(sum(exp(v), axis=1)) for a 2-D array (scipy's logsumexp carries more overhead)."""
-    m = np.max(v, axis=1)
+    m = np.maximum.reduce(v, axis=1)   # (np.max's own reduction, without its wrapper)
     safe = np.where(np.isfinite(m), m, 0.0)
     with np.errstate(under="ignore", divide="ignore"):
         return safe + np.log(np.add.reduce(np.exp(v - safe[:, None]), axis=1))
@@ -477,12 +477,18 @@ class _MetricLikelihood:
             out += self.k * (math.log(self.neg.known) - math.log1p(-self.neg.known))
         return out
 
-    def _args(self, x: np.ndarray, T: np.ndarray) -> np.ndarray:
+    def _offsets(self, T: np.ndarray) -> np.ndarray:
+        """The offsets ``o_i(T)`` of the log-gamma arguments, shape ``(terms, T.size)``."""
+        return self._o0[:, None] + self._o1[:, None] * T[None, :]
+
+    def _args(self, x: np.ndarray, T: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
         """The log-gamma arguments ``s_i x + o_i(T)``, shape ``(terms,) + x.shape``.
 
-        ``T`` is 1-D; ``x`` has the shape of ``T`` or one more axis (points per T).
+        ``T`` is 1-D; ``x`` has the shape of ``T`` or one more axis (points per T).  ``off``:
+        :meth:`_offsets` of ``T`` when the caller has them (an iteration over x at fixed T).
         """
-        off = self._o0[:, None] + self._o1[:, None] * T[None, :]
+        if off is None:
+            off = self._offsets(T)
         if x.ndim == 2:
             off = off[:, :, None]
         return self._s.reshape((-1,) + (1,) * x.ndim) * x[None] + off
@@ -528,9 +534,10 @@ class _MetricLikelihood:
             v -= special.gammaln(sign * x + (off[:, None] if x.ndim == 2 else off))
         return v
 
-    def _derivatives(self, x: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """First and second derivative of the summand in x (1-D x and T)."""
-        args = self._args(x, T)
+    def _derivatives(self, x: np.ndarray, T: np.ndarray,
+                     off: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """First and second derivative of the summand in x (1-D x and T; ``off`` as in _args)."""
+        args = self._args(x, T, off)
         d1 = _combine(self._cs, special.digamma(args)) + self._slope
         d2 = _combine(self._c, _trigamma(args))
         return d1, d2
@@ -715,23 +722,27 @@ class _MetricLikelihood:
         left, right = d[n:2 * n] <= 0, d[2 * n:] >= 0
         h_end = np.where(left, h[n:2 * n], h[2 * n:])
         d, h = d[:n], h[:n]
+        # (what stays fixed over the steps: the arguments' offsets at T, the ends' verdicts)
+        off = self._offsets(T)
+        ends = left | right
         for _ in range(60):
-            a = np.where(d > 0, x, a)
-            b = np.where(d > 0, b, x)
+            rising = d > 0
+            a = np.where(rising, x, a)
+            b = np.where(rising, b, x)
             concave = h < 0
             hh = np.where(concave, h, -1.0)
             step = np.where(concave, -d / hh, np.nan)
             # a step below 1e-3 of the local scale: the summand is within 1e-6 of its maximum
             tol = np.maximum(1e-3 / np.sqrt(-hh), 1e-13 * np.maximum(1.0, np.abs(x)))
-            active = ~((np.abs(step) < tol) | (b - a < tol) | left | right)  # NaN: not converged
+            active = ~((np.abs(step) < tol) | (b - a < tol) | ends)  # NaN: not converged
             if not active.any():
                 break
             nx = x + step
             bad = ~np.isfinite(nx) | (nx < a) | (nx > b)
             x = np.where(active, np.where(bad, 0.5 * (a + b), nx), x)
-            d, h = self._derivatives(x, T)
+            d, h = self._derivatives(x, T, off)
         mode = np.where(left, lo, np.where(right, hi, x))
-        h = np.where(left | right, h_end, h)
+        h = np.where(ends, h_end, h)
         return mode, h
 
     def log_bound(self, T) -> np.ndarray | None:
@@ -758,13 +769,14 @@ class _MetricLikelihood:
             mu1, v1 = _count_moments(pos, Tv)
             mu2, v2 = _count_moments(neg, M - Tv)
             x0 = np.clip(mu1 + v1 / np.maximum(v1 + v2, 1e-300) * (k - mu1 - mu2), lo, hi)
+            off = self._offsets(Tv)
             for _ in range(3):
-                d1, d2 = self._derivatives(x0, Tv)
+                d1, d2 = self._derivatives(x0, Tv, off)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     nx = x0 - d1 / d2
                 x0 = np.where(np.isfinite(nx) & (d2 < 0), np.clip(nx, lo, hi), x0)
             f = self._summand(x0, Tv)
-            d1, _ = self._derivatives(x0, Tv)
+            d1, _ = self._derivatives(x0, Tv, off)
             rise = np.maximum(np.maximum(d1 * (hi - x0), d1 * (lo - x0)), 0.0)
             out[ok] = f + rise + np.log(hi - lo + 1.0)
         return out
@@ -1191,7 +1203,7 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
     # estimate it from fourth differences at consecutive integers, where the smooth part is nil
     # (evaluated with the first panels' nodes), in the middle of the widest piece between kinks
     # (near a kink the fourth differences are the kink's, not noise)
-    pieces = np.r_[lo, sorted(kinks), hi + 1]
+    pieces = np.array([lo, *sorted(kinks), hi + 1], dtype=float)
     widest = int(np.argmax(np.diff(pieces)))
     probe = np.round(0.5 * (pieces[widest] + pieces[widest + 1])) + np.arange(-8.0, 9.0)
     noise = None
@@ -1228,9 +1240,7 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
                 checks[i] = (xf[j], vf[j], lwf[j])
         width = max(c[0].size for c in checks)
         # (padded by repeating the first check: the largest error is the same)
-        xc = np.stack([np.r_[c[0], np.full(width - c[0].size, c[0][0])] for c in checks])
-        vc = np.stack([np.r_[c[1], np.full(width - c[1].size, c[1][0])] for c in checks])
-        lwc = np.stack([np.r_[c[2], np.full(width - c[2].size, c[2][0])] for c in checks])
+        xc, vc, lwc = (_padded([c[n] for c in checks], width) for n in range(3))
         un = (xn - mids[:, None]) / rads[:, None]
         uc = (xc - mids[:, None]) / rads[:, None]
         finite = np.all(np.isfinite(vn), axis=1) & np.all(np.isfinite(vc), axis=1)
@@ -1246,10 +1256,12 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         # while together they are not
         with np.errstate(invalid="ignore", over="ignore"):
             wn = np.exp(lwn - peak)
-            wmax = np.maximum(np.max(wn, axis=1), np.max(np.exp(lwc - peak), axis=1))
+            wmax = np.maximum(np.maximum.reduce(wn, axis=1),
+                              np.maximum.reduce(np.exp(lwc - peak), axis=1))
             part = np.mean(wn, axis=1) * 2.0 * rads
             total = max(total, float(np.nansum(part)) + accepted)
-            err = 2.0 * np.maximum(wmax, part / total) * np.max(np.abs(approx - vc), axis=1)
+            err = (2.0 * np.maximum(wmax, part / total)
+                   * np.maximum.reduce(np.abs(approx - vc), axis=1))
         nxt = []
         for i, (a, b, _) in enumerate(todo):
             if finite[i] and err[i] < tol:
@@ -1257,8 +1269,9 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
                 accepted += float(part[i]) if np.isfinite(part[i]) else 0.0
             else:
                 m = 0.5 * (a + b)
-                known = (np.r_[xn[i], checks[i][0]], np.r_[vn[i], checks[i][1]],
-                         np.r_[lwn[i], checks[i][2]])
+                known = (np.concatenate((xn[i], checks[i][0])),
+                         np.concatenate((vn[i], checks[i][1])),
+                         np.concatenate((lwn[i], checks[i][2])))
                 for c, d in ((a, m), (m, b)):
                     # the points of the half: the rounded ends and what lies between
                     inside = ((known[0] >= min(max(round(c), lo), top))
@@ -1267,6 +1280,18 @@ def _chebyshev_panels(fn: _MetricLikelihood, lo: int, hi: int, base, peak: float
         todo = nxt
     panels.sort(key=lambda p: p[0])
     return panels
+
+
+def _padded(rows: list, width: int) -> np.ndarray:
+    """1-D ``rows`` as the rows of one ``width``-column array, each padded with its first entry.
+
+    (One array filled in place: a stack of padded copies costs a few array calls per row.)
+    """
+    out = np.empty((len(rows), width))
+    for i, row in enumerate(rows):
+        out[i, :row.size] = row
+        out[i, row.size:] = row[0]
+    return out
 
 
 def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -1288,7 +1313,7 @@ def _cheb_interpolate(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     hit = gap == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         kern = bary[:, None, :] / gap
-        vals = np.sum(kern * v[:, None, :], axis=2) / np.sum(kern, axis=2)
+        vals = np.add.reduce(kern * v[:, None, :], axis=2) / np.add.reduce(kern, axis=2)
     if hit.any():
         rows, cols, nodes = np.nonzero(hit)
         vals[rows, cols] = v[rows, nodes]
