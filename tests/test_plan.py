@@ -643,3 +643,23 @@ def test_allocation_summary_writes_the_cost_as_an_amount():
     assert row[2] == f"{best.cost:g}" and "." not in row[2]
     assert row[3] == f"{best.epsilon:.4f}"
     assert best.to_frame()["cost"].dtype.kind == "f"  # the table itself keeps numbers
+
+
+def test_paired_set_capped_by_the_human_sample_is_named_as_the_limit():
+    # Guards: vary="n_paired" with the paired set inside 1000 human ratings stops at 1000 paired
+    # items (eps 0.0354 > 0.03), but the answer said the limit was the human and metric ratings
+    # and that eps "tends to 0.02022 > 0.03", a limit below the target.  An unattainable result's
+    # limit is never below its target; here the cap n_paired <= n_human limits it.
+    r = required_sample_size(0.03, vary="n_paired", alpha=0.6, rho=0.8, n_human=1000,
+                             n_metric=10000)
+    assert not r.attainable
+    at_cap = detectable_difference(0.6, 0.8, n_human=1000, n_metric=10000, n_paired=1000)
+    assert r.achieved == pytest.approx(at_cap, rel=1e-12)
+    assert r.limit > r.epsilon and r.limit == pytest.approx(at_cap, rel=1e-12)
+    assert r.limited_by == "human ratings"
+    known = detectable_difference(0.6, n_human=1000, n_metric=10000,
+                                  rates={"rho": 0.8, "eta": 0.8})
+    assert f"{known:.4g}" in r.message and "psi=" in r.message and "> 0.03" not in r.message
+    # the separate calibration set the message suggests does reach the target
+    assert required_sample_size(0.03, vary="n_paired", alpha=0.6, rho=0.8, n_human=1000,
+                                n_metric=10000, psi=0.6).attainable

@@ -183,6 +183,14 @@ def _why(search: _Search, target: float, e_max: float, max_size: int,
                                         f"{known:.4g}.")
     if vary == "n_paired":
         limit = search.eps(0, rates="known")
+        if limit <= target:
+            # known rates would reach the target: the paired set, inside the human sample,
+            # stops at n_human before the rates are known well enough
+            return e_max, "human ratings", (
+                f" The paired set lies inside the human sample, so it holds at most n_human = "
+                f"{base['n_human']} items; with the rates known exactly eps would be "
+                f"{limit:.4g}: add human ratings (vary='n_human'), or give psi= to plan a "
+                f"separate calibration set of paired items.")
         return limit, "human and metric ratings", (
             f" As n_paired grows the rates become known and eps tends to {limit:.4g} > {target}: "
             f"the given n_human = {base['n_human']} and n_metric = {base['n_metric']} limit it; "
@@ -212,7 +220,9 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     When no size up to ``max_size`` reaches the target, the result says which quantity limits
     ``eps``: more metric ratings cannot beat the uncertainty of ``rho``/``eta`` (fix: paired ratings)
     and of the human sample; more paired ratings cannot beat the information the human and metric
-    ratings carry once the rates are known (fix: more human or metric ratings).
+    ratings carry once the rates are known (fix: more human or metric ratings), and a paired set
+    inside the human sample cannot outgrow ``n_human`` (fix: more human ratings, or ``psi=`` for a
+    separate calibration set).
 
     Parameters
     ----------
