@@ -121,3 +121,38 @@ def test_plan_requires_a_target_per_group_and_two_groups_for_pairs():
         res.plan()
     with pytest.raises(be.ParameterError, match="give epsilon="):
         res.plan(pairs=None)
+
+
+@pytest.mark.parametrize("rates", ["estimate", {"rho": 0.85, "eta": 0.85}])
+def test_plan_of_a_fit_whose_paired_rows_do_not_inform_alpha(rates):
+    # Guards: with paired_informs_alpha=False the fit's n_human (50) excludes its 100 paired
+    # rows, and plan() raised "n_paired (100) exceeds n_human (50) ... give psi=" for arguments
+    # the caller never gave.  The paired rows are a calibration set with their own share of
+    # positives (60 of 100 in A): the plan is detectable_difference with that psi, k more human
+    # ratings turning metric-only items into paired ones.
+    from binaryeval.plan import detectable_difference
+
+    counts = {"A": dict(human_pos=30, human_total=50, metric_pos=560, metric_total=1000,
+                        tp=52, fn=8, tn=34, fp=6),
+              "B": dict(human_pos=25, human_total=50, metric_pos=500, metric_total=1000,
+                        tp=45, fn=8, tn=40, fp=7)}
+    fit = be.fit_counts(counts, rates=rates, paired_informs_alpha=False)
+    row = fit.to_frame().loc["A"]
+    assert (row["n_human"], row["n_paired"]) == (50, 100)
+    plan = fit.plan(pairs=None, epsilon=0.05).to_frame().set_index("group")
+    k = int(plan.loc["A", "more_human"])
+
+    def eps(more):
+        return detectable_difference(row["estimate"], row["rho"], row["eta"], n_human=50 + more,
+                                     n_metric=1000 - more, n_paired=100 + more, psi=0.6,
+                                     rates=rates)
+
+    assert plan.loc["A", "separated_now"] == pytest.approx(eps(0), rel=1e-12)
+    assert eps(k) <= 0.05 < eps(k - 1)
+    if isinstance(rates, dict):
+        # known rates: the planned posterior at k = 0 is the fit's own (its counts are the
+        # expected ones up to rounding)
+        z = stats.norm.ppf(0.975)
+        assert plan.loc["A", "separated_now"] == pytest.approx(
+            z * math.sqrt(2) * row["std_error"], rel=2e-3)
+    assert fit.plan().to_frame()["attainable"].all()

@@ -13,7 +13,9 @@ Pairs of groups are separated at significance ``sig_level`` when their differenc
 ``z_{1 - sig_level/2} sqrt(sd_1^2 + sd_2^2)``; a single group's target is the papers' detectable
 difference ``eps = z sqrt(2) sd`` (two systems like this one).  With pooled rates the other
 groups' paired ratings enter as a calibration set of the pooled size (the group's own paired rows
-then count twice, a small optimism when there are many groups).
+then count twice, a small optimism when there are many groups).  A fit whose paired rows do not
+inform ``alpha`` (``paired_informs_alpha=False``) has them enter as a calibration set with the
+group's own share of positives; the ``k`` new human ratings inform ``alpha`` as well.
 """
 
 from __future__ import annotations
@@ -61,7 +63,9 @@ class _Group:
         n_metric = max(self.n_metric - k, 0)
         if self.pooled_paired is not None:
             return self.n_human + k, n_metric, self.pooled_paired + k, self.psi
-        return self.n_human + k, n_metric, self.n_paired + k, None
+        # psi is None when the paired rows are among the human ratings that inform alpha; a
+        # paired set that does not inform alpha is a calibration set with its own share
+        return self.n_human + k, n_metric, self.n_paired + k, self.psi
 
 
 def _groups(fit: BinaryFit) -> dict[str, _Group]:
@@ -78,6 +82,12 @@ def _groups(fit: BinaryFit) -> dict[str, _Group]:
     out = {}
     for g in fit.groups:
         row = frame.loc[g]
+        if pooled is None:
+            # paired rows outside the human ratings that inform alpha (paired_informs_alpha=False)
+            # are a calibration set: the plan needs their share of positives
+            n_pair = int(c.loc[g, ["tp", "fn", "tn", "fp"]].sum())
+            psi = (None if fit.paired_informs_alpha or not n_pair
+                   else int(c.loc[g, ["tp", "fn"]].sum()) / n_pair)
         rho, eta = float(rates.loc[g, "rho"]), float(rates.loc[g, "eta"])
         has_metric = int(row["n_metric"]) > 0 and np.isfinite(rho) and np.isfinite(eta)
         weak = not has_metric or rho + eta <= 1.0
