@@ -156,3 +156,24 @@ def test_plan_of_a_fit_whose_paired_rows_do_not_inform_alpha(rates):
         assert plan.loc["A", "separated_now"] == pytest.approx(
             z * math.sqrt(2) * row["std_error"], rel=2e-3)
     assert fit.plan().to_frame()["attainable"].all()
+
+
+def test_plan_of_equal_estimates_says_no_number_of_ratings_separates_them():
+    # Guards: two groups with the same estimate (60 of 100 each) read "not within 100,000 more
+    # human ratings per system: the difference is small against what human ratings can
+    # resolve", as if more than 100,000 might do; no number of ratings separates a difference
+    # of 0, and the latent-truth plan already said "the estimated difference is 0".
+    fit = be.fit_counts({"A": {"human_pos": 60, "human_total": 100},
+                         "B": {"human_pos": 60, "human_total": 100},
+                         "C": {"human_pos": 50, "human_total": 100}})
+    table = fit.plan(pairs="all").to_frame().set_index(["group_1", "group_2"])
+    same = table.loc[("A", "B")]
+    assert same["diff"] == 0 and not same["attainable"] and pd.isna(same["more_human"])
+    assert same["note"].startswith("the estimated difference is 0: no number of human ratings")
+    assert "not within" not in same["note"]
+    assert table.loc[("A", "C"), "attainable"]
+    assert any("A vs B: the estimated difference is 0" in n for n in fit.plan().summary().notes)
+    # the latent-truth plans write the same note for a difference of 0
+    from binaryeval.plan.latent_plan import _note
+
+    assert _note(None, 500, 100_000, "the estimated difference is 0") == same["note"]

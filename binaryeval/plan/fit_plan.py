@@ -134,6 +134,11 @@ class _Planner:
         return self.z * math.sqrt(sum(self.sd(g, k) ** 2 for g in gs))
 
 
+#: the note of a pair whose estimates are equal (no number of ratings separates them)
+ZERO_DIFFERENCE = ("the estimated difference is 0: no number of human ratings separates equal "
+                   "estimates; give epsilon= for the difference that matters")
+
+
 def _why(planner: _Planner, gs: tuple[str, ...], cap: int) -> str:
     """Why no ``k`` up to ``cap`` is enough, in words."""
     models = [planner.groups[g] for g in gs]
@@ -237,7 +242,9 @@ def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: f
         row[f"n_metric{suffix}"] = m.n_metric
     row["achieved"] = reached
     row["attainable"] = k is not None
-    if k is None:
+    if k is None and not goal > 0:
+        row["note"] = ZERO_DIFFERENCE
+    elif k is None:
         row["note"] = (f"not within {cap:,} more human ratings per system: "
                        + _why(planner, gs, cap))
     elif k == 0:

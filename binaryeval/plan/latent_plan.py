@@ -43,7 +43,7 @@ from ..errors import ParameterError
 from ..latent.multi import LatentFit
 from ..latent.preferences import PreferenceFit
 from ._setup import z_total
-from .fit_plan import FitPlan
+from .fit_plan import ZERO_DIFFERENCE, FitPlan
 from .sample_size import smallest_size
 
 __all__ = ["plan_latent", "plan_preferences"]
@@ -84,6 +84,8 @@ def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power:
 
 
 def _note(k: int | None, n_metric: int, cap: int, why: str) -> str:
+    if why == "the estimated difference is 0":
+        return ZERO_DIFFERENCE
     if k is None:
         return f"not within {cap:,} more human ratings per system: {why}"
     if k == 0:
