@@ -663,3 +663,20 @@ def test_paired_set_capped_by_the_human_sample_is_named_as_the_limit():
     # the separate calibration set the message suggests does reach the target
     assert required_sample_size(0.03, vary="n_paired", alpha=0.6, rho=0.8, n_human=1000,
                                 n_metric=10000, psi=0.6).attainable
+
+
+def test_table_summary_states_the_formula_of_the_power_planned():
+    # Guards: at power=0.8 the table's summary said "eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}"
+    # while its cells are sqrt(2 var(alpha)) (z_{1 - sig_level/2} + z_0.8) (0.191, not 0.134,
+    # for 100 human ratings: Beta(61, 41) has var 61 * 41 / (102^2 * 103)).
+    from scipy import special
+
+    var = 61 * 41 / (102 ** 2 * 103)
+    z, zb = special.ndtri(0.975), special.ndtri(0.8)
+    t = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0], power=0.8)
+    assert t.loc[100, 0] == pytest.approx(math.sqrt(2 * var) * (z + zb), rel=1e-12)
+    assert t.summary().notes[0].startswith(
+        "eps = sqrt(2 var(alpha)) (z_{1 - sig_level/2} + z_0.8);")
+    half = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0])
+    assert half.loc[100, 0] == pytest.approx(math.sqrt(2 * var) * z, rel=1e-12)
+    assert half.summary().notes[0].startswith("eps = sqrt(2 var(alpha)) z_{1 - sig_level/2};")

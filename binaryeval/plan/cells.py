@@ -218,7 +218,10 @@ def evaluate(s: Setup, cells: Iterable[Cell], *, simulate: str = "expected",
 
 
 def epsilon(s: Setup, moments: Moments) -> float:
-    """``eps`` of a cell: ``sqrt(2) z_{1 - sig_level/2}`` times the mean posterior sd; 1 uninformed."""
+    """``eps`` of a cell: ``sqrt(2) (z_{1 - sig_level/2} + z_power)`` times the mean posterior sd.
+
+    1 for an uninformed cell (``z_0.5 = 0``: the papers' eps at the default power).
+    """
     if moments.cell.uninformed:
         return 1.0
     return s.epsilon(float(moments.sd.mean()))
