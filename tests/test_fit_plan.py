@@ -177,3 +177,19 @@ def test_plan_of_equal_estimates_says_no_number_of_ratings_separates_them():
     from binaryeval.plan.latent_plan import _note
 
     assert _note(None, 500, 100_000, "the estimated difference is 0") == same["note"]
+
+
+def test_latent_plans_refuse_a_difference_no_two_shares_can_have():
+    # Guards: LatentFit.plan() and PreferenceFit.plan() took epsilon up to 2 and answered
+    # epsilon=1.5 with "already separated"; two shares (alpha, or win_1 and win_2 with
+    # win_1 + win_2 <= 1) differ by at most 1, the bound BinaryFit.plan() keeps
+    from binaryeval.plan.latent_plan import _settings
+
+    fit = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100}})
+    for settings in (lambda e: _settings(None, 0.95, 1000, e), lambda e: fit.plan(e)):
+        with pytest.raises(be.errors.ParameterError, match=r"epsilon=1.5 must lie in \(0, 1\]"):
+            settings(1.5)
+    sig, cap, target, z = _settings(None, 0.95, 1000, 1.0)
+    assert (sig, cap, target) == (0.05, 1000, 1.0)
+    assert z == pytest.approx(stats.norm.ppf(0.975), rel=1e-12)

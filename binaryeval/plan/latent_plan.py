@@ -78,8 +78,11 @@ def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power:
     sig = _validate.sig_level_or(sig_level, level)
     cap = _validate.size(max_human, "max_human", minimum=1)
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
-    if target is not None and not 0 < target <= 2:
-        raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 2]: a difference of shares")
+    if target is not None and not 0 < target <= 1:
+        # two shares (alpha, or win_1 and win_2 of one pair, which add up to at most 1) differ
+        # by at most 1, as in BinaryFit.plan()
+        raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: a difference of two "
+                             f"shares, e.g. epsilon=0.05")
     return sig, cap, target, z_total(sig, _validate.power(power))
 
 
