@@ -116,7 +116,7 @@ NAMES: tuple[Name, ...] = (
          doc=r"adequate"),
     Name("rho", "probability", "the metric's true-positive rate", "argument column attrs"),
     Name("eta", "probability", "the metric's true-negative rate", "argument column attrs"),
-    Name("psi", "probability", "share of positives in the paired set", "argument attrs"),
+    Name("psi", "probability", "share of positives in the paired set", "argument column attrs"),
     Name("rates", "rates", "how the metric's rates enter", "argument attrs",
          doc=r"estimate"),
     Name("prior", "beta_pair", "Beta prior (a, b) of the share of adequate outputs alpha",
