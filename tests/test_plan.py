@@ -680,3 +680,22 @@ def test_table_summary_states_the_formula_of_the_power_planned():
     half = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0])
     assert half.loc[100, 0] == pytest.approx(math.sqrt(2 * var) * z, rel=1e-12)
     assert half.summary().notes[0].startswith("eps = sqrt(2 var(alpha)) z_{1 - sig_level/2};")
+
+
+def test_expected_counts_report_no_estimator_error_the_simulation_finds_it():
+    # Guards: with expected counts (one posterior per cell, no experiments) the table reported
+    # bias -0.00196 and rmse 0.00196 for 100 human ratings at alpha = 0.6, the distance of one
+    # posterior mean from alpha; the estimator's rmse is 25 times that.  The posterior mean
+    # (n+ + 1) / (n + 2) with n+ ~ Bin(100, 0.6) has rmse sqrt(100 * 0.24 + (1 - 1.2)^2) / 102.
+    sizes = dict(n_human=[100], n_metric=[0])
+    expected = detectable_difference_table(0.6, 0.9, **sizes).to_frame().iloc[0]
+    for column in ("sd_sd", "bias", "bias_std_error", "empirical_sd", "rmse"):
+        assert np.isnan(expected[column]), column
+    assert expected["sd_mean"] == pytest.approx(math.sqrt(61 * 41 / (102 ** 2 * 103)), rel=1e-12)
+    sampled = detectable_difference_table(0.6, 0.9, **sizes, simulate="sample", n_resamples=400,
+                                          seed=11).to_frame().iloc[0]
+    truth = math.sqrt(100 * 0.24 + 0.2 ** 2) / 102
+    assert sampled["rmse"] == pytest.approx(truth, rel=0.12)
+    k = sampled["n_resamples"]
+    assert sampled["rmse"] ** 2 == pytest.approx(
+        sampled["bias"] ** 2 + sampled["empirical_sd"] ** 2 * (k - 1) / k, rel=1e-9)

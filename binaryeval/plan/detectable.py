@@ -355,4 +355,5 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
                     psi="alpha" if psi is None else psi)
     if simulate == "sample":
         settings.update(n_resamples=n_resamples, seed=reported)
-    return DetectableDifferenceTable(cells=frame(s, results), settings=settings)
+    return DetectableDifferenceTable(cells=frame(s, results, simulate == "sample"),
+                                     settings=settings)
