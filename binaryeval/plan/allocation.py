@@ -152,8 +152,12 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     A split buys ``n_human`` human ratings at ``cost_human`` each (their items are also rated by
     the metric, at no extra cost, and form the paired set unless ``n_paired`` is given) and spends
     the rest on ``n_metric = floor((budget - n_human cost_human) / cost_metric)`` metric-only
-    ratings.  ``n_points`` splits from all-metric to all-human are evaluated, then ``n_points`` more
-    between the neighbours of the best one (expected counts, the paper's procedure).
+    ratings.  A given ``n_paired`` without ``psi`` is a subset of the split's human-rated items
+    (at most ``n_human`` of them); with ``psi`` it is a separate calibration set already at hand,
+    whose ratings the budget does not pay for.  ``n_points`` splits from all-metric to all-human
+    are evaluated, then ``n_points`` more between the neighbours of the best one (expected
+    counts, the paper's procedure; where rounded counts make ``eps`` jagged, a split outside
+    those neighbours may be a fraction of a percent better).
 
     Parameters
     ----------
