@@ -193,3 +193,24 @@ def test_latent_plans_refuse_a_difference_no_two_shares_can_have():
     sig, cap, target, z = _settings(None, 0.95, 1000, 1.0)
     assert (sig, cap, target) == (0.05, 1000, 1.0)
     assert z == pytest.approx(stats.norm.ppf(0.975), rel=1e-12)
+
+
+def test_plans_from_a_fit_of_narrow_intervals_ask_for_a_sig_level():
+    # Guards: a fit with level=0.4 lends sig_level 0.6: BinaryFit.plan() then failed with
+    # "sig_level=0.6 ... give sig_level=0.4", about an argument never given, and the latent
+    # plans used 0.6 silently (z_{0.7} = 0.52 sds instead of 1.96).  Both now name the fit's
+    # level and ask for sig_level=; a sig_level given is used.
+    from binaryeval.plan.latent_plan import _settings
+
+    fit = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100}}, level=0.4)
+    for call in (lambda: fit.plan(), lambda: _settings(None, 0.4, 1000, None)):
+        with pytest.raises(be.errors.ParameterError, match=r"the fit's level=0.4 makes the "
+                                                           r"default sig_level = 1 - level = 0.6"):
+            call()
+    given = fit.plan(sig_level=0.05).to_frame()
+    same = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                          "B": {"human_pos": 62, "human_total": 100}}).plan().to_frame()
+    assert given["more_human"].tolist() == same["more_human"].tolist() == [177]
+    sig, _, _, z = _settings(None, 0.9, 1000, None)
+    assert sig == 0.1 and z == pytest.approx(stats.norm.ppf(0.95), rel=1e-12)

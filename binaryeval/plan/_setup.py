@@ -171,6 +171,23 @@ def _grid(value: Any) -> tuple[int, int, int] | None:
     return n_alpha, n_rho, n_eta
 
 
+def fit_sig_level(value: Any, level: float) -> float:
+    """A plan's ``sig_level`` from a fit: as given (checked), else ``1 - level`` of the fit.
+
+    A fit of narrow intervals (``level < 0.5``) has no significance level to lend: the error
+    names the fit's level and asks for ``sig_level=`` rather than blaming an argument the
+    caller did not give.
+    """
+    if value is not None:
+        return check.sig_level(value)
+    sig = check.sig_level_or(None, level)
+    if sig > 0.5:
+        raise ParameterError(f"the fit's level={level:g} makes the default sig_level = 1 - level "
+                             f"= {sig:g}, above 0.5, which plans for chance differences; give "
+                             f"sig_level=, e.g. sig_level=0.05")
+    return sig
+
+
 #: what eps means for the chance of finding a difference (said in every plan's notes)
 POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
               "sig_level half the time (power 0.5); power=0.8 plans for four times in five "

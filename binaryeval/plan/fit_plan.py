@@ -33,7 +33,7 @@ from .._results import Result
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, power_note, z_total
+from ._setup import Setup, fit_sig_level, power_note, z_total
 from .cells import evaluate, make_cell
 from .sample_size import smallest_size
 
@@ -188,7 +188,7 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
     >>> plan_fit(res).to_frame()[["group_1", "group_2", "more_human"]].values.tolist()
     [['A', 'B', 177]]
     """
-    sig = _validate.sig_level_or(sig_level, fit.level)
+    sig = fit_sig_level(sig_level, fit.level)
     pw = _validate.power(power)
     cap = _validate.size(max_human, "max_human", minimum=1)
     if pairs is not None:

@@ -42,7 +42,7 @@ from .. import _validate
 from ..errors import ParameterError
 from ..latent.multi import LatentFit
 from ..latent.preferences import PreferenceFit
-from ._setup import z_total
+from ._setup import fit_sig_level, z_total
 from .fit_plan import ZERO_DIFFERENCE, FitPlan
 from .sample_size import smallest_size
 
@@ -75,7 +75,7 @@ class _Unit:
 
 def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power: Any = 0.5
               ) -> tuple[float, int, float | None, float]:
-    sig = _validate.sig_level_or(sig_level, level)
+    sig = fit_sig_level(sig_level, level)
     cap = _validate.size(max_human, "max_human", minimum=1)
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
     if target is not None and not 0 < target <= 1:
