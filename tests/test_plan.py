@@ -699,3 +699,19 @@ def test_expected_counts_report_no_estimator_error_the_simulation_finds_it():
     k = sampled["n_resamples"]
     assert sampled["rmse"] ** 2 == pytest.approx(
         sampled["bias"] ** 2 + sampled["empirical_sd"] ** 2 * (k - 1) / k, rel=1e-9)
+
+
+def test_known_rates_more_metric_ratings_name_max_size_as_the_limit():
+    # Guards: with known rates, vary="n_metric" stopped by max_size=1000 said limited_by
+    # "human ratings", yet 118,628 metric ratings alone reach eps = 0.01 with the same 100
+    # human ratings (known rates: eps falls to 0 as metric ratings grow).
+    known = {"rho": 0.7, "eta": 0.7}
+    r = required_sample_size(0.01, vary="n_metric", alpha=0.6, rates=known, n_human=100,
+                             max_size=1000)
+    assert not r.attainable and r.limited_by == "max_size"
+    assert r.achieved == pytest.approx(detectable_difference(
+        0.6, n_human=100, n_metric=1000, rates=known), rel=1e-12)
+    assert "increase max_size" in r.message
+    unbounded = required_sample_size(0.01, vary="n_metric", alpha=0.6, rates=known, n_human=100)
+    assert unbounded.attainable and unbounded.size > 1000
+    assert detectable_difference(0.6, n_human=100, n_metric=unbounded.size, rates=known) <= 0.01

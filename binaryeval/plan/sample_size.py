@@ -196,7 +196,10 @@ def _why(search: _Search, target: float, e_max: float, max_size: int,
             f"the given n_human = {base['n_human']} and n_metric = {base['n_metric']} limit it; "
             f"add human or metric ratings.")
     if vary == "n_metric":
-        return e_max, "human ratings", " Increase max_size or add human ratings."
+        # known rates: eps falls to 0 as metric ratings grow (rho + eta > 1), so the search's
+        # bound stops it, not the human ratings
+        return e_max, "max_size", (" With the rates known, metric ratings alone get there: "
+                                   "increase max_size (or add human ratings).")
     return e_max, "max_size", " Human ratings alone always get there: increase max_size."
 
 
