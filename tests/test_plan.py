@@ -715,3 +715,15 @@ def test_known_rates_more_metric_ratings_name_max_size_as_the_limit():
     unbounded = required_sample_size(0.01, vary="n_metric", alpha=0.6, rates=known, n_human=100)
     assert unbounded.attainable and unbounded.size > 1000
     assert detectable_difference(0.6, n_human=100, n_metric=unbounded.size, rates=known) <= 0.01
+
+
+def test_allocation_of_a_budget_that_buys_no_rating_is_refused():
+    # Guards: budget 0.05 with ratings at 1 and 0.1 returned a "best split" of 0 human and 0
+    # metric ratings (eps 1.0) as if it were a plan; one metric rating's worth is the least
+    # budget with something to split
+    with pytest.raises(ParameterError, match=r"budget=0.05 buys no rating \(cost_human=1, "
+                                             r"cost_metric=0.1\).*at least 0.1"):
+        optimal_allocation(0.05, 1.0, 0.1, alpha=0.6, rho=0.8)
+    least = optimal_allocation(0.1, 1.0, 0.1, alpha=0.6, rho=0.8)
+    assert (least.n_human, least.n_metric) == (0, 1)
+    assert least.epsilon == pytest.approx(detectable_difference(0.6, 0.8, n_metric=1), rel=1e-12)
