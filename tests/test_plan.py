@@ -727,3 +727,28 @@ def test_allocation_of_a_budget_that_buys_no_rating_is_refused():
     least = optimal_allocation(0.1, 1.0, 0.1, alpha=0.6, rho=0.8)
     assert (least.n_human, least.n_metric) == (0, 1)
     assert least.epsilon == pytest.approx(detectable_difference(0.6, 0.8, n_metric=1), rel=1e-12)
+
+
+def test_sizes_beyond_the_engine_name_the_planning_argument():
+    # Guards: n_metric=2e10 failed with "metric_pos=11,200,000,000 exceeds the largest supported
+    # count ... fit a random sample of them", naming an engine count the caller never gave and
+    # advice for fits; so did max_size=1e11 in mid-search (human_pos) and budget 1e12 at 0.1
+    # per rating.  The error now names the argument, its value and the limit, 10**10.
+    from binaryeval._validate import MAX_COUNT
+
+    assert MAX_COUNT == 10 ** 10
+    for call, text in [
+            (lambda: detectable_difference(0.6, 0.8, n_metric=2 * 10 ** 10), "n_metric=20000000000"),
+            (lambda: detectable_difference_table(0.6, 0.8, n_human=[10, 2 * 10 ** 10], n_metric=0),
+             "n_human=20000000000"),
+            (lambda: required_sample_size(1e-7, alpha=0.6, rho=0.8, max_size=10 ** 11),
+             "max_size=100000000000"),
+            (lambda: optimal_allocation(1e12, 1.0, 0.1, alpha=0.6, rho=0.8),
+             "budget=1e+12 buys 10,000,000,000,000 ratings at 0.1 each")]:
+        with pytest.raises(ParameterError, match=r"10,000,000,000") as err:
+            call()
+        assert str(err.value).startswith(text), str(err.value)
+        assert "random sample" not in str(err.value)
+    # at the limit the plan runs: 10**10 metric ratings with estimated rates stay at the floor
+    # of Table 12's first row (0.738 from 1000 metric ratings on)
+    assert detectable_difference(0.6, 0.9, n_metric=MAX_COUNT) == pytest.approx(0.738, abs=5e-4)

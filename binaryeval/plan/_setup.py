@@ -115,8 +115,21 @@ def check_rates(value: Any, rho: Any = None, eta: Any = None) -> tuple[str, Any,
 
 
 def size(value: Any, name: str) -> int:
-    """A number of ratings: a whole number >= 0."""
-    return check.size(value, name, minimum=0)
+    """A number of ratings: a whole number >= 0, at most the engine's largest count."""
+    return at_most_engine(check.size(value, name, minimum=0), name)
+
+
+def at_most_engine(n: int, name: str) -> int:
+    """``n`` when the posterior engine takes it (:data:`binaryeval._validate.MAX_COUNT`).
+
+    Above it the engine would refuse a count (``human_pos``, ``metric_pos``) the caller never
+    named; the error names the planning argument instead.
+    """
+    if n > check.MAX_COUNT:
+        raise ParameterError(f"{name}={n!r} exceeds the largest number of ratings a plan "
+                             f"computes, {check.MAX_COUNT:,} (the posterior engine's limit, up to "
+                             f"which its accuracy is checked): give at most {check.MAX_COUNT:,}")
+    return n
 
 
 def sizes(values: Any, name: str) -> list[int]:

@@ -194,6 +194,12 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     n_points = check.size(n_points, "n_points", minimum=3)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
     max_h = int(math.floor(budget / cost_human + 1e-9))
+    cheaper = min(cost_human, cost_metric)
+    if budget / cheaper > check.MAX_COUNT:
+        raise ParameterError(f"budget={budget:g} buys {budget / cheaper:,.0f} ratings at "
+                             f"{cheaper:g} each, more than a plan computes ({check.MAX_COUNT:,}, "
+                             f"the posterior engine's limit): give a budget of at most "
+                             f"{check.MAX_COUNT * cheaper:g}")
     if max_h == 0 and math.floor(budget / cost_metric + 1e-9) == 0:
         raise ParameterError(f"budget={budget:g} buys no rating (cost_human={cost_human:g}, "
                              f"cost_metric={cost_metric:g}): there is nothing to split; give a "

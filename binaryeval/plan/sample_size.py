@@ -15,7 +15,14 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, power_note, requires_model, shown_settings, size
+from ._setup import (
+    Setup,
+    at_most_engine,
+    power_note,
+    requires_model,
+    shown_settings,
+    size,
+)
 from .cells import epsilon, evaluate, make_cell
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
@@ -262,7 +269,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
         raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: it is a difference of two "
                              f"shares, e.g. epsilon=0.05")
     vary = check.choice(vary, "vary", _VARY)
-    max_size = check.size(max_size, "max_size", minimum=1)
+    max_size = at_most_engine(check.size(max_size, "max_size", minimum=1), "max_size")
     if vary == "n_paired" and s.rates == "known":
         raise ParameterError("vary='n_paired' has no effect with known rates (paired ratings only "
                              "estimate rho and eta); vary n_human or n_metric, or use "
