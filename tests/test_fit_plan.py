@@ -214,3 +214,17 @@ def test_plans_from_a_fit_of_narrow_intervals_ask_for_a_sig_level():
     assert given["more_human"].tolist() == same["more_human"].tolist() == [177]
     sig, _, _, z = _settings(None, 0.9, 1000, None)
     assert sig == 0.1 and z == pytest.approx(stats.norm.ppf(0.95), rel=1e-12)
+
+
+def test_plan_caps_beyond_the_engine_name_max_human():
+    # Guards: plan(max_human=10**11) failed with "n_paired=100000000000 exceeds ...", an
+    # argument plan() does not have; the largest max_human is the engine's limit (10**10) less
+    # the fit's ratings (200 here)
+    fit = be.fit_counts({"A": {"human_pos": 60, "human_total": 100},
+                         "B": {"human_pos": 50, "human_total": 100}})
+    with pytest.raises(be.errors.ParameterError,
+                       match=r"max_human=100000000000 plus the fit's 200 ratings .* "
+                             r"give at most max_human=9999999800"):
+        fit.plan(max_human=10 ** 11)
+    plan = fit.plan(max_human=10 ** 10 - 200).to_frame()
+    assert plan["more_human"].tolist() == fit.plan().to_frame()["more_human"].tolist()

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .. import _validate
 from .._results import Result
+from .._validate import MAX_COUNT
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
@@ -191,6 +192,15 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
     sig = fit_sig_level(sig_level, fit.level)
     pw = _validate.power(power)
     cap = _validate.size(max_human, "max_human", minimum=1)
+    # the planned counts add cap to the fit's own; the engine takes up to MAX_COUNT
+    # (all of the fit's ratings: a pooled paired set gathers every group's)
+    largest = int(fit.counts[["human_total", "metric_total", "tp", "fn", "tn", "fp"]]
+                  .to_numpy().sum())
+    if cap + largest > MAX_COUNT:
+        raise ParameterError(f"max_human={max_human!r} plus the fit's {largest:,} ratings "
+                             f"exceeds the largest number of ratings a plan computes, "
+                             f"{MAX_COUNT:,} (the posterior engine's limit): give at most "
+                             f"max_human={MAX_COUNT - largest}")
     if pairs is not None:
         _validate.choice(pairs, "pairs", ("neighbours", "all"))
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
