@@ -752,3 +752,28 @@ def test_sizes_beyond_the_engine_name_the_planning_argument():
     # at the limit the plan runs: 10**10 metric ratings with estimated rates stay at the floor
     # of Table 12's first row (0.738 from 1000 metric ratings on)
     assert detectable_difference(0.6, 0.9, n_metric=MAX_COUNT) == pytest.approx(0.738, abs=5e-4)
+
+
+def test_plans_state_a_prior_and_a_grid_that_change_their_numbers():
+    # Guards: a table planned with prior=(2, 5) (eps 0.1338 for 100 human ratings: Beta(62, 45))
+    # printed the same settings as one with the uniform prior (0.1339: Beta(61, 41)), and a
+    # grid plan did not say its grid; the summary is the record of a plan, so both are stated
+    # when they are not the defaults.
+    from scipy import special
+
+    def beta_eps(a, b):
+        return math.sqrt(2 * a * b / ((a + b) ** 2 * (a + b + 1))) * special.ndtri(0.975)
+
+    shaped = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0], prior=(2, 5))
+    flat = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0])
+    assert shaped.loc[100, 0] == pytest.approx(beta_eps(62, 45), rel=1e-12)
+    assert flat.loc[100, 0] == pytest.approx(beta_eps(61, 41), rel=1e-12)
+    assert shaped.to_frame().attrs["prior"] == (2.0, 5.0)
+    assert "prior:     (2.0, 5.0)" in str(shaped.summary())
+    assert "prior" not in flat.to_frame().attrs and "rate_prior" not in flat.to_frame().attrs
+    size = required_sample_size(0.05, alpha=0.6, rho=0.8, rate_prior=(0.5, 0.5))
+    assert size.settings["rate_prior"] == (0.5, 0.5)
+    grid = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0], method="grid",
+                                       grid=(400, 200, 200))
+    assert grid.settings["grid"] == (400, 200, 200)
+    assert "grid" not in flat.settings

@@ -314,7 +314,17 @@ class Setup:
         return self.alpha if psi is None and self.pooled else psi
 
     def facts(self) -> dict[str, Any]:
-        """The settings as a result reports them (``attrs`` of its frames, facts of its summary)."""
-        return dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
-                    power=self.power, rates=self.rates_value, rounding=self.rounding,
-                    method=self.method)
+        """The settings as a result reports them (``attrs`` of its frames, facts of its summary).
+
+        The priors are stated when they are not the uniform default, the grid when
+        ``method="grid"``: the same sizes with other priors or another grid give other numbers.
+        """
+        out = dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
+                   power=self.power, rates=self.rates_value, rounding=self.rounding,
+                   method=self.method)
+        for name, value in (("prior", self.prior), ("rate_prior", self.rate_prior)):
+            if tuple(value) != (1.0, 1.0):
+                out[name] = tuple(value)
+        if self.method == "grid":
+            out["grid"] = DEFAULT_GRID if self.grid is None else self.grid
+        return out
