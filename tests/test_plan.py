@@ -777,3 +777,20 @@ def test_plans_state_a_prior_and_a_grid_that_change_their_numbers():
                                        grid=(400, 200, 200))
     assert grid.settings["grid"] == (400, 200, 200)
     assert "grid" not in flat.settings
+
+
+def test_simulate_takes_power_as_every_planning_function():
+    # Guards: the package notes say every planning function takes power=, but simulate(...,
+    # power=0.8) raised TypeError.  Its epsilon column now spans z_{1-sig/2} + z_power sds of
+    # the same simulated experiments (the draws do not depend on power).
+    from scipy import special
+
+    kw = dict(n_human=[100], n_metric=[1000], n_resamples=5, seed=3)
+    half = simulate(0.6, 0.9, **kw)
+    eighty = simulate(0.6, 0.9, **kw, power=0.8)
+    assert half.draws.equals(eighty.draws)
+    z, zb = special.ndtri(0.975), special.ndtri(0.8)
+    assert eighty.to_frame()["epsilon"].iloc[0] == pytest.approx(
+        half.to_frame()["epsilon"].iloc[0] * (z + zb) / z, rel=1e-12)
+    assert eighty.settings["power"] == 0.8
+    assert any("planned for power 0.8" in n for n in eighty.summary().notes)
