@@ -794,3 +794,21 @@ def test_simulate_takes_power_as_every_planning_function():
         half.to_frame()["epsilon"].iloc[0] * (z + zb) / z, rel=1e-12)
     assert eighty.settings["power"] == 0.8
     assert any("planned for power 0.8" in n for n in eighty.summary().notes)
+
+
+@pytest.mark.parametrize("rates", ["estimate", {"rho": 0.8, "eta": 0.8}])
+def test_a_fixed_paired_set_that_sets_the_human_sample_says_so(rates):
+    # Guards: vary="n_human" with n_paired=500 inside the human sample answered "n_human = 500
+    # per system gives eps = 0.06056 <= 0.1" and no more, as if 500 were needed for 0.1; 500 is
+    # the fixed paired set's size, and with every human-rated item paired 182 suffice.
+    r = required_sample_size(0.1, alpha=0.6, rho=0.8, rates=rates, n_paired=500)
+    assert r.size == 500
+    free = required_sample_size(0.1, alpha=0.6, rho=0.8, rates=rates)
+    assert free.size == 182
+    assert detectable_difference(0.6, 0.8, n_human=182, rates=rates) <= 0.1
+    assert detectable_difference(0.6, 0.8, n_human=181, rates=rates) > 0.1
+    assert "That is the fixed n_paired = 500" in r.message
+    assert "n_human = 182 reaches the target" in r.message
+    # where the target, not the paired set, sets the size, nothing is added
+    h = required_sample_size(0.03, alpha=0.6, rho=0.9, n_metric=50000, n_paired=300)
+    assert h.size > 300 and "fixed n_paired" not in h.message

@@ -294,6 +294,19 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     if found is not None:
         message = (f"eps = {achieved:.4g} <= {target} already without any {vary}." if found == 0
                    else f"{vary} = {found} per system gives eps = {achieved:.4g} <= {target:g}.")
+        if (vary == "n_human" and psi is None and found and found == n_paired
+                and _Search(s, vary, dict(base, n_paired=None), psi).eps(found - 1) <= target):
+            # the fixed paired set, not the target, set the size
+            unpaired = required_sample_size(
+                epsilon, vary, alpha=s.alpha, rho=s.rho, eta=s.eta, n_metric=base["n_metric"],
+                sig_level=s.sig_level, rates=s.rates_value, rounding=s.rounding,
+                method=s.method, prior=s.prior, rate_prior=s.rate_prior, grid=s.grid,
+                max_size=max_size, power=s.power)
+            known = " (known rates: paired items do not inform it)" if s.rates == "known" else ""
+            message += (f" That is the fixed n_paired = {n_paired}: the paired set lies inside "
+                        f"the human sample, which must hold it; with n_paired left out (every "
+                        f"human-rated item paired) n_human = {unpaired.size} reaches the "
+                        f"target{known}.")
         # the floor: eps with the varied size as large as the search may go
         floor = search.eps(max_size)
         return SampleSizeResult(found, vary, target, achieved, True, floor, None, message,
