@@ -974,3 +974,26 @@ def test_plan_says_the_paired_share_and_refuses_draw_options_without_draws(capsy
                                   "simulated experiments of --simulate sample"), err
             assert main([*argv, "--simulate", "sample", "-f", "csv"]) == 0
             capsys.readouterr()
+
+
+def test_plan_size_refuses_a_value_for_the_size_it_chooses(capsys):
+    # Guards: `plan size --vary n_human --n-human 500 --epsilon 0.05` ignored the 500 and
+    # printed n_human = 735, the total per system, which reads as 735 more; the size searched
+    # for is refused when given, the other sizes still hold
+    from binaryeval import plan
+
+    base = ["plan", "size", "--alpha", "0.6", "--rates", "rho=0.7,eta=0.7", "--epsilon", "0.05"]
+    for extra, flag in ((["--n-human", "500"], "--n-human 500"),
+                        (["--vary", "n_paired", "--n-human", "2000", "--n-paired", "300",
+                          "--rates", "estimate", "--rho", "0.8"], "--n-paired 300")):
+        assert main([*base, *extra]) == 1, extra
+        err = capsys.readouterr().err
+        assert err.startswith(f"binaryeval plan: error: {flag}: 'plan size --vary "), err
+    assert main([*base, "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["size"] == plan.required_sample_size(
+        0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).size == 735
+    assert main([*base, "--vary", "n_metric", "--n-human", "500", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["size"] == plan.required_sample_size(
+        0.05, "n_metric", alpha=0.6, rates={"rho": 0.7, "eta": 0.7}, n_human=500).size

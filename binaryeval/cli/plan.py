@@ -171,6 +171,14 @@ def _run(a: argparse.Namespace) -> int:
         if a.epsilon is None:
             raise ParameterError("plan size needs --epsilon, the target detectable difference, "
                                  "e.g. --epsilon 0.05")
+        given = getattr(a, a.vary)
+        if given is not None:
+            # the size searched for would be ignored as given (the answer is its total)
+            flag = "--" + a.vary.replace("_", "-")
+            shown = ",".join(map(str, given)) if isinstance(given, list) else given
+            raise ParameterError(f"{flag} {shown}: 'plan size --vary {a.vary}' chooses {a.vary} "
+                                 f"(the answer is the total per system, not a number to add); "
+                                 f"leave {flag} out")
         result = plan.required_sample_size(
             a.epsilon, vary=a.vary, alpha=a.alpha, rho=rho, n_human=_one(a.n_human, "--n-human", a.what),
             n_metric=_one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
