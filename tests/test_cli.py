@@ -948,3 +948,52 @@ def test_summary_page_of_hostile_names_is_inert(tmp_path, capsys):
     page = target.read_text()
     assert live_markup(page) == [] and "script-src 'none'" in content_security_policy(page)
     assert "<script>alert(1)</script>" in soup(page).get_text()
+
+
+def test_plan_says_the_paired_share_and_refuses_draw_options_without_draws(capsys):
+    # Guards: `plan difference --n-paired 150 --psi 0.5` wrote a row without psi, so the csv did
+    # not say the paired set was a separate calibration set of share 0.5; and `--n-resamples 5`
+    # or `--seed 3` without --simulate sample were ignored silently (expected counts draw none)
+    from binaryeval import plan
+
+    base = ["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100"]
+    assert main([*base, "--n-paired", "150", "--psi", "0.5", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert (row["n_paired"], row["psi"]) == (150, 0.5)
+    assert row["epsilon"] == pytest.approx(plan.detectable_difference(
+        0.6, 0.8, n_human=100, n_paired=150, psi=0.5), rel=1e-12)
+    assert main([*base, "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert (row["n_paired"], row["psi"]) == (100, 0.6)   # the human-rated items: share alpha
+    for what in ("difference", "table"):
+        for extra in (["--n-resamples", "5"], ["--seed", "3"]):
+            argv = ["plan", what, "--alpha", "0.6", "--rho", "0.8", "--n-human", "100", *extra]
+            assert main(argv) == 1, argv
+            err = capsys.readouterr().err
+            assert err.startswith(f"binaryeval plan: error: {' '.join(extra)}: it sets the "
+                                  "simulated experiments of --simulate sample"), err
+            assert main([*argv, "--simulate", "sample", "-f", "csv"]) == 0
+            capsys.readouterr()
+
+
+def test_plan_size_refuses_a_value_for_the_size_it_chooses(capsys):
+    # Guards: `plan size --vary n_human --n-human 500 --epsilon 0.05` ignored the 500 and
+    # printed n_human = 735, the total per system, which reads as 735 more; the size searched
+    # for is refused when given, the other sizes still hold
+    from binaryeval import plan
+
+    base = ["plan", "size", "--alpha", "0.6", "--rates", "rho=0.7,eta=0.7", "--epsilon", "0.05"]
+    for extra, flag in ((["--n-human", "500"], "--n-human 500"),
+                        (["--vary", "n_paired", "--n-human", "2000", "--n-paired", "300",
+                          "--rates", "estimate", "--rho", "0.8"], "--n-paired 300")):
+        assert main([*base, *extra]) == 1, extra
+        err = capsys.readouterr().err
+        assert err.startswith(f"binaryeval plan: error: {flag}: 'plan size --vary "), err
+    assert main([*base, "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["size"] == plan.required_sample_size(
+        0.05, alpha=0.6, rates={"rho": 0.7, "eta": 0.7}).size == 735
+    assert main([*base, "--vary", "n_metric", "--n-human", "500", "-f", "csv"]) == 0
+    row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
+    assert row["size"] == plan.required_sample_size(
+        0.05, "n_metric", alpha=0.6, rates={"rho": 0.7, "eta": 0.7}, n_human=500).size

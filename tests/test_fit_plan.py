@@ -121,3 +121,110 @@ def test_plan_requires_a_target_per_group_and_two_groups_for_pairs():
         res.plan()
     with pytest.raises(be.ParameterError, match="give epsilon="):
         res.plan(pairs=None)
+
+
+@pytest.mark.parametrize("rates", ["estimate", {"rho": 0.85, "eta": 0.85}])
+def test_plan_of_a_fit_whose_paired_rows_do_not_inform_alpha(rates):
+    # Guards: with paired_informs_alpha=False the fit's n_human (50) excludes its 100 paired
+    # rows, and plan() raised "n_paired (100) exceeds n_human (50) ... give psi=" for arguments
+    # the caller never gave.  The paired rows are a calibration set with their own share of
+    # positives (60 of 100 in A): the plan is detectable_difference with that psi, k more human
+    # ratings turning metric-only items into paired ones.
+    from binaryeval.plan import detectable_difference
+
+    counts = {"A": dict(human_pos=30, human_total=50, metric_pos=560, metric_total=1000,
+                        tp=52, fn=8, tn=34, fp=6),
+              "B": dict(human_pos=25, human_total=50, metric_pos=500, metric_total=1000,
+                        tp=45, fn=8, tn=40, fp=7)}
+    fit = be.fit_counts(counts, rates=rates, paired_informs_alpha=False)
+    row = fit.to_frame().loc["A"]
+    assert (row["n_human"], row["n_paired"]) == (50, 100)
+    plan = fit.plan(pairs=None, epsilon=0.05).to_frame().set_index("group")
+    k = int(plan.loc["A", "more_human"])
+
+    def eps(more):
+        return detectable_difference(row["estimate"], row["rho"], row["eta"], n_human=50 + more,
+                                     n_metric=1000 - more, n_paired=100 + more, psi=0.6,
+                                     rates=rates)
+
+    assert plan.loc["A", "separated_now"] == pytest.approx(eps(0), rel=1e-12)
+    assert eps(k) <= 0.05 < eps(k - 1)
+    if isinstance(rates, dict):
+        # known rates: the planned posterior at k = 0 is the fit's own (its counts are the
+        # expected ones up to rounding)
+        z = stats.norm.ppf(0.975)
+        assert plan.loc["A", "separated_now"] == pytest.approx(
+            z * math.sqrt(2) * row["std_error"], rel=2e-3)
+    assert fit.plan().to_frame()["attainable"].all()
+
+
+def test_plan_of_equal_estimates_says_no_number_of_ratings_separates_them():
+    # Guards: two groups with the same estimate (60 of 100 each) read "not within 100,000 more
+    # human ratings per system: the difference is small against what human ratings can
+    # resolve", as if more than 100,000 might do; no number of ratings separates a difference
+    # of 0, and the latent-truth plan already said "the estimated difference is 0".
+    fit = be.fit_counts({"A": {"human_pos": 60, "human_total": 100},
+                         "B": {"human_pos": 60, "human_total": 100},
+                         "C": {"human_pos": 50, "human_total": 100}})
+    table = fit.plan(pairs="all").to_frame().set_index(["group_1", "group_2"])
+    same = table.loc[("A", "B")]
+    assert same["diff"] == 0 and not same["attainable"] and pd.isna(same["more_human"])
+    assert same["note"].startswith("the estimated difference is 0: no number of human ratings")
+    assert "not within" not in same["note"]
+    assert table.loc[("A", "C"), "attainable"]
+    assert any("A vs B: the estimated difference is 0" in n for n in fit.plan().summary().notes)
+    # the latent-truth plans write the same note for a difference of 0
+    from binaryeval.plan.latent_plan import _note
+
+    assert _note(None, 500, 100_000, "the estimated difference is 0") == same["note"]
+
+
+def test_latent_plans_refuse_a_difference_no_two_shares_can_have():
+    # Guards: LatentFit.plan() and PreferenceFit.plan() took epsilon up to 2 and answered
+    # epsilon=1.5 with "already separated"; two shares (alpha, or win_1 and win_2 with
+    # win_1 + win_2 <= 1) differ by at most 1, the bound BinaryFit.plan() keeps
+    from binaryeval.plan.latent_plan import _settings
+
+    fit = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100}})
+    for settings in (lambda e: _settings(None, 0.95, 1000, e), lambda e: fit.plan(e)):
+        with pytest.raises(be.errors.ParameterError, match=r"epsilon=1.5 must lie in \(0, 1\]"):
+            settings(1.5)
+    sig, cap, target, z = _settings(None, 0.95, 1000, 1.0)
+    assert (sig, cap, target) == (0.05, 1000, 1.0)
+    assert z == pytest.approx(stats.norm.ppf(0.975), rel=1e-12)
+
+
+def test_plans_from_a_fit_of_narrow_intervals_ask_for_a_sig_level():
+    # Guards: a fit with level=0.4 lends sig_level 0.6: BinaryFit.plan() then failed with
+    # "sig_level=0.6 ... give sig_level=0.4", about an argument never given, and the latent
+    # plans used 0.6 silently (z_{0.7} = 0.52 sds instead of 1.96).  Both now name the fit's
+    # level and ask for sig_level=; a sig_level given is used.
+    from binaryeval.plan.latent_plan import _settings
+
+    fit = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100}}, level=0.4)
+    for call in (lambda: fit.plan(), lambda: _settings(None, 0.4, 1000, None)):
+        with pytest.raises(be.errors.ParameterError, match=r"the fit's level=0.4 makes the "
+                                                           r"default sig_level = 1 - level = 0.6"):
+            call()
+    given = fit.plan(sig_level=0.05).to_frame()
+    same = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                          "B": {"human_pos": 62, "human_total": 100}}).plan().to_frame()
+    assert given["more_human"].tolist() == same["more_human"].tolist() == [177]
+    sig, _, _, z = _settings(None, 0.9, 1000, None)
+    assert sig == 0.1 and z == pytest.approx(stats.norm.ppf(0.95), rel=1e-12)
+
+
+def test_plan_caps_beyond_the_engine_name_max_human():
+    # Guards: plan(max_human=10**11) failed with "n_paired=100000000000 exceeds ...", an
+    # argument plan() does not have; the largest max_human is the engine's limit (10**10) less
+    # the fit's ratings (200 here)
+    fit = be.fit_counts({"A": {"human_pos": 60, "human_total": 100},
+                         "B": {"human_pos": 50, "human_total": 100}})
+    with pytest.raises(be.errors.ParameterError,
+                       match=r"max_human=100000000000 plus the fit's 200 ratings .* "
+                             r"give at most max_human=9999999800"):
+        fit.plan(max_human=10 ** 11)
+    plan = fit.plan(max_human=10 ** 10 - 200).to_frame()
+    assert plan["more_human"].tolist() == fit.plan().to_frame()["more_human"].tolist()

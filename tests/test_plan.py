@@ -643,3 +643,172 @@ def test_allocation_summary_writes_the_cost_as_an_amount():
     assert row[2] == f"{best.cost:g}" and "." not in row[2]
     assert row[3] == f"{best.epsilon:.4f}"
     assert best.to_frame()["cost"].dtype.kind == "f"  # the table itself keeps numbers
+
+
+def test_paired_set_capped_by_the_human_sample_is_named_as_the_limit():
+    # Guards: vary="n_paired" with the paired set inside 1000 human ratings stops at 1000 paired
+    # items (eps 0.0354 > 0.03), but the answer said the limit was the human and metric ratings
+    # and that eps "tends to 0.02022 > 0.03", a limit below the target.  An unattainable result's
+    # limit is never below its target; here the cap n_paired <= n_human limits it.
+    r = required_sample_size(0.03, vary="n_paired", alpha=0.6, rho=0.8, n_human=1000,
+                             n_metric=10000)
+    assert not r.attainable
+    at_cap = detectable_difference(0.6, 0.8, n_human=1000, n_metric=10000, n_paired=1000)
+    assert r.achieved == pytest.approx(at_cap, rel=1e-12)
+    assert r.limit > r.epsilon and r.limit == pytest.approx(at_cap, rel=1e-12)
+    assert r.limited_by == "human ratings"
+    known = detectable_difference(0.6, n_human=1000, n_metric=10000,
+                                  rates={"rho": 0.8, "eta": 0.8})
+    assert f"{known:.4g}" in r.message and "psi=" in r.message and "> 0.03" not in r.message
+    # the separate calibration set the message suggests does reach the target
+    assert required_sample_size(0.03, vary="n_paired", alpha=0.6, rho=0.8, n_human=1000,
+                                n_metric=10000, psi=0.6).attainable
+
+
+def test_table_summary_states_the_formula_of_the_power_planned():
+    # Guards: at power=0.8 the table's summary said "eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}"
+    # while its cells are sqrt(2 var(alpha)) (z_{1 - sig_level/2} + z_0.8) (0.191, not 0.134,
+    # for 100 human ratings: Beta(61, 41) has var 61 * 41 / (102^2 * 103)).
+    from scipy import special
+
+    var = 61 * 41 / (102 ** 2 * 103)
+    z, zb = special.ndtri(0.975), special.ndtri(0.8)
+    t = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0], power=0.8)
+    assert t.loc[100, 0] == pytest.approx(math.sqrt(2 * var) * (z + zb), rel=1e-12)
+    assert t.summary().notes[0].startswith(
+        "eps = sqrt(2 var(alpha)) (z_{1 - sig_level/2} + z_0.8);")
+    half = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0])
+    assert half.loc[100, 0] == pytest.approx(math.sqrt(2 * var) * z, rel=1e-12)
+    assert half.summary().notes[0].startswith("eps = sqrt(2 var(alpha)) z_{1 - sig_level/2};")
+
+
+def test_expected_counts_report_no_estimator_error_the_simulation_finds_it():
+    # Guards: with expected counts (one posterior per cell, no experiments) the table reported
+    # bias -0.00196 and rmse 0.00196 for 100 human ratings at alpha = 0.6, the distance of one
+    # posterior mean from alpha; the estimator's rmse is 25 times that.  The posterior mean
+    # (n+ + 1) / (n + 2) with n+ ~ Bin(100, 0.6) has rmse sqrt(100 * 0.24 + (1 - 1.2)^2) / 102.
+    sizes = dict(n_human=[100], n_metric=[0])
+    expected = detectable_difference_table(0.6, 0.9, **sizes).to_frame().iloc[0]
+    for column in ("sd_sd", "bias", "bias_std_error", "empirical_sd", "rmse"):
+        assert np.isnan(expected[column]), column
+    assert expected["sd_mean"] == pytest.approx(math.sqrt(61 * 41 / (102 ** 2 * 103)), rel=1e-12)
+    sampled = detectable_difference_table(0.6, 0.9, **sizes, simulate="sample", n_resamples=400,
+                                          seed=11).to_frame().iloc[0]
+    truth = math.sqrt(100 * 0.24 + 0.2 ** 2) / 102
+    assert sampled["rmse"] == pytest.approx(truth, rel=0.12)
+    k = sampled["n_resamples"]
+    assert sampled["rmse"] ** 2 == pytest.approx(
+        sampled["bias"] ** 2 + sampled["empirical_sd"] ** 2 * (k - 1) / k, rel=1e-9)
+
+
+def test_known_rates_more_metric_ratings_name_max_size_as_the_limit():
+    # Guards: with known rates, vary="n_metric" stopped by max_size=1000 said limited_by
+    # "human ratings", yet 118,628 metric ratings alone reach eps = 0.01 with the same 100
+    # human ratings (known rates: eps falls to 0 as metric ratings grow).
+    known = {"rho": 0.7, "eta": 0.7}
+    r = required_sample_size(0.01, vary="n_metric", alpha=0.6, rates=known, n_human=100,
+                             max_size=1000)
+    assert not r.attainable and r.limited_by == "max_size"
+    assert r.achieved == pytest.approx(detectable_difference(
+        0.6, n_human=100, n_metric=1000, rates=known), rel=1e-12)
+    assert "increase max_size" in r.message
+    unbounded = required_sample_size(0.01, vary="n_metric", alpha=0.6, rates=known, n_human=100)
+    assert unbounded.attainable and unbounded.size > 1000
+    assert detectable_difference(0.6, n_human=100, n_metric=unbounded.size, rates=known) <= 0.01
+
+
+def test_allocation_of_a_budget_that_buys_no_rating_is_refused():
+    # Guards: budget 0.05 with ratings at 1 and 0.1 returned a "best split" of 0 human and 0
+    # metric ratings (eps 1.0) as if it were a plan; one metric rating's worth is the least
+    # budget with something to split
+    with pytest.raises(ParameterError, match=r"budget=0.05 buys no rating \(cost_human=1, "
+                                             r"cost_metric=0.1\).*at least 0.1"):
+        optimal_allocation(0.05, 1.0, 0.1, alpha=0.6, rho=0.8)
+    least = optimal_allocation(0.1, 1.0, 0.1, alpha=0.6, rho=0.8)
+    assert (least.n_human, least.n_metric) == (0, 1)
+    assert least.epsilon == pytest.approx(detectable_difference(0.6, 0.8, n_metric=1), rel=1e-12)
+
+
+def test_sizes_beyond_the_engine_name_the_planning_argument():
+    # Guards: n_metric=2e10 failed with "metric_pos=11,200,000,000 exceeds the largest supported
+    # count ... fit a random sample of them", naming an engine count the caller never gave and
+    # advice for fits; so did max_size=1e11 in mid-search (human_pos) and budget 1e12 at 0.1
+    # per rating.  The error now names the argument, its value and the limit, 10**10.
+    from binaryeval._validate import MAX_COUNT
+
+    assert MAX_COUNT == 10 ** 10
+    for call, text in [
+            (lambda: detectable_difference(0.6, 0.8, n_metric=2 * 10 ** 10), "n_metric=20000000000"),
+            (lambda: detectable_difference_table(0.6, 0.8, n_human=[10, 2 * 10 ** 10], n_metric=0),
+             "n_human=20000000000"),
+            (lambda: required_sample_size(1e-7, alpha=0.6, rho=0.8, max_size=10 ** 11),
+             "max_size=100000000000"),
+            (lambda: optimal_allocation(1e12, 1.0, 0.1, alpha=0.6, rho=0.8),
+             "budget=1e+12 buys 10,000,000,000,000 ratings at 0.1 each")]:
+        with pytest.raises(ParameterError, match=r"10,000,000,000") as err:
+            call()
+        assert str(err.value).startswith(text), str(err.value)
+        assert "random sample" not in str(err.value)
+    # at the limit the plan runs: 10**10 metric ratings with estimated rates stay at the floor
+    # of Table 12's first row (0.738 from 1000 metric ratings on)
+    assert detectable_difference(0.6, 0.9, n_metric=MAX_COUNT) == pytest.approx(0.738, abs=5e-4)
+
+
+def test_plans_state_a_prior_and_a_grid_that_change_their_numbers():
+    # Guards: a table planned with prior=(2, 5) (eps 0.1338 for 100 human ratings: Beta(62, 45))
+    # printed the same settings as one with the uniform prior (0.1339: Beta(61, 41)), and a
+    # grid plan did not say its grid; the summary is the record of a plan, so both are stated
+    # when they are not the defaults.
+    from scipy import special
+
+    def beta_eps(a, b):
+        return math.sqrt(2 * a * b / ((a + b) ** 2 * (a + b + 1))) * special.ndtri(0.975)
+
+    shaped = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0], prior=(2, 5))
+    flat = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0])
+    assert shaped.loc[100, 0] == pytest.approx(beta_eps(62, 45), rel=1e-12)
+    assert flat.loc[100, 0] == pytest.approx(beta_eps(61, 41), rel=1e-12)
+    assert shaped.to_frame().attrs["prior"] == (2.0, 5.0)
+    assert "prior:     (2.0, 5.0)" in str(shaped.summary())
+    assert "prior" not in flat.to_frame().attrs and "rate_prior" not in flat.to_frame().attrs
+    size = required_sample_size(0.05, alpha=0.6, rho=0.8, rate_prior=(0.5, 0.5))
+    assert size.settings["rate_prior"] == (0.5, 0.5)
+    grid = detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0], method="grid",
+                                       grid=(400, 200, 200))
+    assert grid.settings["grid"] == (400, 200, 200)
+    assert "grid" not in flat.settings
+
+
+def test_simulate_takes_power_as_every_planning_function():
+    # Guards: the package notes say every planning function takes power=, but simulate(...,
+    # power=0.8) raised TypeError.  Its epsilon column now spans z_{1-sig/2} + z_power sds of
+    # the same simulated experiments (the draws do not depend on power).
+    from scipy import special
+
+    kw = dict(n_human=[100], n_metric=[1000], n_resamples=5, seed=3)
+    half = simulate(0.6, 0.9, **kw)
+    eighty = simulate(0.6, 0.9, **kw, power=0.8)
+    assert half.draws.equals(eighty.draws)
+    z, zb = special.ndtri(0.975), special.ndtri(0.8)
+    assert eighty.to_frame()["epsilon"].iloc[0] == pytest.approx(
+        half.to_frame()["epsilon"].iloc[0] * (z + zb) / z, rel=1e-12)
+    assert eighty.settings["power"] == 0.8
+    assert any("planned for power 0.8" in n for n in eighty.summary().notes)
+
+
+@pytest.mark.parametrize("rates", ["estimate", {"rho": 0.8, "eta": 0.8}])
+def test_a_fixed_paired_set_that_sets_the_human_sample_says_so(rates):
+    # Guards: vary="n_human" with n_paired=500 inside the human sample answered "n_human = 500
+    # per system gives eps = 0.06056 <= 0.1" and no more, as if 500 were needed for 0.1; 500 is
+    # the fixed paired set's size, and with every human-rated item paired 182 suffice.
+    r = required_sample_size(0.1, alpha=0.6, rho=0.8, rates=rates, n_paired=500)
+    assert r.size == 500
+    free = required_sample_size(0.1, alpha=0.6, rho=0.8, rates=rates)
+    assert free.size == 182
+    assert detectable_difference(0.6, 0.8, n_human=182, rates=rates) <= 0.1
+    assert detectable_difference(0.6, 0.8, n_human=181, rates=rates) > 0.1
+    assert "That is the fixed n_paired = 500" in r.message
+    assert "n_human = 182 reaches the target" in r.message
+    # where the target, not the paired set, sets the size, nothing is added
+    h = required_sample_size(0.03, alpha=0.6, rho=0.9, n_metric=50000, n_paired=300)
+    assert h.size > 300 and "fixed n_paired" not in h.message

@@ -126,6 +126,14 @@ def _refuse_others(a: argparse.Namespace) -> None:
             takes = " and ".join(f"'binaryeval plan {kind}'" for kind in kinds)
             raise ParameterError(f"--{dest.replace('_', '-')} {value}: an option of {takes}; "
                                  f"'{a.what}' does not use it: leave it out")
+    if a.simulate == "expected":
+        # expected counts draw nothing: the number of draws and their seed would be ignored
+        for dest, default in (("n_resamples", 50), ("seed", None)):
+            value = getattr(a, dest)
+            if value != default:
+                raise ParameterError(f"--{dest.replace('_', '-')} {value}: it sets the simulated "
+                                     f"experiments of --simulate sample; expected counts (the "
+                                     f"default) draw none: add --simulate sample, or leave it out")
 
 
 @contextmanager
@@ -163,6 +171,14 @@ def _run(a: argparse.Namespace) -> int:
         if a.epsilon is None:
             raise ParameterError("plan size needs --epsilon, the target detectable difference, "
                                  "e.g. --epsilon 0.05")
+        given = getattr(a, a.vary)
+        if given is not None:
+            # the size searched for would be ignored as given (the answer is its total)
+            flag = "--" + a.vary.replace("_", "-")
+            shown = ",".join(map(str, given)) if isinstance(given, list) else given
+            raise ParameterError(f"{flag} {shown}: 'plan size --vary {a.vary}' chooses {a.vary} "
+                                 f"(the answer is the total per system, not a number to add); "
+                                 f"leave {flag} out")
         result = plan.required_sample_size(
             a.epsilon, vary=a.vary, alpha=a.alpha, rho=rho, n_human=_one(a.n_human, "--n-human", a.what),
             n_metric=_one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
@@ -186,7 +202,9 @@ def _run(a: argparse.Namespace) -> int:
         result = pd.DataFrame([{
             "alpha": a.alpha, "rho": rho, "eta": rho if eta is None else eta,
             "n_human": n_human, "n_metric": n_metric,
-            "n_paired": n_human if a.n_paired is None else a.n_paired, "sig_level": a.sig_level,
+            "n_paired": n_human if a.n_paired is None else a.n_paired,
+            # the paired set's share of positives: alpha unless --psi makes it a separate set
+            "psi": a.alpha if a.psi is None else a.psi, "sig_level": a.sig_level,
             "power": a.power,
             "rates": ",".join(f"{k}={v:g}" for k, v in known.items()) if known else a.rates,
             "epsilon": eps}])

@@ -115,8 +115,21 @@ def check_rates(value: Any, rho: Any = None, eta: Any = None) -> tuple[str, Any,
 
 
 def size(value: Any, name: str) -> int:
-    """A number of ratings: a whole number >= 0."""
-    return check.size(value, name, minimum=0)
+    """A number of ratings: a whole number >= 0, at most the engine's largest count."""
+    return at_most_engine(check.size(value, name, minimum=0), name)
+
+
+def at_most_engine(n: int, name: str) -> int:
+    """``n`` when the posterior engine takes it (:data:`binaryeval._validate.MAX_COUNT`).
+
+    Above it the engine would refuse a count (``human_pos``, ``metric_pos``) the caller never
+    named; the error names the planning argument instead.
+    """
+    if n > check.MAX_COUNT:
+        raise ParameterError(f"{name}={n!r} exceeds the largest number of ratings a plan "
+                             f"computes, {check.MAX_COUNT:,} (the posterior engine's limit, up to "
+                             f"which its accuracy is checked): give at most {check.MAX_COUNT:,}")
+    return n
 
 
 def sizes(values: Any, name: str) -> list[int]:
@@ -169,6 +182,23 @@ def _grid(value: Any) -> tuple[int, int, int] | None:
                              f"e.g. grid={DEFAULT_GRID}")
     n_alpha, n_rho, n_eta = (check.size(g, "grid", minimum=2) for g in value)
     return n_alpha, n_rho, n_eta
+
+
+def fit_sig_level(value: Any, level: float) -> float:
+    """A plan's ``sig_level`` from a fit: as given (checked), else ``1 - level`` of the fit.
+
+    A fit of narrow intervals (``level < 0.5``) has no significance level to lend: the error
+    names the fit's level and asks for ``sig_level=`` rather than blaming an argument the
+    caller did not give.
+    """
+    if value is not None:
+        return check.sig_level(value)
+    sig = check.sig_level_or(None, level)
+    if sig > 0.5:
+        raise ParameterError(f"the fit's level={level:g} makes the default sig_level = 1 - level "
+                             f"= {sig:g}, above 0.5, which plans for chance differences; give "
+                             f"sig_level=, e.g. sig_level=0.05")
+    return sig
 
 
 #: what eps means for the chance of finding a difference (said in every plan's notes)
@@ -284,7 +314,17 @@ class Setup:
         return self.alpha if psi is None and self.pooled else psi
 
     def facts(self) -> dict[str, Any]:
-        """The settings as a result reports them (``attrs`` of its frames, facts of its summary)."""
-        return dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
-                    power=self.power, rates=self.rates_value, rounding=self.rounding,
-                    method=self.method)
+        """The settings as a result reports them (``attrs`` of its frames, facts of its summary).
+
+        The priors are stated when they are not the uniform default, the grid when
+        ``method="grid"``: the same sizes with other priors or another grid give other numbers.
+        """
+        out = dict(alpha=self.alpha, rho=self.rho, eta=self.eta, sig_level=self.sig_level,
+                   power=self.power, rates=self.rates_value, rounding=self.rounding,
+                   method=self.method)
+        for name, value in (("prior", self.prior), ("rate_prior", self.rate_prior)):
+            if tuple(value) != (1.0, 1.0):
+                out[name] = tuple(value)
+        if self.method == "grid":
+            out["grid"] = DEFAULT_GRID if self.grid is None else self.grid
+        return out

@@ -152,8 +152,12 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     A split buys ``n_human`` human ratings at ``cost_human`` each (their items are also rated by
     the metric, at no extra cost, and form the paired set unless ``n_paired`` is given) and spends
     the rest on ``n_metric = floor((budget - n_human cost_human) / cost_metric)`` metric-only
-    ratings.  ``n_points`` splits from all-metric to all-human are evaluated, then ``n_points`` more
-    between the neighbours of the best one (expected counts, the paper's procedure).
+    ratings.  A given ``n_paired`` without ``psi`` is a subset of the split's human-rated items
+    (at most ``n_human`` of them); with ``psi`` it is a separate calibration set already at hand,
+    whose ratings the budget does not pay for.  ``n_points`` splits from all-metric to all-human
+    are evaluated, then ``n_points`` more between the neighbours of the best one (expected
+    counts, the paper's procedure; where rounded counts make ``eps`` jagged, a split outside
+    those neighbours may be a fraction of a percent better).
 
     Parameters
     ----------
@@ -190,6 +194,16 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     n_points = check.size(n_points, "n_points", minimum=3)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
     max_h = int(math.floor(budget / cost_human + 1e-9))
+    cheaper = min(cost_human, cost_metric)
+    if budget / cheaper > check.MAX_COUNT:
+        raise ParameterError(f"budget={budget:g} buys {budget / cheaper:,.0f} ratings at "
+                             f"{cheaper:g} each, more than a plan computes ({check.MAX_COUNT:,}, "
+                             f"the posterior engine's limit): give a budget of at most "
+                             f"{check.MAX_COUNT * cheaper:g}")
+    if max_h == 0 and math.floor(budget / cost_metric + 1e-9) == 0:
+        raise ParameterError(f"budget={budget:g} buys no rating (cost_human={cost_human:g}, "
+                             f"cost_metric={cost_metric:g}): there is nothing to split; give a "
+                             f"budget of at least {min(cost_human, cost_metric):g}")
 
     def split(h: int) -> tuple[int, int, float]:
         m = max(int(math.floor((budget - h * cost_human) / cost_metric + 1e-9)), 0)

@@ -218,23 +218,33 @@ def evaluate(s: Setup, cells: Iterable[Cell], *, simulate: str = "expected",
 
 
 def epsilon(s: Setup, moments: Moments) -> float:
-    """``eps`` of a cell: ``sqrt(2) z_{1 - sig_level/2}`` times the mean posterior sd; 1 uninformed."""
+    """``eps`` of a cell: ``sqrt(2) (z_{1 - sig_level/2} + z_power)`` times the mean posterior sd.
+
+    1 for an uninformed cell (``z_0.5 = 0``: the papers' eps at the default power).
+    """
     if moments.cell.uninformed:
         return 1.0
     return s.epsilon(float(moments.sd.mean()))
 
 
-def frame(s: Setup, results: list[Moments]) -> pd.DataFrame:
-    """One row per cell: sizes, ``epsilon`` and the spread of the simulated experiments."""
+def frame(s: Setup, results: list[Moments], simulated: bool = True) -> pd.DataFrame:
+    """One row per cell: sizes, ``epsilon`` and the spread of the simulated experiments.
+
+    With expected counts (``simulated=False``) there are no experiments: their columns (``sd_sd``,
+    ``bias``, ``bias_std_error``, ``empirical_sd``, ``rmse``) are NaN, since the one posterior's
+    distance from ``alpha`` is not the estimator's error (its rmse is near the posterior sd).
+    """
     rows = []
     for r in results:
         c = r.cell
         row: dict[str, Any] = {"n_human": c.n_human, "n_metric": c.n_metric,
                                "n_paired": c.n_paired}
         k = len(r.sd)
-        if c.uninformed:
-            row.update(epsilon=1.0, sd_mean=np.nan, sd_sd=np.nan, bias=np.nan, bias_std_error=np.nan,
-                       empirical_sd=np.nan, rmse=np.nan, n_resamples=k)
+        if c.uninformed or not simulated:
+            sd_mean = np.nan if c.uninformed else float(r.sd.mean())
+            row.update(epsilon=1.0 if c.uninformed else s.epsilon(sd_mean), sd_mean=sd_mean,
+                       sd_sd=np.nan, bias=np.nan, bias_std_error=np.nan, empirical_sd=np.nan,
+                       rmse=np.nan, n_resamples=k)
         else:
             sd, mean = r.sd, r.mean
             row.update(epsilon=s.epsilon(float(sd.mean())), sd_mean=float(sd.mean()),

@@ -213,8 +213,10 @@ class DetectableDifferenceTable(Result):
         >>> t.summary().title
         'Minimal detectable difference'
         """
-        notes = ["eps = sqrt(2 var(alpha)) z_{1 - sig_level/2}; 1.0 where no rating informs alpha.",
-                 power_note(self.settings.get("power", 0.5))]
+        power = self.settings.get("power", 0.5)
+        z = "z_{1 - sig_level/2}" if power == 0.5 else f"(z_{{1 - sig_level/2}} + z_{power:g})"
+        notes = [f"eps = sqrt(2 var(alpha)) {z}; 1.0 where no rating informs alpha.",
+                 power_note(power)]
         if self.settings.get("simulate") == "sample":
             notes.append(f"Each cell averages the posterior sd over "
                          f"{self.settings.get('n_resamples')} simulated experiments; see "
@@ -353,4 +355,5 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
                     psi="alpha" if psi is None else psi)
     if simulate == "sample":
         settings.update(n_resamples=n_resamples, seed=reported)
-    return DetectableDifferenceTable(cells=frame(s, results), settings=settings)
+    return DetectableDifferenceTable(cells=frame(s, results, simulate == "sample"),
+                                     settings=settings)

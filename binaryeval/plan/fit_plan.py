@@ -13,7 +13,9 @@ Pairs of groups are separated at significance ``sig_level`` when their differenc
 ``z_{1 - sig_level/2} sqrt(sd_1^2 + sd_2^2)``; a single group's target is the papers' detectable
 difference ``eps = z sqrt(2) sd`` (two systems like this one).  With pooled rates the other
 groups' paired ratings enter as a calibration set of the pooled size (the group's own paired rows
-then count twice, a small optimism when there are many groups).
+then count twice, a small optimism when there are many groups).  A fit whose paired rows do not
+inform ``alpha`` (``paired_informs_alpha=False``) has them enter as a calibration set with the
+group's own share of positives; the ``k`` new human ratings inform ``alpha`` as well.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ import pandas as pd
 
 from .. import _validate
 from .._results import Result
+from .._validate import MAX_COUNT
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, power_note, z_total
+from ._setup import Setup, fit_sig_level, power_note, z_total
 from .cells import evaluate, make_cell
 from .sample_size import smallest_size
 
@@ -61,7 +64,9 @@ class _Group:
         n_metric = max(self.n_metric - k, 0)
         if self.pooled_paired is not None:
             return self.n_human + k, n_metric, self.pooled_paired + k, self.psi
-        return self.n_human + k, n_metric, self.n_paired + k, None
+        # psi is None when the paired rows are among the human ratings that inform alpha; a
+        # paired set that does not inform alpha is a calibration set with its own share
+        return self.n_human + k, n_metric, self.n_paired + k, self.psi
 
 
 def _groups(fit: BinaryFit) -> dict[str, _Group]:
@@ -78,6 +83,12 @@ def _groups(fit: BinaryFit) -> dict[str, _Group]:
     out = {}
     for g in fit.groups:
         row = frame.loc[g]
+        if pooled is None:
+            # paired rows outside the human ratings that inform alpha (paired_informs_alpha=False)
+            # are a calibration set: the plan needs their share of positives
+            n_pair = int(c.loc[g, ["tp", "fn", "tn", "fp"]].sum())
+            psi = (None if fit.paired_informs_alpha or not n_pair
+                   else int(c.loc[g, ["tp", "fn"]].sum()) / n_pair)
         rho, eta = float(rates.loc[g, "rho"]), float(rates.loc[g, "eta"])
         has_metric = int(row["n_metric"]) > 0 and np.isfinite(rho) and np.isfinite(eta)
         weak = not has_metric or rho + eta <= 1.0
@@ -122,6 +133,11 @@ class _Planner:
         if len(gs) == 1:
             return self.z * math.sqrt(2.0) * self.sd(gs[0], k)
         return self.z * math.sqrt(sum(self.sd(g, k) ** 2 for g in gs))
+
+
+#: the note of a pair whose estimates are equal (no number of ratings separates them)
+ZERO_DIFFERENCE = ("the estimated difference is 0: no number of human ratings separates equal "
+                   "estimates; give epsilon= for the difference that matters")
 
 
 def _why(planner: _Planner, gs: tuple[str, ...], cap: int) -> str:
@@ -173,9 +189,18 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
     >>> plan_fit(res).to_frame()[["group_1", "group_2", "more_human"]].values.tolist()
     [['A', 'B', 177]]
     """
-    sig = _validate.sig_level_or(sig_level, fit.level)
+    sig = fit_sig_level(sig_level, fit.level)
     pw = _validate.power(power)
     cap = _validate.size(max_human, "max_human", minimum=1)
+    # the planned counts add cap to the fit's own; the engine takes up to MAX_COUNT
+    # (all of the fit's ratings: a pooled paired set gathers every group's)
+    largest = int(fit.counts[["human_total", "metric_total", "tp", "fn", "tn", "fp"]]
+                  .to_numpy().sum())
+    if cap + largest > MAX_COUNT:
+        raise ParameterError(f"max_human={max_human!r} plus the fit's {largest:,} ratings "
+                             f"exceeds the largest number of ratings a plan computes, "
+                             f"{MAX_COUNT:,} (the posterior engine's limit): give at most "
+                             f"max_human={MAX_COUNT - largest}")
     if pairs is not None:
         _validate.choice(pairs, "pairs", ("neighbours", "all"))
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
@@ -227,7 +252,9 @@ def _plan_unit(planner: _Planner, fit: BinaryFit, gs: tuple[str, ...], target: f
         row[f"n_metric{suffix}"] = m.n_metric
     row["achieved"] = reached
     row["attainable"] = k is not None
-    if k is None:
+    if k is None and not goal > 0:
+        row["note"] = ZERO_DIFFERENCE
+    elif k is None:
         row["note"] = (f"not within {cap:,} more human ratings per system: "
                        + _why(planner, gs, cap))
     elif k == 0:

@@ -42,8 +42,8 @@ from .. import _validate
 from ..errors import ParameterError
 from ..latent.multi import LatentFit
 from ..latent.preferences import PreferenceFit
-from ._setup import z_total
-from .fit_plan import FitPlan
+from ._setup import fit_sig_level, z_total
+from .fit_plan import ZERO_DIFFERENCE, FitPlan
 from .sample_size import smallest_size
 
 __all__ = ["plan_latent", "plan_preferences"]
@@ -75,15 +75,20 @@ class _Unit:
 
 def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power: Any = 0.5
               ) -> tuple[float, int, float | None, float]:
-    sig = _validate.sig_level_or(sig_level, level)
+    sig = fit_sig_level(sig_level, level)
     cap = _validate.size(max_human, "max_human", minimum=1)
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
-    if target is not None and not 0 < target <= 2:
-        raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 2]: a difference of shares")
+    if target is not None and not 0 < target <= 1:
+        # two shares (alpha, or win_1 and win_2 of one pair, which add up to at most 1) differ
+        # by at most 1, as in BinaryFit.plan()
+        raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: a difference of two "
+                             f"shares, e.g. epsilon=0.05")
     return sig, cap, target, z_total(sig, _validate.power(power))
 
 
 def _note(k: int | None, n_metric: int, cap: int, why: str) -> str:
+    if why == "the estimated difference is 0":
+        return ZERO_DIFFERENCE
     if k is None:
         return f"not within {cap:,} more human ratings per system: {why}"
     if k == 0:

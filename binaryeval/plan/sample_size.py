@@ -15,7 +15,14 @@ from .._results import Result
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, power_note, requires_model, shown_settings, size
+from ._setup import (
+    Setup,
+    at_most_engine,
+    power_note,
+    requires_model,
+    shown_settings,
+    size,
+)
 from .cells import epsilon, evaluate, make_cell
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
@@ -183,12 +190,23 @@ def _why(search: _Search, target: float, e_max: float, max_size: int,
                                         f"{known:.4g}.")
     if vary == "n_paired":
         limit = search.eps(0, rates="known")
+        if limit <= target:
+            # known rates would reach the target: the paired set, inside the human sample,
+            # stops at n_human before the rates are known well enough
+            return e_max, "human ratings", (
+                f" The paired set lies inside the human sample, so it holds at most n_human = "
+                f"{base['n_human']} items; with the rates known exactly eps would be "
+                f"{limit:.4g}: add human ratings (vary='n_human'), or give psi= to plan a "
+                f"separate calibration set of paired items.")
         return limit, "human and metric ratings", (
             f" As n_paired grows the rates become known and eps tends to {limit:.4g} > {target}: "
             f"the given n_human = {base['n_human']} and n_metric = {base['n_metric']} limit it; "
             f"add human or metric ratings.")
     if vary == "n_metric":
-        return e_max, "human ratings", " Increase max_size or add human ratings."
+        # known rates: eps falls to 0 as metric ratings grow (rho + eta > 1), so the search's
+        # bound stops it, not the human ratings
+        return e_max, "max_size", (" With the rates known, metric ratings alone get there: "
+                                   "increase max_size (or add human ratings).")
     return e_max, "max_size", " Human ratings alone always get there: increase max_size."
 
 
@@ -212,7 +230,9 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     When no size up to ``max_size`` reaches the target, the result says which quantity limits
     ``eps``: more metric ratings cannot beat the uncertainty of ``rho``/``eta`` (fix: paired ratings)
     and of the human sample; more paired ratings cannot beat the information the human and metric
-    ratings carry once the rates are known (fix: more human or metric ratings).
+    ratings carry once the rates are known (fix: more human or metric ratings), and a paired set
+    inside the human sample cannot outgrow ``n_human`` (fix: more human ratings, or ``psi=`` for a
+    separate calibration set).
 
     Parameters
     ----------
@@ -249,7 +269,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
         raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: it is a difference of two "
                              f"shares, e.g. epsilon=0.05")
     vary = check.choice(vary, "vary", _VARY)
-    max_size = check.size(max_size, "max_size", minimum=1)
+    max_size = at_most_engine(check.size(max_size, "max_size", minimum=1), "max_size")
     if vary == "n_paired" and s.rates == "known":
         raise ParameterError("vary='n_paired' has no effect with known rates (paired ratings only "
                              "estimate rho and eta); vary n_human or n_metric, or use "
@@ -274,6 +294,19 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
     if found is not None:
         message = (f"eps = {achieved:.4g} <= {target} already without any {vary}." if found == 0
                    else f"{vary} = {found} per system gives eps = {achieved:.4g} <= {target:g}.")
+        if (vary == "n_human" and psi is None and found and found == n_paired
+                and _Search(s, vary, dict(base, n_paired=None), psi).eps(found - 1) <= target):
+            # the fixed paired set, not the target, set the size
+            unpaired = required_sample_size(
+                epsilon, vary, alpha=s.alpha, rho=s.rho, eta=s.eta, n_metric=base["n_metric"],
+                sig_level=s.sig_level, rates=s.rates_value, rounding=s.rounding,
+                method=s.method, prior=s.prior, rate_prior=s.rate_prior, grid=s.grid,
+                max_size=max_size, power=s.power)
+            known = " (known rates: paired items do not inform it)" if s.rates == "known" else ""
+            message += (f" That is the fixed n_paired = {n_paired}: the paired set lies inside "
+                        f"the human sample, which must hold it; with n_paired left out (every "
+                        f"human-rated item paired) n_human = {unpaired.size} reaches the "
+                        f"target{known}.")
         # the floor: eps with the varied size as large as the search may go
         floor = search.eps(max_size)
         return SampleSizeResult(found, vary, target, achieved, True, floor, None, message,

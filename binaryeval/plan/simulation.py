@@ -13,7 +13,7 @@ from .. import _validate as check
 from .._results import Result
 from .._validate import renamed
 from ..summary import Summary
-from ._setup import Setup, requires_model, shown_settings, simulation, sizes
+from ._setup import Setup, power_note, requires_model, shown_settings, simulation, sizes
 from ._setup import progress as check_progress
 from .cells import child_seeds, evaluate, frame, make_cell
 
@@ -91,7 +91,8 @@ class SimulationResult(Result):
         return Summary("Simulated experiments", shown_settings(self.settings),
                        [("per sample size", self.cells[cols].set_index(["n_human", "n_metric"]))],
                        ["bias = mean posterior mean - alpha; sd_mean/sd_sd = mean/sd of the "
-                        "posterior sd over the simulated experiments."], digits=4)
+                        "posterior sd over the simulated experiments.",
+                        power_note(self.settings.get("power", 0.5))], digits=4)
 
     def plot(self, ax: Axes | None = None, *, kind: str = "bias", x: str | None = None,
              **kwargs: Any) -> Axes:
@@ -154,7 +155,8 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: int | 
              seed: int | np.random.SeedSequence | np.random.Generator | None = None, *,
              psi: float | None = None, method: str = "exact", prior: Sequence[float] = (1, 1),
              rate_prior: Sequence[float] = (1, 1), grid: Sequence[int] | None = None,
-             n_jobs: int | None = None, progress: bool | None = None) -> SimulationResult:
+             n_jobs: int | None = None, progress: bool | None = None,
+             power: float = 0.5) -> SimulationResult:
     """Repeat a planned experiment with binomial counts and summarise the estimator.
 
     Each experiment draws ``n+ ~ Bin(n_human, alpha)``, ``m+ ~ Bin(n_metric, p)``, the paired
@@ -166,8 +168,9 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: int | 
     ----------
     alpha : float
         Share of adequate (positive) outputs of the system.
-    rho, eta, n_paired, sig_level, rates, psi, method, prior, rate_prior, grid
-        As in :func:`~binaryeval.plan.detectable_difference`.
+    rho, eta, n_paired, sig_level, rates, psi, method, prior, rate_prior, grid, power
+        As in :func:`~binaryeval.plan.detectable_difference` (``sig_level`` and ``power`` set
+        the ``epsilon`` column only).
     n_human, n_metric : int or sequence of int
         Sizes; every combination is simulated.
     n_resamples : int
@@ -190,7 +193,7 @@ def simulate(alpha: float, rho: float, eta: float | None = None, n_human: int | 
     (2, 3)
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, method=method,
-                    prior=prior, rate_prior=rate_prior, grid=grid)
+                    prior=prior, rate_prior=rate_prior, grid=grid, power=power)
     psi = s.paired_share(psi)
     _, n_resamples = simulation("sample", n_resamples)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
