@@ -258,3 +258,18 @@ def test_repeated_readings_told_apart_by_another_column_are_counted_in_the_summa
                for n in fit.summary().notes)
     assert clean.ratings.repeated == 0
     assert not any("more than one reading" in n for n in clean.summary().notes)
+
+
+# ----------------------------------------------------------------------------------------------
+# values the columns may hold
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_an_infinite_rating_is_refused_by_row_not_made_a_level(crowd, bad):
+    # an infinity used to become one more class of a binned rating: every estimate was inf
+    df = crowd.copy()
+    df.loc[5, "rating"] = bad
+    with pytest.raises(DataError, match=r"human rating 'rating' holds an infinite value "
+                                        r"-?inf \(row 5\); replace it with NaN"):
+        _fit(df)
+

@@ -26,6 +26,7 @@ from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result, row_account, row_facts
 from .._warnings import warn
+from ..data import scores
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
 from ..latent import _common
 from ..latent import _data as _latent_data
@@ -1367,6 +1368,7 @@ def _rating_levels(human: pd.Series, name: str, preference: bool = False) -> tup
     if not len(present) or not pd.api.types.is_numeric_dtype(present) or \
             pd.api.types.is_bool_dtype(present):
         return ()
+    scores(human, name, "human rating")   # an infinity is refused by name, not made a level
     values, counts = np.unique(present.astype(float), return_counts=True)
     if set(values) <= {0.0, 1.0}:
         return ()
