@@ -273,3 +273,31 @@ def test_an_infinite_rating_is_refused_by_row_not_made_a_level(crowd, bad):
                                         r"-?inf \(row 5\); replace it with NaN"):
         _fit(df)
 
+
+def test_a_float_metric_with_a_missing_output_reads_its_direction_by_position(crowd):
+    # one missing metric output makes the column float, its outputs '0.0' and '1.0'; the check
+    # for a metric read the wrong way round looked them up as '0' and '1' (KeyError).  Here
+    # the metric is reversed on purpose: rho + eta of the fit is 2 - (0.85 + 0.85) on the
+    # data's construction, well under 0.9, and the warning must say so
+    df = crowd.copy()
+    df["metric"] = 1.0 - df["metric"]
+    df.loc[df["item"] == 3, "metric"] = np.nan
+    res, caught = _fit(df)
+    assert res.metric_levels == ("0.0", "1.0")
+    th = res.draws.theta.reshape(-1, 2, 2, 2).mean(axis=0)
+    assert np.all(th[:, 1, 1] + th[:, 0, 0] < 0.6)
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and "the metric 'metric' in 'A' (rho + eta = 0." in said[0]
+    assert "worse than chance" in said[0]
+
+
+def test_a_text_metric_is_fitted_without_a_direction_check(crowd):
+    # outputs 'bad' / 'good' have no direction the model knows of: the fit answers (it raised
+    # KeyError) and equals the fit of the same metric coded 0/1 draw for draw (the outputs
+    # sort the same way)
+    df = crowd.copy()
+    df["metric"] = df["metric"].map({0: "bad", 1: "good"})
+    res, _ = _fit(df)
+    ref, _ = _fit(crowd)
+    assert res.metric_levels == ("bad", "good")
+    np.testing.assert_array_equal(res.draws.pi, ref.draws.pi)

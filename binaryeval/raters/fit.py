@@ -1274,6 +1274,21 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
 _WORSE_THAN_CHANCE = 0.9
 
 
+def _ordered_pair(labels: Sequence[str]) -> bool:
+    """Whether a metric's outputs are two numbers (the second the higher: the positive one).
+
+    Two text outputs (``'bad'``, ``'good'``) have no direction the model knows of, so a metric
+    reading them the other way round is no sign of swapped classes.
+    """
+    if len(labels) != 2:
+        return False
+    try:
+        low, high = (float(x) for x in labels)
+    except ValueError:
+        return False
+    return low < high
+
+
 def _say_switched_classes(res: RaterFit) -> bool:
     """Warn when the fit reads the metric or a rater as worse than chance (two classes).
 
@@ -1284,12 +1299,15 @@ def _say_switched_classes(res: RaterFit) -> bool:
     sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it).
     """
     worse = []
-    if res.metric_term is not None:
-        rates = res.rates()["estimate"]
-        for g in dict.fromkeys(rates.index.get_level_values(0)):
-            rho, eta = float(rates.loc[(g, "1", "1")]), float(rates.loc[(g, "0", "0")])
+    if res.metric_term is not None and _ordered_pair(res.metric_levels):
+        # the metric's outputs by position (a float column's labels are '0.0' and '1.0')
+        th = res.draws.theta
+        mean = th.reshape(-1, *th.shape[2:]).astype(float).mean(axis=0)   # (Gt, 2, 2)
+        for gpos in res._positions() if mean.shape[0] > 1 else [0]:
+            rho, eta = float(mean[gpos, 1, 1]), float(mean[gpos, 0, 0])
             if rho + eta < _WORSE_THAN_CHANCE:
-                where = "" if len(res.groups) < 2 else f" in {g!r}"
+                g = res.groups[gpos]
+                where = "" if len(res.groups) < 2 or mean.shape[0] == 1 else f" in {g!r}"
                 worse.append(f"the metric {res.metric_term!r}{where} (rho + eta = "
                              f"{rho + eta:.2f})")
     if res.model == "dawid-skene":
