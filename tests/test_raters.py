@@ -304,6 +304,40 @@ def test_nothing_identifies_the_raters_when_every_item_is_rated_once():
     assert fit.error_free == ("r00",)
 
 
+def test_two_readings_per_item_are_said_to_leave_alpha_to_the_prior():
+    # Pairs of readings fix how often two readers agree, not alpha: every reader adds two error
+    # rates and two equations (its share of 1s, its agreement), alpha stays free.  Guards: two
+    # of four raters per item and no metric gave a confident-looking fit with only a sampler
+    # warning asking for more draws.  Here raters of competence 0.8, true alpha 0.3: ten times
+    # the items shrink the 95% interval of triples as 1 / sqrt(10) (0.10 -> 0.03) and leave
+    # that of pairs where the prior holds it (0.16 -> 0.16); only the pairs are warned about
+    kw = {"rater": "annotator", "item": "item", "draws": 300, "chains": 2, "seed": 1}
+    widths = {}
+    for n in (400, 4000):
+        for per in (2, 3):
+            df, _ = simulate_crowd(4, alphas=[0.3], n_items=n, per_item=(per, per),
+                                   competence=[0.8] * 4)
+            forms = ["rating ~ 1"] + (["rating ~ metric"] if per == 2 and n == 400 else [])
+            for f in forms:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    fit = fit_raters(f, df, **kw)
+                said = [w for w in caught if w.category is be.IdentifiabilityWarning]
+                if per == 2 and f == "rating ~ 1":
+                    assert len(said) == 1 and said[0].filename == __file__
+                    text = str(said[0].message)
+                    assert "at most two readings (human ratings)" in text
+                    assert "rests on the prior" in text and "a metric in the formula" in text
+                else:   # a third reading: the metric beside two ratings, or a third rating
+                    assert not said, (per, n, f)
+                if f == "rating ~ 1":
+                    frame = fit.to_frame()
+                    widths[per, n] = float(frame["upper"].iloc[0] - frame["lower"].iloc[0])
+    assert widths[3, 4000] / widths[3, 400] < 0.45
+    assert widths[2, 4000] / widths[2, 400] > 0.7
+    assert widths[2, 4000] > 3 * widths[3, 4000]
+
+
 def test_refusals_name_the_argument_and_the_fix(small):
     kw = {"rater": "annotator", "item": "item", "draws": 50, "chains": 1, "seed": 1}
     with pytest.raises(ParameterError, match="also needs item="):

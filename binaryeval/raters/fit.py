@@ -966,7 +966,16 @@ class RaterFit(Result):
 
 
 def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool) -> None:
-    """Refuse when nothing separates the raters' errors from the items' classes."""
+    """Refuse when nothing separates the raters' errors from the classes; warn when the prior does.
+
+    Two conditionally independent readings of an item (two ratings, or a rating and the
+    metric) tell how often they agree, which fixes the product of their accuracies times
+    ``alpha (1 - alpha)`` but not ``alpha`` itself: with every item read at most twice, each
+    reader adds two unknowns (its two error rates) and the pairs two equations (its share of
+    positive readings and its agreement with the others), and ``alpha`` is the one unknown left
+    over, whatever the number of raters.  A third reading of some items (a third rating, or the
+    metric beside two ratings) identifies it (Kruskal's condition for three views).
+    """
     per_item = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
     if free.any():
         return
@@ -977,6 +986,18 @@ def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool
             "rating that disagrees with the metric may be the rater's error or the metric's). "
             "Name a trusted rater (error_free='name'), or have some items rated by two or more "
             "raters; with one rating per item taken as the truth, fit without rater=")
+    readings = per_item + (ratings.item_metric >= 0) if has_metric else per_item
+    if readings.max(initial=0) < 3:
+        warn("every item carries at most two readings (human ratings"
+             + (" plus the metric's output" if has_metric else "") + ") and no rater is named "
+             "error-free: pairs of readings tell how often two readers agree, not the classes' "
+             "shares (alpha), so the shares and the raters' errors are not identified by the "
+             "data and the fit rests "
+             "on the prior (rater_prior, or the population of rater_rates='hierarchical'); the "
+             "sampler wanders along the ridge of equally good fits. Have some items read a "
+             "third time (a third rater" + ("" if has_metric else ", or a metric in the "
+                                            "formula") + "), or name a trusted rater "
+             "(error_free='name')", IdentifiabilityWarning)
 
 
 def _rater_label(value: Any, raters: Sequence[str]) -> str | None:
@@ -1115,6 +1136,10 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     -----
     ConvergenceWarning
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
+    IdentifiabilityWarning
+        When every item carries at most two readings (human ratings, plus the metric's output)
+        and no rater is error-free: pairs of readings leave alpha to the prior; and when the
+        fit reads the metric or a rater as worse than chance (the two classes may be swapped).
     BinaryEvalWarning
         When a level of a binned rating holds under 2% of the ratings beside two common levels
         (a stray 0.5 or 2 in a 0/1 rating makes the fit a model of three classes whose estimate
