@@ -1281,12 +1281,24 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
-        _common.warn_convergence(
-            frame_now, "alpha" if not levels else "the mean rating", list(res.order), draws,
-            chains, modes=None if levels or switched else (
+        if levels:
+            # K classes: a class may stand for other levels of the rating in another chain (a
+            # K x K confusion per rater asks much of a few ratings per item)
+            modes = ("the chains may sit in different readings of the levels (a class standing "
+                     "for other ratings in another chain), which more draws do not join: "
+                     + ("raters='mace' (one competence per rater) asks less of the data, as do "
+                        if model == "dawid-skene" else "")
+                     + f"fewer levels (bin the rating in the formula, e.g. 'I({hname} >= "
+                       f"{levels[len(levels) // 2]:g}) ~ ...') or a rater known to be "
+                       "reliable in error_free=[...]")
+        else:
+            modes = None if switched else (
                 "the chains may sit in mirrored readings (the two classes swapped), which more "
                 "draws do not join: check whether a rater reversed the scale, or name a rater "
-                "known to be reliable in error_free=[...]"))
+                "known to be reliable in error_free=[...]")
+        _common.warn_convergence(
+            frame_now, "alpha" if not levels else "the mean rating", list(res.order), draws,
+            chains, modes=modes)
     else:   # one warning per call: the population's only when alpha's draws are fine
         pop = res.population()
         _common.warn_convergence(pop, "the raters' population (mean, log concentration)",
