@@ -1117,7 +1117,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     level : float
         Coverage of the credible intervals.
     seed : int, optional
-        Seed of the sampler.
+        Seed of the sampler (None: fresh entropy).  The fit's ``seed`` reproduces it: the given
+        seed, or the entropy drawn for None (taken from a Generator).
     draws, chains, warmup : int
         Draws kept per chain, chains and warm-up sweeps (default ``max(100, draws // 4)``).
 
@@ -1187,6 +1188,12 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                              "with rater_rates='hierarchical' the raters' prior is a population "
                              "learnt from them: give one of the two, not both")
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    if seed_used is None:
+        seed_used = np.random.SeedSequence()      # fresh entropy, reported below
+    # the fit carries a seed that reproduces it: the entropy drawn for seed=None (or taken from
+    # a Generator, whose state moves on), the given seed otherwise
+    seed_reported = (seed_used.entropy if seed is None or isinstance(seed, np.random.Generator)
+                     else seed)
     for name, col in (("rater", rater), ("item", item)):
         if not isinstance(col, str) or col not in data.columns:
             raise DataError(f"{name}={col!r} is not a column of data; columns are "
@@ -1263,7 +1270,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     res = RaterFit(formula, coded.groups, coded.raters, free_names, model, out, coded, hname,
                    terms[0] if terms else None, tuple(labels), level=level, prior=stored_prior,
                    rater_prior=(ra, rb), rates_mode=rates, rater_rates=rater_rates,
-                   seed=seed, warmup=warmup,
+                   seed=seed_reported, warmup=warmup,
                    n_rows=coded.account.n_rows, excluded=dict(coded.account.excluded),
                    call={"formula": formula, "rater": rater, "item": item, "raters": model,
                          "error_free": error_free, "prior": stored_prior,
