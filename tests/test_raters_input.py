@@ -301,3 +301,30 @@ def test_a_text_metric_is_fitted_without_a_direction_check(crowd):
     ref, _ = _fit(crowd)
     assert res.metric_levels == ("bad", "good")
     np.testing.assert_array_equal(res.draws.pi, ref.draws.pi)
+
+
+def test_missing_labels_are_named_by_their_row_as_typed_and_by_what_the_row_holds(crowd):
+    # Guards: the row was shown as np.int64(120) (numpy 2's repr), and a row with the metric's
+    # output alone was told that "every rating needs its item"
+    df = crowd.copy()
+    extra = pd.DataFrame({"system": "A", "item": [np.nan], "rater": [None], "metric": [1],
+                          "rating": [np.nan]}, index=[900])
+    with pytest.raises(DataError, match=r"column 'item' is missing on row 900; a row with the "
+                                        r"metric's output alone is an item too and needs its "
+                                        r"item: fill it in or drop the row"):
+        _fit(pd.concat([df, extra]))
+    df.loc[7, "item"] = np.nan
+    with pytest.raises(DataError, match=r"column 'item' is missing on row 7; every rating "
+                                        r"needs its item"):
+        _fit(df)
+    df = crowd.copy()
+    df.loc[4, "rater"] = None
+    with pytest.raises(DataError, match=r"^row 4 has a rating but no 'rater'"):
+        _fit(df)
+
+
+def test_rater_and_item_naming_one_column_is_refused(crowd):
+    # Guards: rater="item", item="item" was fitted: every item's ratings read as three
+    # readings by one rater named after the item
+    with pytest.raises(ParameterError, match="rater= and item= both name the column 'item'"):
+        fit_raters("rating ~ metric | system", crowd, **{**KW, "rater": "item"})

@@ -1198,6 +1198,9 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         if not isinstance(col, str) or col not in data.columns:
             raise DataError(f"{name}={col!r} is not a column of data; columns are "
                             f"{list(map(str, data.columns))[:12]}")
+    if rater == item:
+        raise ParameterError(f"rater= and item= both name the column {rater!r}: rater= names who "
+                             "gave each rating, item= the output rated (two columns)")
     parsed = parse_formula(formula)
     if len(parsed.lhs) != 1:
         raise DataError("give one human rating term left of '~'")
