@@ -328,3 +328,22 @@ def test_rater_and_item_naming_one_column_is_refused(crowd):
     # readings by one rater named after the item
     with pytest.raises(ParameterError, match="rater= and item= both name the column 'item'"):
         fit_raters("rating ~ metric | system", crowd, **{**KW, "rater": "item"})
+
+
+def test_a_likert_rating_read_in_as_text_is_the_levels_it_writes(crowd):
+    # Guards: '1', '2', '3' (a CSV column read as text) were refused as "must be binary" with
+    # the advice I(rating >= 3), which text cannot answer; the fit of the text equals the fit
+    # of the numbers draw for draw
+    df = crowd.copy()
+    rng = np.random.default_rng(0)
+    df["rating"] = df["rating"] + rng.integers(0, 2, len(df)) + 1      # levels 1, 2, 3
+    text = df.assign(rating=df["rating"].map(lambda x: f" {x:.0f}"))
+    a, _ = _fit(df, formula="rating ~ 1 | system")
+    b, _ = _fit(text, formula="rating ~ 1 | system")
+    assert b.levels == a.levels == (1.0, 2.0, 3.0)
+    np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
+    # text that is not all numbers keeps the binary check's message
+    bad = text.copy()
+    bad.loc[3, "rating"] = "n/a"
+    with pytest.raises(be.errors.BinaryEvalError, match="'n/a'"):
+        _fit(bad, formula="rating ~ 1 | system")

@@ -1214,6 +1214,9 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     human = frame.lhs.iloc[:, 0]
     hname = parsed.lhs_names[0]
     words = _preference_labels(human, hname)
+    if words is human:
+        words = _text_numbers(human)
+        human = words
     levels = _rating_levels(words, hname, preference=words is not human)
     human = words
     k = len(levels) if levels else 2
@@ -1415,6 +1418,23 @@ def _preference_labels(human: pd.Series, name: str) -> pd.Series:
     if not words.isin(["first", "tie", "second"]).all():
         return human
     return pd.Series(_latent_data.preference_codes(human, name), index=human.index)
+
+
+def _text_numbers(human: pd.Series) -> pd.Series:
+    """A rating read in as text of numbers (``'1'`` to ``'5'``) as those numbers.
+
+    Anything else is returned as it is.  The levels of a binned rating are numbers, and the formula's ``I(rating >= 4)`` cannot
+    compare text with a number, so the text of numbers is read as the numbers it writes.
+    """
+    present = human.dropna()
+    if not len(present) or pd.api.types.is_numeric_dtype(present) or \
+            pd.api.types.is_bool_dtype(present) or \
+            not present.map(lambda x: isinstance(x, str)).all():
+        return human
+    values = pd.to_numeric(present.str.strip(), errors="coerce")
+    if values.isna().any():
+        return human
+    return pd.to_numeric(human.where(human.isna(), human.astype(str).str.strip()))
 
 
 def _rating_levels(human: pd.Series, name: str, preference: bool = False) -> tuple[float, ...]:
