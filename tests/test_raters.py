@@ -483,6 +483,40 @@ def test_a_fit_that_reads_the_metric_or_a_rater_worse_than_chance_says_the_class
     assert not [w for w in caught if issubclass(w.category, be.IdentifiabilityWarning)]
 
 
+def test_mace_reading_a_careful_rater_as_a_guesser_against_the_majority_says_so():
+    # MACE's own rates have p_correct_0 + p_correct_1 = 1 + competence >= 1, so a crowd whose
+    # majority reversed the scale took the fit to the swapped classes silently: alpha 0.65
+    # for a true 0.3 (every item's class turned round), the careful rater read as a guesser
+    # of competence 0.01, no warning.  Against the fitted classes that rater's ratings read
+    # the other way round (0.51 < 0.9, by far more than three standard errors), and are named;
+    # guessers (competence 0, their sum 1 up to noise) are not
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(400):
+        t = int(rng.random() < 0.3)
+        for r, acc, rev in (("good", 0.9, False), ("rev1", 0.9, True), ("rev2", 0.85, True)):
+            label = t if rng.random() < acc else 1 - t
+            rows.append(dict(item=i, annotator=r, rating=1 - label if rev else label))
+    kw = {"rater": "annotator", "item": "item", "raters": "mace", "seed": 1, "draws": 300,
+          "chains": 2}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = fit_raters("rating ~ 1", pd.DataFrame(rows), **kw)
+    assert fit.to_frame()["estimate"].iloc[0] > 0.5        # the swapped reading of 0.3
+    said = [w for w in caught if w.category is be.IdentifiabilityWarning]
+    assert len(said) == 1 and said[0].filename == __file__
+    text = str(said[0].message)
+    assert "rater 'good' (p_correct_0 + p_correct_1 = 0." in text
+    assert "against the fitted classes" in text and "rev1" not in text
+    # a crowd with two guessers of competence 0 (and guessing rates 0.2 and 0.8): nothing said
+    df, _ = simulate_crowd(3, alphas=[0.4], n_items=300, per_item=(2, 4),
+                           competence=[0.9, 0.8, 0.7, 0.0, 0.0], guess=[0.5] * 3 + [0.2, 0.8])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit_raters("rating ~ metric", df, **kw)
+    assert not [w for w in caught if w.category is be.IdentifiabilityWarning]
+
+
 def test_chains_in_mirrored_readings_are_said_rather_than_sent_for_more_draws():
     # Guards: with chains split between the two readings (R-hat 1.5), the only advice was
     # "run more draws", which does not join them

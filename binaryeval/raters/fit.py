@@ -1339,6 +1339,37 @@ def _ordered_pair(labels: Sequence[str]) -> bool:
     return low < high
 
 
+def _mace_worse_than_chance(res: RaterFit) -> list[tuple[str, float]]:
+    """MACE's raters whose ratings read the fitted classes the other way round.
+
+    MACE's confusion ``theta [l = c] + (1 - theta) xi_l`` has ``p_correct_0 + p_correct_1 = 1
+    + theta >= 1``: a rater who reversed the scale is read as a guesser of competence near 0,
+    and the model's own rates cannot show it.  So each rater's ratings are set against the
+    items' posterior class probabilities (``items()``): the expected counts of each (class,
+    rating) give ``p_correct_c`` with the pseudo-counts of ``rater_prior``, and a rater is
+    named when the sum is under :data:`_WORSE_THAN_CHANCE` and three of its standard errors
+    under 1 (a guesser's sum is 1 up to noise, and is not taken for it).
+    """
+    r = res.ratings
+    free = np.array([x in res.error_free for x in res.rater_names])
+    n_r = len(res.rater_names)
+    p1 = res.draws.item_prob[r.rating_item, 1]
+    lab = r.rating_label.astype(float)
+    a, b = res.rater_prior
+    out = []
+    total = np.zeros(n_r)
+    var = np.zeros(n_r)
+    for weight, agree in ((p1, lab), (1.0 - p1, 1.0 - lab)):
+        n_c = np.bincount(r.rating_rater, weights=weight, minlength=n_r) + a + b
+        p_c = (np.bincount(r.rating_rater, weights=weight * agree, minlength=n_r) + a) / n_c
+        total += p_c
+        var += p_c * (1.0 - p_c) / (n_c + 1.0)
+    for i in np.flatnonzero(~free & (total < _WORSE_THAN_CHANCE)
+                            & (total + 3.0 * np.sqrt(var) < 1.0)):
+        out.append((res.rater_names[i], float(total[i])))
+    return out
+
+
 def _say_switched_classes(res: RaterFit) -> bool:
     """Warn when the fit reads the metric or a rater as worse than chance (two classes).
 
@@ -1346,7 +1377,8 @@ def _say_switched_classes(res: RaterFit) -> bool:
     confusion mirrored, alpha read as 1 - alpha), so a rater who reversed the scale can take
     the chains to the swapped reading, which then looks confident and converged.  A metric
     with ``rho + eta < 1`` or a rater with ``p_correct_0 + p_correct_1 < 1`` in the fit is the
-    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it).
+    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it); MACE's
+    raters are read against the fitted classes (:func:`_mace_worse_than_chance`).
     """
     worse = []
     if res.metric_term is not None and _ordered_pair(res.metric_levels):
@@ -1366,6 +1398,9 @@ def _say_switched_classes(res: RaterFit) -> bool:
             total = float(row["p_correct_0"] + row["p_correct_1"])
             if not row["is_error_free"] and total < _WORSE_THAN_CHANCE:
                 worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
+    else:
+        worse += [f"rater {r!r} (p_correct_0 + p_correct_1 = {t:.2f} against the fitted "
+                  "classes)" for r, t in _mace_worse_than_chance(res)]
     if not worse:
         return False
     warn(f"the fit reads {', '.join(worse[:4])}{' and more' if len(worse) > 4 else ''} as "
