@@ -343,8 +343,11 @@ def test_two_readings_per_item_are_said_to_leave_alpha_to_the_prior():
                     text = str(said[0].message)
                     assert "at most two readings (human ratings)" in text
                     assert "rests on the prior" in text and "a metric in the formula" in text
+                    assert "pairs of readings tell how often two readers agree" in \
+                        " ".join(fit.summary().notes)
                 else:   # a third reading: the metric beside two ratings, or a third rating
                     assert not said, (per, n, f)
+                    assert "pairs of readings" not in " ".join(fit.summary().notes)
                 if f == "rating ~ 1":
                     frame = fit.to_frame()
                     widths[per, n] = float(frame["upper"].iloc[0] - frame["lower"].iloc[0])

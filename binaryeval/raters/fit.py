@@ -909,6 +909,11 @@ class RaterFit(Result):
                        + ("" if self.rater_rates == "hierarchical" else
                           " (rater_rates='hierarchical' lets them borrow from the other "
                           "raters)"))
+        if not self.error_free and _max_readings(self.ratings, self.metric_term is not None) < 3:
+            s.add_note("every item carries at most two readings (human ratings"
+                       + (" plus the metric's output" if self.metric_term else "") + "): pairs "
+                       "of readings tell how often two readers agree, not the classes' shares, "
+                       "so the estimates and their intervals rest on the raters' prior")
         if self.ratings.repeated:
             s.add_note(f"{self.ratings.repeated:,} (rater, item) pairs have more than one "
                        "reading (rows told apart by another column, e.g. an id or a time): each "
@@ -986,8 +991,7 @@ def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool
             "rating that disagrees with the metric may be the rater's error or the metric's). "
             "Name a trusted rater (error_free='name'), or have some items rated by two or more "
             "raters; with one rating per item taken as the truth, fit without rater=")
-    readings = per_item + (ratings.item_metric >= 0) if has_metric else per_item
-    if readings.max(initial=0) < 3:
+    if _max_readings(ratings, has_metric) < 3:
         warn("every item carries at most two readings (human ratings"
              + (" plus the metric's output" if has_metric else "") + ") and no rater is named "
              "error-free: pairs of readings tell how often two readers agree, not the classes' "
@@ -998,6 +1002,14 @@ def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool
              "third time (a third rater" + ("" if has_metric else ", or a metric in the "
                                             "formula") + "), or name a trusted rater "
              "(error_free='name')", IdentifiabilityWarning)
+
+
+def _max_readings(ratings: _data.Ratings, has_metric: bool) -> int:
+    """The most readings of one item: its human ratings, plus the metric's output."""
+    readings = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
+    if has_metric:
+        readings = readings + (ratings.item_metric >= 0)
+    return int(readings.max(initial=0))
 
 
 def _rater_label(value: Any, raters: Sequence[str]) -> str | None:
