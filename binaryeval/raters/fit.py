@@ -288,7 +288,8 @@ class RaterFit(Result):
             (human ratings), ``estimate`` (posterior mean of ``alpha``), ``std_error``
             (posterior sd), ``lower``/``upper``, ``naive`` (the majority vote as the truth,
             :meth:`naive`), ``prior_dominated``, and the sampler's ``rhat``, ``ess_bulk``,
-            ``ess_tail``.
+            ``ess_tail``.  For a binned rating ``estimate`` is the mean rating, and
+            ``share_<level>`` columns follow (the posterior mean share of each class).
 
         Examples
         --------
@@ -605,6 +606,8 @@ class RaterFit(Result):
         DataFrame
             Indexed by (group, item): ``n_ratings``, ``majority`` (share of its ratings saying
             adequate), ``prob_adequate`` and ``class`` (``"1"`` when ``prob_adequate > 0.5``).
+            For a binned rating: ``n_ratings``, ``mean_rating``, ``prob_<level>`` per level and
+            ``class`` (the most probable level).
 
         Examples
         --------
