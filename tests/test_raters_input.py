@@ -342,6 +342,9 @@ def test_a_likert_rating_read_in_as_text_is_the_levels_it_writes(crowd):
     b, _ = _fit(text, formula="rating ~ 1 | system")
     assert b.levels == a.levels == (1.0, 2.0, 3.0)
     np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
+    # a categorical of the numbers (from R or parquet) too: it was refused as "must be binary"
+    c, _ = _fit(df.assign(rating=df["rating"].astype("category")), formula="rating ~ 1 | system")
+    np.testing.assert_array_equal(a.draws.pi, c.draws.pi)
     # text that is not all numbers keeps the binary check's message
     bad = text.copy()
     bad.loc[3, "rating"] = "n/a"

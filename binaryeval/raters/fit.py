@@ -1230,7 +1230,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     hname = parsed.lhs_names[0]
     words = _preference_labels(human, hname)
     if words is human:
-        words = _text_numbers(human)
+        words = _rating_numbers(human)
         human = words
     levels = _rating_levels(words, hname, preference=words is not human)
     human = words
@@ -1470,12 +1470,21 @@ def _preference_labels(human: pd.Series, name: str) -> pd.Series:
     return pd.Series(_latent_data.preference_codes(human, name), index=human.index)
 
 
-def _text_numbers(human: pd.Series) -> pd.Series:
-    """A rating read in as text of numbers (``'1'`` to ``'5'``) as those numbers.
+def _rating_numbers(human: pd.Series) -> pd.Series:
+    """A rating held as text of numbers (``'1'`` to ``'5'``) or a categorical, as numbers.
 
-    Anything else is returned as it is.  The levels of a binned rating are numbers, and the formula's ``I(rating >= 4)`` cannot
-    compare text with a number, so the text of numbers is read as the numbers it writes.
+    Anything else is returned as it is.  The levels of a binned rating are numbers, and the
+    formula's ``I(rating >= 4)`` cannot compare text (or an unordered categorical) with a
+    number, so the numbers written are read as numbers.
     """
+    if isinstance(human.dtype, pd.CategoricalDtype):
+        values = human.astype(object)
+        present = values.dropna()
+        if len(present) and present.map(
+                lambda x: isinstance(x, (int, float, np.integer, np.floating))
+                and not isinstance(x, (bool, np.bool_))).all():
+            return pd.to_numeric(values)
+        human = values
     present = human.dropna()
     if not len(present) or pd.api.types.is_numeric_dtype(present) or \
             pd.api.types.is_bool_dtype(present) or \
