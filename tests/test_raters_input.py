@@ -350,3 +350,20 @@ def test_a_likert_rating_read_in_as_text_is_the_levels_it_writes(crowd):
     bad.loc[3, "rating"] = "n/a"
     with pytest.raises(be.errors.BinaryEvalError, match="'n/a'"):
         _fit(bad, formula="rating ~ 1 | system")
+
+
+def test_readings_told_apart_name_the_column_that_tells_them_apart(crowd):
+    # Guards: without '| system', item 3 of system A and item 3 of B (different outputs) were
+    # one item read twice by each rater, and the summary said only "told apart by another
+    # column, e.g. an id or a time"; the column is now named, with what it means if it names
+    # different outputs
+    fit, _ = _fit(crowd, formula="rating ~ 1")
+    pairs = crowd.groupby(["item", "rater"]).size()
+    assert fit.ratings.repeated == int((pairs > 1).sum()) > 0
+    assert fit.told_apart == ("system", "metric")      # the metric differs between systems too
+    note = [n for n in fit.summary().notes if "more than one reading" in n]
+    assert len(note) == 1
+    assert "told apart by columns 'system', 'metric'" in note[0]
+    assert "the item is too coarse" in note[0]
+    grouped, _ = _fit(crowd, formula="rating ~ 1 | system")
+    assert grouped.ratings.repeated == 0 and grouped.told_apart == ()

@@ -15,6 +15,7 @@ The sampler is in :mod:`binaryeval.raters.engine`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -118,6 +119,8 @@ class RaterFit(Result):
     group_name: str = "group"
     order: tuple[str, ...] = ()
     levels: tuple[float, ...] = ()
+    #: the columns that tell apart a rater's several readings of one item (see ``summary()``)
+    told_apart: tuple[str, ...] = ()
 
     # -- access -----------------------------------------------------------------------------------
     @property
@@ -918,10 +921,16 @@ class RaterFit(Result):
                        "of readings tell how often two readers agree, not the classes' shares, "
                        "so the estimates and their intervals rest on the raters' prior")
         if self.ratings.repeated:
+            by = (f"column{'s' if len(self.told_apart) > 1 else ''} "
+                  + ", ".join(repr(c) for c in self.told_apart[:4])
+                  + (", ..." if len(self.told_apart) > 4 else "")) if self.told_apart else \
+                "another column"
             s.add_note(f"{self.ratings.repeated:,} (rater, item) pairs have more than one "
-                       "reading (rows told apart by another column, e.g. an id or a time): each "
-                       "counts as an independent reading; if some are one reading exported "
-                       "twice, drop the copies first")
+                       f"reading, told apart by {by}: each counts as an independent reading of "
+                       "one item. If that column names different outputs (a system, a "
+                       "model), the item is too coarse: give item= a column naming each output "
+                       "or group by it after '|'; if some are one reading exported twice, drop "
+                       "the copies first")
         s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)"
                    if not self.levels else
                    "naive: each item's mean human rating as the truth, averaged over the items")
@@ -1249,6 +1258,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     group = frame.group if parsed.groups else None
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
                        len(labels), coded=bool(levels), reading=_readings(data, hname))
+    told_apart = (_told_apart(data, hname, rater, item, group, human.notna().to_numpy())
+                  if coded.repeated else ())
     free_names = _error_free(error_free, coded.raters, rater)
     free = np.array([x in free_names for x in coded.raters], dtype=bool)
     _check_identified(coded, free, bool(terms))
@@ -1297,7 +1308,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                          "error_free": error_free, "prior": stored_prior,
                          "rater_rates": rater_rates, "order": order,
                          "draws": draws, "chains": chains, "seed": seed},
-                   group_name=group_name, levels=levels)
+                   group_name=group_name, levels=levels, told_apart=told_apart)
     frame_now = res.to_frame()
     dominated = frame_now.index[frame_now["prior_dominated"].to_numpy(dtype=bool)]
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
@@ -1432,8 +1443,6 @@ def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
     The columns the rating term names (the column itself, or those its expression reads) are
     left out, so two ratings of one reading share the hash.  None when no other column is left.
     """
-    import re
-
     def names_it(column: Any) -> bool:
         text = str(column)
         return text == rating or re.search(rf"(?<!\w){re.escape(text)}(?!\w)", rating) is not None
@@ -1445,6 +1454,25 @@ def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
         return pd.util.hash_pandas_object(other, index=False).to_numpy()
     except TypeError:   # unhashable cells (lists, dicts): their text
         return pd.util.hash_pandas_object(other.astype(str), index=False).to_numpy()
+
+
+def _told_apart(data: pd.DataFrame, rating: str, rater: str, item: str,
+                group: pd.Series | None, rated: np.ndarray) -> tuple[str, ...]:
+    """The columns that vary within a rater's ratings of one item (of one group)."""
+    keys = [data[rater].astype(str).to_numpy(), data[item].astype(str).to_numpy()]
+    if group is not None:
+        keys.append(np.asarray(group.astype(str)))
+    sub = data.loc[rated, [c for c in data.columns if c not in (rater, item)]]
+    other = [c for c in sub.columns if str(c) != rating and not re.search(
+        rf"(?<!\w){re.escape(str(c))}(?!\w)", rating)]
+    if not other:
+        return ()
+    by = [k[rated] for k in keys]
+    try:
+        varies = sub[other].groupby(by, sort=False).nunique(dropna=False).max() > 1
+    except TypeError:   # unhashable cells (lists, dicts): their text
+        varies = sub[other].astype(str).groupby(by, sort=False).nunique(dropna=False).max() > 1
+    return tuple(str(c) for c in other if bool(varies[c]))
 
 
 #: most levels a binned rating may have (more: bin the rating in the formula)
