@@ -82,6 +82,11 @@ class RaterFit(Result):
         The raters read without error.
     model : str
         ``"dawid-skene"`` or ``"mace"``.
+    seed : int or None
+        A seed that reproduces the fit (the entropy drawn when ``seed=None`` was given).
+    told_apart : tuple of str
+        The columns that tell a rater's several readings of one item apart (empty when every
+        rater read each item once).
 
     Examples
     --------
