@@ -190,7 +190,8 @@ def test_mace_finds_the_spammers(crowd):
     # r08 guesses "adequate" 80 % of the time
     assert t.loc["r08", "spam_positive"] == pytest.approx(0.8, abs=0.1)
     assert list(t.columns) == ["estimate", "std_error", "lower", "upper", "spam_positive",
-                               "n_items", "n_shared", "is_error_free"]
+                               "n_items", "n_shared", "is_error_free", "rhat", "ess_bulk",
+                               "ess_tail"]
 
 
 def test_alpha_covers_the_truth_where_the_majority_vote_is_biased(crowd):
@@ -274,6 +275,33 @@ def test_raters_table_reads_the_draws(small):
     assert t.xs("0", level="class").xs("0", level="rating")["n_items"].to_dict() == \
         n_items.to_dict()
     assert t.attrs["level"] == 0.9 and t.attrs["kind"] == "eti"
+
+
+def test_the_raters_and_rates_tables_carry_the_samplers_diagnostics(small):
+    # Guards: raters() and rates() gave posterior means and intervals of sampled quantities
+    # with no R-hat or ESS, so a rater's confusion from chains that disagree read as settled.
+    # The columns are the package's diagnostics of the very draws behind each row; an
+    # error-free rater, not sampled, has NaN
+    from binaryeval.latent import diagnostics
+
+    fit = _quiet(fit_raters, "rating ~ metric | system", small, rater="annotator", item="item",
+                 draws=200, chains=2, seed=4)
+    phi = fit.draws.phi.astype(float)
+    rhat, ess_bulk, ess_tail = diagnostics.summary(phi.reshape(2, 200, -1))
+    t = fit.raters()
+    np.testing.assert_allclose(t["rhat"], rhat)
+    np.testing.assert_allclose(t["ess_bulk"], ess_bulk)
+    np.testing.assert_allclose(t["ess_tail"], ess_tail)
+    theta = fit.draws.theta.astype(float)                      # (C, D, G, 2, 2)
+    g = [fit.groups.index(x) for x in fit.order]
+    rhat_t = diagnostics.summary(theta[:, :, g].reshape(2, 200, -1))[0]
+    np.testing.assert_allclose(fit.rates()["rhat"], rhat_t)
+    mace = _quiet(fit_raters, "rating ~ metric | system", small, rater="annotator",
+                  item="item", raters="mace", error_free="r00", draws=200, chains=2, seed=4)
+    m = mace.raters()
+    expected = diagnostics.summary(mace.draws.competence.astype(float))[1]
+    assert np.isnan(m.loc["r00", "ess_bulk"]) and np.isnan(m.loc["r00", "rhat"])
+    np.testing.assert_allclose(m["ess_bulk"].drop("r00"), expected[1:])
 
 
 def test_seeds_reproduce_the_draws(small):

@@ -29,7 +29,7 @@ from .._results import Result, row_account, row_facts
 from .._warnings import warn
 from ..data import scores
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
-from ..latent import _common
+from ..latent import _common, diagnostics
 from ..latent import _data as _latent_data
 from ..latent.draws import DrawsPosterior
 from ..latent.multi import _metric_codes
@@ -530,7 +530,7 @@ class RaterFit(Result):
         return np.where(2 * pos > tot, 1.0, np.where(2 * pos == tot, 0.5, 0.0))
 
     def raters(self, level: float | None = None) -> pd.DataFrame:
-        """Each rater's estimated errors, with credible intervals and the items they rated.
+        """Each rater's estimated errors, with credible intervals, diagnostics and the items rated.
 
         With ``model="dawid-skene"`` one row per (rater, class, rating): ``P(rating | class)``
         (the rows of the rater's confusion matrix; ``class`` is the item's latent class).  With
@@ -548,7 +548,8 @@ class RaterFit(Result):
         DataFrame
             ``estimate``, ``std_error``, ``lower``, ``upper`` (equal-tailed), ``n_items``
             (items the rater rated), ``n_shared`` (of those, items somebody else rated too),
-            ``is_error_free``.
+            ``is_error_free``, and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail`` of each
+            estimate (NaN for error-free raters, who are not sampled).
 
         Examples
         --------
@@ -560,6 +561,15 @@ class RaterFit(Result):
         >>> t = res.raters()
         >>> list(t.index.names)
         ['rater', 'class', 'rating']
+        >>> bool((t["rhat"] < 1.05).all())
+        True
+        """
+        return self._raters(level, diagnostics=True)
+
+    def _raters(self, level: float | None, diagnostics: bool = False) -> pd.DataFrame:
+        """The table of :meth:`raters`, with the sampler's diagnostics only when asked.
+
+        Their cost grows with the raters, and the fit's own checks read the estimates alone.
         """
         level = self.level if level is None else v.level(level)
         tail = (1.0 - level) / 2.0
@@ -582,6 +592,8 @@ class RaterFit(Result):
                                 "spam_positive": np.where(free, np.nan, spam),
                                 "n_items": n_items, "n_shared": n_shared, "is_error_free": free},
                                index=pd.Index(self.rater_names, name="rater"))
+            if diagnostics:
+                self._add_diagnostics(out, d.competence, np.where(free, np.nan, 0.0))
         else:
             k = self.n_classes
             flat = d.phi.reshape(-1, n_r, k, k).astype(float)
@@ -599,10 +611,24 @@ class RaterFit(Result):
                                 "n_items": np.repeat(n_items, k * k),
                                 "n_shared": np.repeat(n_shared, k * k),
                                 "is_error_free": np.repeat(free, k * k)}, index=idx)
+            if diagnostics:
+                self._add_diagnostics(out, d.phi.reshape(*d.phi.shape[:2], -1),
+                                      np.repeat(np.where(free, np.nan, 0.0), k * k))
         out.attrs.update(level=level, kind="eti", model=self.model,
                          rater_rates=self.rater_rates, **self._population_attrs(level),
                          method=f"posterior draws; {self._prior_text()}")
         return out
+
+    @staticmethod
+    def _add_diagnostics(out: pd.DataFrame, draws: np.ndarray, blank: np.ndarray) -> None:
+        """R-hat and ESS of (chains, draws, Q) draws as columns of ``out`` (Q rows).
+
+        ``blank`` is NaN where a row has no draws of its own (an error-free rater), else 0.
+        """
+        rhat, ess_bulk, ess_tail = diagnostics.summary(np.asarray(draws, dtype=float))
+        out["rhat"] = rhat + blank
+        out["ess_bulk"] = ess_bulk + blank
+        out["ess_tail"] = ess_tail + blank
 
     def items(self) -> pd.DataFrame:
         """Each item's posterior probability of being adequate (the items with human ratings).
@@ -655,7 +681,8 @@ class RaterFit(Result):
         Returns
         -------
         DataFrame
-            One row per (group, class, metric output).
+            One row per (group, class, metric output): ``estimate``, ``std_error``,
+            ``lower``, ``upper`` and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail``.
 
         Examples
         --------
@@ -677,6 +704,8 @@ class RaterFit(Result):
         flat = th.reshape(-1, th.shape[2], k, j).astype(float)
         mean, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
         lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
+        rhat, ess_bulk, ess_tail = (x.reshape(th.shape[2], k, j) for x in diagnostics.summary(
+            np.asarray(th, dtype=float).reshape(*th.shape[:2], -1)))
         rows, idx = [], []
         for gpos in self._positions():
             t = 0 if th.shape[2] == 1 else gpos
@@ -684,8 +713,10 @@ class RaterFit(Result):
                 for o in range(j):
                     idx.append((self.groups[gpos], self._class_labels()[c],
                                 self.metric_levels[o]))
-                    rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o]))
-        out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper"],
+                    rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o],
+                                 rhat[t, c, o], ess_bulk[t, c, o], ess_tail[t, c, o]))
+        out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper", "rhat",
+                                          "ess_bulk", "ess_tail"],
                            index=_common.display_index(
                                idx, [self.group_name, "class", "metric_output"]))
         out.attrs.update(level=level, kind="eti", rates=self.rates_mode,
@@ -838,7 +869,7 @@ class RaterFit(Result):
         return _rating_counts(self.ratings)
 
     def _rater_table(self) -> pd.DataFrame:
-        t = self.raters()
+        t = self._raters(None)
         if self.model == "mace":
             return t[["estimate", "lower", "upper", "n_items", "n_shared", "is_error_free"]].rename(
                 columns={"estimate": "competence"})
@@ -910,7 +941,7 @@ class RaterFit(Result):
             s.add_note("rater prior: " + self._prior_text() + ". A rater's chance spreads "
                        "around the population mean m with an sd of sqrt(m (1 - m) / "
                        "(concentration + 1)): raters with few ratings are drawn towards m")
-        thin = [x for x, n in zip(self.rater_names, self.raters().groupby(level="rater")[
+        thin = [x for x, n in zip(self.rater_names, self._raters(None).groupby(level="rater")[
             "n_shared"].first().reindex(self.rater_names), strict=True)
                 if n < 5 and x not in self.error_free]
         if thin:
