@@ -190,7 +190,8 @@ def test_mace_finds_the_spammers(crowd):
     # r08 guesses "adequate" 80 % of the time
     assert t.loc["r08", "spam_positive"] == pytest.approx(0.8, abs=0.1)
     assert list(t.columns) == ["estimate", "std_error", "lower", "upper", "spam_positive",
-                               "n_items", "n_shared", "is_error_free"]
+                               "n_items", "n_shared", "is_error_free", "rhat", "ess_bulk",
+                               "ess_tail"]
 
 
 def test_alpha_covers_the_truth_where_the_majority_vote_is_biased(crowd):
@@ -276,6 +277,33 @@ def test_raters_table_reads_the_draws(small):
     assert t.attrs["level"] == 0.9 and t.attrs["kind"] == "eti"
 
 
+def test_the_raters_and_rates_tables_carry_the_samplers_diagnostics(small):
+    # Guards: raters() and rates() gave posterior means and intervals of sampled quantities
+    # with no R-hat or ESS, so a rater's confusion from chains that disagree read as settled.
+    # The columns are the package's diagnostics of the very draws behind each row; an
+    # error-free rater, not sampled, has NaN
+    from binaryeval.latent import diagnostics
+
+    fit = _quiet(fit_raters, "rating ~ metric | system", small, rater="annotator", item="item",
+                 draws=200, chains=2, seed=4)
+    phi = fit.draws.phi.astype(float)
+    rhat, ess_bulk, ess_tail = diagnostics.summary(phi.reshape(2, 200, -1))
+    t = fit.raters()
+    np.testing.assert_allclose(t["rhat"], rhat)
+    np.testing.assert_allclose(t["ess_bulk"], ess_bulk)
+    np.testing.assert_allclose(t["ess_tail"], ess_tail)
+    theta = fit.draws.theta.astype(float)                      # (C, D, G, 2, 2)
+    g = [fit.groups.index(x) for x in fit.order]
+    rhat_t = diagnostics.summary(theta[:, :, g].reshape(2, 200, -1))[0]
+    np.testing.assert_allclose(fit.rates()["rhat"], rhat_t)
+    mace = _quiet(fit_raters, "rating ~ metric | system", small, rater="annotator",
+                  item="item", raters="mace", error_free="r00", draws=200, chains=2, seed=4)
+    m = mace.raters()
+    expected = diagnostics.summary(mace.draws.competence.astype(float))[1]
+    assert np.isnan(m.loc["r00", "ess_bulk"]) and np.isnan(m.loc["r00", "rhat"])
+    np.testing.assert_allclose(m["ess_bulk"].drop("r00"), expected[1:])
+
+
 def test_seeds_reproduce_the_draws(small):
     kw = {"rater": "annotator", "item": "item", "draws": 100, "chains": 2}
     one = _quiet(fit_raters, "rating ~ metric | system", small, seed=7, raters="mace", **kw)
@@ -285,6 +313,21 @@ def test_seeds_reproduce_the_draws(small):
     np.testing.assert_array_equal(one.draws.competence, two.draws.competence)
     np.testing.assert_array_equal(one.items()["prob_adequate"], two.items()["prob_adequate"])
     assert not np.array_equal(one.draws.pi, other.draws.pi)
+
+
+@pytest.mark.parametrize("given", [None, "generator"])
+def test_the_fit_carries_a_seed_that_reproduces_it(small, given):
+    # Guards: seed=None reported seed None (and a Generator reported the Generator, whose state
+    # had moved on), so the fit could not be run again; as the planning functions do, the
+    # entropy drawn is the fit's seed, and refitting with it gives the same draws
+    kw = {"rater": "annotator", "item": "item", "draws": 60, "chains": 2}
+    seed = None if given is None else np.random.default_rng(3)
+    one = _quiet(fit_raters, "rating ~ metric | system", small, seed=seed, **kw)
+    assert isinstance(one.seed, int) and one.call["seed"] is seed
+    again = _quiet(fit_raters, "rating ~ metric | system", small, seed=one.seed, **kw)
+    np.testing.assert_array_equal(one.draws.pi, again.draws.pi)
+    np.testing.assert_array_equal(one.draws.phi, again.draws.phi)
+    assert str(one.seed) in str(one.summary())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -302,6 +345,43 @@ def test_nothing_identifies_the_raters_when_every_item_is_rated_once():
     fit = _quiet(fit_raters, "rating ~ metric", df, rater="annotator", item="item",
                  error_free="r00", draws=100, chains=2, seed=1)
     assert fit.error_free == ("r00",)
+
+
+def test_two_readings_per_item_are_said_to_leave_alpha_to_the_prior():
+    # Pairs of readings fix how often two readers agree, not alpha: every reader adds two error
+    # rates and two equations (its share of 1s, its agreement), alpha stays free.  Guards: two
+    # of four raters per item and no metric gave a confident-looking fit with only a sampler
+    # warning asking for more draws.  Here raters of competence 0.8, true alpha 0.3: ten times
+    # the items shrink the 95% interval of triples as 1 / sqrt(10) (0.10 -> 0.03) and leave
+    # that of pairs where the prior holds it (0.16 -> 0.16); only the pairs are warned about
+    kw = {"rater": "annotator", "item": "item", "draws": 300, "chains": 2, "seed": 1}
+    widths = {}
+    for n in (400, 4000):
+        for per in (2, 3):
+            df, _ = simulate_crowd(4, alphas=[0.3], n_items=n, per_item=(per, per),
+                                   competence=[0.8] * 4)
+            forms = ["rating ~ 1"] + (["rating ~ metric"] if per == 2 and n == 400 else [])
+            for f in forms:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    fit = fit_raters(f, df, **kw)
+                said = [w for w in caught if w.category is be.IdentifiabilityWarning]
+                if per == 2 and f == "rating ~ 1":
+                    assert len(said) == 1 and said[0].filename == __file__
+                    text = str(said[0].message)
+                    assert "at most two readings (human ratings)" in text
+                    assert "rests on the prior" in text and "a metric in the formula" in text
+                    assert "pairs of readings tell how often two readers agree" in \
+                        " ".join(fit.summary().notes)
+                else:   # a third reading: the metric beside two ratings, or a third rating
+                    assert not said, (per, n, f)
+                    assert "pairs of readings" not in " ".join(fit.summary().notes)
+                if f == "rating ~ 1":
+                    frame = fit.to_frame()
+                    widths[per, n] = float(frame["upper"].iloc[0] - frame["lower"].iloc[0])
+    assert widths[3, 4000] / widths[3, 400] < 0.45
+    assert widths[2, 4000] / widths[2, 400] > 0.7
+    assert widths[2, 4000] > 3 * widths[3, 4000]
 
 
 def test_refusals_name_the_argument_and_the_fix(small):
@@ -434,6 +514,40 @@ def test_a_fit_that_reads_the_metric_or_a_rater_worse_than_chance_says_the_class
     assert not [w for w in caught if issubclass(w.category, be.IdentifiabilityWarning)]
 
 
+def test_mace_reading_a_careful_rater_as_a_guesser_against_the_majority_says_so():
+    # MACE's own rates have p_correct_0 + p_correct_1 = 1 + competence >= 1, so a crowd whose
+    # majority reversed the scale took the fit to the swapped classes silently: alpha 0.65
+    # for a true 0.3 (every item's class turned round), the careful rater read as a guesser
+    # of competence 0.01, no warning.  Against the fitted classes that rater's ratings read
+    # the other way round (0.51 < 0.9, by far more than three standard errors), and are named;
+    # guessers (competence 0, their sum 1 up to noise) are not
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(400):
+        t = int(rng.random() < 0.3)
+        for r, acc, rev in (("good", 0.9, False), ("rev1", 0.9, True), ("rev2", 0.85, True)):
+            label = t if rng.random() < acc else 1 - t
+            rows.append(dict(item=i, annotator=r, rating=1 - label if rev else label))
+    kw = {"rater": "annotator", "item": "item", "raters": "mace", "seed": 1, "draws": 300,
+          "chains": 2}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = fit_raters("rating ~ 1", pd.DataFrame(rows), **kw)
+    assert fit.to_frame()["estimate"].iloc[0] > 0.5        # the swapped reading of 0.3
+    said = [w for w in caught if w.category is be.IdentifiabilityWarning]
+    assert len(said) == 1 and said[0].filename == __file__
+    text = str(said[0].message)
+    assert "rater 'good' (p_correct_0 + p_correct_1 = 0." in text
+    assert "against the fitted classes" in text and "rev1" not in text
+    # a crowd with two guessers of competence 0 (and guessing rates 0.2 and 0.8): nothing said
+    df, _ = simulate_crowd(3, alphas=[0.4], n_items=300, per_item=(2, 4),
+                           competence=[0.9, 0.8, 0.7, 0.0, 0.0], guess=[0.5] * 3 + [0.2, 0.8])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit_raters("rating ~ metric", df, **kw)
+    assert not [w for w in caught if w.category is be.IdentifiabilityWarning]
+
+
 def test_chains_in_mirrored_readings_are_said_rather_than_sent_for_more_draws():
     # Guards: with chains split between the two readings (R-hat 1.5), the only advice was
     # "run more draws", which does not join them
@@ -449,3 +563,67 @@ def test_chains_in_mirrored_readings_are_said_rather_than_sent_for_more_draws():
     with pytest.warns(be.ConvergenceWarning) as caught:
         _common.warn_convergence(slow, "alpha", ["A"], 300, 4, modes="mirrored readings")
     assert "mirrored" not in str(caught[0].message)
+
+
+def _exact_alpha(ratings, metric, model, prior=(1.0, 1.0), rater_prior=(2.0, 1.0)):
+    """Posterior mean of alpha by enumerating the items' classes (and MACE's guesses).
+
+    Given the classes every parameter is conjugate: the marginal likelihood of a class
+    assignment is a product of Beta functions (Dirichlet-multinomials), and E(alpha | z) is
+    (a + n_1) / (a + b + n).  MACE's likelihood given z sums over which ratings were guesses.
+    """
+    from itertools import product
+
+    from scipy.special import betaln
+
+    n = 1 + max(i for i, _, _ in ratings)
+    a, b = prior
+    ra, rb = rater_prior
+    log_w, mean = [], []
+    for z in product((0, 1), repeat=n):
+        n1 = sum(z)
+        lw = betaln(a + n1, b + n - n1) - betaln(a, b)
+        if metric is not None:
+            for c in (0, 1):
+                ones = sum(1 for i in range(n) if z[i] == c and metric[i] == 1)
+                zeros = sum(1 for i in range(n) if z[i] == c and metric[i] == 0)
+                lw += betaln(1 + ones, 1 + zeros)
+        for who in sorted({r for _, r, _ in ratings}):
+            mine = [(i, lab) for i, r, lab in ratings if r == who]
+            if model == "dawid-skene":
+                for c in (0, 1):
+                    right = sum(1 for i, lab in mine if z[i] == c and lab == c)
+                    wrong = sum(1 for i, lab in mine if z[i] == c and lab != c)
+                    lw += betaln(ra + right, rb + wrong) - betaln(ra, rb)
+                continue
+            terms = []
+            for guess in product((0, 1), repeat=len(mine)):
+                if any(not g and lab != z[i] for g, (i, lab) in zip(guess, mine, strict=True)):
+                    continue
+                n_guess = sum(guess)
+                ones = sum(1 for g, (_, lab) in zip(guess, mine, strict=True) if g and lab)
+                terms.append(betaln(ra + len(mine) - n_guess, rb + n_guess) - betaln(ra, rb)
+                             + betaln(1 + ones, 1 + n_guess - ones))
+            lw += np.logaddexp.reduce(terms)
+        log_w.append(lw)
+        mean.append((a + n1) / (a + b + n))
+    w = np.exp(np.array(log_w) - max(log_w))
+    return float(w @ np.array(mean) / w.sum())
+
+
+@pytest.mark.parametrize(("model", "formula", "prior"), [("dawid-skene", "rating ~ metric", (1, 1)),
+                                                         ("mace", "rating ~ 1", (3, 1))])
+def test_alpha_is_the_exact_posterior_mean_on_five_items(model, formula, prior):
+    # eleven ratings by three raters of five items: the sampler's posterior mean of alpha
+    # against the enumeration of the 32 class assignments (exact values 0.5828 and 0.7444),
+    # within four Monte-Carlo errors
+    ratings = [(0, "x", 1), (0, "y", 1), (1, "x", 1), (1, "y", 0), (2, "x", 0), (2, "y", 0),
+               (3, "x", 1), (3, "y", 1), (3, "w", 0), (4, "w", 1), (4, "y", 1)]
+    metric = [1, 1, 0, 1, 0]
+    df = pd.DataFrame([{"item": i, "rater": r, "rating": lab, "metric": metric[i]}
+                       for i, r, lab in ratings])
+    exact = _exact_alpha(ratings, metric if "metric" in formula else None, model, prior)
+    fit = _quiet(fit_raters, formula, df, rater="rater", item="item", raters=model,
+                 prior=prior, draws=1000, chains=8, seed=3)
+    row = fit.to_frame().iloc[0]
+    assert abs(row["estimate"] - exact) < 4 * row["std_error"] / np.sqrt(row["ess_bulk"])

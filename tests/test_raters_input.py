@@ -258,3 +258,112 @@ def test_repeated_readings_told_apart_by_another_column_are_counted_in_the_summa
                for n in fit.summary().notes)
     assert clean.ratings.repeated == 0
     assert not any("more than one reading" in n for n in clean.summary().notes)
+
+
+# ----------------------------------------------------------------------------------------------
+# values the columns may hold
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_an_infinite_rating_is_refused_by_row_not_made_a_level(crowd, bad):
+    # an infinity used to become one more class of a binned rating: every estimate was inf
+    df = crowd.copy()
+    df.loc[5, "rating"] = bad
+    with pytest.raises(DataError, match=r"human rating 'rating' holds an infinite value "
+                                        r"-?inf \(row 5\); replace it with NaN"):
+        _fit(df)
+
+
+def test_a_float_metric_with_a_missing_output_reads_its_direction_by_position(crowd):
+    # one missing metric output makes the column float, its outputs '0.0' and '1.0'; the check
+    # for a metric read the wrong way round looked them up as '0' and '1' (KeyError).  Here
+    # the metric is reversed on purpose: rho + eta of the fit is 2 - (0.85 + 0.85) on the
+    # data's construction, well under 0.9, and the warning must say so
+    df = crowd.copy()
+    df["metric"] = 1.0 - df["metric"]
+    df.loc[df["item"] == 3, "metric"] = np.nan
+    res, caught = _fit(df)
+    assert res.metric_levels == ("0.0", "1.0")
+    th = res.draws.theta.reshape(-1, 2, 2, 2).mean(axis=0)
+    assert np.all(th[:, 1, 1] + th[:, 0, 0] < 0.6)
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and "the metric 'metric' in 'A' (rho + eta = 0." in said[0]
+    assert "worse than chance" in said[0]
+
+
+def test_a_text_metric_is_fitted_without_a_direction_check(crowd):
+    # outputs 'bad' / 'good' have no direction the model knows of: the fit answers (it raised
+    # KeyError) and equals the fit of the same metric coded 0/1 draw for draw (the outputs
+    # sort the same way)
+    df = crowd.copy()
+    df["metric"] = df["metric"].map({0: "bad", 1: "good"})
+    res, _ = _fit(df)
+    ref, _ = _fit(crowd)
+    assert res.metric_levels == ("bad", "good")
+    np.testing.assert_array_equal(res.draws.pi, ref.draws.pi)
+
+
+def test_missing_labels_are_named_by_their_row_as_typed_and_by_what_the_row_holds(crowd):
+    # Guards: the row was shown as np.int64(120) (numpy 2's repr), and a row with the metric's
+    # output alone was told that "every rating needs its item"
+    df = crowd.copy()
+    extra = pd.DataFrame({"system": "A", "item": [np.nan], "rater": [None], "metric": [1],
+                          "rating": [np.nan]}, index=[900])
+    with pytest.raises(DataError, match=r"column 'item' is missing on row 900; a row with the "
+                                        r"metric's output alone is an item too and needs its "
+                                        r"item: fill it in or drop the row"):
+        _fit(pd.concat([df, extra]))
+    df.loc[7, "item"] = np.nan
+    with pytest.raises(DataError, match=r"column 'item' is missing on row 7; every rating "
+                                        r"needs its item"):
+        _fit(df)
+    df = crowd.copy()
+    df.loc[4, "rater"] = None
+    with pytest.raises(DataError, match=r"^row 4 has a rating but no 'rater'"):
+        _fit(df)
+
+
+def test_rater_and_item_naming_one_column_is_refused(crowd):
+    # Guards: rater="item", item="item" was fitted: every item's ratings read as three
+    # readings by one rater named after the item
+    with pytest.raises(ParameterError, match="rater= and item= both name the column 'item'"):
+        fit_raters("rating ~ metric | system", crowd, **{**KW, "rater": "item"})
+
+
+def test_a_likert_rating_read_in_as_text_is_the_levels_it_writes(crowd):
+    # Guards: '1', '2', '3' (a CSV column read as text) were refused as "must be binary" with
+    # the advice I(rating >= 3), which text cannot answer; the fit of the text equals the fit
+    # of the numbers draw for draw
+    df = crowd.copy()
+    rng = np.random.default_rng(0)
+    df["rating"] = df["rating"] + rng.integers(0, 2, len(df)) + 1      # levels 1, 2, 3
+    text = df.assign(rating=df["rating"].map(lambda x: f" {x:.0f}"))
+    a, _ = _fit(df, formula="rating ~ 1 | system")
+    b, _ = _fit(text, formula="rating ~ 1 | system")
+    assert b.levels == a.levels == (1.0, 2.0, 3.0)
+    np.testing.assert_array_equal(a.draws.pi, b.draws.pi)
+    # a categorical of the numbers (from R or parquet) too: it was refused as "must be binary"
+    c, _ = _fit(df.assign(rating=df["rating"].astype("category")), formula="rating ~ 1 | system")
+    np.testing.assert_array_equal(a.draws.pi, c.draws.pi)
+    # text that is not all numbers keeps the binary check's message
+    bad = text.copy()
+    bad.loc[3, "rating"] = "n/a"
+    with pytest.raises(be.errors.BinaryEvalError, match="'n/a'"):
+        _fit(bad, formula="rating ~ 1 | system")
+
+
+def test_readings_told_apart_name_the_column_that_tells_them_apart(crowd):
+    # Guards: without '| system', item 3 of system A and item 3 of B (different outputs) were
+    # one item read twice by each rater, and the summary said only "told apart by another
+    # column, e.g. an id or a time"; the column is now named, with what it means if it names
+    # different outputs
+    fit, _ = _fit(crowd, formula="rating ~ 1")
+    pairs = crowd.groupby(["item", "rater"]).size()
+    assert fit.ratings.repeated == int((pairs > 1).sum()) > 0
+    assert fit.told_apart == ("system", "metric")      # the metric differs between systems too
+    note = [n for n in fit.summary().notes if "more than one reading" in n]
+    assert len(note) == 1
+    assert "told apart by columns 'system', 'metric'" in note[0]
+    assert "the item is too coarse" in note[0]
+    grouped, _ = _fit(crowd, formula="rating ~ 1 | system")
+    assert grouped.ratings.repeated == 0 and grouped.told_apart == ()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data import RowAccount, as_binary
+from ..data import RowAccount, _show, as_binary
 from ..errors import DataError
 
 _SINGLE = "all"
@@ -39,12 +39,19 @@ class Ratings:
     repeated: int = 0              # (rater, item) pairs read more than once (told apart)
 
 
-def _labels(values: pd.Series, column: str) -> np.ndarray:
-    """A label column (rater, item, group) as text; a missing value is refused by name."""
-    if values.isna().any():
-        row = values.index[values.isna().to_numpy()][0]
-        raise DataError(f"column {column!r} is missing on row {row!r}; every rating needs its "
-                        f"{column}: fill it in or drop the row")
+def _labels(values: pd.Series, column: str, rated: np.ndarray) -> np.ndarray:
+    """The item column as text; a missing value is refused by name.
+
+    ``rated``: which rows carry a human rating (the others carry the metric's output only).
+    """
+    missing = values.isna().to_numpy()
+    if missing.any():
+        at = int(np.flatnonzero(missing)[0])
+        row = _show(values.index[at])
+        what = ("every rating needs its" if rated[at] else
+                "a row with the metric's output alone is an item too and needs its")
+        raise DataError(f"column {column!r} is missing on row {row}; {what} {column}: fill it "
+                        "in or drop the row")
     return values.astype(str).to_numpy()
 
 
@@ -75,11 +82,11 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")
-    itext = _labels(item[keep], item_name)
+    itext = _labels(item[keep], item_name, rated[keep])
     has_rater = rater[keep].notna().to_numpy()
     if np.any(rated[keep] & ~has_rater):
-        row = item[keep].index[rated[keep] & ~has_rater][0]
-        raise DataError(f"row {row!r} has a rating but no {rater_name!r}: the rater-noise model "
+        row = _show(item[keep].index[rated[keep] & ~has_rater][0])
+        raise DataError(f"row {row} has a rating but no {rater_name!r}: the rater-noise model "
                         "reads every rating as some rater's; fill in the rater (one name for an "
                         "unknown rater pools their ratings)")
     gcode, glabels = pd.factorize(gtext[keep], sort=True)

@@ -15,6 +15,7 @@ The sampler is in :mod:`binaryeval.raters.engine`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -26,8 +27,9 @@ from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
 from .._results import Result, row_account, row_facts
 from .._warnings import warn
+from ..data import scores
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
-from ..latent import _common
+from ..latent import _common, diagnostics
 from ..latent import _data as _latent_data
 from ..latent.draws import DrawsPosterior
 from ..latent.multi import _metric_codes
@@ -80,6 +82,11 @@ class RaterFit(Result):
         The raters read without error.
     model : str
         ``"dawid-skene"`` or ``"mace"``.
+    seed : int or None
+        A seed that reproduces the fit (the entropy drawn when ``seed=None`` was given).
+    told_apart : tuple of str
+        The columns that tell a rater's several readings of one item apart (empty when every
+        rater read each item once).
 
     Examples
     --------
@@ -117,6 +124,8 @@ class RaterFit(Result):
     group_name: str = "group"
     order: tuple[str, ...] = ()
     levels: tuple[float, ...] = ()
+    #: the columns that tell apart a rater's several readings of one item (see ``summary()``)
+    told_apart: tuple[str, ...] = ()
 
     # -- access -----------------------------------------------------------------------------------
     @property
@@ -287,7 +296,8 @@ class RaterFit(Result):
             (human ratings), ``estimate`` (posterior mean of ``alpha``), ``std_error``
             (posterior sd), ``lower``/``upper``, ``naive`` (the majority vote as the truth,
             :meth:`naive`), ``prior_dominated``, and the sampler's ``rhat``, ``ess_bulk``,
-            ``ess_tail``.
+            ``ess_tail``.  For a binned rating ``estimate`` is the mean rating, and
+            ``share_<level>`` columns follow (the posterior mean share of each class).
 
         Examples
         --------
@@ -520,7 +530,7 @@ class RaterFit(Result):
         return np.where(2 * pos > tot, 1.0, np.where(2 * pos == tot, 0.5, 0.0))
 
     def raters(self, level: float | None = None) -> pd.DataFrame:
-        """Each rater's estimated errors, with credible intervals and the items they rated.
+        """Each rater's estimated errors, with credible intervals, diagnostics and the items rated.
 
         With ``model="dawid-skene"`` one row per (rater, class, rating): ``P(rating | class)``
         (the rows of the rater's confusion matrix; ``class`` is the item's latent class).  With
@@ -538,7 +548,8 @@ class RaterFit(Result):
         DataFrame
             ``estimate``, ``std_error``, ``lower``, ``upper`` (equal-tailed), ``n_items``
             (items the rater rated), ``n_shared`` (of those, items somebody else rated too),
-            ``is_error_free``.
+            ``is_error_free``, and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail`` of each
+            estimate (NaN for error-free raters, who are not sampled).
 
         Examples
         --------
@@ -550,6 +561,15 @@ class RaterFit(Result):
         >>> t = res.raters()
         >>> list(t.index.names)
         ['rater', 'class', 'rating']
+        >>> bool((t["rhat"] < 1.05).all())
+        True
+        """
+        return self._raters(level, diagnostics=True)
+
+    def _raters(self, level: float | None, diagnostics: bool = False) -> pd.DataFrame:
+        """The table of :meth:`raters`, with the sampler's diagnostics only when asked.
+
+        Their cost grows with the raters, and the fit's own checks read the estimates alone.
         """
         level = self.level if level is None else v.level(level)
         tail = (1.0 - level) / 2.0
@@ -572,6 +592,8 @@ class RaterFit(Result):
                                 "spam_positive": np.where(free, np.nan, spam),
                                 "n_items": n_items, "n_shared": n_shared, "is_error_free": free},
                                index=pd.Index(self.rater_names, name="rater"))
+            if diagnostics:
+                self._add_diagnostics(out, d.competence, np.where(free, np.nan, 0.0))
         else:
             k = self.n_classes
             flat = d.phi.reshape(-1, n_r, k, k).astype(float)
@@ -589,10 +611,24 @@ class RaterFit(Result):
                                 "n_items": np.repeat(n_items, k * k),
                                 "n_shared": np.repeat(n_shared, k * k),
                                 "is_error_free": np.repeat(free, k * k)}, index=idx)
+            if diagnostics:
+                self._add_diagnostics(out, d.phi.reshape(*d.phi.shape[:2], -1),
+                                      np.repeat(np.where(free, np.nan, 0.0), k * k))
         out.attrs.update(level=level, kind="eti", model=self.model,
                          rater_rates=self.rater_rates, **self._population_attrs(level),
                          method=f"posterior draws; {self._prior_text()}")
         return out
+
+    @staticmethod
+    def _add_diagnostics(out: pd.DataFrame, draws: np.ndarray, blank: np.ndarray) -> None:
+        """R-hat and ESS of (chains, draws, Q) draws as columns of ``out`` (Q rows).
+
+        ``blank`` is NaN where a row has no draws of its own (an error-free rater), else 0.
+        """
+        rhat, ess_bulk, ess_tail = diagnostics.summary(np.asarray(draws, dtype=float))
+        out["rhat"] = rhat + blank
+        out["ess_bulk"] = ess_bulk + blank
+        out["ess_tail"] = ess_tail + blank
 
     def items(self) -> pd.DataFrame:
         """Each item's posterior probability of being adequate (the items with human ratings).
@@ -604,6 +640,8 @@ class RaterFit(Result):
         DataFrame
             Indexed by (group, item): ``n_ratings``, ``majority`` (share of its ratings saying
             adequate), ``prob_adequate`` and ``class`` (``"1"`` when ``prob_adequate > 0.5``).
+            For a binned rating: ``n_ratings``, ``mean_rating``, ``prob_<level>`` per level and
+            ``class`` (the most probable level).
 
         Examples
         --------
@@ -643,7 +681,8 @@ class RaterFit(Result):
         Returns
         -------
         DataFrame
-            One row per (group, class, metric output).
+            One row per (group, class, metric output): ``estimate``, ``std_error``,
+            ``lower``, ``upper`` and the sampler's ``rhat``, ``ess_bulk``, ``ess_tail``.
 
         Examples
         --------
@@ -665,6 +704,8 @@ class RaterFit(Result):
         flat = th.reshape(-1, th.shape[2], k, j).astype(float)
         mean, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
         lo, hi = np.quantile(flat, [tail, 1 - tail], axis=0)
+        rhat, ess_bulk, ess_tail = (x.reshape(th.shape[2], k, j) for x in diagnostics.summary(
+            np.asarray(th, dtype=float).reshape(*th.shape[:2], -1)))
         rows, idx = [], []
         for gpos in self._positions():
             t = 0 if th.shape[2] == 1 else gpos
@@ -672,8 +713,10 @@ class RaterFit(Result):
                 for o in range(j):
                     idx.append((self.groups[gpos], self._class_labels()[c],
                                 self.metric_levels[o]))
-                    rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o]))
-        out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper"],
+                    rows.append((mean[t, c, o], sd[t, c, o], lo[t, c, o], hi[t, c, o],
+                                 rhat[t, c, o], ess_bulk[t, c, o], ess_tail[t, c, o]))
+        out = pd.DataFrame(rows, columns=["estimate", "std_error", "lower", "upper", "rhat",
+                                          "ess_bulk", "ess_tail"],
                            index=_common.display_index(
                                idx, [self.group_name, "class", "metric_output"]))
         out.attrs.update(level=level, kind="eti", rates=self.rates_mode,
@@ -826,7 +869,7 @@ class RaterFit(Result):
         return _rating_counts(self.ratings)
 
     def _rater_table(self) -> pd.DataFrame:
-        t = self.raters()
+        t = self._raters(None)
         if self.model == "mace":
             return t[["estimate", "lower", "upper", "n_items", "n_shared", "is_error_free"]].rename(
                 columns={"estimate": "competence"})
@@ -898,7 +941,7 @@ class RaterFit(Result):
             s.add_note("rater prior: " + self._prior_text() + ". A rater's chance spreads "
                        "around the population mean m with an sd of sqrt(m (1 - m) / "
                        "(concentration + 1)): raters with few ratings are drawn towards m")
-        thin = [x for x, n in zip(self.rater_names, self.raters().groupby(level="rater")[
+        thin = [x for x, n in zip(self.rater_names, self._raters(None).groupby(level="rater")[
             "n_shared"].first().reindex(self.rater_names), strict=True)
                 if n < 5 and x not in self.error_free]
         if thin:
@@ -908,11 +951,22 @@ class RaterFit(Result):
                        + ("" if self.rater_rates == "hierarchical" else
                           " (rater_rates='hierarchical' lets them borrow from the other "
                           "raters)"))
+        if not self.error_free and _max_readings(self.ratings, self.metric_term is not None) < 3:
+            s.add_note("every item carries at most two readings (human ratings"
+                       + (" plus the metric's output" if self.metric_term else "") + "): pairs "
+                       "of readings tell how often two readers agree, not the classes' shares, "
+                       "so the estimates and their intervals rest on the raters' prior")
         if self.ratings.repeated:
+            by = (f"column{'s' if len(self.told_apart) > 1 else ''} "
+                  + ", ".join(repr(c) for c in self.told_apart[:4])
+                  + (", ..." if len(self.told_apart) > 4 else "")) if self.told_apart else \
+                "another column"
             s.add_note(f"{self.ratings.repeated:,} (rater, item) pairs have more than one "
-                       "reading (rows told apart by another column, e.g. an id or a time): each "
-                       "counts as an independent reading; if some are one reading exported "
-                       "twice, drop the copies first")
+                       f"reading, told apart by {by}: each counts as an independent reading of "
+                       "one item. If that column names different outputs (a system, a "
+                       "model), the item is too coarse: give item= a column naming each output "
+                       "or group by it after '|'; if some are one reading exported twice, drop "
+                       "the copies first")
         s.add_note("naive: the majority vote of the human ratings as the truth (ties one half)"
                    if not self.levels else
                    "naive: each item's mean human rating as the truth, averaged over the items")
@@ -965,7 +1019,16 @@ class RaterFit(Result):
 
 
 def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool) -> None:
-    """Refuse when nothing separates the raters' errors from the items' classes."""
+    """Refuse when nothing separates the raters' errors from the classes; warn when the prior does.
+
+    Two conditionally independent readings of an item (two ratings, or a rating and the
+    metric) tell how often they agree, which fixes the product of their accuracies times
+    ``alpha (1 - alpha)`` but not ``alpha`` itself: with every item read at most twice, each
+    reader adds two unknowns (its two error rates) and the pairs two equations (its share of
+    positive readings and its agreement with the others), and ``alpha`` is the one unknown left
+    over, whatever the number of raters.  A third reading of some items (a third rating, or the
+    metric beside two ratings) identifies it (Kruskal's condition for three views).
+    """
     per_item = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
     if free.any():
         return
@@ -976,6 +1039,25 @@ def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool
             "rating that disagrees with the metric may be the rater's error or the metric's). "
             "Name a trusted rater (error_free='name'), or have some items rated by two or more "
             "raters; with one rating per item taken as the truth, fit without rater=")
+    if _max_readings(ratings, has_metric) < 3:
+        warn("every item carries at most two readings (human ratings"
+             + (" plus the metric's output" if has_metric else "") + ") and no rater is named "
+             "error-free: pairs of readings tell how often two readers agree, not the classes' "
+             "shares (alpha), so the shares and the raters' errors are not identified by the "
+             "data and the fit rests "
+             "on the prior (rater_prior, or the population of rater_rates='hierarchical'); the "
+             "sampler wanders along the ridge of equally good fits. Have some items read a "
+             "third time (a third rater" + ("" if has_metric else ", or a metric in the "
+                                            "formula") + "), or name a trusted rater "
+             "(error_free='name')", IdentifiabilityWarning)
+
+
+def _max_readings(ratings: _data.Ratings, has_metric: bool) -> int:
+    """The most readings of one item: its human ratings, plus the metric's output."""
+    readings = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
+    if has_metric:
+        readings = readings + (ratings.item_metric >= 0)
+    return int(readings.max(initial=0))
 
 
 def _rater_label(value: Any, raters: Sequence[str]) -> str | None:
@@ -1095,7 +1177,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     level : float
         Coverage of the credible intervals.
     seed : int, optional
-        Seed of the sampler.
+        Seed of the sampler (None: fresh entropy).  The fit's ``seed`` reproduces it: the given
+        seed, or the entropy drawn for None (taken from a Generator).
     draws, chains, warmup : int
         Draws kept per chain, chains and warm-up sweeps (default ``max(100, draws // 4)``).
 
@@ -1114,6 +1197,10 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     -----
     ConvergenceWarning
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
+    IdentifiabilityWarning
+        When every item carries at most two readings (human ratings, plus the metric's output)
+        and no rater is error-free: pairs of readings leave alpha to the prior; and when the
+        fit reads the metric or a rater as worse than chance (the two classes may be swapped).
     BinaryEvalWarning
         When a level of a binned rating holds under 2% of the ratings beside two common levels
         (a stray 0.5 or 2 in a 0/1 rating makes the fit a model of three classes whose estimate
@@ -1161,10 +1248,19 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                              "with rater_rates='hierarchical' the raters' prior is a population "
                              "learnt from them: give one of the two, not both")
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed)
+    if seed_used is None:
+        seed_used = np.random.SeedSequence()      # fresh entropy, reported below
+    # the fit carries a seed that reproduces it: the entropy drawn for seed=None (or taken from
+    # a Generator, whose state moves on), the given seed otherwise
+    seed_reported = (seed_used.entropy if seed is None or isinstance(seed, np.random.Generator)
+                     else seed)
     for name, col in (("rater", rater), ("item", item)):
         if not isinstance(col, str) or col not in data.columns:
             raise DataError(f"{name}={col!r} is not a column of data; columns are "
                             f"{list(map(str, data.columns))[:12]}")
+    if rater == item:
+        raise ParameterError(f"rater= and item= both name the column {rater!r}: rater= names who "
+                             "gave each rating, item= the output rated (two columns)")
     parsed = parse_formula(formula)
     if len(parsed.lhs) != 1:
         raise DataError("give one human rating term left of '~'")
@@ -1178,6 +1274,9 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     human = frame.lhs.iloc[:, 0]
     hname = parsed.lhs_names[0]
     words = _preference_labels(human, hname)
+    if words is human:
+        words = _rating_numbers(human)
+        human = words
     levels = _rating_levels(words, hname, preference=words is not human)
     human = words
     k = len(levels) if levels else 2
@@ -1195,6 +1294,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     group = frame.group if parsed.groups else None
     coded = _data.code(human, hname, metric_codes, group, data[rater], rater, data[item], item,
                        len(labels), coded=bool(levels), reading=_readings(data, hname))
+    told_apart = (_told_apart(data, hname, rater, item, group, human.notna().to_numpy())
+                  if coded.repeated else ())
     free_names = _error_free(error_free, coded.raters, rater)
     free = np.array([x in free_names for x in coded.raters], dtype=bool)
     _check_identified(coded, free, bool(terms))
@@ -1237,13 +1338,13 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     res = RaterFit(formula, coded.groups, coded.raters, free_names, model, out, coded, hname,
                    terms[0] if terms else None, tuple(labels), level=level, prior=stored_prior,
                    rater_prior=(ra, rb), rates_mode=rates, rater_rates=rater_rates,
-                   seed=seed, warmup=warmup,
+                   seed=seed_reported, warmup=warmup,
                    n_rows=coded.account.n_rows, excluded=dict(coded.account.excluded),
                    call={"formula": formula, "rater": rater, "item": item, "raters": model,
                          "error_free": error_free, "prior": stored_prior,
                          "rater_rates": rater_rates, "order": order,
                          "draws": draws, "chains": chains, "seed": seed},
-                   group_name=group_name, levels=levels)
+                   group_name=group_name, levels=levels, told_apart=told_apart)
     frame_now = res.to_frame()
     dominated = frame_now.index[frame_now["prior_dominated"].to_numpy(dtype=bool)]
     means = dict(zip(frame_now.index, frame_now["estimate"], strict=True))
@@ -1255,12 +1356,24 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
-        _common.warn_convergence(
-            frame_now, "alpha" if not levels else "the mean rating", list(res.order), draws,
-            chains, modes=None if levels or switched else (
+        if levels:
+            # K classes: a class may stand for other levels of the rating in another chain (a
+            # K x K confusion per rater asks much of a few ratings per item)
+            modes = ("the chains may sit in different readings of the levels (a class standing "
+                     "for other ratings in another chain), which more draws do not join: "
+                     + ("raters='mace' (one competence per rater) asks less of the data, as do "
+                        if model == "dawid-skene" else "")
+                     + f"fewer levels (bin the rating in the formula, e.g. 'I({hname} >= "
+                       f"{levels[len(levels) // 2]:g}) ~ ...') or a rater known to be "
+                       "reliable in error_free=[...]")
+        else:
+            modes = None if switched else (
                 "the chains may sit in mirrored readings (the two classes swapped), which more "
                 "draws do not join: check whether a rater reversed the scale, or name a rater "
-                "known to be reliable in error_free=[...]"))
+                "known to be reliable in error_free=[...]")
+        _common.warn_convergence(
+            frame_now, "alpha" if not levels else "the mean rating", list(res.order), draws,
+            chains, modes=modes)
     else:   # one warning per call: the population's only when alpha's draws are fine
         pop = res.population()
         _common.warn_convergence(pop, "the raters' population (mean, log concentration)",
@@ -1273,6 +1386,52 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
 _WORSE_THAN_CHANCE = 0.9
 
 
+def _ordered_pair(labels: Sequence[str]) -> bool:
+    """Whether a metric's outputs are two numbers (the second the higher: the positive one).
+
+    Two text outputs (``'bad'``, ``'good'``) have no direction the model knows of, so a metric
+    reading them the other way round is no sign of swapped classes.
+    """
+    if len(labels) != 2:
+        return False
+    try:
+        low, high = (float(x) for x in labels)
+    except ValueError:
+        return False
+    return low < high
+
+
+def _mace_worse_than_chance(res: RaterFit) -> list[tuple[str, float]]:
+    """MACE's raters whose ratings read the fitted classes the other way round.
+
+    MACE's confusion ``theta [l = c] + (1 - theta) xi_l`` has ``p_correct_0 + p_correct_1 = 1
+    + theta >= 1``: a rater who reversed the scale is read as a guesser of competence near 0,
+    and the model's own rates cannot show it.  So each rater's ratings are set against the
+    items' posterior class probabilities (``items()``): the expected counts of each (class,
+    rating) give ``p_correct_c`` with the pseudo-counts of ``rater_prior``, and a rater is
+    named when the sum is under :data:`_WORSE_THAN_CHANCE` and three of its standard errors
+    under 1 (a guesser's sum is 1 up to noise, and is not taken for it).
+    """
+    r = res.ratings
+    free = np.array([x in res.error_free for x in res.rater_names])
+    n_r = len(res.rater_names)
+    p1 = res.draws.item_prob[r.rating_item, 1]
+    lab = r.rating_label.astype(float)
+    a, b = res.rater_prior
+    out = []
+    total = np.zeros(n_r)
+    var = np.zeros(n_r)
+    for weight, agree in ((p1, lab), (1.0 - p1, 1.0 - lab)):
+        n_c = np.bincount(r.rating_rater, weights=weight, minlength=n_r) + a + b
+        p_c = (np.bincount(r.rating_rater, weights=weight * agree, minlength=n_r) + a) / n_c
+        total += p_c
+        var += p_c * (1.0 - p_c) / (n_c + 1.0)
+    for i in np.flatnonzero(~free & (total < _WORSE_THAN_CHANCE)
+                            & (total + 3.0 * np.sqrt(var) < 1.0)):
+        out.append((res.rater_names[i], float(total[i])))
+    return out
+
+
 def _say_switched_classes(res: RaterFit) -> bool:
     """Warn when the fit reads the metric or a rater as worse than chance (two classes).
 
@@ -1280,15 +1439,19 @@ def _say_switched_classes(res: RaterFit) -> bool:
     confusion mirrored, alpha read as 1 - alpha), so a rater who reversed the scale can take
     the chains to the swapped reading, which then looks confident and converged.  A metric
     with ``rho + eta < 1`` or a rater with ``p_correct_0 + p_correct_1 < 1`` in the fit is the
-    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it).
+    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it); MACE's
+    raters are read against the fitted classes (:func:`_mace_worse_than_chance`).
     """
     worse = []
-    if res.metric_term is not None:
-        rates = res.rates()["estimate"]
-        for g in dict.fromkeys(rates.index.get_level_values(0)):
-            rho, eta = float(rates.loc[(g, "1", "1")]), float(rates.loc[(g, "0", "0")])
+    if res.metric_term is not None and _ordered_pair(res.metric_levels):
+        # the metric's outputs by position (a float column's labels are '0.0' and '1.0')
+        th = res.draws.theta
+        mean = th.reshape(-1, *th.shape[2:]).astype(float).mean(axis=0)   # (Gt, 2, 2)
+        for gpos in res._positions() if mean.shape[0] > 1 else [0]:
+            rho, eta = float(mean[gpos, 1, 1]), float(mean[gpos, 0, 0])
             if rho + eta < _WORSE_THAN_CHANCE:
-                where = "" if len(res.groups) < 2 else f" in {g!r}"
+                g = res.groups[gpos]
+                where = "" if len(res.groups) < 2 or mean.shape[0] == 1 else f" in {g!r}"
                 worse.append(f"the metric {res.metric_term!r}{where} (rho + eta = "
                              f"{rho + eta:.2f})")
     if res.model == "dawid-skene":
@@ -1297,6 +1460,9 @@ def _say_switched_classes(res: RaterFit) -> bool:
             total = float(row["p_correct_0"] + row["p_correct_1"])
             if not row["is_error_free"] and total < _WORSE_THAN_CHANCE:
                 worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
+    else:
+        worse += [f"rater {r!r} (p_correct_0 + p_correct_1 = {t:.2f} against the fitted "
+                  "classes)" for r, t in _mace_worse_than_chance(res)]
     if not worse:
         return False
     warn(f"the fit reads {', '.join(worse[:4])}{' and more' if len(worse) > 4 else ''} as "
@@ -1313,8 +1479,6 @@ def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
     The columns the rating term names (the column itself, or those its expression reads) are
     left out, so two ratings of one reading share the hash.  None when no other column is left.
     """
-    import re
-
     def names_it(column: Any) -> bool:
         text = str(column)
         return text == rating or re.search(rf"(?<!\w){re.escape(text)}(?!\w)", rating) is not None
@@ -1326,6 +1490,25 @@ def _readings(data: pd.DataFrame, rating: str) -> np.ndarray | None:
         return pd.util.hash_pandas_object(other, index=False).to_numpy()
     except TypeError:   # unhashable cells (lists, dicts): their text
         return pd.util.hash_pandas_object(other.astype(str), index=False).to_numpy()
+
+
+def _told_apart(data: pd.DataFrame, rating: str, rater: str, item: str,
+                group: pd.Series | None, rated: np.ndarray) -> tuple[str, ...]:
+    """The columns that vary within a rater's ratings of one item (of one group)."""
+    keys = [data[rater].astype(str).to_numpy(), data[item].astype(str).to_numpy()]
+    if group is not None:
+        keys.append(np.asarray(group.astype(str)))
+    sub = data.loc[rated, [c for c in data.columns if c not in (rater, item)]]
+    other = [c for c in sub.columns if str(c) != rating and not re.search(
+        rf"(?<!\w){re.escape(str(c))}(?!\w)", rating)]
+    if not other:
+        return ()
+    by = [k[rated] for k in keys]
+    try:
+        varies = sub[other].groupby(by, sort=False).nunique(dropna=False).max() > 1
+    except TypeError:   # unhashable cells (lists, dicts): their text
+        varies = sub[other].astype(str).groupby(by, sort=False).nunique(dropna=False).max() > 1
+    return tuple(str(c) for c in other if bool(varies[c]))
 
 
 #: most levels a binned rating may have (more: bin the rating in the formula)
@@ -1351,6 +1534,32 @@ def _preference_labels(human: pd.Series, name: str) -> pd.Series:
     return pd.Series(_latent_data.preference_codes(human, name), index=human.index)
 
 
+def _rating_numbers(human: pd.Series) -> pd.Series:
+    """A rating held as text of numbers (``'1'`` to ``'5'``) or a categorical, as numbers.
+
+    Anything else is returned as it is.  The levels of a binned rating are numbers, and the
+    formula's ``I(rating >= 4)`` cannot compare text (or an unordered categorical) with a
+    number, so the numbers written are read as numbers.
+    """
+    if isinstance(human.dtype, pd.CategoricalDtype):
+        values = human.astype(object)
+        present = values.dropna()
+        if len(present) and present.map(
+                lambda x: isinstance(x, (int, float, np.integer, np.floating))
+                and not isinstance(x, (bool, np.bool_))).all():
+            return pd.to_numeric(values)
+        human = values
+    present = human.dropna()
+    if not len(present) or pd.api.types.is_numeric_dtype(present) or \
+            pd.api.types.is_bool_dtype(present) or \
+            not present.map(lambda x: isinstance(x, str)).all():
+        return human
+    values = pd.to_numeric(present.str.strip(), errors="coerce")
+    if values.isna().any():
+        return human
+    return pd.to_numeric(human.where(human.isna(), human.astype(str).str.strip()))
+
+
 def _rating_levels(human: pd.Series, name: str, preference: bool = False) -> tuple[float, ...]:
     """The levels of a binned (or preference) rating; () for a binary 0/1 rating.
 
@@ -1367,6 +1576,7 @@ def _rating_levels(human: pd.Series, name: str, preference: bool = False) -> tup
     if not len(present) or not pd.api.types.is_numeric_dtype(present) or \
             pd.api.types.is_bool_dtype(present):
         return ()
+    scores(human, name, "human rating")   # an infinity is refused by name, not made a level
     values, counts = np.unique(present.astype(float), return_counts=True)
     if set(values) <= {0.0, 1.0}:
         return ()
