@@ -1193,3 +1193,25 @@ def test_metrics_of_both_signs_are_said_when_some_run_clearly_against_the_human(
         res = be.correlate("mqm ~ ter + chrf", weak)
     assert res.r["chrf"] < 0 < res.r["ter"]
     assert res.to_frame().set_index("metric").loc["chrf", "upper"] > 0
+
+
+def test_interval_defaults_to_the_results_level_and_labels_say_it_exactly():
+    # Guards: correlate(..., level=0.8).interval() gave 95% intervals (while to_frame() gave 80%),
+    # and the summary and forest plot printed level=0.975 as "98%" and 0.999 as "100%".
+    # Closed form: tanh(atanh(r) -+ z_{(1 + level)/2} / sqrt(n - 3)).
+    d = pd.DataFrame({"human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2],
+                      "bleu": [20.0, 24, 23, 27, 30, 22], "chrf": [50.0, 49, 55, 58, 57, 52]})
+    res = correlate("human ~ bleu + chrf", d, level=0.8)
+    iv = res.interval()
+    assert iv.attrs["level"] == 0.8
+    r = res.r["bleu"]
+    half = special.ndtri(0.9) / math.sqrt(3)
+    assert tuple(iv.loc["bleu"]) == pytest.approx(
+        (math.tanh(math.atanh(r) - half), math.tanh(math.atanh(r) + half)), abs=1e-12)
+    pd.testing.assert_frame_equal(iv, res.to_frame().set_index("metric")[["lower", "upper"]],
+                                  check_names=False, check_like=True)
+    assert res.interval(0.95).attrs["level"] == 0.95
+    for level, text in ((0.975, "97.5%"), (0.999, "99.9%"), (0.9, "90%")):
+        res = correlate("human ~ bleu + chrf", d, level=level)
+        assert res.summary().info["interval"].startswith(text + " Fisher z")
+        assert f"({text} interval, n = 6)" in res.plot(kind="forest").get_xlabel()

@@ -207,13 +207,13 @@ class CorrelationResult(Result):
         out.attrs.update(level=level, **self._attrs())
         return out
 
-    def interval(self, level: float = 0.95) -> pd.DataFrame:
+    def interval(self, level: float | None = None) -> pd.DataFrame:
         """Fisher intervals of the single correlations: DataFrame[lower, upper] indexed by metric.
 
         Parameters
         ----------
-        level : float
-            Confidence level.
+        level : float, optional
+            Confidence level (default: the result's level, as in :meth:`to_frame`).
 
         Returns
         -------
@@ -233,8 +233,9 @@ class CorrelationResult(Result):
         bleu    0.8837  0.9972
         chrf    0.1506  0.9675
         """
+        level = self._level(level)
         frame = self.to_frame(level).set_index("metric")[["lower", "upper"]]
-        frame.attrs.update(level=_validate.level(level), method=self.method,
+        frame.attrs.update(level=level, method=self.method,
                            interval=INTERVAL_NAMES[self.method])
         return frame
 
@@ -456,7 +457,7 @@ class CorrelationResult(Result):
             "system scores": self.system_scores,
             "direction": "; ".join(f"{how}: {', '.join(terms)}"
                                    for how, terms in by_direction.items()),
-            "interval": f"{self.level:.0%} {INTERVAL_NAMES[self.method]}",
+            "interval": f"{100 * self.level:g}% {INTERVAL_NAMES[self.method]}",
         }
 
     def summary(self) -> Summary:
@@ -562,7 +563,7 @@ class CorrelationResult(Result):
             ax.errorbar(fr["estimate"], y, xerr=[fr["estimate"] - fr["lower"],
                                                  fr["upper"] - fr["estimate"]], **opts)
             ax.set_yticks(y, labels=list(fr["metric"]))
-            ax.set_xlabel(f"{self.method} r with {self.human} ({self.level:.0%} interval, "
+            ax.set_xlabel(f"{self.method} r with {self.human} ({100 * self.level:g}% interval, "
                           f"n = {self.n})")
         return ax
 
