@@ -1215,3 +1215,43 @@ def test_interval_defaults_to_the_results_level_and_labels_say_it_exactly():
         res = correlate("human ~ bleu + chrf", d, level=level)
         assert res.summary().info["interval"].startswith(text + " Fisher z")
         assert f"({text} interval, n = 6)" in res.plot(kind="forest").get_xlabel()
+
+
+def test_hybrid_refuses_unplaceable_rows_and_scores_that_are_no_numbers():
+    # Guards: a NaN system or item was reported as "mismatched systems" (item NaN counted as an
+    # 11th item), a NaN rater as "raters [nan] give a single or constant score", and with
+    # rater=... a rating without a system was dropped silently; infinite scores were dropped as
+    # missing items and dates read as nanoseconds (correlate() refuses both); human=["h"],
+    # metrics=None and rater equal to system ended in TypeError/ValueError tracebacks.
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({"sys": np.repeat(list("ABCD"), 10), "seg": np.tile(range(10), 4),
+                      "h": rng.normal(size=40), "m": rng.normal(size=40)})
+    kw = dict(system="sys", item="seg", human="h", metrics=["m"], n_systems=20, seed=1)
+    for col in ("sys", "seg"):
+        bad = d.assign(**{col: d[col].where(d.index != 3)})
+        with pytest.raises(DataError, match=rf"column '{col}' is missing \(NaN\) in row 3 \(1 row"):
+            hybrid_supersample(bad, **kw)
+    # two ratings per (system, item); one rating lost its system
+    rated = pd.concat([d.assign(r="r1"), d.assign(r="r2", h=2 * d["h"] + 1)], ignore_index=True)
+    lost = rated.assign(sys=rated["sys"].where(rated.index != 45))
+    with pytest.raises(DataError, match=r"system column 'sys' is missing \(NaN\) in row 45"):
+        hybrid_supersample(lost, rater="r", **kw)
+    with pytest.raises(DataError, match=r"rater column 'r' is missing \(NaN\) in row 7"):
+        hybrid_supersample(rated.assign(r=rated["r"].where(rated.index != 7)), rater="r", **kw)
+    with pytest.raises(DataError, match=r"column 'm' holds inf in row 5"):
+        hybrid_supersample(d.assign(m=d["m"].where(d.index != 5, np.inf)), **kw)
+    with pytest.raises(DataError, match=r"column 'm' holds dates"):
+        hybrid_supersample(d.assign(m=pd.Timestamp("2020-01-01")), **kw)
+    with pytest.raises(DataError, match=r"column 'h' is not numeric: row 2 holds 'x'"):
+        hybrid_supersample(d.assign(h=d["h"].astype(object).where(d.index != 2, "x")), **kw)
+    with pytest.raises(ParameterError, match=r"human holds \['h'\], not a column name"):
+        hybrid_supersample(d, **{**kw, "human": ["h"]})
+    with pytest.raises(ParameterError, match=r"metrics=None: name the metric columns"):
+        hybrid_supersample(d, **{**kw, "metrics": None})
+    with pytest.raises(ParameterError, match=r"system='sys' is also rater"):
+        hybrid_supersample(d, rater="sys", **kw)
+    with pytest.raises(ParameterError, match=r"system='sys' is also a score column"):
+        hybrid_supersample(d, **{**kw, "human": "sys"})
+    # a NaN score is still a missing score: its item is dropped for every system and counted
+    h = hybrid_supersample(d.assign(m=d["m"].where(d.index != 5)), **kw)
+    assert h.attrs["n_items"] == 9 and h.attrs["items_dropped"] == 1

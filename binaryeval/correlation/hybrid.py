@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ import pandas as pd
 from .. import _validate
 from ..data import _show
 from ..errors import DataError, ParameterError
+from .frame import _numeric
 
 __all__ = ["hybrid_supersample"]
 
@@ -57,7 +59,13 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     ------
     DataError
         Missing or duplicated columns, duplicated (system, item) rows without ``rater``, fewer
-        than 2 systems, or systems that do not share the same items ("mismatched systems").
+        than 2 systems, or systems that do not share the same items ("mismatched systems"); a
+        row without a system, item or rater (NaN there), and scores that are text, dates or
+        infinite (the column and the row are named).  A NaN score is a missing score: its item
+        is dropped for every system and counted in ``items_dropped``.
+    ParameterError
+        ``human``, ``metrics``, ``system``, ``item`` or ``rater`` not naming columns, or one
+        column named for two of them.
 
     Examples
     --------
@@ -71,7 +79,13 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     >>> h.shape
     (100, 5)
     """
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    elif isinstance(metrics, Sequence | pd.Index | np.ndarray):
+        metrics = list(metrics)
+    else:
+        raise ParameterError(f"metrics={metrics!r}: name the metric columns, a str or a list of "
+                             "str, e.g. metrics=['bleu', 'chrf']")
     n_systems = _validate.size(n_systems, "n_systems")
     chunk_size = _validate.size(chunk_size, "chunk_size")
     seed = _validate.seed(seed)
@@ -89,16 +103,39 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     return result
 
 
-def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str],
-                    rater: str | None) -> pd.DataFrame:
-    """Checked numeric scores, one row per (system, item) (ratings averaged with ``rater``)."""
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+def _column_names(system: Any, item: Any, values: list[Any], rater: Any) -> None:
+    """Each argument names one column, and no column plays two parts."""
+    roles = [("system", system), ("item", item), ("human", values[0])]
+    roles += [("metrics", m) for m in values[1:]] + [("rater", rater)] * (rater is not None)
+    for role, name in roles:
+        if not isinstance(name, Hashable):
+            raise ParameterError(f"{role} holds {name!r}, not a column name; name the columns of "
+                                 "data, e.g. human='mqm', metrics=['bleu', 'chrf']")
     if len(values) < 2:
         raise ParameterError("metrics must name at least one metric column")
+    keys = [("system", system), ("item", item)] + [("rater", rater)] * (rater is not None)
+    for a, (role, name) in enumerate(keys):
+        for other, name2 in keys[a + 1:] + [("a score column", v) for v in values]:
+            if name == name2:
+                raise ParameterError(f"{role}={name!r} is also {other}: the system, item and "
+                                     "rater columns and the score columns must be different "
+                                     "columns")
+
+
+def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str],
+                    rater: str | None) -> pd.DataFrame:
+    """Checked numeric scores, one row per (system, item) (ratings averaged with ``rater``).
+
+    Scores must be numbers (text, dates and infinities are refused naming the column and the
+    row; NaN is a missing score, whose item is then dropped); a row without a system, item or
+    rater is refused, since it cannot be placed.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup:
         raise DataError(f"data has duplicated column names {dup}; rename or drop the copies")
+    _column_names(system, item, values, rater)
     cols = [system, item, *values] + ([rater] if rater is not None else [])
     missing = [c for c in cols if c not in data.columns]
     if missing:
@@ -107,11 +144,17 @@ def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str
         raise DataError(f"human and metric columns must be distinct, got {values[0]!r} and "
                         f"{values[1:]}")
     frame = data[cols].copy()
-    for c in values:
-        try:
-            frame[c] = pd.to_numeric(frame[c]).astype(float)
-        except (TypeError, ValueError):
-            raise DataError(f"column {c!r} is not numeric; pass numeric scores") from None
+    for role, key in (("system", system), ("item", item), ("rater", rater)):
+        if key is None:
+            continue
+        missing = frame[key].isna().to_numpy()
+        if missing.any():
+            row = frame.index[int(np.argmax(missing))]
+            raise DataError(f"{role} column {key!r} is missing (NaN) in row {_show(row)} "
+                            f"({int(missing.sum())} row(s) in all): such a row belongs to no "
+                            f"{role}; fill the value or drop those rows, e.g. "
+                            f"data.dropna(subset=[{key!r}])")
+    frame[values] = _numeric(frame[values].copy())
     human = values[0]
     if rater is not None:
         g = frame.groupby(rater)[human]
