@@ -1255,3 +1255,27 @@ def test_hybrid_refuses_unplaceable_rows_and_scores_that_are_no_numbers():
     # a NaN score is still a missing score: its item is dropped for every system and counted
     h = hybrid_supersample(d.assign(m=d["m"].where(d.index != 5)), **kw)
     assert h.attrs["n_items"] == 9 and h.attrs["items_dropped"] == 1
+
+
+def test_unseeded_resampling_reports_the_seed_that_reproduces_it():
+    # Guards: with seed=None, hybrid_supersample, bootstrap() and permutation_test() recorded
+    # attrs["seed"] = None, so an unseeded run could never be repeated; the rest of the package
+    # draws fresh entropy and reports it.  Invariant: passing the reported seed back gives the
+    # same table.
+    d = _coded_segments()
+    kw = dict(system="sys", item="seg", human="human", metrics=["metric"], n_systems=200)
+    h = hybrid_supersample(d, **kw)
+    seed = h.attrs["seed"]
+    assert isinstance(seed, int) and seed >= 0
+    pd.testing.assert_frame_equal(hybrid_supersample(d, seed=seed, **kw), h)
+    res = correlate("human ~ bleu + chrf", pd.DataFrame({
+        "human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2, 0.5, 0.6, 0.3, 0.7, 0.75, 0.15],
+        "bleu": [20.0, 24, 23, 27, 30, 22, 25, 24, 21, 28, 26, 19],
+        "chrf": [50.0, 49, 55, 58, 57, 52, 51, 56, 50, 53, 59, 48]}))
+    b = res.bootstrap(n_resamples=199, ci_method="percentile")
+    assert isinstance(b.attrs["seed"], int)
+    pd.testing.assert_frame_equal(res.bootstrap(n_resamples=199, ci_method="percentile",
+                                                seed=b.attrs["seed"]), b)
+    p = res.permutation_test(n_resamples=199)  # 2^12 > 199: randomised
+    assert isinstance(p.attrs["seed"], int)
+    pd.testing.assert_frame_equal(res.permutation_test(n_resamples=199, seed=p.attrs["seed"]), p)

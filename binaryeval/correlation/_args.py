@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _validate
 from ..errors import ParameterError
 from ._kernels import det3
@@ -65,3 +67,15 @@ def triple_arg(r12: Any, r13: Any, r23: Any) -> tuple[float, float, float]:
             f"determinant is {k:.6g} < 0, so no three variables have these correlations; check that "
             "r23 is the correlation between the two metrics computed on the same systems")
     return r12, r13, r23
+
+
+def seed_arg(seed: Any) -> Any:
+    """A checked seed; ``None`` becomes fresh entropy, returned so that the result can report it.
+
+    The integer is what the result's ``attrs["seed"]`` holds: passing it back gives the same
+    draws (as ``seed=None`` does in the rest of the package).
+    """
+    seed = _validate.seed(seed)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2 ** 63)
+    return seed

@@ -11,6 +11,7 @@ import pandas as pd
 from .. import _validate
 from ..data import _show
 from ..errors import DataError, ParameterError
+from ._args import seed_arg
 from .frame import _numeric
 
 __all__ = ["hybrid_supersample"]
@@ -39,8 +40,10 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     n_systems : int
         Number of hybrid systems.
     seed : int, optional
-        Seed of :func:`numpy.random.default_rng`; the output does not depend on ``chunk_size``
-        nor on the order of the rows (systems and items are sorted before drawing).
+        Seed of :func:`numpy.random.default_rng` (or a numpy Generator); the output does not
+        depend on ``chunk_size`` nor on the order of the rows (systems and items are sorted
+        before drawing).  ``None`` draws fresh entropy and reports it in ``attrs["seed"]``:
+        passing that value back rebuilds the same hybrids.
     rater : str, optional
         Column naming the rater: human scores are then standardised (z-scores) per rater and the
         ratings of one (system, item) averaged.  Without it the human scores are used as given.
@@ -88,7 +91,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
                              "str, e.g. metrics=['bleu', 'chrf']")
     n_systems = _validate.size(n_systems, "n_systems")
     chunk_size = _validate.size(chunk_size, "chunk_size")
-    seed = _validate.seed(seed)
+    seed = seed_arg(seed)
     values = [human, *metrics]
     cube, systems, complete = _segment_cube(data, system, item, values, rater)
     out, a, b = _draw_hybrids(cube, n_systems, seed, chunk_size)

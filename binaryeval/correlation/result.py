@@ -14,7 +14,7 @@ from .._results import Result, row_facts
 from .._validate import renamed
 from ..errors import ParameterError
 from ..summary import Summary
-from ._args import alternative_arg
+from ._args import alternative_arg, seed_arg
 from ._kernels import (
     INTERVAL_NAMES,
     corrected,
@@ -360,6 +360,7 @@ class CorrelationResult(Result):
             Bootstrap resamples.
         seed : int, numpy Generator or None
             Randomness (:func:`numpy.random.default_rng`); the same seed gives the same table.
+            ``None`` draws fresh entropy and reports it in ``attrs["seed"]``.
         level : float, optional
             Level of the intervals (default: the result's level).
         ci_method : {"BCa", "percentile", "basic"}
@@ -389,7 +390,7 @@ class CorrelationResult(Result):
         """
         level = self._level(level)
         n_resamples = _validate.size(n_resamples, "n_resamples")
-        seed = _validate.seed(seed)
+        seed = seed_arg(seed)
         ci_method = _validate.choice(ci_method, "ci_method", ("BCa", "percentile", "basic"))
         values = self._scores[[self.human, *self.metrics]].to_numpy(float)
         out = bootstrap_table(values, self.metrics, self.method, n_resamples=n_resamples,
@@ -412,7 +413,8 @@ class CorrelationResult(Result):
         n_resamples : int
             Random permutations (all ``2^n`` swaps when that is fewer).
         seed : int, numpy Generator or None
-            Randomness of the randomised test.
+            Randomness of the randomised test; ``None`` draws fresh entropy and reports it in
+            ``attrs["seed"]``.
         alternative : {"greater", "less", "two-sided"}
             ``"greater"``: metric_1 correlates more strongly than metric_2.
 
@@ -436,7 +438,7 @@ class CorrelationResult(Result):
         """
         alternative = alternative_arg(alternative)
         n_resamples = _validate.size(n_resamples, "n_resamples")
-        seed = _validate.seed(seed)
+        seed = seed_arg(seed)
         values = self._scores[[self.human, *self.metrics]].to_numpy(float)
         out = permutation_table(values, self.metrics, self.method, n_resamples=n_resamples,
                                 seed=seed, alternative=alternative)
