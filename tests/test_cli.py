@@ -948,3 +948,17 @@ def test_summary_page_of_hostile_names_is_inert(tmp_path, capsys):
     page = target.read_text()
     assert live_markup(page) == [] and "script-src 'none'" in content_security_policy(page)
     assert "<script>alert(1)</script>" in soup(page).get_text()
+
+
+def test_correlate_pairwise_help_says_the_p_value_is_one_sided(tmp_path, capsys):
+    # Guards: --pairwise wrote one-sided Williams p-values (one row per direction) with nothing
+    # saying so.  Invariant of one-sided p-values: the two directions of a pair add up to 1.
+    assert main(["correlate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "p_value is one-sided (metric_1 correlates more strongly than metric_2" in text
+    assert "Zou's two-sided interval" in text
+    path = _write(_system_table(), tmp_path / "systems.csv")
+    assert main(["correlate", "human ~ bleu + chrf", "--data", path, "--pairwise",
+                 "--format", "json"]) == 0
+    p = [r["p_value"] for r in json.loads(capsys.readouterr().out)]
+    assert p[0] + p[1] == pytest.approx(1.0, abs=1e-12)
