@@ -28,6 +28,25 @@ from ._resampling import bootstrap_table, permutation_table
 
 __all__ = ["CorrelationResult"]
 
+#: What Williams' t and Zou's interval are worth on rank correlations (they are built for Pearson
+#: r).  Simulated with bivariate normal scores, 4,000 samples per case, (rho_12 = rho_13,
+#: rho_23, n) in {(0.8, 0.7, 13), (0.5, 0.5, 20), (0.9, 0.9, 10), (0.3, 0.2, 50)}: a one-sided
+#: 5% Williams test rejected the true null in 0.4% to 1.7% of samples on Kendall's tau and 5.2%
+#: to 8.8% on Spearman's rho (Pearson: 4.2% to 5.2%); Zou's 95% interval covered 0 in 91% to
+#: 97% (Kendall) and 94% to 95% (Spearman) of them.
+RANK_TEST_NOTES = {
+    "kendall": "Williams' t and Zou's c assume Pearson correlations; on Kendall's tau they are "
+               "approximations, and the Williams test is conservative: with normal scores a "
+               "one-sided 5% test rejected a true null in only 0.4% to 1.7% of simulated "
+               "samples (10 to 50 systems), so real differences are missed. bootstrap() and "
+               "permutation_test() make no such assumption.",
+    "spearman": "Williams' t and Zou's c assume Pearson correlations; on Spearman's rho they are "
+                "approximations, and the Williams test is liberal with few systems: with normal "
+                "scores a one-sided 5% test rejected a true null in 5% to 9% of simulated "
+                "samples (10 to 50 systems). bootstrap() and permutation_test() make no such "
+                "assumption.",
+}
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CorrelationResult(Result):
     """Correlations of several metrics with a human score over the same systems.
@@ -259,7 +278,10 @@ class CorrelationResult(Result):
         DataFrame
             Columns ``metric_1, metric_2, r_1, r_2, r_23, estimate, lower, upper, statistic, df,
             p_value, significant`` (``estimate = r_1 - r_2``, ``lower``/``upper`` its Zou
-            interval); attrs hold ``alternative``, ``level``, ``sig_level``, ``method``.
+            interval); attrs hold ``alternative``, ``level``, ``sig_level``, ``method``, and
+            for Spearman and Kendall a ``note`` on what the Pearson formulas are worth there
+            (the Williams test is conservative on Kendall's tau, liberal on Spearman's rho with
+            few systems).
 
         Examples
         --------
@@ -292,6 +314,8 @@ class CorrelationResult(Result):
                             "significant": p < sig_level})
         out.attrs.update(alternative=alternative, level=level, sig_level=sig_level,
                          method=self.method, test="Williams (1959) t", interval="Zou (2007)")
+        if self.method != "pearson":
+            out.attrs["note"] = RANK_TEST_NOTES[self.method]
         return out
 
     def significance_matrix(self, alternative: str = "greater",
@@ -506,8 +530,7 @@ class CorrelationResult(Result):
                          f"its interval and the Williams and Zou comparisons use +-{sub:.4f}, the "
                          "value such a ranking stands for (see fisher_ci).")
         if self.method != "pearson":
-            notes.append("Williams' t and Zou's c assume Pearson correlations; for rank correlations "
-                         "they are approximations (see bootstrap() and permutation_test()).")
+            notes.append(RANK_TEST_NOTES[self.method])
         return Summary(f"Correlation with human judgements ({self.method})", self._info(), tables,
                        notes)
 
