@@ -1318,3 +1318,18 @@ def test_rank_correlation_williams_tests_say_which_way_they_err():
         assert f"the Williams test is {word}" in text
         assert f"the Williams test is {word}" in res.pairwise().attrs["note"]
     assert "note" not in correlate("human ~ bleu + chrf", d).pairwise().attrs
+
+
+def test_complex_and_period_scores_are_refused_naming_the_column():
+    # Guards: a complex column lost its imaginary parts (numpy's ComplexWarning only) and a
+    # pandas Period column was read as day numbers since 1970 (18262, 18263, ...), both then
+    # correlated as scores; hybrid_supersample reads scores through the same check
+    d = pd.DataFrame({"human": [1, 2, 3, 4, 5.0], "m": [1 + 1j, 2 + 5j, 3, 5, 4]})
+    with pytest.raises(DataError, match=r"column 'm' holds complex numbers \(row 0: \(1\+1j\)\)"):
+        correlate("human ~ m", d)
+    d["m"] = pd.period_range("2020-01-01", periods=5, freq="D")
+    with pytest.raises(DataError, match=r"column 'm' holds dates or durations \(period\[D\]\)"):
+        correlate("human ~ m", d)
+    seg = _coded_segments().assign(metric=lambda x: x["metric"] + 1j)
+    with pytest.raises(DataError, match=r"column 'metric' holds complex numbers"):
+        hybrid_supersample(seg, system="sys", item="seg", human="human", metrics=["metric"])

@@ -71,14 +71,26 @@ def _numeric(table: pd.DataFrame) -> pd.DataFrame:
     """
     for i, col in enumerate(table.columns):
         series = table[col]
-        if series.dtype.kind in "mM":
-            # pandas would read dates as nanoseconds since 1970: never a score by accident
+        if series.dtype.kind in "mM" or isinstance(series.dtype, pd.PeriodDtype):
+            # pandas would read dates as nanoseconds since 1970 (periods as their ordinals):
+            # never a score by accident
             exc = DataError(f"column {col!r} holds dates or durations ({series.dtype}), not "
                             "scores; turn them into numbers first if they are meant as scores")
             exc.order = (1, i)
             raise exc
         if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             coerced = pd.to_numeric(series, errors="coerce")
+        else:
+            coerced = series
+        if coerced.dtype.kind == "c":
+            # numpy would drop the imaginary parts with a ComplexWarning
+            row = coerced.index[int(np.argmax(coerced.to_numpy().imag != 0))]
+            exc = DataError(f"column {col!r} holds complex numbers (row {_show(row)}: "
+                            f"{_show(series[row])}); scores must be real numbers: pass the part "
+                            f"meant as the score, e.g. the real part np.real(data[{col!r}])")
+            exc.order = (1, i)
+            raise exc
+        if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             bad = coerced.isna() & series.notna()
             if bad.any():
                 row = bad.idxmax()
