@@ -1333,3 +1333,28 @@ def test_complex_and_period_scores_are_refused_naming_the_column():
     seg = _coded_segments().assign(metric=lambda x: x["metric"] + 1j)
     with pytest.raises(DataError, match=r"column 'metric' holds complex numbers"):
         hybrid_supersample(seg, system="sys", item="seg", human="human", metrics=["metric"])
+
+
+def test_hybrid_reports_its_row_account():
+    # Guards: rows left out (those of items dropped for a missing score, and with rater=...
+    # ratings without a score) were counted only as items; the result now carries n_rows,
+    # n_used, n_excluded and excluded by reason, as correlate() does.  4 systems x 4 items.
+    d = _coded_segments()
+    d.loc[(d.sys == "B") & (d.seg == 2), "human"] = np.nan
+    h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
+                           n_systems=20, seed=0)
+    assert (h.attrs["n_rows"], h.attrs["n_used"], h.attrs["n_excluded"]) == (16, 12, 4)
+    assert h.attrs["excluded"] == {"incomplete item": 4}
+    # two ratings per (system, item): one rating without a human score, its item kept by the other
+    rated = pd.concat([_coded_segments().assign(r="r1"),
+                       _coded_segments().assign(r="r2", human=lambda x: x["human"] * 2)],
+                      ignore_index=True)
+    rated.loc[3, "human"] = np.nan
+    h = hybrid_supersample(rated, system="sys", item="seg", human="human", metrics=["metric"],
+                           n_systems=20, seed=0, rater="r")
+    assert h.attrs["n_items"] == 4 and h.attrs["items_dropped"] == 0
+    assert (h.attrs["n_rows"], h.attrs["n_used"], h.attrs["excluded"]) == (32, 31,
+                                                                           {"missing score": 1})
+    full = hybrid_supersample(_coded_segments(), system="sys", item="seg", human="human",
+                              metrics=["metric"], n_systems=5, seed=0)
+    assert (full.attrs["n_used"], full.attrs["n_excluded"], full.attrs["excluded"]) == (16, 0, {})

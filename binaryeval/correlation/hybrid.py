@@ -56,7 +56,10 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         One row per hybrid: ``system`` ("hybrid_00001", ...), ``system_a``, ``system_b``, the human
         column and the metric columns, ready for :func:`~binaryeval.correlation.correlate`.
         attrs: ``seed``, ``n_items``, ``items_dropped`` (items with a missing value for some
-        system), ``n_real_systems``.
+        system), ``n_real_systems``, and the row account of ``data``: ``n_rows``, ``n_used``,
+        ``n_excluded`` and ``excluded`` (by reason: ``"incomplete item"``, the rows of the
+        dropped items; with ``rater``, ``"missing score"`` for ratings with a NaN score whose
+        item the other ratings kept).
 
     Raises
     ------
@@ -93,7 +96,12 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     chunk_size = _validate.size(chunk_size, "chunk_size")
     seed = seed_arg(seed)
     values = [human, *metrics]
-    cube, systems, complete = _segment_cube(data, system, item, values, rater)
+    cube, systems, complete, kept = _segment_cube(data, system, item, values, rater)
+    in_kept = data[item].isin(kept).to_numpy()
+    n_rows, n_incomplete = len(data), int((~in_kept).sum())
+    n_missing = int((data.loc[in_kept, values].isna().any(axis=1)).sum()) if rater else 0
+    excluded = {k: v for k, v in (("incomplete item", n_incomplete), ("missing score", n_missing))
+                if v}
     out, a, b = _draw_hybrids(cube, n_systems, seed, chunk_size)
     width = len(str(n_systems))
     result = pd.DataFrame(out, columns=values)
@@ -101,7 +109,9 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     result.insert(0, "system_a", np.asarray(systems)[a])
     result.insert(0, "system", [f"hybrid_{i + 1:0{width}d}" for i in range(n_systems)])
     result.attrs.update(seed=seed, n_items=cube.shape[1], items_dropped=int((~complete).sum()),
-                        n_real_systems=len(systems),
+                        n_real_systems=len(systems), n_rows=n_rows,
+                        n_used=n_rows - n_incomplete - n_missing,
+                        n_excluded=n_incomplete + n_missing, excluded=excluded,
                         method="hybrid super-sampling (Graham & Liu 2016)")
     return result
 
@@ -176,8 +186,8 @@ def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str
 
 
 def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
-                  rater: str | None) -> tuple[np.ndarray, pd.Index, np.ndarray]:
-    """Scores as a (systems, complete items, values) array, the systems, and the complete mask."""
+                  rater: str | None) -> tuple[np.ndarray, pd.Index, np.ndarray, pd.Index]:
+    """Scores as a (systems, complete items, values) array; the systems, complete mask, items."""
     frame = _segment_scores(data, system, item, values, rater)
     # sorted, so that the same seed gives the same hybrids whatever the order of the rows
     systems = _sorted_keys(frame[system])
@@ -196,7 +206,7 @@ def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
     complete = np.isfinite(cube).all(axis=(0, 2))
     if not complete.any():
         raise DataError("no item has complete scores for every system and column")
-    return np.ascontiguousarray(cube[:, complete, :]), systems, complete
+    return np.ascontiguousarray(cube[:, complete, :]), systems, complete, items[complete]
 
 
 def _sorted_keys(column: pd.Series) -> pd.Index:
