@@ -1358,3 +1358,25 @@ def test_hybrid_reports_its_row_account():
     full = hybrid_supersample(_coded_segments(), system="sys", item="seg", human="human",
                               metrics=["metric"], n_systems=5, seed=0)
     assert (full.attrs["n_used"], full.attrs["n_excluded"], full.attrs["excluded"]) == (16, 0, {})
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e-170])
+def test_pearson_of_very_large_or_small_scores_is_the_usual_one(scale):
+    # Guards: the squares of the centred scores overflowed at 1e160 (r came out 0.0, with an
+    # interval around 0) and underflowed at 1e-170 (NaN); scipy's pearsonr gives the same r at
+    # every scale, and a correlation does not depend on the unit of a score.
+    d = pd.DataFrame({"h": [1, 2, 3, 4, 5, 6, 7.0], "m": [1, 3, 2, 5, 4, 7, 6.0],
+                      "k": [2, 1, 3, 5, 4, 6, 7.0]})
+    plain = correlate("h ~ m + k", d)
+    big = d.assign(h=d["h"] * scale, m=d["m"] * scale)
+    res = correlate("h ~ m + k", big)
+    assert res.r["m"] == pytest.approx(stats.pearsonr(d["h"], d["m"]).statistic, abs=1e-12)
+    assert res.r["m"] == pytest.approx(stats.pearsonr(big["h"], big["m"]).statistic, abs=1e-12)
+    pd.testing.assert_frame_equal(res.to_frame(), plain.to_frame(), rtol=1e-12)
+    pd.testing.assert_frame_equal(res.pairwise(), plain.pairwise(), rtol=1e-10)
+    boot = res.bootstrap(n_resamples=99, seed=1, ci_method="percentile")
+    assert boot["estimate"].tolist() == pytest.approx(
+        plain.bootstrap(n_resamples=99, seed=1, ci_method="percentile")["estimate"].tolist(),
+        abs=1e-12)
+    pd.testing.assert_frame_equal(res.permutation_test(n_resamples=99, seed=1),
+                                  plain.permutation_test(n_resamples=99, seed=1), rtol=1e-12)
