@@ -1380,3 +1380,15 @@ def test_pearson_of_very_large_or_small_scores_is_the_usual_one(scale):
         abs=1e-12)
     pd.testing.assert_frame_equal(res.permutation_test(n_resamples=99, seed=1),
                                   plain.permutation_test(n_resamples=99, seed=1), rtol=1e-12)
+
+
+def test_hybrid_refuses_more_systems_than_memory_holds():
+    # Guards: n_systems=10**12 ended in numpy's MemoryError ("Unable to allocate 7.28 TiB")
+    from binaryeval._validate import available_memory
+
+    if available_memory() is None:
+        pytest.skip("the available memory is not known here")
+    with pytest.raises(ParameterError, match=r"hybrid_supersample\(n_systems=1,000,000,000,000\) "
+                                             r"needs about .* of memory"):
+        hybrid_supersample(_coded_segments(), system="sys", item="seg", human="human",
+                           metrics=["metric"], n_systems=10 ** 12, seed=1)

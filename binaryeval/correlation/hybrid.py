@@ -71,7 +71,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         is dropped for every system and counted in ``items_dropped``.
     ParameterError
         ``human``, ``metrics``, ``system``, ``item`` or ``rater`` not naming columns, or one
-        column named for two of them.
+        column named for two of them; ``n_systems`` whose table would not fit in memory.
 
     Examples
     --------
@@ -96,6 +96,11 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     chunk_size = _validate.size(chunk_size, "chunk_size")
     seed = seed_arg(seed)
     values = [human, *metrics]
+    # the parents' indices, the scores, and the names ("hybrid_00001" and two systems' labels)
+    _validate.memory(n_systems * (16.0 + 8.0 * len(values) + 3 * 8 + 70),
+                     f"hybrid_supersample(n_systems={n_systems:,})",
+                     "build fewer hybrids (Graham & Liu 2016 use 10,000), or several sets with "
+                     "different seeds")
     cube, systems, complete, kept = _segment_cube(data, system, item, values, rater)
     in_kept = data[item].isin(kept).to_numpy()
     n_rows, n_incomplete = len(data), int((~in_kept).sum())
