@@ -1392,3 +1392,25 @@ def test_hybrid_refuses_more_systems_than_memory_holds():
                                              r"needs about .* of memory"):
         hybrid_supersample(_coded_segments(), system="sys", item="seg", human="human",
                            metrics=["metric"], n_systems=10 ** 12, seed=1)
+
+
+def test_the_attrs_the_docstrings_name_are_the_attrs_given():
+    # Guards: to_frame()'s docstring named an attr ``direction`` where the frame holds
+    # ``directions``.  Every name in a Returns section's "attrs" sentence is a key of the attrs.
+    import re
+
+    d = pd.DataFrame({"human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2],
+                      "bleu": [20.0, 24, 23, 27, 30, 22], "chrf": [50.0, 49, 55, 58, 57, 52]})
+    res = correlate("human ~ bleu + chrf", d, method="spearman")
+    calls = {"to_frame": res.to_frame(), "interval": res.interval(), "pairwise": res.pairwise(),
+             "significance_matrix": res.significance_matrix(),
+             "bootstrap": res.bootstrap(n_resamples=99, seed=1, ci_method="percentile"),
+             "permutation_test": res.permutation_test(seed=1)}
+    for name, frame in calls.items():
+        doc = getattr(CorrelationResult, name).__doc__
+        returns = doc.split("Returns")[1].split("Examples")[0]
+        sentence = re.split(r"attrs(?: hold)?:?", returns, maxsplit=1)[1]
+        named = re.findall(r"``([a-z_]+)``", sentence)
+        assert named, name
+        missing = [a for a in named if a not in frame.attrs]
+        assert not missing, (name, missing)

@@ -202,7 +202,7 @@ class CorrelationResult(Result):
         Returns
         -------
         DataFrame
-            attrs: ``level``, ``method``, ``interval``, ``direction`` (term -> direction used),
+            attrs: ``level``, ``method``, ``interval``, ``directions`` (term -> direction used),
             ``lower_is_better``, ``aggregate`` and ``system_scores`` (how rows became system
             scores), and the row account ``n_rows``, ``n_used``, ``n_excluded``, ``excluded``.
 
