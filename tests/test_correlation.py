@@ -1414,3 +1414,13 @@ def test_the_attrs_the_docstrings_name_are_the_attrs_given():
         assert named, name
         missing = [a for a in named if a not in frame.attrs]
         assert not missing, (name, missing)
+
+
+@pytest.mark.parametrize("call", [lambda n: fisher_ci(0.5, n), lambda n: williams_test(0.9, 0.8, 0.7, n),
+                                  lambda n: zou_ci(0.9, 0.8, 0.7, n, method="kendall")])
+def test_a_number_of_systems_of_the_wrong_type_is_refused_with_a_number_of_systems(call):
+    # Guards: n=True or n="16" was refused with "pass a number, e.g. n=0.5", itself refused
+    for bad in (True, "16"):
+        with pytest.raises(InputTypeError, match=rf"n={bad!r} is a .*; pass the number of "
+                                                 r"systems, a whole number >= [45], e.g. n=16"):
+            call(bad)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
-from ..errors import ParameterError
+from ..errors import InputTypeError, ParameterError
 from ._kernels import det3
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -34,11 +34,16 @@ def corr_arg(name: str, value: Any) -> float:
 
 def n_arg(n: Any, method: str = "pearson") -> int:
     """A number of systems: a whole number, at least 4 (5 for Kendall's variance)."""
-    v = _validate.real(n, "n")
+    low = 5 if method == "kendall" else 4
+    try:
+        v = _validate.real(n, "n")
+    except InputTypeError:
+        # (the general message's example, n=0.5, is no number of systems)
+        raise InputTypeError(f"n={n!r} is a {type(n).__name__}; pass the number of systems, a "
+                             f"whole number >= {low}, e.g. n=16") from None
     if not v.is_integer():
         raise ParameterError(f"n must be a whole number of systems, got {n}")
     n = int(v)
-    low = 5 if method == "kendall" else 4
     if n < low:
         extra = " (the Kendall variance 0.437/(n - 4) needs n >= 5)" if method == "kendall" else ""
         raise ParameterError(f"n = {n} systems is too few: these intervals and tests need n >= {low}"
