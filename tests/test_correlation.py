@@ -1424,3 +1424,19 @@ def test_a_number_of_systems_of_the_wrong_type_is_refused_with_a_number_of_syste
         with pytest.raises(InputTypeError, match=rf"n={bad!r} is a .*; pass the number of "
                                                  r"systems, a whole number >= [45], e.g. n=16"):
             call(bad)
+
+
+def test_systems_without_a_complete_row_are_named():
+    # Guards: with "| system", a system none of whose rows held every score (WMT21 en-ru: the
+    # references refA and refB have no metric scores) vanished from the correlation; only the
+    # row count (1,054 = 2 x 527 rows "missing score") hinted at it.  The result names them.
+    enru = datasets.load_wmt21_enru(annotated_only=True)
+    res = correlate("mqm ~ bleurt20 + comet_mqm | system", enru)
+    assert res.n == 14 and res.excluded == {"missing score": 2 * 527}
+    assert res.systems_left_out == ["refA", "refB"]
+    assert res.to_frame().attrs["systems_left_out"] == ["refA", "refB"]
+    assert res.summary().info["systems left out"] == "2 without a complete row (refA, refB)"
+    kept = enru[~enru["system"].isin(["refA", "refB"])]
+    plain = correlate("mqm ~ bleurt20 + comet_mqm | system", kept)
+    assert plain.systems_left_out == [] and "systems left out" not in plain.summary().info
+    pd.testing.assert_frame_equal(plain.scores, res.scores)

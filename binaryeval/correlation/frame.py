@@ -34,6 +34,7 @@ class SystemScores:
     account: RowAccount
     rows_per_system: pd.Series | None  # rows combined into each system score (None: no "| g")
     aggregate: str | None  # the rule applied, None when no system had more than one row
+    left_out: tuple = ()  # systems in the data without a complete row (so without a score)
 
     def describe(self) -> str:
         """How the rows became system scores, in words."""
@@ -188,6 +189,7 @@ class Rows:
     present: np.ndarray | None = None   # rows with a value in each grouping term
     problem: tuple[tuple[int, int], Exception] | None = None
     kinds: list | None = None           # several grouping columns: their values by their text
+    seen: pd.Series | None = None       # rows per system before incomplete rows are left out
 
 
 def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index,
@@ -231,6 +233,7 @@ def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: 
     out.missing_score = int((~complete).sum())
     keep = complete
     if group is not None:
+        out.seen = group.value_counts(sort=False)
         keep = complete & group.notna()
         out.missing_system = int((complete & group.isna()).sum())
         out.group = group[keep]
@@ -278,3 +281,11 @@ def _terms(formula: str) -> tuple[ParsedFormula, str, list[str]]:
         raise DataError(f"metric names must be distinct and differ from the human score; got "
                         f"{human!r} ~ {names}")
     return parsed, human, names
+
+
+def systems_left_out(seen: pd.Series | None, kept: pd.Series | None) -> tuple:
+    """Systems with rows in the data but no complete row, in table order."""
+    if seen is None or kept is None:
+        return ()
+    seen = rows_per_system(seen)
+    return tuple(seen.index[~seen.index.isin(kept.index)].tolist())

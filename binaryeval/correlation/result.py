@@ -77,6 +77,9 @@ class CorrelationResult(Result):
         system came as one row.
     system_scores : str
         The same in words, e.g. ``"mean of 527 segment scores per system"``.
+    systems_left_out : list
+        Systems of the data none of whose rows holds every score (``| system`` only), so not
+        among the ``n`` systems; the summary names them.
     lower_is_better : tuple of str
         Terms declared lower-is-better (negated before correlating).
     flipped : tuple of str
@@ -121,6 +124,7 @@ class CorrelationResult(Result):
     _scores: pd.DataFrame = field(repr=False)
     _corr: np.ndarray = field(repr=False)
     _rows_per_system: pd.Series | None = field(default=None, repr=False)
+    _left_out: tuple = field(default=(), repr=False)
 
     # -- data -----------------------------------------------------------------------------
     @property
@@ -132,6 +136,15 @@ class CorrelationResult(Result):
     def n_excluded(self) -> int:
         """Input rows left out (the sum of ``excluded``)."""
         return int(sum(self.excluded.values()))
+
+    @property
+    def systems_left_out(self) -> list:
+        """Systems of the data without a row holding every score (``| system`` only).
+
+        They have no system score and are not among the ``n`` systems correlated; their rows
+        are counted in ``excluded``.
+        """
+        return list(self._left_out)
 
     @property
     def aggregated(self) -> bool:
@@ -184,7 +197,7 @@ class CorrelationResult(Result):
                 "directions": self.direction, "aggregate": self.aggregate,
                 "system_scores": self.system_scores, "n_rows": self.n_rows,
                 "n_used": self.n_used, "n_excluded": self.n_excluded,
-                "excluded": self.excluded}
+                "excluded": self.excluded, "systems_left_out": self.systems_left_out}
 
     # -- tables -----------------------------------------------------------------------------
     def to_frame(self, level: float | None = None) -> pd.DataFrame:
@@ -204,7 +217,8 @@ class CorrelationResult(Result):
         DataFrame
             attrs: ``level``, ``method``, ``interval``, ``directions`` (term -> direction used),
             ``lower_is_better``, ``aggregate`` and ``system_scores`` (how rows became system
-            scores), and the row account ``n_rows``, ``n_used``, ``n_excluded``, ``excluded``.
+            scores), the row account ``n_rows``, ``n_used``, ``n_excluded``, ``excluded``, and
+            ``systems_left_out`` (systems whose rows all lack a score).
 
         Examples
         --------
@@ -481,6 +495,8 @@ class CorrelationResult(Result):
             "systems (n)": self.n,
             **row_facts(self),
             "system scores": self.system_scores,
+            **({"systems left out": f"{len(self._left_out)} without a complete row ("
+                + ", ".join(map(str, self._left_out)) + ")"} if self._left_out else {}),
             "direction": "; ".join(f"{how}: {', '.join(terms)}"
                                    for how, terms in by_direction.items()),
             "interval": f"{100 * self.level:g}% {INTERVAL_NAMES[self.method]}",
