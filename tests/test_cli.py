@@ -997,3 +997,17 @@ def test_plan_size_refuses_a_value_for_the_size_it_chooses(capsys):
     row = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).iloc[0]
     assert row["size"] == plan.required_sample_size(
         0.05, "n_metric", alpha=0.6, rates={"rho": 0.7, "eta": 0.7}, n_human=500).size
+
+
+def test_correlate_pairwise_help_says_the_p_value_is_one_sided(tmp_path, capsys):
+    # Guards: --pairwise wrote one-sided Williams p-values (one row per direction) with nothing
+    # saying so.  Invariant of one-sided p-values: the two directions of a pair add up to 1.
+    assert main(["correlate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "p_value is one-sided (metric_1 correlates more strongly than metric_2" in text
+    assert "Zou's two-sided interval" in text
+    path = _write(_system_table(), tmp_path / "systems.csv")
+    assert main(["correlate", "human ~ bleu + chrf", "--data", path, "--pairwise",
+                 "--format", "json"]) == 0
+    p = [r["p_value"] for r in json.loads(capsys.readouterr().out)]
+    assert p[0] + p[1] == pytest.approx(1.0, abs=1e-12)

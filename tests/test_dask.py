@@ -339,6 +339,7 @@ def assert_same_correlation(a, b, rtol=1e-12):
     pd.testing.assert_frame_equal(a._scores, b._scores, rtol=rtol, atol=0)
     assert (a.n, a.n_rows, a.n_used, a._excluded) == (b.n, b.n_rows, b.n_used, b._excluded)
     assert a.system_scores == b.system_scores
+    assert a.systems_left_out == b.systems_left_out
     if a._rows_per_system is not None:
         pd.testing.assert_series_equal(a._rows_per_system, b._rows_per_system)
 
@@ -672,3 +673,14 @@ def test_calls_that_need_the_rows_in_memory_name_themselves(call):
     with pytest.raises(DataError, match=rf"Dask DataFrame, and {call}\(\) needs the rows in "
                                         r"memory: pass a pandas frame \(data.compute\(\)"):
         run()
+
+
+def test_correlate_names_the_systems_left_out_as_pandas_does():
+    # a reference 'system' without metric scores (WMT21 en-ru refA and refB) has no complete row
+    enru = be.datasets.load_wmt21_enru(annotated_only=True)
+    enru = enru[enru["system"].isin(["refA", "refB", *sorted(enru["system"].unique())[:6]])]
+    on_pandas = be.correlate("mqm ~ bleurt20 + comet_mqm | system", enru)
+    on_dask = be.correlate("mqm ~ bleurt20 + comet_mqm | system",
+                           dask_frame(enru.reset_index(drop=True), 4))
+    assert on_pandas.systems_left_out == on_dask.systems_left_out == ["refA", "refB"]
+    assert_same_correlation(on_dask, on_pandas)

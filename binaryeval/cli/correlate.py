@@ -38,7 +38,10 @@ def add_correlate_parser(subparsers) -> None:
     p.add_argument("--absolute", action="store_true",
                    help="negate every metric that correlates negatively (the WMT |r| convention)")
     p.add_argument("--pairwise", action="store_true",
-                   help="write the table of pairwise Williams tests and Zou intervals instead")
+                   help="write the table of pairwise Williams tests and Zou intervals instead; "
+                        "p_value is one-sided (metric_1 correlates more strongly than metric_2; "
+                        "the reversed pair is the other row), lower/upper Zou's two-sided "
+                        "interval of r_1 - r_2 at --level")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _validate
-from ..errors import ParameterError
+from ..errors import InputTypeError, ParameterError
 from ._kernels import det3
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -32,11 +34,16 @@ def corr_arg(name: str, value: Any) -> float:
 
 def n_arg(n: Any, method: str = "pearson") -> int:
     """A number of systems: a whole number, at least 4 (5 for Kendall's variance)."""
-    v = _validate.real(n, "n")
+    low = 5 if method == "kendall" else 4
+    try:
+        v = _validate.real(n, "n")
+    except InputTypeError:
+        # (the general message's example, n=0.5, is no number of systems)
+        raise InputTypeError(f"n={n!r} is a {type(n).__name__}; pass the number of systems, a "
+                             f"whole number >= {low}, e.g. n=16") from None
     if not v.is_integer():
         raise ParameterError(f"n must be a whole number of systems, got {n}")
     n = int(v)
-    low = 5 if method == "kendall" else 4
     if n < low:
         extra = " (the Kendall variance 0.437/(n - 4) needs n >= 5)" if method == "kendall" else ""
         raise ParameterError(f"n = {n} systems is too few: these intervals and tests need n >= {low}"
@@ -65,3 +72,15 @@ def triple_arg(r12: Any, r13: Any, r23: Any) -> tuple[float, float, float]:
             f"determinant is {k:.6g} < 0, so no three variables have these correlations; check that "
             "r23 is the correlation between the two metrics computed on the same systems")
     return r12, r13, r23
+
+
+def seed_arg(seed: Any) -> Any:
+    """A checked seed; ``None`` becomes fresh entropy, returned so that the result can report it.
+
+    The integer is what the result's ``attrs["seed"]`` holds: passing it back gives the same
+    draws (as ``seed=None`` does in the rest of the package).
+    """
+    seed = _validate.seed(seed)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2 ** 63)
+    return seed

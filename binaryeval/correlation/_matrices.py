@@ -29,8 +29,23 @@ def kendall_from_signs(values: np.ndarray) -> np.ndarray:
         return num / (d[..., :, None] * d[..., None, :])
 
 
+def rescaled(values: np.ndarray) -> np.ndarray:
+    """Each column centred and divided by its largest absolute deviation (into [-1, 1]).
+
+    A positive affine map of each column, so no correlation changes; without it the squares of
+    scores of the order of 1e160 overflow (Pearson's r came out 0) and those of 1e-170
+    underflow (NaN).  A constant column stays 0.  (Rank correlations need no rescaling: ranks
+    and signs do not over- or underflow.)
+    """
+    x = values - values.mean(axis=0)
+    top = np.abs(x).max(axis=0)
+    return x / np.where(top > 0, top, 1.0)
+
+
 def corr_matrix(values: np.ndarray, method: str) -> np.ndarray:
     """Correlation matrix of the columns of ``values`` (rows = observations)."""
+    if method == "pearson":
+        values = rescaled(np.asarray(values, dtype=float))
     if method == "spearman":
         values = stats.rankdata(values, axis=0)
     if method in ("pearson", "spearman"):

@@ -21,7 +21,14 @@ from .._partition import merge_kinds, referenced_names
 from ..data import RowAccount
 from ..errors import DataError
 from ..formula import ParsedFormula
-from .frame import _account, check_rows, partition_rows, rows_per_system, say_merged
+from .frame import (
+    _account,
+    check_rows,
+    partition_rows,
+    rows_per_system,
+    say_merged,
+    systems_left_out,
+)
 
 _GROUP = "__system__"
 
@@ -39,6 +46,7 @@ class Sums:
     sizes: pd.Series | None = None
     rows: pd.DataFrame | None = None    # the rows themselves (no | system)
     kinds: list | None = None           # several grouping columns: their values by their text
+    seen: pd.Series | None = None       # rows per system, complete or not (| system)
 
     def merge(self, other: Sums) -> Sums:
         """These rows followed by ``other``'s."""
@@ -58,7 +66,7 @@ class Sums:
         return Sums(self.n_rows + other.n_rows, self.missing_score + other.missing_score,
                     self.missing_system + other.missing_system, present, problem,
                     add(self.sums, other.sums), add(self.sizes, other.sizes), rows,
-                    merge_kinds(self.kinds, other.kinds))
+                    merge_kinds(self.kinds, other.kinds), add(self.seen, other.seen))
 
 
 def summarise(part: pd.DataFrame, parsed: ParsedFormula, env: dict, human: str,
@@ -66,7 +74,7 @@ def summarise(part: pd.DataFrame, parsed: ParsedFormula, env: dict, human: str,
     """One partition's :class:`Sums`."""
     rows = partition_rows(parsed, part, env, human, names)
     out = Sums(rows.n_rows, rows.missing_score, rows.missing_system, rows.present, rows.problem,
-               kinds=rows.kinds)
+               kinds=rows.kinds, seen=rows.seen)
     if rows.problem is not None:
         return out
     if rows.group is None:
@@ -89,8 +97,9 @@ def kept_rows(part: pd.DataFrame, parsed: ParsedFormula, env: dict, human: str,
 
 def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names: list[str],
                        aggregate: str | None
-                       ) -> tuple[pd.DataFrame, RowAccount, pd.Series | None, str | None]:
-    """The system table, the row account, the rows per system and the rule applied."""
+                       ) -> tuple[pd.DataFrame, RowAccount, pd.Series | None, str | None,
+                                  tuple]:
+    """The system table, row account, rows per system, rule applied, systems left out."""
     columns = _dask.needed_columns(ddf.columns, referenced_names(parsed), env)
     frame = ddf if columns is None else ddf[columns]
     total = _dask.map_reduce(frame, summarise, parsed, env, human, names)
@@ -99,7 +108,7 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
     account = _account(total.n_rows, total.missing_score, total.missing_system)
     if total.sizes is None:
         table = total.rows if total.rows is not None else pd.DataFrame(columns=[human, *names])
-        return table, account, None, None
+        return table, account, None, None, ()
     group_name = parsed.group_names[0] if len(parsed.groups) == 1 else ":".join(
         parsed.group_names)
     sizes = rows_per_system(total.sizes).rename("rows").rename_axis(group_name)
@@ -120,4 +129,5 @@ def dask_system_scores(parsed: ParsedFormula, ddf, env: dict, human: str, names:
         rule = "median"
     # the index as a pandas groupby of the values gives it
     table = table.set_axis(pd.Index(list(keys))).rename_axis(group_name)
-    return table[[human, *names]].astype(float), account, sizes, rule
+    left_out = systems_left_out(total.seen, sizes)
+    return table[[human, *names]].astype(float), account, sizes, rule, left_out

@@ -13,7 +13,7 @@ import pandas as pd
 
 from .._lazy import stats
 from ..errors import DataError
-from ._matrices import batch_corr_with_first, permutation_pvalue
+from ._matrices import batch_corr_with_first, permutation_pvalue, rescaled
 
 _MIRROR = {"greater": "less", "less": "greater", "two-sided": "two-sided"}
 
@@ -21,6 +21,8 @@ _MIRROR = {"greater": "less", "less": "greater", "two-sided": "two-sided"}
 def bootstrap_table(values: np.ndarray, metrics: tuple[str, ...], method: str, *,
                     n_resamples: int, seed, level: float, ci_method: str) -> pd.DataFrame:
     """Bootstrap over systems of every r and every difference ``r_i - r_j`` (``i < j``)."""
+    if method == "pearson":
+        values = rescaled(values)  # no correlation changes; no squares over- or underflow
     n = values.shape[0]
     k = len(metrics)
     iu, ju = np.triu_indices(k, 1)
@@ -87,6 +89,7 @@ def permutation_table(values: np.ndarray, metrics: tuple[str, ...], method: str,
                       n_resamples: int, seed, alternative: str) -> pd.DataFrame:
     """Paired permutation test of ``r_1 = r_2`` for every ordered pair of metrics."""
     rng = np.random.default_rng(seed)
+    values = rescaled(values)  # no correlation changes; no squares over- or underflow
     z = (values - values.mean(axis=0)) / values.std(axis=0)
     statistic = _difference_statistic(z[:, 0], method)
     k = len(metrics)

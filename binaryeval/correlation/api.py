@@ -32,6 +32,7 @@ from .frame import (
     label,
     partition_rows,
     say_merged,
+    systems_left_out,
 )
 from .result import CorrelationResult
 
@@ -173,7 +174,8 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
         n=len(table), n_rows=account.n_rows, n_used=account.n_used,
         _excluded=tuple(account.excluded.items()), aggregate=scores.aggregate,
         system_scores=scores.describe(), lower_is_better=lower, flipped=tuple(flipped),
-        absolute=absolute, _scores=table, _corr=corr, _rows_per_system=scores.rows_per_system)
+        absolute=absolute, _scores=table, _corr=corr, _rows_per_system=scores.rows_per_system,
+        _left_out=scores.left_out)
 
 
 def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
@@ -189,8 +191,8 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
     parsed, human, names = _terms(formula)
     env = formula_env(parsed, eval_env)
     if is_dask_frame(data):
-        table, account, sizes, rule = dask_system_scores(parsed, data, env, human, names,
-                                                         aggregate)
+        table, account, sizes, rule, left_out = dask_system_scores(parsed, data, env, human,
+                                                                   names, aggregate)
     else:
         rows = partition_rows(parsed, data, env, human, names)
         say_merged(parsed, rows.kinds, rows.problem)
@@ -199,9 +201,10 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
         table, sizes, rule = rows.table, None, None
         if rows.group is not None:
             table, sizes, rule = _combine(table, rows.group, aggregate)
+        left_out = systems_left_out(rows.seen, sizes)
     _check_systems(table, method, account)
     codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
-    return SystemScores(table, human, tuple(names), codes, account, sizes, rule)
+    return SystemScores(table, human, tuple(names), codes, account, sizes, rule, left_out)
 
 
 def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],

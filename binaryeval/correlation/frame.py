@@ -34,6 +34,7 @@ class SystemScores:
     account: RowAccount
     rows_per_system: pd.Series | None  # rows combined into each system score (None: no "| g")
     aggregate: str | None  # the rule applied, None when no system had more than one row
+    left_out: tuple = ()  # systems in the data without a complete row (so without a score)
 
     def describe(self) -> str:
         """How the rows became system scores, in words."""
@@ -71,14 +72,26 @@ def _numeric(table: pd.DataFrame) -> pd.DataFrame:
     """
     for i, col in enumerate(table.columns):
         series = table[col]
-        if series.dtype.kind in "mM":
-            # pandas would read dates as nanoseconds since 1970: never a score by accident
+        if series.dtype.kind in "mM" or isinstance(series.dtype, pd.PeriodDtype):
+            # pandas would read dates as nanoseconds since 1970 (periods as their ordinals):
+            # never a score by accident
             exc = DataError(f"column {col!r} holds dates or durations ({series.dtype}), not "
                             "scores; turn them into numbers first if they are meant as scores")
             exc.order = (1, i)
             raise exc
         if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             coerced = pd.to_numeric(series, errors="coerce")
+        else:
+            coerced = series
+        if coerced.dtype.kind == "c":
+            # numpy would drop the imaginary parts with a ComplexWarning
+            row = coerced.index[int(np.argmax(coerced.to_numpy().imag != 0))]
+            exc = DataError(f"column {col!r} holds complex numbers (row {_show(row)}: "
+                            f"{_show(series[row])}); scores must be real numbers: pass the part "
+                            f"meant as the score, e.g. the real part np.real(data[{col!r}])")
+            exc.order = (1, i)
+            raise exc
+        if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
             bad = coerced.isna() & series.notna()
             if bad.any():
                 row = bad.idxmax()
@@ -176,6 +189,7 @@ class Rows:
     present: np.ndarray | None = None   # rows with a value in each grouping term
     problem: tuple[tuple[int, int], Exception] | None = None
     kinds: list | None = None           # several grouping columns: their values by their text
+    seen: pd.Series | None = None       # rows per system before incomplete rows are left out
 
 
 def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index,
@@ -219,6 +233,7 @@ def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: 
     out.missing_score = int((~complete).sum())
     keep = complete
     if group is not None:
+        out.seen = group.value_counts(sort=False)
         keep = complete & group.notna()
         out.missing_system = int((complete & group.isna()).sum())
         out.group = group[keep]
@@ -266,3 +281,11 @@ def _terms(formula: str) -> tuple[ParsedFormula, str, list[str]]:
         raise DataError(f"metric names must be distinct and differ from the human score; got "
                         f"{human!r} ~ {names}")
     return parsed, human, names
+
+
+def systems_left_out(seen: pd.Series | None, kept: pd.Series | None) -> tuple:
+    """Systems with rows in the data but no complete row, in table order."""
+    if seen is None or kept is None:
+        return ()
+    seen = rows_per_system(seen)
+    return tuple(seen.index[~seen.index.isin(kept.index)].tolist())

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,8 @@ import pandas as pd
 from .. import _validate
 from ..data import _show
 from ..errors import DataError, ParameterError
+from ._args import seed_arg
+from .frame import _numeric
 
 __all__ = ["hybrid_supersample"]
 
@@ -37,8 +40,10 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     n_systems : int
         Number of hybrid systems.
     seed : int, optional
-        Seed of :func:`numpy.random.default_rng`; the output does not depend on ``chunk_size``
-        nor on the order of the rows (systems and items are sorted before drawing).
+        Seed of :func:`numpy.random.default_rng` (or a numpy Generator); the output does not
+        depend on ``chunk_size`` nor on the order of the rows (systems and items are sorted
+        before drawing).  ``None`` draws fresh entropy and reports it in ``attrs["seed"]``:
+        passing that value back rebuilds the same hybrids.
     rater : str, optional
         Column naming the rater: human scores are then standardised (z-scores) per rater and the
         ratings of one (system, item) averaged.  Without it the human scores are used as given.
@@ -51,13 +56,22 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         One row per hybrid: ``system`` ("hybrid_00001", ...), ``system_a``, ``system_b``, the human
         column and the metric columns, ready for :func:`~binaryeval.correlation.correlate`.
         attrs: ``seed``, ``n_items``, ``items_dropped`` (items with a missing value for some
-        system), ``n_real_systems``.
+        system), ``n_real_systems``, and the row account of ``data``: ``n_rows``, ``n_used``,
+        ``n_excluded`` and ``excluded`` (by reason: ``"incomplete item"``, the rows of the
+        dropped items; with ``rater``, ``"missing score"`` for ratings with a NaN score whose
+        item the other ratings kept).
 
     Raises
     ------
     DataError
         Missing or duplicated columns, duplicated (system, item) rows without ``rater``, fewer
-        than 2 systems, or systems that do not share the same items ("mismatched systems").
+        than 2 systems, or systems that do not share the same items ("mismatched systems"); a
+        row without a system, item or rater (NaN there), and scores that are text, dates or
+        infinite (the column and the row are named).  A NaN score is a missing score: its item
+        is dropped for every system and counted in ``items_dropped``.
+    ParameterError
+        ``human``, ``metrics``, ``system``, ``item`` or ``rater`` not naming columns, or one
+        column named for two of them; ``n_systems`` whose table would not fit in memory.
 
     Examples
     --------
@@ -71,12 +85,28 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     >>> h.shape
     (100, 5)
     """
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    elif isinstance(metrics, Sequence | pd.Index | np.ndarray):
+        metrics = list(metrics)
+    else:
+        raise ParameterError(f"metrics={metrics!r}: name the metric columns, a str or a list of "
+                             "str, e.g. metrics=['bleu', 'chrf']")
     n_systems = _validate.size(n_systems, "n_systems")
     chunk_size = _validate.size(chunk_size, "chunk_size")
-    seed = _validate.seed(seed)
+    seed = seed_arg(seed)
     values = [human, *metrics]
-    cube, systems, complete = _segment_cube(data, system, item, values, rater)
+    # the parents' indices, the scores, and the names ("hybrid_00001" and two systems' labels)
+    _validate.memory(n_systems * (16.0 + 8.0 * len(values) + 3 * 8 + 70),
+                     f"hybrid_supersample(n_systems={n_systems:,})",
+                     "build fewer hybrids (Graham & Liu 2016 use 10,000), or several sets with "
+                     "different seeds")
+    cube, systems, complete, kept = _segment_cube(data, system, item, values, rater)
+    in_kept = data[item].isin(kept).to_numpy()
+    n_rows, n_incomplete = len(data), int((~in_kept).sum())
+    n_missing = int((data.loc[in_kept, values].isna().any(axis=1)).sum()) if rater else 0
+    excluded = {k: v for k, v in (("incomplete item", n_incomplete), ("missing score", n_missing))
+                if v}
     out, a, b = _draw_hybrids(cube, n_systems, seed, chunk_size)
     width = len(str(n_systems))
     result = pd.DataFrame(out, columns=values)
@@ -84,21 +114,46 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     result.insert(0, "system_a", np.asarray(systems)[a])
     result.insert(0, "system", [f"hybrid_{i + 1:0{width}d}" for i in range(n_systems)])
     result.attrs.update(seed=seed, n_items=cube.shape[1], items_dropped=int((~complete).sum()),
-                        n_real_systems=len(systems),
+                        n_real_systems=len(systems), n_rows=n_rows,
+                        n_used=n_rows - n_incomplete - n_missing,
+                        n_excluded=n_incomplete + n_missing, excluded=excluded,
                         method="hybrid super-sampling (Graham & Liu 2016)")
     return result
 
 
-def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str],
-                    rater: str | None) -> pd.DataFrame:
-    """Checked numeric scores, one row per (system, item) (ratings averaged with ``rater``)."""
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+def _column_names(system: Any, item: Any, values: list[Any], rater: Any) -> None:
+    """Each argument names one column, and no column plays two parts."""
+    roles = [("system", system), ("item", item), ("human", values[0])]
+    roles += [("metrics", m) for m in values[1:]] + [("rater", rater)] * (rater is not None)
+    for role, name in roles:
+        if not isinstance(name, Hashable):
+            raise ParameterError(f"{role} holds {name!r}, not a column name; name the columns of "
+                                 "data, e.g. human='mqm', metrics=['bleu', 'chrf']")
     if len(values) < 2:
         raise ParameterError("metrics must name at least one metric column")
+    keys = [("system", system), ("item", item)] + [("rater", rater)] * (rater is not None)
+    for a, (role, name) in enumerate(keys):
+        for other, name2 in keys[a + 1:] + [("a score column", v) for v in values]:
+            if name == name2:
+                raise ParameterError(f"{role}={name!r} is also {other}: the system, item and "
+                                     "rater columns and the score columns must be different "
+                                     "columns")
+
+
+def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str],
+                    rater: str | None) -> pd.DataFrame:
+    """Checked numeric scores, one row per (system, item) (ratings averaged with ``rater``).
+
+    Scores must be numbers (text, dates and infinities are refused naming the column and the
+    row; NaN is a missing score, whose item is then dropped); a row without a system, item or
+    rater is refused, since it cannot be placed.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup:
         raise DataError(f"data has duplicated column names {dup}; rename or drop the copies")
+    _column_names(system, item, values, rater)
     cols = [system, item, *values] + ([rater] if rater is not None else [])
     missing = [c for c in cols if c not in data.columns]
     if missing:
@@ -107,11 +162,17 @@ def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str
         raise DataError(f"human and metric columns must be distinct, got {values[0]!r} and "
                         f"{values[1:]}")
     frame = data[cols].copy()
-    for c in values:
-        try:
-            frame[c] = pd.to_numeric(frame[c]).astype(float)
-        except (TypeError, ValueError):
-            raise DataError(f"column {c!r} is not numeric; pass numeric scores") from None
+    for role, key in (("system", system), ("item", item), ("rater", rater)):
+        if key is None:
+            continue
+        missing = frame[key].isna().to_numpy()
+        if missing.any():
+            row = frame.index[int(np.argmax(missing))]
+            raise DataError(f"{role} column {key!r} is missing (NaN) in row {_show(row)} "
+                            f"({int(missing.sum())} row(s) in all): such a row belongs to no "
+                            f"{role}; fill the value or drop those rows, e.g. "
+                            f"data.dropna(subset=[{key!r}])")
+    frame[values] = _numeric(frame[values].copy())
     human = values[0]
     if rater is not None:
         g = frame.groupby(rater)[human]
@@ -130,8 +191,8 @@ def _segment_scores(data: pd.DataFrame, system: str, item: str, values: list[str
 
 
 def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
-                  rater: str | None) -> tuple[np.ndarray, pd.Index, np.ndarray]:
-    """Scores as a (systems, complete items, values) array, the systems, and the complete mask."""
+                  rater: str | None) -> tuple[np.ndarray, pd.Index, np.ndarray, pd.Index]:
+    """Scores as a (systems, complete items, values) array; the systems, complete mask, items."""
     frame = _segment_scores(data, system, item, values, rater)
     # sorted, so that the same seed gives the same hybrids whatever the order of the rows
     systems = _sorted_keys(frame[system])
@@ -150,7 +211,7 @@ def _segment_cube(data: pd.DataFrame, system: str, item: str, values: list[str],
     complete = np.isfinite(cube).all(axis=(0, 2))
     if not complete.any():
         raise DataError("no item has complete scores for every system and column")
-    return np.ascontiguousarray(cube[:, complete, :]), systems, complete
+    return np.ascontiguousarray(cube[:, complete, :]), systems, complete, items[complete]
 
 
 def _sorted_keys(column: pd.Series) -> pd.Index:
