@@ -231,6 +231,7 @@ NAMES: tuple[Name, ...] = (
     Name("n_draws", "count", "posterior draws behind a table's probabilities (all chains): "
          "they are shown no finer than 1 / n_draws", "attrs"),
     Name("excluded", "mapping", "rows left out, by reason", "attrs"),
+    Name("systems_left_out", "labels", "systems all of whose rows were left out", "attrs"),
     Name("n_skipped", "count", "items rated for only one system of a pair", "column"),
     # -- intervals, tests and their settings -------------------------------------------------------
     Name("level", "level", "the coverage of an interval", "argument attrs",
