@@ -1011,3 +1011,26 @@ def test_correlate_pairwise_help_says_the_p_value_is_one_sided(tmp_path, capsys)
                  "--format", "json"]) == 0
     p = [r["p_value"] for r in json.loads(capsys.readouterr().out)]
     assert p[0] + p[1] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_fit_plan_takes_the_arguments_of_plan(tmp_path, capsys):
+    # Guards: `fit --plan` planned at plan()'s defaults only (power 0.5, each pair's estimated
+    # difference); --epsilon, --sig-level, --power and --max-human now give plan()'s arguments,
+    # and are refused without --plan (they would be ignored)
+    table = _rating_table(4)
+    path = _write(table, tmp_path / "r.csv")
+    formula = "human ~ I(score > 0.5) | system"
+    options = ["--epsilon", "0.2", "--sig-level", "0.1", "--power", "0.8", "--max-human", "5000"]
+    assert main(["fit", formula, "--data", path, "--plan", *options, "-f", "csv"]) == 0
+    got = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    fit = _api(be.fit, formula, table)
+    want = fit.plan(epsilon=0.2, sig_level=0.1, power=0.8, max_human=5000).to_frame()
+    default = fit.plan().to_frame()
+    assert got["group_1"].tolist() == want["group_1"].tolist() == default["group_1"].tolist()
+    assert got["more_human"].tolist() == want["more_human"].astype(float).tolist()
+    assert got["epsilon"].tolist() == [0.2, 0.2]
+    # another plan than the defaults' (each pair's estimated difference at power 0.5)
+    assert got["more_human"].tolist() != default["more_human"].astype(float).tolist()
+    assert main(["fit", formula, "--data", path, "--power", "0.8", "--epsilon", "0.1"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --epsilon 0.1 --power 0.8: these set the plan of --plan" in err

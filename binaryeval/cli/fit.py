@@ -66,6 +66,18 @@ def add_fit_parser(subparsers) -> None:
     p.add_argument("--plan", action="store_true",
                    help="write how many more human ratings would separate neighbouring systems "
                         "(result.plan()) instead")
+    plan_options = p.add_argument_group(
+        "with --plan", "the arguments of result.plan() (left out: its defaults; the pairs "
+        "are the neighbouring systems, every pair for preference fits)")
+    plan_options.add_argument("--epsilon", type=float, default=None,
+                              help="difference to detect (default: each pair's estimated one)")
+    plan_options.add_argument("--sig-level", type=float, default=None,
+                              help="significance level (default: 1 - the fit's --level)")
+    plan_options.add_argument("--power", type=float, default=None,
+                              help="chance of telling the pair apart (default 0.5, the papers' "
+                                   "eps; 0.8 for four times in five)")
+    plan_options.add_argument("--max-human", type=int, default=None,
+                              help="the most human ratings a plan may ask for (default 100000)")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
@@ -79,6 +91,7 @@ def add_fit_parser(subparsers) -> None:
                          **_sampler_kwargs(args))
         if args.compare and args.plan:
             raise ParameterError("--compare and --plan write different tables: give one")
+        plan_kwargs = _plan_kwargs(args)
         if args.n_jobs is not None:
             if not isinstance(result, BinaryFit):
                 raise ParameterError(f"--n-jobs {args.n_jobs}: it spreads the binary model's "
@@ -101,7 +114,23 @@ def add_fit_parser(subparsers) -> None:
         if args.compare:
             result = result.compare(method=args.compare_method, adjust=args.adjust)
         elif args.plan:
-            result = result.plan()
+            result = result.plan(**plan_kwargs)
         return write_result(result, args)
 
     p.set_defaults(func=run)
+
+
+#: the options of ``fit --plan`` and the arguments of ``plan()`` they give
+_PLAN_OPTIONS = {"epsilon": "--epsilon", "sig_level": "--sig-level", "power": "--power",
+                 "max_human": "--max-human"}
+
+
+def _plan_kwargs(args: argparse.Namespace) -> dict:
+    """The arguments of ``result.plan()`` given on the command line (refused without --plan)."""
+    given = {name: getattr(args, name) for name in _PLAN_OPTIONS
+             if getattr(args, name) is not None}
+    if given and not args.plan:
+        flags = " ".join(f"{_PLAN_OPTIONS[name]} {value}" for name, value in given.items())
+        raise ParameterError(f"{flags}: these set the plan of --plan; add --plan or leave "
+                             "them out")
+    return given
