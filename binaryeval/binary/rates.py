@@ -97,6 +97,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -415,6 +416,15 @@ def model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int
     >>> round(r.mean, 6), round(41 / 52, 6)
     (0.788462, 0.788462)
     """
+    with _one_blas_thread():
+        return _model_rates(A=A, B=B, k=k, M=M, tp=tp, fn=fn, tn=tn, fp=fp,
+                            rate_prior=rate_prior, rho=rho, eta=eta, level=level)
+
+
+def _model_rates(*, A: float, B: float, k: int, M: int, tp: int, fn: int, tn: int, fp: int,
+                 rate_prior: tuple[float, float], rho: float | None, eta: float | None,
+                 level: float) -> tuple[RatePosterior, RatePosterior, float]:
+    """:func:`model_rates` (its matrix products on one BLAS thread, set by the caller)."""
     ar, br = rate_prior
     args = dict(A=A, B=B, k=k, M=M, Ar=ar + tp, Br=br + fn, Ae=ar + tn, Be=br + fp,
                 rho=rho, eta=eta)
@@ -884,7 +894,6 @@ _MISSING_TOL = 1e-12     # the mass the grid may miss (beyond its ends) and roun
 _CHEB_POINTS = (33, 65, 129)  # nested: each holds the one before
 _TABLE_POINTS = (65, 129)     # ... from the tables (see _chebyshev_rate)
 _CHEB_TOL = 1e-13        # the distribution function's error allowed (see _chebyshev_rate)
-_BLAS_CHUNK = 262_144    # m n k of one matrix product (OpenBLAS runs one thread below it)
 
 
 def _cheb_coefficients(values: np.ndarray) -> np.ndarray:
@@ -946,14 +955,25 @@ def _scaled(w: np.ndarray, lw: np.ndarray, H: np.ndarray, C: np.ndarray, R: np.n
     return np.exp(lk)
 
 
-def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` in products small enough for one BLAS thread (threads spin on a busy machine)."""
-    m, k = a.shape
-    n = b.shape[1]
-    step = max(1, _BLAS_CHUNK // max(m * k, 1))
-    if step >= n:
-        return a @ b
-    return np.hstack([a @ b[:, i:i + step] for i in range(0, n, step)])
+_BLAS = None
+
+
+@contextmanager
+def _one_blas_thread():
+    """The matrix products of the block on one BLAS thread (restored after).
+
+    Each rate's density is a product of some 65 x 300 by 300 x 200, too small for a second
+    thread to pay: on a busy machine the idle thread spins and doubles the CPU time.  One
+    :class:`threadpoolctl.ThreadpoolController`, made on first use, sets the limit (some
+    0.02 ms).
+    """
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    with _BLAS.limit(limits=1, user_api="blas"):
+        yield
 
 
 def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: np.ndarray,
@@ -1078,7 +1098,7 @@ def _chebyshev_rate(name: str, w: np.ndarray, lw: np.ndarray, X: np.ndarray, U: 
             return out
         ce -= c
         re += c
-        out[inner] = np.einsum("mj,mj->m", np.exp(re), _matmul(np.exp(ce), K.T))
+        out[inner] = np.einsum("mj,mj->m", np.exp(re), np.exp(ce) @ K.T)
         return out
 
     dens = None
@@ -1278,7 +1298,7 @@ def _table_density(name: str, X: np.ndarray, U: np.ndarray, args: dict,
         re -= gr[:, None]
         np.exp(ce, out=ce)
         np.exp(re, out=re)
-        sums = np.einsum("mj,mj->m", re, _matmul(ce, hank_t))
+        sums = np.einsum("mj,mj->m", re, ce @ hank_t)
         with np.errstate(divide="ignore"):
             ls = np.log(sums)
         if not np.all(ls >= floor_log):
