@@ -1034,3 +1034,20 @@ def test_fit_plan_takes_the_arguments_of_plan(tmp_path, capsys):
     assert main(["fit", formula, "--data", path, "--power", "0.8", "--epsilon", "0.1"]) == 1
     err = capsys.readouterr().err
     assert "error: --epsilon 0.1 --power 0.8: these set the plan of --plan" in err
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--epsilon", "2"], "--epsilon 2 must lie in (0, 1]"),
+    (["--power", "1.2"], "--power 1.2 must lie in [0.5, 1)"),
+    (["--max-human", "-3"], "--max-human -3 must be a whole number >= 1"),
+    (["--sig-level", "0.7"], "give --sig-level 0.3"),
+])
+def test_fit_plan_checks_its_flags_before_reading_the_data(tmp_path, capsys, option, message):
+    # Guards: a bad --plan value was found only after the whole fit (minutes on a large
+    # table); it is now refused before the data is read: here there is no data file at all,
+    # and the error is the flag's, not the missing file's
+    missing = str(tmp_path / "absent.csv")
+    assert main(["fit", "human ~ metric | system", "--data", missing, "--plan", *option]) == 1
+    err = capsys.readouterr().err
+    assert message in err
+    assert "absent.csv" not in err

@@ -84,14 +84,15 @@ def add_fit_parser(subparsers) -> None:
         from ..api import fit
         from ..binary.result import BinaryFit
 
+        # the flags that need no data are checked before the fit, which can take minutes
+        if args.compare and args.plan:
+            raise ParameterError("--compare and --plan write different tables: give one")
+        plan_kwargs = _plan_kwargs(args)
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
                          bins=args.bins, order=args.order, **_fit_kwargs(args),
                          **_sampler_kwargs(args))
-        if args.compare and args.plan:
-            raise ParameterError("--compare and --plan write different tables: give one")
-        plan_kwargs = _plan_kwargs(args)
         if args.n_jobs is not None:
             if not isinstance(result, BinaryFit):
                 raise ParameterError(f"--n-jobs {args.n_jobs}: it spreads the binary model's "
@@ -133,4 +134,19 @@ def _plan_kwargs(args: argparse.Namespace) -> dict:
         flags = " ".join(f"{_PLAN_OPTIONS[name]} {value}" for name, value in given.items())
         raise ParameterError(f"{flags}: these set the plan of --plan; add --plan or leave "
                              "them out")
+    # their values, as plan() checks them (the significance level needs the fit's level, and
+    # max_human its counts: plan() checks those two against the fit)
+    from .. import _validate
+
+    if args.power is not None:
+        _validate.power(args.power)
+    if args.max_human is not None:
+        _validate.size(args.max_human, "max_human", minimum=1)
+    if args.sig_level is not None:
+        from ..plan._setup import fit_sig_level
+
+        fit_sig_level(args.sig_level, 0.95)
+    if args.epsilon is not None and not 0 < args.epsilon <= 1:
+        raise ParameterError(f"epsilon={args.epsilon!r} must lie in (0, 1]: a difference of "
+                             "two rates")
     return given
