@@ -1051,3 +1051,36 @@ def test_fit_plan_checks_its_flags_before_reading_the_data(tmp_path, capsys, opt
     err = capsys.readouterr().err
     assert message in err
     assert "absent.csv" not in err
+
+
+def test_fit_plan_takes_listed_pairs(tmp_path, capsys):
+    # --pairs gives plan()'s pairs= (a word or SYSTEM1:SYSTEM2 pairs, as favi's --pairs): the
+    # same rows as the API's plan of those pairs
+    table = _rating_table(4)
+    path = _write(table, tmp_path / "r.csv")
+    formula = "human ~ I(score > 0.5) | system"
+    fit = _api(be.fit, formula, table)
+    a, b, c = fit.groups[:3]
+    assert main(["fit", formula, "--data", path, "--plan", "--pairs", f"{c}:{a},{b}:{c}",
+                 "-f", "csv"]) == 0
+    got = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    want = fit.plan(pairs=[(c, a), (b, c)]).to_frame()
+    assert list(zip(got["group_1"], got["group_2"], strict=True)) == [(a, c), (b, c)]
+    np.testing.assert_allclose(got["diff"], want["diff"], rtol=1e-12)
+    assert got["more_human"].tolist() == want["more_human"].astype(float).tolist()
+    assert main(["fit", formula, "--data", path, "--plan", "--pairs", "neighbours",
+                 "-f", "csv"]) == 0
+    got = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert got["group_1"].tolist() == fit.groups[:-1]
+    # a group the fit lacks is named with the flag; without --plan the flag is refused
+    assert main(["fit", formula, "--data", path, "--plan", "--pairs", f"{a}:nosuch"]) == 1
+    assert "error: group 'nosuch' in --pairs is not a group of the fit" in capsys.readouterr().err
+    assert main(["fit", formula, "--data", path, "--pairs", "all"]) == 1
+    assert "--pairs all: these set the plan of --plan" in capsys.readouterr().err
+    # favi has no order of systems: its --pairs refuses 'neighbours', naming the flag
+    scores = pd.DataFrame({"seg": [0, 0, 1, 1, 2, 2], "system": ["x", "y"] * 3,
+                           "h": [3, 1, 3, 1, 1, 3], "m": [2, 1, 2, 1, 2, 1]})
+    favi_path = _write(scores, tmp_path / "s.csv")
+    assert main(["favi", "h ~ m | system", "--data", favi_path, "--item", "seg",
+                 "--pairs", "neighbours"]) == 1
+    assert "error: --pairs neighbours: give --pairs all" in capsys.readouterr().err

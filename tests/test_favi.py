@@ -366,7 +366,7 @@ def test_explicit_pairs_are_oriented_as_given():
     sub = favi("human ~ metric | system", df, item="seg", pairs=[("C", "A")])
     assert sub.to_frame().favi[0] == pytest.approx(-full.matrix().loc["A", "C"])
     np.testing.assert_array_equal(sub.counts[0], full.counts[1][::-1, ::-1])
-    with pytest.raises(ParameterError, match="'Z' in pairs has no row used .*not in the data"):
+    with pytest.raises(ParameterError, match="'Z' in pairs= has no row used .*not in the data"):
         favi("human ~ metric | system", df, item="seg", pairs=[("A", "Z")])
 
 
@@ -907,7 +907,7 @@ def test_a_pair_naming_a_system_whose_rows_were_all_left_out_says_so():
 
     df = datasets.load_wmt21_ende()
     assert df.loc[df.system == "ref-B", "chrf"].isna().all()
-    with pytest.raises(ParameterError, match=r"'ref-B' in pairs has no row used .*missing score"):
+    with pytest.raises(ParameterError, match=r"'ref-B' in pairs= has no row used .*missing score"):
         favi("mqm ~ chrf | system", df, item="seg_id", lower_is_better=["mqm"],
                 pairs=[("Nemo", "ref-B")])
 

@@ -11,6 +11,7 @@ number of additional human ratings agrees within 2 %.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -228,3 +229,29 @@ def test_plan_caps_beyond_the_engine_name_max_human():
         fit.plan(max_human=10 ** 11)
     plan = fit.plan(max_human=10 ** 10 - 200).to_frame()
     assert plan["more_human"].tolist() == fit.plan().to_frame()["more_human"].tolist()
+
+
+def test_plan_of_listed_pairs_is_those_rows_of_every_pair():
+    # A plan of the pairs a user names (e.g. the top two systems) is the same rows as the plan
+    # of every pair, each pair put in the fit's order (the group ranked higher first) whichever
+    # way round it is listed, in the order listed
+    fit = be.fit_counts({"A": {"human_pos": 70, "human_total": 100},
+                         "B": {"human_pos": 62, "human_total": 100},
+                         "C": {"human_pos": 55, "human_total": 120},
+                         "D": {"human_pos": 40, "human_total": 90}})
+    every = fit.plan(pairs="all", power=0.8).to_frame().set_index(["group_1", "group_2"])
+    got = fit.plan(pairs=[("D", "A"), ("B", "C")], power=0.8).to_frame()
+    assert list(zip(got["group_1"], got["group_2"], strict=True)) == [("A", "D"), ("B", "C")]
+    pd.testing.assert_frame_equal(got.set_index(["group_1", "group_2"]),
+                                  every.loc[[("A", "D"), ("B", "C")]])
+    # diff is the posterior means' difference, group_1 less group_2 (71/102 - 63/102)
+    listed = fit.plan(pairs=[("B", "A")]).to_frame()
+    assert listed["diff"].iloc[0] == pytest.approx(8 / 102, rel=1e-9)
+    for bad, message in [([("A", "Z")], "group 'Z' in pairs= is not a group of the fit"),
+                         ([("A", "A")], "compares a group with itself"),
+                         ([("A", "B"), ("B", "A")], "lists the pair ('A', 'B') twice"),
+                         ([], "pairs= is empty"),
+                         (["AB"], "each entry of pairs= must be (group_1, group_2)"),
+                         ("top", "pairs")]:
+        with pytest.raises(be.ParameterError, match=re.escape(message)):
+            fit.plan(pairs=bad)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -768,3 +769,23 @@ def test_preference_plan_without_metric_information_is_the_dirichlet_answer():
     want = math.ceil(v * z ** 2 / d ** 2 - 4 - n)
     got = int(fit.plan().to_frame()["more_human"].iloc[0])
     assert want > 50 and abs(got - want) <= 0.05 * (want + n)
+
+
+def test_latent_and_preference_plans_of_listed_pairs_are_those_rows_of_every_pair(wmt30):
+    # pairs= takes the groups' own list in every plan of a fit, as the binary model's does:
+    # the rows are those of pairs="all", each pair oriented as that table orients it
+    df = _binary_frame(seed=2)
+    latent = _quiet(fit_latent, "human ~ m1 + m2 | system", df, draws=300, chains=2, seed=1)
+    every = latent.plan(pairs="all").to_frame().set_index(["group_1", "group_2"])
+    got = latent.plan(pairs=[("C", "A")]).to_frame().set_index(["group_1", "group_2"])
+    first = latent.order.index("A") < latent.order.index("C")
+    key = ("A", "C") if first else ("C", "A")
+    pd.testing.assert_frame_equal(got, every.loc[[key]])
+    with pytest.raises(be.ParameterError, match=re.escape("group 'Z' in pairs= is not")):
+        latent.plan(pairs=[("A", "Z")])
+    prefs = _quiet(fit_preferences, "mqm ~ chrf | system", wmt30, item="seg_id", draws=100,
+                   chains=2, seed=1)
+    every = prefs.plan().to_frame().set_index(["group_1", "group_2"])
+    a, b = every.index[-1]
+    got = prefs.plan(pairs=[(b, a), every.index[0]]).to_frame().set_index(["group_1", "group_2"])
+    pd.testing.assert_frame_equal(got, every.loc[[(a, b), every.index[0]]])

@@ -432,14 +432,17 @@ def _tolerance(text: str) -> float | dict[str, float]:
 
 
 def _pairs(text: str) -> str | list[tuple[str, str]]:
-    if text == "all":
+    # one set of values wherever --pairs is taken: a word or SYSTEM1:SYSTEM2 pairs (favi has no
+    # order of systems, so it refuses 'neighbours' with its own error)
+    if text in ("all", "neighbours"):
         return text
     pairs = []
     for part in text.split(","):
         a, sep, b = part.partition(":")
         if not sep or not a.strip() or not b.strip():
             raise argparse.ArgumentTypeError(
-                f"--pairs {text!r}: give 'all' or SYSTEM1:SYSTEM2 pairs separated by commas")
+                f"--pairs {text!r}: give 'all', 'neighbours' or SYSTEM1:SYSTEM2 pairs "
+                "separated by commas")
         pairs.append((a.strip(), b.strip()))
     return pairs
 

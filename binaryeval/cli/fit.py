@@ -11,6 +11,7 @@ from ._common import (
     _bins,
     _fit_kwargs,
     _order,
+    _pairs,
     _sampler_kwargs,
     add_data_arguments,
     add_output_arguments,
@@ -78,6 +79,10 @@ def add_fit_parser(subparsers) -> None:
                                    "eps; 0.8 for four times in five)")
     plan_options.add_argument("--max-human", type=int, default=None,
                               help="the most human ratings a plan may ask for (default 100000)")
+    plan_options.add_argument("--pairs", type=_pairs, default=None, metavar="A:B,...",
+                              help="the pairs to plan: 'neighbours' (neighbouring systems in "
+                                   "the fit's order), 'all', or SYSTEM1:SYSTEM2 pairs separated "
+                                   "by commas (default: neighbours; all for preference fits)")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
@@ -123,7 +128,7 @@ def add_fit_parser(subparsers) -> None:
 
 #: the options of ``fit --plan`` and the arguments of ``plan()`` they give
 _PLAN_OPTIONS = {"epsilon": "--epsilon", "sig_level": "--sig-level", "power": "--power",
-                 "max_human": "--max-human"}
+                 "max_human": "--max-human", "pairs": "--pairs"}
 
 
 def _plan_kwargs(args: argparse.Namespace) -> dict:
@@ -131,7 +136,7 @@ def _plan_kwargs(args: argparse.Namespace) -> dict:
     given = {name: getattr(args, name) for name in _PLAN_OPTIONS
              if getattr(args, name) is not None}
     if given and not args.plan:
-        flags = " ".join(f"{_PLAN_OPTIONS[name]} {value}" for name, value in given.items())
+        flags = " ".join(f"{_PLAN_OPTIONS[name]} {_shown(value)}" for name, value in given.items())
         raise ParameterError(f"{flags}: these set the plan of --plan; add --plan or leave "
                              "them out")
     # their values, as plan() checks them (the significance level needs the fit's level, and
@@ -150,3 +155,10 @@ def _plan_kwargs(args: argparse.Namespace) -> dict:
         raise ParameterError(f"epsilon={args.epsilon!r} must lie in (0, 1]: a difference of "
                              "two rates")
     return given
+
+
+def _shown(value) -> str:
+    """A flag's value as typed: pairs as ``A:B,C:D``."""
+    if isinstance(value, list):
+        return ",".join(f"{a}:{b}" for a, b in value)
+    return str(value)

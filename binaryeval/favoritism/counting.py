@@ -30,19 +30,21 @@ def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.
     """Indices of system 1 and system 2 of each requested pair (``"all"``: natural order, ``sys2`` before ``sys10``)."""
     if isinstance(pairs, str):
         if pairs != "all":
-            raise ParameterError(f"pairs must be 'all' or a list of (group_1, group_2), got {pairs!r}")
+            raise ParameterError(f"pairs={pairs!r}: give pairs='all' (every pair) or a list of "
+                                 "(group_1, group_2); rated pairs have no order of systems to "
+                                 "take neighbours in")
         return pair_indices(len(systems))
     idx = {s: i for i, s in enumerate(systems)}
     ia, ib = [], []
     seen: dict[frozenset, tuple] = {}
     for p in pairs:
         if not isinstance(p, (tuple, list)) or len(p) != 2:
-            raise ParameterError(f"each entry of pairs must be (group_1, group_2), got {p!r}")
+            raise ParameterError(f"each entry of pairs= must be (group_1, group_2), got {p!r}")
         # systems are told apart by their text (label_text): 1 names the system '1'
         a, b = (str(s) for s in p)
         for s, given in zip((a, b), p, strict=True):
             if s not in idx:
-                raise ParameterError(f"system {given!r} in pairs has no row used (it is not in "
+                raise ParameterError(f"system {given!r} in pairs= has no row used (it is not in "
                                      "the data, or each of its rows lacks a rating the call "
                                      f"needs, e.g. a missing score); systems with rows: "
                                      f"{list(systems)}")
@@ -50,14 +52,14 @@ def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.
             raise ParameterError(f"pair {p!r} compares a system with itself; give two different systems")
         key = frozenset((a, b))
         if key in seen:
-            raise ParameterError(f"pairs lists the pair {seen[key]!r} twice (again as "
+            raise ParameterError(f"pairs= lists the pair {seen[key]!r} twice (again as "
                                  f"{tuple(p)!r}); give each pair once, in either order (swapping "
                                  "the systems only turns the signs round)")
         seen[key] = tuple(p)
         ia.append(idx[a])
         ib.append(idx[b])
     if not ia:
-        raise ParameterError("pairs is empty; give 'all' or at least one (group_1, group_2)")
+        raise ParameterError("pairs= is empty; give 'all' or at least one (group_1, group_2)")
     return np.asarray(ia, dtype=np.intp), np.asarray(ib, dtype=np.intp)
 
 

@@ -328,3 +328,58 @@ class Setup:
         if self.method == "grid":
             out["grid"] = DEFAULT_GRID if self.grid is None else self.grid
         return out
+
+
+def plan_pairs(pairs: Any, order: Sequence[str], *, orient: Sequence[str] | None = None
+               ) -> list[tuple[str, str]]:
+    """The pairs of groups a plan of a fit covers: a word, or the caller's own list.
+
+    ``pairs``: ``"neighbours"`` (neighbouring groups in ``order``), ``"all"`` (every pair, row
+    by row in ``order``) or a sequence of ``(group_1, group_2)``, kept in the order given.  A
+    listed pair is put in the orientation of ``orient`` (default ``order``: the fit's order,
+    the group ranked higher first), as the words' pairs are; groups are matched by their text.
+    A group the fit lacks, a pair of one group, a pair listed twice (in either order) and an
+    empty list are refused, naming the entry.
+
+    Examples
+    --------
+    >>> from binaryeval.plan._setup import plan_pairs
+    >>> plan_pairs("neighbours", ["A", "B", "C"])
+    [('A', 'B'), ('B', 'C')]
+    >>> plan_pairs([("C", "A")], ["A", "B", "C"])
+    [('A', 'C')]
+    """
+    order = [str(g) for g in order]
+    if isinstance(pairs, str):
+        check.choice(pairs, "pairs", ("neighbours", "all"))
+        if pairs == "neighbours":
+            return list(zip(order[:-1], order[1:], strict=True))
+        return [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    if not isinstance(pairs, Iterable) or isinstance(pairs, Mapping):
+        raise ParameterError(f"pairs={pairs!r}: give 'neighbours', 'all' or a list of "
+                             "(group_1, group_2), e.g. pairs=[('A', 'B')]")
+    rank = {g: i for i, g in enumerate(str(g) for g in (orient or order))}
+    out: list[tuple[str, str]] = []
+    seen: dict[frozenset, tuple] = {}
+    for entry in pairs:
+        if isinstance(entry, str) or not isinstance(entry, Sequence) or len(entry) != 2:
+            raise ParameterError(f"each entry of pairs= must be (group_1, group_2), got "
+                                 f"{entry!r}")
+        a, b = (str(g) for g in entry)
+        for name, given in ((a, entry[0]), (b, entry[1])):
+            if name not in rank:
+                raise ParameterError(f"group {given!r} in pairs= is not a group of the fit; its "
+                                     f"groups: {list(rank)}")
+        if a == b:
+            raise ParameterError(f"pair {tuple(entry)!r} compares a group with itself; give "
+                                 "two different groups")
+        key = frozenset((a, b))
+        if key in seen:
+            raise ParameterError(f"pairs= lists the pair {seen[key]!r} twice (again as "
+                                 f"{tuple(entry)!r}); give each pair once, in either order")
+        seen[key] = tuple(entry)
+        out.append((a, b) if rank[a] < rank[b] else (b, a))
+    if not out:
+        raise ParameterError("pairs= is empty; give 'neighbours', 'all' or at least one "
+                             "(group_1, group_2)")
+    return out

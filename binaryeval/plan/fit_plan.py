@@ -21,7 +21,7 @@ group's own share of positives; the ``k`` new human ratings inform ``alpha`` as 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,7 @@ from .._validate import MAX_COUNT
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, fit_sig_level, power_note, z_total
+from ._setup import Setup, fit_sig_level, plan_pairs, power_note, z_total
 from .cells import evaluate, make_cell
 from .sample_size import smallest_size
 
@@ -154,7 +154,8 @@ def _why(planner: _Planner, gs: tuple[str, ...], cap: int) -> str:
     return "the difference is small against what human ratings can resolve"
 
 
-def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None = "neighbours",
+def plan_fit(fit: BinaryFit, epsilon: float | None = None, *,
+             pairs: str | Sequence[tuple[str, str]] | None = "neighbours",
              sig_level: float | None = None, max_human: int = 100_000,
              power: float = 0.5) -> FitPlan:
     """Additional human ratings per group that separate systems (see :meth:`BinaryFit.plan`).
@@ -165,9 +166,9 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
         The fitted model.
     epsilon : float, optional
         Difference to detect; default (pairs only) each pair's estimated difference.
-    pairs : {"neighbours", "all"} or None
-        Neighbouring groups in the fit's order, every pair, or (None) each group on its own
-        against the papers' ``eps``.
+    pairs : {"neighbours", "all"}, sequence of (str, str) or None
+        Neighbouring groups in the fit's order, every pair, the pairs listed (each put in the
+        fit's order), or (None) each group on its own against the papers' ``eps``.
     sig_level : float, optional
         Significance level (default: 1 - the fit's level).
     max_human : int
@@ -201,8 +202,7 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
                              f"exceeds the largest number of ratings a plan computes, "
                              f"{MAX_COUNT:,} (the posterior engine's limit): give at most "
                              f"max_human={MAX_COUNT - largest}")
-    if pairs is not None:
-        _validate.choice(pairs, "pairs", ("neighbours", "all"))
+    units = None if pairs is None else plan_pairs(pairs, fit.groups)
     target = None if epsilon is None else _validate.real(epsilon, "epsilon")
     if target is not None and not 0 < target <= 1:
         raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: a difference of two rates")
@@ -211,13 +211,8 @@ def plan_fit(fit: BinaryFit, epsilon: float | None = None, *, pairs: str | None 
                              "epsilon= (e.g. 0.05), or plan pairs='neighbours'")
     groups = _groups(fit)
     planner = _Planner(fit, groups, sig, pw)
-    order = fit.groups
-    if pairs is None:
-        units = [(g,) for g in order]
-    elif pairs == "neighbours":
-        units = list(zip(order[:-1], order[1:], strict=True))
-    else:
-        units = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    if units is None:
+        units = [(g,) for g in fit.groups]
     if not units:
         raise ParameterError("planning pairs needs at least two groups; use pairs=None with "
                              "epsilon= for one group")
@@ -424,7 +419,8 @@ class FitPlan(Result):
         return ax
 
 
-def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "neighbours",
+def _plan_method(self, epsilon: float | None = None, *,
+                 pairs: str | Sequence[tuple[str, str]] | None = "neighbours",
                  sig_level: float | None = None, max_human: int = 100_000, power: float = 0.5):
     """How many more human ratings, at the fitted values, would tell systems apart.
 
@@ -437,9 +433,11 @@ def _plan_method(self, epsilon: float | None = None, *, pairs: str | None = "nei
     ----------
     epsilon : float, optional
         Difference to detect; by default each pair's estimated difference.
-    pairs : {"neighbours", "all"} or None
-        Neighbouring groups in the fit's order (default), every pair, or each group on its own
-        against the papers' detectable difference ``eps`` (then ``epsilon`` is required).
+    pairs : {"neighbours", "all"}, sequence of (str, str) or None
+        Neighbouring groups in the fit's order (default), every pair, the pairs listed (e.g.
+        ``[("A", "C")]``; each put in the fit's order, the group ranked higher first), or
+        each group on its own against the papers' detectable difference ``eps`` (then
+        ``epsilon`` is required).
     sig_level : float, optional
         Significance level (default ``1 - level`` of the fit).
     max_human : int

@@ -33,6 +33,7 @@ plan of the binary model (:meth:`BinaryFit.plan`) on a binary metric in the test
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ from .. import _validate
 from ..errors import ParameterError
 from ..latent.multi import LatentFit
 from ..latent.preferences import PreferenceFit
-from ._setup import fit_sig_level, z_total
+from ._setup import fit_sig_level, plan_pairs, z_total
 from .fit_plan import ZERO_DIFFERENCE, FitPlan
 from .sample_size import smallest_size
 
@@ -98,7 +99,8 @@ def _note(k: int | None, n_metric: int, cap: int, why: str) -> str:
     return f"{k:,} more human ratings per system, beyond the items rated so far: rate new items"
 
 
-def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "neighbours",
+def plan_latent(fit: LatentFit, epsilon: float | None = None, *,
+                pairs: str | Sequence[tuple[str, str]] = "neighbours",
                 sig_level: float | None = None, max_human: int = 100_000,
                 power: float = 0.5) -> FitPlan:
     """More human ratings per group that would separate groups (see :meth:`LatentFit.plan`).
@@ -108,8 +110,9 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
     fit : LatentFit
     epsilon : float, optional
         Difference to detect; default each pair's estimated difference.
-    pairs : {"neighbours", "all"}
-        Neighbouring groups in the fit's order, or every pair.
+    pairs : {"neighbours", "all"} or sequence of (str, str)
+        Neighbouring groups in the fit's order, every pair, or the pairs listed (each put in
+        the fit's order).
     sig_level : float, optional
         Significance level (default: 1 - the fit's level).
     max_human : int
@@ -138,8 +141,8 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
     (1, 3)
     """
     sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon, power)
-    _validate.choice(pairs, "pairs", ("neighbours", "all"))
     order = list(fit.order or fit.groups)
+    todo = plan_pairs(pairs, order)
     if len(order) < 2:
         raise ParameterError("planning pairs needs at least two groups")
     frame = fit.to_frame()
@@ -148,8 +151,6 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
                       float(frame.loc[g, "estimate"] * (1 - frame.loc[g, "estimate"])),
                       a + b, int(frame.loc[g, "n_human"]), int(frame.loc[g, "n_metric"]))
              for g in order}
-    todo = (list(zip(order[:-1], order[1:], strict=True)) if pairs == "neighbours"
-            else [(x, y) for i, x in enumerate(order) for y in order[i + 1:]])
     rows = []
     for g1, g2 in todo:
         u1, u2 = units[g1], units[g2]
@@ -174,7 +175,8 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *, pairs: str = "n
     return _result(rows, "pair", sig, target, cap, fit.latent.rates, fit.group_name, power)
 
 
-def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs: str = "all",
+def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *,
+                     pairs: str | Sequence[tuple[str, str]] = "all",
                      sig_level: float | None = None, max_human: int = 100_000,
                      power: float = 0.5) -> FitPlan:
     """More human preference ratings per pair that would decide its sign.
@@ -186,8 +188,9 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
     fit : PreferenceFit
     epsilon : float, optional
         The difference ``|win_1 - win_2|`` to detect; default each pair's estimate.
-    pairs : {"all", "neighbours"}
-        Every pair of the fit, or the pairs of neighbouring systems in the fit's order.
+    pairs : {"all", "neighbours"} or sequence of (str, str)
+        Every pair of the fit, the pairs of neighbouring systems in the fit's order, or the
+        pairs listed (each oriented as the fit's table orients it).
     sig_level : float, optional
         Significance level (default: 1 - the fit's level).
     max_human : int
@@ -217,7 +220,8 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
     [0, 0, 0]
     """
     sig, cap, target, z = _settings(sig_level, fit.level, max_human, epsilon, power)
-    _validate.choice(pairs, "pairs", ("all", "neighbours"))
+    if isinstance(pairs, str):
+        _validate.choice(pairs, "pairs", ("all", "neighbours"))
     frame = fit.to_frame()
     conc = np.asarray(fit.latent.share_concentration, dtype=float)
     c0 = float((conc[0] if conc.ndim > 1 else conc).sum())
@@ -228,6 +232,14 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *, pairs:
         for x, y in zip(order[:-1], order[1:], strict=True):
             wanted.add(tuple(sorted((x, y), key=lambda s: fit.systems.index(s))))
         keys = [key for key in keys if key in wanted]
+    elif not isinstance(pairs, str):
+        # the listed pairs, in the order given, each as the fit's table orients it
+        keys = plan_pairs(pairs, list(fit.order or fit.systems), orient=list(fit.systems))
+        absent = [key for key in keys if key not in frame.index]
+        if absent:
+            raise ParameterError(f"pairs {absent!r}: the fit has no preference of these pairs "
+                                 "(no item rates both systems); pairs it has: "
+                                 f"{list(frame.index)}")
     rows = []
     for g1, g2 in keys:
         r = frame.loc[(g1, g2)]
@@ -263,7 +275,8 @@ def _result(rows: list[dict], unit: str, sig: float, target: float | None, cap: 
                    power=float(power))
 
 
-def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours",
+def _latent_plan(self, epsilon: float | None = None, *,
+                 pairs: str | Sequence[tuple[str, str]] = "neighbours",
                  sig_level: float | None = None, max_human: int = 100_000,
                  power: float = 0.5) -> FitPlan:
     """How many more human ratings per system, at the fitted values, would separate groups.
@@ -278,8 +291,9 @@ def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours
     ----------
     epsilon : float, optional
         Difference to detect; by default each pair's estimated difference.
-    pairs : {"neighbours", "all"}
-        Neighbouring groups in the fit's order (default) or every pair.
+    pairs : {"neighbours", "all"} or sequence of (str, str)
+        Neighbouring groups in the fit's order (default), every pair, or the pairs listed
+        (e.g. ``[("A", "C")]``; each put in the fit's order).
     sig_level : float, optional
         Significance level (default ``1 - level`` of the fit).
     max_human : int
@@ -310,7 +324,8 @@ def _latent_plan(self, epsilon: float | None = None, *, pairs: str = "neighbours
                        power=power)
 
 
-def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
+def _preference_plan(self, epsilon: float | None = None, *,
+                     pairs: str | Sequence[tuple[str, str]] = "all",
                      sig_level: float | None = None, max_human: int = 100_000,
                      power: float = 0.5) -> FitPlan:
     """How many more human preference ratings per pair would decide the sign of ``diff``.
@@ -325,8 +340,9 @@ def _preference_plan(self, epsilon: float | None = None, *, pairs: str = "all",
     ----------
     epsilon : float, optional
         The difference to detect; by default each pair's estimated ``|diff|``.
-    pairs : {"all", "neighbours"}
-        Every pair (default), or the pairs of neighbouring systems in the fit's order.
+    pairs : {"all", "neighbours"} or sequence of (str, str)
+        Every pair (default), the pairs of neighbouring systems in the fit's order, or the
+        pairs listed (e.g. ``[("A", "C")]``; each oriented as the fit's table orients it).
     sig_level : float, optional
         Significance level (default ``1 - level`` of the fit).
     max_human : int
