@@ -572,6 +572,18 @@ def flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
+def progress(value: Any) -> bool | None:
+    """``progress=``: True, False or None (a bar for long runs, on a terminal).
+
+    Examples
+    --------
+    >>> from binaryeval._validate import progress
+    >>> progress(None), progress(False)
+    (None, False)
+    """
+    return None if value is None else flag(value, "progress")
+
+
 def seed(value: Any, name: str = "seed") -> Any:
     """A seed for :func:`numpy.random.default_rng`: None, an int >= 0, a SeedSequence or a Generator.
 

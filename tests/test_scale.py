@@ -924,6 +924,33 @@ def test_rates_on_joblibs_workers_equal_the_sequential_ones_exactly():
         be.fit_counts(groups).rates(n_jobs=0)
 
 
+def test_the_rates_of_many_groups_show_a_progress_bar_and_the_same_table(capsys):
+    # the rates' intervals of 10,000 groups take most of a minute: progress=True shows a bar
+    # of the groups done on stderr (by default: 500 groups or more, on a terminal), here and
+    # on joblib's workers, and changes no digit of the table
+    import joblib
+
+    import binaryeval as be
+
+    groups = {f"g{i}": {"human_pos": 12 + i, "human_total": 40, "metric_pos": 150 + 9 * i,
+                        "metric_total": 300, "tp": 25, "fn": 4, "tn": 20, "fp": 5}
+              for i in range(7)}
+    quiet = be.fit_counts(groups).to_frame()
+    assert capsys.readouterr().err == ""            # 7 groups: no bar by default
+    shown = be.fit_counts(groups).to_frame(progress=True)
+    err = capsys.readouterr().err
+    assert "rho and eta per group" in err and "7/7" in err
+    with joblib.parallel_config(backend="threading"):
+        spread = be.fit_counts(groups).rates(n_jobs=2, progress=True)
+    assert "7/7" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(shown, quiet, check_exact=True)
+    pd.testing.assert_frame_equal(spread, be.fit_counts(groups).rates(), check_exact=True)
+    be.fit_counts(groups).to_frame(progress=False)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(be.errors.InputTypeError, match="progress=1: pass True or False"):
+        be.fit_counts(groups).rates(progress=1)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_model_rate_means_equal_the_term_by_term_mixture(seed):
     # the means from one-dimensional sums (three convolutions) against the independent

@@ -168,9 +168,8 @@ def simulation(simulate: Any, n_resamples: Any) -> tuple[str, int]:
             check.size(n_resamples, "n_resamples", minimum=1))
 
 
-def progress(value: Any) -> bool | None:
-    """``None`` (a bar on a terminal for long sweeps), True or False."""
-    return None if value is None else check.flag(value, "progress")
+#: ``progress=``: None (a bar on a terminal for long sweeps), True or False
+progress = check.progress
 
 
 def _grid(value: Any) -> tuple[int, int, int] | None:

@@ -38,9 +38,6 @@ CACHE_SIZE = 32_768
 
 _CACHE: OrderedDict[tuple, tuple[float, float]] = OrderedDict()
 
-#: The number of posteriors below which a progress bar is not worth showing.
-_BAR_FROM = 500
-
 
 def cache_clear() -> None:
     """Forget every cached posterior (benchmarks use it to time a cold start)."""
@@ -133,31 +130,13 @@ def _batch_moments(keys: Sequence[tuple]) -> list[tuple[float, float]]:
 
 
 # -- running many cells ---------------------------------------------------------------------------
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, progress: bool | None, desc: str) -> Any:
-    """A tqdm bar, or a stand-in when none is shown (tqdm is imported only when it may show)."""
-    if progress is False or (progress is None and total < _BAR_FROM):
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    # disable=None: tqdm shows the bar only on a terminal
-    return tqdm(total=total, desc=desc, disable=None if progress is None else False)
-
-
 def _compute(keys: list[tuple], n_jobs: int | None, progress: bool | None,
              desc: str) -> dict[tuple, tuple[float, float]]:
     """The moments of distinct keys, here or on joblib's workers."""
     out: dict[tuple, tuple[float, float]] = {}
     if not keys:
         return out
-    bar = _bar(len(keys), progress, desc)
+    bar = _parallel.progress_bar(len(keys), progress, desc)
     try:
         costly = [k for k in keys if k[5] != "exact" or k[0][3] > 0]
         workers = _parallel.workers(n_jobs) if len(costly) >= 2 else 1
