@@ -634,7 +634,7 @@ class BinaryFit(Result):
 
         The rows show ``alpha``'s estimate and interval and the metric's rates ``rho`` and
         ``eta`` as posterior means (the rates' intervals are in :meth:`rates` and
-        :meth:`to_frame`, which cost some 10 ms a group of 1,000 ratings; the means alone
+        :meth:`to_frame`, which cost some 4 ms a group of 1,000 ratings; the means alone
         about 0.4 ms).
 
         Parameters
