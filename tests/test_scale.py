@@ -1108,3 +1108,18 @@ def test_to_frame_without_rate_intervals_is_to_frame_less_their_columns(monkeypa
     assert ((full["rho_lower"] < lean["rho"]) & (lean["rho"] < full["rho_upper"])).all()
     with pytest.raises(InputTypeError, match="rate_intervals=0"):
         be.fit("human ~ metric | system", df).to_frame(rate_intervals=0)
+
+
+def test_the_rates_matrix_products_run_on_one_blas_thread():
+    # each rate's density is one product of some 65 x 300 by 300 x 200: a second BLAS thread
+    # only spins (doubling the CPU time on a busy machine), so the rates hold BLAS to one
+    # thread, and give it back after (threadpoolctl before 3.5 does not see the OpenBLAS of
+    # numpy 2's wheels, and would hold nothing)
+    from threadpoolctl import threadpool_info
+
+    before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    assert before, "numpy's BLAS is not seen, so its threads cannot be held to one"
+    with rates_module._one_blas_thread():
+        inside = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    assert inside == [1] * len(before)
+    assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
