@@ -285,7 +285,7 @@ CASES = [
     ("plan unidentified metric", lambda: be.plan.detectable_difference(0.6, 0.5, 0.4),
      ["rho + eta", "0.9", "swap"]),
     ("plan paired set without psi", lambda: be.plan.detectable_difference(
-        0.6, 0.8, n_human=10, n_paired=50), ["n_paired (50)", "n_human (10)", "psi"]),
+        0.6, 0.8, n_human=10, n_paired=50), ["n_paired=50 exceeds n_human=10", "psi"]),
     ("plan size as text", lambda: be.plan.detectable_difference(0.6, 0.8, n_human="100"),
      ["n_human='100'", "whole number"]),
     ("plan target out of range", lambda: be.plan.required_sample_size(2, alpha=0.6, rho=0.8),

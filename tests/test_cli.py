@@ -1084,3 +1084,19 @@ def test_fit_plan_takes_listed_pairs(tmp_path, capsys):
     assert main(["favi", "h ~ m | system", "--data", favi_path, "--item", "seg",
                  "--pairs", "neighbours"]) == 1
     assert "error: --pairs neighbours: give --pairs all" in capsys.readouterr().err
+
+
+def test_errors_of_a_paired_set_and_a_tolerance_name_the_flags(tmp_path, capsys):
+    # Guards: `plan ... --n-paired 300` said "n_paired (300) exceeds n_human (100)" and `favi
+    # --tolerance -1` "tolerance for the human scores must be ...": Python's names, not the
+    # flags the user typed
+    assert main(["plan", "difference", "--alpha", "0.6", "--rho", "0.8", "--n-human", "100",
+                 "--n-paired", "300"]) == 1
+    assert "error: --n-paired 300 exceeds --n-human 100" in capsys.readouterr().err
+    scores = pd.DataFrame({"seg": [0, 0, 1, 1, 2, 2], "system": ["x", "y"] * 3,
+                           "h": [3, 1, 3, 1, 1, 3], "m": [2, 1, 2, 1, 2, 1]})
+    path = _write(scores, tmp_path / "s.csv")
+    assert main(["favi", "h ~ m | system", "--data", path, "--item", "seg",
+                 "--tolerance", "-1"]) == 1
+    assert ("error: --tolerance -1 for the human scores: give a finite number >= 0"
+            in capsys.readouterr().err)

@@ -101,6 +101,6 @@ def tolerances(tolerance: Any, terms: tuple[str, str] | None = None) -> tuple[fl
     for side, t in zip(("human", "metric"), pair, strict=True):
         if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(t) or t < 0:
-            raise ParameterError(f"tolerance for the {side} scores must be a finite number >= 0, got {t!r}")
+            raise ParameterError(f"tolerance={t!r} for the {side} scores: give a finite number >= 0")
         out.append(float(t))
     return out[0], out[1]

@@ -154,7 +154,7 @@ def paired(n_human: int, n_paired: Any, psi: Any) -> tuple[int, float | None]:
         psi = check.probability(psi, "psi")
     elif n_paired > n_human:
         raise ParameterError(
-            f"n_paired ({n_paired}) exceeds n_human ({n_human}): such a paired set cannot be a subset "
+            f"n_paired={n_paired} exceeds n_human={n_human}: such a paired set cannot be a subset "
             f"of the human-rated items, so its share of positives is not implied; give it, e.g. "
             f"psi=0.5 (the value of alpha for a random calibration sample, as the authors' tool "
             f"assumes), or add the paired items to n_human if their human ratings should also "
