@@ -1100,3 +1100,15 @@ def test_errors_of_a_paired_set_and_a_tolerance_name_the_flags(tmp_path, capsys)
                  "--tolerance", "-1"]) == 1
     assert ("error: --tolerance -1 for the human scores: give a finite number >= 0"
             in capsys.readouterr().err)
+
+
+def test_a_per_group_rates_entry_missing_names_the_flag(tmp_path, capsys):
+    # Guards: `fit --rates '{"A": {...}}'` without an entry for group B said "rates has no
+    # entry for group 'B'", Python's name for --rates
+    table = _rating_table(3)
+    path = _write(table, tmp_path / "r.csv")
+    first = sorted(table["system"].astype(str).unique())[0]
+    rates = json.dumps({first: {"rho": 0.8, "eta": 0.8}})
+    assert main(["fit", "human ~ I(score > 0.5) | system", "--data", path,
+                 "--rates", rates]) == 1
+    assert "error: --rates has no entry for group" in capsys.readouterr().err

@@ -65,7 +65,7 @@ def _known_rates_for(rates, group: str) -> tuple[float | None, float | None]:
     else:
         if group not in rates:
             keys = list(rates)[:8]
-            raise ParameterError(f"rates has no entry for group {group!r} (its groups: {keys}"
+            raise ParameterError(f"rates= has no entry for group {group!r} (its groups: {keys}"
                                  f"{', ...' if len(rates) > 8 else ''}); give "
                                  "{'rho': .., 'eta': ..} for every group or one pair for all")
         entry = rates[group]

@@ -630,7 +630,7 @@ def choose_cuts(human: np.ndarray, score: np.ndarray, group: np.ndarray, labels:
         threshold = keyed_by_label(threshold, "threshold")
         missing = [g for g in labels if str(g) not in threshold]
         if missing:
-            raise ParameterError(f"threshold has no entry for group {missing[0]!r} (its groups: "
+            raise ParameterError(f"threshold= has no entry for group {missing[0]!r} (its groups: "
                                  f"{list(threshold)[:8]}); give one per group or a single "
                                  "number or rule")
     specs = {g: (threshold[str(g)] if per_group else threshold) for g in labels}

@@ -107,7 +107,7 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
         rates = keyed_by_label(rates, "rates")   # keys match groups by their text (1 is "1")
         missing = [g for g in groups if str(g) not in rates]
         if missing:
-            raise ParameterError(f"rates has no entry for group {missing[0]!r}; give a matrix "
+            raise ParameterError(f"rates= has no entry for group {missing[0]!r}; give a matrix "
                                  "for every group or one matrix for all")
         return np.stack([one(rates[str(g)], f"[{g!r}]") for g in groups])
     if isinstance(rates, Mapping):
