@@ -532,3 +532,30 @@ def test_interval_plot_legend_sits_below_the_axis_label(height):
             "posterior mean, 95% credible interval", "naive (metric share)"}
     finally:
         plt.close(fig)
+
+
+def test_a_query_says_what_it_left_out_and_the_reproduce_code_runs_it_as_the_report_did(tmp_path):
+    # systems 1, 2 and 3 in a CSV and --query "system != 3": the report said "rows: 160" with
+    # no word of the 240 rows in the file, and its Reproduce code ran DataFrame.query on the
+    # systems read as text, where "system != 3" keeps every row (a fit of three systems)
+    from htmlchecks import soup
+
+    rng = np.random.default_rng(8)
+    parts = []
+    for system in (1, 2, 3):
+        good = rng.random(80) < 0.6
+        metric = np.where(good, rng.random(80) < 0.85, rng.random(80) < 0.2).astype(int)
+        parts.append(pd.DataFrame({"system": system, "metric": metric,
+                                   "human": np.where(np.arange(80) < 30, good * 1.0, np.nan)}))
+    path = tmp_path / "ratings.csv"
+    pd.concat(parts, ignore_index=True).to_csv(path, index=False)
+    formula = "human ~ metric | system"
+    target = reports.make_report(path, formula, query="system != 3", output=tmp_path / "r.html")
+    page = soup(target.read_text())
+    assert "rows: 160 of 240 (the query left out 80)" in " ".join(page.get_text("").split())
+    code = page.find("div", class_="highlight").get_text("")
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(code.replace("print(", "str("), namespace)  # noqa: S102 (the page's own code)
+    assert sorted(namespace["result"].groups) == ["1", "2"]
