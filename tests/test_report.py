@@ -559,3 +559,30 @@ def test_a_query_says_what_it_left_out_and_the_reproduce_code_runs_it_as_the_rep
         warnings.simplefilter("ignore")
         exec(code.replace("print(", "str("), namespace)  # noqa: S102 (the page's own code)
     assert sorted(namespace["result"].groups) == ["1", "2"]
+
+
+def test_posterior_plot_legend_covers_no_curve():
+    # five posteriors side by side: the legend inside the axes covered the tops of the curves
+    # that peak near its corner; it now hangs below the axis label
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from binaryeval._site.theme import set_theme
+
+    set_theme()
+    pos = [52, 55, 58, 61, 64]
+    frame = pd.DataFrame({"human_pos": pos, "human_total": [100] * 5},
+                         index=pd.Index([f"system {i}" for i in range(5)], name="system"))
+    fig, ax = plt.subplots(figsize=(7.2, 4))
+    try:
+        be.fit_counts(frame).plot(ax, kind="posterior")
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend().get_window_extent(renderer)
+        assert legend.y1 <= ax.xaxis.get_tightbbox(renderer).y0
+        assert len(ax.get_legend().get_texts()) == 5
+    finally:
+        plt.close(fig)
