@@ -552,7 +552,16 @@ def test_a_query_says_what_it_left_out_and_the_reproduce_code_runs_it_as_the_rep
     formula = "human ~ metric | system"
     target = reports.make_report(path, formula, query="system != 3", output=tmp_path / "r.html")
     page = soup(target.read_text())
-    assert "rows: 160 of 240 (the query left out 80)" in " ".join(page.get_text("").split())
+    text = " ".join(page.get_text("").split())
+    assert "rows: 160 of 240 (the query left out 80)" in text
+    # the planning table's columns are named as the sentence above it explains them (the
+    # header was "separated now from", which nothing explained)
+    plan = next(t for t in page.find_all("table")
+                if "more per system" in [th.get_text() for th in t.find_all("th")])
+    heads = [th.get_text() for th in plan.find("thead").find_all("th")]
+    assert "smallest difference separated now" in heads
+    assert "smallest difference separated now the difference the ratings at hand would " \
+        "already separate" in " ".join(page.get_text(" ").split())
     code = page.find("div", class_="highlight").get_text("")
     namespace: dict = {}
     with warnings.catch_warnings():
