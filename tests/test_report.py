@@ -595,3 +595,23 @@ def test_posterior_plot_legend_covers_no_curve():
         assert len(ax.get_legend().get_texts()) == 5
     finally:
         plt.close(fig)
+
+
+def test_the_report_says_why_a_group_without_metric_ratings_shows_nan(tmp_path):
+    # WMT21 en-de's reference translations and metric-task systems have MQM but no chrF: the
+    # summary showed NaN under naive, rho and eta for them, and no sentence said why
+    rng = np.random.default_rng(6)
+    good = rng.random(120) < 0.6
+    rated = pd.DataFrame({"system": "A", "human": np.where(np.arange(120) < 60, good * 1.0, np.nan),
+                          "metric": np.where(good, rng.random(120) < 0.85,
+                                             rng.random(120) < 0.2).astype(float)})
+    unrated = _human_only({"B <i>": (30, 50), "C": (20, 50)}).assign(metric=np.nan)
+    data = pd.concat([rated, unrated], ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        target = reports.make_report(data, "human ~ metric | system",
+                                     output=tmp_path / "r.html")
+    page = target.read_text()
+    _assert_clean(page)
+    assert "NaN under naive, rho and eta: these 2 groups have no metric rating" in _text(page)
+    assert "their human ratings alone: B &lt;i&gt;, C." in page
