@@ -324,6 +324,11 @@ def test_a_query_on_the_item_column_is_counted_and_reproduced_and_numbers_align(
         warnings.simplefilter("ignore")
         exec(code.replace("print(", "str("), namespace)  # noqa: S102 (the page's own code)
     assert namespace["data"]["item"].astype(int).max() == 89
+    # every figure says what it shows (its alt text was "Figure")
+    alts = [img["alt"] for img in BeautifulSoup(page, "html.parser").find_all("img")]
+    assert len(alts) == 3 and "Figure" not in alts, alts
+    assert alts[0].startswith("Interval plot of the corrected difference win_1 - win_2 for 3 ")
+    assert alts[1].startswith("Graph of confident wins between the 3 systems: ")
     # the pairs table: the text columns left, the numbers right (cells and headers)
     soup = BeautifulSoup(page, "html.parser")
     pairs = next(t for t in soup.find_all("table")

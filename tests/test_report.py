@@ -615,3 +615,12 @@ def test_the_report_says_why_a_group_without_metric_ratings_shows_nan(tmp_path):
     _assert_clean(page)
     assert "NaN under naive, rho and eta: these 2 groups have no metric rating" in _text(page)
     assert "their human ratings alone: B &lt;i&gt;, C." in page
+    # every figure says what it shows (its alt text was "Figure"), names escaped
+    from htmlchecks import soup
+
+    alts = [img["alt"] for img in soup(page).find_all("img")]
+    assert len(alts) == 3 and "Figure" not in alts, alts
+    assert alts[0].startswith("Interval plot of alpha for 3 groups, highest first: ")
+    assert alts[1] == ("Density curves of the posterior of alpha, one per group, peaking "
+                       "between 0.40 and 0.60.")
+    assert alts[2].startswith("Heatmap of the probability")
