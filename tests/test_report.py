@@ -560,6 +560,14 @@ def test_a_query_says_what_it_left_out_and_the_reproduce_code_runs_it_as_the_rep
                 if "more per system" in [th.get_text() for th in t.find_all("th")])
     heads = [th.get_text() for th in plan.find("thead").find_all("th")]
     assert "smallest difference separated now" in heads
+    # its numbers right-aligned with their headers, the names and notes left
+    css = " ".join(s.get_text() for s in page.find_all("style"))
+    for column, side in (("higher", "left"), ("difference", "right"), ("more per system", "right"),
+                         ("note", "left")):
+        i = heads.index(column)
+        for cell in ("td", "th"):
+            rule = re.search(rf"#{plan['id']} {cell}\.col{i} \{{\s*text-align: (\w+);", css)
+            assert (rule.group(1) if rule else "left") == side, (column, cell)
     assert "smallest difference separated now the difference the ratings at hand would " \
         "already separate" in " ".join(page.get_text(" ").split())
     code = page.find("div", class_="highlight").get_text("")
