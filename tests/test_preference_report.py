@@ -308,6 +308,9 @@ def test_a_query_on_the_item_column_is_counted_and_reproduced_and_numbers_align(
             rows.append({"item": item, "system": system,
                          "human": float(good) if item % 3 == 0 else np.nan,
                          "metric": good + rng.normal(0, 0.6)})
+    # and rows the model leaves out: one without a system, one rated by neither
+    rows += [{"item": 5, "system": np.nan, "human": 1.0, "metric": 0.5},
+             {"item": 6, "system": "A", "human": np.nan, "metric": np.nan}]
     path = tmp_path / "scores.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     from binaryeval.reports import make_report
@@ -317,7 +320,9 @@ def test_a_query_on_the_item_column_is_counted_and_reproduced_and_numbers_align(
         out = make_report(path, "human ~ metric | system", item="item", query="item < 90",
                           seed=1, draws=200, chains=2, output=tmp_path / "r.html")
     page = out.read_text(encoding="utf-8")
-    assert "rows: 270 of 360 (the query left out 90), used:" in _text(page)
+    text = _text(page)
+    assert "rows: 272 of 362 (the query left out 90), used: 270; left out: 1 missing " \
+        "system; 1 no rating (every term missing)" in text, text[:600]
     code = BeautifulSoup(page, "html.parser").select("div.highlight pre")[-1].get_text()
     namespace: dict = {}
     with warnings.catch_warnings():
