@@ -632,3 +632,26 @@ def test_the_report_says_why_a_group_without_metric_ratings_shows_nan(tmp_path):
     assert alts[1] == ("Density curves of the posterior of alpha, one per group, peaking "
                        "between 0.40 and 0.60.")
     assert alts[2].startswith("Heatmap of the probability")
+
+
+def test_the_comparison_heatmap_writes_probabilities_by_the_package_rule():
+    # a pair whose P(alpha_1 > alpha_2) is 0.99999 read "1.00" in the heatmap (and its mirror
+    # "0.00"), as if certain; the cells now read "> 0.99" and "< 0.01", the others two decimals
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fit = be.fit_counts({"A": {"human_pos": 62, "human_total": 100},
+                         "B": {"human_pos": 40, "human_total": 100},
+                         "C": {"human_pos": 42, "human_total": 100}})
+    p = fit.compare().matrix()
+    assert 0.995 < p.loc["A", "B"] < 1 and 0.005 < p.loc["B", "C"] < 0.995
+    fig, ax = plt.subplots()
+    try:
+        fit.compare().plot(ax)
+        cells = [t.get_text() for t in ax.texts]
+        assert "> 0.99" in cells and "< 0.01" in cells and "1.00" not in cells
+        assert f"{p.loc['B', 'C']:.2f}" in cells and "0.00" not in cells
+    finally:
+        plt.close(fig)
