@@ -422,11 +422,12 @@ class Comparison(Result):
         opts.update(kw)
         fixed = re.fullmatch(r"\.(\d)f", str(opts["fmt"]))
         if opts["annot"] is True and value == "prob_greater" and fixed:
-            # probabilities by the package's one rule: 0.996 reads "> 0.99", never "1.00"
+            # probabilities by the package's one rule: 0.996 reads "> 0.99", never "1.00" (only a
+            # probability that is exactly 1 does, as in its tables)
             from ._format import format_probability
 
             digits = int(fixed.group(1))
-            opts["annot"] = np.array([[format_probability(v, digits, na="", exact_one=False)
+            opts["annot"] = np.array([[format_probability(v, digits, na="")
                                        for v in row] for row in m.to_numpy()])
             opts["fmt"] = ""
         sns.heatmap(m, ax=ax, **opts)

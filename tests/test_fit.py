@@ -417,7 +417,7 @@ def test_result_protocol_and_plots():
     ax = comp.plot()
     cells = sorted(t.get_text() for t in ax.texts)
     expected = comp.matrix().astype(float).to_numpy()
-    assert cells == sorted(format_probability(v, 2, exact_one=False)
+    assert cells == sorted(format_probability(v, 2)
                            for v in expected[~np.isnan(expected)])
     assert [t.get_text() for t in ax.get_xticklabels()] == list(comp.matrix().columns)
     plt.close("all")
