@@ -15,6 +15,7 @@ more than a table of pairs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -419,6 +420,16 @@ class Comparison(Result):
                 "annot": annot, "fmt": ".2f", "annot_kws": {"size": 7}, "square": True,
                 "cbar_kws": {"label": value}}
         opts.update(kw)
+        fixed = re.fullmatch(r"\.(\d)f", str(opts["fmt"]))
+        if opts["annot"] is True and value == "prob_greater" and fixed:
+            # probabilities by the package's one rule: 0.996 reads "> 0.99", never "1.00" (only a
+            # probability that is exactly 1 does, as in its tables)
+            from ._format import format_probability
+
+            digits = int(fixed.group(1))
+            opts["annot"] = np.array([[format_probability(v, digits, na="")
+                                       for v in row] for row in m.to_numpy()])
+            opts["fmt"] = ""
         sns.heatmap(m, ax=ax, **opts)
         ax.set_title(_row_column(self.quantity) if value == "prob_greater" else value)
         return ax

@@ -79,6 +79,10 @@ def draw_layers(g: Any, ax: Any, title: str, **kwargs: Any) -> Any:
                            edge_color=edge_color, arrowsize=12, **kwargs)
     nx.draw_networkx_labels(g, pos=pos, ax=ax, font_size=font_size,
                             bbox={"boxstyle": "round,pad=0.35", "fc": "white", "ec": "0.3"})
+    # the axes' limits cover every name: only the edges enter the data limits, so a system
+    # with no confident win or loss at either end of its layer was drawn outside the figure
+    ax.update_datalim(list(pos.values()))
+    ax.autoscale_view()
     ax.set_title(title)
     ax.set_axis_off()
     ax.margins(0.08)

@@ -83,9 +83,7 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
     source = str(source)
     path = Path(source)
     name = path.name.lower()
-    # a CSV or TSV file's columns of names are read as text, not as pandas would read them
-    text_as_read = text_columns if path.is_file() and not name.endswith(
-        (".parquet", ".pq", ".json", ".jsonl")) else []
+    text_as_read = names_as_read(source, text_columns)
     if path.is_dir():
         files = sorted(f for f in path.iterdir()
                        if f.is_file() and f.suffix.lower() in (".parquet", ".pq"))
@@ -119,6 +117,20 @@ def read_table(source: str | Path, query: str | None = None, *, dask: bool = Fal
         # means what it means in pandas, while the kept rows keep the names as written
         df = select_rows(df, query, query_name=query_name, as_read=text_as_read)
     return df
+
+
+def names_as_read(source: str | Path, string_columns: list[str]) -> list[str]:
+    """The columns of names that a query on ``source`` sees as pandas reads them.
+
+    :func:`read_table` reads a CSV or TSV file's columns of names as text; its ``query`` sees
+    them as pandas' own reader gives them (``"system != 3"`` means what it means in pandas).
+    Pass the result as ``as_read`` to :func:`select_rows` to query a table read without one
+    as :func:`read_table` would have.
+    """
+    path = Path(str(source))
+    # a CSV or TSV file's columns of names are read as text, not as pandas would read them
+    return list(string_columns) if path.is_file() and not path.name.lower().endswith(
+        (".parquet", ".pq", ".json", ".jsonl")) else []
 
 
 def _refuse_one_joined_column(df: Any, what: str, source: Any) -> None:

@@ -475,3 +475,29 @@ def test_formula_keeps_unrated_rows_missing_and_the_habit_shows_in_n_human(raw):
     # pandas' nullable comparison keeps the gap, as the formula does
     kept = raw.assign(ok=raw["mqm"].eq(0).where(raw["mqm"].notna()))
     assert (be.fit("ok ~ 1 | system", kept).to_frame()["n_human"] == 527).all()
+
+
+def test_the_readme_quotes_the_n_eff_the_own_data_page_shows():
+    # the README's example of a metric worth less than nothing (Nemo's n_eff below its 100 human
+    # ratings) quoted 96.8, where the "Your own data" page, on the same sample, shows 99.9
+    from pathlib import Path
+
+    shipped = be.datasets.load_wmt21_ende()
+    mt_systems = ["Facebook-AI", "HuaweiTSC", "Nemo", "Online-W", "UEdin", "VolcTrans-AT",
+                  "VolcTrans-GLAT", "eTranslation"]
+    df = (shipped.assign(mqm=shipped["mqm"].abs())
+          .loc[lambda d: d["system"].isin(mt_systems)].reset_index(drop=True))
+    rng = np.random.default_rng(2021)   # the page's sample of 100 human ratings per system
+    keep = np.zeros(len(df), dtype=bool)
+    for _, rows in df[df["mqm"].notna()].groupby("system").groups.items():
+        keep[rng.choice(np.asarray(rows), 100, replace=False)] = True
+    mine = df.assign(mqm=df["mqm"].where(keep))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n_eff = be.fit("I(mqm == 0) ~ chrf | system", mine,
+                       threshold="balanced").to_frame(rate_intervals=False).loc["Nemo", "n_eff"]
+    assert n_eff < 100
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    quoted = re.search(r"100 human ratings per system, the sample of the \"Your own data\" "
+                       r"page: Nemo (\d+\.\d)\)", " ".join(readme.split()))
+    assert quoted is not None and quoted.group(1) == f"{n_eff:.1f}"

@@ -293,3 +293,58 @@ def test_include_prior_dominated_belongs_to_the_preference_report(tmp_path):
         make_report(ratings, "human ~ 1 | system", output=tmp_path / "r.html",
                     include_prior_dominated=True)
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_query_on_the_item_column_is_counted_and_reproduced_and_numbers_align(tmp_path):
+    # scores per item of three systems, items numbered, --query "item < 90": the page said
+    # "rows: 270" without the file's 360; its Reproduce code ran DataFrame.query on the items
+    # read as text ("item < 90": a TypeError); and every number sat left-aligned, so that
+    # "-0.066" and "0.020" did not line up
+    rng = np.random.default_rng(3)
+    rows = []
+    for item in range(120):
+        for system, quality in (("A", 0.6), ("B", 0.5), ("C", 0.4)):
+            good = rng.random() < quality
+            rows.append({"item": item, "system": system,
+                         "human": float(good) if item % 3 == 0 else np.nan,
+                         "metric": good + rng.normal(0, 0.6)})
+    # and rows the model leaves out: one without a system, one rated by neither
+    rows += [{"item": 5, "system": np.nan, "human": 1.0, "metric": 0.5},
+             {"item": 6, "system": "A", "human": np.nan, "metric": np.nan}]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    from binaryeval.reports import make_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = make_report(path, "human ~ metric | system", item="item", query="item < 90",
+                          seed=1, draws=200, chains=2, output=tmp_path / "r.html")
+    page = out.read_text(encoding="utf-8")
+    text = _text(page)
+    assert "rows: 272 of 362 (the query left out 90), used: 270; left out: 1 missing " \
+        "system; 1 no rating (every term missing)" in text, text[:600]
+    code = BeautifulSoup(page, "html.parser").select("div.highlight pre")[-1].get_text()
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(code.replace("print(", "str("), namespace)  # noqa: S102 (the page's own code)
+    assert namespace["data"]["item"].astype(int).max() == 89
+    # every figure says what it shows (its alt text was "Figure")
+    alts = [img["alt"] for img in BeautifulSoup(page, "html.parser").find_all("img")]
+    assert len(alts) == 3 and "Figure" not in alts, alts
+    assert alts[0].startswith("Interval plot of the corrected difference win_1 - win_2 for 3 ")
+    assert alts[1].startswith("Graph of confident wins between the 3 systems: ")
+    # the pairs table: the text columns left, the numbers right (cells and headers)
+    soup = BeautifulSoup(page, "html.parser")
+    pairs = next(t for t in soup.find_all("table")
+                 if [th.get_text() for th in t.find("thead").find_all("th")][:3]
+                 == ["first", "second", "paired items"])
+    heads = [th.get_text() for th in pairs.find("thead").find_all("th")]
+    css = " ".join(s.get_text() for s in soup.find_all("style"))
+    for column, side in (("first", "left"), ("diff", "right"), ("P(first better)", "right"),
+                         ("paired items", "right")):
+        i = heads.index(column)
+        for cell in ("td", "th"):
+            rule = re.search(rf"#{pairs['id']} {cell}\.col{i} \{{\s*text-align: (\w+);", css)
+            got = rule.group(1) if rule else "left"   # the page's default
+            assert got == side, (column, cell, got)

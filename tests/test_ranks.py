@@ -386,3 +386,24 @@ def test_saved_calibration_study_holds_the_level_and_one_batch_reproduces():
     pd.testing.assert_frame_equal(again[cols].reset_index(drop=True),
                                   first[cols].reset_index(drop=True), check_dtype=False,
                                   rtol=1e-12)
+
+
+def test_a_system_without_confident_wins_or_losses_stays_inside_the_ranking_figure():
+    # A beats B; C has no confident relation.  Only the edges set the axes' limits, so C, at
+    # the end of the top layer, was drawn beyond them: the system vanished from the figure
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    from binaryeval._ranking import draw_layers, reduced
+
+    g = nx.DiGraph()
+    g.add_nodes_from(["A", "B", "C"])
+    g.add_edge("A", "B")
+    fig, ax = plt.subplots()
+    draw_layers(reduced(g, "wins"), ax, "wins")
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    placed = {t.get_text(): t.get_position() for t in ax.texts}
+    assert set(placed) == {"A", "B", "C"}
+    for name, (x, y) in placed.items():
+        assert x0 < x < x1 and y0 < y < y1, (name, (x, y), (x0, x1))
+    plt.close(fig)

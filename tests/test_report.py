@@ -532,3 +532,126 @@ def test_interval_plot_legend_sits_below_the_axis_label(height):
             "posterior mean, 95% credible interval", "naive (metric share)"}
     finally:
         plt.close(fig)
+
+
+def test_a_query_says_what_it_left_out_and_the_reproduce_code_runs_it_as_the_report_did(tmp_path):
+    # systems 1, 2 and 3 in a CSV and --query "system != 3": the report said "rows: 160" with
+    # no word of the 240 rows in the file, and its Reproduce code ran DataFrame.query on the
+    # systems read as text, where "system != 3" keeps every row (a fit of three systems)
+    from htmlchecks import soup
+
+    rng = np.random.default_rng(8)
+    parts = []
+    for system in (1, 2, 3):
+        good = rng.random(80) < 0.6
+        metric = np.where(good, rng.random(80) < 0.85, rng.random(80) < 0.2).astype(int)
+        parts.append(pd.DataFrame({"system": system, "metric": metric,
+                                   "human": np.where(np.arange(80) < 30, good * 1.0, np.nan)}))
+    path = tmp_path / "ratings.csv"
+    pd.concat(parts, ignore_index=True).to_csv(path, index=False)
+    formula = "human ~ metric | system"
+    target = reports.make_report(path, formula, query="system != 3", output=tmp_path / "r.html")
+    page = soup(target.read_text())
+    text = " ".join(page.get_text("").split())
+    assert "rows: 160 of 240 (the query left out 80)" in text
+    # the planning table's columns are named as the sentence above it explains them (the
+    # header was "separated now from", which nothing explained)
+    plan = next(t for t in page.find_all("table")
+                if "more per system" in [th.get_text() for th in t.find_all("th")])
+    heads = [th.get_text() for th in plan.find("thead").find_all("th")]
+    assert "smallest difference separated now" in heads
+    # its numbers right-aligned with their headers, the names and notes left
+    css = " ".join(s.get_text() for s in page.find_all("style"))
+    for column, side in (("higher", "left"), ("difference", "right"), ("more per system", "right"),
+                         ("note", "left")):
+        i = heads.index(column)
+        for cell in ("td", "th"):
+            rule = re.search(rf"#{plan['id']} {cell}\.col{i} \{{\s*text-align: (\w+);", css)
+            assert (rule.group(1) if rule else "left") == side, (column, cell)
+    assert "smallest difference separated now the difference the ratings at hand would " \
+        "already separate" in " ".join(page.get_text(" ").split())
+    code = page.find("div", class_="highlight").get_text("")
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(code.replace("print(", "str("), namespace)  # noqa: S102 (the page's own code)
+    assert sorted(namespace["result"].groups) == ["1", "2"]
+
+
+def test_posterior_plot_legend_covers_no_curve():
+    # five posteriors side by side: the legend inside the axes covered the tops of the curves
+    # that peak near its corner; it now hangs below the axis label
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from binaryeval._site.theme import set_theme
+
+    set_theme()
+    pos = [52, 55, 58, 61, 64]
+    frame = pd.DataFrame({"human_pos": pos, "human_total": [100] * 5},
+                         index=pd.Index([f"system {i}" for i in range(5)], name="system"))
+    fig, ax = plt.subplots(figsize=(7.2, 4))
+    try:
+        be.fit_counts(frame).plot(ax, kind="posterior")
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend().get_window_extent(renderer)
+        assert legend.y1 <= ax.xaxis.get_tightbbox(renderer).y0
+        assert len(ax.get_legend().get_texts()) == 5
+    finally:
+        plt.close(fig)
+
+
+def test_the_report_says_why_a_group_without_metric_ratings_shows_nan(tmp_path):
+    # WMT21 en-de's reference translations and metric-task systems have MQM but no chrF: the
+    # summary showed NaN under naive, rho and eta for them, and no sentence said why
+    rng = np.random.default_rng(6)
+    good = rng.random(120) < 0.6
+    rated = pd.DataFrame({"system": "A", "human": np.where(np.arange(120) < 60, good * 1.0, np.nan),
+                          "metric": np.where(good, rng.random(120) < 0.85,
+                                             rng.random(120) < 0.2).astype(float)})
+    unrated = _human_only({"B <i>": (30, 50), "C": (20, 50)}).assign(metric=np.nan)
+    data = pd.concat([rated, unrated], ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        target = reports.make_report(data, "human ~ metric | system",
+                                     output=tmp_path / "r.html")
+    page = target.read_text()
+    _assert_clean(page)
+    assert "NaN under naive, rho and eta: these 2 groups have no metric rating" in _text(page)
+    assert "their human ratings alone: B &lt;i&gt;, C." in page
+    # every figure says what it shows (its alt text was "Figure"), names escaped
+    from htmlchecks import soup
+
+    alts = [img["alt"] for img in soup(page).find_all("img")]
+    assert len(alts) == 3 and "Figure" not in alts, alts
+    assert alts[0].startswith("Interval plot of alpha for 3 groups, highest first: ")
+    assert alts[1] == ("Density curves of the posterior of alpha, one per group, peaking "
+                       "between 0.40 and 0.60.")
+    assert alts[2].startswith("Heatmap of the probability")
+
+
+def test_the_comparison_heatmap_writes_probabilities_by_the_package_rule():
+    # a pair whose P(alpha_1 > alpha_2) is 0.99999 read "1.00" in the heatmap (and its mirror
+    # "0.00"), as if certain; the cells now read "> 0.99" and "< 0.01", the others two decimals
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fit = be.fit_counts({"A": {"human_pos": 62, "human_total": 100},
+                         "B": {"human_pos": 40, "human_total": 100},
+                         "C": {"human_pos": 42, "human_total": 100}})
+    p = fit.compare().matrix()
+    assert 0.995 < p.loc["A", "B"] < 1 and 0.005 < p.loc["B", "C"] < 0.995
+    fig, ax = plt.subplots()
+    try:
+        fit.compare().plot(ax)
+        cells = [t.get_text() for t in ax.texts]
+        assert "> 0.99" in cells and "< 0.01" in cells and "1.00" not in cells
+        assert f"{p.loc['B', 'C']:.2f}" in cells and "0.00" not in cells
+    finally:
+        plt.close(fig)

@@ -822,3 +822,18 @@ def test_long_unbreakable_names_do_not_widen_a_phone_page(tmp_path):
         assert neighbour in soup(page.read_text(encoding="utf-8")).find("nav", class_="page-nav").get_text()
         got = measure(page, 420)["page"]
         assert got["scroll"] <= got["client"] == 420, name
+
+
+def test_a_long_api_name_in_the_sidebar_breaks_after_its_dots_and_underscores():
+    # the API sidebar broke "plan.DetectableDifferenceTable" inside the word ("...Ta" / "ble")
+    from binaryeval._site.site import NavItem, _sidebar_items
+
+    items = [NavItem("plan.DetectableDifferenceTable",
+                     "reference/plan.DetectableDifferenceTable.html"),
+             NavItem("plan.detectable_difference_table", "reference/plan.x.html"),
+             NavItem("Getting started", "getting-started.html")]
+    html_text = _sidebar_items(items, "reference/index.html")
+    assert ">plan.<wbr>DetectableDifferenceTable</a>" in html_text
+    assert ">plan.<wbr>detectable_<wbr>difference_<wbr>table</a>" in html_text
+    assert ">Getting started</a>" in html_text
+    assert 'href="plan.DetectableDifferenceTable.html"' in html_text   # the link itself unchanged

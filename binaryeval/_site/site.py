@@ -395,7 +395,10 @@ def _sidebar_items(items: list[NavItem], page: str) -> str:
             active = ' class="active"' if item.href == page else ""
             href = item.href if re.match(r"^[a-z][a-z0-9+.-]*:", item.href, re.I) else \
                 relative_href(item.href, page)
-            out.append(f'<li{active}><a href="{html.escape(href)}">{html.escape(item.text)}</a></li>')
+            # an API name breaks after its dots and underscores (plan.<wbr>DetectableDifference
+            # Table), not wherever the column ends ("plan.DetectableDifferenceTa" / "ble")
+            text = re.sub(r"([._])(?=\w)", r"\1<wbr>", html.escape(item.text))
+            out.append(f'<li{active}><a href="{html.escape(href)}">{text}</a></li>')
     return "".join(out)
 
 

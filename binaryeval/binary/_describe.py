@@ -471,7 +471,9 @@ def plot_fit(fit: BinaryFit, ax, kind: str, level: float, **kw):
             ax.plot(x, p.pdf(x), label=g, color=color, **kw)
         ax.set_xlabel("alpha (rate of adequate outputs)")
         ax.set_ylabel("posterior density")
-        ax.legend(fontsize=7, ncol=2 if n > 8 else 1)
+        # below the axis label: inside, the legend covered the tops of neighbouring curves
+        # (wherever they peak, some corner holds one)
+        legend_below(ax, fontsize=7, ncol=min(n, 3))
     else:
         r = fit.rates(level)
         y = np.arange(n)[::-1]

@@ -32,7 +32,7 @@ from .._warnings import warn
 from ..api import fit
 from ..errors import BinaryEvalWarning, ParameterError
 from ..formula import parse_formula
-from ..io import read_table, select_rows
+from ..io import names_as_read, read_table, select_rows
 from ..latent import fit_preferences
 
 if TYPE_CHECKING:  # names used only in type hints
@@ -195,13 +195,19 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     check_output(target, inputs=[] if source is None else input_paths(data), force=overwrite,
                  option="output", force_hint="overwrite=True (--overwrite)")
     if source is None:
+        n_read = len(data)
         table = select_rows(data, query) if query else data
     else:
         # the grouping columns (and the item and system columns of preferences) hold names:
         # read as written (systems 007 and 7 stay two)
-        names = [*grouping_columns(parse_formula(formula)),
-                 *(c for c in (item, first, second) if isinstance(c, str))]
-        table = read_table(data, query, string_columns=list(dict.fromkeys(names)))
+        names = list(dict.fromkeys([*grouping_columns(parse_formula(formula)),
+                                    *(c for c in (item, first, second) if isinstance(c, str))]))
+        # read whole, then queried as read_table(data, query) would: the report says how many
+        # rows the query left out
+        table = read_table(data, string_columns=names)
+        n_read = len(table)
+        if query:
+            table = select_rows(table, query, as_read=names_as_read(data, names))
     lower = [lower_is_better] if isinstance(lower_is_better, str) else list(lower_is_better or [])
     preference = item is not None or first is not None or second is not None
     keep_all = flag(include_prior_dominated, "include_prior_dominated")
@@ -259,7 +265,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
     if "seed" in options:
         options["seed"] = _seed_for_page(options["seed"])
     params = {"data": None if source is None else str(source.resolve()) if is_file else str(data),
-              "string_columns": [] if source is None else list(dict.fromkeys(names)),
+              "string_columns": [] if source is None else names,
+              "n_rows_read": n_read,
               "name": name, "query": query, "formula": formula, **options,
               "prior": list(prior), "rate_prior": list(rate_prior), "warnings": said,
               "include_prior_dominated": keep_all,
