@@ -76,7 +76,7 @@ def row_account(result: Any) -> dict[str, Any]:
 def row_facts(result: Any, used: str = "rows used") -> dict[str, Any]:
     """The row account as every summary states it: ``rows``, ``rows used``, ``rows excluded``.
 
-    ``rows excluded`` lists each reason after its count (``3325 no rating``) or reads ``none``;
+    ``rows excluded`` lists each reason after its count (``3,325 no rating``) or reads ``none``;
     ``used`` names the used rows where they are a kind of row (``"paired rows used"``).  Empty
     for a result not fitted to rows of data.
 
@@ -90,7 +90,7 @@ def row_facts(result: Any, used: str = "rows used") -> dict[str, Any]:
     """
     if getattr(result, "n_rows", None) is None:
         return {}
-    excluded = "; ".join(f"{int(n)} {r}" for r, n in dict(result.excluded).items() if n)
+    excluded = "; ".join(f"{int(n):,} {r}" for r, n in dict(result.excluded).items() if n)
     return {"rows": int(result.n_rows), used: int(result.n_used),
             "rows excluded": excluded or "none"}
 

@@ -46,6 +46,9 @@ def _format_probability(value: Any, digits: int, exact_one: bool = True,
             or _format_value(value, digits))
 
 
+#: The facts of the row account (binaryeval._results.row_facts), written with thousands separators
+_ROW_COUNTS = frozenset({"rows", "rows used", "paired rows used"})
+
 #: Columns of counts and effective sizes (``n_eff``, ``n_paired``, ``ess_bulk``): a whole number
 #: shows as one, a fractional one (an effective number of ratings or draws) with one decimal.
 _COUNT_NAME = re.compile(r"^(n|n_.*|ess|ess_.*)$")
@@ -226,6 +229,9 @@ class Summary:
                 and not isinstance(value, bool):
             return format_probability(value, self.digits, na="NaN",
                                       exact_one=is_p_value_name(key))
+        if key in _ROW_COUNTS and isinstance(value, (int, np.integer)) \
+                and not isinstance(value, (bool, np.bool_)):
+            return f"{int(value):,}"   # as the reports and the excluded rows write them
         return _format_fact(value, self.digits)
 
     # -- text -----------------------------------------------------------------------------

@@ -215,7 +215,7 @@ def test_every_summary_states_the_row_account_alike(name):
     info = res.summary().info
     used = "paired rows used" if "paired rows used" in info else "rows used"
     assert info["rows"] == res.n_rows and info[used] == res.n_used
-    reasons = [f"{n} {r}" for r, n in res.excluded.items() if n]
+    reasons = [f"{n:,} {r}" for r, n in res.excluded.items() if n]
     assert info["rows excluded"] == ("; ".join(reasons) or "none")
     assert not {"n_rows", "n_used", "n_excluded"} & set(info)
 

@@ -226,3 +226,20 @@ def test_every_fits_summary_writes_the_prior_of_alpha_alike():
         info = CASES[name]().summary().info
         assert info["prior (alpha)"] == "Beta(1, 1)", name
         assert "prior" not in info
+
+
+def test_the_row_account_is_written_with_thousands_separators():
+    # Guards: a summary read "rows: 17034 ... rows excluded: 3325 no rating" while the report
+    # beside it wrote "17,034" and "3,325"; the facts stay numbers
+    n = 2500
+    df = pd.DataFrame({"system": ["a", "b"] * (n // 2),
+                       "human": [1.0, 0.0, float("nan"), 1.0, 0.0] * (n // 5),
+                       "metric": [1, 0, 1, 1, 0] * (n // 5)})
+    df.loc[:1199, ["human", "metric"]] = float("nan")
+    s = be.fit("human ~ metric | system", df).summary()
+    assert (s.info["rows"], s.info["rows used"]) == (2500, 1300)
+    text = s.as_text()
+    lines = {line.split(":")[0]: " ".join(line.split(":", 1)[1].split())
+             for line in text.splitlines() if ":" in line}
+    assert (lines["rows"], lines["rows used"]) == ("2,500", "1,300")
+    assert lines["rows excluded"].startswith("1,200 no rating")
