@@ -271,8 +271,10 @@ class Summary:
         if self.notes:
             blocks.append("-" * width)
             for note in self.notes:
+                # flags and names stay whole (--n-human, lower_is_better, lower-is-better)
                 blocks.extend(textwrap.wrap(f"Note: {note}", width=max(width, 100),
-                                            subsequent_indent="      "))
+                                            subsequent_indent="      ",
+                                            break_on_hyphens=False))
         blocks.append("=" * width)
         return "\n".join(blocks)
 

@@ -243,3 +243,15 @@ def test_the_row_account_is_written_with_thousands_separators():
              for line in text.splitlines() if ":" in line}
     assert (lines["rows"], lines["rows used"]) == ("2,500", "1,300")
     assert lines["rows excluded"].startswith("1,200 no rating")
+
+
+def test_a_note_never_breaks_a_flag_at_its_hyphens():
+    # Guards: a note's line could end in "--n-" or "lower-is-" with the rest of the flag on
+    # the next line, which a reader copies wrong; lines now break at spaces only
+    words = "give --n-human 300 or --rates pooled, or declare lower-is-better scores".split()
+    for pad in range(0, 60):
+        note = " ".join(["x"] * pad + words)
+        text = Summary("Example", {"n": 1}, notes=[note]).as_text()
+        body = " ".join(line.strip() for line in text.splitlines()
+                        if line.strip() and not line.startswith(("=", "Example", "n:", "-")))
+        assert "--n-human 300" in body and "lower-is-better" in body, pad
