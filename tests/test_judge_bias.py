@@ -252,3 +252,24 @@ def test_systems_numbered_in_float_and_int_columns_are_refused_with_the_fix():
         warnings.simplefilter("ignore", JudgeBiasWarning)
         res = be.judge_bias("human ~ judge", df, first="x", second="y", shown_first="shown")
     assert res.excluded["missing system"] == 1
+
+
+def test_bins_of_close_numbers_get_distinct_labels_and_the_right_rows():
+    # response lengths 10000.0 to 10000.5: four quantile bins whose edges agree in their first
+    # four digits; each stratum keeps its own label and exactly the rows between its edges
+    df = _data(3, n=800)
+    df["words"] = 10000.0 + np.random.default_rng(1).random(len(df)) * 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", df, first="a", second="b", by="words", bins=4)
+    frame = res.to_frame().loc["words"]
+    strata = list(dict.fromkeys(frame.index.get_level_values("stratum")))
+    assert len(strata) == 4 and not frame.index.duplicated().any()
+    edges = np.quantile(df["words"], [0.25, 0.5, 0.75])
+    sizes = np.bincount(np.searchsorted(edges, df["words"], side="right"), minlength=4)
+    n_paired = frame.groupby(level="stratum", sort=False)["n_paired"].sum()
+    assert n_paired.loc[strata].tolist() == sizes.tolist()
+    # "[a, b)" and ">= a" name their lower edge, closer to it than to any other edge
+    gap = np.diff(edges).min() / 2
+    for label, cut in zip(strata[1:], edges, strict=True):
+        assert float(label.strip("[>= ").split(",")[0]) == pytest.approx(cut, abs=gap)

@@ -417,6 +417,21 @@ class JudgeBias(Result):
         return ax
 
 
+def _cut_labels(edges: np.ndarray) -> list[str]:
+    """The bin edges as text, 4 significant digits or as many more as keep them apart.
+
+    Examples
+    --------
+    >>> _cut_labels(np.array([10000.125, 10000.25, 10000.375]))
+    ['10000.1', '10000.2', '10000.4']
+    """
+    for digits in range(4, 18):
+        cuts = [f"{e:.{digits}g}" for e in edges]
+        if len(set(cuts)) == len(cuts):
+            return cuts
+    return [repr(float(e)) for e in edges]
+
+
 def _strata(values: pd.Series, name: str, bins: int) -> tuple[np.ndarray, list[str]]:
     """Stratum index per row (-1 missing) and the strata's labels.
 
@@ -430,7 +445,7 @@ def _strata(values: pd.Series, name: str, bins: int) -> tuple[np.ndarray, list[s
         edges = np.unique(np.quantile(present.to_numpy(dtype=float),
                                       np.linspace(0, 1, bins + 1)[1:-1]))
         code = np.where(np.isnan(x), -1, np.searchsorted(edges, x, side="right"))
-        cuts = [f"{e:.4g}" for e in edges]
+        cuts = _cut_labels(edges)
         labels = ([f"< {cuts[0]}"] + [f"[{a}, {b})" for a, b in zip(cuts[:-1], cuts[1:],
                                                                     strict=True)]
                   + [f">= {cuts[-1]}"]) if cuts else ["all"]
