@@ -51,7 +51,7 @@ from .summary import Summary
 if TYPE_CHECKING:  # names used only in type hints
     from matplotlib.axes import Axes
 
-__all__ = ["Ranks", "rank_draws", "ranks_from_draws", "simultaneous_intervals"]
+__all__ = ["Ranks", "min_draws", "rank_draws", "ranks_from_draws", "simultaneous_intervals"]
 
 _KINDS = ("simultaneous", "marginal")
 
@@ -141,6 +141,29 @@ def _tail_depth(ranks: np.ndarray, cdf: np.ndarray, sf: np.ndarray) -> np.ndarra
     return np.minimum(cdf[cols, at], sf[cols, at]).min(axis=1)
 
 
+def _sizable(n: int, chains: int, level: float) -> bool:
+    """Whether the sizing half of ``n`` draws can hold ``level`` of itself (else: ``1 ... K``)."""
+    rows_a, rows_b = _halves(n, chains)
+    return len(rows_a) > 0 and math.ceil(level * (len(rows_b) + 1) - 1e-9) <= len(rows_b)
+
+
+def min_draws(level: float, chains: int = 1) -> int:
+    """The fewest draws (a multiple of ``chains``) whose rank intervals can be narrower than 1 ... K.
+
+    The sizing half of the ``n`` draws (:func:`simultaneous_intervals`) must hold
+    ``ceil(level (n_b + 1))`` of its ``n_b`` draws, so ``n_b >= level / (1 - level)``.
+
+    Examples
+    --------
+    >>> min_draws(0.95), min_draws(0.99), min_draws(0.99, chains=4)
+    (37, 197, 196)
+    """
+    n = chains
+    while not _sizable(n, chains, level):
+        n += chains
+    return n
+
+
 def simultaneous_intervals(ranks: np.ndarray, level: float, chains: int = 1
                            ) -> tuple[np.ndarray, np.ndarray, float]:
     """Rank intervals holding jointly with posterior probability >= ``level`` (module notes).
@@ -180,7 +203,7 @@ def simultaneous_intervals(ranks: np.ndarray, level: float, chains: int = 1
     ra, rb = ranks[rows_a], ranks[rows_b]
     n_a, n_b = len(ra), len(rb)
     need_b = math.ceil(level * (n_b + 1) - 1e-9)
-    if n_a == 0 or need_b > n_b:
+    if not _sizable(n, chains, level):
         return np.ones(k, dtype=int), np.full(k, k, dtype=int), 1.0
     # 1. the outer sequence: boxes of equal-tailed intervals at a common tail (count t of the
     # shaping draws), nested as t grows; the box at the largest t (at most (1 - level) / 2 of
@@ -324,7 +347,22 @@ class Ranks(Result):
         key = ("simultaneous", level)
         if key not in self._cache:
             self._cache[key] = simultaneous_intervals(self.ranks, level, self.chains)
+            if len(self.groups) > 1 and not _sizable(self.n_draws, self.chains, level):
+                from ._warnings import warn
+                from .errors import BinaryEvalWarning
+
+                text = self._too_few(level)
+                self._cache[("too few", level)] = text
+                warn(text, BinaryEvalWarning)
         return self._cache[key]
+
+    def _too_few(self, level: float) -> str:
+        return (f"the simultaneous rank intervals at level {level:g} need at least "
+                f"{min_draws(level, self.chains)} posterior draws (all chains together) and there "
+                f"are {self.n_draws}, "
+                f"so every interval is the whole range 1 ... {len(self.groups)}, whatever the "
+                "data say: draw more (n_resamples= of the exact binary fit's ranks(), draws= "
+                "of the sampler's fits) or lower the level")
 
     def probabilities(self) -> pd.DataFrame:
         """``P(rank = r)`` for every system (rows) and rank (columns, 1 = best).
@@ -477,6 +515,8 @@ class Ranks(Result):
                        f"{int(moved.sum())} systems ({names})")
         for note in self.notes:
             s.add_note(note)
+        if ("too few", level) in self._cache:
+            s.add_note(self._cache[("too few", level)])
         return s
 
     def plot(self, ax: Axes | None = None, *, kind: str = "leaderboard",

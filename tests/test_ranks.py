@@ -386,3 +386,23 @@ def test_saved_calibration_study_holds_the_level_and_one_batch_reproduces():
     pd.testing.assert_frame_equal(again[cols].reset_index(drop=True),
                                   first[cols].reset_index(drop=True), check_dtype=False,
                                   rtol=1e-12)
+
+
+def test_too_few_draws_for_the_level_warn_instead_of_a_silent_whole_range():
+    # three systems far apart (P(A best) > 0.9999): at level 0.99 the sizing half of 100 draws
+    # (50) cannot hold ceil(0.99 * 51) = 51 of itself, so every interval is 1 ... 3; this is said
+    res = be.fit_counts({"A": {"human_pos": 90, "human_total": 100},
+                         "B": {"human_pos": 50, "human_total": 100},
+                         "C": {"human_pos": 10, "human_total": 100}})
+    rk = res.ranks(level=0.99, n_resamples=100, seed=1)
+    with pytest.warns(BinaryEvalWarning, match=r"at least 197 posterior draws .* 100, so every "
+                                                r"interval is the whole range 1 \.\.\. 3"):
+        frame = rk.to_frame()
+    assert frame["lower"].tolist() == [1, 1, 1] and frame["upper"].tolist() == [3, 3, 3]
+    assert "at least 197 posterior draws" in rk.summary().as_text()
+    # the fewest draws that do hold the level give the separated ranks, without a warning
+    # (n_b = 99 sizing draws hold ceil(0.99 * 100) = 99)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BinaryEvalWarning)
+        enough = res.ranks(level=0.99, n_resamples=197, seed=1).interval()
+    assert enough.values.tolist() == [[1, 1], [2, 2], [3, 3]]
