@@ -972,11 +972,13 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     bins : int or dict, optional
         Bin scalar metric terms into this many bins (one number for every metric term, or
         ``{term: bins}``); the edges are the quantiles of the paired rows' scores.
-    rates : "estimate", "pooled" or array-like
-        The metrics' confusion matrix per group, one for all groups, or known (a 2 x J
-        matrix, rows inadequate/adequate, or ``{"rho": .., "eta": ..}`` for one binary
-        metric).  ``"pooled"`` is checked on the paired items first
-        (:meth:`LatentFit.pooling_check`).
+    rates : "estimate", "pooled", "hierarchical" or array-like
+        The metrics' confusion matrix per group, one for all groups, per group partially
+        pooled (each row drawn from a population Dirichlet whose mean and concentration are
+        learnt, :mod:`binaryeval.latent.hierarchical`; ``rate_concentration`` is then
+        refused), or known (a 2 x J matrix, rows inadequate/adequate, or
+        ``{"rho": .., "eta": ..}`` for one binary metric).  ``"pooled"`` is checked on the
+        paired items first (:meth:`LatentFit.pooling_check`).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
     rate_concentration : float or array-like of shape (2, J)

@@ -1255,10 +1255,12 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         a product of one confusion matrix per metric (``"independent"``; narrower but wrong
         when they err together: a :class:`~binaryeval.DependenceWarning` says so, see
         :meth:`PreferenceFit.dependence`).
-    rates : "estimate", "pooled" or array-like
-        The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
-        first/tie/second better by the humans).  ``"pooled"`` is checked on the paired items
-        first (:meth:`PreferenceFit.pooling_check`).
+    rates : "estimate", "pooled", "hierarchical" or array-like
+        The metric's confusion matrix per pair, one for all pairs, per pair partially pooled
+        (each row drawn from a population Dirichlet whose mean and concentration are learnt,
+        :mod:`binaryeval.latent.hierarchical`; ``rate_concentration`` is then refused), or
+        known (3 x J, rows first/tie/second better by the humans).  ``"pooled"`` is checked on
+        the paired items first (:meth:`PreferenceFit.pooling_check`).
     share_concentration : float or array-like of shape (3,)
         Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
         (1: uniform).
