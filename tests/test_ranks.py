@@ -406,3 +406,15 @@ def test_too_few_draws_for_the_level_warn_instead_of_a_silent_whole_range():
         warnings.simplefilter("error", BinaryEvalWarning)
         enough = res.ranks(level=0.99, n_resamples=197, seed=1).interval()
     assert enough.values.tolist() == [[1, 1], [2, 2], [3, 3]]
+
+
+def test_pooled_binary_ranks_say_the_shared_paired_rows_are_left_out():
+    # rates="pooled": every group's rho/eta come from all groups' paired rows, so the
+    # posteriors are not independent; compare() said so, ranks() did not
+    counts = {g: {"human_pos": hp, "human_total": 30, "metric_pos": mp, "metric_total": 300,
+                  "tp": 10, "fn": 2, "tn": 6, "fp": 2}
+              for g, hp, mp in (("A", 20, 200), ("B", 15, 160), ("C", 10, 120))}
+    pooled = be.fit_counts(counts, rates="pooled").ranks(seed=1)
+    assert any("share the paired rows" in note for note in pooled.notes)
+    assert "share the paired rows" in pooled.summary().as_text()
+    assert not be.fit_counts(counts).ranks(seed=1).notes
