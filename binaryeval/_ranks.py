@@ -333,6 +333,7 @@ class Ranks(Result):
     exact_probabilities: np.ndarray | None = None
     notes: tuple[str, ...] = ()
     chains: int = 1
+    draws_option: str = "draws"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -357,12 +358,12 @@ class Ranks(Result):
         return self._cache[key]
 
     def _too_few(self, level: float) -> str:
+        need = min_draws(level, self.chains)
+        per = f" ({need // self.chains} per chain)" if self.chains > 1 else ""
         return (f"the simultaneous rank intervals at level {level:g} need at least "
-                f"{min_draws(level, self.chains)} posterior draws (all chains together) and there "
-                f"are {self.n_draws}, "
+                f"{need} posterior draws{per} and there are {self.n_draws}, "
                 f"so every interval is the whole range 1 ... {len(self.groups)}, whatever the "
-                "data say: draw more (n_resamples= of the exact binary fit's ranks(), draws= "
-                "of the sampler's fits) or lower the level")
+                f"data say: draw more ({self.draws_option}=) or lower the level")
 
     def probabilities(self) -> pd.DataFrame:
         """``P(rank = r)`` for every system (rows) and rank (columns, 1 = best).
@@ -591,7 +592,7 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
                      group_name: str = "group", exact: np.ndarray | None = None,
                      notes: Sequence[str] = (),
                      moments: tuple[np.ndarray, np.ndarray] | None = None,
-                     chains: int = 1) -> Ranks:
+                     chains: int = 1, draws_option: str = "draws") -> Ranks:
     """The :class:`Ranks` of joint posterior draws of one score per system.
 
     Parameters
@@ -620,6 +621,9 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
         The rows of ``scores`` are this many chains of equal length, one after the other (1 for
         independent draws): the first half of every chain shapes the simultaneous intervals,
         the second half sizes them (:func:`simultaneous_intervals`).
+    draws_option : str
+        The argument that sets the number of draws (named when there are too few for the
+        level).
 
     Returns
     -------
@@ -656,5 +660,5 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
     return Ranks(tuple(str(groups[i]) for i in order), ranks, mean[order], sd[order],
                  np.asarray(naive, dtype=float)[order], level=level, ranked=ranked,
                  method=method, seed=seed, group_name=group_name, exact_probabilities=probs,
-                 notes=tuple(notes), chains=int(chains))
+                 notes=tuple(notes), chains=int(chains), draws_option=draws_option)
 

@@ -396,7 +396,8 @@ def test_too_few_draws_for_the_level_warn_instead_of_a_silent_whole_range():
                          "C": {"human_pos": 10, "human_total": 100}})
     rk = res.ranks(level=0.99, n_resamples=100, seed=1)
     with pytest.warns(BinaryEvalWarning, match=r"at least 197 posterior draws .* 100, so every "
-                                                r"interval is the whole range 1 \.\.\. 3"):
+                                                r"interval is the whole range 1 \.\.\. 3.*draw "
+                                                r"more \(n_resamples=\)"):
         frame = rk.to_frame()
     assert frame["lower"].tolist() == [1, 1, 1] and frame["upper"].tolist() == [3, 3, 3]
     assert "at least 197 posterior draws" in rk.summary().as_text()

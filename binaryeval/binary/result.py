@@ -733,7 +733,7 @@ class BinaryFit(Result):
             draws, groups, self.naive(level)["estimate"].to_numpy(dtype=float), level=level,
             ranked="alpha (rate of adequate outputs)",
             method=f"exact P(rank); rank intervals from {n} joint draws of the exact posteriors",
-            seed=seed, group_name=self.group_name, notes=notes,
+            seed=seed, group_name=self.group_name, notes=notes, draws_option="n_resamples",
             exact=lambda: rank_probabilities(posts),
             # the exact means and sds order the groups and fill estimate and std_error, as in
             # to_frame() (the draws' means differ by their Monte Carlo error)
