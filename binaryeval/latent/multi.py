@@ -28,7 +28,7 @@ from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary, prior_text
 from . import _common, _data, _fit, dependence
-from ._ranking import plot_dag, ranking_graph
+from ._ranking import _min_prob, plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import HIERARCHICAL_TEXT, LatentPosterior, build_model
 
@@ -606,7 +606,7 @@ class LatentFit(Result):
         >>> sorted(res.ranking().nodes)
         ['A', 'B']
         """
-        min_prob = v.probability(min_prob, "min_prob", open=True)
+        min_prob = _min_prob(min_prob)
         keep_all = v.flag(include_prior_dominated, "include_prior_dominated")
         left_out = [] if keep_all else self.prior_dominated()
         kept = [g for g in self._shown if g not in left_out]

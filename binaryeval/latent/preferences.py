@@ -33,7 +33,7 @@ from ..errors import DataError, ParameterError, UnpairedItemsWarning
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
 from . import _common, _data, _fit, dependence
-from ._ranking import plot_dag, ranking_graph
+from ._ranking import _min_prob, plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import HIERARCHICAL_TEXT, LatentPosterior, build_model
 
@@ -780,7 +780,7 @@ class PreferenceFit(Result):
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
-        min_prob = v.probability(min_prob, "min_prob", open=True)
+        min_prob = _min_prob(min_prob)
         keep_all = v.flag(include_prior_dominated, "include_prior_dominated")
         comp = self.compare()
         table = comp.table
