@@ -420,11 +420,15 @@ class LatentFit(Result):
         draws = self._alpha().reshape(-1, len(self.groups))
         naive = self.naive(level)["estimate"].reindex(list(self.groups))
         post = self.latent
+        # what the check before pooling found, as in the fit's summary
+        pooled = _fit.pooling_note(post, self.pooling_check(), "groups") \
+            if post.rates == "pooled" else None
         return ranks_from_draws(
             draws, self.groups, naive.to_numpy(dtype=float), level=level,
             ranked="alpha (rate of adequate outputs)",
             method=f"{post.n_chains} x {post.n_draws} draws of the sampler ({post.method})",
-            seed=post.seed, group_name=self.group_name, chains=post.n_chains)
+            seed=post.seed, group_name=self.group_name, chains=post.n_chains,
+            notes=[pooled] if pooled else [])
 
     def naive(self, level: float | None = None) -> pd.DataFrame:
         """Uncorrected classify-and-count with the first metric, per group.

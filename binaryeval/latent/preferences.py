@@ -886,6 +886,13 @@ class PreferenceFit(Result):
         if not np.isfinite(score).all():
             from ..errors import DataError
             raise DataError("a system has no pair in the fit; its average win rate is undefined")
+        # ranks from one confusion matrix for all pairs are only as good as that matrix: a judge
+        # that favours one system (longer answers) breaks it, and the ranks say what the check
+        # before pooling found, as the fit's summary does
+        pooled = _fit.pooling_note(post, self.pooling_check(), "pairs") \
+            if post.rates == "pooled" else None
+        if pooled:
+            notes.append(pooled)
         return ranks_from_draws(
             score, self.systems, naive, level=level,
             ranked="average win rate (win + tie / 2 against each opponent, opponents weighted "
