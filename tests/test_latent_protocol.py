@@ -523,14 +523,14 @@ def test_prior_dominated_pairs_are_named_marked_and_left_out_of_rankings():
     assert "the data say little about 1 of 6 pairs (c vs d)" in text
     assert "left out of the system order and of ranking()" in text
     # ranking and system scores leave the pair out; asked, it is kept
-    g = fit.ranking(0.5)
+    g = fit.ranking(0.51)
     assert not g.has_edge("c", "d") and not g.has_edge("d", "c")
     assert fit.compare().to_frame().set_index(["group_1", "group_2"]).loc[
         ("c", "d"), "prior_dominated"]
     scores = fit._system_scores()
     d_pairs = frame.loc[[("a", "d"), ("b", "d")], "diff"]
     assert scores["d"] == pytest.approx(-d_pairs.mean())   # (c, d) is not averaged in
-    kept = fit.ranking(0.5, include_prior_dominated=True)
+    kept = fit.ranking(0.51, include_prior_dominated=True)
     assert sorted(kept.nodes) == ["a", "b", "c", "d"] and kept.graph["left_out"] == []
     # the plan does not pretend: no plan for a pair the data say nothing about
     plan = fit.plan().to_frame().set_index(["group_1", "group_2"])
