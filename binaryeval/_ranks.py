@@ -51,7 +51,7 @@ from .summary import Summary
 if TYPE_CHECKING:  # names used only in type hints
     from matplotlib.axes import Axes
 
-__all__ = ["Ranks", "rank_draws", "ranks_from_draws", "simultaneous_intervals"]
+__all__ = ["Ranks", "min_draws", "rank_draws", "ranks_from_draws", "simultaneous_intervals"]
 
 _KINDS = ("simultaneous", "marginal")
 
@@ -141,6 +141,29 @@ def _tail_depth(ranks: np.ndarray, cdf: np.ndarray, sf: np.ndarray) -> np.ndarra
     return np.minimum(cdf[cols, at], sf[cols, at]).min(axis=1)
 
 
+def _sizable(n: int, chains: int, level: float) -> bool:
+    """Whether the sizing half of ``n`` draws can hold ``level`` of itself (else: ``1 ... K``)."""
+    rows_a, rows_b = _halves(n, chains)
+    return len(rows_a) > 0 and math.ceil(level * (len(rows_b) + 1) - 1e-9) <= len(rows_b)
+
+
+def min_draws(level: float, chains: int = 1) -> int:
+    """The fewest draws (a multiple of ``chains``) whose rank intervals can be narrower than 1 ... K.
+
+    The sizing half of the ``n`` draws (:func:`simultaneous_intervals`) must hold
+    ``ceil(level (n_b + 1))`` of its ``n_b`` draws, so ``n_b >= level / (1 - level)``.
+
+    Examples
+    --------
+    >>> min_draws(0.95), min_draws(0.99), min_draws(0.99, chains=4)
+    (37, 197, 196)
+    """
+    n = chains
+    while not _sizable(n, chains, level):
+        n += chains
+    return n
+
+
 def simultaneous_intervals(ranks: np.ndarray, level: float, chains: int = 1
                            ) -> tuple[np.ndarray, np.ndarray, float]:
     """Rank intervals holding jointly with posterior probability >= ``level`` (module notes).
@@ -180,7 +203,7 @@ def simultaneous_intervals(ranks: np.ndarray, level: float, chains: int = 1
     ra, rb = ranks[rows_a], ranks[rows_b]
     n_a, n_b = len(ra), len(rb)
     need_b = math.ceil(level * (n_b + 1) - 1e-9)
-    if n_a == 0 or need_b > n_b:
+    if not _sizable(n, chains, level):
         return np.ones(k, dtype=int), np.full(k, k, dtype=int), 1.0
     # 1. the outer sequence: boxes of equal-tailed intervals at a common tail (count t of the
     # shaping draws), nested as t grows; the box at the largest t (at most (1 - level) / 2 of
@@ -310,6 +333,7 @@ class Ranks(Result):
     exact_probabilities: np.ndarray | None = None
     notes: tuple[str, ...] = ()
     chains: int = 1
+    draws_option: str = "draws"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -324,7 +348,22 @@ class Ranks(Result):
         key = ("simultaneous", level)
         if key not in self._cache:
             self._cache[key] = simultaneous_intervals(self.ranks, level, self.chains)
+            if len(self.groups) > 1 and not _sizable(self.n_draws, self.chains, level):
+                from ._warnings import warn
+                from .errors import BinaryEvalWarning
+
+                text = self._too_few(level)
+                self._cache[("too few", level)] = text
+                warn(text, BinaryEvalWarning)
         return self._cache[key]
+
+    def _too_few(self, level: float) -> str:
+        need = min_draws(level, self.chains)
+        per = f" ({need // self.chains} per chain)" if self.chains > 1 else ""
+        return (f"the simultaneous rank intervals at level {level:g} need at least "
+                f"{need} posterior draws{per} and there are {self.n_draws}, "
+                f"so every interval is the whole range 1 ... {len(self.groups)}, whatever the "
+                f"data say: draw more ({self.draws_option}=) or lower the level")
 
     def probabilities(self) -> pd.DataFrame:
         """``P(rank = r)`` for every system (rows) and rank (columns, 1 = best).
@@ -477,6 +516,8 @@ class Ranks(Result):
                        f"{int(moved.sum())} systems ({names})")
         for note in self.notes:
             s.add_note(note)
+        if ("too few", level) in self._cache:
+            s.add_note(self._cache[("too few", level)])
         return s
 
     def plot(self, ax: Axes | None = None, *, kind: str = "leaderboard",
@@ -551,7 +592,7 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
                      group_name: str = "group", exact: np.ndarray | None = None,
                      notes: Sequence[str] = (),
                      moments: tuple[np.ndarray, np.ndarray] | None = None,
-                     chains: int = 1) -> Ranks:
+                     chains: int = 1, draws_option: str = "draws") -> Ranks:
     """The :class:`Ranks` of joint posterior draws of one score per system.
 
     Parameters
@@ -580,6 +621,9 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
         The rows of ``scores`` are this many chains of equal length, one after the other (1 for
         independent draws): the first half of every chain shapes the simultaneous intervals,
         the second half sizes them (:func:`simultaneous_intervals`).
+    draws_option : str
+        The argument that sets the number of draws (named when there are too few for the
+        level).
 
     Returns
     -------
@@ -616,5 +660,5 @@ def ranks_from_draws(scores: np.ndarray, groups: Sequence[str], naive: np.ndarra
     return Ranks(tuple(str(groups[i]) for i in order), ranks, mean[order], sd[order],
                  np.asarray(naive, dtype=float)[order], level=level, ranked=ranked,
                  method=method, seed=seed, group_name=group_name, exact_probabilities=probs,
-                 notes=tuple(notes), chains=int(chains))
+                 notes=tuple(notes), chains=int(chains), draws_option=draws_option)
 

@@ -131,3 +131,20 @@ def test_help_says_what_the_seed_seeds(capsys):
     assert ("--seed SEED seed of the sampler; on the exact binary model (one binary or "
             "thresholded metric), which draws nothing, the seed of the rank intervals' joint "
             "draws") in out
+
+
+def test_too_few_draws_for_the_level_name_the_flag_and_the_draws_per_chain(tmp_path, capsys):
+    # 2 chains x 40 draws: the sizing halves (2 x 20) cannot hold 99 %; 99 per chain can
+    from io import StringIO
+
+    data = tmp_path / "battles.csv"
+    _battles().to_csv(data, index=False)
+    code = main(["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
+                 "--second", "model_b", "--seed", "1", "--draws", "40", "--chains", "2",
+                 "--level", "0.99", "-f", "csv"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "need at least 198 posterior draws (99 per chain) and there are 80" in captured.err
+    assert "draw more (--draws)" in captured.err and "n_resamples" not in captured.err
+    got = pd.read_csv(StringIO(captured.out))
+    assert (got["lower"] == 1).all() and (got["upper"] == len(got)).all()

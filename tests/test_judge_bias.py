@@ -252,3 +252,72 @@ def test_systems_numbered_in_float_and_int_columns_are_refused_with_the_fix():
         warnings.simplefilter("ignore", JudgeBiasWarning)
         res = be.judge_bias("human ~ judge", df, first="x", second="y", shown_first="shown")
     assert res.excluded["missing system"] == 1
+
+
+def test_bins_of_close_numbers_get_distinct_labels_and_the_right_rows():
+    # response lengths 10000.0 to 10000.5: four quantile bins whose edges agree in their first
+    # four digits; each stratum keeps its own label and exactly the rows between its edges
+    df = _data(3, n=800)
+    df["words"] = 10000.0 + np.random.default_rng(1).random(len(df)) * 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", df, first="a", second="b", by="words", bins=4)
+    frame = res.to_frame().loc["words"]
+    strata = list(dict.fromkeys(frame.index.get_level_values("stratum")))
+    assert len(strata) == 4 and not frame.index.duplicated().any()
+    edges = np.quantile(df["words"], [0.25, 0.5, 0.75])
+    sizes = np.bincount(np.searchsorted(edges, df["words"], side="right"), minlength=4)
+    n_paired = frame.groupby(level="stratum", sort=False)["n_paired"].sum()
+    assert n_paired.loc[strata].tolist() == sizes.tolist()
+    # "[a, b)" and ">= a" name their lower edge, closer to it than to any other edge
+    gap = np.diff(edges).min() / 2
+    for label, cut in zip(strata[1:], edges, strict=True):
+        assert float(label.strip("[>= ").split(",")[0]) == pytest.approx(cut, abs=gap)
+
+
+def _single_output_ratings(seed: int = 8, n: int = 1200) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    truth, long = rng.random(n) < 0.6, rng.random(n) < 0.5
+    hit = rng.random(n) < np.where(long, 0.65, 0.9)
+    return pd.DataFrame({"human": truth, "judge": np.where(hit, truth, ~truth).astype(int),
+                         "length": np.where(long, "long", "short"),
+                         "rated": rng.random(n) < 0.7})
+
+
+def test_human_bools_with_none_for_unrated_rows_match_a_0_1_judge():
+    # a human column of Python bools, None where not rated (object dtype), and a 0/1 judge: the
+    # classes are the judge's outputs 0 and 1, and the agreement is the share of rows the judge
+    # got right, Beta(1 + right, 1 + wrong) (eta at class 0, rho at class 1)
+    df = _single_output_ratings()
+    human = pd.Series(df["human"].to_numpy(), dtype=object).where(df["rated"], None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", df.assign(human=human), by="length")
+    frame = res.to_frame()
+    assert set(frame.index.get_level_values("class")) == {"0", "1"}
+    for (_, stratum, cls), row in frame.iterrows():
+        part = df[df["rated"] & (df["length"] == stratum) & (df["human"] == (cls == "1"))]
+        right = int((part["judge"] == int(cls)).sum())
+        assert row["n_paired"] == len(part)
+        assert row["agreement"] == pytest.approx((right + 1) / (len(part) + 2), rel=1e-12)
+        assert row["agreement_lower"] == pytest.approx(
+            stats.beta.ppf(0.025, right + 1, len(part) - right + 1), rel=1e-9)
+    # numbers in an object column (0.0/1.0 read from JSON) read the same
+    as_numbers = pd.Series(df["human"].astype(float).to_numpy(), dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        again = be.judge_bias("human ~ judge", df.assign(human=as_numbers.where(df["rated"])),
+                              by="length")
+    pd.testing.assert_frame_equal(again.to_frame(), frame)
+
+
+def test_human_classes_unlike_the_judge_outputs_say_why_agreement_is_missing():
+    df = _single_output_ratings()
+    df["human"] = np.where(df["human"], "yes", "no")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", df, by="length")
+    assert res.to_frame()["agreement"].isna().all()
+    assert any("agreement is undefined" in note and "yes" in note and "code both alike" in note
+               for note in res.notes)
+    assert "agreement is undefined" in res.summary().as_text()

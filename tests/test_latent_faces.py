@@ -373,3 +373,19 @@ def test_a_score_difference_equal_to_the_tolerance_is_a_tie_as_in_favi():
     np.testing.assert_array_equal(res.latent.paired[0], [[0, 0, 0], [0, 0, n], [0, 0, 0]])
     fav = be.favi("hum ~ met | sys", df, item="seg", tolerance=0.05)
     np.testing.assert_array_equal(fav.counts[0], res.latent.paired[0])
+
+
+def test_ranking_refuses_min_prob_at_or_below_one_half():
+    # documented as 0.5 < min_prob < 1 but taken as any probability: at min_prob <= 0.5 a pair
+    # with P(a > b) between 1 - min_prob and min_prob gets an edge both ways (a cycle, and
+    # "confident wins" that are not)
+    from binaryeval.latent import multi, preferences
+
+    for res in (preferences._example(), multi._example()):
+        m = res.compare().matrix()
+        for bad in (0.5, 0.3):
+            with pytest.raises(ParameterError, match=rf"min_prob={bad}: .*above 0\.5"):
+                res.ranking(min_prob=bad)
+        g = res.ranking(min_prob=0.6)
+        assert all(m.loc[a, b] >= 0.6 for a, b in g.edges)
+        assert not any(g.has_edge(b, a) for a, b in g.edges)

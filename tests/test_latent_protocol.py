@@ -325,6 +325,8 @@ def test_every_argument_of_fit_is_honoured_or_refused_on_every_path(binary_df, p
         for name, expected in EXPECTED.items():
             f, kw, used = _case(name, formula, base_kw, kind)
             want = expected[column]
+            if name == "rate_prior" and path.endswith("known"):
+                want = R   # every rate known: no prior of estimated rates to take
             try:
                 fit = be.fit(f, binary_df, **kw)
             except ParameterError as exc:
@@ -521,14 +523,14 @@ def test_prior_dominated_pairs_are_named_marked_and_left_out_of_rankings():
     assert "the data say little about 1 of 6 pairs (c vs d)" in text
     assert "left out of the system order and of ranking()" in text
     # ranking and system scores leave the pair out; asked, it is kept
-    g = fit.ranking(0.5)
+    g = fit.ranking(0.51)
     assert not g.has_edge("c", "d") and not g.has_edge("d", "c")
     assert fit.compare().to_frame().set_index(["group_1", "group_2"]).loc[
         ("c", "d"), "prior_dominated"]
     scores = fit._system_scores()
     d_pairs = frame.loc[[("a", "d"), ("b", "d")], "diff"]
     assert scores["d"] == pytest.approx(-d_pairs.mean())   # (c, d) is not averaged in
-    kept = fit.ranking(0.5, include_prior_dominated=True)
+    kept = fit.ranking(0.51, include_prior_dominated=True)
     assert sorted(kept.nodes) == ["a", "b", "c", "d"] and kept.graph["left_out"] == []
     # the plan does not pretend: no plan for a pair the data say nothing about
     plan = fit.plan().to_frame().set_index(["group_1", "group_2"])
@@ -789,3 +791,29 @@ def test_latent_and_preference_plans_of_listed_pairs_are_those_rows_of_every_pai
     a, b = every.index[-1]
     got = prefs.plan(pairs=[(b, a), every.index[0]]).to_frame().set_index(["group_1", "group_2"])
     pd.testing.assert_frame_equal(got, every.loc[[(a, b), every.index[0]]])
+
+
+def test_a_prior_of_rates_that_are_all_known_is_refused_not_ignored(binary_df):
+    # with every rate known nothing is estimated: the prior of the estimated rates changed no
+    # number (the finding: rate_prior=(2, 2) and rate_concentration=5 gave the same posterior
+    # to the last digit); now they are refused by name, and kept where a rate is estimated
+    known = {"rho": 0.8, "eta": 0.75}
+    with pytest.raises(ParameterError, match=r"rate_prior=\(2\.0, 2\.0\).*would change nothing"):
+        be.fit("human ~ m1 | system", binary_df, rates=known, rate_prior=(2, 2))
+    per_group = {g: known for g in ("A", "B", "C")}
+    with pytest.raises(ParameterError, match=r"rate_prior=.*would change nothing"):
+        be.fit("human ~ m1 | system", binary_df, rates=per_group, rate_prior=(2, 2))
+    # eta estimated: its Beta prior counts, and moves alpha
+    half = be.fit("human ~ m1 | system", binary_df, rates={"rho": 0.8}, rate_prior=(20, 2))
+    plain = be.fit("human ~ m1 | system", binary_df, rates={"rho": 0.8})
+    assert not np.allclose(half.to_frame()["estimate"], plain.to_frame()["estimate"])
+    matrix = [[0.75, 0.25], [0.2, 0.8]]
+    with pytest.raises(ParameterError, match=r"rate_concentration=5 .*would change nothing"):
+        fit_latent("human ~ m1 | system", binary_df, rates=matrix, rate_concentration=5,
+                   draws=100, chains=1, seed=1)
+    prefs = pd.DataFrame({"a": ["x", "y"] * 40, "b": ["y", "z"] * 40,
+                          "human": [1, -1, 0, None] * 20, "judge": [1, -1, 1, 1] * 20})
+    judge = [[0.8, 0.1, 0.1], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]]
+    with pytest.raises(ParameterError, match=r"rate_concentration=2 .*would change nothing"):
+        fit_preferences("human ~ judge", prefs, first="a", second="b", rates=judge,
+                        rate_concentration=2, draws=100, chains=1, seed=1)

@@ -407,3 +407,98 @@ def test_a_system_without_confident_wins_or_losses_stays_inside_the_ranking_figu
     for name, (x, y) in placed.items():
         assert x0 < x < x1 and y0 < y < y1, (name, (x, y), (x0, x1))
     plt.close(fig)
+
+
+def test_too_few_draws_for_the_level_warn_instead_of_a_silent_whole_range():
+    # three systems far apart (P(A best) > 0.9999): at level 0.99 the sizing half of 100 draws
+    # (50) cannot hold ceil(0.99 * 51) = 51 of itself, so every interval is 1 ... 3; this is said
+    res = be.fit_counts({"A": {"human_pos": 90, "human_total": 100},
+                         "B": {"human_pos": 50, "human_total": 100},
+                         "C": {"human_pos": 10, "human_total": 100}})
+    rk = res.ranks(level=0.99, n_resamples=100, seed=1)
+    with pytest.warns(BinaryEvalWarning, match=r"at least 197 posterior draws .* 100, so every "
+                                                r"interval is the whole range 1 \.\.\. 3.*draw "
+                                                r"more \(n_resamples=\)"):
+        frame = rk.to_frame()
+    assert frame["lower"].tolist() == [1, 1, 1] and frame["upper"].tolist() == [3, 3, 3]
+    assert "at least 197 posterior draws" in rk.summary().as_text()
+    # the fewest draws that do hold the level give the separated ranks, without a warning
+    # (n_b = 99 sizing draws hold ceil(0.99 * 100) = 99)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BinaryEvalWarning)
+        enough = res.ranks(level=0.99, n_resamples=197, seed=1).interval()
+    assert enough.values.tolist() == [[1, 1], [2, 2], [3, 3]]
+
+
+def test_pooled_binary_ranks_say_the_shared_paired_rows_are_left_out():
+    # rates="pooled": every group's rho/eta come from all groups' paired rows, so the
+    # posteriors are not independent; compare() said so, ranks() did not
+    counts = {g: {"human_pos": hp, "human_total": 30, "metric_pos": mp, "metric_total": 300,
+                  "tp": 10, "fn": 2, "tn": 6, "fp": 2}
+              for g, hp, mp in (("A", 20, 200), ("B", 15, 160), ("C", 10, 120))}
+    pooled = be.fit_counts(counts, rates="pooled").ranks(seed=1)
+    assert any("share the paired rows" in note for note in pooled.notes)
+    assert "share the paired rows" in pooled.summary().as_text()
+    assert not be.fit_counts(counts).ranks(seed=1).notes
+
+
+def _verbose_judge_battles(seed=0, n=3000, voted=0.1, verbose=3, push=0.35):
+    """Six systems of strength 0.6 ... -0.6; the judge copies the human 80 % of the time, but on
+    35 % of the rows with system m3 it picks m3's (longer) answer whatever the truth."""
+    rng = np.random.default_rng(seed)
+    s, names = np.linspace(0.6, -0.6, 6), np.array([f"m{i}" for i in range(6)])
+    i = rng.integers(0, 6, n)
+    j = (i + rng.integers(1, 6, n)) % 6
+    win = 0.8 / (1 + np.exp(-(s[i] - s[j])))
+    u = rng.random(n)
+    human = np.where(u < win, 1, np.where(u < win + 0.2, 0, -1))
+    u = rng.random(n)
+    judge = np.where(u < 0.8, human, np.where(u < 0.9, 0, -human))
+    u = rng.random(n)
+    judge = np.where((i == verbose) & (u < push), 1, judge)
+    judge = np.where((j == verbose) & (u < push), -1, judge)
+    return pd.DataFrame({"a": names[i], "b": names[j], "judge": judge,
+                         "human": np.where(rng.random(n) < voted, human, np.nan)})
+
+
+def test_pooled_ranks_carry_the_check_before_pooling():
+    # a judge that favours m3 (true rank 4): one confusion matrix for all pairs puts m3 first,
+    # with the interval [1, 1]; the fit warned, its ranks' summary said nothing of it
+    df = _verbose_judge_battles()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit_preferences("human ~ judge", df, first="a", second="b", rates="pooled",
+                                 seed=1, draws=300)
+    frame = fit.ranks().to_frame()
+    assert frame.loc["m3", "rank"] == 1 and frame.loc["m3", "upper"] == 1   # wrong, and sure
+    check = fit.pooling_check()
+    assert check.attrs["p_value"] < 0.01
+    text = fit.ranks().summary().as_text()
+    assert "check before pooling" in text and "WARNING" in text
+    # a fit that pools nothing carries no such note
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        own = be.fit_preferences("human ~ judge", df, first="a", second="b", seed=1, draws=300)
+    assert not any("pooling" in note for note in own.ranks().notes)
+    true_rank = 4
+    lo, hi = own.ranks().to_frame().loc["m3", ["lower", "upper"]]
+    assert lo <= true_rank <= hi
+
+
+def test_pooled_latent_ranks_carry_the_check_before_pooling():
+    # two systems whose metric errs differently (rho 0.95 and 0.6): the check rejects one
+    # confusion matrix, and the ranks' summary says so as the fit's does
+    rng = np.random.default_rng(4)
+    frames = []
+    for name, alpha, rho in (("A", 0.7, 0.95), ("B", 0.5, 0.6)):
+        truth = rng.random(600) < alpha
+        metric = np.where(truth, rng.random(600) < rho, rng.random(600) < 0.2)
+        frames.append(pd.DataFrame({"system": name, "metric": metric.astype(int),
+                                    "human": np.where(np.arange(600) < 200, truth, np.nan)}))
+    df = pd.concat(frames, ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = be.fit_latent("human ~ metric | system", df, rates="pooled", draws=200, seed=1)
+    assert fit.pooling_check().attrs["p_value"] < 0.01
+    notes = fit.ranks().notes
+    assert any("check before pooling" in n and "WARNING" in n for n in notes)

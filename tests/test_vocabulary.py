@@ -699,3 +699,16 @@ def test_pairs_are_oriented_by_the_two_documented_rules():
                        "h": [3, 1, 3, 1, 1, 3], "m": [2, 1, 2, 1, 2, 1]})
     res = be.favi("h ~ m | system", df, item="seg")
     assert [res.systems[i] for i in res.pair_index[0]] == ["B", "sys10"]
+
+
+def test_rates_is_documented_with_every_value_each_fit_takes():
+    # fit_latent and fit_preferences take rates="hierarchical" (partial pooling) but their
+    # docstrings listed "estimate", "pooled" or array-like only
+    from binaryeval import fit
+    from binaryeval._validate import RATES
+    from binaryeval.latent import fit_latent, fit_preferences, latent_posterior
+
+    for func in (fit, fit_latent, fit_preferences, latent_posterior):
+        (line,) = re.findall(r"^rates : (.*)$", inspect.getdoc(func), flags=re.M)
+        for value in RATES:
+            assert f'"{value}"' in line, (func.__name__, value, line)

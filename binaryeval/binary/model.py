@@ -56,7 +56,21 @@ def check_options(level, prior, rate_prior, rates, method, grid) -> Options:
                              "fitted by the latent-truth sampler: call binaryeval.fit(formula, "
                              "data, rates='hierarchical') with the rows; the exact engine of "
                              "counts has rates='estimate', 'pooled' or known values")
+    if rate_prior != (1.0, 1.0) and _all_rates_known(rates):
+        raise ParameterError(f"rate_prior={tuple(rate_prior)!r} is the exact binary model's "
+                             "Beta prior of rho and eta where they are estimated; rates= gives "
+                             "both for every group, so it would change nothing: leave "
+                             "rate_prior= out (or leave a rate out of rates= to estimate it)")
     return Options(prior, rate_prior, rates, level, method, tuple(int(g) for g in grid))
+
+
+def _all_rates_known(rates) -> bool:
+    """Whether known ``rates`` give both rho and eta of every group (nothing left to estimate)."""
+    if isinstance(rates, str) or not isinstance(rates, Mapping):
+        return False
+    entries = [rates] if ({"rho", "eta"} & set(map(str, rates))) else list(rates.values())
+    return bool(entries) and all(isinstance(e, Mapping) and e.get("rho") is not None
+                                 and e.get("eta") is not None for e in entries)
 
 
 def _known_rates_for(rates, group: str) -> tuple[float | None, float | None]:

@@ -699,7 +699,9 @@ class BinaryFit(Result):
         :mod:`binaryeval.binary.ranks`); the rank intervals, which hold for every group at once
         with posterior probability >= ``level``, come from ``n_resamples`` joint draws of the
         posteriors (:mod:`binaryeval._ranks`).  The naive rank is the rank of the uncorrected
-        share of positive metric ratings (:meth:`naive`).
+        share of positive metric ratings (:meth:`naive`).  With ``rates="pooled"`` the
+        groups share the paired rows, which the independent draws leave out (as in
+        :meth:`compare`; the summary says so).
 
         Parameters
         ----------
@@ -734,11 +736,17 @@ class BinaryFit(Result):
         groups = self.groups
         posts = [self.posteriors[g] for g in groups]
         draws = np.column_stack([p.rvs(size=n, random_state=rng) for p in posts])
+        notes = []
+        if self.rates_mode == "pooled":
+            notes.append("the groups' posteriors are drawn as independent; with pooled rates "
+                         "they share the paired rows, which this leaves out (it usually makes "
+                         "the rank intervals wider and P(rank) less sure); the model with one "
+                         "shared rho/eta is binaryeval.fit_latent(..., rates='pooled').ranks()")
         return ranks_from_draws(
             draws, groups, self.naive(level)["estimate"].to_numpy(dtype=float), level=level,
             ranked="alpha (rate of adequate outputs)",
             method=f"exact P(rank); rank intervals from {n} joint draws of the exact posteriors",
-            seed=seed, group_name=self.group_name,
+            seed=seed, group_name=self.group_name, notes=notes, draws_option="n_resamples",
             exact=lambda: rank_probabilities(posts),
             # the exact means and sds order the groups and fill estimate and std_error, as in
             # to_frame() (the draws' means differ by their Monte Carlo error)

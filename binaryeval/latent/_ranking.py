@@ -15,6 +15,25 @@ def plot_dag(g: Any, ax: Any, **kwargs: Any):
     return draw_layers(g, ax, f"confident wins (P >= {g.graph['min_prob']:g})", **kwargs)
 
 
+def _min_prob(value: Any) -> float:
+    """``min_prob`` of a ranking, checked: above 0.5 (else both orders of a pair could win).
+
+    Examples
+    --------
+    >>> _min_prob(0.9)
+    0.9
+    """
+    from .. import _validate as v
+    from ..errors import ParameterError
+
+    value = v.probability(value, "min_prob", open=True)
+    if value <= 0.5:
+        raise ParameterError(f"min_prob={value!r}: a confident win needs a posterior "
+                             "probability above 0.5 (at 0.5 or below both systems of a pair "
+                             "could win it), e.g. min_prob=0.95")
+    return value
+
+
 def ranking_graph(prob: pd.DataFrame, min_prob: float) -> Any:
     """DAG of wins with ``P(row preferred over column) >= min_prob``, transitive edges removed."""
     import networkx as nx

@@ -107,7 +107,12 @@ def _score_labels(values: pd.Series, term: str) -> tuple[np.ndarray, list[str]]:
     column of 0.0/1.0 (NaN where not rated) and a judge column of 0/1 share their labels.
     """
     present = values.dropna()
-    if pd.api.types.is_bool_dtype(present) or pd.api.types.is_numeric_dtype(present):
+    # an object column of Python bools or numbers (bools with None for the unrated rows, or
+    # numbers read from JSON) reads as its numbers, so that its True and 1.0 are the label "1"
+    numbers = (pd.api.types.is_bool_dtype(present) or pd.api.types.is_numeric_dtype(present)
+               or pd.api.types.infer_dtype(present, skipna=True) in (
+                   "boolean", "integer", "floating", "mixed-integer-float"))
+    if numbers and len(present):
         x = present.to_numpy(dtype=float)
         if not np.isfinite(x).all():
             raise DataError(f"term {term!r} holds infinite values; give finite ratings or NaN")
@@ -417,6 +422,21 @@ class JudgeBias(Result):
         return ax
 
 
+def _cut_labels(edges: np.ndarray) -> list[str]:
+    """The bin edges as text, 4 significant digits or as many more as keep them apart.
+
+    Examples
+    --------
+    >>> _cut_labels(np.array([10000.125, 10000.25, 10000.375]))
+    ['10000.1', '10000.2', '10000.4']
+    """
+    for digits in range(4, 18):
+        cuts = [f"{e:.{digits}g}" for e in edges]
+        if len(set(cuts)) == len(cuts):
+            return cuts
+    return [repr(float(e)) for e in edges]
+
+
 def _strata(values: pd.Series, name: str, bins: int) -> tuple[np.ndarray, list[str]]:
     """Stratum index per row (-1 missing) and the strata's labels.
 
@@ -430,7 +450,7 @@ def _strata(values: pd.Series, name: str, bins: int) -> tuple[np.ndarray, list[s
         edges = np.unique(np.quantile(present.to_numpy(dtype=float),
                                       np.linspace(0, 1, bins + 1)[1:-1]))
         code = np.where(np.isnan(x), -1, np.searchsorted(edges, x, side="right"))
-        cuts = [f"{e:.4g}" for e in edges]
+        cuts = _cut_labels(edges)
         labels = ([f"< {cuts[0]}"] + [f"[{a}, {b})" for a, b in zip(cuts[:-1], cuts[1:],
                                                                     strict=True)]
                   + [f">= {cuts[-1]}"]) if cuts else ["all"]
@@ -621,9 +641,9 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
 
 def _finish(formula: str, parts: list[pd.DataFrame], tests: list, messages: list[str],
             account: RowAccount, level: float, shown_first: str | None, by: str | None,
-            fitter: str) -> JudgeBias:
+            fitter: str, notes: list[str] | None = None) -> JudgeBias:
     """The Bayes factors' verdicts, the one warning and the result."""
-    notes = []
+    notes = list(notes or [])
     rows = []
     for factor, bf, worst in tests:
         differs = np.isfinite(bf) and bf > THRESHOLD
@@ -671,7 +691,12 @@ def _single_outputs(formula: str, data: pd.DataFrame, parsed: Any, frame: Any, b
                     len(outputs))
     parts = [_score_rows(counts, classes, outputs, strata, by, level)]
     tests = [(by, _log10_bf(counts), _deviating(counts, strata)[:3])]
-    return _finish(formula, parts, tests, [], account, level, None, by, "fit")
+    notes = []
+    if not set(classes) & set(outputs):
+        notes.append(f"agreement is undefined: the human classes ({', '.join(classes)}) are none "
+                     f"of the judge's outputs ({', '.join(outputs)}); code both alike (e.g. 0/1 "
+                     "for both) to read the judge's agreement")
+    return _finish(formula, parts, tests, [], account, level, None, by, "fit", notes)
 
 
 def _example() -> JudgeBias:

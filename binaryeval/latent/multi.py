@@ -28,7 +28,7 @@ from ..data import RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary, prior_text
 from . import _common, _data, _fit, dependence
-from ._ranking import plot_dag, ranking_graph
+from ._ranking import _min_prob, plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import HIERARCHICAL_TEXT, LatentPosterior, build_model
 
@@ -420,11 +420,15 @@ class LatentFit(Result):
         draws = self._alpha().reshape(-1, len(self.groups))
         naive = self.naive(level)["estimate"].reindex(list(self.groups))
         post = self.latent
+        # what the check before pooling found, as in the fit's summary
+        pooled = _fit.pooling_note(post, self.pooling_check(), "groups") \
+            if post.rates == "pooled" else None
         return ranks_from_draws(
             draws, self.groups, naive.to_numpy(dtype=float), level=level,
             ranked="alpha (rate of adequate outputs)",
             method=f"{post.n_chains} x {post.n_draws} draws of the sampler ({post.method})",
-            seed=post.seed, group_name=self.group_name, chains=post.n_chains)
+            seed=post.seed, group_name=self.group_name, chains=post.n_chains,
+            notes=[pooled] if pooled else [])
 
     def naive(self, level: float | None = None) -> pd.DataFrame:
         """Uncorrected classify-and-count with the first metric, per group.
@@ -606,7 +610,7 @@ class LatentFit(Result):
         >>> sorted(res.ranking().nodes)
         ['A', 'B']
         """
-        min_prob = v.probability(min_prob, "min_prob", open=True)
+        min_prob = _min_prob(min_prob)
         keep_all = v.flag(include_prior_dominated, "include_prior_dominated")
         left_out = [] if keep_all else self.prior_dominated()
         kept = [g for g in self._shown if g not in left_out]
@@ -972,11 +976,13 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     bins : int or dict, optional
         Bin scalar metric terms into this many bins (one number for every metric term, or
         ``{term: bins}``); the edges are the quantiles of the paired rows' scores.
-    rates : "estimate", "pooled" or array-like
-        The metrics' confusion matrix per group, one for all groups, or known (a 2 x J
-        matrix, rows inadequate/adequate, or ``{"rho": .., "eta": ..}`` for one binary
-        metric).  ``"pooled"`` is checked on the paired items first
-        (:meth:`LatentFit.pooling_check`).
+    rates : "estimate", "pooled", "hierarchical" or array-like
+        The metrics' confusion matrix per group, one for all groups, per group partially
+        pooled (each row drawn from a population Dirichlet whose mean and concentration are
+        learnt, :mod:`binaryeval.latent.hierarchical`; ``rate_concentration`` is then
+        refused), or known (a 2 x J matrix, rows inadequate/adequate, or
+        ``{"rho": .., "eta": ..}`` for one binary metric).  ``"pooled"`` is checked on the
+        paired items first (:meth:`LatentFit.pooling_check`).
     prior : (float, float)
         Beta prior ``(a, b)`` of ``alpha``, as in :func:`binaryeval.fit`.
     rate_concentration : float or array-like of shape (2, J)

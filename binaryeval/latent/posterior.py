@@ -514,6 +514,16 @@ def build_model(paired: np.ndarray, human: np.ndarray, metric: np.ndarray,
                                  "rates='hierarchical' the rows are drawn from a population "
                                  "Dirichlet whose mean and concentration are learnt: leave "
                                  "rate_concentration out, or use rates='estimate'")
+    if mode == "known" and (isinstance(rate_concentration, _common.BetaRatePrior)
+                            or not (np.ndim(rate_concentration) == 0
+                                    and float(rate_concentration) == 1.0)):
+        name = ("rate_prior" if isinstance(rate_concentration, _common.BetaRatePrior)
+                else "rate_concentration")
+        shown = tuple(rate_concentration) if name == "rate_prior" else rate_concentration
+        raise ParameterError(f"{name}={shown!r} is the prior of the latent-truth model's "
+                             "confusion matrices where they are estimated; with known rates= "
+                             f"nothing is estimated, so it would change nothing: leave {name}= "
+                             "out, or use rates='estimate'")
     known = _common.known_rates(rates, groups, k, j, classes, outputs) if mode == "known" \
         else None
     if known is not None:

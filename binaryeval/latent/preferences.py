@@ -33,7 +33,7 @@ from ..errors import DataError, ParameterError, UnpairedItemsWarning
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
 from . import _common, _data, _fit, dependence
-from ._ranking import plot_dag, ranking_graph
+from ._ranking import _min_prob, plot_dag, ranking_graph
 from .draws import DrawsPosterior
 from .posterior import HIERARCHICAL_TEXT, LatentPosterior, build_model
 
@@ -780,7 +780,7 @@ class PreferenceFit(Result):
         >>> sorted(g.nodes)
         ['A', 'B', 'C']
         """
-        min_prob = v.probability(min_prob, "min_prob", open=True)
+        min_prob = _min_prob(min_prob)
         keep_all = v.flag(include_prior_dominated, "include_prior_dominated")
         comp = self.compare()
         table = comp.table
@@ -886,6 +886,13 @@ class PreferenceFit(Result):
         if not np.isfinite(score).all():
             from ..errors import DataError
             raise DataError("a system has no pair in the fit; its average win rate is undefined")
+        # ranks from one confusion matrix for all pairs are only as good as that matrix: a judge
+        # that favours one system (longer answers) breaks it, and the ranks say what the check
+        # before pooling found, as the fit's summary does
+        pooled = _fit.pooling_note(post, self.pooling_check(), "pairs") \
+            if post.rates == "pooled" else None
+        if pooled:
+            notes.append(pooled)
         return ranks_from_draws(
             score, self.systems, naive, level=level,
             ranked="average win rate (win + tie / 2 against each opponent, opponents weighted "
@@ -1255,10 +1262,12 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         a product of one confusion matrix per metric (``"independent"``; narrower but wrong
         when they err together: a :class:`~binaryeval.DependenceWarning` says so, see
         :meth:`PreferenceFit.dependence`).
-    rates : "estimate", "pooled" or array-like
-        The metric's confusion matrix per pair, one for all pairs, or known (3 x J, rows
-        first/tie/second better by the humans).  ``"pooled"`` is checked on the paired items
-        first (:meth:`PreferenceFit.pooling_check`).
+    rates : "estimate", "pooled", "hierarchical" or array-like
+        The metric's confusion matrix per pair, one for all pairs, per pair partially pooled
+        (each row drawn from a population Dirichlet whose mean and concentration are learnt,
+        :mod:`binaryeval.latent.hierarchical`; ``rate_concentration`` is then refused), or
+        known (3 x J, rows first/tie/second better by the humans).  ``"pooled"`` is checked on
+        the paired items first (:meth:`PreferenceFit.pooling_check`).
     share_concentration : float or array-like of shape (3,)
         Dirichlet concentration of the preference shares ``(win_1, tie, win_2)``, their prior
         (1: uniform).
