@@ -234,7 +234,7 @@ NAMES: tuple[Name, ...] = (
     Name("systems_left_out", "labels", "systems all of whose rows were left out", "attrs"),
     Name("n_skipped", "count", "items rated for only one system of a pair", "column"),
     # -- intervals, tests and their settings -------------------------------------------------------
-    Name("level", "level", "the coverage of an interval", "argument attrs",
+    Name("level", "level", "the coverage of an interval", "argument attrs column",
          replaces=("confidence", "confidence_level", "conf_level"),
          doc=r"(?i)coverage|probability content|credib|confidence|level"),
     Name("kind", "choice", "which kind: of interval (\"eti\", \"hdi\") or of plot",

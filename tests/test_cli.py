@@ -403,7 +403,7 @@ def test_fit_output_formats_follow_the_extension(tmp_path, capsys):
         assert main(["fit", formula, "--data", path, "--threshold", "0.55", "-o", str(tmp_path / name)]) == 0
     assert capsys.readouterr().out == ""
     back = pd.read_csv(tmp_path / "fit.csv")
-    assert list(back.columns) == list(frame.columns)
+    assert list(back.columns) == [*frame.columns, "level"] and set(back["level"]) == {0.95}
     np.testing.assert_allclose(back["estimate"], frame["estimate"], rtol=1e-12)
     records = json.loads((tmp_path / "fit.json").read_text())
     assert [r["system"] for r in records] == frame["system"].tolist()
@@ -1112,3 +1112,23 @@ def test_a_per_group_rates_entry_missing_names_the_flag(tmp_path, capsys):
     assert main(["fit", "human ~ I(score > 0.5) | system", "--data", path,
                  "--rates", rates]) == 1
     assert "error: --rates has no entry for group" in capsys.readouterr().err
+
+
+def test_a_table_of_intervals_written_to_a_file_keeps_their_level(tmp_path, capsys):
+    # Guards: `fit --level 0.9 -f csv` (and ranks, compare, JSON) wrote lower and upper without
+    # the level they hold (a file keeps no attrs); it is now the last column, and a table
+    # without intervals (a plan) gets none
+    table = _rating_table(3)
+    path = _write(table, tmp_path / "r.csv")
+    formula = "human ~ I(score > 0.5) | system"
+    assert main(["fit", formula, "--data", path, "--level", "0.9", "-f", "csv"]) == 0
+    got = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    want = _api(be.fit, formula, table, level=0.9).to_frame()
+    assert list(got.columns) == [want.index.name, *want.columns, "level"]
+    assert got["level"].tolist() == [0.9] * len(want)
+    np.testing.assert_allclose(got["lower"], want["lower"], rtol=1e-12)
+    assert main(["ranks", formula, "--data", path, "--level", "0.8", "-f", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["level"] for r in rows} == {0.8}
+    assert main(["fit", formula, "--data", path, "--plan", "-f", "csv"]) == 0
+    assert "level" not in pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).columns

@@ -309,12 +309,23 @@ def _tidy(frame):
     return frame.reset_index()
 
 
+def _with_level(frame):
+    """A table of intervals with their ``level`` as a last column: a file keeps no ``attrs``."""
+    level = frame.attrs.get("level")
+    intervals = any(c in ("lower", "upper") or str(c).endswith(("_lower", "_upper"))
+                    for c in frame.columns)
+    if intervals and isinstance(level, float) and "level" not in frame.columns:
+        frame = frame.assign(level=level)
+    return frame
+
+
 def write_result(result: Any, args: argparse.Namespace) -> int:
     """Print or save a result (anything with ``summary()``/``to_frame()``, or a DataFrame).
 
     The format is ``--format``, or else the ``--output`` extension (:func:`output_format`): the
     summary as text, HTML (a page of its own when written to a file) or LaTeX, or the tidy table
-    ``to_frame()`` as CSV or JSON records (row labels such as ``group`` become columns).
+    ``to_frame()`` as CSV or JSON records (row labels such as ``group`` become columns; a table
+    of intervals gets their ``level`` as its last column).
     """
     import pandas as pd
 
@@ -326,7 +337,7 @@ def write_result(result: Any, args: argparse.Namespace) -> int:
             if not hasattr(result, "to_frame"):
                 raise ParameterError(f"--format {fmt}: this result has no table; use --format text")
             frame = result.to_frame()
-        frame = _tidy(frame)
+        frame = _with_level(_tidy(frame))
         text = frame.to_csv(index=False) if fmt == "csv" else json.dumps(
             json.loads(frame.to_json(orient="records", double_precision=15)), indent=2)
     elif frame is not None:
