@@ -186,7 +186,7 @@ def level(value: Any, name: str = "level") -> float:
                              f"e.g. {name}=0.95")
     v = real(value, name, finite=False)
     if not 0.0 < v < 1.0:
-        example = f"; for a {v:g}% interval pass {name}={v / 100:g}" if 1 < v < 100 else \
+        example = f"; for a {v:g}% interval pass {name}={v / 100:g}" if 50 <= v < 100 else \
             f", e.g. {name}=0.95"
         raise ParameterError(f"{name}={value!r} must lie strictly between 0 and 1{example}")
     return v

@@ -798,3 +798,16 @@ def test_a_csv_separated_by_another_character_is_named(tmp_path, sep, shown):
     # a comma-separated file whose values hold ';' reads as it is
     path.write_text("system,seg_id\nA;x,1\n")
     assert be.read_table(path).columns.tolist() == ["system", "seg_id"]
+
+
+def test_a_level_above_one_is_read_as_a_percentage_only_where_it_can_be_one():
+    # Guards: level=1.5 was answered "for a 1.5% interval pass level=0.015", an interval no
+    # one asks for; 95 still reads as 95 %, anything else gets the usual example
+    from binaryeval import _validate
+
+    with pytest.raises(be.errors.ParameterError, match=r"for a 95% interval pass level=0\.95"):
+        _validate.level(95)
+    for bad in (1.5, 2, 150):
+        with pytest.raises(be.errors.ParameterError) as info:
+            _validate.level(bad)
+        assert str(info.value).endswith(", e.g. level=0.95"), str(info.value)
