@@ -85,7 +85,18 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
                             "no information")
     index = {lv: i for i, lv in enumerate(levels)}
     code = values.map(lambda x: -1 if pd.isna(x) else index[x]).to_numpy(dtype=np.int64)
-    return code, tuple(str(lv) for lv in levels), None, bool(numeric)
+    return code, tuple(_level_text(lv) for lv in levels), None, bool(numeric)
+
+
+def _level_text(level: Any) -> str:
+    """A metric level as text: a whole number as an integer, whatever its dtype.
+
+    A 0/1 column read from a file with a missing value is float (0.0, 1.0); its levels are
+    the same ratings as those of an integer column, and read alike (``"0"``, ``"1"``).
+    """
+    if isinstance(level, (float, np.floating)) and float(level).is_integer():
+        return str(int(level))
+    return str(level)
 
 
 def _bin_labels(edges: np.ndarray, lower: bool = False) -> tuple[str, ...]:
