@@ -59,3 +59,60 @@ def test_a_0_1_metric_stored_as_float_reads_as_the_integer_one(dtype):
     # and the metric's levels are labelled alike in the rates table
     assert set(other.rates().index.get_level_values("metric_output")) == {
         "0/0", "0/1", "1/0", "1/1"}
+
+
+@pytest.fixture(scope="module")
+def two_fits():
+    """A fit of two metrics and a preference fit, small."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    latent = _fit("human ~ m1 + m2 | system", _two_systems(), seed=1, draws=100, chains=2)
+    rng = np.random.default_rng(0)
+    quality = np.array([0.3, 0.0, -0.3])
+    z = quality[:, None] + rng.normal(size=(120, 3, 2))
+    df = pd.DataFrame({"item": np.repeat(np.arange(120), 3), "system": np.tile(["A", "B", "C"], 120),
+                       "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+    df.loc[df["item"] >= 40, "human"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prefs = be.fit_preferences("human ~ metric | system", df, item="item", seed=1,
+                                   draws=100, chains=2)
+    return latent, prefs
+
+
+def _bars(ax) -> np.ndarray:
+    """The (low, high) ends of the horizontal error bars drawn on ``ax``, top to bottom."""
+    segments = ax.collections[0].get_segments()
+    return np.array([[s[0][0], s[1][0]] for s in segments])
+
+
+def test_plot_draws_the_intervals_at_the_level_asked(two_fits):
+    import matplotlib.pyplot as plt
+
+    latent, prefs = two_fits
+    # level= of BinaryFit.plot went on to matplotlib (AttributeError: Line2D ... 'level')
+    for fit, kind in ((latent, "interval"), (prefs, "diff")):
+        ax = fit.plot(kind=kind, level=0.5)
+        frame = fit.to_frame(0.5)
+        if kind == "diff":
+            frame = frame[~frame["prior_dominated"].to_numpy(dtype=bool)]
+        np.testing.assert_allclose(_bars(ax), frame[["lower", "upper"]].to_numpy(), atol=1e-12)
+        wide = fit.to_frame()
+        assert (wide["upper"] - wide["lower"] > frame["upper"] - frame["lower"] + 1e-3).all()
+        assert any("50% interval" in t.get_text() for t in ax.get_legend().get_texts())
+        plt.close(ax.figure)
+        with pytest.raises(be.errors.ParameterError, match="kind='matrix' draws none"):
+            fit.plot(kind="matrix", level=0.5)
+
+
+@pytest.mark.parametrize("given", [{"seed": 1}, {"n_resamples": 100}])
+def test_ranks_refuses_the_binary_models_resampling_options_by_name(two_fits, given):
+    # BinaryFit.ranks(seed=1) draws its ranks anew; the sampled fits rank their own draws and
+    # raised TypeError for the same call
+    for fit in two_fits:
+        name = next(iter(given))
+        with pytest.raises(be.errors.ParameterError,
+                           match=rf"{name}=.*own draws \(2 chains x 100 draws, seed=1 of the fit"):
+            fit.ranks(**given)
+        assert fit.ranks().to_frame()["rank"].notna().all()

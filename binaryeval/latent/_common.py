@@ -379,3 +379,19 @@ def display_index(rows: Sequence[tuple], names: Sequence[str]) -> pd.MultiIndex:
         codes.append(c)
         levels.append(u)
     return pd.MultiIndex(levels=levels, codes=codes, names=list(names))
+
+
+def refuse_resampling(n_resamples: Any, seed: Any, post: Any) -> None:
+    """Refuse ``ranks(n_resamples=, seed=)`` of a fit that ranks its sampler's draws.
+
+    The exact binary model draws its ranks anew and takes both; a sampled fit has its draws
+    (their seed is the fit's), so an argument that would change nothing is refused by name.
+    """
+    given = [f"{name}={value!r}" for name, value in (("n_resamples", n_resamples),
+                                                     ("seed", seed)) if value is not None]
+    if given:
+        raise ParameterError(
+            f"{', '.join(given)}: ranks() of this fit ranks the sampler's own draws "
+            f"({post.n_chains} chains x {post.n_draws} draws, seed={post.seed!r} of the fit) "
+            "and draws nothing anew: leave it out (for more or other draws, refit with "
+            "draws=, chains= or seed=)")

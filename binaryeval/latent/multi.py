@@ -393,7 +393,8 @@ class LatentFit(Result):
         frame = self.to_frame()
         return [str(g) for g in frame.index[frame["prior_dominated"].to_numpy(dtype=bool)]]
 
-    def ranks(self, level: float | None = None):
+    def ranks(self, level: float | None = None, *, n_resamples: int | None = None,
+              seed: int | None = None):
         """Posterior ranks of the groups by ``alpha``, with simultaneous credible rank intervals.
 
         Every posterior draw of the sampler ranks the groups (1 = highest ``alpha``); the shares
@@ -405,6 +406,10 @@ class LatentFit(Result):
         ----------
         level : float, optional
             Joint posterior probability of the rank intervals (default: the fit's level).
+        n_resamples, seed : None
+            Taken for the same call as :meth:`binaryeval.BinaryFit.ranks` and refused when
+            given: the ranks are those of the sampler's own draws (their number and seed
+            are the fit's ``draws``, ``chains`` and ``seed``), nothing is drawn anew.
 
         Returns
         -------
@@ -427,6 +432,7 @@ class LatentFit(Result):
         """
         from .._ranks import ranks_from_draws
 
+        _common.refuse_resampling(n_resamples, seed, self.latent)
         level = self.level if level is None else v.level(level)
         draws = self._alpha().reshape(-1, len(self.groups))
         naive = self.naive(level)["estimate"].reindex(list(self.groups))
@@ -778,7 +784,7 @@ class LatentFit(Result):
 
     @v.renamed(threshold="min_prob")
     def plot(self, ax: Axes | None = None, *, kind: str = "interval", min_prob: float = 0.95,
-             **kwargs: Any) -> Axes:
+             level: float | None = None, **kwargs: Any) -> Axes:
         """Draw the rates, the comparison matrix or the ranking.
 
         Parameters
@@ -790,6 +796,8 @@ class LatentFit(Result):
             of ``P(alpha_row > alpha_column)``; the DAG of :meth:`ranking`.
         min_prob : float
             Posterior probability of an edge in ``kind="ranking"``.
+        level : float, optional
+            Probability of the intervals of ``kind="interval"`` (default: the fit's level).
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
 
@@ -814,16 +822,20 @@ class LatentFit(Result):
         import matplotlib.pyplot as plt
 
         kind = v.choice(kind, "kind", ("interval", "matrix", "ranking"))
+        level = self.level if level is None else v.level(level)
+        if level != self.level and kind != "interval":
+            raise ParameterError(f"level={level!r} sets the intervals of kind='interval'; "
+                                 f"kind={kind!r} draws none: leave level out")
         if kind == "matrix":
             return self.compare().plot(ax, **kwargs)
         if ax is None:
             _, ax = plt.subplots(figsize=(7, min(0.35 * len(self.groups) + 2.5, 14.0)))
         if kind == "interval":
-            frame = self.to_frame()
+            frame = self.to_frame(level)
             y = np.arange(len(frame))
             ax.errorbar(frame["estimate"], y, xerr=[frame["estimate"] - frame["lower"],
                                                     frame["upper"] - frame["estimate"]],
-                        fmt="o", capsize=3, label=f"posterior mean, {self.level:.0%} interval",
+                        fmt="o", capsize=3, label=f"posterior mean, {level:.0%} interval",
                         **kwargs)
             ax.plot(frame["naive"], y, "x", color="C3", label="naive (first metric only)")
             ax.set_yticks(y, [str(g) for g in frame.index])

@@ -817,7 +817,8 @@ class PreferenceFit(Result):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
-    def ranks(self, level: float | None = None):
+    def ranks(self, level: float | None = None, *, n_resamples: int | None = None,
+              seed: int | None = None):
         """Posterior ranks of the systems by their average win rate, with rank intervals.
 
         The score of a system is its *average win rate*: over every system it is paired with in
@@ -834,6 +835,10 @@ class PreferenceFit(Result):
         ----------
         level : float, optional
             Joint posterior probability of the rank intervals (default: the fit's level).
+        n_resamples, seed : None
+            Taken for the same call as :meth:`binaryeval.BinaryFit.ranks` and refused when
+            given: the ranks are those of the sampler's own draws (their number and seed
+            are the fit's ``draws``, ``chains`` and ``seed``), nothing is drawn anew.
 
         Returns
         -------
@@ -866,6 +871,7 @@ class PreferenceFit(Result):
         from .._warnings import warn
         from ..errors import BinaryEvalWarning
 
+        _common.refuse_resampling(n_resamples, seed, self.latent)
         level = self.level if level is None else v.level(level)
         post = self.latent
         score = self._win_rates(post.draws.pi).reshape(-1, len(self.systems))
@@ -1043,7 +1049,7 @@ class PreferenceFit(Result):
 
     @v.renamed(threshold="min_prob")
     def plot(self, ax: Axes | None = None, *, kind: str = "diff", min_prob: float = 0.95,
-             **kwargs: Any) -> Axes:
+             level: float | None = None, **kwargs: Any) -> Axes:
         """Draw the pairs, the preference matrix or the ranking.
 
         Parameters
@@ -1057,6 +1063,8 @@ class PreferenceFit(Result):
             of :meth:`ranking` in layers (winners on top).
         min_prob : float
             Posterior probability of a win in ``kind="ranking"``.
+        level : float, optional
+            Probability of the intervals of ``kind="diff"`` (default: the fit's level).
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
 
@@ -1082,6 +1090,10 @@ class PreferenceFit(Result):
         import matplotlib.pyplot as plt
 
         kind = v.choice(kind, "kind", ("diff", "matrix", "ranking"))
+        level = self.level if level is None else v.level(level)
+        if level != self.level and kind != "diff":
+            raise ParameterError(f"level={level!r} sets the intervals of kind='diff'; "
+                                 f"kind={kind!r} draws none: leave level out")
         if kind == "matrix":
             kwargs.setdefault("annot", len(self.systems) <= 12)
             return self.compare().plot(ax, **kwargs)
@@ -1089,7 +1101,7 @@ class PreferenceFit(Result):
             height = 0.3 * self.n_pairs + 2.0 if kind == "diff" else 5.0
             _, ax = plt.subplots(figsize=(7, min(height, 14.0)))
         if kind == "diff":
-            return _plot_diff(self.to_frame(), self._labels(), self.level, ax, **kwargs)
+            return _plot_diff(self.to_frame(level), self._labels(), level, ax, **kwargs)
         return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
