@@ -151,3 +151,24 @@ def test_preference_report_from_the_command_line(scores, tmp_path, capsys):
     assert main(["report", str(scores), "--formula", "penalty ~ met | sys", "--item", "seg",
                  "--threshold", "0.5", "-o", str(tmp_path / "r2.html")]) == 1
     assert "--threshold 0.5 belongs to the binary model" in capsys.readouterr().err
+
+
+def test_scores_options_on_ready_preferences_are_refused_by_flag(tmp_path, capsys):
+    # the message named the Python arguments ("lower_is_better and tolerance") on the command
+    # line, and neither which was given nor how to go on
+    ready = pd.DataFrame({"a": ["x", "y"] * 60, "b": ["y", "x"] * 60,
+                          "h": ([1, -1, 0, np.nan] * 30), "m": [1, -1, 1, 1] * 30})
+    path = tmp_path / "ready.csv"
+    ready.to_csv(path, index=False)
+    base = ["preferences", "h ~ m", "--data", str(path), "--first", "a", "--second", "b"]
+    assert main([*base, "--tolerance", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --tolerance 0.5: it turns scores per (item, system) into preferences (with " \
+           "--item)" in err and "leave it out" in err
+    assert "tolerance=" not in err and "lower_is_better" not in err
+    assert main([*base, "--lower-is-better", "m", "--tolerance", "m=0.2"]) == 1
+    err = capsys.readouterr().err
+    assert "--lower-is-better m and --tolerance m=0.2: they turn" in err
+    with pytest.raises(be.errors.ParameterError, match=r"^lower_is_better='m': it turns .* "
+                                                       r"\(first=, second=\): leave it out$"):
+        be.fit_preferences("h ~ m", ready, first="a", second="b", lower_is_better="m")

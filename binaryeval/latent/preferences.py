@@ -1336,9 +1336,16 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         if first is None or second is None or item is not None:
             raise ParameterError("ready preferences need first= and second= (the two system "
                                  "columns) and no item=; scores need item= and '| system'")
-        if lower_is_better is not None or tolerance not in (0, 0.0):
-            raise ParameterError("lower_is_better and tolerance turn scores into preferences; "
-                                 "the data already hold preferences")
+        given = [f"{name}={value!r}" for name, value, unset in (
+            ("lower_is_better", lower_is_better, lower_is_better is None),
+            ("tolerance", tolerance, isinstance(tolerance, (int, float)) and tolerance == 0))
+            if not unset]
+        if given:
+            one = len(given) == 1
+            raise ParameterError(f"{' and '.join(given)}: {'it turns' if one else 'they turn'} "
+                                 "scores per (item, system) into preferences (with item=); "
+                                 "the data already hold preferences (first=, second=): leave "
+                                 f"{'it' if one else 'them'} out")
         frame = parsed.evaluate(data, eval_env=eval_env)
         refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
         systems, pairs, counts = _preference_counts(parsed, frame, data, first, second)
