@@ -116,3 +116,53 @@ def test_ranks_refuses_the_binary_models_resampling_options_by_name(two_fits, gi
                            match=rf"{name}=.*own draws \(2 chains x 100 draws, seed=1 of the fit"):
             fit.ranks(**given)
         assert fit.ranks().to_frame()["rank"].notna().all()
+
+
+def _weak_metric(seed: int = 11) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, alpha in (("A", 0.6), ("B", 0.4)):
+        truth = rng.random(300) < alpha
+        rows.append(pd.DataFrame({
+            "system": system, "human": np.where(np.arange(300) < 30, truth, np.nan),
+            "m": np.where(truth, rng.random(300) < 0.55, rng.random(300) < 0.5).astype(int)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.mark.parametrize("rates", ["estimate", "pooled"])
+def test_one_binary_metric_on_the_latent_path_says_alpha_is_poorly_identified(rates):
+    # the exact binary model warns (IdentifiabilityWarning) with P(rho + eta <= 1) per group;
+    # the same data through the sampler (dependence= asks for it) said nothing
+    data = _weak_metric()
+    with pytest.warns(be.errors.IdentifiabilityWarning) as exact_caught:
+        exact = be.fit("human ~ m | system", data, rates=rates)
+    assert len(exact_caught) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        latent = be.fit("human ~ m | system", data, dependence="joint", rates=rates, seed=2,
+                        draws=1000, chains=2)
+    said = [w for w in caught if issubclass(w.category, be.errors.IdentifiabilityWarning)]
+    assert len(said) == 1
+    message = str(said[0].message)
+    for group, p in exact.unidentified.items():
+        assert p > 0.3
+        if rates == "pooled":
+            # one confusion matrix for every group, fitted jointly: not the exact model's pooled
+            # rates (each group's model with all paired rows), so only the warning is compared
+            assert f"{group} (" in message
+            continue
+        # each group's share of draws with rho + eta <= 1, within Monte Carlo error (ESS of
+        # some 1,000 draws: sd below 0.016; the bound is 3 sds)
+        shown = float(message.split(f"{group} (")[1].split(")")[0])
+        assert shown == pytest.approx(p, abs=0.05)
+    assert message in latent.notes
+    assert "poorly identified" in latent.summary().as_text()
+
+
+def test_a_strong_binary_metric_on_the_latent_path_warns_of_nothing():
+    data = _two_systems()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = be.fit("human ~ m2 | system", data, dependence="joint", seed=1, draws=500)
+    assert not any("poorly identified" in n for n in fit.notes)
+

@@ -945,8 +945,11 @@ def _naive_reading(paired: np.ndarray, levels: tuple[int, ...], labels: tuple[st
 
 
 def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[str],
-                      human: str, ordered: dict, binned: set, lower: tuple[str, ...]) -> None:
-    """The direction check of each ordered metric: AUC on the paired rows below 0.5."""
+                      human: str, ordered: dict, binned: set, lower: tuple[str, ...]) -> bool:
+    """The direction check of each ordered metric: AUC on the paired rows below 0.5.
+
+    Returns whether it warned.
+    """
     messages = []
     for r, term in enumerate(terms):
         if not ordered[term]:
@@ -966,6 +969,7 @@ def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[s
         if msg:
             messages.append(msg)
     _fit.emit_direction(messages)
+    return bool(messages)
 
 
 @v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration",
@@ -1035,6 +1039,11 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
     DirectionWarning
         When a metric's higher values go with inadequate outputs on the paired rows.
+    IdentifiabilityWarning
+        One 0/1 metric: when the posterior probability that ``rho + eta <= 1`` (the metric
+        says nothing about ``alpha``, or reads it the wrong way round) is above 0.05 in some
+        group, as :func:`binaryeval.fit` says of the exact binary model (not beside a
+        ``DirectionWarning``, which is said first).
     DependenceWarning
         With ``dependence="independent"``, when the paired items show the metrics err together.
     PoolingWarning
@@ -1079,7 +1088,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     bins_map = _data.bins_for(bins, terms)
     (groups, n, h, m, naive, labels, edges, levels, ordered, account,
      notes) = _counts(parsed, frame, data, bins_map, lower)
-    _check_directions(n, levels, terms, parsed.lhs_names[0], ordered, set(bins_map), lower)
+    backwards = _check_directions(n, levels, terms, parsed.lhs_names[0], ordered,
+                                  set(bins_map), lower)
     outputs = ["/".join(labels[t][i] for t, i in zip(terms, pattern, strict=True))
                for pattern in np.ndindex(*levels)]
     model = build_model(n, h, m, groups, ("0", "1"), outputs, levels=levels,
@@ -1092,7 +1102,12 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                            share_concentration=model.prior[0],
                            rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known, dependence=model.dependence, levels=model.levels,
-                           paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
+                           paired_informs_pi=model.paired_informs_pi,
+                           seed=seed, warmup=warmup)
+    if not backwards:   # one warning per call: a metric read backwards is said first
+        unidentified = _fit.identifiability_alarm(post, groups)
+        if unidentified:
+            notes.append(unidentified)
     group_name = ":".join(parsed.group_names) if parsed.groups else "group"
     naive_positive = _naive_reading(n, levels, labels[terms[0]])
     if len(set(naive_positive)) == 1 and len(naive_positive) > 1:
