@@ -166,3 +166,31 @@ def test_a_strong_binary_metric_on_the_latent_path_warns_of_nothing():
         fit = be.fit("human ~ m2 | system", data, dependence="joint", seed=1, draws=500)
     assert not any("poorly identified" in n for n in fit.notes)
 
+
+
+def test_a_fit_without_a_seed_reports_the_seed_that_reproduces_it():
+    # seed=None (and a Generator) left the fit's seed None (or the Generator, moved on): the
+    # summary said "seed: None" and the draws could not be had again
+    data = _two_systems()
+    for given in (None, np.random.default_rng(5)):
+        first = _fit("human ~ m1 + m2 | system", data, seed=given, draws=50, chains=2)
+        seed = first.latent.seed
+        assert isinstance(seed, int) and seed >= 0
+        assert f"{seed}" in first.summary().as_text()
+        again = _fit("human ~ m1 + m2 | system", data, seed=seed, draws=50, chains=2)
+        np.testing.assert_array_equal(again.latent.draws.pi, first.latent.draws.pi)
+        assert again.latent.seed == seed
+    # a given number is reported as given
+    assert _fit("human ~ m1 + m2 | system", data, seed=7, draws=50, chains=2).latent.seed == 7
+    prefs = pd.DataFrame({"a": ["x", "y"] * 40, "b": ["y", "x"] * 40,
+                          "h": [1, -1, 0, np.nan] * 20, "m": [1, -1, 1, 1] * 20})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = be.fit_preferences("h ~ m", prefs, first="a", second="b", draws=50, chains=2)
+        again = be.fit_preferences("h ~ m", prefs, first="a", second="b", draws=50, chains=2,
+                                   seed=first.latent.seed)
+        post = be.latent_posterior([[40, 10], [5, 45]], metric=[300, 700], draws=50, chains=2)
+        post_again = be.latent_posterior([[40, 10], [5, 45]], metric=[300, 700], draws=50,
+                                         chains=2, seed=post.seed)
+    np.testing.assert_array_equal(again.latent.draws.pi, first.latent.draws.pi)
+    np.testing.assert_array_equal(post_again.draws.pi, post.draws.pi)

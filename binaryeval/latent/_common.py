@@ -24,7 +24,8 @@ def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any 
     """Checked ``draws``, ``chains``, ``warmup`` and ``seed``.
 
     ``warmup`` defaults to ``draws // 4`` (at least 100); with ``rates="hierarchical"`` to
-    :data:`hierarchical.WARMUP`.
+    :data:`hierarchical.WARMUP`.  The seed is a SeedSequence or the given number: fresh entropy
+    for None, drawn here so that the fit can report it (:func:`reported_seed`).
     """
     draws = v.size(draws, "draws", minimum=4)
     chains = v.size(chains, "chains", minimum=1)
@@ -34,7 +35,20 @@ def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any 
     seed = v.seed(seed)
     if isinstance(seed, np.random.Generator):
         seed = np.random.SeedSequence(int(seed.integers(2**63)))
+    elif seed is None:
+        seed = np.random.SeedSequence()
     return draws, chains, warmup, seed
+
+
+def reported_seed(seed: Any, seed_used: Any) -> Any:
+    """The seed a fit carries: one that reproduces it.
+
+    The given number (or SeedSequence); for None or a Generator, whose state moves on, the
+    entropy that :func:`sampler_options` drew (``seed=`` of that number gives the same draws).
+    """
+    if seed is None or isinstance(seed, np.random.Generator):
+        return int(seed_used.entropy)
+    return seed
 
 
 class BetaRatePrior(tuple):

@@ -1025,7 +1025,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         Coverage of the credible intervals.
     seed : int, optional
         Seed of the sampler (reproducible on one machine: see
-        :func:`binaryeval.latent_posterior`).
+        :func:`binaryeval.latent_posterior`).  None draws fresh entropy; the fit reports the
+        seed that reproduces it (``latent.seed``, the summary's ``seed`` line).
     draws, chains, warmup : int
         Draws kept per chain, chains and warm-up iterations (default ``max(100, draws // 4)``).
 
@@ -1103,7 +1104,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                            rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known, dependence=model.dependence, levels=model.levels,
                            paired_informs_pi=model.paired_informs_pi,
-                           seed=seed, warmup=warmup)
+                           seed=_common.reported_seed(seed, seed_used), warmup=warmup)
     if not backwards:   # one warning per call: a metric read backwards is said first
         unidentified = _fit.identifiability_alarm(post, groups)
         if unidentified:

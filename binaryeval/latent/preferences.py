@@ -1289,7 +1289,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         Variables of your code the formula may read as values (see :func:`binaryeval.fit`).
     seed : int, optional
         Seed of the sampler (each chain gets its own stream; reproducible on one machine: see
-        :func:`binaryeval.latent_posterior`).
+        :func:`binaryeval.latent_posterior`).  None draws fresh entropy; the fit reports the
+        seed that reproduces it (``latent.seed``, the summary's ``seed`` line).
     draws, chains, warmup : int
         Draws kept per chain, chains, warm-up iterations (default ``max(100, draws // 4)``).
 
@@ -1377,7 +1378,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                            rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known,
                            dependence=model.dependence, levels=model.levels,
-                           paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
+                           paired_informs_pi=model.paired_informs_pi,
+                           seed=_common.reported_seed(seed, seed_used), warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
                         n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
