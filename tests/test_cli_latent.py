@@ -172,3 +172,22 @@ def test_scores_options_on_ready_preferences_are_refused_by_flag(tmp_path, capsy
     with pytest.raises(be.errors.ParameterError, match=r"^lower_is_better='m': it turns .* "
                                                        r"\(first=, second=\): leave it out$"):
         be.fit_preferences("h ~ m", ready, first="a", second="b", lower_is_better="m")
+
+
+def test_latent_fit_errors_name_the_flags_as_typed(table, capsys):
+    # "--order A,Z" came back as "--order A Z" (the words of --lower-is-better; --order takes
+    # one word with commas), "--bins x=3" as "bins names 'x'", and "--rate-prior 2,2" was
+    # told to "leave rate_prior at (1, 1)"
+    base = ["fit", "human ~ m1 + score | system", "--data", str(table), "--seed", "1",
+            "--draws", "50"]
+    assert main([*base, "--bins", "score=3", "--order", "A,Z"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --order A,Z must list every group once: ['A', 'B']" in err
+    assert main([*base, "--bins", "x=3"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --bins x=3 names 'x', which is not a metric term" in err
+    assert main([*base, "--bins", "score=3", "--rate-prior", "2,2"]) == 1
+    err = capsys.readouterr().err
+    assert "or leave --rate-prior out" in err and "rate_prior" not in err
+    assert as_flags("order=['B', 'A'] must list") == "--order B,A must list"
+    assert as_flags("lower_is_better=['a', 'b']") == "--lower-is-better a b"

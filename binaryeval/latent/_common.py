@@ -69,7 +69,7 @@ class BetaRatePrior(tuple):
                 f"two outputs; this latent-truth fit's confusion matrix is {shape[0]} x "
                 f"{shape[1]} (several metric terms or bins=): give its Dirichlet prior as "
                 "rate_concentration= to binaryeval.fit_latent (a number or an array of that "
-                "shape), or leave rate_prior at (1, 1)")
+                "shape), or leave rate_prior= out (the uniform prior)")
         return np.array([[a, b], [b, a]], dtype=float)
 
 

@@ -216,8 +216,8 @@ def bins_for(value: Any, terms: Sequence[str]) -> dict[str, int]:
     if isinstance(value, Mapping):
         unknown = [k for k in value if k not in terms]
         if unknown:
-            raise ParameterError(f"bins names {unknown[0]!r}, which is not a metric term; the "
-                                 f"metric terms are {list(terms)}")
+            raise ParameterError(f"bins={dict(value)!r} names {unknown[0]!r}, which is not a "
+                                 f"metric term; the metric terms are {list(terms)}")
         return {k: v.size(x, f"bins[{k!r}]", minimum=2) for k, x in value.items()}
     n = v.size(value, "bins", minimum=2)
     return {t: n for t in terms}
