@@ -191,3 +191,23 @@ def test_latent_fit_errors_name_the_flags_as_typed(table, capsys):
     assert "or leave --rate-prior out" in err and "rate_prior" not in err
     assert as_flags("order=['B', 'A'] must list") == "--order B,A must list"
     assert as_flags("lower_is_better=['a', 'b']") == "--lower-is-better a b"
+
+
+def test_comparison_options_without_compare_are_refused(table, tmp_path, capsys):
+    # --adjust holm or --compare-method z without --compare printed the fit's summary as if
+    # they had not been given (the plan's options are refused without --plan)
+    base = ["fit", "human ~ m1 + m2 | system", "--data", str(table), "--seed", "1",
+            "--draws", "50"]
+    assert main([*base, "--adjust", "holm"]) == 1
+    assert "error: --adjust holm: it sets the comparison of --compare; add --compare or " \
+           "leave it out" in capsys.readouterr().err
+    assert main([*base, "--compare-method", "z", "--adjust", "holm"]) == 1
+    assert "error: --compare-method z --adjust holm: they set" in capsys.readouterr().err
+    # with --compare they are the API's compare(method="z", adjust="holm")
+    out = tmp_path / "cmp.csv"
+    assert main([*base, "--compare", "--compare-method", "z", "--adjust", "holm",
+                 "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    want = _quiet_api(be.fit, "human ~ m1 + m2 | system", _ratings(), seed=1,
+                      draws=50).compare("z", adjust="holm").to_frame()
+    np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-9)

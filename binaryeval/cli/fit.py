@@ -60,7 +60,7 @@ def add_fit_parser(subparsers) -> None:
                         "instead of 10 (to_frame(rate_intervals=False))")
     p.add_argument("--compare", action="store_true",
                    help="write the pairwise comparison of groups (result.compare()) instead")
-    p.add_argument("--compare-method", choices=["bayes", "z"], default="bayes",
+    p.add_argument("--compare-method", choices=["bayes", "z"], default=None,
                    help="with --compare: posterior probability (bayes, default) or z-test")
     p.add_argument("--adjust", default=None, metavar="METHOD",
                    help="with --compare: multiple-testing adjustment (holm, bonferroni, fdr_bh, ...)")
@@ -92,6 +92,14 @@ def add_fit_parser(subparsers) -> None:
         # the flags that need no data are checked before the fit, which can take minutes
         if args.compare and args.plan:
             raise ParameterError("--compare and --plan write different tables: give one")
+        compare_given = [f"{flag} {value}" for flag, value in (
+            ("--compare-method", args.compare_method), ("--adjust", args.adjust))
+            if value is not None]
+        if compare_given and not args.compare:
+            one = len(compare_given) == 1
+            raise ParameterError(f"{' '.join(compare_given)}: {'it sets' if one else 'they set'} "
+                                 "the comparison of --compare; add --compare or leave "
+                                 f"{'it' if one else 'them'} out")
         plan_kwargs = _plan_kwargs(args)
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
@@ -118,7 +126,7 @@ def add_fit_parser(subparsers) -> None:
             if output_format(args) in ("csv", "json"):
                 result = result.to_frame(rate_intervals=False)
         if args.compare:
-            result = result.compare(method=args.compare_method, adjust=args.adjust)
+            result = result.compare(method=args.compare_method or "bayes", adjust=args.adjust)
         elif args.plan:
             result = result.plan(**plan_kwargs)
         return write_result(result, args)
