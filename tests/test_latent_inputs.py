@@ -194,3 +194,23 @@ def test_a_fit_without_a_seed_reports_the_seed_that_reproduces_it():
                                          chains=2, seed=post.seed)
     np.testing.assert_array_equal(again.latent.draws.pi, first.latent.draws.pi)
     np.testing.assert_array_equal(post_again.draws.pi, post.draws.pi)
+
+
+@pytest.mark.parametrize("form", ["int", "text '0'/'1'", "category", "boolean"])
+def test_a_reversed_0_1_metric_is_said_whatever_its_dtype(form):
+    # written as the texts '0'/'1' or held in a category, a 0/1 metric whose 1 means inadequate
+    # passed without the DirectionWarning that the same metric as integers gets
+    data = _two_systems()
+    reversed_ = 1 - data["m2"]
+    col = {"int": reversed_, "text '0'/'1'": reversed_.astype(str),
+           "category": reversed_.astype("category"),
+           "boolean": reversed_.astype(bool).astype("boolean")}[form]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = be.fit("human ~ m1 + r | system", data.assign(r=col), seed=1, draws=50,
+                     chains=2)
+    said = [str(w.message) for w in caught if w.category is be.errors.DirectionWarning]
+    assert len(said) == 1
+    assert "the metric 'r' runs against the human ratings" in said[0]
+    assert "I(1 - r)" in said[0]
+    assert fit.metric_levels["r"] == ("0", "1")

@@ -51,8 +51,9 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
     """Code a metric term's ratings as outputs.
 
     Output index per row (-1 missing), the output labels, the bin edges (binned terms) and
-    whether the outputs are ordered (numbers or bins, not text).  ``binnable``: whether the
-    calling model takes ``bins=`` (the advice for a scalar score names it only then).
+    whether the outputs are ordered (numbers, bins or 0/1 as text; not other text).
+    ``binnable``: whether the calling model takes ``bins=`` (the advice for a scalar score
+    names it only then).
 
     A lower-is-better score is binned turned round (its first bin holds the highest scores);
     labels and edges stay in the score's own units.
@@ -85,7 +86,9 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
                             "no information")
     index = {lv: i for i, lv in enumerate(levels)}
     code = values.map(lambda x: -1 if pd.isna(x) else index[x]).to_numpy(dtype=np.int64)
-    return code, tuple(_level_text(lv) for lv in levels), None, bool(numeric)
+    labels = tuple(_level_text(lv) for lv in levels)
+    # 0/1 written as text or held in a category is the same rating, with the same direction
+    return code, labels, None, bool(numeric) or labels == ("0", "1")
 
 
 def _level_text(level: Any) -> str:
