@@ -152,14 +152,18 @@ def tally(group: np.ndarray, cls: np.ndarray, out: np.ndarray, first: np.ndarray
     return n, h, m, naive
 
 
-def check_formula_sides(parsed, formula: str, *, groups: tuple[int, ...]) -> None:
-    """One human term on the left, at least one metric on the right, the grouping terms."""
+def check_formula_sides(parsed, formula: str, *, groups: tuple[int, ...] | None) -> None:
+    """One human term on the left, at least one metric on the right, the grouping terms.
+
+    ``groups``: the numbers of grouping terms the model takes (None: any number, each
+    combination of their values a group, as in the exact binary model).
+    """
     if len(parsed.lhs) != 1:
         raise FormulaError("give one human rating term left of '~'", formula,
                            (parsed.lhs[1].start, parsed.lhs[-1].end))
     if not parsed.rhs:
         raise FormulaError("name at least one metric right of '~'", formula)
-    if len(parsed.groups) not in groups:
+    if groups is not None and len(parsed.groups) not in groups:
         want = "no '| ...' part" if groups == (0,) else "one grouping term after '|'"
         raise FormulaError(f"this model takes {want}", formula)
     names = [*parsed.lhs_names, *parsed.rhs_names]

@@ -991,7 +991,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     formula : str
         ``"human ~ m1 + m2 | system"``: a binary human rating (0/1, NaN = not rated), one or
         more metric terms (binary, categorical with a few levels, or scalar with ``bins``),
-        and optionally the grouping.
+        and optionally the grouping (``| system`` or ``| system + domain``: every
+        combination of the grouping terms' values is a group, as in :func:`binaryeval.fit`).
     data : DataFrame
         One row per rated output.
     dependence : {"joint", "independent"}
@@ -1076,7 +1077,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed,
                                                                 rates=rates)
     parsed = parse_formula(formula)
-    _data.check_formula_sides(parsed, formula, groups=(0, 1))
+    _data.check_formula_sides(parsed, formula, groups=None)
     terms = list(parsed.rhs_names)
     lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms],
                                  example=terms[0])
