@@ -211,3 +211,29 @@ def test_comparison_options_without_compare_are_refused(table, tmp_path, capsys)
     want = _quiet_api(be.fit, "human ~ m1 + m2 | system", _ratings(), seed=1,
                       draws=50).compare("z", adjust="holm").to_frame()
     np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-9)
+
+
+def test_preferences_command_takes_the_comparison_and_plan_options(scores, tmp_path, capsys):
+    # PreferenceFit.compare(method=, adjust=) and plan(epsilon=, pairs=, ...) had no flags on
+    # the command line ("unrecognized arguments: --adjust holm"), though binaryeval fit has them
+    data = pd.read_csv(scores)
+    base = ["preferences", "penalty ~ met | sys", "--data", str(scores), "--item", "seg",
+            "--lower-is-better", "penalty", "--seed", "3", "--draws", "100", "--chains", "2"]
+    fit = _quiet_api(be.fit_preferences, "penalty ~ met | sys", data, item="seg",
+                     lower_is_better=["penalty"], seed=3, draws=100, chains=2)
+    out = tmp_path / "cmp.csv"
+    assert main([*base, "--compare", "--compare-method", "z", "--adjust", "holm",
+                 "-o", str(out)]) == 0, capsys.readouterr().err
+    want = fit.compare("z", adjust="holm").to_frame()
+    np.testing.assert_allclose(pd.read_csv(out)["p_value"], want["p_value"], rtol=1e-9)
+    out = tmp_path / "plan.csv"
+    assert main([*base, "--plan", "--pairs", "A:C", "--power", "0.8", "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    want = fit.plan(pairs=[("A", "C")], power=0.8).to_frame()
+    assert list(zip(got["group_1"], got["group_2"], strict=True)) == [("A", "C")]
+    np.testing.assert_array_equal(got["n_human"], want["n_human"])
+    capsys.readouterr()
+    assert main([*base, "--adjust", "holm"]) == 1
+    assert "--adjust holm: it sets the comparison of --compare" in capsys.readouterr().err
+    assert main([*base, "--power", "0.8"]) == 1
+    assert "add --plan" in capsys.readouterr().err
