@@ -237,3 +237,15 @@ def test_two_grouping_terms_give_the_groups_the_exact_binary_model_has():
     assert (lt["std_error"] > 0.03).all()
     several = _fit("human ~ m1 + m2 | system + domain", data, seed=1, draws=50, chains=2)
     assert sorted(several.to_frame().index) == sorted(e.index)
+
+
+def test_prob_greater_matrix_is_the_share_of_draws_as_on_the_binary_fit():
+    # BinaryFit.prob_greater_matrix() had no counterpart on the latent fit (AttributeError)
+    fit = _fit("human ~ m1 + m2 | system", _two_systems(), seed=1, draws=100, chains=2)
+    m = fit.prob_greater_matrix(order=["B", "A"])
+    a, b = fit.alpha_draws("A").ravel(), fit.alpha_draws("B").ravel()
+    assert list(m.index) == list(m.columns) == ["B", "A"]
+    assert (m.index.name, m.columns.name) == ("group_1", "group_2")
+    assert m.loc["A", "B"] == pytest.approx(float(np.mean(a > b)), abs=1e-12)
+    assert m.loc["B", "A"] == pytest.approx(float(np.mean(b > a)), abs=1e-12)
+    assert np.isnan(m.loc["A", "A"]) and m.attrs["quantity"] == "P(alpha_1 > alpha_2)"

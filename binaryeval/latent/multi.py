@@ -588,6 +588,42 @@ class LatentFit(Result):
         comp.table["prior_dominated"] = [a in dominated or b in dominated for a, b in pairs]
         return comp
 
+    def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """``P(alpha_i > alpha_j)`` for every pair of groups, as :class:`~binaryeval.BinaryFit`.
+
+        The shares of the sampler's draws, the matrix of :meth:`compare`
+        (``compare().matrix()``, the same numbers).
+
+        Parameters
+        ----------
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in rows and columns (default: the fit's order).
+
+        Returns
+        -------
+        DataFrame
+            Cell ``(i, j)`` is ``P(alpha_i > alpha_j)`` (index ``group_1``, columns
+            ``group_2``; the diagonal is NaN).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=500, seed=1)
+        >>> float(res.prob_greater_matrix().loc["A", "B"])
+        1.0
+        """
+        out = self.compare(order=order).matrix()
+        out.attrs.update(quantity="P(alpha_1 > alpha_2)")
+        return out
+
     def _order_of(self, order: Any) -> tuple[str, ...]:
         frame_mean = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
         score = dict(zip(self.groups, frame_mean, strict=True))
