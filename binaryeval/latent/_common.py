@@ -98,8 +98,23 @@ def concentration(value: Any, name: str, shape: tuple[int, ...], *, what: str) -
 
 def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
                 classes: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
-    """Known ``Theta``: one K x J matrix for every group, or a mapping ``group -> matrix``."""
+    """Known ``Theta``: one K x J matrix for every group, or a mapping ``group -> matrix``.
+
+    For one binary metric a matrix may be given as ``{"rho": .., "eta": ..}``, for every group
+    or per group, as in :func:`binaryeval.fit`.
+    """
+    def rho_eta(value: Mapping, where: str) -> np.ndarray:
+        if k != 2 or j != 2:
+            raise ParameterError(f"rates{where}={{'rho': .., 'eta': ..}} describes one binary "
+                                 f"metric; this model has {k} classes and {j} metric outputs: "
+                                 f"give a {k} x {j} matrix")
+        rho = v.probability(value.get("rho"), f"rates{where}['rho']")
+        eta = v.probability(value.get("eta"), f"rates{where}['eta']")
+        return np.array([[eta, 1.0 - eta], [1.0 - rho, rho]])
+
     def one(value: Any, where: str) -> np.ndarray:
+        if isinstance(value, Mapping) and {"rho", "eta"} & set(value):
+            return rho_eta(value, where)
         if isinstance(value, pd.DataFrame):
             value = value.to_numpy()
         try:
@@ -124,14 +139,6 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
             raise ParameterError(f"rates has no entry for group {missing[0]!r}; give a matrix "
                                  "for every group or one matrix for all")
         return np.stack([one(rates[str(g)], f"[{g!r}]") for g in groups])
-    if isinstance(rates, Mapping):
-        if k != 2 or j != 2:
-            raise ParameterError("rates={'rho': .., 'eta': ..} describes one binary metric; "
-                                 f"this model has {k} classes and {j} metric outputs: give a "
-                                 f"{k} x {j} matrix")
-        rho = v.probability(rates.get("rho"), "rates['rho']")
-        eta = v.probability(rates.get("eta"), "rates['eta']")
-        return np.array([[[eta, 1.0 - eta], [1.0 - rho, rho]]])
     return one(rates, "")[None]
 
 
