@@ -262,11 +262,18 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
     idx = np.flatnonzero(bad)
     worst = idx[np.argmin(np.fmin(eb[idx], et[idx]) / np.maximum(r[idx], 1.0))]
     more = f" (and {idx.size - 1} more)" if idx.size > 1 else ""
+    # ESS grows with the draws: enough draws for the smallest ESS of any flagged quantity to
+    # reach ESS_MIN (with a tenth to spare), rounded up to a hundred; at least twice as many
+    smallest = float(np.nanmin(np.fmin(eb[idx], et[idx]))) if np.isfinite(
+        np.fmin(eb[idx], et[idx])).any() else np.nan
+    needed = 2 * draws
+    if np.isfinite(smallest) and smallest > 0:
+        needed = max(needed, int(np.ceil(1.1 * draws * ESS_MIN / smallest / 100.0)) * 100)
     warn(
         f"the sampler's draws of {quantity} for {labels[worst]}{more} are not yet reliable: "
         f"R-hat {_beside(r[worst], RHAT_MAX, 3)} (want <= {RHAT_MAX}), bulk ESS "
         f"{_beside(eb[worst], ESS_MIN, 0)}, tail ESS {_beside(et[worst], ESS_MIN, 0)} "
-        f"(want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
+        f"(want >= {ESS_MIN:.0f}); run more draws, e.g. draws={needed} "
         f"(or chains={chains + 2}), and check again"
         + (f"; {modes}" if modes and np.nanmax(r[idx]) > MODES_RHAT else ""), ConvergenceWarning)
 
