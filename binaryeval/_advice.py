@@ -71,7 +71,11 @@ def _word(value: Any) -> str:
     return text if re.fullmatch(r"[\w.+\-:/=,]+", text) else shlex.quote(text)
 
 
-def _flag_value(value: Any) -> str | None:
+#: flags whose list is one word with commas (``--order A,B,C``), not words apart
+_COMMA_LISTS = frozenset({"order"})
+
+
+def _flag_value(value: Any, name: str = "") -> str | None:
     """The flag's value as typed on the command line (None: no spelling for it)."""
     if value is Ellipsis or (isinstance(value, (list, tuple)) and Ellipsis in value):
         return None   # "lower_is_better=[...]": a placeholder, not a value
@@ -86,6 +90,8 @@ def _flag_value(value: Any) -> str | None:
     if isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value):
         return ",".join(f"{v:g}" for v in value)
     if isinstance(value, (list, tuple)):
+        if name in _COMMA_LISTS:
+            return _word(",".join(str(v) for v in value))
         return " ".join(_word(v) for v in value)
     return None
 
@@ -137,7 +143,7 @@ def as_flags(text: str, extra: dict[str, str] | None = None) -> str:
                 value = text[start:end]
             else:
                 continue
-        shown = _flag_value(value)
+        shown = _flag_value(value, name)
         if shown is None:
             continue
         out.append(text[pos:m.start()] + flags[name] + (f" {shown}" if shown else ""))

@@ -151,3 +151,89 @@ def test_preference_report_from_the_command_line(scores, tmp_path, capsys):
     assert main(["report", str(scores), "--formula", "penalty ~ met | sys", "--item", "seg",
                  "--threshold", "0.5", "-o", str(tmp_path / "r2.html")]) == 1
     assert "--threshold 0.5 belongs to the binary model" in capsys.readouterr().err
+
+
+def test_scores_options_on_ready_preferences_are_refused_by_flag(tmp_path, capsys):
+    # the message named the Python arguments ("lower_is_better and tolerance") on the command
+    # line, and neither which was given nor how to go on
+    ready = pd.DataFrame({"a": ["x", "y"] * 60, "b": ["y", "x"] * 60,
+                          "h": ([1, -1, 0, np.nan] * 30), "m": [1, -1, 1, 1] * 30})
+    path = tmp_path / "ready.csv"
+    ready.to_csv(path, index=False)
+    base = ["preferences", "h ~ m", "--data", str(path), "--first", "a", "--second", "b"]
+    assert main([*base, "--tolerance", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --tolerance 0.5: it turns scores per (item, system) into preferences (with " \
+           "--item)" in err and "leave it out" in err
+    assert "tolerance=" not in err and "lower_is_better" not in err
+    assert main([*base, "--lower-is-better", "m", "--tolerance", "m=0.2"]) == 1
+    err = capsys.readouterr().err
+    assert "--lower-is-better m and --tolerance m=0.2: they turn" in err
+    with pytest.raises(be.errors.ParameterError, match=r"^lower_is_better='m': it turns .* "
+                                                       r"\(first=, second=\): leave it out$"):
+        be.fit_preferences("h ~ m", ready, first="a", second="b", lower_is_better="m")
+
+
+def test_latent_fit_errors_name_the_flags_as_typed(table, capsys):
+    # "--order A,Z" came back as "--order A Z" (the words of --lower-is-better; --order takes
+    # one word with commas), "--bins x=3" as "bins names 'x'", and "--rate-prior 2,2" was
+    # told to "leave rate_prior at (1, 1)"
+    base = ["fit", "human ~ m1 + score | system", "--data", str(table), "--seed", "1",
+            "--draws", "50"]
+    assert main([*base, "--bins", "score=3", "--order", "A,Z"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --order A,Z must list every group once: ['A', 'B']" in err
+    assert main([*base, "--bins", "x=3"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --bins x=3 names 'x', which is not a metric term" in err
+    assert main([*base, "--bins", "score=3", "--rate-prior", "2,2"]) == 1
+    err = capsys.readouterr().err
+    assert "or leave --rate-prior out" in err and "rate_prior" not in err
+    assert as_flags("order=['B', 'A'] must list") == "--order B,A must list"
+    assert as_flags("lower_is_better=['a', 'b']") == "--lower-is-better a b"
+
+
+def test_comparison_options_without_compare_are_refused(table, tmp_path, capsys):
+    # --adjust holm or --compare-method z without --compare printed the fit's summary as if
+    # they had not been given (the plan's options are refused without --plan)
+    base = ["fit", "human ~ m1 + m2 | system", "--data", str(table), "--seed", "1",
+            "--draws", "50"]
+    assert main([*base, "--adjust", "holm"]) == 1
+    assert "error: --adjust holm: it sets the comparison of --compare; add --compare or " \
+           "leave it out" in capsys.readouterr().err
+    assert main([*base, "--compare-method", "z", "--adjust", "holm"]) == 1
+    assert "error: --compare-method z --adjust holm: they set" in capsys.readouterr().err
+    # with --compare they are the API's compare(method="z", adjust="holm")
+    out = tmp_path / "cmp.csv"
+    assert main([*base, "--compare", "--compare-method", "z", "--adjust", "holm",
+                 "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    want = _quiet_api(be.fit, "human ~ m1 + m2 | system", _ratings(), seed=1,
+                      draws=50).compare("z", adjust="holm").to_frame()
+    np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-9)
+
+
+def test_preferences_command_takes_the_comparison_and_plan_options(scores, tmp_path, capsys):
+    # PreferenceFit.compare(method=, adjust=) and plan(epsilon=, pairs=, ...) had no flags on
+    # the command line ("unrecognized arguments: --adjust holm"), though binaryeval fit has them
+    data = pd.read_csv(scores)
+    base = ["preferences", "penalty ~ met | sys", "--data", str(scores), "--item", "seg",
+            "--lower-is-better", "penalty", "--seed", "3", "--draws", "100", "--chains", "2"]
+    fit = _quiet_api(be.fit_preferences, "penalty ~ met | sys", data, item="seg",
+                     lower_is_better=["penalty"], seed=3, draws=100, chains=2)
+    out = tmp_path / "cmp.csv"
+    assert main([*base, "--compare", "--compare-method", "z", "--adjust", "holm",
+                 "-o", str(out)]) == 0, capsys.readouterr().err
+    want = fit.compare("z", adjust="holm").to_frame()
+    np.testing.assert_allclose(pd.read_csv(out)["p_value"], want["p_value"], rtol=1e-9)
+    out = tmp_path / "plan.csv"
+    assert main([*base, "--plan", "--pairs", "A:C", "--power", "0.8", "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    want = fit.plan(pairs=[("A", "C")], power=0.8).to_frame()
+    assert list(zip(got["group_1"], got["group_2"], strict=True)) == [("A", "C")]
+    np.testing.assert_array_equal(got["n_human"], want["n_human"])
+    capsys.readouterr()
+    assert main([*base, "--adjust", "holm"]) == 1
+    assert "--adjust holm: it sets the comparison of --compare" in capsys.readouterr().err
+    assert main([*base, "--power", "0.8"]) == 1
+    assert "add --plan" in capsys.readouterr().err

@@ -111,3 +111,22 @@ def test_the_convergence_warning_prints_each_failing_value_beyond_its_bound(rhat
     assert failing, text
     assert shown["R-hat"] == pytest.approx(rhat, abs=1e-3)
     assert shown["tail ESS"] == pytest.approx(tail, abs=1)
+
+
+@pytest.mark.parametrize(("ess", "draws", "want"), [
+    (33.0, 50, 700),      # 1.1 * 50 * 400 / 33 = 666.7 -> 700 (it said draws=100: ESS near 66)
+    (390.0, 1000, 2000),  # nearly there: twice the draws
+    (120.0, 1000, 3700),  # 1.1 * 1000 * 400 / 120 = 3666.7 -> 3700
+])
+def test_the_advice_asks_for_enough_draws_to_reach_the_ess_bound(ess, draws, want):
+    import pandas as pd
+
+    from binaryeval.errors import ConvergenceWarning
+    from binaryeval.latent import _common
+
+    frame = pd.DataFrame({"rhat": [1.001, 1.02], "ess_bulk": [900.0, ess + 50],
+                          "ess_tail": [950.0, ess]})
+    with pytest.warns(ConvergenceWarning, match=rf"run more draws, e\.g\. draws={want} "):
+        _common.warn_convergence(frame, "alpha", ["A", "B"], draws=draws, chains=4)
+    # the ESS grows in proportion to the draws: the advice reaches the bound
+    assert ess * want / draws >= _common.ESS_MIN

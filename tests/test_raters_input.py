@@ -275,15 +275,16 @@ def test_an_infinite_rating_is_refused_by_row_not_made_a_level(crowd, bad):
 
 
 def test_a_float_metric_with_a_missing_output_reads_its_direction_by_position(crowd):
-    # one missing metric output makes the column float, its outputs '0.0' and '1.0'; the check
-    # for a metric read the wrong way round looked them up as '0' and '1' (KeyError).  Here
+    # one missing metric output makes the column float (0.0, 1.0); the check for a metric read
+    # the wrong way round looked its outputs up as '0' and '1' (KeyError), and they are now
+    # labelled '0' and '1' as an integer column's are.  Here
     # the metric is reversed on purpose: rho + eta of the fit is 2 - (0.85 + 0.85) on the
     # data's construction, well under 0.9, and the warning must say so
     df = crowd.copy()
     df["metric"] = 1.0 - df["metric"]
     df.loc[df["item"] == 3, "metric"] = np.nan
     res, caught = _fit(df)
-    assert res.metric_levels == ("0.0", "1.0")
+    assert res.metric_levels == ("0", "1")
     th = res.draws.theta.reshape(-1, 2, 2, 2).mean(axis=0)
     assert np.all(th[:, 1, 1] + th[:, 0, 0] < 0.6)
     said = [str(w.message) for w in caught]

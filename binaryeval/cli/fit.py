@@ -58,31 +58,7 @@ def add_fit_parser(subparsers) -> None:
                    help="with --no-rate-intervals, the table (csv/json) has the model's rho and "
                         "eta as means alone, without their intervals: some 0.4 ms a group "
                         "instead of 10 (to_frame(rate_intervals=False))")
-    p.add_argument("--compare", action="store_true",
-                   help="write the pairwise comparison of groups (result.compare()) instead")
-    p.add_argument("--compare-method", choices=["bayes", "z"], default="bayes",
-                   help="with --compare: posterior probability (bayes, default) or z-test")
-    p.add_argument("--adjust", default=None, metavar="METHOD",
-                   help="with --compare: multiple-testing adjustment (holm, bonferroni, fdr_bh, ...)")
-    p.add_argument("--plan", action="store_true",
-                   help="write how many more human ratings would separate neighbouring systems "
-                        "(result.plan()) instead")
-    plan_options = p.add_argument_group(
-        "with --plan", "the arguments of result.plan() (left out: its defaults; the pairs "
-        "are the neighbouring systems, every pair for preference fits)")
-    plan_options.add_argument("--epsilon", type=float, default=None,
-                              help="difference to detect (default: each pair's estimated one)")
-    plan_options.add_argument("--sig-level", type=float, default=None,
-                              help="significance level (default: 1 - the fit's --level)")
-    plan_options.add_argument("--power", type=float, default=None,
-                              help="chance of telling the pair apart (default 0.5, the papers' "
-                                   "eps; 0.8 for four times in five)")
-    plan_options.add_argument("--max-human", type=int, default=None,
-                              help="the most human ratings a plan may ask for (default 100000)")
-    plan_options.add_argument("--pairs", type=_pairs, default=None, metavar="A:B,...",
-                              help="the pairs to plan: 'neighbours' (neighbouring systems in "
-                                   "the fit's order), 'all', or SYSTEM1:SYSTEM2 pairs separated "
-                                   "by commas (default: neighbours; all for preference fits)")
+    add_compare_and_plan_arguments(p, units="groups", plan="separate neighbouring systems")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
@@ -90,9 +66,7 @@ def add_fit_parser(subparsers) -> None:
         from ..binary.result import BinaryFit
 
         # the flags that need no data are checked before the fit, which can take minutes
-        if args.compare and args.plan:
-            raise ParameterError("--compare and --plan write different tables: give one")
-        plan_kwargs = _plan_kwargs(args)
+        compare_kwargs, plan_kwargs = table_kwargs(args)
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
@@ -118,12 +92,63 @@ def add_fit_parser(subparsers) -> None:
             if output_format(args) in ("csv", "json"):
                 result = result.to_frame(rate_intervals=False)
         if args.compare:
-            result = result.compare(method=args.compare_method, adjust=args.adjust)
+            result = result.compare(**compare_kwargs)
         elif args.plan:
             result = result.plan(**plan_kwargs)
         return write_result(result, args)
 
     p.set_defaults(func=run)
+
+
+def add_compare_and_plan_arguments(p, *, units: str, plan: str) -> None:
+    """``--compare`` with its method and adjustment, ``--plan`` with the arguments of plan().
+
+    ``units`` names what is compared (groups, systems); ``plan`` says what the plan tells.
+    """
+    p.add_argument("--compare", action="store_true",
+                   help=f"write the pairwise comparison of {units} (result.compare()) instead")
+    p.add_argument("--compare-method", choices=["bayes", "z"], default=None,
+                   help="with --compare: posterior probability (bayes, default) or z-test")
+    p.add_argument("--adjust", default=None, metavar="METHOD",
+                   help="with --compare: multiple-testing adjustment (holm, bonferroni, fdr_bh, ...)")
+    p.add_argument("--plan", action="store_true",
+                   help=f"write how many more human ratings would {plan} (result.plan()) "
+                        "instead")
+    plan_options = p.add_argument_group(
+        "with --plan", "the arguments of result.plan() (left out: its defaults; the pairs "
+        "are the neighbouring systems, every pair for preference fits)")
+    plan_options.add_argument("--epsilon", type=float, default=None,
+                              help="difference to detect (default: each pair's estimated one)")
+    plan_options.add_argument("--sig-level", type=float, default=None,
+                              help="significance level (default: 1 - the fit's --level)")
+    plan_options.add_argument("--power", type=float, default=None,
+                              help="chance of telling the pair apart (default 0.5, the papers' "
+                                   "eps; 0.8 for four times in five)")
+    plan_options.add_argument("--max-human", type=int, default=None,
+                              help="the most human ratings a plan may ask for (default 100000)")
+    plan_options.add_argument("--pairs", type=_pairs, default=None, metavar="A:B,...",
+                              help="the pairs to plan: 'neighbours' (neighbouring systems in "
+                                   "the fit's order), 'all', or SYSTEM1:SYSTEM2 pairs separated "
+                                   "by commas (default: neighbours; all for preference fits)")
+
+
+def table_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
+    """The arguments of ``compare()`` and ``plan()`` given, checked before the fit.
+
+    ``--compare`` and ``--plan`` together, and the options of one without it, are refused.
+    """
+    if args.compare and args.plan:
+        raise ParameterError("--compare and --plan write different tables: give one")
+    compare_given = [f"{flag} {value}" for flag, value in (
+        ("--compare-method", args.compare_method), ("--adjust", args.adjust))
+        if value is not None]
+    if compare_given and not args.compare:
+        one = len(compare_given) == 1
+        raise ParameterError(f"{' '.join(compare_given)}: {'it sets' if one else 'they set'} "
+                             "the comparison of --compare; add --compare or leave "
+                             f"{'it' if one else 'them'} out")
+    return ({"method": args.compare_method or "bayes", "adjust": args.adjust},
+            _plan_kwargs(args))
 
 
 #: the options of ``fit --plan`` and the arguments of ``plan()`` they give

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import ParameterError
 from ._common import (
     _add_sampler_options,
     _order,
@@ -17,6 +16,7 @@ from ._common import (
     subcommand,
     write_result,
 )
+from .fit import add_compare_and_plan_arguments, table_kwargs
 
 
 def add_preference_data_arguments(p, *, lower_is_better: bool = True) -> None:
@@ -80,25 +80,21 @@ def add_preferences_parser(subparsers) -> None:
     p.add_argument("--order", type=_order, default="estimate", metavar="estimate|input|A,B,...",
                    help="order of the systems in the comparison and plan")
     _add_sampler_options(p)
-    p.add_argument("--compare", action="store_true",
-                   help="write the comparison of systems (result.compare()) instead")
-    p.add_argument("--plan", action="store_true",
-                   help="write how many more human ratings would decide each pair "
-                        "(result.plan()) instead")
+    add_compare_and_plan_arguments(p, units="systems", plan="decide each pair")
     add_output_arguments(p)
 
     def run(args: argparse.Namespace) -> int:
         from ..latent import fit_preferences
 
-        if args.compare and args.plan:
-            raise ParameterError("--compare and --plan write different tables: give one")
+        # the flags that need no data are checked before the fit
+        compare_kwargs, plan_kwargs = table_kwargs(args)
         # a formula on the command line reads columns only, never variables of this process
         result = fit_preferences(args.formula, read_data(args), eval_env={},
                                  **preference_kwargs(args))
         if args.compare:
-            result = result.compare()
+            result = result.compare(**compare_kwargs)
         elif args.plan:
-            result = result.plan()
+            result = result.plan(**plan_kwargs)
         return write_result(result, args)
 
     p.set_defaults(func=run)

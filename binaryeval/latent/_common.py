@@ -24,7 +24,8 @@ def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any 
     """Checked ``draws``, ``chains``, ``warmup`` and ``seed``.
 
     ``warmup`` defaults to ``draws // 4`` (at least 100); with ``rates="hierarchical"`` to
-    :data:`hierarchical.WARMUP`.
+    :data:`hierarchical.WARMUP`.  The seed is a SeedSequence or the given number: fresh entropy
+    for None, drawn here so that the fit can report it (:func:`reported_seed`).
     """
     draws = v.size(draws, "draws", minimum=4)
     chains = v.size(chains, "chains", minimum=1)
@@ -34,7 +35,20 @@ def sampler_options(draws: Any, chains: Any, warmup: Any, seed: Any, rates: Any 
     seed = v.seed(seed)
     if isinstance(seed, np.random.Generator):
         seed = np.random.SeedSequence(int(seed.integers(2**63)))
+    elif seed is None:
+        seed = np.random.SeedSequence()
     return draws, chains, warmup, seed
+
+
+def reported_seed(seed: Any, seed_used: Any) -> Any:
+    """The seed a fit carries: one that reproduces it.
+
+    The given number (or SeedSequence); for None or a Generator, whose state moves on, the
+    entropy that :func:`sampler_options` drew (``seed=`` of that number gives the same draws).
+    """
+    if seed is None or isinstance(seed, np.random.Generator):
+        return int(seed_used.entropy)
+    return seed
 
 
 class BetaRatePrior(tuple):
@@ -55,7 +69,7 @@ class BetaRatePrior(tuple):
                 f"two outputs; this latent-truth fit's confusion matrix is {shape[0]} x "
                 f"{shape[1]} (several metric terms or bins=): give its Dirichlet prior as "
                 "rate_concentration= to binaryeval.fit_latent (a number or an array of that "
-                "shape), or leave rate_prior at (1, 1)")
+                "shape), or leave rate_prior= out (the uniform prior)")
         return np.array([[a, b], [b, a]], dtype=float)
 
 
@@ -84,8 +98,23 @@ def concentration(value: Any, name: str, shape: tuple[int, ...], *, what: str) -
 
 def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
                 classes: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
-    """Known ``Theta``: one K x J matrix for every group, or a mapping ``group -> matrix``."""
+    """Known ``Theta``: one K x J matrix for every group, or a mapping ``group -> matrix``.
+
+    For one binary metric a matrix may be given as ``{"rho": .., "eta": ..}``, for every group
+    or per group, as in :func:`binaryeval.fit`.
+    """
+    def rho_eta(value: Mapping, where: str) -> np.ndarray:
+        if k != 2 or j != 2:
+            raise ParameterError(f"rates{where}={{'rho': .., 'eta': ..}} describes one binary "
+                                 f"metric; this model has {k} classes and {j} metric outputs: "
+                                 f"give a {k} x {j} matrix")
+        rho = v.probability(value.get("rho"), f"rates{where}['rho']")
+        eta = v.probability(value.get("eta"), f"rates{where}['eta']")
+        return np.array([[eta, 1.0 - eta], [1.0 - rho, rho]])
+
     def one(value: Any, where: str) -> np.ndarray:
+        if isinstance(value, Mapping) and {"rho", "eta"} & set(value):
+            return rho_eta(value, where)
         if isinstance(value, pd.DataFrame):
             value = value.to_numpy()
         try:
@@ -110,14 +139,6 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
             raise ParameterError(f"rates= has no entry for group {missing[0]!r}; give a matrix "
                                  "for every group or one matrix for all")
         return np.stack([one(rates[str(g)], f"[{g!r}]") for g in groups])
-    if isinstance(rates, Mapping):
-        if k != 2 or j != 2:
-            raise ParameterError("rates={'rho': .., 'eta': ..} describes one binary metric; "
-                                 f"this model has {k} classes and {j} metric outputs: give a "
-                                 f"{k} x {j} matrix")
-        rho = v.probability(rates.get("rho"), "rates['rho']")
-        eta = v.probability(rates.get("eta"), "rates['eta']")
-        return np.array([[[eta, 1.0 - eta], [1.0 - rho, rho]]])
     return one(rates, "")[None]
 
 
@@ -241,11 +262,18 @@ def warn_convergence(frame: pd.DataFrame, quantity: str, labels: Sequence[str],
     idx = np.flatnonzero(bad)
     worst = idx[np.argmin(np.fmin(eb[idx], et[idx]) / np.maximum(r[idx], 1.0))]
     more = f" (and {idx.size - 1} more)" if idx.size > 1 else ""
+    # ESS grows with the draws: enough draws for the smallest ESS of any flagged quantity to
+    # reach ESS_MIN (with a tenth to spare), rounded up to a hundred; at least twice as many
+    smallest = float(np.nanmin(np.fmin(eb[idx], et[idx]))) if np.isfinite(
+        np.fmin(eb[idx], et[idx])).any() else np.nan
+    needed = 2 * draws
+    if np.isfinite(smallest) and smallest > 0:
+        needed = max(needed, int(np.ceil(1.1 * draws * ESS_MIN / smallest / 100.0)) * 100)
     warn(
         f"the sampler's draws of {quantity} for {labels[worst]}{more} are not yet reliable: "
         f"R-hat {_beside(r[worst], RHAT_MAX, 3)} (want <= {RHAT_MAX}), bulk ESS "
         f"{_beside(eb[worst], ESS_MIN, 0)}, tail ESS {_beside(et[worst], ESS_MIN, 0)} "
-        f"(want >= {ESS_MIN:.0f}); run more draws, e.g. draws={2 * draws} "
+        f"(want >= {ESS_MIN:.0f}); run more draws, e.g. draws={needed} "
         f"(or chains={chains + 2}), and check again"
         + (f"; {modes}" if modes and np.nanmax(r[idx]) > MODES_RHAT else ""), ConvergenceWarning)
 
@@ -379,3 +407,19 @@ def display_index(rows: Sequence[tuple], names: Sequence[str]) -> pd.MultiIndex:
         codes.append(c)
         levels.append(u)
     return pd.MultiIndex(levels=levels, codes=codes, names=list(names))
+
+
+def refuse_resampling(n_resamples: Any, seed: Any, post: Any) -> None:
+    """Refuse ``ranks(n_resamples=, seed=)`` of a fit that ranks its sampler's draws.
+
+    The exact binary model draws its ranks anew and takes both; a sampled fit has its draws
+    (their seed is the fit's), so an argument that would change nothing is refused by name.
+    """
+    given = [f"{name}={value!r}" for name, value in (("n_resamples", n_resamples),
+                                                     ("seed", seed)) if value is not None]
+    if given:
+        raise ParameterError(
+            f"{', '.join(given)}: ranks() of this fit ranks the sampler's own draws "
+            f"({post.n_chains} chains x {post.n_draws} draws, seed={post.seed!r} of the fit) "
+            "and draws nothing anew: leave it out (for more or other draws, refit with "
+            "draws=, chains= or seed=)")

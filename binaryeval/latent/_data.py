@@ -152,14 +152,18 @@ def tally(group: np.ndarray, cls: np.ndarray, out: np.ndarray, first: np.ndarray
     return n, h, m, naive
 
 
-def check_formula_sides(parsed, formula: str, *, groups: tuple[int, ...]) -> None:
-    """One human term on the left, at least one metric on the right, the grouping terms."""
+def check_formula_sides(parsed, formula: str, *, groups: tuple[int, ...] | None) -> None:
+    """One human term on the left, at least one metric on the right, the grouping terms.
+
+    ``groups``: the numbers of grouping terms the model takes (None: any number, each
+    combination of their values a group, as in the exact binary model).
+    """
     if len(parsed.lhs) != 1:
         raise FormulaError("give one human rating term left of '~'", formula,
                            (parsed.lhs[1].start, parsed.lhs[-1].end))
     if not parsed.rhs:
         raise FormulaError("name at least one metric right of '~'", formula)
-    if len(parsed.groups) not in groups:
+    if groups is not None and len(parsed.groups) not in groups:
         want = "no '| ...' part" if groups == (0,) else "one grouping term after '|'"
         raise FormulaError(f"this model takes {want}", formula)
     names = [*parsed.lhs_names, *parsed.rhs_names]
@@ -216,8 +220,8 @@ def bins_for(value: Any, terms: Sequence[str]) -> dict[str, int]:
     if isinstance(value, Mapping):
         unknown = [k for k in value if k not in terms]
         if unknown:
-            raise ParameterError(f"bins names {unknown[0]!r}, which is not a metric term; the "
-                                 f"metric terms are {list(terms)}")
+            raise ParameterError(f"bins={dict(value)!r} names {unknown[0]!r}, which is not a "
+                                 f"metric term; the metric terms are {list(terms)}")
         return {k: v.size(x, f"bins[{k!r}]", minimum=2) for k, x in value.items()}
     n = v.size(value, "bins", minimum=2)
     return {t: n for t in terms}

@@ -235,3 +235,47 @@ def check_terms(statistic: float, evidence: Any, **kw: Any) -> str | None:
 def prior_dominated(sd: np.ndarray, prior_sd: float) -> np.ndarray:
     """Whether each posterior sd is at least :data:`_common.PRIOR_DOMINATED` of the prior's."""
     return np.asarray(sd, dtype=float) >= _common.PRIOR_DOMINATED * prior_sd
+
+
+#: P(rho + eta <= 1) above which alpha counts as poorly identified (the exact binary model's)
+UNIDENTIFIED_AT = 0.05
+
+
+def identifiability_alarm(post: LatentPosterior, labels: Sequence[str]) -> str | None:
+    """One binary metric (outputs 0/1): warn where ``P(rho + eta <= 1)`` is above 0.05.
+
+    ``rho = Theta[1, 1]`` and ``eta = Theta[0, 0]``; the share of draws with ``rho + eta <= 1``
+    is the posterior probability that the metric carries no information about ``alpha`` or
+    reads it the wrong way round, the exact binary model's
+    :class:`~binaryeval.IdentifiabilityWarning`.  Returns the message (None when every group
+    is identified, or the metric is not one 0/1 metric).
+    """
+    from ..errors import IdentifiabilityWarning
+
+    if tuple(post.outputs) != ("0", "1") or post.classes != ("0", "1"):
+        return None
+    theta = post.draws.theta
+    if theta is None:
+        known = np.broadcast_to(np.asarray(post.known, dtype=float), post.paired.shape)
+        total = known[:, 1, 1] + known[:, 0, 0]
+        prob = (total <= 1.0).astype(float)
+    else:
+        flat = theta.reshape(-1, theta.shape[2], 2, 2).astype(float)
+        prob = (flat[:, :, 1, 1] + flat[:, :, 0, 0] <= 1.0).mean(axis=0)
+        prob = np.broadcast_to(prob, (len(labels),))
+    flagged = sorted(((float(p), str(g)) for g, p in zip(labels, prob, strict=True)
+                      if p > UNIDENTIFIED_AT), reverse=True)
+    if not flagged:
+        return None
+    listed = ", ".join(f"{g} ({p:.3f})" for p, g in flagged)
+    if theta is None:
+        advice = ("With known rates rho + eta <= 1 the metric carries no information about "
+                  "alpha (or reads it the wrong way round); check the known rates.")
+    else:
+        advice = ("Too few paired rows pin down the metric's rates there, or the metric barely "
+                  "tells adequate from inadequate outputs: these groups' posteriors rest on "
+                  "their human ratings; add paired ratings or use a stronger metric.")
+    message = (f"alpha is poorly identified in {len(flagged)} of {len(labels)} groups, where "
+               f"the posterior probability that rho + eta <= 1 is high: {listed}. {advice}")
+    warn(message, IdentifiabilityWarning)
+    return message

@@ -51,8 +51,9 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
     """Code a metric term's ratings as outputs.
 
     Output index per row (-1 missing), the output labels, the bin edges (binned terms) and
-    whether the outputs are ordered (numbers or bins, not text).  ``binnable``: whether the
-    calling model takes ``bins=`` (the advice for a scalar score names it only then).
+    whether the outputs are ordered (numbers, bins or 0/1 as text; not other text).
+    ``binnable``: whether the calling model takes ``bins=`` (the advice for a scalar score
+    names it only then).
 
     A lower-is-better score is binned turned round (its first bin holds the highest scores);
     labels and edges stay in the score's own units.
@@ -85,7 +86,20 @@ def _metric_codes(values: pd.Series, term: str, paired: np.ndarray, n_bins: int 
                             "no information")
     index = {lv: i for i, lv in enumerate(levels)}
     code = values.map(lambda x: -1 if pd.isna(x) else index[x]).to_numpy(dtype=np.int64)
-    return code, tuple(str(lv) for lv in levels), None, bool(numeric)
+    labels = tuple(_level_text(lv) for lv in levels)
+    # 0/1 written as text or held in a category is the same rating, with the same direction
+    return code, labels, None, bool(numeric) or labels == ("0", "1")
+
+
+def _level_text(level: Any) -> str:
+    """A metric level as text: a whole number as an integer, whatever its dtype.
+
+    A 0/1 column read from a file with a missing value is float (0.0, 1.0); its levels are
+    the same ratings as those of an integer column, and read alike (``"0"``, ``"1"``).
+    """
+    if isinstance(level, (float, np.floating)) and float(level).is_integer():
+        return str(int(level))
+    return str(level)
 
 
 def _bin_labels(edges: np.ndarray, lower: bool = False) -> tuple[str, ...]:
@@ -382,7 +396,8 @@ class LatentFit(Result):
         frame = self.to_frame()
         return [str(g) for g in frame.index[frame["prior_dominated"].to_numpy(dtype=bool)]]
 
-    def ranks(self, level: float | None = None):
+    def ranks(self, level: float | None = None, *, n_resamples: int | None = None,
+              seed: int | None = None):
         """Posterior ranks of the groups by ``alpha``, with simultaneous credible rank intervals.
 
         Every posterior draw of the sampler ranks the groups (1 = highest ``alpha``); the shares
@@ -394,6 +409,10 @@ class LatentFit(Result):
         ----------
         level : float, optional
             Joint posterior probability of the rank intervals (default: the fit's level).
+        n_resamples, seed : None
+            Taken for the same call as :meth:`binaryeval.BinaryFit.ranks` and refused when
+            given: the ranks are those of the sampler's own draws (their number and seed
+            are the fit's ``draws``, ``chains`` and ``seed``), nothing is drawn anew.
 
         Returns
         -------
@@ -416,6 +435,7 @@ class LatentFit(Result):
         """
         from .._ranks import ranks_from_draws
 
+        _common.refuse_resampling(n_resamples, seed, self.latent)
         level = self.level if level is None else v.level(level)
         draws = self._alpha().reshape(-1, len(self.groups))
         naive = self.naive(level)["estimate"].reindex(list(self.groups))
@@ -571,6 +591,42 @@ class LatentFit(Result):
                              quantity="P(alpha_1 > alpha_2)")
         comp.table["prior_dominated"] = [a in dominated or b in dominated for a, b in pairs]
         return comp
+
+    def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """``P(alpha_i > alpha_j)`` for every pair of groups, as :class:`~binaryeval.BinaryFit`.
+
+        The shares of the sampler's draws, the matrix of :meth:`compare`
+        (``compare().matrix()``, the same numbers).
+
+        Parameters
+        ----------
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in rows and columns (default: the fit's order).
+
+        Returns
+        -------
+        DataFrame
+            Cell ``(i, j)`` is ``P(alpha_i > alpha_j)`` (index ``group_1``, columns
+            ``group_2``; the diagonal is NaN).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> import binaryeval as be
+        >>> u = np.random.default_rng(0).random((2, 5, 1200))  # systems A and B, 1200 rows each
+        >>> truth = u[:, 0] < np.array([[0.7], [0.5]])
+        >>> df = pd.DataFrame({"system": np.repeat(["A", "B"], 1200),
+        ...                    "human": np.where(np.arange(1200) < 200, truth, np.nan).ravel(),
+        ...                    "m1": np.where(truth, u[:, 1] < 0.8, u[:, 2] < 0.25).ravel(),
+        ...                    "m2": np.where(truth, u[:, 3] < 0.75, u[:, 4] < 0.3).ravel()})
+        >>> res = be.fit_latent("human ~ m1 + m2 | system", df, draws=500, seed=1)
+        >>> float(res.prob_greater_matrix().loc["A", "B"])
+        1.0
+        """
+        out = self.compare(order=order).matrix()
+        out.attrs.update(quantity="P(alpha_1 > alpha_2)")
+        return out
 
     def _order_of(self, order: Any) -> tuple[str, ...]:
         frame_mean = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
@@ -771,7 +827,7 @@ class LatentFit(Result):
 
     @v.renamed(threshold="min_prob")
     def plot(self, ax: Axes | None = None, *, kind: str = "interval", min_prob: float = 0.95,
-             **kwargs: Any) -> Axes:
+             level: float | None = None, **kwargs: Any) -> Axes:
         """Draw the rates, the comparison matrix or the ranking.
 
         Parameters
@@ -783,6 +839,8 @@ class LatentFit(Result):
             of ``P(alpha_row > alpha_column)``; the DAG of :meth:`ranking`.
         min_prob : float
             Posterior probability of an edge in ``kind="ranking"``.
+        level : float, optional
+            Probability of the intervals of ``kind="interval"`` (default: the fit's level).
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
 
@@ -807,16 +865,20 @@ class LatentFit(Result):
         import matplotlib.pyplot as plt
 
         kind = v.choice(kind, "kind", ("interval", "matrix", "ranking"))
+        level = self.level if level is None else v.level(level)
+        if level != self.level and kind != "interval":
+            raise ParameterError(f"level={level!r} sets the intervals of kind='interval'; "
+                                 f"kind={kind!r} draws none: leave level out")
         if kind == "matrix":
             return self.compare().plot(ax, **kwargs)
         if ax is None:
             _, ax = plt.subplots(figsize=(7, min(0.35 * len(self.groups) + 2.5, 14.0)))
         if kind == "interval":
-            frame = self.to_frame()
+            frame = self.to_frame(level)
             y = np.arange(len(frame))
             ax.errorbar(frame["estimate"], y, xerr=[frame["estimate"] - frame["lower"],
                                                     frame["upper"] - frame["estimate"]],
-                        fmt="o", capsize=3, label=f"posterior mean, {self.level:.0%} interval",
+                        fmt="o", capsize=3, label=f"posterior mean, {level:.0%} interval",
                         **kwargs)
             ax.plot(frame["naive"], y, "x", color="C3", label="naive (first metric only)")
             ax.set_yticks(y, [str(g) for g in frame.index])
@@ -926,8 +988,11 @@ def _naive_reading(paired: np.ndarray, levels: tuple[int, ...], labels: tuple[st
 
 
 def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[str],
-                      human: str, ordered: dict, binned: set, lower: tuple[str, ...]) -> None:
-    """The direction check of each ordered metric: AUC on the paired rows below 0.5."""
+                      human: str, ordered: dict, binned: set, lower: tuple[str, ...]) -> bool:
+    """The direction check of each ordered metric: AUC on the paired rows below 0.5.
+
+    Returns whether it warned.
+    """
     messages = []
     for r, term in enumerate(terms):
         if not ordered[term]:
@@ -947,6 +1012,7 @@ def _check_directions(paired: np.ndarray, levels: tuple[int, ...], terms: list[s
         if msg:
             messages.append(msg)
     _fit.emit_direction(messages)
+    return bool(messages)
 
 
 @v.renamed(confidence="level", random_state="seed", rate_prior="rate_concentration",
@@ -965,7 +1031,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     formula : str
         ``"human ~ m1 + m2 | system"``: a binary human rating (0/1, NaN = not rated), one or
         more metric terms (binary, categorical with a few levels, or scalar with ``bins``),
-        and optionally the grouping.
+        and optionally the grouping (``| system`` or ``| system + domain``: every
+        combination of the grouping terms' values is a group, as in :func:`binaryeval.fit`).
     data : DataFrame
         One row per rated output.
     dependence : {"joint", "independent"}
@@ -1004,7 +1071,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         Coverage of the credible intervals.
     seed : int, optional
         Seed of the sampler (reproducible on one machine: see
-        :func:`binaryeval.latent_posterior`).
+        :func:`binaryeval.latent_posterior`).  None draws fresh entropy; the fit reports the
+        seed that reproduces it (``latent.seed``, the summary's ``seed`` line).
     draws, chains, warmup : int
         Draws kept per chain, chains and warm-up iterations (default ``max(100, draws // 4)``).
 
@@ -1018,6 +1086,11 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
     DirectionWarning
         When a metric's higher values go with inadequate outputs on the paired rows.
+    IdentifiabilityWarning
+        One 0/1 metric: when the posterior probability that ``rho + eta <= 1`` (the metric
+        says nothing about ``alpha``, or reads it the wrong way round) is above 0.05 in some
+        group, as :func:`binaryeval.fit` says of the exact binary model (not beside a
+        ``DirectionWarning``, which is said first).
     DependenceWarning
         With ``dependence="independent"``, when the paired items show the metrics err together.
     PoolingWarning
@@ -1046,7 +1119,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     draws, chains, warmup, seed_used = _common.sampler_options(draws, chains, warmup, seed,
                                                                 rates=rates)
     parsed = parse_formula(formula)
-    _data.check_formula_sides(parsed, formula, groups=(0, 1))
+    _data.check_formula_sides(parsed, formula, groups=None)
     terms = list(parsed.rhs_names)
     lower = read_lower_is_better(lower_is_better, [*parsed.lhs_names, *terms],
                                  example=terms[0])
@@ -1062,7 +1135,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     bins_map = _data.bins_for(bins, terms)
     (groups, n, h, m, naive, labels, edges, levels, ordered, account,
      notes) = _counts(parsed, frame, data, bins_map, lower)
-    _check_directions(n, levels, terms, parsed.lhs_names[0], ordered, set(bins_map), lower)
+    backwards = _check_directions(n, levels, terms, parsed.lhs_names[0], ordered,
+                                  set(bins_map), lower)
     outputs = ["/".join(labels[t][i] for t, i in zip(terms, pattern, strict=True))
                for pattern in np.ndindex(*levels)]
     model = build_model(n, h, m, groups, ("0", "1"), outputs, levels=levels,
@@ -1075,7 +1149,12 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
                            share_concentration=model.prior[0],
                            rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known, dependence=model.dependence, levels=model.levels,
-                           paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
+                           paired_informs_pi=model.paired_informs_pi,
+                           seed=_common.reported_seed(seed, seed_used), warmup=warmup)
+    if not backwards:   # one warning per call: a metric read backwards is said first
+        unidentified = _fit.identifiability_alarm(post, groups)
+        if unidentified:
+            notes.append(unidentified)
     group_name = ":".join(parsed.group_names) if parsed.groups else "group"
     naive_positive = _naive_reading(n, levels, labels[terms[0]])
     if len(set(naive_positive)) == 1 and len(naive_positive) > 1:

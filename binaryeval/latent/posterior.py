@@ -417,6 +417,8 @@ def latent_posterior(paired: ArrayLike, human: ArrayLike | None = None,
         Seed; each chain gets its own stream spawned from it.  The same seed gives the same
         draws on one machine; on another CPU numpy and BLAS may round the last bit of some
         sums and exponentials differently, and the chains then differ by Monte Carlo error.
+        None (or a Generator) draws fresh entropy, and the posterior's ``seed`` is that
+        number: ``seed=`` of it gives the same draws.
 
     Returns
     -------
@@ -466,7 +468,7 @@ def latent_posterior(paired: ArrayLike, human: ArrayLike | None = None,
                            rate_concentration=model.rate_prior,
                            rates=model.rates, known=model.known, dependence=model.dependence,
                            levels=model.levels, paired_informs_pi=model.paired_informs_pi,
-                           seed=seed, warmup=warmup)
+                           seed=_common.reported_seed(seed, seed_used), warmup=warmup)
     frame = post.to_frame()
     _common.warn_convergence(frame, "the class share",
                              [f"{a}: class {b}" for a, b in zip(frame["group"], frame["class"],

@@ -817,7 +817,8 @@ class PreferenceFit(Result):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
-    def ranks(self, level: float | None = None):
+    def ranks(self, level: float | None = None, *, n_resamples: int | None = None,
+              seed: int | None = None):
         """Posterior ranks of the systems by their average win rate, with rank intervals.
 
         The score of a system is its *average win rate*: over every system it is paired with in
@@ -834,6 +835,10 @@ class PreferenceFit(Result):
         ----------
         level : float, optional
             Joint posterior probability of the rank intervals (default: the fit's level).
+        n_resamples, seed : None
+            Taken for the same call as :meth:`binaryeval.BinaryFit.ranks` and refused when
+            given: the ranks are those of the sampler's own draws (their number and seed
+            are the fit's ``draws``, ``chains`` and ``seed``), nothing is drawn anew.
 
         Returns
         -------
@@ -866,6 +871,7 @@ class PreferenceFit(Result):
         from .._warnings import warn
         from ..errors import BinaryEvalWarning
 
+        _common.refuse_resampling(n_resamples, seed, self.latent)
         level = self.level if level is None else v.level(level)
         post = self.latent
         score = self._win_rates(post.draws.pi).reshape(-1, len(self.systems))
@@ -1050,7 +1056,7 @@ class PreferenceFit(Result):
 
     @v.renamed(threshold="min_prob")
     def plot(self, ax: Axes | None = None, *, kind: str = "diff", min_prob: float = 0.95,
-             **kwargs: Any) -> Axes:
+             level: float | None = None, **kwargs: Any) -> Axes:
         """Draw the pairs, the preference matrix or the ranking.
 
         Parameters
@@ -1064,6 +1070,8 @@ class PreferenceFit(Result):
             of :meth:`ranking` in layers (winners on top).
         min_prob : float
             Posterior probability of a win in ``kind="ranking"``.
+        level : float, optional
+            Probability of the intervals of ``kind="diff"`` (default: the fit's level).
         **kwargs
             Passed to matplotlib (seaborn for the matrix, networkx for the ranking).
 
@@ -1089,6 +1097,10 @@ class PreferenceFit(Result):
         import matplotlib.pyplot as plt
 
         kind = v.choice(kind, "kind", ("diff", "matrix", "ranking"))
+        level = self.level if level is None else v.level(level)
+        if level != self.level and kind != "diff":
+            raise ParameterError(f"level={level!r} sets the intervals of kind='diff'; "
+                                 f"kind={kind!r} draws none: leave level out")
         if kind == "matrix":
             kwargs.setdefault("annot", len(self.systems) <= 12)
             return self.compare().plot(ax, **kwargs)
@@ -1096,7 +1108,7 @@ class PreferenceFit(Result):
             height = 0.3 * self.n_pairs + 2.0 if kind == "diff" else 5.0
             _, ax = plt.subplots(figsize=(7, min(height, 14.0)))
         if kind == "diff":
-            return _plot_diff(self.to_frame(), self._labels(), self.level, ax, **kwargs)
+            return _plot_diff(self.to_frame(level), self._labels(), level, ax, **kwargs)
         return plot_dag(self.ranking(min_prob), ax, **kwargs)
 
 
@@ -1286,7 +1298,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         Variables of your code the formula may read as values (see :func:`binaryeval.fit`).
     seed : int, optional
         Seed of the sampler (each chain gets its own stream; reproducible on one machine: see
-        :func:`binaryeval.latent_posterior`).
+        :func:`binaryeval.latent_posterior`).  None draws fresh entropy; the fit reports the
+        seed that reproduces it (``latent.seed``, the summary's ``seed`` line).
     draws, chains, warmup : int
         Draws kept per chain, chains, warm-up iterations (default ``max(100, draws // 4)``).
 
@@ -1333,9 +1346,16 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
         if first is None or second is None or item is not None:
             raise ParameterError("ready preferences need first= and second= (the two system "
                                  "columns) and no item=; scores need item= and '| system'")
-        if lower_is_better is not None or tolerance not in (0, 0.0):
-            raise ParameterError("lower_is_better and tolerance turn scores into preferences; "
-                                 "the data already hold preferences")
+        given = [f"{name}={value!r}" for name, value, unset in (
+            ("lower_is_better", lower_is_better, lower_is_better is None),
+            ("tolerance", tolerance, isinstance(tolerance, (int, float)) and tolerance == 0))
+            if not unset]
+        if given:
+            one = len(given) == 1
+            raise ParameterError(f"{' and '.join(given)}: {'it turns' if one else 'they turn'} "
+                                 "scores per (item, system) into preferences (with item=); "
+                                 "the data already hold preferences (first=, second=): leave "
+                                 f"{'it' if one else 'them'} out")
         frame = parsed.evaluate(data, eval_env=eval_env)
         refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
         systems, pairs, counts = _preference_counts(parsed, frame, data, first, second)
@@ -1367,7 +1387,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
                            rate_concentration=model.rate_prior, rates=model.rates,
                            known=model.known,
                            dependence=model.dependence, levels=model.levels,
-                           paired_informs_pi=model.paired_informs_pi, seed=seed, warmup=warmup)
+                           paired_informs_pi=model.paired_informs_pi,
+                           seed=_common.reported_seed(seed, seed_used), warmup=warmup)
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
                         n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
