@@ -266,3 +266,17 @@ def test_known_rates_per_group_as_rho_and_eta_as_on_the_binary_path():
     # posterior sds near 0.05, some 1,000 effective draws: standard error near 0.002
     np.testing.assert_allclose(latent.to_frame().loc[exact.index, "estimate"],
                                exact["estimate"], atol=0.01)
+
+
+def test_a_rate_left_unknown_on_the_latent_path_says_what_it_takes():
+    # Guards: {"rho": 0.8, "eta": None} (one rate known, as the exact binary model takes it)
+    # was refused on the latent path with "rates['A']['eta']=None is a NoneType; pass a
+    # number", which does not say that a rate cannot be left to estimate there
+    data = _two_systems()
+    partly = {"A": {"rho": 0.8, "eta": None}, "B": {"rho": 0.7, "eta": 0.7}}
+    with pytest.raises(be.errors.ParameterError,
+                       match=r"rates\['A'\]=.* leaves eta unknown: the latent-truth model takes"):
+        be.fit_latent("human ~ m1 | system", data, rates=partly, draws=100, chains=2, seed=1)
+    with pytest.raises(be.errors.ParameterError, match=r"rates=.* leaves rho unknown"):
+        be.fit_latent("human ~ m1 | system", data, rates={"eta": 0.7}, draws=100, chains=2,
+                      seed=1)

@@ -108,6 +108,13 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
             raise ParameterError(f"rates{where}={{'rho': .., 'eta': ..}} describes one binary "
                                  f"metric; this model has {k} classes and {j} metric outputs: "
                                  f"give a {k} x {j} matrix")
+        unknown = [name for name in ("rho", "eta") if value.get(name) is None]
+        if unknown:
+            raise ParameterError(f"rates{where}={dict(value)!r} leaves {unknown[0]} unknown: the "
+                                 "latent-truth model takes a metric's rates known as a whole "
+                                 "(both rho and eta) or estimated; give both, or leave rates= "
+                                 "out (the exact binary model, one 0/1 metric without "
+                                 "dependence=, takes one rate known and the other estimated)")
         rho = v.probability(value.get("rho"), f"rates{where}['rho']")
         eta = v.probability(value.get("eta"), f"rates{where}['eta']")
         return np.array([[eta, 1.0 - eta], [1.0 - rho, rho]])
