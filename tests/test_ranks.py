@@ -147,6 +147,40 @@ def test_exact_three_betas_match_scipy_quad():
             assert got[s, r - 1] == pytest.approx(rank(r), abs=1e-9)
 
 
+def test_taking_one_system_out_of_all_equals_the_recursion_over_the_others():
+    # P(rank_s = r) needs the Poisson-binomial of every system but s at each node: it is the
+    # distribution of all K systems with s divided out (upwards where s's survival p <= 1/2,
+    # downwards above), against the recursion over the K - 1 others built from the start (the
+    # way before, K times the work), on 50 systems whose survivals run through 0 and 1
+    from binaryeval.binary.ranks import _add_one, _take_out
+
+    rng = np.random.default_rng(7)
+    k, n = 50, 400
+    surv = rng.random((k, n))
+    surv[:, :40] = np.round(surv[:, :40])          # nodes beyond supports: exactly 0 or 1
+    surv[:, 40:60] = 0.5                           # both ways meet
+    full = np.zeros((k + 1, n))
+    full[0] = 1.0
+    for t in range(k):
+        full = _add_one(full, surv[t])
+    for s in (0, 17, 49):
+        want = np.zeros((k, n))
+        want[0] = 1.0
+        for t in range(k):
+            if t != s:
+                new = want * (1.0 - surv[t])
+                new[1:] += want[:-1] * surv[t]
+                want = new
+        np.testing.assert_allclose(_take_out(full, surv[s]), want, rtol=0, atol=1e-14)
+    # and the rank probabilities of a leaderboard are probabilities: rows and columns sum to 1
+    posts = [be.alpha_posterior(human_pos=int(x), human_total=120)
+             for x in np.linspace(30, 90, 12)]
+    p = rank_probabilities(posts)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-13)
+    np.testing.assert_allclose(p.sum(axis=0), 1.0, atol=1e-12)
+    assert p.min() >= -1e-15
+
+
 def test_exact_probabilities_of_mixture_posteriors_match_joint_draws():
     counts = {"A": dict(human_pos=6, human_total=10, metric_pos=60, metric_total=100, tp=8, fn=2,
                         tn=7, fp=3),

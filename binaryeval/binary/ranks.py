@@ -5,8 +5,12 @@ system ``s`` has rank ``r`` (1 = highest ``alpha``) is
 
     P(rank_s = r) = int f_s(x) PB_{r-1}({S_t(x)}_{t != s}) dx,
 
-``PB_m`` the Poisson-binomial probability that exactly ``m`` of the other systems lie above ``x``
-(computed by the usual recursion over the systems).  The integral uses Gauss-Legendre rules of 16
+``PB_m`` the Poisson-binomial probability that exactly ``m`` of the other systems lie above ``x``:
+the distribution of all ``K`` systems at every node (the usual recursion), with system ``s``
+divided out of it in the direction in which no error grows (:func:`_take_out`), ``K^2`` steps
+for the table instead of ``K^3`` (50 systems: 2-3x less time, the rest being the posteriors'
+distribution functions at the nodes; the same numbers within 5e-16).  Nodes where ``s`` has
+essentially no density (together at most ``1e-16`` of its integral) are left out of its row.  The integral uses Gauss-Legendre rules of 16
 points on panels whose edges are 64 quantiles of *every* posterior (and the points beyond which
 each posterior has less than 1e-15 of its mass), so both the density of ``s`` and the steps of the
 other systems' survival functions are resolved on their own scales.  The tests hold the result to
@@ -26,6 +30,8 @@ __all__ = ["rank_probabilities"]
 
 _GL16 = np.polynomial.legendre.leggauss(16)
 _QUANTILES = np.linspace(0.0, 1.0, 65)[1:-1]
+#: the share of a system's density integral its rank probabilities may leave out (smallest nodes)
+_NEGLIGIBLE = 1e-16
 
 
 def _nodes(posts: Sequence[PosteriorDistribution]) -> tuple[np.ndarray, np.ndarray]:
@@ -43,6 +49,48 @@ def _nodes(posts: Sequence[PosteriorDistribution]) -> tuple[np.ndarray, np.ndarr
     nodes = (mids[:, None] + rads[:, None] * x16[None, :]).ravel()
     weights = (rads[:, None] * w16[None, :]).ravel()
     return nodes, weights
+
+
+def _add_one(dist: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The count's distribution (rows 0, 1, ...) with one more Bernoulli(``p``) added (per node)."""
+    new = dist * (1.0 - p)
+    new[1:] += dist[:-1] * p
+    return new
+
+
+def _take_out(full: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The count's distribution without one Bernoulli(``p``): ``full`` (rows 0..K) divided by it.
+
+    ``full[m] = q[m] (1 - p) + q[m - 1] p``, solved for ``q`` (rows 0..K-1) upwards where
+    ``p <= 1/2`` (each step divides by ``1 - p >= 1/2`` and carries the error before it times
+    ``p / (1 - p) <= 1``) and downwards from the top where ``p > 1/2`` (dividing by ``p``, the
+    error times ``(1 - p) / p < 1``): no error grows, each entry is within some ``K`` ulps of
+    the largest (the recursion of every system but one, from the start, is the same sum in
+    another order).
+    """
+    k = full.shape[0] - 1
+    q = np.empty((k, full.shape[1]))
+    low = p <= 0.5
+    if low.any():
+        d, pl = full[:, low], p[low]
+        inv, ratio = 1.0 / (1.0 - pl), pl / (1.0 - pl)
+        ql = np.empty((k, pl.size))
+        np.multiply(d[0], inv, out=ql[0])
+        for m in range(1, k):
+            np.multiply(ratio, ql[m - 1], out=ql[m])
+            np.subtract(d[m] * inv, ql[m], out=ql[m])
+        q[:, low] = ql
+    high = ~low
+    if high.any():
+        d, ph = full[:, high], p[high]
+        inv, ratio = 1.0 / ph, (1.0 - ph) / ph
+        qh = np.empty((k, ph.size))
+        np.multiply(d[k], inv, out=qh[k - 1])
+        for m in range(k - 1, 0, -1):
+            np.multiply(ratio, qh[m], out=qh[m - 1])
+            np.subtract(d[m] * inv, qh[m - 1], out=qh[m - 1])
+        q[:, high] = qh
+    return q
 
 
 def rank_probabilities(posts: Sequence[PosteriorDistribution]) -> np.ndarray:
@@ -72,17 +120,21 @@ def rank_probabilities(posts: Sequence[PosteriorDistribution]) -> np.ndarray:
     dens = np.stack([np.asarray(f[2](nodes), dtype=float) for f in fast])
     surv = np.clip(np.stack([np.asarray(f[1](nodes), dtype=float) for f in fast]), 0.0, 1.0)
     dens = np.where(np.isfinite(dens), dens, 0.0)
+    # the Poisson-binomial of all K systems at every node, then each system taken out of it
+    full = np.zeros((k + 1, nodes.size))
+    full[0] = 1.0
+    for t in range(k):
+        full = _add_one(full, surv[t])
     out = np.zeros((k, k))
     for s in range(k):
-        dist = np.zeros((k, nodes.size))
-        dist[0] = 1.0
-        for t in range(k):
-            if t == s:
-                continue
-            p = surv[t]
-            new = dist * (1.0 - p)
-            new[1:] += dist[:-1] * p
-            dist = new
-        out[s] = (dist * (weights * dens[s])[None, :]).sum(axis=1)
+        # the nodes where system s has essentially no density are left out: together they
+        # weigh at most 1e-16 of its integral, so no probability moves by more (the others'
+        # Poisson-binomial is at most 1 there)
+        mass = weights * dens[s]
+        order = np.argsort(mass)
+        tiny = order[np.cumsum(mass[order]) <= _NEGLIGIBLE * float(mass.sum())]
+        keep = np.ones(nodes.size, dtype=bool)
+        keep[tiny] = False
+        out[s] = _take_out(full[:, keep], surv[s][keep]) @ mass[keep]
     # the quadrature of each density integrates to 1 up to its error; rows are probabilities
     return out / out.sum(axis=1, keepdims=True)
