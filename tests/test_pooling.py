@@ -218,7 +218,8 @@ def test_binary_fit_stays_quiet_and_notes_the_caveat_when_the_rates_agree():
     res, caught = _caught(be.fit_counts, same, rates="pooled")
     assert not _of(caught, PoolingWarning)
     note = [n for n in res.summary().notes if n.startswith("check before pooling")]
-    assert len(note) == 1 and "no proof that the rates are equal" in note[0]
+    # the check passes; what it could miss moves alpha by more than the intervals' half-width
+    assert len(note) == 1 and "the pooled intervals assume no such difference" in note[0]
 
 
 # counts whose rates are poorly identified (rho + eta near 1 on few paired rows)
@@ -376,3 +377,75 @@ def test_pooled_rates_say_what_the_binary_path_computes():
     assert "share the paired rows" in res.compare().summary().info["interval"]
     alone = be.fit_counts(counts)
     assert "share the paired rows" not in alone.compare().summary().info["interval"]
+
+
+# -- what a passing check leaves possible (binary fits) -----------------------------------------
+def _shifted_tables(rng, n1, n0, rho, eta):
+    tp, tn = rng.binomial(n1, rho), rng.binomial(n0, eta)
+    return np.stack([np.stack([tp, n1 - tp], 1), np.stack([n0 - tn, tn], 1)], 1)
+
+
+def test_unseen_shift_is_a_difference_the_exact_check_misses_about_half_the_time():
+    # eight groups of 200 paired rows (110 adequate), rho 0.8 and eta 0.7: one group whose
+    # metric calls d more (or fewer) outputs positive in both classes; the exact check, run on
+    # data drawn so, fires about half the time at d and nearly always at 2 d
+    rng = np.random.default_rng(77)
+    base = np.array([[[88, 22], [27, 63]]] * 8)
+    d, shift = _pooling.unseen_shift(base, 0)
+    rho, eta = 88 / 110, 63 / 90
+    # the move of alpha read from the metric-only ratings: (a d + (1 - a) d) / (rho + eta - 1)
+    assert shift == pytest.approx(abs(d) / (rho + eta - 1), rel=1e-12)
+    assert 0.08 < abs(d) < 0.14
+
+    def fired(move, sims=150):
+        hits = 0
+        for _ in range(sims):
+            r, e = np.full(8, rho), np.full(8, eta)
+            r[0], e[0] = np.clip(rho + move, 0, 1), np.clip(eta - move, 0, 1)
+            res = _pooling.check(_shifted_tables(rng, 110, 90, r, e), list("abcdefgh"),
+                                 n_resamples=500)
+            hits += not _pooling.passes(res)
+        return hits / sims
+    assert 0.3 <= fired(d) <= 0.65
+    assert fired(2 * d) >= 0.9
+
+
+def test_unseen_shift_shrinks_as_one_over_the_root_of_the_paired_rows():
+    # the same shares at 20, 200 and 2000 paired rows a group: far from the edges of [0, 1]
+    # the move the check can miss falls by about sqrt(10) per tenfold (the statistic's
+    # non-centrality grows with the rows), and never grows
+    moves = [abs(_pooling.unseen_shift(np.array([[[9 * k, 2 * k], [3 * k, 6 * k]]] * 8), 0)[0])
+             for k in (10, 100, 1000)]
+    assert moves[0] > moves[1] > moves[2]
+    assert moves[1] / moves[2] == pytest.approx(np.sqrt(10), rel=0.05)
+    # nothing shared: no answer
+    apart = np.array([[[5, 5], [0, 0]], [[0, 0], [5, 5]]])
+    assert np.isnan(_pooling.unseen_shift(apart, 0)).all()
+
+
+def test_a_pooled_summary_says_what_the_passing_check_can_miss_and_points_to_hierarchical():
+    # Guards: eight systems whose metric's rates differ (sd 0.12) with 20 paired rows each; the
+    # check passes and the summary said only "a check with little power", while the pooled
+    # intervals (half-width 0.11) missed by more than that.  The note now gives the median
+    # group's unseen move of alpha, from unseen_shift, and names rates='hierarchical'.
+    rng = np.random.default_rng(1)
+    rows = []
+    for g in range(8):
+        rho = np.clip(rng.normal(0.8, 0.12), 0.01, 0.99)
+        eta = np.clip(rng.normal(0.75, 0.12), 0.01, 0.99)
+        truth = rng.random(1000) < rng.uniform(0.4, 0.8)
+        metric = np.where(truth, rng.random(1000) < rho, rng.random(1000) > eta)
+        human = np.where(np.arange(1000) < 20, truth.astype(float), np.nan)
+        rows.append(pd.DataFrame({"system": f"s{g}", "human": human, "metric": metric.astype(int)}))
+    res, caught = _caught(be.fit, "human ~ metric | system", pd.concat(rows), rates="pooled")
+    assert not _of(caught, PoolingWarning) and _pooling.passes(res.pooling_check())
+    c = res.counts.loc[res.groups]
+    paired = np.stack([c[["tp", "fn"]].to_numpy(float), c[["fp", "tn"]].to_numpy(float)], 1)
+    d, shift = _pooling.unseen_shift(paired, (len(res.groups) - 1) // 2)
+    note = next(n for n in res.summary().notes if n.startswith("check before pooling"))
+    assert f"calling {abs(d):.2f} fewer of a group's outputs positive" in note
+    assert f"moves that group's alpha by {shift:.2f}" in note and shift > 0.4
+    assert "rates='hierarchical' estimates how far the groups' rates differ" in note
+    assert "little power" not in note
+    ranks_notes = " ".join(res.ranks(n_resamples=200, seed=1).notes)
+    assert f"moves that group's alpha by {shift:.2f}" in ranks_notes

@@ -108,6 +108,38 @@ def identifiability_message(fit: BinaryFit) -> str | None:
                    f"{_pooling_advice(fit)}.")
 
 
+def blind_spot(fit: BinaryFit) -> tuple[str, int, float, float] | None:
+    """What a passing check before pooling can miss, at the group of median paired rows.
+
+    ``(group, n_paired, d, shift)`` from :func:`binaryeval._pooling.unseen_shift`: the move
+    ``d`` of the metric's positive calls in both human classes that the check misses about half
+    the time or more, and the move of ``alpha`` it causes.  None for a fit with one group or a
+    check that fails or cannot run.
+    """
+    from .. import _pooling
+
+    if len(fit.posteriors) < 2 or not _pooling.passes(fit.pooling_check()):
+        return None
+    c = fit.counts.loc[fit.groups]
+    paired = np.stack([c[["tp", "fn"]].to_numpy(dtype=float),
+                       c[["fp", "tn"]].to_numpy(dtype=float)], axis=1)
+    n = paired.sum(axis=(1, 2))
+    at = int(np.argsort(n, kind="stable")[(len(n) - 1) // 2])
+    d, shift = _pooling.unseen_shift(paired, at)
+    if not np.isfinite(shift):
+        return None
+    return str(fit.groups[at]), int(n[at]), d, min(shift, 1.0)
+
+
+def blind_spot_text(spot: tuple[str, int, float, float]) -> str:
+    """The sentence saying what a passing check can miss (see :func:`blind_spot`)."""
+    group, n, d, shift = spot
+    move = "by as much as its whole range" if shift >= 1.0 else f"by {shift:.2f}"
+    return (f"with {n:,} paired rows (the median group, {group}) it misses half the time or "
+            f"more a metric calling {abs(d):.2f} {'more' if d > 0 else 'fewer'} of a group's "
+            f"outputs positive in both human classes, which moves that group's alpha {move}")
+
+
 def _pooling_advice(fit: BinaryFit) -> str:
     """``", rates='pooled'"`` when pooling is an option the paired rows support, else a caveat.
 
@@ -122,9 +154,11 @@ def _pooling_advice(fit: BinaryFit) -> str:
     check = fit.pooling_check()
     p = check.attrs["p_value"]
     if _pooling.passes(check):
-        return (f", rates='pooled' (the check before pooling finds no difference between the "
-                f"groups' rates, p = {p:.2g}, though with few paired rows it sees only large "
-                "ones)")
+        spot = blind_spot(fit)
+        seen = f"; {blind_spot_text(spot)}" if spot else ""
+        return (", rates='hierarchical' (the groups' rates drawn from one population, as alike "
+                "as their paired rows say) or rates='pooled' (the check before pooling finds no "
+                f"difference between the groups' rates, p = {p:.2g}{seen})")
     if np.isfinite(p):
         return (f" (not rates='pooled': the paired rows say the groups' rates differ, check "
                 f"before pooling p = {p:.2g}; most different: "
@@ -393,7 +427,14 @@ def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
     if fit.rates_mode == "pooled" and len(fit.posteriors) > 1:
         from .. import _pooling
 
-        note = _pooling.summary_note(fit.pooling_check(), units="groups")
+        spot = blind_spot(fit)
+        caveat = None
+        width = float(np.median((table["upper"] - table["lower"]).to_numpy() / 2))
+        if spot and spot[3] > width:
+            caveat = (f"but {blind_spot_text(spot)} (the median interval's half-width is "
+                      f"{width:.2f}): the pooled intervals assume no such difference; "
+                      "rates='hierarchical' estimates how far the groups' rates differ")
+        note = _pooling.summary_note(fit.pooling_check(), units="groups", caveat=caveat)
         if note:
             s.add_note(note)
     if not human_only:
