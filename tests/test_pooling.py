@@ -449,3 +449,25 @@ def test_a_pooled_summary_says_what_the_passing_check_can_miss_and_points_to_hie
     assert "little power" not in note
     ranks_notes = " ".join(res.ranks(n_resamples=200, seed=1).notes)
     assert f"moves that group's alpha by {shift:.2f}" in ranks_notes
+
+
+def test_the_latent_path_says_the_same_unseen_move_as_the_binary_path():
+    # one metric with two outputs through fit_latent(rates="pooled"): its classes and outputs
+    # run (inadequate, adequate), and its note gives the binary fit's numbers for the same rows
+    rng = np.random.default_rng(1)
+    rows = []
+    for g in range(4):
+        truth = rng.random(400) < 0.6
+        metric = np.where(truth, rng.random(400) < 0.8, rng.random(400) > 0.7)
+        human = np.where(np.arange(400) < 30, truth.astype(float), np.nan)
+        rows.append(pd.DataFrame({"system": f"s{g}", "human": human, "metric": metric.astype(int)}))
+    df = pd.concat(rows)
+    latent = be.fit_latent("human ~ metric | system", df, rates="pooled", draws=500, seed=1)
+    binary = be.fit("human ~ metric | system", df, rates="pooled")
+    [a] = [n for n in latent.summary().notes if n.startswith("check before pooling")]
+    [b] = [n for n in binary.summary().notes if n.startswith("check before pooling")]
+    same = "with 30 paired rows (the median group, s1) it misses half the time or more a " \
+           "metric calling 0.26 fewer of a group's outputs positive in both human classes, " \
+           "which moves that group's alpha by 0.46"
+    assert same in a and same in b
+    assert "rates='hierarchical' estimates how far" in a
