@@ -81,7 +81,7 @@ from scipy import special
 from ._lazy import stats
 
 __all__ = ["N_RESAMPLES", "SEED", "SIG_LEVEL", "check", "deviations", "message", "passes",
-           "unseen_shift"]
+           "unseen_shift", "unseen_text"]
 
 #: Significance threshold of the check (a warning at most once in a hundred fits with equal rates).
 SIG_LEVEL = 0.01
@@ -321,6 +321,18 @@ def unseen_shift(paired, group: int, *, sig_level: float = SIG_LEVEL) -> tuple[f
         if not best[1] >= shift:
             best = (sign * d, float(shift))
     return best
+
+
+def unseen_text(spot: tuple[str, int, float, float]) -> str:
+    """What a passing check can miss, as a clause: ``spot`` is ``(group, n_paired, d, shift)``.
+
+    ``d`` and ``shift`` from :func:`unseen_shift` of that group (``shift`` at most 1).
+    """
+    group, n, d, shift = spot
+    move = "by as much as its whole range" if shift >= 1.0 else f"by {shift:.2f}"
+    return (f"with {n:,} paired rows (the median group, {group}) it misses half the time or "
+            f"more a metric calling {abs(d):.2f} {'more' if d > 0 else 'fewer'} of a group's "
+            f"outputs positive in both human classes, which moves that group's alpha {move}")
 
 
 #: Outcomes of a group's paired rows enumerated exactly by :func:`unseen_shift` (beyond, normal)

@@ -742,12 +742,13 @@ class BinaryFit(Result):
                          "they share the paired rows, which this leaves out (it usually makes "
                          "the rank intervals wider and P(rank) less sure); the model with one "
                          "shared rho/eta is binaryeval.fit_latent(..., rates='pooled').ranks()")
-            from ._describe import blind_spot, blind_spot_text
+            from .. import _pooling
+            from ._describe import blind_spot
 
             spot = blind_spot(self)
             if spot:
                 notes.append(f"the check before pooling found no difference between the "
-                             f"groups' rates, but {blind_spot_text(spot)}; the ranks assume no "
+                             f"groups' rates, but {_pooling.unseen_text(spot)}; the ranks assume no "
                              "such difference (rates='hierarchical' estimates how far the "
                              "groups' rates differ)")
         return ranks_from_draws(
