@@ -1016,10 +1016,11 @@ class AlphaPosterior(PosteriorDistribution):
         grid = np.linspace(lo, hi, 257)
         values = np.exp(self._lower.logpdf(np.r_[grid, m]))
         peak = float(np.max(values))
-        # (the grid inside the ends is the coarse grid the noise estimate looks at: given)
+        # (the grid inside the ends is the coarse grid the noise estimate looks at: given; the
+        # density is a sum of positive terms, so its rounding is relative to its value)
         pdf = interpolate_noisy(lambda x: np.exp(self._lower.logpdf(x)), edges,
                                 1e-13 * max(peak, 1.0), left=0.0, right=0.0,
-                                coarse=(grid[1:-1], values[1:-2]))
+                                coarse=(grid[1:-1], values[1:-2]), relative=True)
         # the cdf is the density's integral: exact for the interpolant, within 1e-13 * peak *
         # (hi - lo) of the true cdf; anchored at the lower end, where the cdf is below 2e-16
         _, cdf = _cumulative(pdf)
