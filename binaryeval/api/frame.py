@@ -100,6 +100,7 @@ class Coded:
     kinds: list | None = None           # each grouping column's values by their text
     index: pd.Index | None = None       # the partition's row labels (None: not asked for)
     kept: np.ndarray | None = None      # positions of the rows that have a group (None: all)
+    dropped: np.ndarray | None = None   # positions of the rows without a group
 
 
 def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
@@ -166,7 +167,7 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
             keep = np.flatnonzero(~missing)
             coded.n_missing_group = n - keep.size
             if rows:
-                coded.kept = keep
+                coded.kept, coded.dropped = keep, np.flatnonzero(missing)
             human, metric, codes = human[keep], metric[keep], codes[keep]
     else:
         codes, labels = np.zeros(n, dtype=np.intp), ([SINGLE] if n else [])
@@ -224,10 +225,8 @@ class Summary:
 def _left_out(coded: Coded, cells: np.ndarray) -> LeftOutRows:
     """The rows of a coded partition left out: no group, or no rating (cell 8)."""
     account = RowAccount(coded.n_rows)
-    if coded.n_missing_group:
-        missing = np.ones(coded.n_rows, dtype=bool)
-        missing[coded.kept] = False
-        account.exclude("missing group", rows=missing)
+    if coded.dropped is not None:
+        account.exclude("missing group", rows=coded.dropped)
     unrated = np.flatnonzero(cells == 8)
     if unrated.size:
         account.exclude("no rating (human and metric missing)",
