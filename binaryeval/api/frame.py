@@ -222,12 +222,15 @@ class Summary:
                        (float(lo), float(hi)), problem, merge_kinds(self.kinds, other.kinds))
 
 
-def _left_out(coded: Coded, cells: np.ndarray) -> LeftOutRows:
-    """The rows of a coded partition left out: no group, or no rating (cell 8)."""
+def _left_out(coded: Coded, cells: np.ndarray | None) -> LeftOutRows:
+    """The rows of a coded partition left out: no group, or no rating (cell 8).
+
+    ``cells`` is None when the counts say no row is unrated.
+    """
     account = RowAccount(coded.n_rows)
     if coded.dropped is not None:
         account.exclude("missing group", rows=coded.dropped)
-    unrated = np.flatnonzero(cells == 8)
+    unrated = np.flatnonzero(cells == 8) if cells is not None else np.empty(0, dtype=np.intp)
     if unrated.size:
         account.exclude("no rating (human and metric missing)",
                         rows=unrated if coded.kept is None else coded.kept[unrated])
@@ -249,7 +252,8 @@ def summarise(coded: Coded, *, paired: bool = False) -> Summary:
         cells = cell_codes(coded.human, coded.metric)
         out.cells = count_cells(cells, coded.group, len(coded.labels))
         if coded.index is not None:
-            out.left_out = _left_out(coded, cells)
+            # the unrated rows are looked for only when the counts say there are some
+            out.left_out = _left_out(coded, cells if out.cells[:, 8].any() else None)
     return out
 
 
