@@ -368,3 +368,20 @@ def test_readings_told_apart_name_the_column_that_tells_them_apart(crowd):
     assert "the item is too coarse" in note[0]
     grouped, _ = _fit(crowd, formula="rating ~ 1 | system")
     assert grouped.ratings.repeated == 0 and grouped.told_apart == ()
+
+
+def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason(crowd):
+    data = crowd.copy()
+    data.index = pd.Index(np.arange(len(data))[::-1] * 2, name="line")
+    lines = data.index
+    data.loc[lines[3], "system"] = None
+    data.loc[lines[[10, 11]], ["rating", "metric"]] = np.nan
+    res, _ = _fit(data)
+    rows = res.excluded_rows
+    assert rows.index.name == "line"
+    assert rows.to_dict() == {int(lines[3]): "missing group",
+                              int(lines[10]): "no rating (human and metric missing)",
+                              int(lines[11]): "no rating (human and metric missing)"}
+    assert rows.value_counts().to_dict() == res.excluded
+    whole, _ = _fit(crowd)
+    assert whole.excluded == {} and whole.excluded_rows.empty

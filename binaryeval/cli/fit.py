@@ -13,6 +13,7 @@ from ._common import (
     _order,
     _pairs,
     _sampler_kwargs,
+    _use_dask,
     add_data_arguments,
     add_output_arguments,
     dask_session,
@@ -60,6 +61,10 @@ def add_fit_parser(subparsers) -> None:
                         "instead of 10 (to_frame(rate_intervals=False))")
     add_compare_and_plan_arguments(p, units="groups", plan="separate neighbouring systems")
     add_output_arguments(p)
+    p.add_argument("--excluded-rows", default=None, metavar="FILE",
+                   help="also write the rows the fit left out to this CSV file: each row's "
+                        "number in the data read (0 = the first row; with --query, among the "
+                        "rows it kept) and the reason; the same --overwrite rule as --output")
 
     def run(args: argparse.Namespace) -> int:
         from ..api import fit
@@ -67,11 +72,18 @@ def add_fit_parser(subparsers) -> None:
 
         # the flags that need no data are checked before the fit, which can take minutes
         compare_kwargs, plan_kwargs = table_kwargs(args)
+        if args.excluded_rows is not None and _use_dask(args):
+            raise ParameterError("--excluded-rows with --dask: a Dask frame's partitions "
+                                 "number their rows each from 0, so the fit cannot say which "
+                                 "rows it left out (the summary counts them by reason); leave "
+                                 "--excluded-rows out, or read the data without --dask")
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
                          bins=args.bins, order=args.order, **_fit_kwargs(args),
                          **_sampler_kwargs(args))
+        if args.excluded_rows is not None:
+            _write_excluded_rows(result.excluded_rows, args.excluded_rows)
         if args.n_jobs is not None:
             if not isinstance(result, BinaryFit):
                 raise ParameterError(f"--n-jobs {args.n_jobs}: it spreads the binary model's "
@@ -98,6 +110,14 @@ def add_fit_parser(subparsers) -> None:
         return write_result(result, args)
 
     p.set_defaults(func=run)
+
+
+def _write_excluded_rows(rows, target: str) -> None:
+    """The fit's ``excluded_rows`` as CSV (``row,reason``), written whole or not at all."""
+    from .._output import write_atomic
+
+    table = rows.rename_axis("row").to_frame()
+    write_atomic(target, lambda tmp: table.to_csv(tmp, lineterminator="\n"))
 
 
 def add_compare_and_plan_arguments(p, *, units: str, plan: str) -> None:
