@@ -346,6 +346,43 @@ def test_fit_n_jobs_gives_the_sequential_table(tmp_path, capsys):
     assert "--n-jobs 2" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("path_flags", "reason"), [
+    (["human ~ I(score > 0.5) + I(score > 0.3) | system"],
+     "with 2 metric terms (I(score > 0.5) + I(score > 0.3)) the fit is the latent-truth model"),
+    (["human ~ score | system", "--bins", "3"], "with --bins 3 the fit is the latent-truth model"),
+    (["human ~ I(score > 0.5) | system", "--rates", "hierarchical"],
+     "with --rates hierarchical the fit is the latent-truth model"),
+    (["human ~ I(score > 0.5) | system", "--dependence", "independent"],
+     "with --dependence independent the fit is the latent-truth model")])
+def test_fit_refuses_binary_table_flags_on_the_latent_path_before_reading(
+        path_flags, reason, tmp_path, capsys, monkeypatch):
+    # Expected: --n-jobs and --no-rate-intervals shape the binary model's rho and eta columns;
+    # on the latent path (several metric terms, --bins, --dependence, --rates hierarchical)
+    # they are refused before the data are read, not after minutes of sampling
+    from binaryeval.cli import fit as fit_command
+
+    path = _write(_rating_table(2), tmp_path / "r.csv")
+    read = []
+    monkeypatch.setattr(fit_command, "read_data", lambda args: read.append(args) or 1 / 0)
+    formula, *flags = path_flags
+    assert main(["fit", formula, "--data", path, *flags, "--n-jobs", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("binaryeval fit: error: --n-jobs 2 spreads the binary model's rho and "
+                          "eta of many groups over parallel jobs; " + reason)
+    assert "leave it out, or fit one 0/1 or thresholded metric (--threshold) without --bins, " \
+           "--dependence and --rates hierarchical for the binary model" in err
+    assert "n_jobs" not in err
+    assert main(["fit", formula, "--data", path, *flags, "--no-rate-intervals", "--n-jobs",
+                 "-1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("binaryeval fit: error: --n-jobs -1 spreads the binary model's rho "
+                          "and eta of many groups over parallel jobs and --no-rate-intervals "
+                          "leaves the intervals of rho and eta out of the binary model's "
+                          "table; " + reason)
+    assert "leave them out" in err and "rate_intervals" not in err
+    assert read == []  # neither call read the table (nor sampled)
+
+
 def test_fit_without_rate_intervals_writes_the_lean_table(tmp_path, capsys):
     # Expected: --no-rate-intervals writes to_frame(rate_intervals=False) (the table less the
     # rates' interval columns, the rest as the full table); refused with a latent fit and
