@@ -482,12 +482,27 @@ def _bins(text: str) -> int | dict[str, int]:
         return int(text)
     except ValueError:
         pass
+    fix = "give a whole number K (e.g. --bins 5) or TERM=K pairs (e.g. --bins score=5,ter=3)"
+    try:
+        pairs = _key_values(text, "--bins")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"--bins {text!r}: {fix}") from None
     out = {}
-    for key, value in _key_values(text, "--bins").items():
+    for key, value in pairs.items():
         if not float(value).is_integer():
-            raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers")
+            raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers; {fix}")
         out[key] = int(value)
     return out
+
+
+def _bin_count(text: str) -> int:
+    """``--bins K`` of a covariate: one whole number (``judge-bias --by``)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--bins {text!r}: give the number of quantile bins of the --by column, a whole "
+            "number, e.g. --bins 4") from None
 
 
 def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import (
-    _bins,
+    _bin_count,
     add_data_arguments,
     add_output_arguments,
     read_data,
@@ -40,7 +40,7 @@ def add_judge_bias_parser(subparsers) -> None:
     p.add_argument("--by", default=None, metavar="COLUMN",
                    help="a covariate (domain, response length): its levels, or --bins quantile "
                         "bins of a numeric column with more than 12 values")
-    p.add_argument("--bins", type=_bins, default=4, metavar="K",
+    p.add_argument("--bins", type=_bin_count, default=4, metavar="K",
                    help="quantile bins of a numeric --by column (default: 4)")
     p.add_argument("--level", type=float, default=0.95, help="coverage of the intervals (default: 0.95)")
     add_output_arguments(p)
