@@ -123,12 +123,18 @@ def test_messages_about_the_human_column_say_what_to_pass(battles, tmp_path, cap
     assert "error: --shown-first length names 'long' in row 0, which is neither --first a " \
            "('x') nor --second b ('y'); give --shown-first the column naming, in each row, the " \
            "one of its two systems whose output was shown first" in err
-    # --bins of judge-bias is one number: not the TERM=K pairs of fit, nor rho=..,eta=..
+    # --bins of judge-bias is one number (its message showed --rates' rho=0.7,eta=0.8)
     assert main(["judge-bias", "human ~ judge", "--data", str(battles), "--by", "length",
                  "--bins", "x"]) == 2
     err = capsys.readouterr().err
-    assert "--bins 'x': give the number of quantile bins of the --by column, a whole number, " \
-           "e.g. --bins 4" in err and "rho" not in err
+    assert "--bins 'x': give a whole number of bins, e.g. --bins 4 (fit and ranks also take " \
+           "TERM=K per metric term, e.g. --bins score=5,ter=3)" in err and "rho" not in err
+    # fit's TERM=K form: refused before the data are read (there is no file here)
+    assert main(["judge-bias", "human ~ judge", "--data", str(tmp_path / "absent.csv"), "--by",
+                 "length", "--bins", "length=3"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --bins length=3: judge-bias bins one column, the --by covariate: give one " \
+           "whole number, e.g. --bins 4" in err
 
 
 def test_formula_reads_no_variable_of_the_process(battles, capsys):

@@ -436,10 +436,17 @@ def _rates(text: str) -> str | dict | list:
 
 
 def _tolerance(text: str) -> float | dict[str, float]:
+    """``--tolerance 0.5`` (every term) or ``--tolerance chrf=0.5,bleu=1`` (per term)."""
     try:
         return float(text)
     except ValueError:
+        pass
+    try:
         return _key_values(text, "--tolerance")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"--tolerance {text!r}: give a number T (score differences up to T are ties, e.g. "
+            "--tolerance 0.5) or TERM=T pairs (e.g. --tolerance chrf=0.5,bleu=1)") from None
 
 
 def _pairs(text: str) -> str | list[tuple[str, str]]:
@@ -482,7 +489,8 @@ def _bins(text: str) -> int | dict[str, int]:
         return int(text)
     except ValueError:
         pass
-    fix = "give a whole number K (e.g. --bins 5) or TERM=K pairs (e.g. --bins score=5,ter=3)"
+    fix = ("give a whole number of bins, e.g. --bins 4 (fit and ranks also take TERM=K per "
+           "metric term, e.g. --bins score=5,ter=3)")
     try:
         pairs = _key_values(text, "--bins")
     except argparse.ArgumentTypeError:
@@ -493,16 +501,6 @@ def _bins(text: str) -> int | dict[str, int]:
             raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers; {fix}")
         out[key] = int(value)
     return out
-
-
-def _bin_count(text: str) -> int:
-    """``--bins K`` of a covariate: one whole number (``judge-bias --by``)."""
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--bins {text!r}: give the number of quantile bins of the --by column, a whole "
-            "number, e.g. --bins 4") from None
 
 
 def _add_sampler_options(p: argparse.ArgumentParser, *, dependence: bool = True,

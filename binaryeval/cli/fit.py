@@ -69,6 +69,10 @@ def add_fit_parser(subparsers) -> None:
         # the flags that need no data are checked before the fit, which can take minutes
         compare_kwargs, plan_kwargs = table_kwargs(args)
         _refuse_binary_flags_on_latent(args)
+        if args.n_jobs is not None:
+            from .._validate import n_jobs
+
+            n_jobs(args.n_jobs)
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
@@ -207,8 +211,24 @@ def table_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
         raise ParameterError(f"{' '.join(compare_given)}: {'it sets' if one else 'they set'} "
                              "the comparison of --compare; add --compare or leave "
                              f"{'it' if one else 'them'} out")
+    if args.adjust is not None:
+        _check_adjust(args.adjust)
     return ({"method": args.compare_method or "bayes", "adjust": args.adjust},
             _plan_kwargs(args))
+
+
+def _check_adjust(value: str) -> None:
+    """Refuse an unknown ``--adjust`` before the fit, in the command's words (no ``None``)."""
+    from .._validate import _R_ADJUSTMENTS, ADJUSTMENTS, adjust
+
+    try:
+        adjust(value)
+    except ParameterError:
+        listed = ", ".join(ADJUSTMENTS)
+        known = _R_ADJUSTMENTS.get(value)
+        said = f" (R's p.adjust method {value} is --adjust {known} here)" if known else ""
+        raise ParameterError(f"--adjust {value}: use one of {listed}{said}, or leave --adjust "
+                             "out for no adjustment") from None
 
 
 #: the options of ``fit --plan`` and the arguments of ``plan()`` they give

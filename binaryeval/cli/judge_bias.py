@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import ParameterError
 from ._common import (
-    _bin_count,
+    _bins,
     add_data_arguments,
     add_output_arguments,
     read_data,
@@ -40,7 +41,7 @@ def add_judge_bias_parser(subparsers) -> None:
     p.add_argument("--by", default=None, metavar="COLUMN",
                    help="a covariate (domain, response length): its levels, or --bins quantile "
                         "bins of a numeric column with more than 12 values")
-    p.add_argument("--bins", type=_bin_count, default=4, metavar="K",
+    p.add_argument("--bins", type=_bins, default=4, metavar="K",
                    help="quantile bins of a numeric --by column (default: 4)")
     p.add_argument("--level", type=float, default=0.95, help="coverage of the intervals (default: 0.95)")
     add_output_arguments(p)
@@ -52,6 +53,11 @@ def add_judge_bias_parser(subparsers) -> None:
         from ..latent import judge_bias
         from ..latent.judge_bias import _MAX_LEVELS
 
+        if isinstance(args.bins, dict):
+            # fit's --bins TERM=K bins metric terms; here one --by column is binned
+            shown = ",".join(f"{term}={k}" for term, k in args.bins.items())
+            raise ParameterError(f"--bins {shown}: judge-bias bins one column, the --by "
+                                 "covariate: give one whole number, e.g. --bins 4")
         data = read_data(args)
         if args.by is not None and isinstance(data, pd.DataFrame) and args.by in data.columns:
             # read as written (levels 01 and 1 stay two, a domain named NA keeps its name); a
