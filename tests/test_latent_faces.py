@@ -343,6 +343,24 @@ def test_compare_turns_each_pair_to_the_order_asked():
         res.compare(order=["A", "B", "C"]).matrix(), check_names=False)
 
 
+def test_an_order_missing_a_system_is_refused_before_sampling(monkeypatch):
+    # Guards: order= naming too few systems was refused only after the sampler had run
+    from binaryeval.latent import _common
+
+    ran = []
+    monkeypatch.setattr(_common, "run", lambda *args, **kw: ran.append(args) or 1 / 0)
+    df = _scores_frame(seed=8, items=60, rated=30)
+    with pytest.raises(ParameterError, match=r"order=\['A', 'B'\] must list every group "
+                                             r"once: \['A', 'B', 'C'\]"):
+        fit_preferences("hum ~ met | sys", df, item="seg", order=["A", "B"])
+    with pytest.raises(ParameterError, match=r"order='best'.*'estimate', 'input'"):
+        fit_preferences("hum ~ met | sys", df, item="seg", order="best")
+    with pytest.raises(ParameterError, match=r"order=\['C'\] must list every group once"):
+        fit_latent("hum ~ met + ter | sys", df.assign(hum=(df["hum"] > 0).where(
+            df["hum"].notna()), met=df["met"] > 0, ter=df["ter"] < 0), order=["C"])
+    assert ran == []
+
+
 def test_rows_are_accounted_for():
     df = _scores_frame()
     df.loc[0, "sys"] = np.nan

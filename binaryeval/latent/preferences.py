@@ -1392,6 +1392,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     terms = parsed.rhs_names
     _check_directions(counts.paired, parsed.lhs_names[0], terms, lower, ready)
     labels = [_common.label_pair(systems[a], systems[b]) for a, b in pairs]
+    # a list that misses a system is refused before the sampler runs, not after
+    _common.resolve_order(order, systems, dict.fromkeys(systems, 0.0))
     names = _data.PREFERENCE_LABELS
     outputs = ["/".join(names[int(i)] for i in pattern) for pattern in
                np.ndindex(*(_K,) * len(terms))]
