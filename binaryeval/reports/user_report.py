@@ -141,7 +141,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         The report's title.
     output : str or Path, optional
         The HTML file to write (default: the data's name + ``-report.html``, or ``report.html``
-        for a data frame).  Never the data file itself; its folder must exist.  Written to a
+        for a data frame); a name ending otherwise than ``.html`` or ``.htm`` is refused.  Never
+        the data file itself; its folder must exist.  Written to a
         temporary file and renamed into place once rendered, so a failed rendering leaves no file.
     overwrite : bool
         Replace ``output`` when it exists (``binaryeval report --overwrite``); by default an
@@ -155,9 +156,11 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         makes the report's advice name the command line's flags (``--rates pooled``), otherwise
         Python arguments (``rates='pooled'``).
     item, first, second, tolerance
-        Preference data, as for :func:`binaryeval.fit_preferences`.
+        Preference data, as for :func:`binaryeval.fit_preferences` (``tolerance`` is refused
+        by the binary report).
     seed, draws, chains
-        The preference model's sampler.
+        The preference model's sampler; the binary report, whose exact model draws nothing,
+        refuses them.
     include_prior_dominated : bool
         Preference report: keep the pairs whose posterior is essentially the prior in the
         ranking (by default they are named and left out, as in
