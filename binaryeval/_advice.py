@@ -34,6 +34,8 @@ def _names(flags: dict[str, str]) -> re.Pattern[str]:
 
 
 _NAME = _names(FLAGS)
+#: the text before a word that is a flag's value as typed: ``--rates `` before ``rho=0.7,...``
+_FLAG_VALUE = re.compile(r"(?:^|\s)--[a-z][\w\-]*\s+[^\s]*\Z")
 _CLOSE = {"[": "]", "(": ")", "{": "}"}
 
 
@@ -122,12 +124,17 @@ def as_flags(text: str, extra: dict[str, str] | None = None) -> str:
     'run more draws, e.g. --draws 2000 (or --chains 6); give --threshold too'
     >>> as_flags("alpha=1.5 is outside [0, 1]", {"alpha": "--alpha"})
     '--alpha 1.5 is outside [0, 1]'
+
+    A flag's value already typed (``--rates rho=0.7,eta=0.7``) is left as it is:
+
+    >>> as_flags("give --rho 0.7, or known rates --rates rho=0.7,eta=0.7", {"rho": "--rho"})
+    'give --rho 0.7, or known rates --rates rho=0.7,eta=0.7'
     """
     flags, names = (FLAGS, _NAME) if not extra else ({**FLAGS, **extra},
                                                       _names({**FLAGS, **extra}))
     out, pos = [], 0
     for m in names.finditer(text):
-        if m.start() < pos:
+        if m.start() < pos or _FLAG_VALUE.search(text, 0, m.start()):
             continue
         name = m.group(1)
         start = m.end()

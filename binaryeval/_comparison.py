@@ -29,7 +29,7 @@ from ._results import Result
 from .errors import DataError
 from .summary import Summary
 
-__all__ = ["Comparison", "compare_draws", "finish", "METHODS"]
+__all__ = ["Comparison", "compare_draws", "finish", "turn_pairs", "METHODS"]
 
 #: how ``p_value`` is computed, by ``method``
 METHODS = {"bayes": "two-sided posterior tail 2 min(P, 1 - P) of P(group_1 > group_2)",
@@ -137,6 +137,57 @@ def finish(rows: pd.DataFrame, *, groups: Sequence[str], method: str, sig_level:
     frame.attrs.update(attrs)
     return Comparison(frame, [str(g) for g in groups], method, sig_level, adjust, group_name,
                       level, quantity, interval)
+
+
+def turn_pairs(table: pd.DataFrame, swapped: Any) -> pd.DataFrame:
+    """The rows of a comparison with the pairs marked ``swapped`` turned round.
+
+    A turned pair reads ``group_2`` against ``group_1``: the names change places, ``diff`` and
+    ``statistic`` change sign, the interval ``lower``/``upper`` becomes ``-upper``/``-lower``
+    and ``prob_greater`` becomes ``1 - prob_greater`` (the rules of :meth:`Comparison.matrix`).
+    The rest (``std_error``, the p-values, ``significant``, ``stars``, ...) is the same either
+    way round and is kept as it is.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows of pairs with ``group_1``, ``group_2`` and any of the columns above.
+    swapped : array-like of bool
+        One per row: whether to turn it round.
+
+    Returns
+    -------
+    DataFrame
+        A copy, with the same ``attrs``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from binaryeval._comparison import turn_pairs
+    >>> rows = pd.DataFrame({"group_1": ["A"], "group_2": ["B"], "diff": [0.25],
+    ...                      "lower": [0.125], "upper": [0.5], "prob_greater": [0.75]})
+    >>> turn_pairs(rows, [True])
+      group_1 group_2  diff  lower  upper  prob_greater
+    0       B       A -0.25   -0.5 -0.125          0.25
+    """
+    out = table.copy()
+    out.attrs.update(table.attrs)
+    turn = np.asarray(swapped, dtype=bool)
+    if turn.shape != (len(out),):
+        raise ValueError(f"swapped needs one flag per row ({len(out)}), got shape {turn.shape}")
+    if not turn.any():
+        return out
+    rows = out.index[turn]
+    out.loc[rows, ["group_1", "group_2"]] = table.loc[rows, ["group_2", "group_1"]].to_numpy()
+    for column in _ANTISYMMETRIC:
+        if column in out.columns:
+            out.loc[rows, column] = -table.loc[rows, column].to_numpy(dtype=float)
+    if "lower" in out.columns and "upper" in out.columns:
+        out.loc[rows, "lower"] = -table.loc[rows, "upper"].to_numpy(dtype=float)
+        out.loc[rows, "upper"] = -table.loc[rows, "lower"].to_numpy(dtype=float)
+    if "prob_greater" in out.columns:
+        out.loc[rows, "prob_greater"] = 1.0 - table.loc[rows, "prob_greater"].to_numpy(dtype=float)
+    return out
 
 
 def pair_differences(draws: np.ndarray, groups: Sequence[str], shown: Sequence[str]

@@ -92,8 +92,9 @@ def read_lower_is_better(value: Any, terms: Sequence[str], *,
                                  f"as written in the formula, e.g. lower_is_better=[{example!r}]")
         term = name if name in terms else aliases.get(name, name)
         if term not in terms:
-            raise ParameterError(f"lower_is_better names {name!r}, which is not a term of the "
-                                 f"formula; the terms are {terms}")
+            shown = value if isinstance(value, str) else list(names)
+            raise ParameterError(f"lower_is_better={shown!r} names {name!r}, which is not a "
+                                 f"term of the formula; the terms are {terms}")
         named.add(term)
     return tuple(t for t in dict.fromkeys(terms) if t in named)
 

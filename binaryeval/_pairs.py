@@ -11,6 +11,9 @@ system of a pair, whichever table it is read from.
 Comparisons of the groups' own estimates (``compare()`` and ``plan()`` of a fit of ``alpha`` per
 group) follow the fit's order of its groups instead (``order=``, by default the highest estimate
 first): ``group_1`` is the group ranked higher, and a positive ``diff`` says the ranking holds.
+``PreferenceFit.compare(order=...)``, asked for an order, does the same with the systems: its
+pairs are turned by :func:`orient_codes` on their positions in that order (and
+:func:`binaryeval._comparison.turn_pairs` turns their numbers with them).
 """
 
 from __future__ import annotations

@@ -715,7 +715,8 @@ def _close_matches(name: str, columns: set[str]) -> str | None:
 
 
 def parse_formula(formula: str, *, allow_groups: bool = True, allow_multiple_rhs: bool = True,
-                  allow_intercept_rhs: bool = True) -> ParsedFormula:
+                  allow_intercept_rhs: bool = True,
+                  example: str = "human ~ metric | system") -> ParsedFormula:
     """Parse ``"lhs ~ rhs | g1 + g2"``.
 
     Parameters
@@ -724,6 +725,9 @@ def parse_formula(formula: str, *, allow_groups: bool = True, allow_multiple_rhs
         The formula.  ``rhs`` may be ``1`` for "no metric".
     allow_groups, allow_multiple_rhs, allow_intercept_rhs : bool
         What the calling model accepts; violations raise :class:`FormulaError`.
+    example : str
+        A formula the calling model takes, shown by the errors of a formula with no ``~``
+        (``"human ~ judge"`` for a model that takes no ``| group`` part).
 
     Returns
     -------
@@ -737,15 +741,15 @@ def parse_formula(formula: str, *, allow_groups: bool = True, allow_multiple_rhs
     (['I(mqm == 0)'], ['I(chrf > 0.5)'], ['system'])
     """
     if not isinstance(formula, str):
-        raise FormulaError(f"the formula must be a string like 'human ~ metric | system', "
+        raise FormulaError(f"the formula must be a string like {example!r}, "
                            f"got {type(formula).__name__}")
     text = formula
     if not text.strip():
-        raise FormulaError("the formula is empty; write it like 'human ~ metric | system'")
+        raise FormulaError(f"the formula is empty; write it like {example!r}")
     _check_brackets(text)
     tildes = _top_level_positions(text, "~")
     if not tildes:
-        raise FormulaError("the formula has no '~'; write it like 'human ~ metric | system'", text)
+        raise FormulaError(f"the formula has no '~'; write it like {example!r}", text)
     if len(tildes) > 1:
         raise FormulaError("the formula has more than one '~'", text, tildes[1])
     t = tildes[0]

@@ -24,11 +24,14 @@ from binaryeval.cli import main
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["render", "--help"], ["datasets", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], *([command, "--help"] for command in (
+    "correlate", "datasets", "favi", "fit", "judge-bias", "plan", "preferences", "ranks",
+    "render", "report"))])
 def test_help_exits_zero(argv, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: binaryeval")
+    assert "Traceback" not in out and "%(" not in out
     if argv[0] == "render":
         assert "--output-dir" in out and "--engine" in out and "{auto,quarto,jupyter}" in out
     if argv[0] == "datasets":
@@ -346,6 +349,43 @@ def test_fit_n_jobs_gives_the_sequential_table(tmp_path, capsys):
     assert "--n-jobs 2" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("path_flags", "reason"), [
+    (["human ~ I(score > 0.5) + I(score > 0.3) | system"],
+     "with 2 metric terms (I(score > 0.5) + I(score > 0.3)) the fit is the latent-truth model"),
+    (["human ~ score | system", "--bins", "3"], "with --bins 3 the fit is the latent-truth model"),
+    (["human ~ I(score > 0.5) | system", "--rates", "hierarchical"],
+     "with --rates hierarchical the fit is the latent-truth model"),
+    (["human ~ I(score > 0.5) | system", "--dependence", "independent"],
+     "with --dependence independent the fit is the latent-truth model")])
+def test_fit_refuses_binary_table_flags_on_the_latent_path_before_reading(
+        path_flags, reason, tmp_path, capsys, monkeypatch):
+    # Expected: --n-jobs and --no-rate-intervals shape the binary model's rho and eta columns;
+    # on the latent path (several metric terms, --bins, --dependence, --rates hierarchical)
+    # they are refused before the data are read, not after minutes of sampling
+    from binaryeval.cli import fit as fit_command
+
+    path = _write(_rating_table(2), tmp_path / "r.csv")
+    read = []
+    monkeypatch.setattr(fit_command, "read_data", lambda args: read.append(args) or 1 / 0)
+    formula, *flags = path_flags
+    assert main(["fit", formula, "--data", path, *flags, "--n-jobs", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("binaryeval fit: error: --n-jobs 2 spreads the binary model's rho and "
+                          "eta of many groups over parallel jobs; " + reason)
+    assert "leave it out, or fit one 0/1 or thresholded metric (--threshold) without --bins, " \
+           "--dependence and --rates hierarchical for the binary model" in err
+    assert "n_jobs" not in err
+    assert main(["fit", formula, "--data", path, *flags, "--no-rate-intervals", "--n-jobs",
+                 "-1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("binaryeval fit: error: --n-jobs -1 spreads the binary model's rho "
+                          "and eta of many groups over parallel jobs and --no-rate-intervals "
+                          "leaves the intervals of rho and eta out of the binary model's "
+                          "table; " + reason)
+    assert "leave them out" in err and "rate_intervals" not in err
+    assert read == []  # neither call read the table (nor sampled)
+
+
 def test_fit_without_rate_intervals_writes_the_lean_table(tmp_path, capsys):
     # Expected: --no-rate-intervals writes to_frame(rate_intervals=False) (the table less the
     # rates' interval columns, the rest as the full table); refused with a latent fit and
@@ -544,6 +584,74 @@ def test_bad_input_exits_one_with_the_package_message(tmp_path, capsys):
         assert err.endswith(f"binaryeval {command}: error: {as_flags(message)}\n"), (argv, err)
     assert "did you mean 'score'" in cases[0][1]
     assert "fewer than 4 systems" in cases[-1][1] or "at least 4 systems" in cases[-1][1]
+
+
+def test_flag_errors_name_the_flag_and_the_fix_before_the_data_are_read(tmp_path, capsys,
+                                                                          monkeypatch):
+    # Guards, one erroneous call per subcommand: fit's --n-jobs 0 and --adjust were refused
+    # after the fit (--adjust offering "None"); --tolerance x and --bins x showed the example
+    # of --rates (rho=0.7,eta=0.8); correlate --pairwise with one metric printed an empty
+    # table; --lower-is-better, render's paths and preferences' --rates were named as Python
+    # arguments; plan's own advice --rates rho=0.7,eta=0.7 became "--rates --rho 0.7,--eta 0.7"
+    from binaryeval.cli import correlate as correlate_command
+    from binaryeval.cli import fit as fit_command
+
+    read = []
+    for module in (fit_command, correlate_command):
+        monkeypatch.setattr(module, "read_data", lambda args: read.append(args) or 1 / 0)
+    path = _write(_rating_table(2), tmp_path / "r.csv")
+    formula = "human ~ I(score > 0.5) | system"
+
+    def error(argv, code=1):
+        assert main(argv) == code, argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        return err.splitlines()[-1]
+
+    assert error(["fit", formula, "--data", path, "--n-jobs", "0"]) == (
+        "binaryeval fit: error: --n-jobs 0: give a positive whole number of workers or -1 for "
+        "all cores (without --n-jobs it runs in this process)")
+    assert error(["fit", formula, "--data", path, "--compare", "--adjust", "BH"]) == (
+        "binaryeval fit: error: --adjust BH: use one of bonferroni, sidak, holm-sidak, holm, "
+        "simes-hochberg, hommel, fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky, fdr_gbs (R's p.adjust "
+        "method BH is --adjust fdr_bh here), or leave --adjust out for no adjustment")
+    assert error(["fit", formula, "--data", path, "--bins", "x"], 2) == (
+        "binaryeval fit: error: argument --bins: --bins 'x': give a whole number of bins, "
+        "e.g. --bins 4 (fit and ranks also take TERM=K per metric term, e.g. --bins "
+        "score=5,ter=3)")
+    assert error(["correlate", "human ~ score", "--data", path, "--pairwise"]) == (
+        "binaryeval correlate: error: --pairwise tests metrics against each other; the formula "
+        "'human ~ score' has 1 metric term: add another, e.g. 'human ~ bleu + chrf', or leave "
+        "--pairwise out")
+    assert read == []
+    monkeypatch.undo()
+    assert error(["favi", "mqm ~ score | system", "--data", path, "--item", "segment",
+                  "--tolerance", "x"], 2) == (
+        "binaryeval favi: error: argument --tolerance: --tolerance 'x': give a number T (score "
+        "differences up to T are ties, e.g. --tolerance 0.5) or TERM=T pairs (e.g. --tolerance "
+        "chrf=0.5,bleu=1)")
+    assert error(["favi", "mqm ~ score | system", "--data", path, "--item", "seg",
+                  "--lower-is-better", "mqm", "ter"]) == (
+        "binaryeval favi: error: --lower-is-better mqm ter names 'ter', which is not a term of "
+        "the formula; the terms are ['mqm', 'score']")
+    err = error(["fit", formula, "--data", path, "--draws", "50"])
+    assert err.startswith("binaryeval fit: error: --draws 50: a sampler setting of the "
+                          "latent-truth model; ")
+    assert err.endswith("leave it out (or add metric terms or --bins for the latent-truth model)")
+    assert error(["render", str(tmp_path / "missing.qmd")]) == (
+        f"binaryeval render: error: {str(tmp_path / 'missing.qmd')!r} does not exist; pass .qmd "
+        "files or folders holding them")
+    assert error(["plan", "difference", "--alpha", "0.6"]) == (
+        "binaryeval plan: error: plan needs the metric's true-positive rate: --rho 0.7, or "
+        "known rates --rates rho=0.7,eta=0.7")
+    battles = pd.DataFrame({"a": ["x", "y"] * 30, "b": ["y", "z"] * 30,
+                            "h": [1, 0, -1] * 20, "j": [1, -1, 0] * 20})
+    battles_path = _write(battles, tmp_path / "battles.csv")
+    assert error(["preferences", "h ~ j", "--data", battles_path, "--first", "a", "--second",
+                  "b", "--rates", "[[1, 2]]"]) == (
+        "binaryeval preferences: error: --rates has shape (1, 2); known rates are a 3 x 3 "
+        "matrix (rows: human classes ['first', 'tie', 'second'], columns: metric outputs "
+        "['first', 'tie', 'second'])")
 
 
 def test_a_query_that_keeps_no_row_is_named(tmp_path, capsys):
@@ -1083,7 +1191,12 @@ def test_fit_plan_takes_listed_pairs(tmp_path, capsys):
     favi_path = _write(scores, tmp_path / "s.csv")
     assert main(["favi", "h ~ m | system", "--data", favi_path, "--item", "seg",
                  "--pairs", "neighbours"]) == 1
-    assert "error: --pairs neighbours: give --pairs all" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # in the command's words: SYSTEM1:SYSTEM2 pairs, not the library's list of tuples
+    assert "error: --pairs neighbours: favi compares rated pairs, which have no order of " \
+           "systems to take neighbours in; give --pairs all (every pair, the default) or " \
+           "SYSTEM1:SYSTEM2 pairs separated by commas, e.g. --pairs A:B,A:C" in err
+    assert "(group_1, group_2)" not in err
 
 
 def test_errors_of_a_paired_set_and_a_tolerance_name_the_flags(tmp_path, capsys):

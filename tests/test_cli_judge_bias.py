@@ -81,6 +81,62 @@ def test_errors_name_the_flag(battles, capsys):
     assert "--second" in capsys.readouterr().err
 
 
+def test_messages_about_the_human_column_say_what_to_pass(battles, tmp_path, capsys):
+    # Guards: a human column missing in every row was told "drop it from the formula" (it
+    # cannot be left out); "1 ~ judge" (no human column) ran and measured the judge against a
+    # constant; a formula without '~' was shown 'human ~ metric | system', whose '| system'
+    # judge-bias refuses; the formula and --shown-first were named as Python arguments
+    frame = pd.read_csv(battles)
+    unrated = tmp_path / "unrated.csv"
+    frame.assign(human=np.nan).to_csv(unrated, index=False)
+    no_human = tmp_path / "no_human.csv"
+    frame.drop(columns="human").to_csv(no_human, index=False)
+    pairs = ["--first", "a", "--second", "b"]
+
+    def error(formula, path, *flags):
+        assert main(["judge-bias", formula, "--data", str(path), *flags]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("binaryeval judge-bias: error: ")
+        assert "Traceback" not in err and "=" not in err.split("\n")[0].replace("==", "")
+        return err
+
+    err = error("human ~ judge", unrated, *pairs, "--shown-first", "shown")
+    assert "column 'human' (the human rating, left of '~') is missing (NaN) in every row: " \
+           "the judge's errors are measured on the rows rated by both, so the humans' " \
+           "ratings are needed on some rows; name the column that holds them" in err
+    assert "drop it" not in err
+    err = error("human ~ judge", unrated, "--by", "length")  # ratings of single outputs
+    assert "column 'human' (the human rating, left of '~') is missing (NaN)" in err
+    err = error("1 ~ judge", no_human, *pairs, "--shown-first", "shown")
+    assert "'1' reads no column: the judge is measured against the humans on the rows both " \
+           "rated, so the left of '~' names the column of the human ratings, e.g. " \
+           "'human ~ judge'\n    1 ~ judge\n    ^\n" in err
+    err = error("human ~ judge", no_human, *pairs, "--shown-first", "shown")
+    assert "unknown name 'human' in the formula (not a column of data)" in err
+    err = error("judge", no_human, *pairs, "--shown-first", "shown")
+    assert "the formula has no '~'; write it like 'human ~ judge'" in err and "|" not in err
+    err = error("human ~ judge | a", battles, *pairs, "--shown-first", "shown")
+    assert "error: the formula 'human ~ judge | a': give one human and one judge term, " \
+           "'human ~ judge', with no '| group' part (the systems of a preference come from " \
+           "--first and --second, a covariate from --by)" in err
+    err = error("human ~ judge", battles, *pairs, "--shown-first", "length")
+    assert "error: --shown-first length names 'long' in row 0, which is neither --first a " \
+           "('x') nor --second b ('y'); give --shown-first the column naming, in each row, the " \
+           "one of its two systems whose output was shown first" in err
+    # --bins of judge-bias is one number (its message showed --rates' rho=0.7,eta=0.8)
+    assert main(["judge-bias", "human ~ judge", "--data", str(battles), "--by", "length",
+                 "--bins", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "--bins 'x': give a whole number of bins, e.g. --bins 4 (fit and ranks also take " \
+           "TERM=K per metric term, e.g. --bins score=5,ter=3)" in err and "rho" not in err
+    # fit's TERM=K form: refused before the data are read (there is no file here)
+    assert main(["judge-bias", "human ~ judge", "--data", str(tmp_path / "absent.csv"), "--by",
+                 "length", "--bins", "length=3"]) == 1
+    err = capsys.readouterr().err
+    assert "error: --bins length=3: judge-bias bins one column, the --by covariate: give one " \
+           "whole number, e.g. --bins 4" in err
+
+
 def test_formula_reads_no_variable_of_the_process(battles, capsys):
     # on the command line a formula is data: it reads columns, never the program's variables
     code = main(["judge-bias", "human ~ I(judge * args)", "--data", str(battles), "--first",

@@ -70,13 +70,45 @@ def test_binary_ranks_equal_the_api_and_seed_the_intervals(capsys):
     assert got["upper"].tolist() == want["upper"].tolist()
 
 
-def test_options_of_the_other_model_are_refused_by_name(tmp_path, capsys):
+def test_options_of_the_other_model_are_refused_by_name(tmp_path, capsys, monkeypatch):
+    # Guards: --threshold on ready preferences named --tolerance, which they refuse too; the
+    # message now says what applies to ready preferences, before the data are read
+    from binaryeval.cli import ranks as ranks_command
+
     data = tmp_path / "battles.csv"
     _battles().to_csv(data, index=False)
+    read = []
+    monkeypatch.setattr(ranks_command, "read_data", lambda args: read.append(args) or 1 / 0)
     code = main(["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
                  "--second", "model_b", "--threshold", "0.5"])
     err = capsys.readouterr().err
-    assert code == 1 and "--threshold" in err and "--tolerance" in err
+    assert code == 1 and err == (
+        "binaryeval ranks: error: --threshold 0.5: it applies to ratings of single outputs "
+        "(0/1 human ratings beside a metric's, without --item, --first and --second); ready "
+        "preferences (--first/--second) are verdicts already (first/tie/second, 1/0/-1 or "
+        "+/=/-), used as they are: leave it out; what applies to them is --rates, --level, "
+        "--dependence (several judges) and the sampler's --seed, --draws and --chains\n")
+    code = main(["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
+                 "--second", "model_b", "--threshold", "balanced", "--prior", "2,3"])
+    err = capsys.readouterr().err
+    assert code == 1 and "error: --threshold balanced --prior 2,3: they apply to ratings of " \
+        "single outputs" in err and "leave them out" in err and "--tolerance" not in err
+    # scores per item take --tolerance and --lower-is-better
+    code = main(["ranks", "mqm ~ chrf | system", "--data", str(data), "--item", "seg_id",
+                 "--bins", "3"])
+    err = capsys.readouterr().err
+    assert code == 1 and "error: --bins 3: it applies to ratings of single outputs" in err
+    assert "preferences from scores per item (--item) compare each item's scores as they " \
+           "are: leave it out; score differences up to --tolerance are ties, and " \
+           "--lower-is-better names the scores where lower is better" in err
+    assert read == []
+    monkeypatch.undo()
+    # ready preferences refuse --tolerance themselves, naming what it is for
+    code = main(["ranks", "human ~ judge", "--data", str(data), "--first", "model_a",
+                 "--second", "model_b", "--tolerance", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 1 and "--tolerance 0.5: it turns scores per (item, system) into " \
+        "preferences (with --item); the data already hold preferences" in err
     code = main(["ranks", "I(mqm == 0) ~ chrf | system", "--data", "wmt21_ende",
                  "--tolerance", "1"])
     err = capsys.readouterr().err

@@ -867,7 +867,8 @@ def test_sign_check_through_the_package_layers_points_at_the_caller():
 
 
 def test_lower_is_better_names_are_checked(toy):
-    with pytest.raises(ParameterError, match="lower_is_better names 'TER'.*'human', 'bleu', 'ter'"):
+    with pytest.raises(ParameterError, match=r"lower_is_better=\['TER'\] names 'TER'.*'human', "
+                                             r"'bleu', 'ter'"):
         correlate("human ~ bleu + ter", toy, lower_is_better=["TER"])
     # Q("...") terms are named by their column, or by the term as written
     d = toy.rename(columns={"ter": "TER-1"})

@@ -135,7 +135,8 @@ def test_bad_input_is_refused_by_name():
         be.judge_bias("human ~ judge", df, first="a", second="b")
     bad = df.copy()
     bad.loc[5, "shown"] = "z"
-    with pytest.raises(DataError, match="'shown' names 'z' in row 5"):
+    with pytest.raises(DataError, match="shown_first='shown' names 'z' in row 5, which is neither "
+                                        r"first='a' \('x'\) nor second='b'"):
         be.judge_bias("human ~ judge", bad, first="a", second="b", shown_first="shown")
     with pytest.raises(DataError, match="by='word'.*did you mean 'words'"):
         be.judge_bias("human ~ judge", df, first="a", second="b", by="word")

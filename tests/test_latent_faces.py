@@ -303,6 +303,64 @@ def test_compare_ranking_and_table_agree():
         ("A", "C"), "diff"])
 
 
+def test_compare_turns_each_pair_to_the_order_asked():
+    # Expected: compare(order=...) lists and turns the pairs as the systems come in the order
+    # (group_1 first in it), as the compare() of a fit of groups does; a pair turned round has
+    # diff and the interval negated (ends swapped) and 1 - prob_greater, all else the same
+    # (the order only reordered the matrix: the pairs stayed as the fit holds them)
+    df = _scores_frame(seed=8, items=300, rated=150)
+    res = _quiet(fit_preferences, "hum ~ met | sys", df, item="seg", draws=300, seed=3)
+    ahead = res.compare(order=["A", "B", "C"]).to_frame()
+    behind = res.compare(order=["C", "B", "A"]).to_frame()
+    assert list(zip(ahead.group_1, ahead.group_2, strict=True)) == [
+        ("A", "B"), ("A", "C"), ("B", "C")]
+    assert list(zip(behind.group_1, behind.group_2, strict=True)) == [
+        ("C", "B"), ("C", "A"), ("B", "A")]
+    # the fit's numbers for A over C, in the fit's own orientation
+    table = res.to_frame().loc[("A", "C")]
+    a_c = ahead.iloc[1]
+    assert a_c["diff"] == pytest.approx(table["diff"], abs=1e-12)
+    assert a_c["prob_greater"] == pytest.approx(table["prob_greater"], abs=1e-12)
+    assert 0.9 < a_c["prob_greater"] <= 1 and 0.2 < a_c["diff"] < 0.8  # A is the better system
+    same_pairs = list(zip(ahead.group_1, ahead.group_2, strict=True))
+    mirrored = behind.set_index(["group_2", "group_1"]).loc[same_pairs]
+    for column in ("diff", "statistic"):
+        np.testing.assert_array_equal(mirrored[column].to_numpy(), -ahead[column].to_numpy())
+    np.testing.assert_array_equal(mirrored["lower"].to_numpy(), -ahead["upper"].to_numpy())
+    np.testing.assert_array_equal(mirrored["upper"].to_numpy(), -ahead["lower"].to_numpy())
+    np.testing.assert_array_equal(mirrored["prob_greater"].to_numpy(),
+                                  1 - ahead["prob_greater"].to_numpy())
+    for column in ("std_error", "p_value", "significant", "stars", "prior_dominated"):
+        assert mirrored[column].tolist() == ahead[column].tolist()
+    assert (ahead["lower"] < ahead["diff"]).all() and (ahead["diff"] < ahead["upper"]).all()
+    # without order= the pairs keep the orientation of every table of pairs (to_frame)
+    plain = res.compare().to_frame()
+    assert list(zip(plain.group_1, plain.group_2, strict=True)) == list(res.to_frame().index)
+    pd.testing.assert_frame_equal(plain, ahead)  # A, B, C: natural order is this order
+    # the matrix reads the same either way
+    pd.testing.assert_frame_equal(
+        res.compare(order=["C", "B", "A"]).matrix().loc[["A", "B", "C"], ["A", "B", "C"]],
+        res.compare(order=["A", "B", "C"]).matrix(), check_names=False)
+
+
+def test_an_order_missing_a_system_is_refused_before_sampling(monkeypatch):
+    # Guards: order= naming too few systems was refused only after the sampler had run
+    from binaryeval.latent import _common
+
+    ran = []
+    monkeypatch.setattr(_common, "run", lambda *args, **kw: ran.append(args) or 1 / 0)
+    df = _scores_frame(seed=8, items=60, rated=30)
+    with pytest.raises(ParameterError, match=r"order=\['A', 'B'\] must list every group "
+                                             r"once: \['A', 'B', 'C'\]"):
+        fit_preferences("hum ~ met | sys", df, item="seg", order=["A", "B"])
+    with pytest.raises(ParameterError, match=r"order='best'.*'estimate', 'input'"):
+        fit_preferences("hum ~ met | sys", df, item="seg", order="best")
+    with pytest.raises(ParameterError, match=r"order=\['C'\] must list every group once"):
+        fit_latent("hum ~ met + ter | sys", df.assign(hum=(df["hum"] > 0).where(
+            df["hum"].notna()), met=df["met"] > 0, ter=df["ter"] < 0), order=["C"])
+    assert ran == []
+
+
 def test_rows_are_accounted_for():
     df = _scores_frame()
     df.loc[0, "sys"] = np.nan

@@ -490,6 +490,41 @@ def test_reports_of_what_the_binary_report_cannot_show_are_refused_up_front(tmp_
     assert not (tmp_path / "r.html").exists()
 
 
+def test_what_the_binary_report_does_not_use_is_refused_before_the_fit(tmp_path, capsys,
+                                                                       monkeypatch):
+    # Guards: binaryeval report with --seed, --draws or --tolerance on the binary path ran and
+    # ignored them; -o r.csv wrote the HTML page under a .csv name; --timeout 0 was refused
+    # only after the fit
+    from binaryeval.cli import main
+    from binaryeval.reports import user_report
+
+    fitted = []
+    monkeypatch.setattr(user_report, "fit", lambda *a, **kw: fitted.append(a) or 1 / 0)
+    data = pd.DataFrame({"system": ["A", "B"] * 20, "human": [1, 0, np.nan, 1] * 10,
+                         "m1": [1, 0, 1, 1] * 10})
+    path = tmp_path / "ratings.csv"
+    data.to_csv(path, index=False)
+    with pytest.raises(be.ParameterError, match=re.escape(
+            "seed=3 draws=10: they belong to the preference report (item= or first=/second=); "
+            "the binary report's exact model draws nothing and reads no preferences: leave "
+            "them out")):
+        reports.make_report(data, "human ~ m1 | system", output=tmp_path / "r.html", seed=3,
+                            draws=10)
+    argv = ["report", str(path), "--formula", "human ~ m1 | system"]
+    for extra, said in (
+            (["--tolerance", "1"], "--tolerance 1: it belongs to the preference report "
+                                   "(--item or --first/--second); the binary report's exact "
+                                   "model draws nothing and reads no preferences: leave it out"),
+            (["-o", str(tmp_path / "r.csv")],
+             f"--output {tmp_path / 'r.csv'}: the report is one HTML page, which a .csv file "
+             "would not open as; name it 'r.html'"),
+            (["--timeout", "0"], "--timeout 0 must be a positive number of seconds (int)")):
+        assert main([*argv, *extra]) == 1
+        assert capsys.readouterr().err == f"binaryeval report: error: {said}\n"
+    assert fitted == []
+    assert not list(tmp_path.glob("r.*"))
+
+
 def test_a_numpy_seed_is_written_to_the_page_parameters():
     # a Generator or SeedSequence seed made json.dumps fail after the fit (raw TypeError)
     from binaryeval.reports.user_report import _seed_for_page

@@ -602,13 +602,15 @@ def find_documents(paths: str | Path | Iterable[str | Path]) -> list[Path]:
             found.extend(sorted(q for q in p.glob("*.qmd") if not q.name.startswith("_")))
         elif p.is_file():
             if p.suffix.lower() != ".qmd":
-                raise ParameterError(f"paths: {str(p)!r} is not a .qmd document; pass .qmd files "
-                                     "or folders holding them")
+                raise ParameterError(f"{str(p)!r} is not a .qmd document; pass .qmd files or "
+                                     "folders holding them")
             found.append(p)
         else:
-            raise ParameterError(f"paths: {str(p)!r} does not exist; pass .qmd files or folders holding them")
+            raise ParameterError(f"{str(p)!r} does not exist; pass .qmd files or folders "
+                                 "holding them")
     if not found:
-        raise ParameterError(f"paths: no .qmd document found in {[str(p) for p in map(Path, paths)]}")
+        raise ParameterError(f"no .qmd document found in {[str(p) for p in map(Path, paths)]}; "
+                             "pass .qmd files or folders holding them")
     # a document named twice (as a file and through its folder) is rendered once
     unique: dict[Path, Path] = {}
     for doc in found:

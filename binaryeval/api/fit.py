@@ -232,10 +232,12 @@ def _refuse_on_binary(*, seed, draws, chains, method, grid) -> None:
         shown = ", ".join(f"{n}={v!r}" for n, v in zip(
             given, [{"seed": seed, "draws": draws, "chains": chains}[n] for n in given],
             strict=True))
-        raise ParameterError(f"{shown}: sampler settings of the latent-truth model; this fit "
-                             f"takes the path of {_BINARY}, whose posterior is computed exactly "
-                             "with no random draws: leave them out (or add metric terms or "
-                             "bins= for the latent-truth model)")
+        one = len(given) == 1
+        raise ParameterError(f"{shown}: {'a sampler setting' if one else 'sampler settings'} "
+                             f"of the latent-truth model; this fit takes the path of {_BINARY}, "
+                             "whose posterior is computed exactly with no random draws: leave "
+                             f"{'it' if one else 'them'} out (or add metric terms or bins= for "
+                             "the latent-truth model)")
     try:
         grid_given = tuple(grid) != _GRID
     except TypeError:

@@ -443,10 +443,17 @@ def _rates(text: str) -> str | dict | list:
 
 
 def _tolerance(text: str) -> float | dict[str, float]:
+    """``--tolerance 0.5`` (every term) or ``--tolerance chrf=0.5,bleu=1`` (per term)."""
     try:
         return float(text)
     except ValueError:
+        pass
+    try:
         return _key_values(text, "--tolerance")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"--tolerance {text!r}: give a number T (score differences up to T are ties, e.g. "
+            "--tolerance 0.5) or TERM=T pairs (e.g. --tolerance chrf=0.5,bleu=1)") from None
 
 
 def _pairs(text: str) -> str | list[tuple[str, str]]:
@@ -489,10 +496,16 @@ def _bins(text: str) -> int | dict[str, int]:
         return int(text)
     except ValueError:
         pass
+    fix = ("give a whole number of bins, e.g. --bins 4 (fit and ranks also take TERM=K per "
+           "metric term, e.g. --bins score=5,ter=3)")
+    try:
+        pairs = _key_values(text, "--bins")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"--bins {text!r}: {fix}") from None
     out = {}
-    for key, value in _key_values(text, "--bins").items():
+    for key, value in pairs.items():
         if not float(value).is_integer():
-            raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers")
+            raise argparse.ArgumentTypeError(f"--bins {text!r}: bins are whole numbers; {fix}")
         out[key] = int(value)
     return out
 

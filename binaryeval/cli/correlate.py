@@ -47,6 +47,8 @@ def add_correlate_parser(subparsers) -> None:
     def run(args: argparse.Namespace) -> int:
         from ..correlation import correlate
 
+        if args.pairwise:
+            _refuse_one_metric(args.formula)
         with dask_session(args):
             result = correlate(args.formula, read_data(args), method=args.method,
                                level=args.level, lower_is_better=args.lower_is_better,
@@ -55,3 +57,19 @@ def add_correlate_parser(subparsers) -> None:
         return write_result(result.pairwise() if args.pairwise else result, args)
 
     p.set_defaults(func=run)
+
+
+def _refuse_one_metric(formula: str) -> None:
+    """Refuse ``--pairwise`` with one metric term, before the data are read (no pair to test)."""
+    from ..errors import FormulaError, ParameterError
+    from ..formula import parse_formula
+
+    try:
+        terms = parse_formula(formula).rhs_names
+    except FormulaError:
+        return  # correlate() reports it, with a caret
+    if len(terms) < 2:
+        raise ParameterError(f"--pairwise tests metrics against each other; the formula "
+                             f"{formula!r} has {len(terms)} metric term"
+                             f"{'' if len(terms) == 1 else 's'}: add another, e.g. "
+                             "'human ~ bleu + chrf', or leave --pairwise out")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import ParameterError
 from ._common import (
     _pairs,
     _tolerance,
@@ -53,6 +54,12 @@ def add_favi_parser(subparsers) -> None:
     def run(args: argparse.Namespace) -> int:
         from ..favoritism import favi
 
+        if args.pairs == "neighbours":
+            # refused before the data are read, in the command's words (not a Python list)
+            raise ParameterError("--pairs neighbours: favi compares rated pairs, which have no "
+                                 "order of systems to take neighbours in; give --pairs all "
+                                 "(every pair, the default) or SYSTEM1:SYSTEM2 pairs separated "
+                                 "by commas, e.g. --pairs A:B,A:C")
         with dask_session(args):
             result = favi(args.formula, read_data(args), item=args.item, pairs=args.pairs,
                           tolerance=args.tolerance,

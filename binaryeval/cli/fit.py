@@ -53,12 +53,13 @@ def add_fit_parser(subparsers) -> None:
                         "sort, or as listed")
     _add_sampler_options(p)
     p.add_argument("--n-jobs", type=int, default=None,
-                   help="the model's rho and eta of many groups on this many parallel jobs "
-                        "(joblib; -1: every core; default: one)")
+                   help="the binary model's rho and eta of many groups on this many parallel "
+                        "jobs (joblib; -1: every core; default: one); not on the latent-truth "
+                        "path")
     p.add_argument("--rate-intervals", action=argparse.BooleanOptionalAction, default=True,
                    help="with --no-rate-intervals, the table (csv/json) has the model's rho and "
                         "eta as means alone, without their intervals: some 0.4 ms a group "
-                        "instead of 10 (to_frame(rate_intervals=False))")
+                        "instead of 10 (to_frame(rate_intervals=False)); binary model only")
     add_compare_and_plan_arguments(p, units="groups", plan="separate neighbouring systems")
     add_output_arguments(p)
     p.add_argument("--excluded-rows", default=None, metavar="FILE",
@@ -77,6 +78,11 @@ def add_fit_parser(subparsers) -> None:
                                  "number their rows each from 0, so the fit cannot say which "
                                  "rows it left out (the summary counts them by reason); leave "
                                  "--excluded-rows out, or read the data without --dask")
+        _refuse_binary_flags_on_latent(args)
+        if args.n_jobs is not None:
+            from .._validate import n_jobs
+
+            n_jobs(args.n_jobs)
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
@@ -84,20 +90,12 @@ def add_fit_parser(subparsers) -> None:
                          **_sampler_kwargs(args))
         if args.excluded_rows is not None:
             _write_excluded_rows(result.excluded_rows, args.excluded_rows)
-        if args.n_jobs is not None:
-            if not isinstance(result, BinaryFit):
-                raise ParameterError(f"--n-jobs {args.n_jobs}: it spreads the binary model's "
-                                     "rho and eta over groups (one 0/1 metric); this fit is the "
-                                     "latent-truth model: leave --n-jobs out")
+        if args.n_jobs is not None and isinstance(result, BinaryFit):
             if not (args.compare or args.plan):
                 # the costly columns of the binary model's tables, computed once on the
                 # workers (the summary and to_frame() read them from the fit)
                 result.rates(n_jobs=args.n_jobs)
-        if not args.rate_intervals:
-            if not isinstance(result, BinaryFit):
-                raise ParameterError("--no-rate-intervals: it leaves the binary model's rho and "
-                                     "eta intervals out of its table; this fit is the "
-                                     "latent-truth model: leave --no-rate-intervals out")
+        if not args.rate_intervals and isinstance(result, BinaryFit):
             if args.compare or args.plan:
                 raise ParameterError("--no-rate-intervals shapes the fit's own table; "
                                      "--compare and --plan write other tables: leave it out")
@@ -118,6 +116,72 @@ def _write_excluded_rows(rows, target: str) -> None:
 
     table = rows.rename_axis("row").to_frame()
     write_atomic(target, lambda tmp: table.to_csv(tmp, lineterminator="\n"))
+
+
+def _latent_reason(args: argparse.Namespace) -> str | None:
+    """What on the command line sends ``fit`` to the latent-truth model, or None.
+
+    The same choice as :func:`binaryeval.fit`: several metric terms, ``--bins``,
+    ``--dependence`` or ``--rates hierarchical``.  A formula that does not parse gives None (the
+    fit reports it, with a caret).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from binaryeval.cli.fit import _latent_reason
+    >>> _latent_reason(argparse.Namespace(formula="h ~ m1 + m2 | system", bins=None,
+    ...                                   dependence=None, rates="estimate"))
+    '2 metric terms (m1 + m2)'
+    >>> _latent_reason(argparse.Namespace(formula="h ~ m | system", bins=None,
+    ...                                   dependence=None, rates="estimate")) is None
+    True
+    """
+    from ..errors import FormulaError
+    from ..formula import parse_formula
+
+    try:
+        terms = parse_formula(args.formula).rhs_names
+    except FormulaError:
+        return None
+    if len(terms) > 1:
+        return f"{len(terms)} metric terms ({' + '.join(terms)})"
+    if args.bins is not None:
+        bins = args.bins if isinstance(args.bins, int) else ",".join(
+            f"{term}={k}" for term, k in args.bins.items())
+        return f"--bins {bins}"
+    if args.dependence is not None:
+        return f"--dependence {args.dependence}"
+    if isinstance(args.rates, str) and args.rates == "hierarchical":
+        return "--rates hierarchical"
+    return None
+
+
+def _refuse_binary_flags_on_latent(args: argparse.Namespace) -> None:
+    """Refuse ``--n-jobs`` and ``--no-rate-intervals`` on the latent path, before any data.
+
+    Both shape the binary model's columns of ``rho`` and ``eta`` per group; the latent-truth
+    model has neither (its rates come from the draws of its sampler, in ``rates()``), and its
+    fit can take minutes: the flags are refused before the data are read.
+    """
+    given = [flag for flag, on in ((f"--n-jobs {args.n_jobs}", args.n_jobs is not None),
+                                   ("--no-rate-intervals", not args.rate_intervals)) if on]
+    if not given:
+        return
+    reason = _latent_reason(args)
+    if reason is None:
+        return
+    one = len(given) == 1
+    does = ["spreads the binary model's rho and eta of many groups over parallel jobs"
+            if flag.startswith("--n-jobs") else
+            "leaves the intervals of rho and eta out of the binary model's table"
+            for flag in given]
+    said = " and ".join(f"{flag} {what}" for flag, what in zip(given, does, strict=True))
+    raise ParameterError(
+        f"{said}; with {reason} the fit is "
+        "the latent-truth model, whose table has no rho and eta columns (its sampler's "
+        f"draws give them, in rates()): leave {'it' if one else 'them'} out, or fit one 0/1 or "
+        "thresholded metric (--threshold) without --bins, --dependence and --rates "
+        "hierarchical for the binary model")
 
 
 def add_compare_and_plan_arguments(p, *, units: str, plan: str) -> None:
@@ -167,8 +231,24 @@ def table_kwargs(args: argparse.Namespace) -> tuple[dict, dict]:
         raise ParameterError(f"{' '.join(compare_given)}: {'it sets' if one else 'they set'} "
                              "the comparison of --compare; add --compare or leave "
                              f"{'it' if one else 'them'} out")
+    if args.adjust is not None:
+        _check_adjust(args.adjust)
     return ({"method": args.compare_method or "bayes", "adjust": args.adjust},
             _plan_kwargs(args))
+
+
+def _check_adjust(value: str) -> None:
+    """Refuse an unknown ``--adjust`` before the fit, in the command's words (no ``None``)."""
+    from .._validate import _R_ADJUSTMENTS, ADJUSTMENTS, adjust
+
+    try:
+        adjust(value)
+    except ParameterError:
+        listed = ", ".join(ADJUSTMENTS)
+        known = _R_ADJUSTMENTS.get(value)
+        said = f" (R's p.adjust method {value} is --adjust {known} here)" if known else ""
+        raise ParameterError(f"--adjust {value}: use one of {listed}{said}, or leave --adjust "
+                             "out for no adjustment") from None
 
 
 #: the options of ``fit --plan`` and the arguments of ``plan()`` they give

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import ParameterError
 from ._common import (
     _bins,
     add_data_arguments,
@@ -52,6 +53,11 @@ def add_judge_bias_parser(subparsers) -> None:
         from ..latent import judge_bias
         from ..latent.judge_bias import _MAX_LEVELS
 
+        if isinstance(args.bins, dict):
+            # fit's --bins TERM=K bins metric terms; here one --by column is binned
+            shown = ",".join(f"{term}={k}" for term, k in args.bins.items())
+            raise ParameterError(f"--bins {shown}: judge-bias bins one column, the --by "
+                                 "covariate: give one whole number, e.g. --bins 4")
         data = read_data(args)
         if args.by is not None and isinstance(data, pd.DataFrame) and args.by in data.columns:
             # read as written (levels 01 and 1 stay two, a domain named NA keeps its name); a

@@ -73,8 +73,9 @@ def add_preferences_parser(subparsers) -> None:
     add_preference_data_arguments(p)
     p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
                    help="the metric's confusion matrix: estimate (per pair; default), pooled "
-                        "(one for all pairs) or known, as a JSON matrix '[[...], ...]' (rows: "
-                        "humans prefer first / tie / second)")
+                        "(one for all pairs), hierarchical (per pair, partially pooled) or "
+                        "known, as a JSON matrix '[[...], ...]' (rows: humans prefer first / "
+                        "tie / second)")
     p.add_argument("--level", type=float, default=0.95,
                    help="credible level of the intervals (default: 0.95)")
     p.add_argument("--order", type=_order, default="estimate", metavar="estimate|input|A,B,...",

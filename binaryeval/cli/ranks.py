@@ -54,17 +54,11 @@ def add_ranks_parser(subparsers) -> None:
         from ..formula import parse_formula
         from ..latent import fit_preferences
 
-        data = read_data(args)
         sampler = _sampler_kwargs(args)
         if args.item is not None or args.first is not None or args.second is not None:
-            given = [flag for flag, used in (
-                ("--threshold", args.threshold is not None), ("--bins", args.bins is not None),
-                ("--prior", tuple(args.prior) != (1.0, 1.0)),
-                ("--rate-prior", tuple(args.rate_prior) != (1.0, 1.0))) if used]
-            if given:
-                raise ParameterError(
-                    f"{', '.join(given)}: options of binary ratings; preferences (--item or "
-                    "--first/--second) take --tolerance for ties and --lower-is-better")
+            # refused before the data are read: the flags need none
+            _refuse_binary_options(args)
+            data = read_data(args)
             kwargs = {"item": args.item, "first": args.first, "second": args.second,
                       "rates": args.rates, "level": args.level, **sampler}
             if args.tolerance not in (0, 0.0):
@@ -77,6 +71,7 @@ def add_ranks_parser(subparsers) -> None:
         if args.tolerance not in (0, 0.0):
             raise ParameterError("--tolerance: ties of preferences; give --item (scores per "
                                  "item and system) or --first/--second (ready preferences)")
+        data = read_data(args)
         # the path binaryeval.fit takes: the exact binary model, unless several metric terms,
         # --bins, --dependence or --rates hierarchical ask for the latent-truth sampler
         binary = (len(parse_formula(args.formula).rhs) <= 1 and args.bins is None
@@ -89,3 +84,45 @@ def add_ranks_parser(subparsers) -> None:
         return write_result(result.ranks(seed=seed) if binary else result.ranks(), args)
 
     p.set_defaults(func=run)
+
+
+def _refuse_binary_options(args: argparse.Namespace) -> None:
+    """Refuse the options of binary ratings on preferences, saying what preferences take.
+
+    Ready preferences (``--first``/``--second``) are verdicts taken as they are: ``--tolerance``
+    and ``--lower-is-better``, which turn scores into preferences, do not apply to them either;
+    preferences from scores (``--item``) take those two.
+    """
+    given = [f"{flag} {shown}" for flag, shown, used in (
+        ("--threshold", _shown(args.threshold), args.threshold is not None),
+        ("--bins", _shown(args.bins), args.bins is not None),
+        ("--prior", _shown(args.prior), tuple(args.prior) != (1.0, 1.0)),
+        ("--rate-prior", _shown(args.rate_prior), tuple(args.rate_prior) != (1.0, 1.0)))
+        if used]
+    if not given:
+        return
+    one = len(given) == 1
+    said = (f"{' '.join(given)}: {'it applies' if one else 'they apply'} to ratings of "
+            "single outputs (0/1 human ratings beside a metric's, without --item, --first and "
+            "--second)")
+    if args.item is None:
+        raise ParameterError(
+            f"{said}; ready preferences (--first/--second) are verdicts already (first/tie/"
+            "second, 1/0/-1 or +/=/-), used as they are: leave "
+            f"{'it' if one else 'them'} out; what applies to them is --rates, --level, "
+            "--dependence (several judges) and the sampler's --seed, --draws and --chains")
+    raise ParameterError(
+        f"{said}; preferences from scores per item (--item) compare each item's scores as "
+        f"they are: leave {'it' if one else 'them'} out; score differences up to --tolerance "
+        "are ties, and --lower-is-better names the scores where lower is better")
+
+
+def _shown(value) -> str:
+    """An option's value as typed: ``1,1`` for a pair, ``score=3`` for a mapping."""
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        return ",".join(f"{x:g}" if isinstance(x, float) else str(x) for x in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

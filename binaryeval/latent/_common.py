@@ -129,13 +129,15 @@ def known_rates(rates: Any, groups: Sequence[str], k: int, j: int,
         except (TypeError, ValueError):
             raise InputTypeError(f"rates{where}={value!r}: give a {k} x {j} matrix of "
                                  "probabilities P(metric output | human class)") from None
+        # "rates=" alone is the argument (the command line's --rates); "rates['A']" an entry
+        label = f"rates{where}" if where else "rates="
         if arr.shape != (k, j):
-            raise ParameterError(f"rates{where} has shape {arr.shape}; known rates are a {k} x "
+            raise ParameterError(f"{label} has shape {arr.shape}; known rates are a {k} x "
                                  f"{j} matrix (rows: human classes {list(classes)}, columns: "
                                  f"metric outputs {list(outputs)})")
         if not (np.all(np.isfinite(arr)) and np.all(arr >= 0)
                 and np.allclose(arr.sum(axis=1), 1.0, atol=1e-9)):
-            raise ParameterError(f"rates{where}: every row must be probabilities summing to 1, "
+            raise ParameterError(f"{label} needs rows of probabilities summing to 1, "
                                  f"got row sums {np.round(arr.sum(axis=1), 6).tolist()}")
         return arr
 

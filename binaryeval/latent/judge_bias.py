@@ -45,7 +45,7 @@ import pandas as pd
 from .. import _validate as v
 from .._results import Result, excluded_rows, row_account, row_facts
 from .._warnings import warn
-from ..data import LeftOutRows, RowAccount, label_text, refuse_all_missing, refuse_number_forms
+from ..data import LeftOutRows, RowAccount, label_text, refuse_number_forms
 from ..errors import DataError, JudgeBiasWarning, ParameterError
 from ..summary import Summary
 from . import _data
@@ -569,10 +569,12 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     v.require_pandas(data, "judge_bias()")
     level = v.level(level)
     bins = v.size(bins, "bins", minimum=2)
-    parsed = parse_formula(formula)
+    parsed = parse_formula(formula, example="human ~ judge")
     if parsed.groups or len(parsed.lhs_names) != 1 or len(parsed.rhs_names) != 1:
-        raise ParameterError(f"formula={formula!r}: give one human and one judge term, "
-                             "'human ~ judge' (the systems come from first= and second=)")
+        raise ParameterError(f"the formula {formula!r}: give one human and one judge term, "
+                             "'human ~ judge', with no '| group' part (the systems of a "
+                             "preference come from first= and second=, a covariate from by=)")
+    _refuse_columnless(parsed)
     if shown_first is None and by is None:
         raise ParameterError("name what to check: shown_first= (the column naming the system "
                              "shown first) and/or by= (a covariate column)")
@@ -583,7 +585,10 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
         raise ParameterError("shown_first= needs preferences between two outputs: give first= "
                              "and second=, the columns naming each row's two systems")
     frame = parsed.evaluate(data, eval_env=eval_env)
-    refuse_all_missing({**frame.lhs, **frame.rhs}, "rating")
+    _refuse_unrated(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "the human rating", "left",
+                    "the humans'")
+    _refuse_unrated(frame.rhs.iloc[:, 0], parsed.rhs_names[0], "the judge's rating", "right",
+                    "the judge's")
     if first is None:
         return _single_outputs(formula, data, parsed, frame, by, bins, level)
     human = _data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human preference")
@@ -619,9 +624,11 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
         bad = keep & ~is_a & ~is_b
         if bad.any():
             i = int(np.argmax(bad))
-            raise DataError(f"{shown_first!r} names {shown.iloc[i]!r} in row {data.index[i]!r}, "
-                            f"which is neither {first!r} ({sa.iloc[i]!r}) nor {second!r} "
-                            f"({sb.iloc[i]!r}); name the system shown first")
+            raise DataError(f"shown_first={shown_first!r} names {shown.iloc[i]!r} in row "
+                            f"{data.index[i]!r}, which is neither first={first!r} "
+                            f"({sa.iloc[i]!r}) nor second={second!r} ({sb.iloc[i]!r}); give "
+                            "shown_first= the column naming, in each row, the one of its two "
+                            "systems whose output was shown first")
         sign = np.where(is_b, -1.0, 1.0)
     strata_code, strata = None, []
     if by is not None:
@@ -664,6 +671,32 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
         tests.append((by, _log10_bf(counts), _deviating(counts, strata)[:3]))
     return _finish(formula, parts, tests, messages, account, level, shown_first, by,
                    "fit_preferences", index=data.index)
+
+
+def _refuse_columnless(parsed: Any) -> None:
+    """Refuse a human or judge term that reads no column (``1 ~ judge``): a constant rating.
+
+    Compared with a constant, the judge would look biased or unbiased by construction.
+    """
+    from ..errors import FormulaError
+    from ..formula import value_names
+
+    for term, what, side in ((parsed.lhs[0], "the human ratings", "left"),
+                             (parsed.rhs[0], "the judge's ratings", "right")):
+        if not value_names(term.code):
+            raise FormulaError(f"{term.code!r} reads no column: the judge is measured "
+                               "against the humans on the rows both rated, so the "
+                               f"{side} of '~' names the column of {what}, e.g. "
+                               "'human ~ judge'", parsed.text, (term.start, term.end))
+
+
+def _refuse_unrated(values: pd.Series, name: str, role: str, side: str, whose: str) -> None:
+    """Refuse a human or judge term missing in every row, saying it cannot be left out."""
+    if len(values) and not values.notna().any():
+        raise DataError(f"column {name!r} ({role}, {side} of '~') is missing (NaN) in every "
+                        f"row: the judge's errors are measured on the rows rated by both, so "
+                        f"{whose} ratings are needed on some rows; name the column that "
+                        "holds them")
 
 
 def _finish(formula: str, parts: list[pd.DataFrame], tests: list, messages: list[str],

@@ -1164,6 +1164,8 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     bins_map = _data.bins_for(bins, terms)
     (groups, n, h, m, naive, labels, edges, levels, ordered, account,
      notes) = _counts(parsed, frame, data, bins_map, lower)
+    # a list that misses a group is refused before the sampler runs, not after
+    _common.resolve_order(order, groups, dict.fromkeys(groups, 0.0))
     backwards = _check_directions(n, levels, terms, parsed.lhs_names[0], ordered,
                                   set(bins_map), lower)
     outputs = ["/".join(labels[t][i] for t, i in zip(terms, pattern, strict=True))

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._comparison import Comparison, compare_draws
+from .._comparison import Comparison, compare_draws, turn_pairs
 from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
 from .._results import Result, excluded_rows, row_account, row_facts
@@ -717,11 +717,15 @@ class PreferenceFit(Result):
                 order: str | Sequence[str] | None = None) -> Comparison:
         """The pairs as a comparison of systems: ``P(humans prefer group_1 over group_2)``.
 
-        Each pair of the fit is one row (oriented as in :meth:`to_frame`): ``diff`` is the
-        posterior mean of ``win_1 - win_2`` with its ``std_error`` and credible interval
-        ``lower``/``upper``, ``prob_greater`` = ``P(win_1 > win_2)``; ``prior_dominated`` marks
-        the pairs the data say little about.  :meth:`Comparison.matrix` lays it out over the
-        systems (in the fit's order); pairs without data are missing.
+        Each pair of the fit is one row: ``diff`` is the posterior mean of ``win_1 - win_2``
+        with its ``std_error`` and credible interval ``lower``/``upper``, ``prob_greater`` =
+        ``P(win_1 > win_2)``; ``prior_dominated`` marks the pairs the data say little about.
+        Without ``order`` the pairs are those of :meth:`to_frame` (``group_1`` first in natural
+        order, as in every table of pairs); with ``order`` they are listed and turned as the
+        systems come in it (``group_1`` comes first, as in the ``compare()`` of a fit of
+        groups).  A pair turned round has ``diff`` and the interval negated (its ends swapped)
+        and ``1 - prob_greater``.  :meth:`Comparison.matrix` lays it out over the systems in
+        ``order`` (default: the fit's order); pairs without data are missing.
 
         Parameters
         ----------
@@ -732,7 +736,8 @@ class PreferenceFit(Result):
         adjust : str, optional
             A statsmodels ``multipletests`` method applied over all pairs.
         order : "estimate", "input" or list of str, optional
-            Order of the systems in the matrix (default: the fit's order).
+            Order of the systems in the matrix, and of the rows and of each pair's two systems
+            (default: the matrix in the fit's order, the pairs as in :meth:`to_frame`).
 
         Returns
         -------
@@ -754,6 +759,8 @@ class PreferenceFit(Result):
         >>> m = res.compare().matrix()
         >>> round(float(m.loc["A", "B"] + m.loc["B", "A"]), 6)
         1.0
+        >>> res.compare(order=["C", "B", "A"]).to_frame()[["group_1", "group_2"]].values.tolist()
+        [['C', 'B'], ['C', 'A'], ['B', 'A']]
         """
         sig = v.sig_level_or(sig_level, self.level)
         shown = self._shown if order is None else list(self._order_of(order))
@@ -762,7 +769,19 @@ class PreferenceFit(Result):
                              group_name="system",
                              quantity="P(humans prefer group_1 over group_2)")
         comp.table["prior_dominated"] = self._dominated()
-        return comp
+        if order is None:
+            return comp
+        # each pair computed once as the fit holds it, then turned to the order asked: the
+        # same pair under two orders has exactly mirrored numbers
+        position = {system: i for i, system in enumerate(shown)}
+        first, second, swapped = orient_codes(
+            np.array([position[a] for a, _ in self.pairs], dtype=np.intp),
+            np.array([position[b] for _, b in self.pairs], dtype=np.intp))
+        rows = turn_pairs(comp.table, swapped)
+        listed = np.lexsort((second, first))  # row by row in the order, as a fit of groups
+        rows = rows.iloc[listed].reset_index(drop=True)
+        rows.attrs.update(comp.table.attrs)
+        return replace(comp, table=rows)
 
     def _order_of(self, order: Any) -> tuple[str, ...]:
         scores = self._system_scores()
@@ -1402,6 +1421,8 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     terms = parsed.rhs_names
     _check_directions(counts.paired, parsed.lhs_names[0], terms, lower, ready)
     labels = [_common.label_pair(systems[a], systems[b]) for a, b in pairs]
+    # a list that misses a system is refused before the sampler runs, not after
+    _common.resolve_order(order, systems, dict.fromkeys(systems, 0.0))
     names = _data.PREFERENCE_LABELS
     outputs = ["/".join(names[int(i)] for i in pattern) for pattern in
                np.ndindex(*(_K,) * len(terms))]

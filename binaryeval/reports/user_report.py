@@ -196,7 +196,8 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         The report's title.
     output : str or Path, optional
         The HTML file to write (default: the data's name + ``-report.html``, or ``report.html``
-        for a data frame).  Never the data file itself; its folder must exist.  Written to a
+        for a data frame); a name ending otherwise than ``.html`` or ``.htm`` is refused.  Never
+        the data file itself; its folder must exist.  Written to a
         temporary file and renamed into place once rendered, so a failed rendering leaves no file.
     overwrite : bool
         Replace ``output`` when it exists (``binaryeval report --overwrite``); by default an
@@ -210,9 +211,11 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         makes the report's advice name the command line's flags (``--rates pooled``), otherwise
         Python arguments (``rates='pooled'``).
     item, first, second, tolerance
-        Preference data, as for :func:`binaryeval.fit_preferences`.
+        Preference data, as for :func:`binaryeval.fit_preferences` (``tolerance`` is refused
+        by the binary report).
     seed, draws, chains
-        The preference model's sampler.
+        The preference model's sampler; the binary report, whose exact model draws nothing,
+        refuses them.
     include_prior_dominated : bool
         Preference report: keep the pairs whose posterior is essentially the prior in the
         ranking (by default they are named and left out, as in
@@ -246,6 +249,13 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         source = Path(str(data))
         stem = source.name.split(".")[0] if source.is_file() else str(data)
     target = Path(output) if output else Path(f"{stem}-report.html" if stem else "report.html")
+    if target.suffix and target.suffix.lower() not in (".html", ".htm"):
+        raise ParameterError(f"output={str(target)!r}: the report is one HTML page, which a "
+                             f"{target.suffix} file would not open as; name it "
+                             f"{target.with_suffix('.html').name!r}")
+    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
+        # checked before the fit, which the renderer would otherwise wait for
+        raise ParameterError(f"timeout={timeout!r} must be a positive number of seconds (int)")
     # before any work: never over the data, an existing report only with overwrite
     check_output(target, inputs=[] if source is None else input_paths(data), force=overwrite,
                  option="output", force_hint="overwrite=True (--overwrite)")
@@ -287,6 +297,17 @@ def make_report(data: pd.DataFrame | str | Path, formula: str, *, name: str | No
         latent = (f"several metrics ({', '.join(map(repr, terms))})" if len(terms) > 1
                   else "rates='hierarchical'" if isinstance(rates, str) and rates == "hierarchical"
                   else None)
+        sampler = [f"{name}={value!r}" for name, value, unset in (
+            ("seed", seed, seed is None), ("draws", draws, draws == 1000),
+            ("chains", chains, chains == 4),
+            ("tolerance", tolerance, isinstance(tolerance, (int, float)) and tolerance == 0))
+            if not unset]
+        if sampler:
+            one = len(sampler) == 1
+            raise ParameterError(f"{' '.join(sampler)}: {'it belongs' if one else 'they belong'} "
+                                 "to the preference report (item= or first=/second=); the "
+                                 "binary report's exact model draws nothing and reads no "
+                                 f"preferences: leave {'it' if one else 'them'} out")
         if latent:
             raise ParameterError(f"the report covers one metric with rates 'estimate', 'pooled' "
                                  f"or known values; {latent} are fitted by the latent-truth "
