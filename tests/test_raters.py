@@ -514,6 +514,26 @@ def test_a_fit_that_reads_the_metric_or_a_rater_worse_than_chance_says_the_class
     assert not [w for w in caught if issubclass(w.category, be.IdentifiabilityWarning)]
 
 
+def test_a_spammer_whose_posterior_sum_falls_under_the_threshold_is_not_called_reversed():
+    # A crowd with two spammers (competence 0, guessing one half: p_correct_0 + p_correct_1 = 1
+    # in truth).  With 92 ratings the posterior mean of spammer r04's sum came out 0.79 and the
+    # fit warned that it read r04 as worse than chance and told the user to recode its ratings
+    # (3 of 12 such crowds); its posterior sd (0.12) leaves 1 well inside, so nothing is said.
+    # The rater who did reverse the scale (the test above) is still named.
+    df, truth = simulate_crowd(2, alphas=[0.3], n_items=200, per_item=(3, 3),
+                               competence=[0.9, 0.85, 0.8, 0.0, 0.0, 0.7])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = fit_raters("rating ~ 1", df, rater="annotator", item="item", seed=1, draws=300)
+    phi = fit.draws.phi.reshape(-1, len(fit.rater_names), 2, 2).astype(float)
+    total = phi[:, fit.rater_names.index("r04"), 0, 0] + phi[:, fit.rater_names.index("r04"),
+                                                             1, 1]
+    assert total.mean() < 0.85 and total.mean() + 3 * total.std() > 1.0
+    assert not [w for w in caught if w.category is be.IdentifiabilityWarning]
+    lower, upper = fit.to_frame()[["lower", "upper"]].iloc[0]
+    assert lower < truth["truth"].mean() < upper
+
+
 def test_mace_reading_a_careful_rater_as_a_guesser_against_the_majority_says_so():
     # MACE's own rates have p_correct_0 + p_correct_1 = 1 + competence >= 1, so a crowd whose
     # majority reversed the scale took the fit to the swapped classes silently: alpha 0.65

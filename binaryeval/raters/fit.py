@@ -1432,6 +1432,16 @@ def _mace_worse_than_chance(res: RaterFit) -> list[tuple[str, float]]:
     return out
 
 
+def _below_chance(total: np.ndarray) -> bool:
+    """Whether posterior draws of ``p_correct_0 + p_correct_1`` (or ``rho + eta``) say < 1.
+
+    The posterior mean under :data:`_WORSE_THAN_CHANCE` and three posterior sds under 1: the
+    rule :func:`_mace_worse_than_chance` applies to its pseudo-counts.
+    """
+    mean, sd = float(np.mean(total)), float(np.std(total))
+    return mean < _WORSE_THAN_CHANCE and mean + 3.0 * sd < 1.0
+
+
 def _say_switched_classes(res: RaterFit) -> bool:
     """Warn when the fit reads the metric or a rater as worse than chance (two classes).
 
@@ -1439,27 +1449,32 @@ def _say_switched_classes(res: RaterFit) -> bool:
     confusion mirrored, alpha read as 1 - alpha), so a rater who reversed the scale can take
     the chains to the swapped reading, which then looks confident and converged.  A metric
     with ``rho + eta < 1`` or a rater with ``p_correct_0 + p_correct_1 < 1`` in the fit is the
-    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it); MACE's
-    raters are read against the fitted classes (:func:`_mace_worse_than_chance`).
+    sign of it: named when the posterior mean of the sum is under 0.9 and three of its
+    posterior sds under 1 (:func:`_below_chance`), so a rater who guesses (whose sum is 1, and
+    whose posterior mean the prior and a few hundred ratings leave anywhere from 0.8 to 1) is
+    not taken for it; MACE's raters are read against the fitted classes
+    (:func:`_mace_worse_than_chance`).
     """
     worse = []
     if res.metric_term is not None and _ordered_pair(res.metric_levels):
         # the metric's outputs by position (a float column's labels are '0.0' and '1.0')
         th = res.draws.theta
-        mean = th.reshape(-1, *th.shape[2:]).astype(float).mean(axis=0)   # (Gt, 2, 2)
-        for gpos in res._positions() if mean.shape[0] > 1 else [0]:
-            rho, eta = float(mean[gpos, 1, 1]), float(mean[gpos, 0, 0])
-            if rho + eta < _WORSE_THAN_CHANCE:
+        flat = th.reshape(-1, *th.shape[2:]).astype(float)               # (S, Gt, 2, 2)
+        sums = flat[:, :, 1, 1] + flat[:, :, 0, 0]
+        for gpos in res._positions() if flat.shape[1] > 1 else [0]:
+            if _below_chance(sums[:, gpos]):
                 g = res.groups[gpos]
-                where = "" if len(res.groups) < 2 or mean.shape[0] == 1 else f" in {g!r}"
+                where = "" if len(res.groups) < 2 or flat.shape[1] == 1 else f" in {g!r}"
                 worse.append(f"the metric {res.metric_term!r}{where} (rho + eta = "
-                             f"{rho + eta:.2f})")
+                             f"{sums[:, gpos].mean():.2f})")
     if res.model == "dawid-skene":
-        table = res._rater_table()
-        for r, row in table.iterrows():
-            total = float(row["p_correct_0"] + row["p_correct_1"])
-            if not row["is_error_free"] and total < _WORSE_THAN_CHANCE:
-                worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
+        phi = res.draws.phi
+        flat = phi.reshape(-1, *phi.shape[2:]).astype(float)              # (S, R, 2, 2)
+        sums = flat[:, :, 0, 0] + flat[:, :, 1, 1]
+        for i, r in enumerate(res.rater_names):
+            if r not in res.error_free and _below_chance(sums[:, i]):
+                worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = "
+                             f"{sums[:, i].mean():.2f})")
     else:
         worse += [f"rater {r!r} (p_correct_0 + p_correct_1 = {t:.2f} against the fitted "
                   "classes)" for r, t in _mace_worse_than_chance(res)]
