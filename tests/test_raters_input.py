@@ -368,3 +368,31 @@ def test_readings_told_apart_name_the_column_that_tells_them_apart(crowd):
     assert "the item is too coarse" in note[0]
     grouped, _ = _fit(crowd, formula="rating ~ 1 | system")
     assert grouped.ratings.repeated == 0 and grouped.told_apart == ()
+
+
+def test_an_item_with_two_metric_outputs_names_its_rows_and_a_missing_grouping():
+    # The same item ids under two systems, fitted without '| system': item 0 of A and of B
+    # became one item with two metric outputs, refused as "item '0' of np.str_('all') has
+    # different metric outputs", naming neither the rows nor the grouping left out
+    df = _crowd()
+    per = df.groupby(["item", "system"])["metric"].first().unstack()
+    i = int(per.index[per["A"] != per["B"]][0])
+    first = df.index[(df["system"] == "A") & (df["item"] == i)][0]
+    clash = df.index[(df["system"] == "B") & (df["item"] == i)][0]
+    assert i == 0 or (per.loc[:i - 1, "A"] == per.loc[:i - 1, "B"]).all()
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric", df, **KW)
+    text = str(err.value)
+    assert text.startswith(f"item '{i}' has different metric outputs on its rows (rows {first} "
+                           f"and {clash}, for one)")
+    assert "group by the system (e.g. 'rating ~ metric | system')" in text
+    assert "np.str_" not in text
+    # with the grouping, the item within its group, named plainly
+    bad = df.copy()
+    bad.loc[first + 1, "metric"] = 1 - bad.loc[first, "metric"]
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", bad, **KW)
+    text = str(err.value)
+    assert text.startswith(f"item '{i}' of 'A' has different metric outputs on its rows (rows "
+                           f"{first} and {first + 1}, for one)")
+    assert "without a grouping" not in text
