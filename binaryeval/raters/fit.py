@@ -1245,7 +1245,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     IdentifiabilityWarning
         When every item carries at most two readings (human ratings, plus the metric's output)
         and no rater is error-free: pairs of readings leave alpha to the prior; when the
-        fit reads the metric or a rater as worse than chance (the two classes may be swapped);
+        fit reads the metric or a rater as worse than chance (the two classes may be swapped;
+        with a binned rating: a rater whose ratings fall as the items' fitted levels rise);
         and, with ``rater_rates="estimate"``, when more than half of the ratings are by raters
         who share fewer than 5 items with another rater or the metric (one-time raters of a
         crowd: their errors, and alpha with them, rest on ``rater_prior``).
@@ -1402,7 +1403,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                                                    list(order), coded.groups, means,
                                                    last=list(dominated)))
     frame_now = res.to_frame()
-    switched = _say_switched_classes(res) if not levels else False
+    switched = _say_switched_classes(res) if not levels else _say_reversed_levels(res)
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
@@ -1535,6 +1536,62 @@ def _say_switched_classes(res: RaterFit) -> bool:
          "class is adequate may rest on where the chains started; check whether a rater "
          "reversed the scale (recode that rater's ratings), or name a rater known to be "
          "reliable in error_free=[...]", IdentifiabilityWarning)
+    return True
+
+
+#: a rater's correlation with the items' fitted levels below this (and three of its null
+#: standard errors, 1 / sqrt(ratings), below 0) reads the levels the other way round
+_REVERSED_CORRELATION = -0.1
+
+
+def _reversed_raters(res: RaterFit) -> list[tuple[str, float, int]]:
+    """The raters of a binned rating whose ratings fall as the items' fitted levels rise.
+
+    Each rating is set against its item's posterior mean level (``items()``): a rater who reads
+    the scale as the fit does correlates positively, one who guesses near zero, and one who
+    reads it reversed (or whom a reversed majority took the fit away from) negatively.  Named
+    when the correlation over the rater's ratings is under :data:`_REVERSED_CORRELATION` and
+    under ``-3 / sqrt(n)`` (three standard errors of a correlation of zero).  Raters with fewer
+    than three ratings or a single level are passed over.
+    """
+    r = res.ratings
+    x = res._scores()
+    fitted = res.draws.item_prob @ x                                     # (N,)
+    out = []
+    for i, name in enumerate(res.rater_names):
+        if name in res.error_free:
+            continue
+        own = r.rating_rater == i
+        n = int(own.sum())
+        if n < 3:
+            continue
+        y, e = x[r.rating_label[own]], fitted[r.rating_item[own]]
+        if np.ptp(y) == 0 or np.ptp(e) == 0:
+            continue
+        corr = float(np.corrcoef(y, e)[0, 1])
+        if corr < _REVERSED_CORRELATION and corr < -3.0 / np.sqrt(n):
+            out.append((name, corr, n))
+    return out
+
+
+def _say_reversed_levels(res: RaterFit) -> bool:
+    """Warn when raters of a binned rating read the fitted levels the other way round.
+
+    A majority of raters who reversed the scale (5 for 1) takes the fit to their reading: the
+    careful raters then read as reversed, and the mean rating comes out mirrored, converged
+    and confident (:func:`_reversed_raters` finds them).
+    """
+    named = _reversed_raters(res)
+    if not named:
+        return False
+    shown = ", ".join(f"rater {n!r} (correlation {c:.2f} over {k} ratings)"
+                      for n, c, k in named[:4]) + (" and more" if len(named) > 4 else "")
+    lo, hi = res.levels[0], res.levels[-1]
+    warn(f"the ratings of {shown} fall as the items' fitted levels rise: the fit reads them "
+         "against the scale, so either they reversed the scale or a majority that did took the "
+         "fit to the reversed reading (the mean rating then comes out mirrored); check whether "
+         f"a rater reversed the scale (recode that rater's ratings: {lo + hi:g} - rating), or "
+         "name a rater known to be reliable in error_free=[...]", IdentifiabilityWarning)
     return True
 
 
