@@ -682,3 +682,23 @@ def test_alpha_is_the_exact_posterior_mean_on_five_items(model, formula, prior):
                      prior=prior, draws=1000, chains=8, seed=3)
     row = fit.to_frame().iloc[0]
     assert abs(row["estimate"] - exact) < 4 * row["std_error"] / np.sqrt(row["ess_bulk"])
+
+
+def test_prob_greater_matrix_is_the_share_of_draws_as_on_the_other_fits():
+    # be.fit(..., rater=) returns a RaterFit; BinaryFit and LatentFit answer
+    # prob_greater_matrix(), the rater fit raised AttributeError
+    df, _ = simulate_crowd(0, alphas=[0.7, 0.5, 0.45], n_items=80, per_item=(3, 3),
+                           competence=[0.9, 0.8, 0.7, 0.6])
+    fit = _quiet(be.fit, "rating ~ metric | system", df, rater="annotator", item="item",
+                 seed=1, draws=200, chains=2)
+    m = fit.prob_greater_matrix(order="input")
+    assert m.index.tolist() == m.columns.tolist() == ["S00", "S01", "S02"]
+    a = {g: fit.alpha_draws(g).ravel() for g in fit.groups}
+    for i in m.index:
+        for j in m.columns:
+            if i == j:
+                assert np.isnan(m.loc[i, j])
+            else:
+                assert m.loc[i, j] == pytest.approx(float(np.mean(a[i] > a[j])), abs=1e-12)
+    pd.testing.assert_frame_equal(m, fit.compare(order="input").matrix(), check_like=True)
+    assert m.attrs["quantity"] == "P(alpha_1 > alpha_2)"

@@ -65,10 +65,11 @@ class RaterFit(Result):
     """Rate of adequate outputs per group when the human raters err too.
 
     Returned by :func:`fit_raters` (and by :func:`binaryeval.fit` with ``rater=``).  It answers
-    ``to_frame()``, ``compare()``, ``posterior(group)``, ``ranks()``, ``naive()`` (the majority
-    vote as the truth), ``rates()`` (the metric's confusion), ``raters()`` (each rater's
-    confusion or competence), ``items()`` (each item's posterior class probability) and
-    ``plan()`` (another rating of a rated item, or a new item: which buys more certainty).
+    ``to_frame()``, ``compare()`` (``prob_greater_matrix()``), ``posterior(group)``,
+    ``ranks()``, ``naive()`` (the majority vote as the truth), ``rates()`` (the metric's
+    confusion), ``raters()`` (each rater's confusion or competence), ``items()`` (each item's
+    posterior class probability) and ``plan()`` (another rating of a rated item, or a new
+    item: which buys more certainty).
 
     Attributes
     ----------
@@ -761,6 +762,39 @@ class RaterFit(Result):
                              adjust=adjust, level=self.level, group_name=self.group_name,
                              quantity=("P(alpha_1 > alpha_2)" if not self.levels else
                                        "P(mean rating_1 > mean rating_2)"))
+
+    def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """``P(alpha_i > alpha_j)`` for every pair of groups, as :class:`~binaryeval.BinaryFit`.
+
+        The shares of the sampler's draws in which the row's ``alpha`` (the mean rating of a
+        binned rating) exceeds the column's: the matrix of :meth:`compare`
+        (``compare().matrix()``, the same numbers).
+
+        Parameters
+        ----------
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in rows and columns (default: the fit's order).
+
+        Returns
+        -------
+        DataFrame
+            Cell ``(i, j)`` is ``P(alpha_i > alpha_j)`` (index ``group_1``, columns
+            ``group_2``; the diagonal is NaN).
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
+        ...                     item="item", seed=1)
+        >>> bool(res.prob_greater_matrix().loc["A", "B"] > 0.99)
+        True
+        """
+        out = self.compare(order=order).matrix()
+        out.attrs.update(quantity="P(alpha_1 > alpha_2)" if not self.levels else
+                         "P(mean rating_1 > mean rating_2)")
+        return out
 
     def _order_of(self, order: Any) -> tuple[str, ...]:
         means = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
