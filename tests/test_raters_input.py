@@ -396,3 +396,32 @@ def test_an_item_with_two_metric_outputs_names_its_rows_and_a_missing_grouping()
     assert text.startswith(f"item '{i}' of 'A' has different metric outputs on its rows (rows "
                            f"{first} and {first + 1}, for one)")
     assert "without a grouping" not in text
+
+
+def test_ratings_without_a_rater_say_when_one_name_for_them_would_be_refused():
+    # Two of five raters left unnamed: the refusal advised "one name for an unknown rater pools
+    # their ratings"; one name then made every item the two rated a repeated reading, refused
+    # with the advice to drop the exact repeats (genuine ratings of two raters).  The refusal
+    # now counts the unnamed rows and the items that carry two or more of them
+    df = _crowd()
+    df["rater"] = df["rater"].astype(object).where(~df["rater"].isin(["r3", "r4"]), None)
+    nameless = df[df["rater"].isna()]
+    shared = int((nameless.groupby(["system", "item"]).size() > 1).sum())
+    assert shared > 0
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", df, **KW)
+    text = str(err.value)
+    assert text.startswith(f"row {nameless.index[0]} has a rating but no 'rater' "
+                           f"({len(nameless)} such row(s))")
+    assert (f": {shared} item(s) carry two or more ratings without a rater, which one name "
+            "would make one rater's repeated readings (refused)") in text
+    # one unnamed rating per item: one name pools them, and the fit takes it
+    once = df.drop(nameless.index[nameless.duplicated(["system", "item"])])
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", once, **KW)
+    assert "such row(s)): " in str(err.value) and "carry two or more" not in str(err.value)
+    named = once.assign(rater=once["rater"].fillna("unknown"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)   # 100 draws, two chains
+        fit = fit_raters("rating ~ metric | system", named, **KW)
+    assert "unknown" in fit.rater_names

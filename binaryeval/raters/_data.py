@@ -84,14 +84,21 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         raise DataError("no row has a group and a rating; check the columns in the formula")
     itext = _labels(item[keep], item_name, rated[keep])
     has_rater = rater[keep].notna().to_numpy()
-    if np.any(rated[keep] & ~has_rater):
-        row = _show(item[keep].index[rated[keep] & ~has_rater][0])
-        raise DataError(f"row {row} has a rating but no {rater_name!r}: the rater-noise model "
-                        "reads every rating as some rater's; fill in the rater (one name for an "
-                        "unknown rater pools their ratings)")
     gcode, glabels = pd.factorize(gtext[keep], sort=True)
     icode, ilabels = pd.factorize(itext, sort=True)
     codes_all, uniq = pd.factorize(gcode.astype(np.int64) * len(ilabels) + icode, sort=True)
+    nameless = rated[keep] & ~has_rater
+    if nameless.any():
+        row = _show(item[keep].index[nameless][0])
+        shared = int(np.sum(np.bincount(codes_all[nameless]) > 1))
+        raise DataError(
+            f"row {row} has a rating but no {rater_name!r} ({int(nameless.sum())} such row(s)): "
+            "the rater-noise model reads every rating as some rater's; fill in the rater. One "
+            "name for unknown raters pools them into one rater, who reads each item once"
+            + (f": {shared} item(s) carry two or more ratings without a rater, which one name "
+               "would make one rater's repeated readings (refused): give those ratings names of "
+               "their own (e.g. numbered by their order within the item) or drop them"
+               if shared else ""))
     uniq = np.asarray(uniq, dtype=np.int64)
     groups = np.asarray(glabels)
     gidx_item = uniq // len(ilabels)
