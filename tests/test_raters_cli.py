@@ -69,3 +69,20 @@ def test_the_summary_names_the_rater_model_and_a_missing_item_column_by_its_flag
     code = main(["fit", FORMULA, "--data", str(data), "--rater", "annotator", "--item", "item",
                  "--n-jobs", "2"])
     assert code == 1 and "this fit is the rater-noise model" in capsys.readouterr().err
+
+
+def test_plan_on_the_rater_model_refuses_the_binary_plans_options(crowd, tmp_path, capsys):
+    # RaterFit.plan() takes no epsilon, power, ...: they reached it as keywords, a TypeError
+    data, out = tmp_path / "long.csv", tmp_path / "plan.csv"
+    crowd.to_csv(data, index=False)
+    base = ["fit", FORMULA, "--data", str(data), "--rater", "annotator", "--item", "item",
+            "--seed", "1", "--draws", "200", "--chains", "2", "--plan"]
+    code = main([*base, "--epsilon", "0.1", "--power", "0.8"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert ("error: --epsilon 0.1 --power 0.8: the rater-noise model's plan (--plan with "
+            "--rater and --item)") in err and "Traceback" not in err
+    assert main([*base, "-o", str(out)]) == 0
+    got = pd.read_csv(out, index_col="system")
+    want = _api(crowd).plan().to_frame()
+    np.testing.assert_allclose(got.loc[want.index, "gain_rated"], want["gain_rated"], rtol=1e-10)

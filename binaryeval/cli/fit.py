@@ -72,6 +72,13 @@ def add_fit_parser(subparsers) -> None:
 
         # the flags that need no data are checked before the fit, which can take minutes
         compare_kwargs, plan_kwargs = table_kwargs(args)
+        if plan_kwargs and (args.rater or args.item):
+            flags = " ".join(f"{_PLAN_OPTIONS[name]} {_shown(value)}"
+                             for name, value in plan_kwargs.items())
+            raise ParameterError(f"{flags}: the rater-noise model's plan (--plan with --rater "
+                                 "and --item) weighs another rating of a rated item against a "
+                                 "new item for each group and takes none of these; leave them "
+                                 "out")
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
