@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .summary import Summary
 
-__all__ = ["Result", "TestResult", "row_account"]
+__all__ = ["Result", "TestResult", "excluded_rows", "row_account"]
 
 
 def _short(value: Any) -> str:
@@ -71,6 +71,28 @@ def row_account(result: Any) -> dict[str, Any]:
     return {"n_rows": int(result.n_rows), "n_used": int(result.n_used),
             "n_excluded": int(result.n_excluded),
             "excluded": {str(k): int(n) for k, n in dict(result.excluded).items() if n}}
+
+
+def excluded_rows(left_out: Any) -> pd.Series | None:
+    """The rows a result left out as a Series: the data's row labels, the reason of each.
+
+    ``left_out`` is the result's :class:`~binaryeval.data.LeftOutRows` (None when the result
+    cannot say which rows: a fit from counts or from a Dask frame).  The Series is indexed by
+    the data's own labels (its index name kept), in data order, and named ``reason``; its
+    ``value_counts()`` are the result's ``excluded``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from binaryeval._results import excluded_rows
+    >>> from binaryeval.data import LeftOutRows
+    >>> excluded_rows(LeftOutRows(pd.Index([7], name="id"), np.zeros(1, dtype=np.int16),
+    ...                           ("missing group",))).to_dict()
+    {7: 'missing group'}
+    >>> excluded_rows(None) is None
+    True
+    """
+    return None if left_out is None else left_out.series()
 
 
 def row_facts(result: Any, used: str = "rows used") -> dict[str, Any]:

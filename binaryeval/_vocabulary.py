@@ -374,6 +374,8 @@ NAMES: tuple[Name, ...] = (
     Name("dask", "flag", "read or run with Dask (a local cluster on the command line)",
          "argument option"),
     Name("scheduler", "text", "the address of a Dask scheduler", "option"),
+    Name("excluded_rows", "path", "binaryeval fit: the CSV file to write the rows left out to "
+         "(the fit's excluded_rows: each row's number and reason)", "option"),
     Name("names", "labels", "binaryeval datasets: which datasets to export", "option"),
     Name("power", "probability", "the chance a plan gives of telling two systems eps apart "
          "(0.5: the papers' detectable difference)", "argument column attrs"),

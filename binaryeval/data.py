@@ -16,7 +16,7 @@ import pandas as pd
 
 from .errors import CountsError, DataError, InputTypeError
 
-__all__ = ["COUNT_COLUMNS", "RowAccount", "argument_series", "as_binary", "cell_codes",
+__all__ = ["COUNT_COLUMNS", "LeftOutRows", "RowAccount", "argument_series", "as_binary", "cell_codes",
            "cells_frame", "check_preference_coding", "count_binary", "count_cells", "is_binary",
            "join_label", "label_text", "numbers", "preference_coding", "refuse_all_missing"]
 
@@ -873,9 +873,45 @@ def check_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class LeftOutRows:
+    """The rows a fit left out: their labels in the data's own index and the reason of each.
+
+    Only the left-out rows are kept (a label and a small reason code each), so a fit that
+    leaves out few of many rows keeps little.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from binaryeval.data import LeftOutRows
+    >>> rows = LeftOutRows(pd.Index(["b", "d"], name="id"), np.array([1, 0], dtype=np.int16),
+    ...                    ("missing group", "no rating"))
+    >>> rows.series()
+    id
+    b        no rating
+    d    missing group
+    Name: reason, dtype: object
+    """
+
+    labels: pd.Index
+    codes: np.ndarray
+    reasons: tuple[str, ...]
+
+    def series(self) -> pd.Series:
+        """The rows as a Series: the data's row labels, the reason of each (text)."""
+        values = np.asarray(self.reasons, dtype=object)[self.codes] if len(self.codes) else \
+            np.empty(0, dtype=object)
+        return pd.Series(values, index=self.labels.copy(), dtype=object, name="reason")
+
+
 @dataclass
 class RowAccount:
     """How many rows a model used and why the others were left out.
+
+    ``exclude(reason, count, rows=...)`` records which rows (their positions in the data) as well
+    as how many; :meth:`left_out` turns those positions into the data's own row labels.  An
+    account to which some rows were counted without their positions (or merged from partitions
+    of a Dask frame) cannot say which rows: its ``rows`` is None.
 
     Examples
     --------
@@ -888,6 +924,7 @@ class RowAccount:
 
     n_rows: int = 0
     excluded: Counter = field(default_factory=Counter)
+    rows: dict[str, list[np.ndarray]] | None = field(default_factory=dict)
 
     @property
     def n_excluded(self) -> int:
@@ -899,22 +936,40 @@ class RowAccount:
         """Rows the model used."""
         return self.n_rows - self.n_excluded
 
-    def exclude(self, reason: str, count: int) -> None:
-        """Record ``count`` rows left out for ``reason``.
+    def exclude(self, reason: str, count: int | None = None, *,
+                rows: np.ndarray | None = None) -> None:
+        """Record rows left out for ``reason``: ``count`` of them, or the ``rows`` themselves.
+
+        ``rows`` is a boolean mask over the data's rows or their positions (0-based); the count
+        is then the number of rows it selects.
 
         Examples
         --------
+        >>> import numpy as np
         >>> from binaryeval.data import RowAccount
         >>> acc = RowAccount(5)
-        >>> acc.exclude("no rating", 1)
-        >>> dict(acc.excluded)
-        {'no rating': 1}
+        >>> acc.exclude("no rating", rows=np.array([False, True, False, False, True]))
+        >>> dict(acc.excluded), acc.rows["no rating"][0].tolist()
+        ({'no rating': 2}, [1, 4])
         """
-        if count:
-            self.excluded[reason] += int(count)
+        if rows is not None:
+            rows = np.asarray(rows)
+            positions = np.flatnonzero(rows) if rows.dtype == bool else \
+                rows.astype(np.intp, copy=False)
+            count = positions.size
+        if not count:
+            return
+        self.excluded[reason] += int(count)
+        if rows is None:
+            self.rows = None
+        elif self.rows is not None:
+            self.rows.setdefault(reason, []).append(positions)
 
     def merge(self, other: RowAccount) -> RowAccount:
         """The account of two disjoint sets of rows (e.g. two partitions of a Dask frame).
+
+        The merged account counts the rows left out but does not say which (``rows`` is None):
+        positions in two partitions do not add up to positions in the whole.
 
         Examples
         --------
@@ -924,9 +979,35 @@ class RowAccount:
         >>> a.merge(b).n_used
         6
         """
-        out = RowAccount(self.n_rows + other.n_rows, Counter(self.excluded))
+        out = RowAccount(self.n_rows + other.n_rows, Counter(self.excluded), None)
         out.excluded.update(other.excluded)
         return out
+
+    def left_out(self, index: pd.Index) -> LeftOutRows | None:
+        """The rows left out, by their labels in ``index`` (the data's), in data order.
+
+        None when the account does not know which rows (see the class).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from binaryeval.data import RowAccount
+        >>> acc = RowAccount(4)
+        >>> acc.exclude("missing group", rows=[3])
+        >>> acc.exclude("no rating", rows=[0])
+        >>> acc.left_out(pd.Index([10, 20, 30, 40])).series().to_dict()
+        {10: 'no rating', 40: 'missing group'}
+        """
+        if self.rows is None:
+            return None
+        reasons = tuple(r for r, n in self.excluded.items() if n)
+        parts = [np.concatenate(self.rows[r]) for r in reasons]
+        if not parts:
+            return LeftOutRows(index[:0], np.empty(0, dtype=np.int16), ())
+        positions = np.concatenate(parts)
+        codes = np.repeat(np.arange(len(reasons), dtype=np.int16), [p.size for p in parts])
+        order = np.argsort(positions, kind="stable")
+        return LeftOutRows(index.take(positions[order]), codes[order], reasons)
 
     def describe(self) -> str:
         """The excluded rows as text, e.g. ``"2 missing group; 1 no rating"``.

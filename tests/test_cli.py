@@ -1132,3 +1132,40 @@ def test_a_table_of_intervals_written_to_a_file_keeps_their_level(tmp_path, caps
     assert {r["level"] for r in rows} == {0.8}
     assert main(["fit", formula, "--data", path, "--plan", "-f", "csv"]) == 0
     assert "level" not in pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).columns
+
+
+def test_fit_writes_the_rows_left_out_with_the_output_rules(tmp_path, capsys):
+    table = _rating_table()
+    table.loc[[4, 70], "system"] = None
+    table.loc[[100, 101], ["human", "score"]] = np.nan
+    data = tmp_path / "ratings.csv"
+    _write(table, data)
+    rows = tmp_path / "left-out.csv"
+    base = ["fit", "human ~ score | system", "--threshold", "0.5", "--data", str(data)]
+    assert main([*base, "--excluded-rows", str(rows)]) == 0, capsys.readouterr().err
+    written = pd.read_csv(rows)
+    assert written.to_dict("records") == [
+        {"row": 4, "reason": "missing group"}, {"row": 70, "reason": "missing group"},
+        {"row": 100, "reason": "no rating (human and metric missing)"},
+        {"row": 101, "reason": "no rating (human and metric missing)"}]
+    out = capsys.readouterr().out
+    assert "2 missing group; 2 no rating (human and metric missing)" in out
+    # an existing file needs --overwrite; never the data, nor the --output file
+    before = data.read_bytes()
+    assert main([*base, "--excluded-rows", str(rows)]) == 2
+    assert "--excluded-rows" in capsys.readouterr().err and len(pd.read_csv(rows)) == 4
+    assert main([*base, "--excluded-rows", str(data), "--overwrite"]) == 2
+    assert "is an input of this command" in capsys.readouterr().err
+    assert data.read_bytes() == before
+    fit_csv = tmp_path / "fit.csv"
+    assert main([*base, "-o", str(fit_csv), "--excluded-rows", str(fit_csv)]) == 2
+    assert "is an input of this command" in capsys.readouterr().err and not fit_csv.exists()
+    # with --query the rows are numbered among those it kept
+    assert main([*base, "--query", "system != 'A'", "--excluded-rows", str(rows),
+                 "--overwrite"]) == 0, capsys.readouterr().err
+    # (row 4, without a system, passes "system != 'A'"; rows 60.. follow it)
+    assert pd.read_csv(rows)["row"].tolist() == [0, 11, 41, 42]
+    # a Dask frame cannot say which rows: refused before the data are read
+    assert main([*base, "--dask", "--excluded-rows", str(tmp_path / "dask.csv")]) == 1
+    assert "--excluded-rows with --dask" in capsys.readouterr().err
+    assert not (tmp_path / "dask.csv").exists()

@@ -1440,3 +1440,29 @@ def test_systems_without_a_complete_row_are_named():
     plain = correlate("mqm ~ bleurt20 + comet_mqm | system", kept)
     assert plain.systems_left_out == [] and "systems left out" not in plain.summary().info
     pd.testing.assert_frame_equal(plain.scores, res.scores)
+
+
+def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
+    rng = np.random.default_rng(3)
+    seg = pd.DataFrame({"sys": np.repeat([f"s{i}" for i in range(6)], 20),
+                        "mqm": rng.normal(size=120), "comet": rng.normal(size=120)},
+                       index=pd.date_range("2024-01-01", periods=120, freq="min",
+                                           name="when")[::-1])
+    seg["mqm"] += np.repeat(np.arange(6), 20) * 0.5
+    seg["comet"] += np.repeat(np.arange(6), 20) * 0.5
+    when = seg.index
+    seg.loc[when[[0, 50]], "mqm"] = np.nan
+    seg.loc[when[7], "comet"] = np.nan
+    seg.loc[when[30], "sys"] = None
+    seg.loc[when[31], ["sys", "comet"]] = [None, np.nan]   # a missing score comes first
+    res = correlate("mqm ~ comet | sys", seg)
+    rows = res.excluded_rows
+    assert rows.index.name == "when" and rows.index.dtype == seg.index.dtype
+    assert rows.to_dict() == {when[0]: "missing score", when[7]: "missing score",
+                              when[30]: "missing system", when[31]: "missing score",
+                              when[50]: "missing score"}
+    assert list(rows.index) == list(when[[0, 7, 30, 31, 50]])
+    assert rows.value_counts().to_dict() == res.excluded
+    systems = correlate("mqm ~ comet", seg.groupby("sys").mean())
+    assert systems.excluded == {} and systems.excluded_rows.empty
+    assert systems.excluded_rows.index.name == "sys"

@@ -8,6 +8,7 @@ the independent reference, and the comparison is exact wherever the quantity is 
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -684,3 +685,34 @@ def test_correlate_names_the_systems_left_out_as_pandas_does():
                            dask_frame(enru.reset_index(drop=True), 4))
     assert on_pandas.systems_left_out == on_dask.systems_left_out == ["refA", "refB"]
     assert_same_correlation(on_dask, on_pandas)
+
+
+@pytest.mark.parametrize("npartitions", [1, 7])
+def test_excluded_rows_are_none_on_dask_and_the_pandas_rows_count_the_same(npartitions):
+    # a partition's index labels need not be unique nor ordered across partitions: a Dask
+    # frame's fit says how many rows were left out and why, not which (excluded_rows is None)
+    df = ratings()
+    ddf = dd.from_pandas(df, npartitions=npartitions, sort=False)
+    for call in (lambda d: be.fit("human ~ metric | system", d),
+                 lambda d: be.fit("human ~ score | system", d, threshold="balanced")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            on_dask, on_pandas = call(ddf), call(df)
+        assert on_dask.excluded_rows is None
+        assert on_pandas.excluded_rows.value_counts().to_dict() == on_dask.excluded != {}
+    seg = segment_scores()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_dask = be.favi("human ~ metric | system", dd.from_pandas(seg, npartitions=npartitions,
+                                                                    sort=False), item="item")
+        on_pandas = be.favi("human ~ metric | system", seg, item="item")
+    assert on_dask.excluded_rows is None
+    assert on_pandas.excluded_rows.value_counts().to_dict() == on_dask.excluded != {}
+    metrics = segment_metrics()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_dask = be.correlate("mqm ~ chrf | system",
+                               dd.from_pandas(metrics, npartitions=npartitions, sort=False))
+        on_pandas = be.correlate("mqm ~ chrf | system", metrics)
+    assert on_dask.excluded_rows is None
+    assert on_pandas.excluded_rows.value_counts().to_dict() == on_dask.excluded != {}

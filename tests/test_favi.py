@@ -1097,3 +1097,29 @@ def test_the_summary_writes_each_terms_tolerance_as_a_preference_fit_does():
                        "chrf": [50.0, 40.0, 30.0, 60.0, 55.0, 55.01]})
     res = favi("mqm ~ chrf | system", df, item="seg", tolerance={"chrf": 0.05})
     assert res.summary().info["tolerance"] == "mqm: 0, chrf: 0.05"
+
+
+def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"seg": np.tile(np.arange(8), 3), "system": np.repeat(list("ABC"), 8),
+                       "human": np.repeat([0.0, 1.0, 2.0], 8) + rng.normal(size=24)},
+                      index=pd.Index([f"<b>{i}</b>" for i in range(24)][::-1], name="key"))
+    df["metric"] = df["human"] + 0.1 * rng.normal(size=24)
+    keys = df.index
+    df.loc[keys[1], "seg"] = np.nan
+    df.loc[keys[9], "system"] = None
+    df.loc[keys[[12, 13]], "human"] = np.nan
+    df.loc[keys[13], "metric"] = np.nan      # counted once, under its first missing value
+    df.loc[keys[23], "metric"] = np.nan
+    res = favi("human ~ metric | system", df, item="seg", unpaired="count")
+    rows = res.excluded_rows
+    assert rows.index.name == "key"
+    assert rows.to_dict() == {keys[1]: "missing item (seg)", keys[9]: "missing system (system)",
+                              keys[12]: "missing human score (human)",
+                              keys[13]: "missing human score (human)",
+                              keys[23]: "missing metric score (metric)"}
+    assert list(rows.index) == list(keys[[1, 9, 12, 13, 23]])
+    assert rows.value_counts().to_dict() == res.excluded
+    whole = favi("human ~ metric | system", df.dropna(), item="seg", unpaired="count")
+    assert whole.excluded == {} and whole.excluded_rows.empty
+    assert whole.excluded_rows.index.name == "key"

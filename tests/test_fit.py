@@ -837,3 +837,74 @@ def test_lower_is_better_names_a_quoted_column_by_its_label_on_every_path():
     assert int(quoted.counts.metric_pos.sum()) == int((df.human.isna() & (ter <= 0.45)).sum())
     auc = be.roc('human ~ Q("TER score")', df, lower_is_better=["TER score"]).auc()
     assert auc["pooled"] == pytest.approx(be.roc("human ~ neg", df).auc()["pooled"], abs=1e-15)
+
+
+# -- which rows were left out -----------------------------------------------------------------------
+def _rows_frame(index):
+    # rows 3 and 10 have no group, row 4 no rating at all; rows 7 and 8 carry one rating each
+    return pd.DataFrame({
+        "system": ["A", "A", None, "A", "B", "B", "B", "A", "B", np.nan],
+        "human": [1, 0, 1, np.nan, 1, 0, np.nan, 1, 0, 1],
+        "metric": [1, 0, 1, np.nan, 1, 0, 1, np.nan, 0, 0]}, index=index)
+
+
+def _quiet(fitter, *args, **kwargs):
+    # so few paired rows leave alpha poorly identified: that warning is not what is tested here
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.IdentifiabilityWarning)
+        return fitter(*args, **kwargs)
+
+
+def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
+    index = pd.Index([50, 3, 7, 21, 9, 14, 2, 40, 11, 5], name="row_id")   # not monotonic
+    res = _quiet(be.fit, "human ~ metric | system", _rows_frame(index))
+    rows = res.excluded_rows
+    expected = pd.Series(["missing group", "no rating (human and metric missing)",
+                          "missing group"], index=pd.Index([7, 21, 5], name="row_id"),
+                         dtype=object, name="reason")
+    pd.testing.assert_series_equal(rows, expected)
+    assert rows.value_counts().to_dict() == res.excluded
+    assert rows.index.dtype == index.dtype
+    # only the left-out rows are kept, not a mask of every row
+    assert res._left_out.labels.size == res.n_excluded == 3
+
+
+@pytest.mark.parametrize("index", [
+    pd.Index(["r0", "r1", "<script>x</script>", "r3", "r4", "r5", "r6", "r7", "r8", "r9"]),
+    pd.date_range("2024-03-01", periods=10, freq="D", name="day")[::-1],
+    pd.MultiIndex.from_arrays([list("aabbccddee"), [1, 2] * 5], names=["batch", "n"])])
+def test_excluded_rows_keep_the_callers_index(index):
+    res = _quiet(be.fit, "human ~ metric | system", _rows_frame(index))
+    rows = res.excluded_rows
+    assert rows.index.equals(index[[2, 3, 9]]) and rows.index.names == index.names
+    assert rows.index.dtype == index.dtype
+    assert rows.tolist() == ["missing group", "no rating (human and metric missing)",
+                             "missing group"]
+    assert rows.value_counts().to_dict() == res.excluded
+
+
+def test_excluded_rows_of_a_threshold_fit_and_of_no_rows_left_out():
+    df = _rows_frame(pd.Index(list("abcdefghij"), name="key"))
+    df["score"] = [0.9, 0.2, 0.8, np.nan, 0.7, 0.3, 0.6, np.nan, 0.1, 0.4]
+    res = _quiet(be.fit, "human ~ score | system", df, threshold=0.5)
+    assert res.excluded_rows.to_dict() == {"c": "missing group",
+                                           "d": "no rating (human and metric missing)",
+                                           "j": "missing group"}
+    assert res.excluded_rows.value_counts().to_dict() == res.excluded
+    full = _quiet(be.fit, "human ~ metric | system", df.iloc[[0, 1, 4, 5, 6, 8]])
+    assert full.excluded == {} and len(full.excluded_rows) == 0
+    assert full.excluded_rows.dtype == object and full.excluded_rows.index.name == "key"
+    assert full.excluded_rows.value_counts().to_dict() == full.excluded
+    assert be.fit_counts({"human_pos": 6, "human_total": 10}).excluded_rows is None
+
+
+def test_roc_excluded_rows():
+    df = _rows_frame(pd.Index([9, 8, 7, 6, 5, 4, 3, 2, 1, 0], name="i"))
+    df["score"] = [0.9, 0.2, 0.8, np.nan, 0.7, 0.3, 0.6, np.nan, 0.1, 0.4]
+    res = be.roc("human ~ score | system", df)
+    assert res.excluded_rows.to_dict() == {7: "missing rating or group",
+                                           6: "missing rating or group",
+                                           3: "missing rating or group",
+                                           2: "missing rating or group",
+                                           0: "missing rating or group"}
+    assert res.excluded_rows.value_counts().to_dict() == res.excluded

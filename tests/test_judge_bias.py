@@ -321,3 +321,37 @@ def test_human_classes_unlike_the_judge_outputs_say_why_agreement_is_missing():
     assert any("agreement is undefined" in note and "yes" in note and "code both alike" in note
                for note in res.notes)
     assert "agreement is undefined" in res.summary().as_text()
+
+
+def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
+    df = _data(3, n=300)
+    df.index = pd.Index([f"battle-{i}" for i in range(300)][::-1], name="battle")
+    ids = df.index
+    df.loc[ids[0], "b"] = None
+    df.loc[ids[[1, 2]], "human"] = np.nan
+    df.loc[ids[10], "shown"] = np.nan
+    df.loc[ids[20], "words"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        res = be.judge_bias("human ~ judge", df, first="a", second="b", shown_first="shown",
+                            by="words", bins=2)
+    rows = res.excluded_rows
+    assert rows.index.name == "battle"
+    assert rows.to_dict() == {ids[0]: "missing system",
+                              ids[1]: "not rated by both the humans and the judge",
+                              ids[2]: "not rated by both the humans and the judge",
+                              ids[10]: "missing shown_first", ids[20]: "missing words"}
+    assert list(rows.index) == list(ids[[0, 1, 2, 10, 20]])
+    assert rows.value_counts().to_dict() == res.excluded
+    # a judge rating outputs one at a time
+    single = _single().dropna(subset=["human"]).reset_index(drop=True)   # every row rated
+    single.index = single.index * 3 + 1
+    single.loc[single.index[[4, 8]], "human"] = np.nan
+    single.loc[single.index[6], "length"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBiasWarning)
+        one = be.judge_bias("human ~ I(score > 0.5)", single, by="length")
+    assert one.excluded_rows.to_dict() == {13: "not rated by both the humans and the judge",
+                                           19: "missing length",
+                                           25: "not rated by both the humans and the judge"}
+    assert one.excluded_rows.value_counts().to_dict() == one.excluded

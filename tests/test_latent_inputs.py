@@ -280,3 +280,71 @@ def test_a_rate_left_unknown_on_the_latent_path_says_what_it_takes():
     with pytest.raises(be.errors.ParameterError, match=r"rates=.* leaves rho unknown"):
         be.fit_latent("human ~ m1 | system", data, rates={"eta": 0.7}, draws=100, chains=2,
                       seed=1)
+
+
+# -- which rows were left out -----------------------------------------------------------------------
+def test_latent_excluded_rows_name_each_row_by_its_label_and_reason():
+    data = _two_systems().astype({"m1": float, "m2": float})
+    data.index = pd.Index([f"out-{i:03d}" for i in range(len(data))][::-1], name="output")
+    labels = data.index
+    data.loc[labels[5], "system"] = np.nan                       # no group
+    data.loc[labels[[150, 151]], "m2"] = np.nan                  # m1 only, no human rating
+    data.loc[labels[600], ["m1", "m2"]] = np.nan                 # no rating at all
+    res = _fit("human ~ m1 + m2 | system", data, seed=1, draws=50, chains=2)
+    rows = res.excluded_rows
+    assert rows.index.name == "output" and rows.name == "reason"
+    assert rows.to_dict() == {
+        labels[5]: "missing group",
+        labels[150]: "rated by some metrics only, no human rating",
+        labels[151]: "rated by some metrics only, no human rating",
+        labels[600]: "no rating (human and metrics missing)"}
+    assert list(rows.index) == list(labels[[5, 150, 151, 600]])   # data order
+    assert rows.value_counts().to_dict() == res.excluded
+    # bins= takes the same path; and with every row used the Series is empty
+    binned = _fit("human ~ m1 + score | system",
+                  data.assign(score=np.linspace(0, 1, len(data))), bins={"score": 3},
+                  seed=1, draws=50, chains=2)
+    assert binned.excluded_rows.value_counts().to_dict() == binned.excluded
+    assert binned.excluded_rows.to_dict() == {labels[5]: "missing group",
+                                              labels[600]: "rated by some metrics only, "
+                                                           "no human rating"}
+    whole = _fit("human ~ m1 + m2 | system", _two_systems(), seed=1, draws=50, chains=2)
+    assert whole.excluded == {} and whole.excluded_rows.empty
+    assert whole.excluded_rows.value_counts().to_dict() == whole.excluded
+
+
+def test_preferences_excluded_rows_name_each_row_by_its_label_and_reason():
+    rng = np.random.default_rng(0)
+    z = np.array([0.3, 0.0, -0.3])[:, None, None] + rng.normal(size=(3, 60, 2))
+    df = pd.DataFrame({"item": np.tile(np.arange(60), 3), "system": np.repeat(list("ABC"), 60),
+                       "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()},
+                      index=pd.date_range("2025-01-01", periods=180, freq="h", name="at"))
+    at = df.index
+    df.loc[at[2], "system"] = None
+    df.loc[at[4], "item"] = np.nan
+    df.loc[at[7], ["human", "metric"]] = np.nan
+    # item 59 is rated for system C alone: rows of A and B for it are gone
+    df = df.drop(index=at[[59, 119]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1,
+                                 draws=50, chains=2)
+    rows = res.excluded_rows
+    assert rows.index.dtype == df.index.dtype and rows.index.name == "at"
+    assert rows.to_dict() == {at[2]: "missing system", at[4]: "missing item",
+                              at[7]: "no rating (every term missing)",
+                              at[179]: "item rated for no other system (in no pair)"}
+    assert rows.value_counts().to_dict() == res.excluded
+    # ready preferences, a row per compared pair
+    prefs = pd.DataFrame({"a": ["x", "y", None, "x"] * 20, "b": ["y", "x", "y", "y"] * 20,
+                          "h": [1, -1, 0, np.nan] * 20, "m": [1, -1, 1, np.nan] * 20},
+                         index=np.arange(80)[::-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ready = be.fit_preferences("h ~ m", prefs, first="a", second="b", draws=50, chains=2,
+                                   seed=1)
+    assert ready.excluded_rows.to_dict() == {
+        **{int(i): "missing system" for i in prefs.index[2::4]},
+        **{int(i): "no rating (every term missing)" for i in prefs.index[3::4]}}
+    assert list(ready.excluded_rows.index) == sorted(ready.excluded_rows.index, reverse=True)
+    assert ready.excluded_rows.value_counts().to_dict() == ready.excluded

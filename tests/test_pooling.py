@@ -418,6 +418,18 @@ def test_unseen_shift_shrinks_as_one_over_the_root_of_the_paired_rows():
              for k in (10, 100, 1000)]
     assert moves[0] > moves[1] > moves[2]
     assert moves[1] / moves[2] == pytest.approx(np.sqrt(10), rel=0.05)
+    # beyond 40,000 outcomes the normal law of the counts answers: within 1.5 % of the
+    # enumeration where both can (about 200 paired rows a class), and at 10^4 rows a class
+    base = np.array([[[180, 40], [60, 120]]] * 8)
+    exact = _pooling.unseen_shift(base, 0)
+    try:
+        _pooling._EXACT_OUTCOMES, saved = 1, _pooling._EXACT_OUTCOMES
+        normal = _pooling.unseen_shift(base, 0)
+    finally:
+        _pooling._EXACT_OUTCOMES = saved
+    assert normal[1] == pytest.approx(exact[1], rel=0.015)
+    big = _pooling.unseen_shift(np.array([[[9000, 2000], [3000, 6000]]] * 8), 0)
+    assert big[1] == pytest.approx(normal[1] / np.sqrt(50), rel=0.02)
     # nothing shared: no answer
     apart = np.array([[[5, 5], [0, 0]], [[0, 0], [5, 5]]])
     assert np.isnan(_pooling.unseen_shift(apart, 0)).all()

@@ -348,3 +348,25 @@ def test_a_query_on_the_item_column_is_counted_and_reproduced_and_numbers_align(
             rule = re.search(rf"#{pairs['id']} {cell}\.col{i} \{{\s*text-align: (\w+);", css)
             got = rule.group(1) if rule else "left"   # the page's default
             assert got == side, (column, cell, got)
+
+
+def test_the_preference_report_lists_the_rows_left_out_as_text(tmp_path):
+    from binaryeval.reports import make_report
+
+    data = _ready_preferences()
+    data.index = pd.Index([f"p{i}" for i in range(len(data))], name="pair id")
+    data.loc["p5", "s2"] = None
+    data.loc["p7", ["h", "m"]] = np.nan
+    data = data.rename(index={"p7": "<svg onload=alert(7)>"})
+    out = tmp_path / "rows.html"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_report(data, "h ~ m", first="s1", second="s2", seed=2, draws=100, chains=2,
+                    output=out)
+    page = out.read_text(encoding="utf-8")
+    assert "<svg onload" not in page
+    left = _table(page, "pair id", "reason")
+    assert left.to_dict("records") == [
+        {"pair id": "p5", "reason": "missing system"},
+        {"pair id": "<svg onload=alert(7)>", "reason": "no rating (every term missing)"}]
+    assert "Rows left out (by their label in the data)" in _text(page)

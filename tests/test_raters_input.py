@@ -425,3 +425,20 @@ def test_ratings_without_a_rater_say_when_one_name_for_them_would_be_refused():
         warnings.simplefilter("ignore", ConvergenceWarning)   # 100 draws, two chains
         fit = fit_raters("rating ~ metric | system", named, **KW)
     assert "unknown" in fit.rater_names
+
+
+def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason(crowd):
+    data = crowd.copy()
+    data.index = pd.Index(np.arange(len(data))[::-1] * 2, name="line")
+    lines = data.index
+    data.loc[lines[3], "system"] = None
+    data.loc[lines[[10, 11]], ["rating", "metric"]] = np.nan
+    res, _ = _fit(data)
+    rows = res.excluded_rows
+    assert rows.index.name == "line"
+    assert rows.to_dict() == {int(lines[3]): "missing group",
+                              int(lines[10]): "no rating (human and metric missing)",
+                              int(lines[11]): "no rating (human and metric missing)"}
+    assert rows.value_counts().to_dict() == res.excluded
+    whole, _ = _fit(crowd)
+    assert whole.excluded == {} and whole.excluded_rows.empty

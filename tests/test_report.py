@@ -655,3 +655,66 @@ def test_the_comparison_heatmap_writes_probabilities_by_the_package_rule():
         assert f"{p.loc['B', 'C']:.2f}" in cells and "0.00" not in cells
     finally:
         plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# which rows were left out
+# ---------------------------------------------------------------------------------------------
+
+def _left_out_data(n_unrated: int) -> pd.DataFrame:
+    """Two systems of 60 rows; the first ``n_unrated`` rows of B rated by no one, one row of A
+    without a system; hostile row labels among them."""
+    rng = np.random.default_rng(8)
+    good = rng.random(120) < 0.6
+    data = pd.DataFrame({
+        "system": np.repeat(["A", "B"], 60),
+        "human": np.where(np.arange(120) % 2 == 0, good, np.nan),
+        "metric": np.where(good, rng.random(120) < 0.85, rng.random(120) < 0.2).astype(float)},
+        index=pd.Index([f"id{i}" for i in range(120)], name="<i>row</i>"))
+    data.loc[data.index[60:60 + n_unrated], ["human", "metric"]] = np.nan
+    data.loc[data.index[3], "system"] = None
+    labels = data.index.tolist()
+    labels[3], labels[61] = "<script>alert('row')</script>", "<img src=x onerror=alert(1)>"
+    data.index = pd.Index(labels, name="<i>row</i>")
+    return data
+
+
+def test_the_left_out_rows_table_lists_the_first_rows_escaped_and_counts_the_rest():
+    from htmlchecks import live_markup, soup
+
+    from binaryeval.reports.user_report import left_out_html
+
+    fit = be.fit("human ~ metric | system", _left_out_data(25))
+    table = left_out_html(fit)
+    assert live_markup(table) == []
+    cells = [[td.get_text() for td in tr.find_all("td")] for tr in soup(table).find_all("tr")[1:]]
+    rows = fit.excluded_rows
+    assert cells == [[str(k), v] for k, v in rows.iloc[:20].items()]
+    assert cells[0] == ["<script>alert('row')</script>", "missing group"]
+    assert cells[2] == ["<img src=x onerror=alert(1)>", "no rating (human and metric missing)"]
+    assert soup(table).find("th").get_text() == "<i>row</i>"
+    assert "and 6 more" in soup(table).get_text() and len(rows) == 26
+    assert "the first 20 of 26" in soup(table).get_text()
+    # all of them fit: no "more"; none left out: no table
+    few = left_out_html(be.fit("human ~ metric | system", _left_out_data(2)))
+    assert "more" not in few and len(soup(few).find_all("tr")) == 4
+    assert left_out_html(be.fit("human ~ metric | system", _left_out_data(0).iloc[4:])) == ""
+    assert left_out_html(be.fit_counts({"human_pos": 6, "human_total": 10})) == ""
+
+
+def test_the_report_lists_the_rows_left_out_as_text(tmp_path):
+    from htmlchecks import live_markup, soup
+
+    data = _left_out_data(25)
+    target = reports.make_report(data, "human ~ metric | system", output=tmp_path / "rows.html")
+    page = target.read_text()
+    _assert_clean(page)
+    assert live_markup(page) == []
+    for raw in ("<script>alert('row')", "<img src=x", "<i>row</i>"):
+        assert raw not in page, raw
+    text = " ".join(soup(page).get_text(" ").split())
+    assert "Rows left out (the first 20 of 26, in data order)" in text
+    assert "<script>alert('row')</script> missing group" in text
+    assert "<img src=x onerror=alert(1)> no rating (human and metric missing)" in text
+    assert "and 6 more" in text
+    assert "id78" in text and "id79" not in text     # the 20th left-out row shown, not the 21st

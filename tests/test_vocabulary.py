@@ -44,8 +44,11 @@ SCIPY_NAMES = {("rvs", "random_state"), ("rvs", "size"), ("interval", "confidenc
     {("expect", a) for a in ("func", "args", "lb", "ub", "conditional", "kwds")} | \
     {(m, "x") for m in SCIPY_METHODS} | {(m, "q") for m in SCIPY_METHODS}
 
-# names a row account may not use (the vocabulary: n_rows, n_used, n_excluded, excluded)
-ROW_SPELLINGS = {"rows_used", "rows_excluded", "rows_dropped", "n_dropped", "dropped"}
+# names a row account may not use (the vocabulary: n_rows, n_used, n_excluded, excluded and,
+# for which rows, excluded_rows)
+ROW_SPELLINGS = {"rows_used", "rows_excluded", "rows_dropped", "n_dropped", "dropped",
+                 "dropped_rows", "excluded_index", "excluded_labels", "left_out_rows",
+                 "rows_left_out", "missing_rows"}
 
 NAMES = vocab.by_name()
 
@@ -568,6 +571,23 @@ def test_row_accounting_names():
             if inspect.isclass(obj):
                 attrs = set(dir(obj)) | set(getattr(obj, "__dataclass_fields__", {}))
                 assert not attrs & ROW_SPELLINGS, f"{name}: use n_rows/n_used/n_excluded"
+
+
+def test_every_result_with_a_row_account_says_which_rows_by_one_name():
+    # a result that counts the rows it left out also says which: excluded_rows, everywhere
+    with_account = set()
+    for modname in PUBLIC_MODULES:
+        try:
+            mod = importlib.import_module(modname)
+        except ModuleNotFoundError:
+            continue
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name, None)
+            if inspect.isclass(obj) and "n_excluded" in dir(obj):
+                with_account.add(name)
+                assert "excluded_rows" in dir(obj), f"{name}: give excluded_rows"
+    assert {"BinaryFit", "LatentFit", "PreferenceFit", "FaviResult", "CorrelationResult",
+            "JudgeBias", "RaterFit"} <= with_account
 
 
 def test_old_spellings_raise_naming_the_new_one():

@@ -207,6 +207,7 @@ def fit(formula: str, data: pd.DataFrame, *, prior: tuple[float, float] = (1, 1)
     return fit_model(counts, opts, order=order, paired_informs_alpha=True, formula=formula,
                      threshold=threshold_value, threshold_rule=rule, lower_is_better=lower,
                      n_rows=account.n_rows, excluded=dict(account.excluded),
+                     _left_out=summary.left_out,
                      group_name=group_name, diagnostics=diagnostics,
                      call={"rates": rates, "threshold": threshold, "order": order})
 

@@ -34,6 +34,7 @@ from .._partition import (
 from ..binary.model import SINGLE
 from ..binary.roc import Cuts, choose_cuts
 from ..data import (
+    LeftOutRows,
     RowAccount,
     _numeric,
     _show,
@@ -97,6 +98,9 @@ class Coded:
     present: np.ndarray | None = None   # rows with a value: each grouping term, human, metric
     problem: tuple[tuple[int, int], BinaryEvalError] | None = None
     kinds: list | None = None           # each grouping column's values by their text
+    index: pd.Index | None = None       # the partition's row labels (None: not asked for)
+    kept: np.ndarray | None = None      # positions of the rows that have a group (None: all)
+    dropped: np.ndarray | None = None   # positions of the rows without a group
 
 
 def _binary_metric(raw: pd.Series, name: str) -> np.ndarray:
@@ -118,11 +122,16 @@ def _scores(raw: pd.Series, name: str) -> np.ndarray:
     return scores(raw, name, "metric column")
 
 
-def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bool) -> Coded:
-    """Evaluate the formula on one partition and code it; a problem is kept, not raised."""
+def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bool, *,
+         rows: bool = False) -> Coded:
+    """Evaluate the formula on one partition and code it; a problem is kept, not raised.
+
+    With ``rows``, the coded partition keeps what it takes to say which rows were left out.
+    """
     hname, mname = terms(parsed)
     n = len(data)
-    coded = Coded(np.empty(0), np.empty(0), np.empty(0, dtype=np.intp), [], n)
+    coded = Coded(np.empty(0), np.empty(0), np.empty(0, dtype=np.intp), [], n,
+                  index=data.index if rows else None)
     try:
         lhs, rhs, groups = evaluate_terms(parsed, data, env)
     except BinaryEvalError as exc:
@@ -157,6 +166,8 @@ def code(parsed: ParsedFormula, data: pd.DataFrame, env: dict, scalar_metric: bo
         if missing.any():
             keep = np.flatnonzero(~missing)
             coded.n_missing_group = n - keep.size
+            if rows:
+                coded.kept, coded.dropped = keep, np.flatnonzero(missing)
             human, metric, codes = human[keep], metric[keep], codes[keep]
     else:
         codes, labels = np.zeros(n, dtype=np.intp), ([SINGLE] if n else [])
@@ -181,6 +192,7 @@ class Summary:
     score_range: tuple[float, float] = (np.nan, np.nan)
     problem: tuple[tuple[int, int], BinaryEvalError] | None = field(default=None)
     kinds: list | None = None    # each grouping column's values by their text (said once)
+    left_out: LeftOutRows | None = None   # which rows were left out (a pandas frame only)
 
     def merge(self, other: Summary) -> Summary:
         """The summary of these rows followed by ``other``'s."""
@@ -210,6 +222,21 @@ class Summary:
                        (float(lo), float(hi)), problem, merge_kinds(self.kinds, other.kinds))
 
 
+def _left_out(coded: Coded, cells: np.ndarray | None) -> LeftOutRows:
+    """The rows of a coded partition left out: no group, or no rating (cell 8).
+
+    ``cells`` is None when the counts say no row is unrated.
+    """
+    account = RowAccount(coded.n_rows)
+    if coded.dropped is not None:
+        account.exclude("missing group", rows=coded.dropped)
+    unrated = np.flatnonzero(cells == 8) if cells is not None else np.empty(0, dtype=np.intp)
+    if unrated.size:
+        account.exclude("no rating (human and metric missing)",
+                        rows=unrated if coded.kept is None else coded.kept[unrated])
+    return account.left_out(coded.index)
+
+
 def summarise(coded: Coded, *, paired: bool = False) -> Summary:
     """The counts (or, with ``paired``, the paired rows and the score range) of a partition."""
     out = Summary(coded.labels, coded.n_rows, coded.n_missing_group, coded.present,
@@ -222,8 +249,11 @@ def summarise(coded: Coded, *, paired: bool = False) -> Summary:
         if np.isfinite(coded.metric).any():
             out.score_range = (float(np.nanmin(coded.metric)), float(np.nanmax(coded.metric)))
     else:
-        out.cells = count_cells(cell_codes(coded.human, coded.metric), coded.group,
-                                len(coded.labels))
+        cells = cell_codes(coded.human, coded.metric)
+        out.cells = count_cells(cells, coded.group, len(coded.labels))
+        if coded.index is not None:
+            # the unrated rows are looked for only when the counts say there are some
+            out.left_out = _left_out(coded, cells if out.cells[:, 8].any() else None)
     return out
 
 
@@ -297,7 +327,7 @@ def summarise_data(parsed: ParsedFormula, data: Any, env: dict, *, threshold: An
         if not scalar:
             _say_merged(summary, parsed)
     else:
-        coded = code(parsed, data, env, scalar)
+        coded = code(parsed, data, env, scalar, rows=True)
         if scalar:
             first = summarise(coded, paired=True)
             _say_merged(first, parsed)
@@ -312,7 +342,10 @@ def summarise_data(parsed: ParsedFormula, data: Any, env: dict, *, threshold: An
 
 
 def model_counts(summary: Summary, group_name: str) -> tuple[pd.DataFrame, RowAccount]:
-    """The counts per group (groups in order of first appearance) and the row account."""
+    """The counts per group (groups in order of first appearance) and the row account.
+
+    The account's counts; which rows they are is the summary's ``left_out``.
+    """
     account = RowAccount(summary.n_rows)
     account.exclude("missing group", summary.n_missing_group)
     cells = summary.cells

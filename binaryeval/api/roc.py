@@ -7,7 +7,7 @@ import pandas as pd
 from .._directions import check_direction
 from .._validate import require_pandas
 from ..binary.roc import RocResult, _auc, roc_table
-from ..data import as_binary, label_text, natural_order, refuse_all_missing
+from ..data import RowAccount, as_binary, label_text, natural_order, refuse_all_missing
 from ..errors import DataError
 from ..formula import parse_formula
 from .frame import _scores, metric_directions
@@ -89,9 +89,11 @@ def roc(formula: str, data: pd.DataFrame, *, lower_is_better: str | list[str] | 
             curves[str(g)] = roc_table(human[sel], score[sel])
     if pooled or group is None:
         curves["pooled"] = everything
+    account = RowAccount(len(data))
+    account.exclude("missing rating or group", rows=~ok.to_numpy())
     result = RocResult(formula, curves, int(ok.sum()), int((~ok).sum()),
                        None if frame.group is None else str(frame.group.name),
-                       {"missing rating or group": int((~ok).sum())}, lower)
+                       dict(account.excluded), lower, _left_out=account.left_out(data.index))
     _check_direction(result, parsed.rhs_names[0], _auc(everything))
     return result
 

@@ -131,15 +131,6 @@ def blind_spot(fit: BinaryFit) -> tuple[str, int, float, float] | None:
     return str(fit.groups[at]), int(n[at]), d, min(shift, 1.0)
 
 
-def blind_spot_text(spot: tuple[str, int, float, float]) -> str:
-    """The sentence saying what a passing check can miss (see :func:`blind_spot`)."""
-    group, n, d, shift = spot
-    move = "by as much as its whole range" if shift >= 1.0 else f"by {shift:.2f}"
-    return (f"with {n:,} paired rows (the median group, {group}) it misses half the time or "
-            f"more a metric calling {abs(d):.2f} {'more' if d > 0 else 'fewer'} of a group's "
-            f"outputs positive in both human classes, which moves that group's alpha {move}")
-
-
 def _pooling_advice(fit: BinaryFit) -> str:
     """``", rates='pooled'"`` when pooling is an option the paired rows support, else a caveat.
 
@@ -155,7 +146,7 @@ def _pooling_advice(fit: BinaryFit) -> str:
     p = check.attrs["p_value"]
     if _pooling.passes(check):
         spot = blind_spot(fit)
-        seen = f"; {blind_spot_text(spot)}" if spot else ""
+        seen = f"; {_pooling.unseen_text(spot)}" if spot else ""
         return (", rates='hierarchical' (the groups' rates drawn from one population, as alike "
                 "as their paired rows say) or rates='pooled' (the check before pooling finds no "
                 f"difference between the groups' rates, p = {p:.2g}{seen})")
@@ -431,7 +422,7 @@ def summary_of_fit(fit: BinaryFit, level: float) -> Summary:
         caveat = None
         width = float(np.median((table["upper"] - table["lower"]).to_numpy() / 2))
         if spot and spot[3] > width:
-            caveat = (f"but {blind_spot_text(spot)} (the median interval's half-width is "
+            caveat = (f"but {_pooling.unseen_text(spot)} (the median interval's half-width is "
                       f"{width:.2f}): the pooled intervals assume no such difference; "
                       "rates='hierarchical' estimates how far the groups' rates differ")
         note = _pooling.summary_note(fit.pooling_check(), units="groups", caveat=caveat)

@@ -236,7 +236,8 @@ def _local_noise(fn, lo: np.ndarray, hi: np.ndarray, which: np.ndarray) -> np.nd
 
 
 def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
-                      right: float = np.nan, coarse=None) -> PiecewiseChebyshev:
+                      right: float = np.nan, coarse=None,
+                      relative: bool = False) -> PiecewiseChebyshev:
     """:func:`interpolate` at ``tol`` or at the function's own noise level, whichever is larger.
 
     The noise (rounding, or the quadrature error of a function computed by quadrature) is
@@ -246,7 +247,9 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
     tolerance is raised to thirty times the largest estimate.  Where the noise varies along the
     interval, panels beyond the first ``_NOISE_CHECK_FROM`` are also held to thirty times their
     own noise (see :func:`interpolate`).  ``coarse``, a pair ``(points, values)`` of ``fn``
-    already at hand, stands in for the coarse grid.
+    already at hand, stands in for the coarse grid.  ``relative=True`` says that the noise of
+    ``fn`` is relative to its value (a sum of positive terms, each rounded): the largest is
+    then where the value is, and only that point is probed.
 
     Examples
     --------
@@ -271,7 +274,10 @@ def interpolate_noisy(fn, breakpoints, tol: float, *, left: float = np.nan,
         k = min(int(np.searchsorted(edges, top, side="right")) - 1, widths.size - 1)
         # keep the probe's points inside one panel
         top = float(np.clip(top, edges[k] + 2e-5 * widths[k], edges[k + 1] - 2e-5 * widths[k]))
-        mids, widths = np.append(mids, top), np.append(widths, widths[k])
+        if relative:
+            mids, widths = np.array([top]), widths[k:k + 1]
+        else:
+            mids, widths = np.append(mids, top), np.append(widths, widths[k])
     # two spacings: rounding noise can be sporadic (an occasional last-place jump of a large
     # intermediate), and one short run of points may miss it
     steps = np.arange(-16.0, 17.0)

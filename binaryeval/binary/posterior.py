@@ -1014,9 +1014,13 @@ class AlphaPosterior(PosteriorDistribution):
         pts = np.clip(m + sd * np.array([-12.0, -8, -5, -3, -1.5, 0, 1.5, 3, 5, 8, 12]), lo, hi)
         edges = np.unique(np.r_[lo, pts, hi])
         grid = np.linspace(lo, hi, 257)
-        peak = float(np.max(np.exp(self._lower.logpdf(np.r_[grid, m]))))
+        values = np.exp(self._lower.logpdf(np.r_[grid, m]))
+        peak = float(np.max(values))
+        # (the grid inside the ends is the coarse grid the noise estimate looks at: given; the
+        # density is a sum of positive terms, so its rounding is relative to its value)
         pdf = interpolate_noisy(lambda x: np.exp(self._lower.logpdf(x)), edges,
-                                1e-13 * max(peak, 1.0), left=0.0, right=0.0)
+                                1e-13 * max(peak, 1.0), left=0.0, right=0.0,
+                                coarse=(grid[1:-1], values[1:-2]), relative=True)
         # the cdf is the density's integral: exact for the interpolant, within 1e-13 * peak *
         # (hi - lo) of the true cdf; anchored at the lower end, where the cdf is below 2e-16
         _, cdf = _cumulative(pdf)

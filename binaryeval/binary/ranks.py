@@ -10,10 +10,13 @@ the distribution of all ``K`` systems at every node (the usual recursion), with 
 divided out of it in the direction in which no error grows (:func:`_take_out`), ``K^2`` steps
 for the table instead of ``K^3`` (50 systems: 2-3x less time, the rest being the posteriors'
 distribution functions at the nodes; the same numbers within 5e-16).  Nodes where ``s`` has
-essentially no density (together at most ``1e-16`` of its integral) are left out of its row.  The integral uses Gauss-Legendre rules of 16
-points on panels whose edges are 64 quantiles of *every* posterior (and the points beyond which
-each posterior has less than 1e-15 of its mass), so both the density of ``s`` and the steps of the
-other systems' survival functions are resolved on their own scales.  The tests hold the result to
+essentially no density (together at most ``1e-16`` of its integral) are left out of its row.
+The integral uses Gauss-Legendre rules of 16 points on panels cut from the edges of *every*
+posterior (63 quantiles and the points beyond which it has less than 1e-15 of its mass), joined
+where many systems crowd them as long as no joined panel is wider than any system's own panels
+there (:func:`_merged_edges`), so both the density of ``s`` and the steps of the other systems'
+survival functions are resolved on their own scales (50 systems: about 11,000 nodes instead of
+52,000, the table 4.5x faster and the same within 5e-16; ``benchmarks/bench_ranks.py``).  The tests hold the result to
 1e-9 of the quadrature of ``P(alpha_1 > alpha_2)`` (two systems) and of a triple ``scipy``
 integration for three Beta posteriors.
 """
@@ -35,13 +38,12 @@ _NEGLIGIBLE = 1e-16
 
 
 def _nodes(posts: Sequence[PosteriorDistribution]) -> tuple[np.ndarray, np.ndarray]:
-    edges = []
+    own = []
     for p in posts:
         lo, hi = p._support()
-        edges.extend([lo, hi])
-        if hi > lo:
-            edges.extend(np.asarray(p.ppf(_QUANTILES), dtype=float).tolist())
-    e = np.unique(np.clip(np.asarray(edges, dtype=float), 0.0, 1.0))
+        e = [lo, hi] if hi <= lo else [lo, *np.asarray(p.ppf(_QUANTILES), dtype=float), hi]
+        own.append(np.unique(np.clip(np.asarray(e, dtype=float), 0.0, 1.0)))
+    e = _merged_edges(own)
     if e.size < 2:
         return e, np.ones_like(e)
     mids, rads = 0.5 * (e[1:] + e[:-1]), 0.5 * (e[1:] - e[:-1])
@@ -49,6 +51,49 @@ def _nodes(posts: Sequence[PosteriorDistribution]) -> tuple[np.ndarray, np.ndarr
     nodes = (mids[:, None] + rads[:, None] * x16[None, :]).ravel()
     weights = (rads[:, None] * w16[None, :]).ravel()
     return nodes, weights
+
+
+def _merged_edges(own: list[np.ndarray]) -> np.ndarray:
+    """Panel edges for all systems at once: every panel within every system's own panels' width.
+
+    Each system's own edges (its support's ends and 63 quantiles) give panels on which its
+    density and survival function are resolved (two systems alone are integrated on such
+    panels to 1e-9).  The union of all systems' edges resolves every one of them, but with many
+    systems its panels are far narrower than any needs (50 systems: some 3,300 panels where a
+    few hundred do).  Consecutive panels of the union are joined as long as the joined panel is
+    no wider than the narrowest own panel of any system whose support it touches, so each
+    system is integrated on panels no wider than its own; the ends of every support stay
+    edges (a density may bend sharply there).
+    """
+    union = np.unique(np.concatenate(own))
+    if union.size < 3:
+        return union
+    mids = 0.5 * (union[1:] + union[:-1])
+    allowed = np.full(mids.size, np.inf)
+    keep = np.zeros(union.size, dtype=bool)
+    keep[[0, -1]] = True
+    for e in own:
+        if e.size < 2:
+            keep[np.searchsorted(union, e)] = True
+            continue
+        inside = (mids > e[0]) & (mids < e[-1])
+        at = np.clip(np.searchsorted(e, mids[inside]), 1, e.size - 1)
+        allowed[inside] = np.minimum(allowed[inside], e[at] - e[at - 1])
+        keep[np.searchsorted(union, [e[0], e[-1]])] = True
+    out = [union[0]]
+    start, room = union[0], np.inf
+    for i in range(mids.size):
+        room = min(room, allowed[i])
+        nxt = union[i + 1]
+        # joining this gap would make the panel wider than a system's own there: close it
+        if nxt - start > room and union[i] > start:
+            out.append(union[i])
+            start, room = union[i], allowed[i]
+        if keep[i + 1]:
+            if nxt > start:
+                out.append(nxt)
+            start, room = nxt, np.inf
+    return np.asarray(out)
 
 
 def _add_one(dist: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -11,9 +11,9 @@ import pandas as pd
 
 from .. import _validate
 from .._lazy import stats
-from .._results import Result, row_account
+from .._results import Result, excluded_rows, row_account
 from .._warnings import warn
-from ..data import COUNT_COLUMNS
+from ..data import COUNT_COLUMNS, LeftOutRows
 from ..errors import BinaryEvalWarning, ParameterError
 from ..summary import Summary
 from .posterior import AlphaPosterior, summaries
@@ -65,6 +65,9 @@ class BinaryFit(Result):
         the rule that chose it is ``threshold_rule`` (``"mixed"`` when groups' rules differ).
     n_rows, n_used, n_excluded, excluded
         Rows in the data, used, left out, and why (``reason -> count``).
+    excluded_rows
+        Which rows were left out: a Series of the reason of each, indexed by the data's row
+        labels (None for a fit from counts or from a Dask frame).
 
     Examples
     --------
@@ -101,6 +104,7 @@ class BinaryFit(Result):
     diagnostics: dict = field(default_factory=dict)
     call: dict = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     # -- access ----------------------------------------------------------------------------
     @property
@@ -117,6 +121,32 @@ class BinaryFit(Result):
     def n_excluded(self) -> int:
         """Rows left out, over all reasons (see ``excluded``)."""
         return int(sum(self.excluded.values()))
+
+    @property
+    def excluded_rows(self) -> pd.Series | None:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.  None for
+        a fit from counts (there are no rows) and for a fit from a Dask frame: its partitions'
+        index labels need not be unique or ordered, so they would not find the rows.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> df = pd.DataFrame({"human": [1, 0, np.nan, 1, 1], "metric": [1, 0, np.nan, 1, 0],
+        ...                    "system": ["A", "A", "A", None, "B"]},
+        ...                   index=pd.Index(["r1", "r2", "r3", "r4", "r5"], name="id"))
+        >>> be.fit("human ~ metric | system", df).excluded_rows
+        id
+        r3    no rating (human and metric missing)
+        r4                           missing group
+        Name: reason, dtype: object
+        >>> be.fit_counts({"human_pos": 6, "human_total": 10}).excluded_rows is None
+        True
+        """
+        return excluded_rows(self._left_out)
 
     def posterior(self, group: str | None = None) -> AlphaPosterior:
         """Posterior of ``alpha`` for one group (the only one when there is a single group).
@@ -742,12 +772,13 @@ class BinaryFit(Result):
                          "they share the paired rows, which this leaves out (it usually makes "
                          "the rank intervals wider and P(rank) less sure); the model with one "
                          "shared rho/eta is binaryeval.fit_latent(..., rates='pooled').ranks()")
-            from ._describe import blind_spot, blind_spot_text
+            from .. import _pooling
+            from ._describe import blind_spot
 
             spot = blind_spot(self)
             if spot:
                 notes.append(f"the check before pooling found no difference between the "
-                             f"groups' rates, but {blind_spot_text(spot)}; the ranks assume no "
+                             f"groups' rates, but {_pooling.unseen_text(spot)}; the ranks assume no "
                              "such difference (rates='hierarchical' estimates how far the "
                              "groups' rates differ)")
         return ranks_from_draws(

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate
-from .._results import Result, row_account, row_facts
-from ..data import argument_series, as_binary, keyed_by_label, scores
+from .._results import Result, excluded_rows, row_account, row_facts
+from ..data import LeftOutRows, argument_series, as_binary, keyed_by_label, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary
 
@@ -279,11 +279,31 @@ class RocResult(Result):
     group_name: str | None = None
     excluded: dict = field(default_factory=dict)
     lower_is_better: bool = False
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
         """Rows in the data (used and excluded)."""
         return self.n_used + self.n_excluded
+
+    @property
+    def excluded_rows(self) -> pd.Series:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from binaryeval import roc
+        >>> df = pd.DataFrame({"h": [1, 0, 1, None, 1, 0], "s": [.9, .2, .7, .6, .4, .1]},
+        ...                   index=["a", "b", "c", "d", "e", "f"])
+        >>> roc("h ~ s", df).excluded_rows
+        d    missing rating or group
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._left_out)
 
     def auc(self) -> pd.Series:
         """Area under each curve (ties count one half, as in the Mann-Whitney statistic).

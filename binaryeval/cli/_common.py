@@ -226,16 +226,23 @@ def add_force_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def check_destination(args: argparse.Namespace) -> None:
-    """Refuse ``--output`` before any work (:func:`binaryeval._output.check_output`).
+    """Refuse ``--output`` (and ``--excluded-rows``) before any work.
 
-    An input, an existing file without ``--overwrite``, a folder, a file in a missing folder.
+    An input, an existing file without ``--overwrite``, a folder, a file in a missing folder
+    (:func:`binaryeval._output.check_output`); ``--excluded-rows`` is not ``--output`` either.
     """
     from .._output import check_output, input_paths
 
     output = getattr(args, "output", None)
+    inputs = input_paths(getattr(args, "data", None))
+    force = bool(getattr(args, "overwrite", False))
     if output not in (None, "-"):
-        check_output(output, inputs=input_paths(getattr(args, "data", None)),
-                     force=bool(getattr(args, "overwrite", False)))
+        check_output(output, inputs=inputs, force=force)
+    rows = getattr(args, "excluded_rows", None)
+    if rows is not None:
+        if output not in (None, "-"):
+            inputs = [*inputs, Path(output)]
+        check_output(rows, inputs=inputs, force=force, option="--excluded-rows")
 
 
 #: output formats of :func:`write_result` and the file extensions that select them

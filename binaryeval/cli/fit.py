@@ -13,6 +13,7 @@ from ._common import (
     _order,
     _pairs,
     _sampler_kwargs,
+    _use_dask,
     add_data_arguments,
     add_output_arguments,
     dask_session,
@@ -65,6 +66,10 @@ def add_fit_parser(subparsers) -> None:
                         "instead of 10 (to_frame(rate_intervals=False))")
     add_compare_and_plan_arguments(p, units="groups", plan="separate neighbouring systems")
     add_output_arguments(p)
+    p.add_argument("--excluded-rows", default=None, metavar="FILE",
+                   help="also write the rows the fit left out to this CSV file: each row's "
+                        "number in the data read (0 = the first row; with --query, among the "
+                        "rows it kept) and the reason; the same --overwrite rule as --output")
 
     def run(args: argparse.Namespace) -> int:
         from ..api import fit
@@ -79,11 +84,18 @@ def add_fit_parser(subparsers) -> None:
                                  "and --item) weighs another rating of a rated item against a "
                                  "new item for each group and takes none of these; leave them "
                                  "out")
+        if args.excluded_rows is not None and _use_dask(args):
+            raise ParameterError("--excluded-rows with --dask: a Dask frame's partitions "
+                                 "number their rows each from 0, so the fit cannot say which "
+                                 "rows it left out (the summary counts them by reason); leave "
+                                 "--excluded-rows out, or read the data without --dask")
         with dask_session(args):
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
                          bins=args.bins, order=args.order, **_fit_kwargs(args),
                          **_sampler_kwargs(args), **rater_kwargs(args))
+        if args.excluded_rows is not None:
+            _write_excluded_rows(result.excluded_rows, args.excluded_rows)
         model = "rater-noise model" if args.rater or args.item else "latent-truth model"
         if args.n_jobs is not None:
             if not isinstance(result, BinaryFit):
@@ -111,6 +123,14 @@ def add_fit_parser(subparsers) -> None:
         return write_result(result, args)
 
     p.set_defaults(func=run)
+
+
+def _write_excluded_rows(rows, target: str) -> None:
+    """The fit's ``excluded_rows`` as CSV (``row,reason``), written whole or not at all."""
+    from .._output import write_atomic
+
+    table = rows.rename_axis("row").to_frame()
+    write_atomic(target, lambda tmp: table.to_csv(tmp, lineterminator="\n"))
 
 
 def add_rater_arguments(p) -> None:

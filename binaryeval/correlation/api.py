@@ -175,7 +175,7 @@ def correlate(formula: str, data: pd.DataFrame, *, method: str = "pearson", leve
         _excluded=tuple(account.excluded.items()), aggregate=scores.aggregate,
         system_scores=scores.describe(), lower_is_better=lower, flipped=tuple(flipped),
         absolute=absolute, _scores=table, _corr=corr, _rows_per_system=scores.rows_per_system,
-        _left_out=scores.left_out)
+        _left_out=scores.left_out, _rows_left_out=scores.rows_left_out)
 
 
 def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, method: str,
@@ -193,8 +193,9 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
     if is_dask_frame(data):
         table, account, sizes, rule, left_out = dask_system_scores(parsed, data, env, human,
                                                                    names, aggregate)
+        rows_left_out = None   # a Dask frame's index labels are per partition: no row is found
     else:
-        rows = partition_rows(parsed, data, env, human, names)
+        rows = partition_rows(parsed, data, env, human, names, rows=True)
         say_merged(parsed, rows.kinds, rows.problem)
         check_rows(parsed, rows.n_rows, rows.present, rows.problem)
         account = _account(rows.n_rows, rows.missing_score, rows.missing_system)
@@ -202,9 +203,11 @@ def system_scores(formula: str, data: pd.DataFrame, *, aggregate: str | None, me
         if rows.group is not None:
             table, sizes, rule = _combine(table, rows.group, aggregate)
         left_out = systems_left_out(rows.seen, sizes)
+        rows_left_out = rows.left_out
     _check_systems(table, method, account)
     codes = {code: label(code) for code in [*parsed.lhs_names, *parsed.rhs_names]}
-    return SystemScores(table, human, tuple(names), codes, account, sizes, rule, left_out)
+    return SystemScores(table, human, tuple(names), codes, account, sizes, rule, left_out,
+                        rows_left_out)
 
 
 def _sign_check(r: np.ndarray, human: str, metrics: tuple[str, ...],

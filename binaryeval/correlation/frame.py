@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._dask import is_dask_frame
 from .._partition import code_groups, evaluate_terms, say_merged_labels
-from ..data import RowAccount, _show
+from ..data import LeftOutRows, RowAccount, _show
 from ..errors import BinaryEvalError, DataError, FormulaError
 from ..formula import ParsedFormula, parse_formula
 
@@ -35,6 +35,7 @@ class SystemScores:
     rows_per_system: pd.Series | None  # rows combined into each system score (None: no "| g")
     aggregate: str | None  # the rule applied, None when no system had more than one row
     left_out: tuple = ()  # systems in the data without a complete row (so without a score)
+    rows_left_out: LeftOutRows | None = None   # which rows were left out (a pandas frame)
 
     def describe(self) -> str:
         """How the rows became system scores, in words."""
@@ -190,6 +191,7 @@ class Rows:
     problem: tuple[tuple[int, int], Exception] | None = None
     kinds: list | None = None           # several grouping columns: their values by their text
     seen: pd.Series | None = None       # rows per system before incomplete rows are left out
+    left_out: LeftOutRows | None = None  # which rows were left out (when asked for)
 
 
 def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index,
@@ -209,8 +211,11 @@ def _group_values(groups: list[pd.Series], names: list[str], index: pd.Index,
 
 
 def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: str,
-                   names: list[str]) -> Rows:
-    """Evaluate the formula on one partition and keep its complete rows; problems are kept."""
+                   names: list[str], *, rows: bool = False) -> Rows:
+    """Evaluate the formula on one partition and keep its complete rows; problems are kept.
+
+    With ``rows``, the result also says which rows were left out (``left_out``).
+    """
     out = Rows(None, None, len(data))
     try:
         lhs, rhs, groups = evaluate_terms(parsed, data, env)
@@ -238,6 +243,12 @@ def partition_rows(parsed: ParsedFormula, data: pd.DataFrame, env: dict, human: 
         out.missing_system = int((complete & group.isna()).sum())
         out.group = group[keep]
     out.table = table[keep]
+    if rows:
+        account = RowAccount(len(data))
+        account.exclude("missing score", rows=~complete.to_numpy())
+        if group is not None:
+            account.exclude("missing system", rows=(complete & group.isna()).to_numpy())
+        out.left_out = account.left_out(data.index)
     return out
 
 

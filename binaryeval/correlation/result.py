@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate
-from .._results import Result, row_facts
+from .._results import Result, excluded_rows, row_facts
 from .._validate import renamed
+from ..data import LeftOutRows
 from ..errors import ParameterError
 from ..summary import Summary
 from ._args import alternative_arg, seed_arg
@@ -72,6 +73,9 @@ class CorrelationResult(Result):
     excluded : dict
         Rows left out, by reason (``"missing score"``, ``"missing system"``); ``n_excluded``
         is their sum.
+    excluded_rows : Series or None
+        Which rows were left out: the reason of each, indexed by the data's row labels (None
+        for a Dask frame).
     aggregate : str or None
         How the rows of a system were combined (``"mean"``, ``"median"``); None when every
         system came as one row.
@@ -125,6 +129,7 @@ class CorrelationResult(Result):
     _corr: np.ndarray = field(repr=False)
     _rows_per_system: pd.Series | None = field(default=None, repr=False)
     _left_out: tuple = field(default=(), repr=False)
+    _rows_left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     # -- data -----------------------------------------------------------------------------
     @property
@@ -136,6 +141,32 @@ class CorrelationResult(Result):
     def n_excluded(self) -> int:
         """Input rows left out (the sum of ``excluded``)."""
         return int(sum(self.excluded.values()))
+
+    @property
+    def excluded_rows(self) -> pd.Series | None:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.  None for
+        data in a Dask frame: its partitions' index labels need not be unique or ordered, so
+        they would not find the rows.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from binaryeval import correlate
+        >>> d = pd.DataFrame({"sys": list("ABCDEFG"),
+        ...                   "human": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2, np.nan],
+        ...                   "bleu": [20.0, 24, 23, 27, 30, 22, 25]},
+        ...                  index=pd.Index([30, 10, 20, 60, 50, 40, 70], name="run"))
+        >>> d.loc[40, "sys"] = None
+        >>> correlate("human ~ bleu | sys", d).excluded_rows
+        run
+        40    missing system
+        70     missing score
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._rows_left_out)
 
     @property
     def systems_left_out(self) -> list:

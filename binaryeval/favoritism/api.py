@@ -155,10 +155,12 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
 
         spec, account, counted = favi_counts(formula, data, item=item,
                                              lower_is_better=lower_is_better, pairs=pairs, tol=tol)
+        left_out = None   # a Dask frame's index labels are per partition: no row is found by them
     else:
         frame = favi_frame(formula, data, item=item, lower_is_better=lower_is_better)
         counted = count_pairs(frame, pairs, tol)
         spec, account = frame, frame.account
+        left_out = frame.left_out
     _report_unpaired(counted.n_skipped, unpaired)
     _check_agreement(counted.counts, spec.human_term, spec.metric_term, spec.lower_is_better,
                      spec.mode)
@@ -170,4 +172,5 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
                       n_rows=account.n_rows, excluded=dict(account.excluded),
                       n_items=counted.n_items, tolerance=tol, human_term=spec.human_term,
                       metric_term=spec.metric_term, lower_is_better=spec.lower_is_better,
-                      sign_test_ties=sign_test_ties, sig_level=sig_level, call=call)
+                      sign_test_ties=sign_test_ties, sig_level=sig_level, call=call,
+                      _left_out=left_out)

@@ -16,7 +16,7 @@ import pandas as pd
 from .._directions import read_lower_is_better
 from .._partition import evaluate_terms, referenced_names
 from .._validate import require_pandas, unique_columns
-from ..data import RowAccount, _show, check_preference_coding, numbers
+from ..data import LeftOutRows, RowAccount, _show, check_preference_coding, numbers
 from ..errors import BinaryEvalError, DataError, FormulaError, ParameterError
 from ..formula import ParsedFormula, parse_formula
 from .ratings import coded
@@ -35,6 +35,7 @@ class FaviFrame:
     metric_term: str
     lower_is_better: tuple[str, ...]
     account: RowAccount
+    left_out: LeftOutRows | None = None
 
 
 def _parse(formula: str) -> ParsedFormula:
@@ -63,7 +64,7 @@ def _keep_complete(account: RowAccount, columns: dict[str, pd.Series]) -> np.nda
     keep = np.ones(account.n_rows, dtype=bool)
     for reason, values in columns.items():
         missing = values.isna().to_numpy() & keep
-        account.exclude(reason, int(missing.sum()))
+        account.exclude(reason, rows=missing)
         keep &= ~missing
     return keep
 
@@ -145,6 +146,7 @@ class FaviRows:
     problem: tuple[tuple[int, int], BinaryEvalError] | None = None
     # preference data: how the human (row 0) and metric (row 1) ratings were written
     coding: np.ndarray = field(default_factory=lambda: np.zeros((2, 3), dtype=np.int64))
+    left_out: LeftOutRows | None = None   # which rows were left out (asked of a pandas frame)
 
     @property
     def n_kept(self) -> int:
@@ -152,8 +154,11 @@ class FaviRows:
         return self.n_rows - int(self.excluded.sum())
 
 
-def favi_rows(spec: FaviSpec, data: pd.DataFrame) -> FaviRows:
-    """Evaluate the terms on one partition, keep the complete rows; a problem is kept, not raised."""
+def favi_rows(spec: FaviSpec, data: pd.DataFrame, *, rows: bool = False) -> FaviRows:
+    """Evaluate the terms on one partition, keep the complete rows; a problem is kept, not raised.
+
+    With ``rows``, the result also says which rows were left out (``left_out``).
+    """
     n_reasons = len(spec.reasons)
     out = FaviRows(len(data), np.zeros(n_reasons, dtype=np.int64),
                    np.zeros(len(spec.parsed.groups), dtype=np.int64))
@@ -170,6 +175,8 @@ def favi_rows(spec: FaviSpec, data: pd.DataFrame) -> FaviRows:
     keep = _keep_complete(account, dict(zip(spec.reasons, [item_col, *group_cols, human, metric],
                                             strict=True)))
     out.excluded = np.array([account.excluded.get(r, 0) for r in spec.reasons], dtype=np.int64)
+    if rows:
+        out.left_out = account.left_out(data.index)
     # the checks in the order a single frame meets them: each column's type, then its values
     stage = (HUMAN, 0)
     try:
@@ -231,10 +238,10 @@ def favi_frame(formula: str, data: pd.DataFrame, *, item: str, lower_is_better: 
     """Parse ``formula``, check the columns, evaluate the terms and keep the complete rows."""
     require_pandas(data, "favi()")
     spec = favi_spec(formula, data, item=item, lower_is_better=lower_is_better)
-    rows = favi_rows(spec, data)
+    rows = favi_rows(spec, data, rows=True)
     account = check_rows(spec, rows.n_rows, rows.excluded, rows.present, rows.problem)
     check_coding(spec, rows.coding)
     return FaviFrame(mode=spec.mode, human=rows.human, metric=rows.metric, items=rows.items,
                      systems=rows.systems, human_term=spec.human_term,
                      metric_term=spec.metric_term, lower_is_better=spec.lower_is_better,
-                     account=account)
+                     account=account, left_out=rows.left_out)

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from .._directions import describe
-from .._results import Result, row_facts
+from .._results import Result, excluded_rows, row_facts
 from .._validate import choice, renamed
 from .._validate import sig_level as valid_sig_level
+from ..data import LeftOutRows
 from ..errors import ParameterError
 from ..summary import Summary
 from .confusion import PreferenceConfusion
@@ -41,6 +42,9 @@ class FaviResult(Result):
         Items rated for only one system of the pair (skipped).
     n_rows, excluded : int, dict
         Rows of the data and, per reason, the rows left out (``n_used``, ``n_excluded``).
+    excluded_rows : Series or None
+        Which rows were left out: the reason of each, indexed by the data's row labels (None
+        for a Dask frame).
     human_term, metric_term : str
         The formula's two terms; ``lower_is_better`` lists those whose lower scores are better.
 
@@ -72,6 +76,7 @@ class FaviResult(Result):
     sign_test_ties: str = "drop"
     sig_level: float = 0.05
     call: dict[str, Any] = field(default_factory=dict)
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("pair_index", "counts", "n_skipped"):
@@ -90,6 +95,31 @@ class FaviResult(Result):
     def n_used(self) -> int:
         """Rows used: ``n_rows - n_excluded``."""
         return self.n_rows - self.n_excluded
+
+    @property
+    def excluded_rows(self) -> pd.Series | None:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.  None for
+        data in a Dask frame: its partitions' index labels need not be unique or ordered, so
+        they would not find the rows.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from binaryeval import favi
+        >>> df = pd.DataFrame({"seg": [1, 1, 2, 2, 3, 3, 4], "system": list("abababa"),
+        ...                    "human": [3, 2, 1, None, 4, 5, 2],
+        ...                    "metric": [0.9, 0.2, 0.6, 0.5, 0.4, 0.3, None]},
+        ...                   index=pd.Index(list("pqrstuv"), name="row"))
+        >>> favi("human ~ metric | system", df, item="seg", unpaired="count").excluded_rows
+        row
+        s     missing human score (human)
+        v    missing metric score (metric)
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._left_out)
 
     @property
     def n_pairs(self) -> int:

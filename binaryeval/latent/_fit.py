@@ -164,15 +164,13 @@ def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) 
         # a binary human rating and a metric with two outputs: classes and outputs run
         # (inadequate, adequate), the check's helper takes the adequate class and the
         # positive output first
-        from ..binary._describe import blind_spot_text
-
         paired = np.asarray(post.paired, dtype=float)[:, ::-1, ::-1]
         n = paired.sum(axis=(1, 2))
         at = int(np.argsort(n, kind="stable")[(len(n) - 1) // 2])
         d, shift = _pooling.unseen_shift(paired, at)
         if np.isfinite(shift):
             spot = (str(check.index[at]), int(n[at]), d, min(shift, 1.0))
-            caveat = (f"but {blind_spot_text(spot)}: the pooled intervals assume no such "
+            caveat = (f"but {_pooling.unseen_text(spot)}: the pooled intervals assume no such "
                       "difference; rates='hierarchical' estimates how far the groups' rates "
                       "differ")
     return _pooling.summary_note(check, units=units, caveat=caveat)

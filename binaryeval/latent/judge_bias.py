@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate as v
-from .._results import Result, row_account, row_facts
+from .._results import Result, excluded_rows, row_account, row_facts
 from .._warnings import warn
-from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
+from ..data import LeftOutRows, RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, JudgeBiasWarning, ParameterError
 from ..summary import Summary
 from . import _data
@@ -214,6 +214,33 @@ class JudgeBias(Result):
     n_rows: int = 0
     excluded: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def excluded_rows(self) -> pd.Series:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> import numpy as np
+        >>> from binaryeval import judge_bias
+        >>> from binaryeval.datasets import simulate_battles
+        >>> from binaryeval.errors import JudgeBiasWarning
+        >>> df = simulate_battles(seed=7).head(400).copy()
+        >>> df.loc[[5, 9], "judge"] = np.nan
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JudgeBiasWarning)
+        ...     res = judge_bias("human ~ judge", df, first="a", second="b", by="length")
+        >>> res.excluded_rows
+        5    not rated by both the humans and the judge
+        9    not rated by both the humans and the judge
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._left_out)
 
     @property
     def n_used(self) -> int:
@@ -574,9 +601,9 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     refuse_number_forms(named)
     account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
-    account.exclude("missing system", int(miss.sum()))
+    account.exclude("missing system", rows=miss)
     unpaired = (np.isnan(human) | np.isnan(judge)) & ~miss
-    account.exclude("not rated by both the humans and the judge", int(unpaired.sum()))
+    account.exclude("not rated by both the humans and the judge", rows=unpaired)
     keep = ~miss & ~unpaired
     same = keep & (sa == sb).to_numpy()
     if same.any():
@@ -585,7 +612,7 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     sign = np.ones(len(data))
     if shown_first is not None:
         no_pos = keep & shown.isna().to_numpy()
-        account.exclude("missing shown_first", int(no_pos.sum()))
+        account.exclude("missing shown_first", rows=no_pos)
         keep &= ~no_pos
         is_a = (shown == sa).to_numpy()
         is_b = (shown == sb).to_numpy()
@@ -600,7 +627,7 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
     if by is not None:
         strata_code, strata = _strata(_data.column(data, by, "by"), by, bins)
         no_by = keep & (strata_code < 0)
-        account.exclude(f"missing {by}", int(no_by.sum()))
+        account.exclude(f"missing {by}", rows=no_by)
         keep &= ~no_by
     if not keep.any():
         raise DataError("no row has both systems and both a human and a judge preference")
@@ -636,12 +663,13 @@ def judge_bias(formula: str, data: pd.DataFrame, *, first: str | None = None,
         parts.append(_rows(counts, labels, strata, by, level))
         tests.append((by, _log10_bf(counts), _deviating(counts, strata)[:3]))
     return _finish(formula, parts, tests, messages, account, level, shown_first, by,
-                   "fit_preferences")
+                   "fit_preferences", index=data.index)
 
 
 def _finish(formula: str, parts: list[pd.DataFrame], tests: list, messages: list[str],
             account: RowAccount, level: float, shown_first: str | None, by: str | None,
-            fitter: str, notes: list[str] | None = None) -> JudgeBias:
+            fitter: str, notes: list[str] | None = None, *,
+            index: pd.Index | None = None) -> JudgeBias:
     """The Bayes factors' verdicts, the one warning and the result."""
     notes = list(notes or [])
     rows = []
@@ -670,7 +698,8 @@ def _finish(formula: str, parts: list[pd.DataFrame], tests: list, messages: list
         warn(text, JudgeBiasWarning)
     return JudgeBias(formula, pd.concat(parts), table, level=level, shown_first=shown_first,
                      by=by, n_rows=account.n_rows, excluded=dict(account.excluded),
-                     notes=tuple(notes))
+                     notes=tuple(notes),
+                     _left_out=None if index is None else account.left_out(index))
 
 
 def _single_outputs(formula: str, data: pd.DataFrame, parsed: Any, frame: Any, by: str,
@@ -680,10 +709,10 @@ def _single_outputs(formula: str, data: pd.DataFrame, parsed: Any, frame: Any, b
     j_code, outputs = _score_labels(frame.rhs[parsed.rhs_names[0]], parsed.rhs_names[0])
     account = RowAccount(len(data))
     keep = (h_code >= 0) & (j_code >= 0)
-    account.exclude("not rated by both the humans and the judge", int((~keep).sum()))
+    account.exclude("not rated by both the humans and the judge", rows=~keep)
     strata_code, strata = _strata(_data.column(data, by, "by"), by, bins)
     no_by = keep & (strata_code < 0)
-    account.exclude(f"missing {by}", int(no_by.sum()))
+    account.exclude(f"missing {by}", rows=no_by)
     keep &= ~no_by
     if not keep.any():
         raise DataError(f"no row has both a human and a judge rating and a value of {by!r}")
@@ -696,7 +725,8 @@ def _single_outputs(formula: str, data: pd.DataFrame, parsed: Any, frame: Any, b
         notes.append(f"agreement is undefined: the human classes ({', '.join(classes)}) are none "
                      f"of the judge's outputs ({', '.join(outputs)}); code both alike (e.g. 0/1 "
                      "for both) to read the judge's agreement")
-    return _finish(formula, parts, tests, [], account, level, None, by, "fit", notes)
+    return _finish(formula, parts, tests, [], account, level, None, by, "fit", notes,
+                   index=data.index)
 
 
 def _example() -> JudgeBias:

@@ -23,8 +23,8 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result, row_account, row_facts
-from ..data import RowAccount, as_binary, refuse_all_missing, scores
+from .._results import Result, excluded_rows, row_account, row_facts
+from ..data import LeftOutRows, RowAccount, as_binary, refuse_all_missing, scores
 from ..errors import DataError, ParameterError
 from ..summary import Summary, prior_text
 from . import _common, _data, _fit, dependence
@@ -178,6 +178,7 @@ class LatentFit(Result):
     lower_is_better: tuple[str, ...] = ()
     naive_counts: np.ndarray | None = None
     naive_positive: tuple[bool, ...] = ()
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     # -- access -----------------------------------------------------------------------------------
     @property
@@ -189,6 +190,34 @@ class LatentFit(Result):
     def n_excluded(self) -> int:
         """Rows left out (reasons in ``excluded``)."""
         return int(sum(self.excluded.values()))
+
+    @property
+    def excluded_rows(self) -> pd.Series:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> truth = rng.random(600) < 0.6
+        >>> df = pd.DataFrame({"human": np.where(np.arange(600) < 150, truth, np.nan),
+        ...                    "m1": np.where(truth, rng.random(600) < 0.8, rng.random(600) < 0.3),
+        ...                    "m2": np.where(truth, rng.random(600) < 0.7, rng.random(600) < 0.2)
+        ...                    }).astype(float)
+        >>> df.loc[[597, 598], "m2"] = np.nan
+        >>> df.loc[599, ["m1", "m2"]] = np.nan
+        >>> res = be.fit_latent("human ~ m1 + m2", df, seed=1)
+        >>> res.excluded_rows
+        597    rated by some metrics only, no human rating
+        598    rated by some metrics only, no human rating
+        599          no rating (human and metrics missing)
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._left_out)
 
     @property
     def _shown(self) -> list[str]:
@@ -903,7 +932,7 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int], lower: tupl
     if frame.group is not None:
         group = frame.group
         missing = group.isna().to_numpy()
-        account.exclude("missing group", int(missing.sum()))
+        account.exclude("missing group", rows=missing)
     else:
         group = pd.Series(_SINGLE, index=data.index)
         missing = np.zeros(len(data), dtype=bool)
@@ -943,8 +972,8 @@ def _counts(parsed, frame, data: pd.DataFrame, bins: dict[str, int], lower: tupl
     # (a model row needs every metric's rating or a human one): each said as what it is
     unrated = ~has_human & ~some_metric & ~missing
     partial_only = ~has_human & (out < 0) & some_metric & ~missing
-    account.exclude("no rating (human and metrics missing)", int(unrated.sum()))
-    account.exclude("rated by some metrics only, no human rating", int(partial_only.sum()))
+    account.exclude("no rating (human and metrics missing)", rows=unrated)
+    account.exclude("rated by some metrics only, no human rating", rows=partial_only)
     keep = ~missing & ~unrated & ~partial_only
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")
@@ -1169,6 +1198,7 @@ def fit_latent(formula: str, data: pd.DataFrame, *, dependence: str = "joint",
     res = LatentFit(formula, groups, post, parsed.lhs_names[0], tuple(terms),
                     labels, edges, level=level, n_rows=account.n_rows,
                     excluded=dict(account.excluded), notes=tuple(notes),
+                    _left_out=account.left_out(data.index),
                     call={"formula": formula, "dependence": dependence, "bins": bins,
                           "rates": rates, "prior": (a, b), "lower_is_better": lower_is_better,
                           "order": order, "draws": draws, "chains": chains, "seed": seed},

@@ -26,9 +26,9 @@ from .. import _validate as v
 from .._comparison import Comparison, compare_draws
 from .._directions import read_lower_is_better
 from .._pairs import orient_codes, orient_pair, pair_indices, system_order
-from .._results import Result, row_account, row_facts
+from .._results import Result, excluded_rows, row_account, row_facts
 from .._warnings import warn
-from ..data import RowAccount, label_text, refuse_all_missing, refuse_number_forms
+from ..data import LeftOutRows, RowAccount, label_text, refuse_all_missing, refuse_number_forms
 from ..errors import DataError, ParameterError, UnpairedItemsWarning
 from ..favoritism.score import FAVI_WEIGHTS
 from ..summary import Summary
@@ -63,13 +63,13 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     system = frame.group
     account = RowAccount(len(data))
     miss_sys, miss_item = system.isna().to_numpy(), items.isna().to_numpy()
-    account.exclude("missing system", int(miss_sys.sum()))
-    account.exclude("missing item", int((miss_item & ~miss_sys).sum()))
+    account.exclude("missing system", rows=miss_sys)
+    account.exclude("missing item", rows=miss_item & ~miss_sys)
     values = {t: _data.numeric(frame.lhs[t] if t in frame.lhs else frame.rhs[t], t)
               * (-1.0 if t in lower else 1.0) for t in terms}
     unrated = np.all([np.isnan(x) for x in values.values()], axis=0)
     keep = ~miss_sys & ~miss_item
-    account.exclude("no rating (every term missing)", int((unrated & keep).sum()))
+    account.exclude("no rating (every term missing)", rows=unrated & keep)
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a system, an item and at least one rating")
@@ -93,7 +93,8 @@ def _scores_counts(parsed, frame, data: pd.DataFrame, item: str, lower_is_better
     # a row whose item no other system has enters no pair: left out, and said
     per_item = np.bincount(i_codes, minlength=n_items)
     alone = per_item[i_codes] < 2
-    account.exclude("item rated for no other system (in no pair)", int(alone.sum()))
+    account.exclude("item rated for no other system (in no pair)",
+                    rows=np.flatnonzero(keep)[alone])
     lonely = [systems[k] for k in range(n_sys)
               if np.any(s_codes == k) and alone[s_codes == k].all()]
     if lonely:
@@ -134,11 +135,11 @@ def _preference_counts(parsed, frame, data: pd.DataFrame, first: str, second: st
     sb = _data.column(data, second, "second")
     account = RowAccount(len(data))
     miss = (sa.isna() | sb.isna()).to_numpy()
-    account.exclude("missing system", int(miss.sum()))
+    account.exclude("missing system", rows=miss)
     codes = [_data.preference_codes(frame.lhs.iloc[:, 0], parsed.lhs_names[0], "human preference")]
     codes += [_data.preference_codes(frame.rhs[t], t, "metric preference") for t in parsed.rhs_names]
     unrated = np.all([np.isnan(c) for c in codes], axis=0) & ~miss
-    account.exclude("no rating (every term missing)", int(unrated.sum()))
+    account.exclude("no rating (every term missing)", rows=unrated)
     keep = ~miss & ~unrated
     if not keep.any():
         raise DataError("no row has both systems and at least one rating")
@@ -226,8 +227,36 @@ class PreferenceFit(Result):
     notes: tuple[str, ...] = ()
     call: dict = field(default_factory=dict)
     order: tuple[str, ...] = ()
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     # -- access -----------------------------------------------------------------------------------
+    @property
+    def excluded_rows(self) -> pd.Series:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import binaryeval as be
+        >>> rng = np.random.default_rng(0)
+        >>> z = np.array([0.3, 0.0, -0.3])[:, None, None] + rng.normal(size=(3, 200, 2))
+        >>> df = pd.DataFrame({"item": np.tile(np.arange(200), 3),
+        ...                    "system": np.repeat(["A", "B", "C"], 200),
+        ...                    "human": z[..., 0].ravel(), "metric": z[..., 1].ravel()})
+        >>> df.loc[df["item"] >= 50, "human"] = np.nan   # humans rate the first 50 items
+        >>> df.loc[3, "system"] = None
+        >>> df.loc[4, ["human", "metric"]] = np.nan
+        >>> res = be.fit_preferences("human ~ metric | system", df, item="item", seed=1)
+        >>> res.excluded_rows
+        3                     missing system
+        4    no rating (every term missing)
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._left_out)
+
     @property
     def n_pairs(self) -> int:
         """Number of system pairs."""
@@ -1392,6 +1421,7 @@ def fit_preferences(formula: str, data: pd.DataFrame, *, item: str | None = None
     res = PreferenceFit(formula, systems, pairs, post, parsed.lhs_names[0], tuple(terms),
                         counts.naive, input="preferences" if ready else "scores", level=level,
                         n_rows=counts.account.n_rows, excluded=dict(counts.account.excluded),
+                        _left_out=counts.account.left_out(data.index),
                         tolerance=_data.tolerances(tolerance, [*parsed.lhs_names, *terms])
                         if not ready else {},
                         lower_is_better=lower, notes=tuple(counts.notes),

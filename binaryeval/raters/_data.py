@@ -71,14 +71,14 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
     rated = ~np.isnan(label)
     if group is not None:
         keep = group.notna().to_numpy().copy()
-        account.exclude("missing group", int((~keep).sum()))
+        account.exclude("missing group", rows=~keep)
         gtext = group.astype(str).to_numpy()
     else:
         keep = np.ones(len(human), dtype=bool)
         gtext = np.full(len(human), _SINGLE)
     met = metric if metric is not None else np.full(len(human), -1)
     unrated = keep & ~rated & (met < 0)
-    account.exclude("no rating (human and metric missing)", int(unrated.sum()))
+    account.exclude("no rating (human and metric missing)", rows=unrated)
     keep &= ~unrated
     if not keep.any():
         raise DataError("no row has a group and a rating; check the columns in the formula")

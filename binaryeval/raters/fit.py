@@ -25,9 +25,9 @@ import pandas as pd
 
 from .. import _validate as v
 from .._comparison import Comparison, compare_draws, pair_differences
-from .._results import Result, row_account, row_facts
+from .._results import Result, excluded_rows, row_account, row_facts
 from .._warnings import warn
-from ..data import scores
+from ..data import LeftOutRows, scores
 from ..errors import BinaryEvalWarning, DataError, IdentifiabilityWarning, ParameterError
 from ..latent import _common, diagnostics
 from ..latent import _data as _latent_data
@@ -127,8 +127,32 @@ class RaterFit(Result):
     levels: tuple[float, ...] = ()
     #: the columns that tell apart a rater's several readings of one item (see ``summary()``)
     told_apart: tuple[str, ...] = ()
+    _left_out: LeftOutRows | None = field(default=None, repr=False, compare=False)
 
     # -- access -----------------------------------------------------------------------------------
+    @property
+    def excluded_rows(self) -> pd.Series:
+        """The rows left out: the reason of each, indexed by the data's own row labels.
+
+        In data order, the index name kept; the reasons are the keys of ``excluded`` and
+        ``excluded_rows.value_counts()`` equals it.  Empty when no row was left out.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import binaryeval as be
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)
+        >>> df.loc[[2, 7], "system"] = None
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
+        ...                     item="item", seed=1)
+        >>> res.excluded_rows
+        2    missing group
+        7    missing group
+        Name: reason, dtype: object
+        """
+        return excluded_rows(self._left_out)
+
     @property
     def n_used(self) -> int:
         """Rows used (``n_rows - n_excluded``)."""
@@ -1425,6 +1449,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                    rater_prior=(ra, rb), rates_mode=rates, rater_rates=rater_rates,
                    seed=seed_reported, warmup=warmup,
                    n_rows=coded.account.n_rows, excluded=dict(coded.account.excluded),
+                   _left_out=coded.account.left_out(data.index),
                    call={"formula": formula, "rater": rater, "item": item, "raters": model,
                          "error_free": error_free, "prior": stored_prior,
                          "rater_rates": rater_rates, "order": order,

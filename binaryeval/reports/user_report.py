@@ -74,6 +74,61 @@ def report_template(kind: str = "fit") -> str:
     return (files("binaryeval.reports") / "templates" / name).read_text(encoding="utf-8")
 
 
+def left_out_html(result, limit: int = 20) -> str:
+    """The rows a result left out as a small HTML table: the first ``limit`` and how many more.
+
+    Each row's label (in the data's index) and its reason, in data order; every label, reason
+    and the index name are escaped, since they come from the data.  Empty text when no row was
+    left out or the result cannot say which (``excluded_rows`` is None).
+
+    Parameters
+    ----------
+    result : object
+        A result with ``excluded_rows`` (e.g. :class:`binaryeval.BinaryFit`).
+    limit : int
+        Rows shown; the others are counted ("and 3 more").
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import binaryeval as be
+    >>> from binaryeval.reports.user_report import left_out_html
+    >>> df = pd.DataFrame({"human": [1, 0, np.nan, 1], "metric": [1, 0, np.nan, 1]},
+    ...                   index=["a", "b", "<i>c</i>", "d"])
+    >>> print(left_out_html(be.fit("human ~ metric", df)))  # doctest: +NORMALIZE_WHITESPACE
+    <p>Rows left out (by their label in the data):</p>
+    <table class="table table-sm left-out"><thead><tr><th>row</th><th>reason</th></tr></thead>
+    <tbody><tr><td><code>&lt;i&gt;c&lt;/i&gt;</code></td><td>no rating (human and metric
+    missing)</td></tr></tbody></table>
+    """
+    import html
+
+    rows = getattr(result, "excluded_rows", None)
+    if rows is None or not len(rows):
+        return ""
+    shown = rows.iloc[:limit]
+    name = rows.index.name if rows.index.name is not None else "row"
+    names = rows.index.names if rows.index.nlevels > 1 else None
+    if names is not None:
+        name = ", ".join("row" if n is None else str(n) for n in names)
+    body = "".join(f"<tr><td><code>{html.escape(str(label), quote=True)}</code></td>"
+                   f"<td>{html.escape(str(reason), quote=True)}</td></tr>"
+                   for label, reason in zip(shown.index, shown.to_numpy(), strict=True))
+    more = len(rows) - len(shown)
+    return ("<p>Rows left out (" + ("by their label in the data" if not more else
+                                    f"the first {len(shown):,} of {len(rows):,}, in data order")
+            + "):</p>\n"
+            '<table class="table table-sm left-out"><thead><tr>'
+            f"<th>{html.escape(str(name), quote=True)}</th><th>reason</th></tr></thead>\n"
+            f"<tbody>{body}</tbody></table>"
+            + (f"\n<p>and {more:,} more (all of them: <code>excluded_rows</code> of the "
+               "fit)</p>" if more else ""))
+
+
 def _report_document(template: str, title: str, subtitle: str) -> str:
     """The template with ``title`` and ``subtitle`` set in its YAML header."""
     import yaml
