@@ -370,6 +370,63 @@ def test_readings_told_apart_name_the_column_that_tells_them_apart(crowd):
     assert grouped.ratings.repeated == 0 and grouped.told_apart == ()
 
 
+def test_an_item_with_two_metric_outputs_names_its_rows_and_a_missing_grouping():
+    # The same item ids under two systems, fitted without '| system': item 0 of A and of B
+    # became one item with two metric outputs, refused as "item '0' of np.str_('all') has
+    # different metric outputs", naming neither the rows nor the grouping left out
+    df = _crowd()
+    per = df.groupby(["item", "system"])["metric"].first().unstack()
+    i = int(per.index[per["A"] != per["B"]][0])
+    first = df.index[(df["system"] == "A") & (df["item"] == i)][0]
+    clash = df.index[(df["system"] == "B") & (df["item"] == i)][0]
+    assert i == 0 or (per.loc[:i - 1, "A"] == per.loc[:i - 1, "B"]).all()
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric", df, **KW)
+    text = str(err.value)
+    assert text.startswith(f"item '{i}' has different metric outputs on its rows (rows {first} "
+                           f"and {clash}, for one)")
+    assert "group by the system (e.g. 'rating ~ metric | system')" in text
+    assert "np.str_" not in text
+    # with the grouping, the item within its group, named plainly
+    bad = df.copy()
+    bad.loc[first + 1, "metric"] = 1 - bad.loc[first, "metric"]
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", bad, **KW)
+    text = str(err.value)
+    assert text.startswith(f"item '{i}' of 'A' has different metric outputs on its rows (rows "
+                           f"{first} and {first + 1}, for one)")
+    assert "without a grouping" not in text
+
+
+def test_ratings_without_a_rater_say_when_one_name_for_them_would_be_refused():
+    # Two of five raters left unnamed: the refusal advised "one name for an unknown rater pools
+    # their ratings"; one name then made every item the two rated a repeated reading, refused
+    # with the advice to drop the exact repeats (genuine ratings of two raters).  The refusal
+    # now counts the unnamed rows and the items that carry two or more of them
+    df = _crowd()
+    df["rater"] = df["rater"].astype(object).where(~df["rater"].isin(["r3", "r4"]), None)
+    nameless = df[df["rater"].isna()]
+    shared = int((nameless.groupby(["system", "item"]).size() > 1).sum())
+    assert shared > 0
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", df, **KW)
+    text = str(err.value)
+    assert text.startswith(f"row {nameless.index[0]} has a rating but no 'rater' "
+                           f"({len(nameless)} such row(s))")
+    assert (f": {shared} item(s) carry two or more ratings without a rater, which one name "
+            "would make one rater's repeated readings (refused)") in text
+    # one unnamed rating per item: one name pools them, and the fit takes it
+    once = df.drop(nameless.index[nameless.duplicated(["system", "item"])])
+    with pytest.raises(DataError) as err:
+        fit_raters("rating ~ metric | system", once, **KW)
+    assert "such row(s)): " in str(err.value) and "carry two or more" not in str(err.value)
+    named = once.assign(rater=once["rater"].fillna("unknown"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)   # 100 draws, two chains
+        fit = fit_raters("rating ~ metric | system", named, **KW)
+    assert "unknown" in fit.rater_names
+
+
 def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason(crowd):
     data = crowd.copy()
     data.index = pd.Index(np.arange(len(data))[::-1] * 2, name="line")

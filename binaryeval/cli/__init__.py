@@ -13,7 +13,8 @@ Subcommands
 -----------
 ``render``     render ``.qmd`` documents to HTML (the site builder, :mod:`binaryeval._site`)
 ``datasets``   list or export the shipped datasets
-``fit``        :func:`binaryeval.fit` (one metric, several metric terms, ``--bins``);
+``fit``        :func:`binaryeval.fit` (one metric, several metric terms, ``--bins``; with
+               ``--rater`` and ``--item`` the rater-noise model, :func:`binaryeval.fit_raters`);
                ``--compare`` for ``result.compare()``, ``--plan`` for ``result.plan()``
 ``preferences`` :func:`binaryeval.fit_preferences`: preference rates per system pair
 ``ranks``      a leaderboard: ``result.ranks()`` of :func:`binaryeval.fit` or (with ``--item``

@@ -33,11 +33,15 @@ def add_fit_parser(subparsers) -> None:
                     "(the same as binaryeval.fit(FORMULA, data, ...).summary()). Human ratings are "
                     "0/1 (empty = not rated); one metric, 0/1 or a score with --threshold, is the "
                     "exact binary model; several metric terms (\"human ~ m1 + m2 | system\") or a "
-                    "score entered in bins (--bins K) are the latent-truth model.",
+                    "score entered in bins (--bins K) are the latent-truth model; long data, "
+                    "one row per human rating, with --rater and --item is the rater-noise model "
+                    "(the human raters err too: binaryeval.fit_raters).",
         epilog='example: binaryeval fit "I(mqm == 0) ~ chrf | system" --data wmt21.csv '
                '--threshold balanced -o fit.csv; binned: binaryeval fit "I(mqm == 0) ~ chrf | '
                'system" --data wmt21.csv --bins 3 --seed 1; a folder of Parquet files larger '
-               'than memory: binaryeval fit "human ~ judge | system" --data ratings/ --dask')
+               'than memory: binaryeval fit "human ~ judge | system" --data ratings/ --dask; '
+               'raters who err: binaryeval fit "rating ~ metric | system" --data long.csv '
+               '--rater annotator --item seg_id --seed 1')
     p.add_argument("formula", help='"human ~ metric | system", e.g. "I(mqm == 0) ~ chrf | system"; '
                                    '"human ~ 1 | system" for human ratings only; "human ~ m1 + m2 '
                                    '| system" for several metrics')
@@ -52,6 +56,7 @@ def add_fit_parser(subparsers) -> None:
                    help="order of the groups in tables: by estimate (default), as the names "
                         "sort, or as listed")
     _add_sampler_options(p)
+    add_rater_arguments(p)
     p.add_argument("--n-jobs", type=int, default=None,
                    help="the binary model's rho and eta of many groups on this many parallel "
                         "jobs (joblib; -1: every core; default: one); not on the latent-truth "
@@ -73,6 +78,13 @@ def add_fit_parser(subparsers) -> None:
 
         # the flags that need no data are checked before the fit, which can take minutes
         compare_kwargs, plan_kwargs = table_kwargs(args)
+        if plan_kwargs and (args.rater or args.item):
+            flags = " ".join(f"{_PLAN_OPTIONS[name]} {_shown(value)}"
+                             for name, value in plan_kwargs.items())
+            raise ParameterError(f"{flags}: the rater-noise model's plan (--plan with --rater "
+                                 "and --item) weighs another rating of a rated item against a "
+                                 "new item for each group and takes none of these; leave them "
+                                 "out")
         if args.excluded_rows is not None and _use_dask(args):
             raise ParameterError("--excluded-rows with --dask: a Dask frame's partitions "
                                  "number their rows each from 0, so the fit cannot say which "
@@ -87,15 +99,25 @@ def add_fit_parser(subparsers) -> None:
             # a formula on the command line reads columns only, never variables of this process
             result = fit(args.formula, read_data(args), method=args.method, eval_env={},
                          bins=args.bins, order=args.order, **_fit_kwargs(args),
-                         **_sampler_kwargs(args))
+                         **_sampler_kwargs(args), **rater_kwargs(args))
         if args.excluded_rows is not None:
             _write_excluded_rows(result.excluded_rows, args.excluded_rows)
-        if args.n_jobs is not None and isinstance(result, BinaryFit):
+        # (what the checks before the fit could not foresee: refused all the same)
+        model = "rater-noise model" if args.rater or args.item else "latent-truth model"
+        if args.n_jobs is not None:
+            if not isinstance(result, BinaryFit):
+                raise ParameterError(f"--n-jobs {args.n_jobs}: it spreads the binary model's "
+                                     f"rho and eta over groups (one 0/1 metric); this fit is the "
+                                     f"{model}: leave --n-jobs out")
             if not (args.compare or args.plan):
                 # the costly columns of the binary model's tables, computed once on the
                 # workers (the summary and to_frame() read them from the fit)
                 result.rates(n_jobs=args.n_jobs)
-        if not args.rate_intervals and isinstance(result, BinaryFit):
+        if not args.rate_intervals:
+            if not isinstance(result, BinaryFit):
+                raise ParameterError("--no-rate-intervals: it leaves the binary model's rho and "
+                                     "eta intervals out of its table; this fit is the "
+                                     f"{model}: leave --no-rate-intervals out")
             if args.compare or args.plan:
                 raise ParameterError("--no-rate-intervals shapes the fit's own table; "
                                      "--compare and --plan write other tables: leave it out")
@@ -167,10 +189,15 @@ def _refuse_binary_flags_on_latent(args: argparse.Namespace) -> None:
                                    ("--no-rate-intervals", not args.rate_intervals)) if on]
     if not given:
         return
+    one = len(given) == 1
+    if getattr(args, "rater", None) or getattr(args, "item", None):
+        raise ParameterError(
+            f"{' and '.join(given)}: {'it shapes' if one else 'they shape'} the binary "
+            "model's rho and eta per group; with --rater and --item the fit is the rater-noise "
+            f"model, whose table has no such columns: leave {'it' if one else 'them'} out")
     reason = _latent_reason(args)
     if reason is None:
         return
-    one = len(given) == 1
     does = ["spreads the binary model's rho and eta of many groups over parallel jobs"
             if flag.startswith("--n-jobs") else
             "leaves the intervals of rho and eta out of the binary model's table"
@@ -182,6 +209,39 @@ def _refuse_binary_flags_on_latent(args: argparse.Namespace) -> None:
         f"draws give them, in rates()): leave {'it' if one else 'them'} out, or fit one 0/1 or "
         "thresholded metric (--threshold) without --bins, --dependence and --rates "
         "hierarchical for the binary model")
+
+
+def add_rater_arguments(p) -> None:
+    """``--rater`` and ``--item`` (long data, one row per rating): the rater-noise model.
+
+    With them ``fit`` is :func:`binaryeval.fit_raters` (through :func:`binaryeval.fit` with
+    ``rater=`` and ``item=``): the human raters err too.  ``--raters``, ``--error-free`` and
+    ``--rater-rates`` are its options.
+    """
+    group = p.add_argument_group(
+        "rater-noise model", "long data, one row per human rating, with the rater and the "
+        "item rated: the human raters err too (binaryeval.fit_raters); the sampler's --seed, "
+        "--draws and --chains apply")
+    group.add_argument("--rater", default=None, metavar="COLUMN",
+                       help="the column naming who gave each rating (with --item)")
+    group.add_argument("--item", default=None, metavar="COLUMN",
+                       help="the column naming the item rated, within its group (with --rater)")
+    group.add_argument("--raters", choices=["dawid-skene", "mace"], default=None,
+                       help="the raters' error model: a confusion matrix per rater "
+                            "(dawid-skene, default) or a competence and a guessing "
+                            "distribution per rater (mace)")
+    group.add_argument("--error-free", nargs="+", default=None, metavar="RATER",
+                       help="raters read without error (their ratings are the truth)")
+    group.add_argument("--rater-rates", choices=["estimate", "hierarchical"], default=None,
+                       help="each rater's confusion under a fixed prior (estimate, default) or "
+                            "drawn from a population learnt from all raters (hierarchical)")
+
+
+def rater_kwargs(args: argparse.Namespace) -> dict:
+    """The rater-noise model's arguments given on the command line (none: the other paths)."""
+    given = {"rater": args.rater, "item": args.item, "raters": args.raters,
+             "error_free": args.error_free, "rater_rates": args.rater_rates}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def add_compare_and_plan_arguments(p, *, units: str, plan: str) -> None:

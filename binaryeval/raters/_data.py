@@ -84,14 +84,21 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         raise DataError("no row has a group and a rating; check the columns in the formula")
     itext = _labels(item[keep], item_name, rated[keep])
     has_rater = rater[keep].notna().to_numpy()
-    if np.any(rated[keep] & ~has_rater):
-        row = _show(item[keep].index[rated[keep] & ~has_rater][0])
-        raise DataError(f"row {row} has a rating but no {rater_name!r}: the rater-noise model "
-                        "reads every rating as some rater's; fill in the rater (one name for an "
-                        "unknown rater pools their ratings)")
     gcode, glabels = pd.factorize(gtext[keep], sort=True)
     icode, ilabels = pd.factorize(itext, sort=True)
     codes_all, uniq = pd.factorize(gcode.astype(np.int64) * len(ilabels) + icode, sort=True)
+    nameless = rated[keep] & ~has_rater
+    if nameless.any():
+        row = _show(item[keep].index[nameless][0])
+        shared = int(np.sum(np.bincount(codes_all[nameless]) > 1))
+        raise DataError(
+            f"row {row} has a rating but no {rater_name!r} ({int(nameless.sum())} such row(s)): "
+            "the rater-noise model reads every rating as some rater's; fill in the rater. One "
+            "name for unknown raters pools them into one rater, who reads each item once"
+            + (f": {shared} item(s) carry two or more ratings without a rater, which one name "
+               "would make one rater's repeated readings (refused): give those ratings names of "
+               "their own (e.g. numbered by their order within the item) or drop them"
+               if shared else ""))
     uniq = np.asarray(uniq, dtype=np.int64)
     groups = np.asarray(glabels)
     gidx_item = uniq // len(ilabels)
@@ -104,10 +111,10 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
     first[codes_all[has]] = met_k[has]
     if np.any(has & (first[codes_all] != met_k)):
         bad = np.flatnonzero(has & (first[codes_all] != met_k))[0]
-        raise DataError(f"item {item_label[codes_all[bad]]!r} of "
-                        f"{groups[gidx_item[codes_all[bad]]]!r} has "
-                        "different metric outputs on its rows; the metric rates the item once: "
-                        "give the same value on every row of the item (or leave it missing)")
+        _refuse_two_outputs(bad, has & (codes_all == codes_all[bad]), met_k,
+                            item[keep].index, str(item_label[codes_all[bad]]),
+                            str(groups[gidx_item[codes_all[bad]]]) if group is not None else None,
+                            item_name)
     rated_k = ~np.isnan(lab_k)
     carries = np.zeros(n_items, dtype=bool)
     carries[codes_all[rated_k]] = True
@@ -135,6 +142,28 @@ def code(human: pd.Series, human_name: str, metric: np.ndarray | None, group: pd
         metric_only=metric_only, account=account,
         repeated=int(np.sum(np.bincount(codes_all[rated_k].astype(np.int64) * raters.size
                                         + r_idx) > 1)))
+
+
+def _refuse_two_outputs(bad: int, rows_of_item: np.ndarray,
+                        metric: np.ndarray, index: pd.Index, label: str, group: str | None,
+                        item_name: str) -> None:
+    """Refuse an item whose rows give the metric's output two ways, naming two such rows.
+
+    Without a grouping the likeliest cause is an item column that repeats across systems (the
+    same segment id under every system): the error says so and names the fix.
+    """
+    at = np.flatnonzero(rows_of_item)
+    other = at[metric[at] != metric[bad]][0] if np.any(metric[at] != metric[bad]) else at[0]
+    one, two = sorted((int(bad), int(other)))
+    where = f"item {label!r}" + (f" of {group!r}" if group is not None else "")
+    hint = (f"; without a grouping after '|' an item is the value of {item_name!r} alone, so "
+            f"if {item_name!r} repeats across systems (the same segment under each), group by "
+            "the system (e.g. 'rating ~ metric | system') or give item= a column naming each "
+            "output" if group is None else "")
+    raise DataError(f"{where} has different metric outputs on its rows (rows "
+                    f"{_show(index[one])} and {_show(index[two])}, for one); the metric rates the "
+                    "item once: give the same value on every row of the item (or leave it "
+                    f"missing){hint}")
 
 
 def _refuse_repeats(r_item: np.ndarray, r_rater: np.ndarray, r_label: np.ndarray,

@@ -65,10 +65,11 @@ class RaterFit(Result):
     """Rate of adequate outputs per group when the human raters err too.
 
     Returned by :func:`fit_raters` (and by :func:`binaryeval.fit` with ``rater=``).  It answers
-    ``to_frame()``, ``compare()``, ``posterior(group)``, ``ranks()``, ``naive()`` (the majority
-    vote as the truth), ``rates()`` (the metric's confusion), ``raters()`` (each rater's
-    confusion or competence), ``items()`` (each item's posterior class probability) and
-    ``plan()`` (another rating of a rated item, or a new item: which buys more certainty).
+    ``to_frame()``, ``compare()`` (``prob_greater_matrix()``), ``posterior(group)``,
+    ``ranks()``, ``naive()`` (the majority vote as the truth), ``rates()`` (the metric's
+    confusion), ``raters()`` (each rater's confusion or competence), ``items()`` (each item's
+    posterior class probability) and ``plan()`` (another rating of a rated item, or a new
+    item: which buys more certainty).
 
     Attributes
     ----------
@@ -786,6 +787,39 @@ class RaterFit(Result):
                              quantity=("P(alpha_1 > alpha_2)" if not self.levels else
                                        "P(mean rating_1 > mean rating_2)"))
 
+    def prob_greater_matrix(self, order: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """``P(alpha_i > alpha_j)`` for every pair of groups, as :class:`~binaryeval.BinaryFit`.
+
+        The shares of the sampler's draws in which the row's ``alpha`` (the mean rating of a
+        binned rating) exceeds the column's: the matrix of :meth:`compare`
+        (``compare().matrix()``, the same numbers).
+
+        Parameters
+        ----------
+        order : "estimate", "input" or list of str, optional
+            Order of the groups in rows and columns (default: the fit's order).
+
+        Returns
+        -------
+        DataFrame
+            Cell ``(i, j)`` is ``P(alpha_i > alpha_j)`` (index ``group_1``, columns
+            ``group_2``; the diagonal is NaN).
+
+        Examples
+        --------
+        >>> import binaryeval as be
+        >>> from binaryeval.datasets import simulate_ratings
+        >>> df = simulate_ratings(seed=0)  # systems A and B, 150 outputs each, 3 of 4 raters each
+        >>> res = be.fit_raters("rating ~ metric | system", df, rater="annotator",
+        ...                     item="item", seed=1)
+        >>> bool(res.prob_greater_matrix().loc["A", "B"] > 0.99)
+        True
+        """
+        out = self.compare(order=order).matrix()
+        out.attrs.update(quantity="P(alpha_1 > alpha_2)" if not self.levels else
+                         "P(mean rating_1 > mean rating_2)")
+        return out
+
     def _order_of(self, order: Any) -> tuple[str, ...]:
         means = self._alpha().reshape(-1, len(self.groups)).mean(axis=0)
         return _common.resolve_order(order, self.groups, dict(zip(self.groups, means,
@@ -967,9 +1001,10 @@ class RaterFit(Result):
                        "(concentration + 1)): raters with few ratings are drawn towards m")
         thin = [x for x, n in zip(self.rater_names, self._raters(None).groupby(level="rater")[
             "n_shared"].first().reindex(self.rater_names), strict=True)
-                if n < 5 and x not in self.error_free]
+                if n < THIN_SHARED and x not in self.error_free]
         if thin:
-            s.add_note(f"{len(thin)} rater(s) share fewer than 5 items with anybody else "
+            s.add_note(f"{len(thin)} rater(s) share fewer than {THIN_SHARED} items with anybody "
+                       "else "
                        f"({', '.join(thin[:5])}{', ...' if len(thin) > 5 else ''}): their "
                        "errors rest on the prior and the metric"
                        + ("" if self.rater_rates == "hierarchical" else
@@ -1074,6 +1109,50 @@ def _check_identified(ratings: _data.Ratings, free: np.ndarray, has_metric: bool
              "third time (a third rater" + ("" if has_metric else ", or a metric in the "
                                             "formula") + "), or name a trusted rater "
              "(error_free='name')", IdentifiabilityWarning)
+
+
+#: a rater sharing fewer items than this with anybody else is thin: their errors rest on the prior
+THIN_SHARED = 5
+#: the share of the ratings (of items no error-free rater fixes) by thin raters above which the
+#: fit with the fixed rater prior warns
+THIN_SHARE = 0.5
+
+
+def _warn_thin_raters(ratings: _data.Ratings, free: np.ndarray,
+                      rater_prior: tuple[float, float]) -> None:
+    """Warn when most ratings are by raters whose errors the data cannot tell (fixed prior).
+
+    A rater who shares fewer than :data:`THIN_SHARED` items with another reader (another rater,
+    or the metric: its output on the item) has a confusion that rests on ``rater_prior`` (a
+    one-time rater of a crowd): with every rater rating
+    one item, each rating reads as right with the prior's chance (2/3 for Beta(2, 1)) whatever
+    the raters' real accuracy, and alpha moves with it (raters right 85 % of the time, alpha
+    0.25: alpha came out 0.09 too low, its 95 % interval covering the truth in 3 of 8 crowds).
+    Counted over the ratings of items no error-free rater fixes; warned when the thin raters
+    give more than :data:`THIN_SHARE` of them.
+    """
+    n_r = len(ratings.raters)
+    per_item = np.bincount(ratings.rating_item, minlength=len(ratings.item_keys))
+    read_again = (per_item > 1) | (ratings.item_metric >= 0)
+    n_shared = np.bincount(ratings.rating_rater[read_again[ratings.rating_item]],
+                           minlength=n_r)
+    fixed = np.zeros(len(ratings.item_keys), dtype=bool)
+    fixed[ratings.rating_item[free[ratings.rating_rater]]] = True
+    counted = ~fixed[ratings.rating_item] & ~free[ratings.rating_rater]
+    thin_rater = (n_shared < THIN_SHARED) & ~free
+    thin = counted & thin_rater[ratings.rating_rater]
+    if not counted.any() or thin.sum() <= THIN_SHARE * counted.sum():
+        return
+    names = [ratings.raters[i] for i in np.flatnonzero(thin_rater)]
+    a, b = rater_prior
+    warn(f"{thin.sum():,} of the {counted.sum():,} ratings ({thin.sum() / counted.sum():.0%}) "
+         f"are by {len(names):,} rater(s) who share fewer than {THIN_SHARED} items with another "
+         f"reader (a rater or the metric) ({', '.join(names[:3])}"
+         f"{', ...' if len(names) > 3 else ''}): the data cannot "
+         f"tell their errors, which rest on the fixed rater_prior (Beta({a:g}, {b:g}): right "
+         f"{a / (a + b):.0%} of the time) whatever their real accuracy, and alpha moves with "
+         "it. Use rater_rates='hierarchical' (their errors learnt from all the raters), or "
+         "name a trusted rater (error_free='name')", IdentifiabilityWarning)
 
 
 def _max_readings(ratings: _data.Ratings, has_metric: bool) -> int:
@@ -1223,8 +1302,12 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
         When ``alpha`` of some group has R-hat above 1.01 or bulk/tail ESS below 400.
     IdentifiabilityWarning
         When every item carries at most two readings (human ratings, plus the metric's output)
-        and no rater is error-free: pairs of readings leave alpha to the prior; and when the
-        fit reads the metric or a rater as worse than chance (the two classes may be swapped).
+        and no rater is error-free: pairs of readings leave alpha to the prior; when the
+        fit reads the metric or a rater as worse than chance (the two classes may be swapped;
+        with a binned rating: a rater whose ratings fall as the items' fitted levels rise);
+        and, with ``rater_rates="estimate"``, when more than half of the ratings are by raters
+        who share fewer than 5 items with another rater or the metric (one-time raters of a
+        crowd: their errors, and alpha with them, rest on ``rater_prior``).
     BinaryEvalWarning
         When a level of a binned rating holds under 2% of the ratings beside two common levels
         (a stray 0.5 or 2 in a 0/1 rating makes the fit a model of three classes whose estimate
@@ -1323,6 +1406,8 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
     free_names = _error_free(error_free, coded.raters, rater)
     free = np.array([x in free_names for x in coded.raters], dtype=bool)
     _check_identified(coded, free, bool(terms))
+    if rater_rates == "estimate":
+        _warn_thin_raters(coded, free, (ra, rb))
     n = len(coded.item_keys)
     fixed = np.full(n, -1)
     is_free = free[coded.rating_rater]
@@ -1377,7 +1462,7 @@ def fit_raters(formula: str, data: pd.DataFrame, *, rater: str, item: str,
                                                    list(order), coded.groups, means,
                                                    last=list(dominated)))
     frame_now = res.to_frame()
-    switched = _say_switched_classes(res) if not levels else False
+    switched = _say_switched_classes(res) if not levels else _say_reversed_levels(res)
     bad = (frame_now["rhat"] > _common.RHAT_MAX) | (frame_now[["ess_bulk", "ess_tail"]].min(
         axis=1) < _common.ESS_MIN)
     if bad.any() or rater_rates != "hierarchical":
@@ -1457,6 +1542,16 @@ def _mace_worse_than_chance(res: RaterFit) -> list[tuple[str, float]]:
     return out
 
 
+def _below_chance(total: np.ndarray) -> bool:
+    """Whether posterior draws of ``p_correct_0 + p_correct_1`` (or ``rho + eta``) say < 1.
+
+    The posterior mean under :data:`_WORSE_THAN_CHANCE` and three posterior sds under 1: the
+    rule :func:`_mace_worse_than_chance` applies to its pseudo-counts.
+    """
+    mean, sd = float(np.mean(total)), float(np.std(total))
+    return mean < _WORSE_THAN_CHANCE and mean + 3.0 * sd < 1.0
+
+
 def _say_switched_classes(res: RaterFit) -> bool:
     """Warn when the fit reads the metric or a rater as worse than chance (two classes).
 
@@ -1464,27 +1559,32 @@ def _say_switched_classes(res: RaterFit) -> bool:
     confusion mirrored, alpha read as 1 - alpha), so a rater who reversed the scale can take
     the chains to the swapped reading, which then looks confident and converged.  A metric
     with ``rho + eta < 1`` or a rater with ``p_correct_0 + p_correct_1 < 1`` in the fit is the
-    sign of it (below 0.9: a rater who guesses sits near 1 and is not taken for it); MACE's
-    raters are read against the fitted classes (:func:`_mace_worse_than_chance`).
+    sign of it: named when the posterior mean of the sum is under 0.9 and three of its
+    posterior sds under 1 (:func:`_below_chance`), so a rater who guesses (whose sum is 1, and
+    whose posterior mean the prior and a few hundred ratings leave anywhere from 0.8 to 1) is
+    not taken for it; MACE's raters are read against the fitted classes
+    (:func:`_mace_worse_than_chance`).
     """
     worse = []
     if res.metric_term is not None and _ordered_pair(res.metric_levels):
         # the metric's outputs by position (a float column's labels are '0.0' and '1.0')
         th = res.draws.theta
-        mean = th.reshape(-1, *th.shape[2:]).astype(float).mean(axis=0)   # (Gt, 2, 2)
-        for gpos in res._positions() if mean.shape[0] > 1 else [0]:
-            rho, eta = float(mean[gpos, 1, 1]), float(mean[gpos, 0, 0])
-            if rho + eta < _WORSE_THAN_CHANCE:
+        flat = th.reshape(-1, *th.shape[2:]).astype(float)               # (S, Gt, 2, 2)
+        sums = flat[:, :, 1, 1] + flat[:, :, 0, 0]
+        for gpos in res._positions() if flat.shape[1] > 1 else [0]:
+            if _below_chance(sums[:, gpos]):
                 g = res.groups[gpos]
-                where = "" if len(res.groups) < 2 or mean.shape[0] == 1 else f" in {g!r}"
+                where = "" if len(res.groups) < 2 or flat.shape[1] == 1 else f" in {g!r}"
                 worse.append(f"the metric {res.metric_term!r}{where} (rho + eta = "
-                             f"{rho + eta:.2f})")
+                             f"{sums[:, gpos].mean():.2f})")
     if res.model == "dawid-skene":
-        table = res._rater_table()
-        for r, row in table.iterrows():
-            total = float(row["p_correct_0"] + row["p_correct_1"])
-            if not row["is_error_free"] and total < _WORSE_THAN_CHANCE:
-                worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = {total:.2f})")
+        phi = res.draws.phi
+        flat = phi.reshape(-1, *phi.shape[2:]).astype(float)              # (S, R, 2, 2)
+        sums = flat[:, :, 0, 0] + flat[:, :, 1, 1]
+        for i, r in enumerate(res.rater_names):
+            if r not in res.error_free and _below_chance(sums[:, i]):
+                worse.append(f"rater {r!r} (p_correct_0 + p_correct_1 = "
+                             f"{sums[:, i].mean():.2f})")
     else:
         worse += [f"rater {r!r} (p_correct_0 + p_correct_1 = {t:.2f} against the fitted "
                   "classes)" for r, t in _mace_worse_than_chance(res)]
@@ -1495,6 +1595,62 @@ def _say_switched_classes(res: RaterFit) -> bool:
          "class is adequate may rest on where the chains started; check whether a rater "
          "reversed the scale (recode that rater's ratings), or name a rater known to be "
          "reliable in error_free=[...]", IdentifiabilityWarning)
+    return True
+
+
+#: a rater's correlation with the items' fitted levels below this (and three of its null
+#: standard errors, 1 / sqrt(ratings), below 0) reads the levels the other way round
+_REVERSED_CORRELATION = -0.1
+
+
+def _reversed_raters(res: RaterFit) -> list[tuple[str, float, int]]:
+    """The raters of a binned rating whose ratings fall as the items' fitted levels rise.
+
+    Each rating is set against its item's posterior mean level (``items()``): a rater who reads
+    the scale as the fit does correlates positively, one who guesses near zero, and one who
+    reads it reversed (or whom a reversed majority took the fit away from) negatively.  Named
+    when the correlation over the rater's ratings is under :data:`_REVERSED_CORRELATION` and
+    under ``-3 / sqrt(n)`` (three standard errors of a correlation of zero).  Raters with fewer
+    than three ratings or a single level are passed over.
+    """
+    r = res.ratings
+    x = res._scores()
+    fitted = res.draws.item_prob @ x                                     # (N,)
+    out = []
+    for i, name in enumerate(res.rater_names):
+        if name in res.error_free:
+            continue
+        own = r.rating_rater == i
+        n = int(own.sum())
+        if n < 3:
+            continue
+        y, e = x[r.rating_label[own]], fitted[r.rating_item[own]]
+        if np.ptp(y) == 0 or np.ptp(e) == 0:
+            continue
+        corr = float(np.corrcoef(y, e)[0, 1])
+        if corr < _REVERSED_CORRELATION and corr < -3.0 / np.sqrt(n):
+            out.append((name, corr, n))
+    return out
+
+
+def _say_reversed_levels(res: RaterFit) -> bool:
+    """Warn when raters of a binned rating read the fitted levels the other way round.
+
+    A majority of raters who reversed the scale (5 for 1) takes the fit to their reading: the
+    careful raters then read as reversed, and the mean rating comes out mirrored, converged
+    and confident (:func:`_reversed_raters` finds them).
+    """
+    named = _reversed_raters(res)
+    if not named:
+        return False
+    shown = ", ".join(f"rater {n!r} (correlation {c:.2f} over {k} ratings)"
+                      for n, c, k in named[:4]) + (" and more" if len(named) > 4 else "")
+    lo, hi = res.levels[0], res.levels[-1]
+    warn(f"the ratings of {shown} fall as the items' fitted levels rise: the fit reads them "
+         "against the scale, so either they reversed the scale or a majority that did took the "
+         "fit to the reversed reading (the mean rating then comes out mirrored); check whether "
+         f"a rater reversed the scale (recode that rater's ratings: {lo + hi:g} - rating), or "
+         "name a rater known to be reliable in error_free=[...]", IdentifiabilityWarning)
     return True
 
 
