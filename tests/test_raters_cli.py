@@ -66,9 +66,12 @@ def test_the_summary_names_the_rater_model_and_a_missing_item_column_by_its_flag
     err = capsys.readouterr().err
     assert code == 1
     assert "--rater annotator asks for the rater-noise model, which also needs --item" in err
-    code = main(["fit", FORMULA, "--data", str(data), "--rater", "annotator", "--item", "item",
-                 "--n-jobs", "2"])
-    assert code == 1 and "this fit is the rater-noise model" in capsys.readouterr().err
+    # refused before the data are read (a missing file is not even looked at)
+    code = main(["fit", FORMULA, "--data", str(tmp_path / "absent.csv"), "--rater", "annotator",
+                 "--item", "item", "--n-jobs", "2"])
+    assert code == 1 and ("--n-jobs 2: it shapes the binary model's rho and eta per group; with "
+                          "--rater and --item the fit is the rater-noise model"
+                          in capsys.readouterr().err)
 
 
 def test_plan_on_the_rater_model_refuses_the_binary_plans_options(crowd, tmp_path, capsys):
