@@ -130,6 +130,15 @@ def detectable_difference(alpha: float, rho: float, eta: float | None = None, n_
     >>> from binaryeval.plan import detectable_difference
     >>> round(detectable_difference(0.6, n_human=1000, rates={"rho": 0.7, "eta": 0.7}), 3)
     0.043
+
+    A rare outcome at power 0.8: each system with its own posterior variance needs a larger
+    difference than the papers' equal variances promise:
+
+    >>> design = dict(n_human=300, n_metric=5000, power=0.8)
+    >>> round(detectable_difference(0.05, 0.9, **design), 4)
+    0.0436
+    >>> round(detectable_difference(0.05, 0.9, **design, variance="both"), 4)
+    0.0496
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid,
