@@ -379,6 +379,8 @@ NAMES: tuple[Name, ...] = (
     Name("names", "labels", "binaryeval datasets: which datasets to export", "option"),
     Name("power", "probability", "the chance a plan gives of telling two systems eps apart "
          "(0.5: the papers' detectable difference)", "argument column attrs"),
+    Name("variance", "choice", "a plan's posterior variance of the other system: \"equal\" (the "
+         "papers': this one's) or \"both\" (its own)", "argument attrs"),
     Name("sizes", "text", "what a plan's sizes count (per system: each of the two systems "
          "compared gets them)", "attrs"),
     Name("every_row", "flag", "every row of a shipped dataset's file, not its loader's default "

@@ -53,6 +53,10 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--power", type=float, default=0.5,
                    help="chance of telling two systems eps apart (default 0.5: the papers' "
                         "detectable difference; 0.8 plans for four times in five)")
+    p.add_argument("--variance", choices=("equal", "both"), default="equal",
+                   help="the other system's posterior variance: equal to this one's (default, "
+                        "the papers') or its own, eps away on the side nearer 0.5 (both: keeps "
+                        "--power near alpha 0 or 1; difference, size)")
     p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
                    help="as in 'binaryeval fit': estimate (from the paired ratings; default), "
                         "pooled (a paired set shared by the systems) or known values "
@@ -115,7 +119,7 @@ def _one(values: list[int] | None, option: str, what: str) -> int:
 _ONLY = {"epsilon": (None, ("size",)), "vary": ("n_human", ("size",)),
          "max_size": (10_000_000, ("size",)), "simulate": ("expected", ("difference", "table")),
          "n_resamples": (50, ("difference", "table")), "seed": (None, ("difference", "table")),
-         "n_jobs": (None, ("table",))}
+         "n_jobs": (None, ("table",)), "variance": ("equal", ("difference", "size"))}
 
 
 def _refuse_others(a: argparse.Namespace) -> None:
@@ -181,7 +185,8 @@ def _run(a: argparse.Namespace) -> int:
                                  f"leave {flag} out")
         result = plan.required_sample_size(
             a.epsilon, vary=a.vary, alpha=a.alpha, rho=rho, n_human=_one(a.n_human, "--n-human", a.what),
-            n_metric=_one(a.n_metric, "--n-metric", a.what), max_size=a.max_size, **common)
+            n_metric=_one(a.n_metric, "--n-metric", a.what), max_size=a.max_size,
+            variance=a.variance, **common)
     elif a.what == "table":
         sizes = {}
         if a.n_human is not None:
@@ -198,14 +203,14 @@ def _run(a: argparse.Namespace) -> int:
         n_metric = _one(a.n_metric, "--n-metric", a.what)
         eps = plan.detectable_difference(a.alpha, rho, n_human=n_human, n_metric=n_metric,
                                          simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
-                                         **common)
+                                         variance=a.variance, **common)
         result = pd.DataFrame([{
             "alpha": a.alpha, "rho": rho, "eta": rho if eta is None else eta,
             "n_human": n_human, "n_metric": n_metric,
             "n_paired": n_human if a.n_paired is None else a.n_paired,
             # the paired set's share of positives: alpha unless --psi makes it a separate set
             "psi": a.alpha if a.psi is None else a.psi, "sig_level": a.sig_level,
-            "power": a.power,
+            "power": a.power, **({"variance": a.variance} if a.variance != "equal" else {}),
             "rates": ",".join(f"{k}={v:g}" for k, v in known.items()) if known else a.rates,
             "epsilon": eps}])
     return write_result(result, a)

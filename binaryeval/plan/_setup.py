@@ -200,12 +200,18 @@ def fit_sig_level(value: Any, level: float) -> float:
     return sig
 
 
+#: the papers' assumption behind eps's power (ends every plan's power note)
+EQUAL_VARIANCE_NOTE = ("; both systems are taken to have this one's posterior variance, so near "
+                       "alpha = 0 or 1, where the other system's is wider, the chance is "
+                       "lower; variance='both' gives each system its own (in plans of a "
+                       "detectable difference or of a sample size)")
+
 #: what eps means for the chance of finding a difference (said in every plan's notes)
 POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
               "sig_level half the time (power 0.5); power=0.8 plans for four times in five "
               "(with the same ratings that is a difference (z_{1-sig_level/2} + z_0.8) / "
               "z_{1-sig_level/2} = 1.43 times eps at sig_level 0.05; eps itself then needs about "
-              "2.04 times the ratings)")
+              "2.04 times the ratings)" + EQUAL_VARIANCE_NOTE)
 
 
 def shown_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -238,7 +244,8 @@ def power_note(power: float) -> str:
         return POWER_NOTE
     return (f"planned for power {power:g}: two systems eps apart are told apart at sig_level "
             f"with probability {power:g} (eps spans z_{{1-sig_level/2}} + z_{power:g} sds of "
-            "the difference; the papers' eps, power 0.5, spans the first alone)")
+            "the difference; the papers' eps, power 0.5, spans the first alone)"
+            + EQUAL_VARIANCE_NOTE)
 
 
 @dataclass(frozen=True)

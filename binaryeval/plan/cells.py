@@ -20,6 +20,7 @@ The posterior itself is :func:`binaryeval.binary.engine.alpha_posterior` (or the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -30,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _parallel
-from ._setup import DEFAULT_GRID, Setup, paired
+from ._setup import DEFAULT_GRID, Setup, paired, z_total
 from .counts import KEYS, draws, expected
 
 #: How many distinct posteriors the process-wide cache keeps (about 300 bytes each).
@@ -204,6 +205,61 @@ def epsilon(s: Setup, moments: Moments) -> float:
     if moments.cell.uninformed:
         return 1.0
     return s.epsilon(float(moments.sd.mean()))
+
+
+#: ``variance=``: the papers' equal variances, or each system's own
+VARIANCES = ("equal", "both")
+
+
+def other_sd(s: Setup, cell: Cell, diff: float, *, simulate: str = "expected",
+             n_resamples: int = 1) -> float:
+    """Mean posterior sd of alpha of the other system, ``diff`` from ``s.alpha``, the same sizes.
+
+    The larger of the two systems at ``alpha - diff`` and ``alpha + diff`` that lie in [0, 1]
+    (the one nearer 0.5, whose posterior is wider, makes the comparison harder); when neither
+    does, the bound farther from ``alpha``.  ``cell`` keeps its seed, so simulated experiments
+    of both systems are drawn alike.
+    """
+    sides = [a for a in (s.alpha - diff, s.alpha + diff) if 0.0 <= a <= 1.0]
+    if not sides:
+        sides = [0.0 if s.alpha >= 0.5 else 1.0]
+    sds = []
+    for a in sides:
+        (m,) = evaluate(dataclasses.replace(s, alpha=a), [cell], simulate=simulate,
+                        n_resamples=n_resamples)
+        sds.append(float(m.sd.mean()))
+    return max(sds)
+
+
+def epsilon_both(s: Setup, cell: Cell, sd: float, *, simulate: str = "expected",
+                 n_resamples: int = 1, tol: float = 1e-7) -> float:
+    """Smallest ``d`` with ``d >= (z_{1 - sig_level/2} + z_power) sqrt(sd^2 + sd_d^2)``.
+
+    ``sd`` is this system's mean posterior sd and ``sd_d`` that of the other system ``d`` away
+    (:func:`other_sd`): the detectable difference when each system has its own posterior
+    variance, found by doubling and bisection on ``d``.  1 for an uninformed cell.
+    """
+    if cell.uninformed:
+        return 1.0
+    z = z_total(s.sig_level, s.power)
+
+    def need(d: float) -> float:
+        return z * math.hypot(sd, other_sd(s, cell, d, simulate=simulate,
+                                           n_resamples=n_resamples))
+
+    hi = max(s.epsilon(sd), tol)
+    while need(hi) > hi and hi < 4.0:
+        hi *= 2.0
+    if need(hi) > hi:   # no system in [0, 1] is that far: the sds alone are beyond any share
+        return need(hi)
+    lo = 0.0
+    while hi - lo > tol * max(hi, 1e-3):
+        mid = 0.5 * (lo + hi)
+        if need(mid) <= mid:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def frame(s: Setup, results: list[Moments], simulated: bool = True) -> pd.DataFrame:

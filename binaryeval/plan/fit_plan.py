@@ -34,7 +34,14 @@ from .._validate import MAX_COUNT
 from ..binary.result import BinaryFit
 from ..errors import ParameterError
 from ..summary import Summary
-from ._setup import Setup, fit_sig_level, plan_pairs, power_note, z_total
+from ._setup import (
+    EQUAL_VARIANCE_NOTE,
+    Setup,
+    fit_sig_level,
+    plan_pairs,
+    power_note,
+    z_total,
+)
 from .cells import evaluate, make_cell
 from .sample_size import smallest_size
 
@@ -369,9 +376,14 @@ class FitPlan(Result):
                 s.add_note(f"{who}: {r['note']}")
         s.add_note("separated_now = the smallest difference the ratings at hand separate; "
                    f"more_human = additional human ratings per {per}")
-        s.add_note(power_note(self.power).replace(
+        note = power_note(self.power).replace(
             "eps is the papers' detectable difference",
-            "the targets are the papers' detectable differences"))
+            "the targets are the papers' detectable differences")
+        if self.unit != "group":
+            # a pair's threshold adds the two groups' own variances
+            note = note.replace(EQUAL_VARIANCE_NOTE,
+                                "; here each system of a pair has its own posterior variance")
+        s.add_note(note)
         return s
 
     def plot(self, ax=None, *, kind: str = "bars", **kw):

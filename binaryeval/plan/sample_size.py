@@ -22,8 +22,9 @@ from ._setup import (
     requires_model,
     shown_settings,
     size,
+    z_total,
 )
-from .cells import epsilon, evaluate, make_cell
+from .cells import VARIANCES, epsilon, evaluate, make_cell, other_sd
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
 
@@ -128,8 +129,11 @@ class SampleSizeResult(Result):
 class _Search:
     """``eps`` as a function of the varied size, the other sizes held."""
 
-    def __init__(self, s: Setup, vary: str, base: dict[str, Any], psi: float | None) -> None:
-        self.s, self.vary, self.base, self.psi = s, vary, base, psi
+    def __init__(self, s: Setup, vary: str, base: dict[str, Any], psi: float | None,
+                 other: float | None = None) -> None:
+        # other: the target difference when the other system has its own variance
+        # (variance="both"), None for the papers' equal variances
+        self.s, self.vary, self.base, self.psi, self.other = s, vary, base, psi, other
 
     def eps(self, n: int, rates: str | None = None) -> float:
         sizes = dict(self.base)
@@ -144,7 +148,12 @@ class _Search:
         s = self.s if rates is None else dataclasses.replace(self.s, rates=rates)
         cell = make_cell(sizes["n_human"], sizes["n_metric"], sizes["n_paired"], self.psi)
         (moments,) = evaluate(s, [cell])
-        return epsilon(s, moments)
+        if self.other is None or cell.uninformed:
+            return epsilon(s, moments)
+        # the difference this system and one ``other`` away, each with its own posterior sd,
+        # tell apart: compared with the target it decides like eps does
+        sd = float(moments.sd.mean())
+        return z_total(s.sig_level, s.power) * math.hypot(sd, other_sd(s, cell, self.other))
 
 
 def smallest_size(eps_at: Callable[[int], float], target: float, max_size: int,
@@ -219,7 +228,8 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
                          psi: float | None = None, method: str = "exact",
                          prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                          grid: Sequence[int] | None = None,
-                         max_size: int = 10_000_000, power: float = 0.5) -> SampleSizeResult:
+                         max_size: int = 10_000_000, power: float = 0.5,
+                         variance: str = "equal") -> SampleSizeResult:
     """Smallest number of ratings of one kind that brings ``eps`` down to ``epsilon``.
 
     The other sizes stay as given.  With ``vary="n_human"`` and ``n_paired=None`` the paired set
@@ -247,6 +257,13 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
         ignored; ``power=0.8``: sizes that find a difference of ``epsilon`` four times in five).
     max_size : int
         Largest size tried.
+    variance : {"equal", "both"}
+        ``"equal"`` (default, the papers'): the other system's posterior has this one's
+        variance.  ``"both"``: the other system, ``epsilon`` away on the side nearer 0.5, has
+        its own, and the size is the smallest with ``z sqrt(sd^2 + sd_epsilon^2) <= epsilon``
+        (``achieved`` and ``limit`` are that difference); near ``alpha = 0`` or 1 this is the
+        size that keeps the planned ``power`` (see
+        :func:`~binaryeval.plan.detectable_difference`).
 
     Returns
     -------
@@ -269,6 +286,7 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
         raise ParameterError(f"epsilon={epsilon!r} must lie in (0, 1]: it is a difference of two "
                              f"shares, e.g. epsilon=0.05")
     vary = check.choice(vary, "vary", _VARY)
+    variance = check.choice(variance, "variance", VARIANCES)
     max_size = at_most_engine(check.size(max_size, "max_size", minimum=1), "max_size")
     if vary == "n_paired" and s.rates == "known":
         raise ParameterError("vary='n_paired' has no effect with known rates (paired ratings only "
@@ -276,8 +294,10 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
                              "rates='estimate'.")
     base = dict(n_human=size(n_human, "n_human"), n_metric=size(n_metric, "n_metric"),
                 n_paired=n_paired)
-    search = _Search(s, vary, base, psi)
+    search = _Search(s, vary, base, psi, target if variance == "both" else None)
     settings = dict(s.facts(), **{k: v for k, v in base.items() if k != vary})
+    if variance == "both":
+        settings["variance"] = "both"
     if settings.get("n_paired", 0) is None:   # the default paired set, as the other results say
         settings["n_paired"] = "n_human"
     if psi is not None:
@@ -295,13 +315,14 @@ def required_sample_size(epsilon: float, vary: str = "n_human", *, alpha: float,
         message = (f"eps = {achieved:.4g} <= {target} already without any {vary}." if found == 0
                    else f"{vary} = {found} per system gives eps = {achieved:.4g} <= {target:g}.")
         if (vary == "n_human" and psi is None and found and found == n_paired
-                and _Search(s, vary, dict(base, n_paired=None), psi).eps(found - 1) <= target):
+                and _Search(s, vary, dict(base, n_paired=None), psi,
+                            search.other).eps(found - 1) <= target):
             # the fixed paired set, not the target, set the size
             unpaired = required_sample_size(
                 epsilon, vary, alpha=s.alpha, rho=s.rho, eta=s.eta, n_metric=base["n_metric"],
                 sig_level=s.sig_level, rates=s.rates_value, rounding=s.rounding,
                 method=s.method, prior=s.prior, rate_prior=s.rate_prior, grid=s.grid,
-                max_size=max_size, power=s.power)
+                max_size=max_size, power=s.power, variance=variance)
             known = " (known rates: paired items do not inform it)" if s.rates == "known" else ""
             message += (f" That is the fixed n_paired = {n_paired}: the paired set lies inside "
                         f"the human sample, which must hold it; with n_paired left out (every "
