@@ -1123,3 +1123,29 @@ def test_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
     whole = favi("human ~ metric | system", df.dropna(), item="seg", unpaired="count")
     assert whole.excluded == {} and whole.excluded_rows.empty
     assert whole.excluded_rows.index.name == "key"
+
+
+def test_an_item_rated_twice_for_one_pair_is_counted_twice_and_said():
+    # preference data: 10 items of the pair (x, y), humans prefer x on 8 and y on 2, the metric
+    # always prefers x.  Rated once: the sign test of 8 of 10 is binom.test(8, 10)$p.value =
+    # 0.109375 (R).  The same ten judgements entered again with the systems the other way round
+    # (y vs x, ratings reversed) are the same evidence, but the counts double to 16 of 20, whose
+    # p-value is binom.test(16, 20)$p.value = 0.01181793: "significant" from a copy.  The rows
+    # are still counted as given (several raters may rate one output), but the call now says
+    # how many rows repeat an (item, pair); before, it said nothing.
+    once = pd.DataFrame({"i": range(10), "a": "x", "b": "y", "h": ["+"] * 8 + ["-"] * 2,
+                         "m": ["+"] * 10})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = favi("h ~ m | a + b", once, item="i")
+    assert single.to_frame().p_value_human[0] == pytest.approx(0.109375, abs=1e-12)
+    flipped = once.assign(a="y", b="x", h=once.h.map({"+": "-", "-": "+"}), m="-")
+    twice = pd.concat([once, flipped], ignore_index=True)
+    with pytest.warns(BinaryEvalWarning, match=r"^10 of 20 preference rows rate an \(item, system "
+                                               r"pair\) that another row already rates") as caught:
+        doubled = favi("h ~ m | a + b", twice, item="i")
+    assert len(caught) == 1 and "sign tests' p-values are too small" in str(caught[0].message)
+    row = doubled.to_frame().iloc[0]
+    assert (row.n, row.mar_human, row.n_disagreements) == (20, 12, 4)
+    assert row.p_value_human == pytest.approx(0.01181793, rel=1e-6)
+    assert row.favi == single.to_frame().favi[0] == 2.0  # the 2 (or 4) human "-" rated "+"

@@ -12,8 +12,8 @@ from .._directions import check_direction
 from .._validate import choice, renamed
 from .._validate import sig_level as valid_sig_level
 from .._warnings import warn
-from ..errors import DataError, UnpairedItemsWarning
-from .counting import count_pairs
+from ..errors import BinaryEvalWarning, DataError, UnpairedItemsWarning
+from .counting import count_pairs, repeated_message
 from .frame import _parse, favi_frame
 from .ratings import tolerances
 from .result import FaviResult
@@ -126,6 +126,10 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         The message names the likely ``lower_is_better=[...]``.
     UnpairedItemsWarning
         When items are rated for only one system of a pair (``unpaired="warn"``).
+    BinaryEvalWarning
+        Preference data in which some rows rate an (item, system pair) that another row already
+        rates, in either order of the systems: every row counts as one comparison, and the sign
+        tests take them as independent (too small p-values for repeated ratings of one output).
 
     Examples
     --------
@@ -162,6 +166,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         spec, account = frame, frame.account
         left_out = frame.left_out
     _report_unpaired(counted.n_skipped, unpaired)
+    if counted.n_repeated:
+        warn(repeated_message(counted.n_repeated, account.n_used), BinaryEvalWarning)
     _check_agreement(counted.counts, spec.human_term, spec.metric_term, spec.lower_is_better,
                      spec.mode)
     call = {"formula": formula, "item": item, "pairs": pairs, "tolerance": tolerance,

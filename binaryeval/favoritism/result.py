@@ -159,7 +159,8 @@ class FaviResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per system pair.
 
-        Columns: ``group_1, group_2, n`` (items rated for both), ``n_skipped`` (rated for only
+        Columns: ``group_1, group_2, n`` (items rated for both; for preference data, the rows
+        rating the pair, an item rated twice counting twice), ``n_skipped`` (rated for only
         one), ``n_disagreements`` (``E``), ``favi``, ``mar_human``, ``mar_metric``,
         ``sample_accuracy``, ``sign_agreement`` (``sign(mar_human) == sign(mar_metric)``),
         ``p_value_human`` and ``p_value_metric`` (two-sided sign tests with the result's tie rule).
