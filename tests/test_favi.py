@@ -1206,3 +1206,109 @@ def test_summeval_numbers_of_the_paper_text():
     hit = fits[("fluency", "rouge_l_recall")]
     assert round(hit.mean_abs_favi, 3) == float(fig11["average Favi-Score"])
     assert round(hit.system_sign_accuracy * 120) == 95 and round(hit.sample_accuracy, 3) == 0.303
+
+
+def _scores_of_systems(seed, n_items=60, systems=("s1", "s2", "s10", "B", "a")):
+    rng = np.random.default_rng(seed)
+    quality = dict(zip(systems, (0.0, 0.8, -0.6, 0.3, 0.0), strict=True))
+    rows = [(i, s, float(np.round(q + rng.normal(0, 0.5))), float(np.round(q + rng.normal(0, 0.5), 1)))
+            for i in range(n_items) for s, q in ((s, quality[s] + rng.normal()) for s in systems)]
+    return pd.DataFrame(rows, columns=["item", "system", "h", "m"])
+
+
+def test_swapping_the_systems_of_every_pair_mirrors_the_result_exactly():
+    # scores: each pair asked the other way round; preferences: the two system columns swapped in
+    # the formula (the ratings then read for the other system: every sign turns), and rows given
+    # in random orientation.  Favi and both margins change sign, nothing else changes, and the
+    # rankings are the same wins.
+    df = _scores_of_systems(7)
+    res = favi("h ~ m | system", df, item="item", tolerance=(0, 0.1))
+    fr = res.to_frame()
+    back = favi("h ~ m | system", df, item="item", tolerance=(0, 0.1),
+                pairs=list(zip(fr.group_2, fr.group_1, strict=True))).to_frame()
+    assert (back.group_1.tolist(), back.group_2.tolist()) == (fr.group_2.tolist(), fr.group_1.tolist())
+    for col in ("favi", "mar_human", "mar_metric"):
+        np.testing.assert_array_equal(back[col].to_numpy(), 0.0 - fr[col].to_numpy())
+    for col in ("n", "n_disagreements", "sample_accuracy", "sign_agreement", "p_value_human",
+                "p_value_metric"):
+        np.testing.assert_array_equal(back[col].to_numpy(), fr[col].to_numpy())
+    # the same comparisons as preference rows, each row in a random orientation
+    rng = np.random.default_rng(8)
+    wide_h = df.pivot(index="item", columns="system", values="h")
+    wide_m = df.pivot(index="item", columns="system", values="m")
+    rows = []
+    for i in wide_h.index:
+        for a, b in itertools.combinations(res.systems, 2):
+            h = int(np.sign(wide_h.loc[i, a] - wide_h.loc[i, b]))
+            dm = wide_m.loc[i, a] - wide_m.loc[i, b]
+            m = 0 if abs(round(dm, 6)) <= 0.1 else int(np.sign(dm))
+            rows.append((i, a, b, h, m) if rng.random() < 0.5 else (i, b, a, -h, -m))
+    pref = pd.DataFrame(rows, columns=["item", "x", "y", "h", "m"])
+    ab = favi("h ~ m | x + y", pref, item="item")
+    for a, b in zip(fr.group_1, fr.group_2, strict=True):
+        np.testing.assert_array_equal(ab.confusion(a, b).counts, res.confusion(a, b).counts)
+    ba = favi("h ~ m | y + x", pref, item="item")
+    f_ab, f_ba = ab.to_frame(), ba.to_frame()
+    assert f_ab[["group_1", "group_2"]].equals(f_ba[["group_1", "group_2"]])
+    np.testing.assert_array_equal(ba.counts, ab.counts[:, ::-1, ::-1])
+    np.testing.assert_array_equal(f_ba.favi.to_numpy(), 0.0 - f_ab.favi.to_numpy())
+    np.testing.assert_array_equal(f_ba.p_value_human.to_numpy(), f_ab.p_value_human.to_numpy())
+    for source in ("human", "metric"):
+        wins = set(res.ranking(source).edges)
+        assert wins and set(ab.ranking(source).edges) == wins
+        assert {(b, a) for a, b in ba.ranking(source).edges} == wins
+    # swapping the columns and turning the ratings round is the same data
+    same = favi("h ~ m | y + x", pref.assign(h=-pref.h, m=-pref.m), item="item")
+    np.testing.assert_array_equal(same.counts, ab.counts)
+
+
+def _null_and_planted_pairs(p, n_items, reps, seed):
+    counts = np.random.default_rng(seed).multinomial(n_items, p.ravel(), size=reps).reshape(reps, 3, 3)
+    rows = [{"seg": i, "a": f"s1_{r}", "b": f"s2_{r}", "h": h, "m": m}
+            for r, c in enumerate(counts) for i, (h, m) in enumerate(_expand(c))]
+    return favi("h ~ m | a + b", pd.DataFrame(rows), item="seg", pairs=[
+        (f"s1_{r}", f"s2_{r}") for r in range(reps)])
+
+
+def test_sign_tests_and_intervals_keep_their_level_without_favoritism_and_find_planted_lean():
+    # Null: two systems of equal quality, metric errors that do not depend on which system is
+    # which: the cell probabilities are unchanged when both ratings are turned round
+    # (p[i, j] = p[2 - i, 2 - j]), so P(+) = P(-) for humans and metric and the population Favi
+    # is 0.  300 seeded pairs of 60 items: the exact sign tests are conservative (at most 5% of
+    # the pairs rejected, with Monte Carlo slack to the Binomial(300, 0.05) 99.9% bound 25) and
+    # the 95% intervals cover 0 in [273, 297] of 300 (Binomial(300, 0.95) central 99.8%).
+    null = np.array([[0.30, 0.05, 0.03], [0.04, 0.16, 0.04], [0.03, 0.05, 0.30]])
+    assert np.allclose(null, null[::-1, ::-1]) and null.sum() == pytest.approx(1.0)
+    res = _null_and_planted_pairs(null, 60, 300, seed=20261128)
+    fr = res.to_frame()
+    for col in ("p_value_human", "p_value_metric"):
+        assert int((fr[col] < 0.05).sum()) <= 25
+    for method in ("score", "dirichlet"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SmallSampleWarning)
+            ci = res.interval(method=method, n_resamples=1000, seed=3)
+        assert 273 <= int(((ci.lower <= 0) & (0 <= ci.upper)).sum()) <= 297, method
+    # Holm over the 300 pairs: at most one false win among them
+    assert res.ranking("human", adjust="holm").number_of_edges() <= 1
+    # Planted favoritism: the metric turns a share of the human '-' and '=' into '+' (it favours
+    # the first system): 0.06 of '-' rated '+' (weight 2) and 0.04 of '=' rated '+' (weight 1).
+    # Population Favi = (2 * 0.06 + 0.04) / (0.24 + 0.10) = 0.16 / 0.34 = 8/17.
+    planted = null.copy()
+    planted[2, 0] += 0.06
+    planted[2, 2] -= 0.06
+    planted[1, 0] += 0.04
+    planted[1, 1] -= 0.04
+    off = ~np.eye(3, dtype=bool)
+    truth = float((FAVI_WEIGHTS * planted).sum() / planted[off].sum())
+    assert truth == pytest.approx(8 / 17)
+    rejected = []
+    for n_items in (30, 120, 480):
+        res = _null_and_planted_pairs(planted, n_items, 200, seed=n_items)
+        fv = res.to_frame().favi.to_numpy()
+        ci = res.interval(method="score")
+        # the estimate recovers the planted lean (mean over 200 pairs within 0.05 of it), the
+        # intervals keep their coverage, and more items find it more often
+        assert abs(np.nanmean(fv) - truth) < 0.05, n_items
+        assert 180 <= int(((ci.lower <= truth) & (truth <= ci.upper)).sum()) <= 198, n_items
+        rejected.append(float((ci.lower > 0).mean()))
+    assert rejected[0] < rejected[1] < rejected[2] and rejected[2] > 0.95 and rejected[0] < 0.5
