@@ -1312,3 +1312,18 @@ def test_sign_tests_and_intervals_keep_their_level_without_favoritism_and_find_p
         assert 180 <= int(((ci.lower <= truth) & (truth <= ci.upper)).sum()) <= 198, n_items
         rejected.append(float((ci.lower > 0).mean()))
     assert rejected[0] < rejected[1] < rejected[2] and rejected[2] > 0.95 and rejected[0] < 0.5
+
+
+def test_a_tolerance_with_preference_data_is_refused():
+    # preference ratings are already '+', '=' or '-': a tolerance has no difference to act on.
+    # It was ignored without a word (the counts as with 0, the result recording tolerance 0.5);
+    # now it is refused by name, as lower_is_better is.
+    pref = pd.DataFrame({"i": [1, 2, 3], "a": ["x"] * 3, "b": ["y"] * 3, "h": ["+", "-", "="],
+                         "m": ["+", "+", "-"]})
+    for tol in (0.5, (0, 0.5), {"m": 0.1}):
+        with pytest.raises(ParameterError, match=r"tolerance=.* applies to score differences; "
+                                                 r"preference data .* drop tolerance"):
+            favi("h ~ m | a + b", pref, item="i", tolerance=tol)
+    # a tolerance of 0 (the default, on either side) says nothing and is taken
+    res = favi("h ~ m | a + b", pref, item="i", tolerance={"h": 0, "m": 0.0})
+    np.testing.assert_array_equal(res.counts[0], [[1, 0, 0], [0, 0, 1], [1, 0, 0]])
