@@ -1327,3 +1327,28 @@ def test_a_tolerance_with_preference_data_is_refused():
     # a tolerance of 0 (the default, on either side) says nothing and is taken
     res = favi("h ~ m | a + b", pref, item="i", tolerance={"h": 0, "m": 0.0})
     np.testing.assert_array_equal(res.counts[0], [[1, 0, 0], [0, 0, 1], [1, 0, 0]])
+
+
+def test_the_summary_counts_the_significant_sign_tests_at_sig_level(capsys):
+    # sig_level (--sig-level) set the threshold of the sign tests, but nothing the summary or the
+    # command printed depended on it: the two runs below printed the same text.  The summary now
+    # counts the pairs whose sign test is below it.  WMT21 en-de, MQM against chrF (10 systems,
+    # 45 pairs, 527 segments): the p-values of to_frame() give 24 and 34 pairs below 0.05, 6 and
+    # 27 below 0.0001.
+    from binaryeval.cli import main
+
+    ende = load_wmt21_ende()
+    ende = ende[ende.groupby("system")["chrf"].transform("count") > 0]
+    fr = favi("mqm ~ chrf | system", ende, item="seg_id").to_frame()
+    for level, human, metric in ((0.05, 24, 34), (0.0001, 6, 27)):
+        assert ((fr.p_value_human < level).sum(), (fr.p_value_metric < level).sum()) == (human, metric)
+        info = favi("mqm ~ chrf | system", ende, item="seg_id", sig_level=level).summary().info
+        assert info[f"pairs with a significant human preference (sign test p < {level:g})"] == f"{human} of 45"
+        assert info[f"pairs with a significant metric preference (sign test p < {level:g})"] == f"{metric} of 45"
+    printed = []
+    for level in ("0.05", "0.0001"):
+        assert main(["favi", "mqm ~ chrf | system", "--data", "wmt21_ende", "--item", "seg_id",
+                     "--sig-level", level]) == 0
+        printed.append(capsys.readouterr().out)
+    assert printed[0] != printed[1]
+    assert "significant human preference (sign test p < 0.0001):  6 of 45" in printed[1]

@@ -507,6 +507,13 @@ class FaviResult(Result):
                      "mean |Favi|": self.mean_abs_favi, "sd |Favi|": self.sd_abs_favi,
                      "sample-level sign accuracy": self.sample_accuracy,
                      "system-level sign accuracy": self.system_sign_accuracy})
+        # the sign tests at the result's sig_level (what ranking() draws its wins from)
+        s = self._pair_stats()
+        for source in ("human", "metric"):
+            tested = int(np.isfinite(s[f"p_{source}"]).sum())  # pairs with an untied rating
+            significant = int((s[f"p_{source}"] < self.sig_level).sum())
+            info[f"pairs with a significant {source} preference (sign test p < {self.sig_level:g})"] = \
+                f"{significant} of {tested}"
         return info
 
     def summary(self) -> Summary:
