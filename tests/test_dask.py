@@ -294,9 +294,18 @@ def test_favi_on_dask_equals_pandas(formula, kw):
 
 def test_favi_preferences_on_dask_equal_pandas():
     df = preference_rows()
-    expected = be.favi("human ~ metric | sys_a + sys_b", df, item="item")
-    assert_same_favi(be.favi("human ~ metric | sys_a + sys_b", dask_frame(df), item="item"),
-                     expected)
+    # 2,000 draws of (item, pair) among 500 items and 6 pairs: some (item, pair) are drawn again,
+    # and both paths say how many rows repeat one (the same count, the same message)
+    with pytest.warns(be.errors.BinaryEvalWarning, match="rate an") as on_pandas:
+        expected = be.favi("human ~ metric | sys_a + sys_b", df, item="item")
+    with pytest.warns(be.errors.BinaryEvalWarning, match="rate an") as on_dask:
+        got = be.favi("human ~ metric | sys_a + sys_b", dask_frame(df), item="item")
+    assert_same_favi(got, expected)
+    assert [str(w.message) for w in on_dask] == [str(w.message) for w in on_pandas]
+    kept = df.dropna(subset=["human"])
+    key = pd.DataFrame({"item": kept.item, "lo": kept[["sys_a", "sys_b"]].min(axis=1),
+                        "hi": kept[["sys_a", "sys_b"]].max(axis=1)})
+    assert str(on_pandas[0].message).startswith(f"{int(key.duplicated().sum())} of {len(kept)} ")
     bad = df.copy()
     bad.loc[1500, "sys_b"] = bad.loc[1500, "sys_a"]
     bad.loc[1700, "human"] = "?"

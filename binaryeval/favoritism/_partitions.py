@@ -32,6 +32,7 @@ from .counting import (
     PairCounts,
     check_systems,
     count_from_scores,
+    pair_keys,
     preference_pairs,
     preference_table,
     resolve_pairs,
@@ -158,6 +159,13 @@ def kept_items(part: pd.DataFrame, spec: FaviSpec) -> pd.Series:
     return label_text(favi_rows(spec, part).items)
 
 
+def kept_pair_keys(part: pd.DataFrame, spec: FaviSpec) -> pd.Series:
+    """The :func:`~.counting.pair_keys` of each complete row of one partition of preference data."""
+    rows = favi_rows(spec, part)
+    sa, sb = _system_names(rows, spec)
+    return pair_keys(rows.items, sa, sb)
+
+
 def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: Any,
                 tol: tuple[float, float]) -> tuple[FaviSpec, RowAccount, PairCounts]:
     """What :func:`~.frame.favi_frame` and :func:`~.counting.count_pairs` give, for a Dask frame."""
@@ -191,9 +199,11 @@ def favi_counts(formula: str, ddf, *, item: str, lower_is_better: Any, pairs: An
         return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counted.counts,
                                          counted.skipped, counted.n_items)
     items = frame.map_partitions(kept_items, spec, meta=pd.Series([], dtype=object, name=item))
-    # one computation for both (an expression and a delayed task; mixing them warns)
-    table, n_items = _dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
-                                  items.nunique().to_delayed())
+    keys = frame.map_partitions(kept_pair_keys, spec, meta=pd.Series([], dtype=object))
+    # one computation for all three (an expression and a delayed task; mixing them warns)
+    table, n_items, n_keys = _dask.compute(_dask.tree_reduce(frame, count_preferences, spec, systems),
+                                           items.nunique().to_delayed(), keys.nunique().to_delayed())
     ia, ib, counts = preference_pairs(table.counts, pairs, systems)
     return spec, account, PairCounts(systems, np.column_stack([ia, ib]), counts,
-                                     np.zeros(ia.size, dtype=np.int64), int(n_items))
+                                     np.zeros(ia.size, dtype=np.int64), int(n_items),
+                                     account.n_used - int(n_keys))

@@ -12,8 +12,8 @@ from .._directions import check_direction
 from .._validate import choice, renamed
 from .._validate import sig_level as valid_sig_level
 from .._warnings import warn
-from ..errors import DataError, UnpairedItemsWarning
-from .counting import count_pairs
+from ..errors import BinaryEvalWarning, DataError, ParameterError, UnpairedItemsWarning
+from .counting import count_pairs, repeated_message
 from .frame import _parse, favi_frame
 from .ratings import tolerances
 from .result import FaviResult
@@ -89,7 +89,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         which floats make a hair larger than ``0.1``, is a tie at ``0.1``); a pair, or a mapping
         from the formula's terms (``{"chrf": 0.5}``, as :func:`binaryeval.fit_preferences`
         takes) or from ``"human"``/``"metric"`` to numbers, sets the two sides separately (their
-        scales differ; a side not named gets 0).
+        scales differ; a side not named gets 0).  Scores data only: preference data are refused
+        a tolerance above 0.
     lower_is_better : str or list of str, optional
         The terms, as written in the formula (human or metric side), whose lower scores are
         better: MQM error penalties, TER.  The default treats higher scores as better on both
@@ -116,7 +117,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         one row or column, ``1.0`` in another: a column of whole numbers read as floats).
     ParameterError
         A system in ``pairs`` without a row used, a pair given twice (in either order), or (for
-        preference data) a pair no row compares.
+        preference data) a pair no row compares or a ``tolerance`` above 0 (the ratings are
+        already ``+/=/-``).
 
     Warns
     -----
@@ -126,6 +128,10 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         The message names the likely ``lower_is_better=[...]``.
     UnpairedItemsWarning
         When items are rated for only one system of a pair (``unpaired="warn"``).
+    BinaryEvalWarning
+        Preference data in which some rows rate an (item, system pair) that another row already
+        rates, in either order of the systems: every row counts as one comparison, and the sign
+        tests take them as independent (too small p-values for repeated ratings of one output).
 
     Examples
     --------
@@ -150,6 +156,12 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
     sig_level = valid_sig_level(sig_level)
     parsed = _parse(formula)
     tol = tolerances(tolerance, (parsed.lhs_names[0], parsed.rhs_names[0]))
+    if len(parsed.groups) == 2 and any(tol):
+        raise ParameterError(f"tolerance={tolerance!r} applies to score differences; preference "
+                             "data ('| system_a + system_b') hold ratings that are already '+', "
+                             "'=' or '-', so there is no difference to compare with it: drop "
+                             "tolerance, or give one row per (item, system) with scores "
+                             "('| system') to derive the ratings with a tolerance")
     if is_dask_frame(data):
         from ._partitions import favi_counts
 
@@ -162,6 +174,8 @@ def favi(formula: str, data: pd.DataFrame, *, item: str, pairs: str | Sequence[t
         spec, account = frame, frame.account
         left_out = frame.left_out
     _report_unpaired(counted.n_skipped, unpaired)
+    if counted.n_repeated:
+        warn(repeated_message(counted.n_repeated, account.n_used), BinaryEvalWarning)
     _check_agreement(counted.counts, spec.human_term, spec.metric_term, spec.lower_is_better,
                      spec.mode)
     call = {"formula": formula, "item": item, "pairs": pairs, "tolerance": tolerance,

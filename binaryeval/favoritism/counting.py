@@ -24,6 +24,7 @@ class PairCounts:
     counts: np.ndarray           # (n_pairs, 3, 3)
     n_skipped: np.ndarray        # items rated for one system of the pair only
     n_items: int
+    n_repeated: int = 0          # preference rows rating an (item, pair) another row rates
 
 
 def resolve_pairs(pairs: Any, systems: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +176,27 @@ def preference_table(sa: np.ndarray, sb: np.ndarray, human: np.ndarray, metric: 
     return np.bincount((lo * k + hi) * 9 + cell, minlength=k * k * 9).reshape(k * k, 3, 3)
 
 
+def pair_keys(items: pd.Series, sa: np.ndarray, sb: np.ndarray) -> pd.Series:
+    """One text key per preference row: its item and its two systems in sorted order.
+
+    Two rows with one key rate the same item for the same pair of systems, in either order.
+    """
+    first = np.where(sa <= sb, sa, sb).astype(object)
+    second = np.where(sa <= sb, sb, sa).astype(object)
+    text = label_text(items).to_numpy().astype(object)
+    return pd.Series(text + "\x1f" + first + "\x1f" + second, index=items.index, dtype=object)
+
+
+def repeated_message(n_repeated: int, n_rows: int) -> str:
+    """The warning for preference rows that rate an (item, system pair) already rated."""
+    return (f"{n_repeated} of {n_rows} preference rows rate an (item, system pair) that another row "
+            "already rates (the systems in either order): each row counts as one comparison in n, "
+            "E and the sign tests, which take the rows as independent, so when they are several "
+            "raters' or runs' ratings of the same two outputs the sign tests' p-values are too "
+            "small; aggregate to one rating per item and pair first (e.g. the majority), or give "
+            "each rating its own item when the outputs rated differ")
+
+
 def preference_pairs(table: np.ndarray, pairs: Any, systems: tuple[str, ...]
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The requested pairs' indices and confusion matrices from a :func:`preference_table`."""
@@ -210,7 +232,9 @@ def _from_preferences(frame: FaviFrame, pairs: Any) -> PairCounts:
     table = preference_table(sa, sb, frame.human, frame.metric, systems)
     ia, ib, counts = preference_pairs(table, pairs, systems)
     n_items = int(pd.unique(label_text(frame.items).to_numpy()).size)
-    return PairCounts(systems, np.column_stack([ia, ib]), counts, np.zeros(ia.size, dtype=np.int64), n_items)
+    n_repeated = int(pair_keys(frame.items, sa, sb).duplicated().sum())
+    return PairCounts(systems, np.column_stack([ia, ib]), counts, np.zeros(ia.size, dtype=np.int64),
+                      n_items, n_repeated)
 
 
 def count_pairs(frame: FaviFrame, pairs: Any, tol: tuple[float, float]) -> PairCounts:

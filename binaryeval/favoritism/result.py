@@ -159,7 +159,8 @@ class FaviResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per system pair.
 
-        Columns: ``group_1, group_2, n`` (items rated for both), ``n_skipped`` (rated for only
+        Columns: ``group_1, group_2, n`` (items rated for both; for preference data, the rows
+        rating the pair, an item rated twice counting twice), ``n_skipped`` (rated for only
         one), ``n_disagreements`` (``E``), ``favi``, ``mar_human``, ``mar_metric``,
         ``sample_accuracy``, ``sign_agreement`` (``sign(mar_human) == sign(mar_metric)``),
         ``p_value_human`` and ``p_value_metric`` (two-sided sign tests with the result's tie rule).
@@ -506,6 +507,13 @@ class FaviResult(Result):
                      "mean |Favi|": self.mean_abs_favi, "sd |Favi|": self.sd_abs_favi,
                      "sample-level sign accuracy": self.sample_accuracy,
                      "system-level sign accuracy": self.system_sign_accuracy})
+        # the sign tests at the result's sig_level (what ranking() draws its wins from)
+        s = self._pair_stats()
+        for source in ("human", "metric"):
+            tested = int(np.isfinite(s[f"p_{source}"]).sum())  # pairs with an untied rating
+            significant = int((s[f"p_{source}"] < self.sig_level).sum())
+            info[f"pairs with a significant {source} preference (sign test p < {self.sig_level:g})"] = \
+                f"{significant} of {tested}"
         return info
 
     def summary(self) -> Summary:
