@@ -116,7 +116,7 @@ def main() -> None:
     for quantity, value in md_table(pub, heading)[1:]:
         add(GL16, "table between Tables 1 and 3 (en-cs)", quantity, "en-cs", "", value)
 
-    # Favi-Score 2024: Table 1 (data statistics) and the values quoted for Figure 10
+    # Favi-Score 2024: Table 1 (data statistics) and the values quoted for Figures 10 and 11
     rows = md_table(pub, "### von Däniken et al. 2024 (Favi-Score), Table 1")
     header = rows[0]
     for row in rows[1:]:
@@ -127,6 +127,11 @@ def main() -> None:
         if where.startswith("Appendix D.2, Figure 10"):
             for q, v in zip(quantity.split("; "), value.split("; "), strict=True):
                 add(V24, "Appendix D.2, Figure 10", q, "SummEval consistency", "BERTScore", v)
+        elif where.startswith("Appendix D.2, Figure 11"):
+            # the text names neither the expert feature nor the ROUGE variant
+            for q, v in zip(quantity.split("; "), value.split("; "), strict=True):
+                add(V24, "Appendix D.2, Figure 11", q, "SummEval (feature not stated)",
+                    "ROUGE (variant not stated)", v)
 
     # Favi-Score 2024: the four worked examples (paper_tables.md)
     for label, value in re.findall(r"^- (C\d): .*Favi = ([\d/]+)\.$", paper, flags=re.M):
