@@ -84,6 +84,11 @@ def test_fit_preferences_names_known_rates_the_paired_items_rule_out():
     df = pd.DataFrame({"sys_a": ["x", "y", "x", "x"] * 30, "sys_b": ["y", "x", "y", "y"] * 30,
                        "human": [1, -1, 0, None] * 30, "metric": [1, -1, 0, 1] * 30})
     flip = [[0.5, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, 0.0, 0.5]]
-    with pytest.warns(be.ContradictionWarning, match="the paired items rule out the known rates"):
-        be.fit_preferences("human ~ metric", df, first="sys_a", second="sys_b", rates=flip,
-                           draws=200, seed=2)
+    # (the sampler's convergence is not what this asks about: 200 draws can miss R-hat 1.01 where
+    # numpy's vectorised functions round otherwise, e.g. numpy 1.26 on AVX-512)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.ConvergenceWarning)
+        with pytest.warns(be.ContradictionWarning,
+                          match="the paired items rule out the known rates"):
+            be.fit_preferences("human ~ metric", df, first="sys_a", second="sys_b", rates=flip,
+                               draws=200, seed=2)
