@@ -1,6 +1,5 @@
 import dataclasses
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -13,17 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 # Reference values the tests compare with, copied into the repository; provenance in README.md there.
 REFERENCE = Path(__file__).parent / "reference"
 
-# The raw public data behind binaryeval/datasets (never copied into the repository).  Only the tests
-# that rebuild the shipped datasets from them, or check the shipped numbers against them, read it.
-SHARED = Path(os.environ.get("BINARYEVAL_SHARED", REPO.parent / "shared"))
-DATA = SHARED / "data"
-
-
-def need(path: Path) -> Path:
-    """Skip (with the reason) when the raw shared data are not beside the checkout."""
-    if not path.exists():
-        pytest.skip(f"shared data not found at {path} (set BINARYEVAL_SHARED)")
-    return path
+# (No test reads the raw public data behind binaryeval/datasets: data-raw/extract_references.py
+# computes what the tests need from them into REFERENCE, as numbers.)
 
 
 def build_module():

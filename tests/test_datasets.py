@@ -1,8 +1,9 @@
 """Shipped datasets: documented columns, facts from ../shared/data/README.md, exact rebuild.
 
-Only the tests that rebuild or recompute from the raw data (texts, the annotation database) read
-../shared/data and skip, naming the path, when it is not beside the checkout; comparisons with
-other copies of the numbers read extracts in tests/reference.
+No test reads ../shared: what the raw data (texts, the annotation database) say is computed from
+them by data-raw/extract_references.py and kept as numbers in tests/reference (scores recomputed
+with sacrebleu, the annotator black list's counts, the SHA-256 of every dataset rebuilt from the
+raw data), so a bare clone checks the shipped files against them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, REPO, build_module, need
+from conftest import REFERENCE, REPO, build_module
 
 import binaryeval as be
 from binaryeval import datasets
@@ -86,9 +87,9 @@ def test_wmt21_ende_metrics_match_shared_derived_file():
 
 
 def test_wmt21_ende_matches_scores_recomputed_with_sacrebleu():
-    # chrF and BLEU recomputed with sacrebleu 2.6.0 from the WMT21 texts against ref-C on 82
-    # segments (tests/reference/wmt21_ende_sacrebleu_recomputed.csv, made by
-    # extract_from_shared.py); runs on a bare clone, where the texts themselves are absent
+    # chrF, BLEU and TER recomputed with sacrebleu 2.6.0 from the WMT21 texts against ref-C on
+    # 82 segments of Nemo and ref-A (tests/reference/wmt21_ende_sacrebleu_recomputed.csv, made
+    # by data-raw/extract_references.py; the texts themselves are not in the repository)
     ref = pd.read_csv(REFERENCE / "wmt21_ende_sacrebleu_recomputed.csv")
     assert len(ref) == 2 * 41
     df = datasets.load_wmt21_ende().merge(ref, on=["system", "seg_id"], how="inner",
@@ -96,23 +97,7 @@ def test_wmt21_ende_matches_scores_recomputed_with_sacrebleu():
     assert len(df) == len(ref)
     np.testing.assert_allclose(df["chrf"], df["chrf_sacrebleu"], atol=5e-5, rtol=0)
     np.testing.assert_allclose(df["bleu"], df["bleu_sacrebleu"], atol=5e-5, rtol=0)
-
-
-def test_wmt21_ende_sacrebleu_recomputed_on_a_sample():
-    # recompute 40 segments of two systems with sacrebleu here and compare with the shipped numbers
-    txt = need(DATA / "wmt21_ende_mqm" / "wmt21-news-systems" / "txt")
-    from sacrebleu.metrics import BLEU, CHRF, TER
-
-    ref = (txt / "newstest2021.en-de.ref.C.de").read_text(encoding="utf-8").split("\n")
-    df = datasets.load_wmt21_ende().set_index(["system", "seg_id"])
-    for system, fname in [("Nemo", "hyp.NVIDIA-NeMo"), ("ref-A", "ref.A")]:
-        hyp = (txt / f"newstest2021.en-de.{fname}.de").read_text(encoding="utf-8").split("\n")
-        for i in range(1, 1002, 25):
-            h, r = hyp[i - 1], ref[i - 1]
-            row = df.loc[(system, i)]
-            assert row["chrf"] == pytest.approx(CHRF().sentence_score(h, [r]).score, abs=5e-5)
-            assert row["bleu"] == pytest.approx(BLEU(effective_order=True).sentence_score(h, [r]).score, abs=5e-5)
-            assert row["ter"] == pytest.approx(TER().sentence_score(h, [r]).score, abs=5e-5)
+    np.testing.assert_allclose(df["ter"], df["ter_sacrebleu"], atol=5e-5, rtol=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,11 +287,16 @@ def test_stb_ratings_add_up_to_the_counts():
 
 
 def test_stb_black_list_drops_25_of_47():
-    need(DATA / "stb_convai2" / "spot-the-bot-code" / "MongoDump.zip")
-    build = build_module()
-    df = build.build_stb_convai2(DATA)
-    # README section 3: 25 of 47 annotators dropped
-    assert df.attrs["n_annotators"] == 47 and df.attrs["n_dropped"] == 25
+    # README section 3: the black-list rule drops 25 of the 47 annotators (counted from the raw
+    # annotation dump by data-raw/extract_references.py, tests/reference/stb_black_list_counts.csv);
+    # the shipped ratings keep every annotator's rows and mark the dropped ones' as not kept
+    counts = pd.read_csv(REFERENCE / "stb_black_list_counts.csv").iloc[0]
+    assert (counts["n_annotators"], counts["n_dropped"]) == (47, 25)
+    rows = datasets.load("stb_convai2_ratings")
+    kept = rows.groupby("annotator")["kept"].agg(["min", "max"])
+    assert len(kept) == counts["n_annotators"]
+    assert (kept["max"] == 0).sum() == counts["n_dropped"]
+    assert (kept["min"] == 1).sum() == counts["n_annotators"] - counts["n_dropped"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,29 +357,17 @@ def test_snake_names():
     assert build.snake("qa-eval_em") == "qa_eval_em"
 
 
-@pytest.mark.parametrize("name", ["wmt21_enru", "summeval", "wmt15", "wmt20", "stb_convai2",
-                                  "stb_convai2_ratings"])
-def test_rebuild_reproduces_shipped_file(name, tmp_path):
-    need(DATA)
-    build = build_module()
-    build.build([name], shared=DATA.parent, out=tmp_path)
-    assert (tmp_path / f"{name}.csv.gz").read_bytes() == datasets.data_path(name).read_bytes()
+def test_shipped_files_are_the_rebuild_from_the_raw_data():
+    # data-raw/extract_references.py rebuilds every dataset from the raw data with
+    # data-raw/build_datasets.py (sacrebleu 2.6.0 for the sentence scores) and keeps the SHA-256
+    # of each rebuilt file (tests/reference/datasets_rebuilt_sha256.csv): the shipped files are
+    # those bytes, so none was edited by hand or built from other inputs
+    import hashlib
 
-
-def test_rebuild_wmt21_ende_reproduces_shipped_file(tmp_path, monkeypatch):
-    # Recomputing 10,020 sentence TER scores takes over a minute; here the sacrebleu step is replaced
-    # by the shared DERIVED file (same sacrebleu 2.6.0 settings, checked equal above and recomputed on a
-    # sample in test_wmt21_ende_sacrebleu_recomputed_on_a_sample); the rest of the build runs as is.
-    path = need(DATA / "wmt21_ende_mqm" / "wmt21_ende_sentence_sacrebleu_refC.derived.tsv")
-    build = build_module()
-
-    def from_derived(data):
-        d = pd.read_csv(path, sep="\t").rename(columns={"sentBLEU": "bleu", "chrF": "chrf", "TER": "ter"})
-        return d[["system", "seg_id", "chrf", "bleu", "ter"]]
-
-    monkeypatch.setattr(build, "ende_sentence_metrics", from_derived)
-    build.build(["wmt21_ende"], shared=DATA.parent, out=tmp_path)
-    assert (tmp_path / "wmt21_ende.csv.gz").read_bytes() == datasets.data_path("wmt21_ende").read_bytes()
+    digests = pd.read_csv(REFERENCE / "datasets_rebuilt_sha256.csv").set_index("name")["sha256"]
+    assert sorted(digests.index) == sorted(datasets.describe()["name"])
+    for name, digest in digests.items():
+        assert hashlib.sha256(datasets.data_path(name).read_bytes()).hexdigest() == digest, name
 
 
 def test_files_are_deterministic_gzip():

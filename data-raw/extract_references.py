@@ -2,14 +2,17 @@
 
 Run from the repository root with the shared folder beside it (or ``BINARYEVAL_SHARED`` set):
 
-    python tests/reference/extract_from_shared.py
+    python data-raw/extract_references.py
 
 Numbers are copied as text, cell by cell, so nothing is re-rounded: CSV files keep the rows and
 columns the tests read; JSON files (written by Python's ``json`` with ``indent=1`` upstream) keep
 the entries and keys the tests read.  Two files are extracts of ../shared/data (small derived
 numbers, no raw data): the WMT20 correlations the task reported and the WMT19 de-en system-level
-scores.  ``README.md`` beside this script gives the provenance of every file.  The tests never run
-this script; it documents how each file was made and lets it be remade.
+scores.  Three are computed here from the raw data, numbers only: sentence scores recomputed
+with sacrebleu, the Spot-The-Bot annotator black list's counts, and the SHA-256 of every dataset
+rebuilt from the raw data by ``build_datasets.py``.  ``tests/reference/README.md`` gives the
+provenance of every file.  The tests never run this script and never read ../shared; it documents
+how each file was made and lets it be remade.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ import json
 import os
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SHARED = Path(os.environ.get("BINARYEVAL_SHARED", HERE.parents[2] / "shared"))
+REPO = Path(__file__).resolve().parents[1]
+HERE = REPO / "tests" / "reference"      # where the extracts go
+SHARED = Path(os.environ.get("BINARYEVAL_SHARED", REPO.parent / "shared"))
 REF = SHARED / "reference"
 DATA = SHARED / "data"
 
@@ -223,7 +227,7 @@ def wmt21_ende_sacrebleu_recomputed() -> None:
     texts are beside the checkout; the scores (not the texts) are kept so a bare clone checks the
     shipped file against them.
     """
-    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.metrics import BLEU, CHRF, TER
 
     txt = DATA / "wmt21_ende_mqm" / "wmt21-news-systems" / "txt"
     ref = (txt / "newstest2021.en-de.ref.C.de").read_text(encoding="utf-8").split("\n")
@@ -233,8 +237,45 @@ def wmt21_ende_sacrebleu_recomputed() -> None:
         for i in range(1, 1002, 25):
             h, r = hyp[i - 1], ref[i - 1]
             out.append([system, str(i), repr(CHRF().sentence_score(h, [r]).score),
-                        repr(BLEU(effective_order=True).sentence_score(h, [r]).score)])
-    write_rows("wmt21_ende_sacrebleu_recomputed.csv", ["system", "seg_id", "chrf", "bleu"], out)
+                        repr(BLEU(effective_order=True).sentence_score(h, [r]).score),
+                        repr(TER().sentence_score(h, [r]).score)])
+    write_rows("wmt21_ende_sacrebleu_recomputed.csv", ["system", "seg_id", "chrf", "bleu", "ter"],
+               out)
+
+
+def _build_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_datasets",
+                                                  REPO / "data-raw" / "build_datasets.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def stb_black_list_counts() -> None:
+    """The Spot-The-Bot annotators and how many the black-list rule drops, from the raw dump."""
+    df = _build_module().build_stb_convai2(DATA)
+    write_rows("stb_black_list_counts.csv", ["n_annotators", "n_dropped"],
+               [[str(df.attrs["n_annotators"]), str(df.attrs["n_dropped"])]])
+
+
+def datasets_rebuilt_sha256() -> None:
+    """SHA-256 of every dataset rebuilt here from the raw data by ``build_datasets.py``.
+
+    The tests hold the shipped files to these digests: the files are what the build makes from
+    the raw data (gzip without a timestamp, so a rebuild gives the same bytes).  Rebuilding
+    wmt21_ende recomputes 10,020 sentence TER scores (a minute or two).
+    """
+    import hashlib
+    import tempfile
+
+    build = _build_module()
+    with tempfile.TemporaryDirectory() as tmp:
+        written = build.build(None, shared=SHARED, out=Path(tmp))
+        rows = [[name, hashlib.sha256(Path(path).read_bytes()).hexdigest()]
+                for name, path in written.items()]
+    write_rows("datasets_rebuilt_sha256.csv", ["name", "sha256"], rows)
 
 
 def summeval_bartscore_expert_means() -> None:
@@ -260,6 +301,8 @@ def main() -> None:
     wmt21_ende_sacrebleu_sample()
     wmt21_ende_sacrebleu_recomputed()
     summeval_bartscore_expert_means()
+    stb_black_list_counts()
+    datasets_rebuilt_sha256()
 
 
 if __name__ == "__main__":
