@@ -156,23 +156,47 @@ def known_rates_alarm(post: LatentPosterior, labels: Sequence[str], units: str,
 
 
 def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) -> str | None:
-    """The summary's line about the check before pooling of a pooled fit."""
+    """The summary's line about the check before pooling of a pooled fit.
+
+    When the check passes, it says what the check can miss at the group (or pair) of median
+    paired items: for a binary human rating and a metric with two outputs the exact
+    :func:`binaryeval._pooling.unseen_shift`, as the binary model says it; for any other table
+    (a metric's bins, several metrics' joint patterns, preference ratings)
+    :func:`binaryeval._pooling.unseen_move`, read as a move of ``alpha`` (groups) or of
+    ``diff = win_1 - win_2`` (pairs).
+    """
     if post.rates != "pooled":
         return None
     caveat = None
-    if post.paired.shape[1:] == (2, 2) and units == "groups" and _pooling.passes(check):
-        # a binary human rating and a metric with two outputs: classes and outputs run
-        # (inadequate, adequate), the check's helper takes the adequate class and the
-        # positive output first
-        paired = np.asarray(post.paired, dtype=float)[:, ::-1, ::-1]
+    if _pooling.passes(check) and post.paired.shape[0] > 1:
+        paired = np.asarray(post.paired, dtype=float)
         n = paired.sum(axis=(1, 2))
         at = int(np.argsort(n, kind="stable")[(len(n) - 1) // 2])
-        d, shift = _pooling.unseen_shift(paired, at)
-        if np.isfinite(shift):
-            spot = (str(check.index[at]), int(n[at]), d, min(shift, 1.0))
-            caveat = (f"but {_pooling.unseen_text(spot)}: the pooled intervals assume no such "
-                      "difference; rates='hierarchical' estimates how far the groups' rates "
-                      "differ")
+        name = str(check.index[at])
+        text = None
+        if paired.shape[1:] == (2, 2) and units == "groups":
+            # a binary human rating and a metric with two outputs: classes and outputs run
+            # (inadequate, adequate), the check's helper takes the adequate class and the
+            # positive output first
+            d, shift = _pooling.unseen_shift(paired[:, ::-1, ::-1], at)
+            if np.isfinite(shift):
+                text = _pooling.unseen_text((name, int(n[at]), d, min(shift, 1.0)))
+        elif units == "groups" and paired.shape[1] == 2:
+            # alpha is the share of the second class (adequate)
+            v, move = _pooling.unseen_move(paired, at, [0.0, 1.0],
+                                           theta=post.theta_mean().to_numpy(dtype=float))
+            if np.isfinite(move):
+                text = _pooling.unseen_move_text(name, int(n[at]), post.outputs, v, move,
+                                                 estimand="alpha", unit="group")
+        elif units == "pairs" and tuple(post.classes) == ("first", "tie", "second"):
+            v, move = _pooling.unseen_move(paired, at, [1.0, 0.0, -1.0],
+                                           theta=post.theta_mean().to_numpy(dtype=float))
+            if np.isfinite(move):
+                text = _pooling.unseen_move_text(name, int(n[at]), post.outputs, v, move,
+                                                 estimand="diff", unit="pair", whole=2.0)
+        if text:
+            caveat = (f"but {text}: the pooled intervals assume no such difference; "
+                      f"rates='hierarchical' estimates how far the {units}' rates differ")
     return _pooling.summary_note(check, units=units, caveat=caveat)
 
 
