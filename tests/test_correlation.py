@@ -785,6 +785,65 @@ def test_hybrid_drops_items_with_missing_scores():
     assert h.attrs["n_items"] == 3 and h.attrs["items_dropped"] == 1
 
 
+def test_hybrid_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
+    # the caller's own labels (strings, rows in reverse order): an item missing one score is
+    # dropped for every system, and each of its rows is listed, in data order
+    d = _coded_segments().iloc[::-1]
+    d.index = pd.Index([f"row{i:02d}" for i in range(len(d))], name="rid")
+    d.loc[(d.sys == "B") & (d.seg == 2), "human"] = np.nan
+    h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
+                           n_systems=20, seed=0)
+    rows = h.attrs["excluded_rows"]
+    item_2 = d.index[(d.seg == 2).to_numpy()]
+    assert len(item_2) == 4 and list(rows.index) == list(item_2)   # all four systems' rows
+    assert list(rows.index) == [label for label in d.index if label in set(item_2)]
+    assert rows.index.name == "rid" and rows.name == "reason"
+    assert set(rows) == {"incomplete item"}
+    assert rows.value_counts().to_dict() == h.attrs["excluded"] == {"incomplete item": 4}
+    assert len(rows) == h.attrs["n_excluded"] == h.attrs["n_rows"] - h.attrs["n_used"]
+    # nothing left out: an empty Series, the index's name kept
+    full = hybrid_supersample(_coded_segments().set_index(pd.Index(list("abcdefghijklmnop"),
+                                                                    name="rid")),
+                              system="sys", item="seg", human="human", metrics=["metric"],
+                              n_systems=5, seed=0)
+    none = full.attrs["excluded_rows"]
+    assert isinstance(none, pd.Series) and none.empty and none.index.name == "rid"
+    assert full.attrs["excluded"] == {} and none.value_counts().to_dict() == {}
+
+
+def test_hybrid_excluded_rows_with_raters_tell_a_missing_score_from_an_incomplete_item():
+    # with rater, a NaN rating of an item the other ratings keep is a "missing score"; an item
+    # whose every rating of one system is NaN is incomplete, and all of its rows go
+    d = pd.DataFrame({"sys": list("AABBAABB") * 2, "seg": [0, 1, 0, 1] * 4,
+                      "rater": ["r1"] * 8 + ["r2"] * 8,
+                      "h": np.arange(16, dtype=float), "m": np.arange(16, dtype=float) % 5})
+    d.index = [f"x{i}" for i in range(16)][::-1]
+    lone = d.index[((d.sys == "A") & (d.seg == 0)).to_numpy()][1]   # one of A's four on item 0
+    d.loc[lone, "h"] = np.nan
+    d.loc[(d.sys == "B") & (d.seg == 1), "h"] = np.nan   # every rating of B on item 1
+    h = hybrid_supersample(d, system="sys", item="seg", human="h", metrics=["m"], n_systems=10,
+                           seed=1, rater="rater")
+    rows = h.attrs["excluded_rows"]
+    dropped = d.index[(d.seg == 1).to_numpy()]          # item 1 goes for A and B alike
+    assert rows.drop(lone).index.tolist() == dropped.tolist()
+    assert list(rows.index) == [label for label in d.index if label in set(rows.index)]
+    assert rows[lone] == "missing score" and (rows.drop(lone) == "incomplete item").all()
+    assert rows.value_counts().to_dict() == h.attrs["excluded"] == {"incomplete item": 8,
+                                                                     "missing score": 1}
+
+
+def test_hybrids_with_their_excluded_rows_are_read_by_correlate():
+    rng = np.random.default_rng(5)
+    d = pd.DataFrame({"sys": np.repeat(list("ABCD"), 30), "seg": np.tile(range(30), 4),
+                      "mqm": rng.normal(size=120)}, index=[f"r{i}" for i in range(120)])
+    d["comet"] = d["mqm"] + rng.normal(size=120)
+    d.loc["r31", "comet"] = np.nan   # item 1 of system B
+    h = hybrid_supersample(d, system="sys", item="seg", human="mqm", metrics=["comet"],
+                           n_systems=50, seed=2)
+    assert h.attrs["excluded_rows"].index.tolist() == ["r1", "r31", "r61", "r91"]
+    assert correlate("mqm ~ comet", h).n == 50
+
+
 # ---------------------------------------------------------------------------------------------
 # directions: lower_is_better on either side, and the sign check
 # ---------------------------------------------------------------------------------------------

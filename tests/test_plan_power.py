@@ -15,7 +15,7 @@ from scipy import special, stats
 from binaryeval import plan
 from binaryeval.binary.engine import alpha_posterior
 from binaryeval.errors import ParameterError
-from binaryeval.plan._setup import EQUAL_VARIANCE_NOTE, POWER_NOTE
+from binaryeval.plan._setup import BOTH_VARIANCE_NOTE, EQUAL_VARIANCE_NOTE, POWER_NOTE
 
 Z = special.ndtri(0.975)
 KEYS = ("human_pos", "human_total", "metric_pos", "metric_total", "tp", "fn", "tn", "fp")
@@ -133,5 +133,109 @@ def test_cli_plan_takes_variance(capsys):
                  "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert "variance" in out.splitlines()[0] and "0.04958" in out
-    assert main(["plan", "table", "--alpha", "0.05", "--rho", "0.9", "--variance", "both"]) != 0
-    assert "--variance both: an option of" in capsys.readouterr().err
+
+
+RARE = dict(power=0.8)   # alpha = 0.05, rho = 0.9: where the two assumptions part
+
+
+def test_table_with_both_variances_is_detectable_difference_cell_by_cell():
+    # every cell of the table is the one-design answer with each system's own variance, to the
+    # last digit (the table used to ignore the assumption: it had no variance=)
+    sizes = dict(n_human=[0, 100, 300], n_metric=[0, 5000])
+    table = plan.detectable_difference_table(0.05, 0.9, **sizes, **RARE, variance="both")
+    equal = plan.detectable_difference_table(0.05, 0.9, **sizes, **RARE)
+    for h in sizes["n_human"]:
+        for m in sizes["n_metric"]:
+            one = plan.detectable_difference(0.05, 0.9, n_human=h, n_metric=m, **RARE,
+                                             variance="both")
+            assert table.loc[h, m] == one
+            if h:   # near alpha = 0 the better system's wider posterior asks for more
+                assert table.loc[h, m] > equal.loc[h, m]
+    assert table.loc[300, 5000] == pytest.approx(0.04959, abs=5e-5)
+    assert equal.loc[300, 5000] == pytest.approx(0.04362, abs=5e-5)
+    # the assumption is stated: settings, the frame's attrs and the summary's notes
+    assert table.settings["variance"] == "both" and table.to_frame().attrs["variance"] == "both"
+    notes = table.summary().notes
+    assert any(BOTH_VARIANCE_NOTE in n for n in notes)
+    assert not any(EQUAL_VARIANCE_NOTE in n for n in notes)
+    assert "variance" not in equal.settings
+    assert any(EQUAL_VARIANCE_NOTE in n for n in equal.summary().notes)
+
+
+def test_table_with_both_variances_draws_each_cell_from_its_own_seed():
+    # simulated experiments: each cell is detectable_difference with that cell's child seed
+    sizes = dict(n_human=[100, 300], n_metric=[1000])
+    table = plan.detectable_difference_table(0.05, 0.9, **sizes, simulate="sample",
+                                             n_resamples=4, seed=7, **RARE, variance="both")
+    children = np.random.SeedSequence(7).spawn(2)
+    for h, child in zip(sizes["n_human"], children, strict=True):
+        one = plan.detectable_difference(0.05, 0.9, n_human=h, n_metric=1000,
+                                         simulate="sample", n_resamples=4, seed=child, **RARE,
+                                         variance="both")
+        assert table.loc[h, 1000] == one
+
+
+def test_allocation_with_both_variances_is_the_brute_force_minimum():
+    # Guards: with a budget of 1000 (human 1, metric 0.1) at alpha = 0.05, power 0.8, the papers'
+    # equal variances put the best split at 938 human + 620 metric ratings, eps = 0.0270; each
+    # system with its own variance finds 875 + 1250, eps = 0.0300 (n_points=5)
+    args = (1000, 1.0, 0.1)
+    kw = dict(alpha=0.05, rho=0.9, n_points=5, **RARE)
+    equal = plan.optimal_allocation(*args, **kw)
+    both = plan.optimal_allocation(*args, **kw, variance="both")
+    assert both.epsilon > equal.epsilon
+    assert (equal.n_human, equal.n_metric) == (938, 620)
+    assert (both.n_human, both.n_metric) == (875, 1250)
+    assert (equal.epsilon, both.epsilon) == (pytest.approx(0.0270, abs=5e-5),
+                                             pytest.approx(0.0300, abs=5e-5))
+    # every split: the one-design answer with both variances, larger than the equal one
+    brute = {(int(r.n_human), int(r.n_metric)): plan.detectable_difference(
+        0.05, 0.9, n_human=int(r.n_human), n_metric=int(r.n_metric), **RARE, variance="both")
+        for r in both.frontier.itertuples()}
+    assert both.frontier["epsilon"].tolist() == list(brute.values())
+    best = min(brute, key=brute.get)
+    assert (both.n_human, both.n_metric) == best and both.epsilon == brute[best]
+    shared = equal.frontier.merge(both.frontier, on=["n_human", "n_metric"],
+                                  suffixes=("_equal", "_both"))
+    informed = shared[shared["n_human"] + shared["n_metric"] > 0]
+    assert len(informed) >= 4
+    assert (informed["epsilon_both"] > informed["epsilon_equal"]).all()
+    # the assumption is stated
+    assert both.settings["variance"] == "both" and both.to_frame().attrs["variance"] == "both"
+    assert any(BOTH_VARIANCE_NOTE in n for n in both.summary().notes)
+    assert any(EQUAL_VARIANCE_NOTE in n for n in equal.summary().notes)
+
+
+def test_table_and_allocation_refuse_a_bad_variance():
+    with pytest.raises(ParameterError, match="variance"):
+        plan.detectable_difference_table(0.6, 0.9, n_human=[100], n_metric=[0],
+                                         variance="unequal")
+    with pytest.raises(ParameterError, match="variance"):
+        plan.optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=3, variance="own")
+
+
+def test_sample_size_with_both_variances_says_so_in_its_notes():
+    res = plan.required_sample_size(0.05, alpha=0.05, rho=0.9, power=0.8, variance="both")
+    notes = res.summary().notes
+    assert any(BOTH_VARIANCE_NOTE in n for n in notes)
+    assert not any(EQUAL_VARIANCE_NOTE in n for n in notes)
+
+
+def test_cli_plan_table_takes_variance(capsys):
+    from binaryeval.cli import main
+
+    flags = ["plan", "table", "--alpha", "0.05", "--rho", "0.9", "--n-human", "100,300",
+             "--n-metric", "0,5000", "--power", "0.8", "--variance", "both"]
+    assert main([*flags, "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    table = plan.detectable_difference_table(0.05, 0.9, n_human=[100, 300], n_metric=[0, 5000],
+                                             **RARE, variance="both")
+    import io
+
+    import pandas as pd
+
+    printed = pd.read_csv(io.StringIO(out))
+    assert printed["epsilon"].tolist() == pytest.approx(table.to_frame()["epsilon"].tolist(),
+                                                        rel=1e-12)
+    assert main(flags) == 0
+    assert "(--variance both)" in capsys.readouterr().out

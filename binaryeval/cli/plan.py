@@ -56,7 +56,7 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variance", choices=("equal", "both"), default="equal",
                    help="the other system's posterior variance: equal to this one's (default, "
                         "the papers') or its own, eps away on the side nearer 0.5 (both: keeps "
-                        "--power near alpha 0 or 1; difference, size)")
+                        "--power near alpha 0 or 1; difference, table, size)")
     p.add_argument("--rates", type=_rates, default="estimate", metavar="MODE",
                    help="as in 'binaryeval fit': estimate (from the paired ratings; default), "
                         "pooled (a paired set shared by the systems) or known values "
@@ -119,7 +119,7 @@ def _one(values: list[int] | None, option: str, what: str) -> int:
 _ONLY = {"epsilon": (None, ("size",)), "vary": ("n_human", ("size",)),
          "max_size": (10_000_000, ("size",)), "simulate": ("expected", ("difference", "table")),
          "n_resamples": (50, ("difference", "table")), "seed": (None, ("difference", "table")),
-         "n_jobs": (None, ("table",)), "variance": ("equal", ("difference", "size"))}
+         "n_jobs": (None, ("table",)), "variance": ("equal", ("difference", "table", "size"))}
 
 
 def _refuse_others(a: argparse.Namespace) -> None:
@@ -197,7 +197,7 @@ def _run(a: argparse.Namespace) -> int:
             n_jobs = -1 if a.n_jobs is None and _use_dask(a) else a.n_jobs
             result = plan.detectable_difference_table(
                 a.alpha, rho, simulate=a.simulate, n_resamples=a.n_resamples, seed=a.seed,
-                n_jobs=n_jobs, progress=False, **sizes, **common)
+                n_jobs=n_jobs, progress=False, variance=a.variance, **sizes, **common)
     else:
         n_human = _one(a.n_human, "--n-human", a.what)
         n_metric = _one(a.n_metric, "--n-metric", a.what)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validate
-from ..data import _show
+from ..data import LeftOutRows, _show
 from ..errors import DataError, ParameterError
 from ._args import seed_arg
 from .frame import _numeric
@@ -59,7 +59,12 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         system), ``n_real_systems``, and the row account of ``data``: ``n_rows``, ``n_used``,
         ``n_excluded`` and ``excluded`` (by reason: ``"incomplete item"``, the rows of the
         dropped items; with ``rater``, ``"missing score"`` for ratings with a NaN score whose
-        item the other ratings kept).
+        item the other ratings kept), and ``excluded_rows``: a Series named ``reason``, the
+        reason of each left-out row indexed by the row's label in ``data`` (its index name
+        kept), in data order, whose ``value_counts()`` are ``excluded`` (empty when no row was
+        left out).  pandas compares the ``attrs`` of the frames it concatenates or merges and
+        cannot compare two such Series: take it out first (``h.attrs.pop("excluded_rows")``)
+        before ``pd.concat`` of slices or copies of the result, or a ``merge`` with one.
 
     Raises
     ------
@@ -84,6 +89,20 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     ...                        n_systems=100, seed=1)
     >>> h.shape
     (100, 5)
+
+    Which rows were left out: an item without a score for one system is dropped for all:
+
+    >>> d.loc[[3, 53], "comet"] = np.nan     # item 3 of systems A and B
+    >>> h = hybrid_supersample(d, system="sys", item="seg", human="mqm", metrics=["comet"],
+    ...                        n_systems=100, seed=1)
+    >>> h.attrs["excluded"]
+    {'incomplete item': 4}
+    >>> h.attrs["excluded_rows"]
+    3      incomplete item
+    53     incomplete item
+    103    incomplete item
+    153    incomplete item
+    Name: reason, dtype: object
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -103,10 +122,15 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
                      "different seeds")
     cube, systems, complete, kept = _segment_cube(data, system, item, values, rater)
     in_kept = data[item].isin(kept).to_numpy()
-    n_rows, n_incomplete = len(data), int((~in_kept).sum())
-    n_missing = int((data.loc[in_kept, values].isna().any(axis=1)).sum()) if rater else 0
+    # with rater, a rating without a score whose item the other ratings kept
+    missing = (in_kept & data[values].isna().any(axis=1).to_numpy() if rater
+               else np.zeros(len(data), dtype=bool))
+    n_rows, n_incomplete, n_missing = len(data), int((~in_kept).sum()), int(missing.sum())
     excluded = {k: v for k, v in (("incomplete item", n_incomplete), ("missing score", n_missing))
                 if v}
+    left_out = ~in_kept | missing   # the rows in data order, each with its reason
+    rows = LeftOutRows(data.index[left_out], np.where(missing[left_out], 1, 0).astype(np.int16),
+                       ("incomplete item", "missing score"))
     out, a, b = _draw_hybrids(cube, n_systems, seed, chunk_size)
     width = len(str(n_systems))
     result = pd.DataFrame(out, columns=values)
@@ -117,6 +141,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
                         n_real_systems=len(systems), n_rows=n_rows,
                         n_used=n_rows - n_incomplete - n_missing,
                         n_excluded=n_incomplete + n_missing, excluded=excluded,
+                        excluded_rows=rows.series(),
                         method="hybrid super-sampling (Graham & Liu 2016)")
     return result
 

@@ -19,8 +19,9 @@ refused (a coverage given by mistake).
 The papers' ``eps`` gives the other system this one's posterior variance.  Near ``alpha = 0`` or 1
 a system ``eps`` away towards 0.5 has a wider posterior and the power falls short (``alpha =
 0.05``, ``rho = 0.9``, 300 human and 5000 metric ratings, ``power=0.8``: found 71% of the time in
-seeded simulated comparisons); :func:`detectable_difference` and :func:`required_sample_size`
-take ``variance="both"`` to give each system its own variance, which keeps the planned power.
+seeded simulated comparisons); :func:`detectable_difference`, :func:`detectable_difference_table`,
+:func:`optimal_allocation` and :func:`required_sample_size` take ``variance="both"`` to give each
+system its own variance, which keeps the planned power (``binaryeval plan --variance both``).
 
 The model comes first
 ---------------------

@@ -204,7 +204,12 @@ def fit_sig_level(value: Any, level: float) -> float:
 EQUAL_VARIANCE_NOTE = ("; both systems are taken to have this one's posterior variance, so near "
                        "alpha = 0 or 1, where the other system's is wider, the chance is "
                        "lower; variance='both' gives each system its own (in plans of a "
-                       "detectable difference or of a sample size)")
+                       "detectable difference, a table of them, an allocation or a sample size)")
+
+#: what a plan with ``variance="both"`` says instead of :data:`EQUAL_VARIANCE_NOTE`
+BOTH_VARIANCE_NOTE = ("; each system has its own posterior variance (variance='both'): the other "
+                      "system, eps away on the side nearer 0.5, has its own, wider near alpha = 0 "
+                      "or 1, so the chance holds there too")
 
 #: what eps means for the chance of finding a difference (said in every plan's notes)
 POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
@@ -238,14 +243,25 @@ def z_total(sig_level: float, power: float) -> float:
     return float(special.ndtri(1.0 - sig_level / 2.0) + special.ndtri(power))
 
 
-def power_note(power: float) -> str:
-    """The plan's notes on its power (:data:`POWER_NOTE` at the papers' 0.5)."""
+def power_note(power: float, variance: str = "equal") -> str:
+    """The plan's notes on its power (:data:`POWER_NOTE` at the papers' 0.5).
+
+    The note ends with the assumption on the other system's posterior variance:
+    :data:`EQUAL_VARIANCE_NOTE` (``variance="equal"``, the papers') or
+    :data:`BOTH_VARIANCE_NOTE` (``variance="both"``).
+
+    Examples
+    --------
+    >>> from binaryeval.plan._setup import power_note
+    >>> power_note(0.8, "both").endswith("so the chance holds there too")
+    True
+    """
+    tail = BOTH_VARIANCE_NOTE if variance == "both" else EQUAL_VARIANCE_NOTE
     if power == 0.5:
-        return POWER_NOTE
+        return POWER_NOTE.replace(EQUAL_VARIANCE_NOTE, tail)
     return (f"planned for power {power:g}: two systems eps apart are told apart at sig_level "
             f"with probability {power:g} (eps spans z_{{1-sig_level/2}} + z_{power:g} sds of "
-            "the difference; the papers' eps, power 0.5, spans the first alone)"
-            + EQUAL_VARIANCE_NOTE)
+            "the difference; the papers' eps, power 0.5, spans the first alone)" + tail)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..errors import ParameterError
 from ..summary import Summary
 from ._setup import Setup, power_note, requires_model, shown_settings
 from ._setup import progress as check_progress
-from .cells import epsilon, evaluate, make_cell
+from .cells import VARIANCES, epsilons, evaluate, make_cell
 
 if TYPE_CHECKING:  # names used only in type hints
     from matplotlib.axes import Axes
@@ -90,7 +90,8 @@ class AllocationResult(Result):
         return Summary("Optimal allocation of a rating budget", shown_settings(self.settings),
                        [("best split", best)],
                        [f"{len(self.frontier)} splits evaluated; see .frontier and .plot().",
-                        power_note(self.settings.get("power", 0.5))], digits=4)
+                        power_note(self.settings.get("power", 0.5),
+                                   self.settings.get("variance", "equal"))], digits=4)
 
     def plot(self, ax: Axes | None = None, *, kind: str = "frontier", **kwargs: Any) -> Axes:
         """Draw eps against the number of human ratings bought, the best split marked.
@@ -146,7 +147,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
                        prior: Sequence[float] = (1, 1), rate_prior: Sequence[float] = (1, 1),
                        grid: Sequence[int] | None = None, n_points: int = 41,
                        n_jobs: int | None = None, progress: bool | None = None,
-                       power: float = 0.5) -> AllocationResult:
+                       power: float = 0.5, variance: str = "equal") -> AllocationResult:
     """Split a budget between human and metric ratings so that ``eps`` is smallest.
 
     A split buys ``n_human`` human ratings at ``cost_human`` each (their items are also rated by
@@ -172,6 +173,15 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
         Splits per pass (>= 3).
     n_jobs, progress
         As in :func:`~binaryeval.plan.detectable_difference_table`.
+    variance : {"equal", "both"}
+        ``"equal"`` (default, the papers'): the other system's posterior has this one's variance,
+        ``eps = sqrt(2) sd z``.  ``"both"``: the other system, ``eps`` away on the side nearer
+        0.5, has its own (wider) posterior, ``eps = z sqrt(sd^2 + sd_eps^2)``, solved for
+        ``eps`` at every split (each that of :func:`~binaryeval.plan.detectable_difference`
+        with ``variance="both"``), and the best split is the one with the smallest such
+        ``eps``.  Near ``alpha = 0`` or 1 the equal variances overstate the power (see
+        :func:`~binaryeval.plan.detectable_difference`).  The settings say
+        ``variance="both"``, and the summary's notes which assumption was used.
 
     Returns
     -------
@@ -183,11 +193,21 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     >>> best = optimal_allocation(200, 1.0, 0.1, alpha=0.6, rho=0.9, n_points=5)
     >>> best.cost <= 200
     True
+
+    A rare outcome at power 0.8: with each system's own posterior variance the best split
+    (another one) detects only a larger difference than the papers' equal variances promise:
+
+    >>> rare = dict(alpha=0.05, rho=0.9, power=0.8, n_points=5)
+    >>> optimal_allocation(1000, 1.0, 0.1, **rare)
+    AllocationResult(n_human=938, n_metric=620, epsilon=0.0269973, cost=1000, budget=1000)
+    >>> optimal_allocation(1000, 1.0, 0.1, **rare, variance="both")
+    AllocationResult(n_human=875, n_metric=1250, epsilon=0.029969, cost=1000, budget=1000)
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid,
                     power=power)
     psi = s.paired_share(psi)
+    variance = check.choice(variance, "variance", VARIANCES)
     budget, cost_human, cost_metric = (_positive(budget, "budget"),
                                        _positive(cost_human, "cost_human"),
                                        _positive(cost_metric, "cost_metric"))
@@ -215,8 +235,9 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
         cells = [make_cell(h, m, n_paired if (n_paired is None or psi is not None)
                            else min(n_paired, h), psi) for h, m, _ in todo]
         results = evaluate(s, cells, n_jobs=n_jobs, progress=progress, desc="allocation")
-        return [{"n_human": h, "n_metric": m, "cost": c, "epsilon": epsilon(s, r)}
-                for (h, m, c), r in zip(todo, results, strict=True)]
+        eps = epsilons(s, results, variance)
+        return [{"n_human": h, "n_metric": m, "cost": c, "epsilon": e}
+                for (h, m, c), e in zip(todo, eps, strict=True)]
 
     first = np.unique(np.round(np.linspace(0, max_h, n_points)).astype(int))
     rows = evaluate_splits(first.tolist())
@@ -232,6 +253,7 @@ def optimal_allocation(budget: float, cost_human: float, cost_metric: float, alp
     settings = dict(budget=budget, cost_human=cost_human, cost_metric=cost_metric,
                     **s.facts(), n_paired="n_human" if n_paired is None else n_paired,
                     **({"psi": psi} if psi is not None else {}),
+                    **({"variance": "both"} if variance == "both" else {}),
                     sizes="per system: each of the two systems compared gets the budget")
     return AllocationResult(int(best["n_human"]), int(best["n_metric"]), float(best["epsilon"]),
                             float(best["cost"]), frontier, settings)

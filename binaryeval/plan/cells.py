@@ -262,12 +262,30 @@ def epsilon_both(s: Setup, cell: Cell, sd: float, *, simulate: str = "expected",
     return hi
 
 
-def frame(s: Setup, results: list[Moments], simulated: bool = True) -> pd.DataFrame:
+def epsilons(s: Setup, results: Sequence[Moments], variance: str = "equal", *,
+             simulate: str = "expected", n_resamples: int = 1) -> list[float]:
+    """``eps`` of every cell under ``variance`` (:data:`VARIANCES`), in order.
+
+    ``"equal"``: :func:`epsilon`; ``"both"``: :func:`epsilon_both` from the cell's mean posterior
+    sd, the other system's experiments drawn from the cell's own seed (as
+    :func:`~binaryeval.plan.detectable_difference` draws them for that cell alone).
+    """
+    if variance == "both":
+        return [1.0 if r.cell.uninformed else
+                epsilon_both(s, r.cell, float(r.sd.mean()), simulate=simulate,
+                             n_resamples=n_resamples) for r in results]
+    return [epsilon(s, r) for r in results]
+
+
+def frame(s: Setup, results: list[Moments], simulated: bool = True,
+          eps: Sequence[float] | None = None) -> pd.DataFrame:
     """One row per cell: sizes, ``epsilon`` and the spread of the simulated experiments.
 
     With expected counts (``simulated=False``) there are no experiments: their columns (``sd_sd``,
     ``bias``, ``bias_std_error``, ``empirical_sd``, ``rmse``) are NaN, since the one posterior's
     distance from ``alpha`` is not the estimator's error (its rmse is near the posterior sd).
+    ``eps`` replaces the papers' ``epsilon`` of each cell (from :func:`epsilons`, e.g. with each
+    system's own variance); the other columns describe this system's posterior.
     """
     rows = []
     for r in results:
@@ -289,4 +307,7 @@ def frame(s: Setup, results: list[Moments], simulated: bool = True) -> pd.DataFr
                        empirical_sd=float(mean.std(ddof=1)) if k > 1 else np.nan,
                        rmse=float(np.sqrt(np.mean((mean - s.alpha) ** 2))), n_resamples=k)
         rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if eps is not None:
+        out["epsilon"] = np.asarray(eps, dtype=float)
+    return out

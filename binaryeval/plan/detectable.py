@@ -32,6 +32,7 @@ from .cells import (
     child_seeds,
     epsilon,
     epsilon_both,
+    epsilons,
     evaluate,
     frame,
     make_cell,
@@ -244,9 +245,12 @@ class DetectableDifferenceTable(Result):
         'Minimal detectable difference'
         """
         power = self.settings.get("power", 0.5)
+        variance = self.settings.get("variance", "equal")
         z = "z_{1 - sig_level/2}" if power == 0.5 else f"(z_{{1 - sig_level/2}} + z_{power:g})"
-        notes = [f"eps = sqrt(2 var(alpha)) {z}; 1.0 where no rating informs alpha.",
-                 power_note(power)]
+        rule = ("eps = sqrt(2 var(alpha)) " + z if variance == "equal" else
+                f"eps = {z} sqrt(var(alpha) + var(alpha +- eps)), the other system eps away on "
+                f"the side nearer 0.5, solved for eps")
+        notes = [f"{rule}; 1.0 where no rating informs alpha.", power_note(power, variance)]
         if self.settings.get("simulate") == "sample":
             notes.append(f"Each cell averages the posterior sd over "
                          f"{self.settings.get('n_resamples')} simulated experiments; see "
@@ -334,7 +338,8 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
                                 rate_prior: Sequence[float] = (1, 1),
                                 grid: Sequence[int] | None = None, n_jobs: int | None = None,
                                 progress: bool | None = None,
-                                power: float = 0.5) -> DetectableDifferenceTable:
+                                power: float = 0.5,
+                                variance: str = "equal") -> DetectableDifferenceTable:
     """Minimal detectable difference for every combination of ``n_human`` and ``n_metric``.
 
     Parameters
@@ -352,6 +357,14 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
         ``joblib.parallel_config`` is in force, which also runs the table on Dask or Ray).
     progress : bool, optional
         Show a tqdm bar (default: on a terminal, for sweeps of 500 posteriors or more).
+    variance : {"equal", "both"}
+        ``"equal"`` (default, the papers'): the other system's posterior has this one's variance,
+        ``eps = sqrt(2) sd z``.  ``"both"``: the other system, ``eps`` away on the side nearer
+        0.5, has its own (wider) posterior, ``eps = z sqrt(sd^2 + sd_eps^2)``, solved for
+        ``eps`` in every cell, each cell's value that of :func:`detectable_difference` with
+        ``variance="both"`` (``sd_mean`` stays this system's).  Near ``alpha = 0`` or 1 the equal
+        variances overstate the power (see :func:`detectable_difference`).  The settings say
+        ``variance="both"``, and the summary's notes which assumption was used.
 
     Returns
     -------
@@ -365,12 +378,31 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
     ...                                 rates={"rho": 0.7, "eta": 0.7})
     >>> t.table.round(3).values.tolist()   # paper Table 1
     [[1.0, 0.109], [0.134, 0.085]]
+
+    A rare outcome at power 0.8: each system with its own posterior variance needs larger
+    differences than the papers' equal variances promise, in every cell:
+
+    >>> design = dict(n_human=[300, 1000], n_metric=[5000], power=0.8)
+    >>> detectable_difference_table(0.05, 0.9, **design).table.round(4)
+    n_metric    5000
+    n_human
+    300       0.0436
+    1000      0.0244
+    >>> both = detectable_difference_table(0.05, 0.9, **design, variance="both")
+    >>> both.table.round(4)
+    n_metric    5000
+    n_human
+    300       0.0496
+    1000      0.0265
+    >>> both.settings["variance"]
+    'both'
     """
     s = Setup.check(alpha, rho, eta, sig_level=sig_level, rates=rates, rounding=rounding,
                     method=method, prior=prior, rate_prior=rate_prior, grid=grid,
                     power=power)
     psi = s.paired_share(psi)
     simulate, n_resamples = simulation(simulate, n_resamples)
+    variance = check.choice(variance, "variance", VARIANCES)
     n_jobs, progress = check.n_jobs(n_jobs), check_progress(progress)
     hs = list(dict.fromkeys(sizes(n_human, "n_human")))
     ms = list(dict.fromkeys(sizes(n_metric, "n_metric")))
@@ -383,7 +415,11 @@ def detectable_difference_table(alpha: float, rho: float, eta: float | None = No
     settings = dict(s.facts(), simulate=simulate,
                     n_paired="n_human" if n_paired is None else cells[0].n_paired,
                     psi="alpha" if psi is None else psi)
+    if variance == "both":
+        settings["variance"] = "both"
     if simulate == "sample":
         settings.update(n_resamples=n_resamples, seed=reported)
-    return DetectableDifferenceTable(cells=frame(s, results, simulate == "sample"),
+    eps = (epsilons(s, results, variance, simulate=simulate, n_resamples=n_resamples)
+           if variance == "both" else None)
+    return DetectableDifferenceTable(cells=frame(s, results, simulate == "sample", eps),
                                      settings=settings)

@@ -122,7 +122,8 @@ class SampleSizeResult(Result):
         if "vary" in table.columns:
             table = table.set_index("vary")    # the size searched names the row
         return Summary("Required sample size", info, [("result", table)],
-                       [self.message, power_note(self.settings.get("power", 0.5))],
+                       [self.message, power_note(self.settings.get("power", 0.5),
+                                                 self.settings.get("variance", "equal"))],
                        digits=4)
 
 
