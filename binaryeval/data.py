@@ -897,6 +897,18 @@ class LeftOutRows:
     codes: np.ndarray
     reasons: tuple[str, ...]
 
+    def __eq__(self, other: object) -> bool:
+        # one truth value (pandas compares the attrs of the frames it joins)
+        if not isinstance(other, LeftOutRows):
+            return NotImplemented
+        return (self.reasons == other.reasons and self.labels.equals(other.labels)
+                and bool(np.array_equal(self.codes, other.codes)))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
     def series(self) -> pd.Series:
         """The rows as a Series: the data's row labels, the reason of each (text)."""
         values = np.asarray(self.reasons, dtype=object)[self.codes] if len(self.codes) else \

@@ -793,7 +793,7 @@ def test_hybrid_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
     d.loc[(d.sys == "B") & (d.seg == 2), "human"] = np.nan
     h = hybrid_supersample(d, system="sys", item="seg", human="human", metrics=["metric"],
                            n_systems=20, seed=0)
-    rows = h.attrs["excluded_rows"]
+    rows = h.attrs["excluded_rows"].series()
     item_2 = d.index[(d.seg == 2).to_numpy()]
     assert len(item_2) == 4 and list(rows.index) == list(item_2)   # all four systems' rows
     assert list(rows.index) == [label for label in d.index if label in set(item_2)]
@@ -806,7 +806,7 @@ def test_hybrid_excluded_rows_name_each_row_left_out_by_its_label_and_reason():
                                                                     name="rid")),
                               system="sys", item="seg", human="human", metrics=["metric"],
                               n_systems=5, seed=0)
-    none = full.attrs["excluded_rows"]
+    none = full.attrs["excluded_rows"].series()
     assert isinstance(none, pd.Series) and none.empty and none.index.name == "rid"
     assert full.attrs["excluded"] == {} and none.value_counts().to_dict() == {}
 
@@ -823,7 +823,7 @@ def test_hybrid_excluded_rows_with_raters_tell_a_missing_score_from_an_incomplet
     d.loc[(d.sys == "B") & (d.seg == 1), "h"] = np.nan   # every rating of B on item 1
     h = hybrid_supersample(d, system="sys", item="seg", human="h", metrics=["m"], n_systems=10,
                            seed=1, rater="rater")
-    rows = h.attrs["excluded_rows"]
+    rows = h.attrs["excluded_rows"].series()
     dropped = d.index[(d.seg == 1).to_numpy()]          # item 1 goes for A and B alike
     assert rows.drop(lone).index.tolist() == dropped.tolist()
     assert list(rows.index) == [label for label in d.index if label in set(rows.index)]
@@ -840,8 +840,17 @@ def test_hybrids_with_their_excluded_rows_are_read_by_correlate():
     d.loc["r31", "comet"] = np.nan   # item 1 of system B
     h = hybrid_supersample(d, system="sys", item="seg", human="mqm", metrics=["comet"],
                            n_systems=50, seed=2)
-    assert h.attrs["excluded_rows"].index.tolist() == ["r1", "r31", "r61", "r91"]
+    assert h.attrs["excluded_rows"].series().index.tolist() == ["r1", "r31", "r61", "r91"]
     assert correlate("mqm ~ comet", h).n == 50
+    # the frame still joins: pandas compares the attrs of the frames it concatenates or
+    # merges, which a Series there would stop ("truth value of a Series is ambiguous")
+    both = pd.concat([h.iloc[:20], h.iloc[20:]])
+    assert both.equals(h) and both.attrs["excluded_rows"] == h.attrs["excluded_rows"]
+    assert len(pd.concat([h, h.copy()])) == 100
+    assert len(h.merge(h[["system"]], on="system")) == 50
+    other = hybrid_supersample(d.fillna({"comet": 0.0}), system="sys", item="seg", human="mqm",
+                               metrics=["comet"], n_systems=50, seed=2)
+    assert other.attrs["excluded_rows"] != h.attrs["excluded_rows"]
 
 
 # ---------------------------------------------------------------------------------------------

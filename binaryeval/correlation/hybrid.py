@@ -59,12 +59,13 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
         system), ``n_real_systems``, and the row account of ``data``: ``n_rows``, ``n_used``,
         ``n_excluded`` and ``excluded`` (by reason: ``"incomplete item"``, the rows of the
         dropped items; with ``rater``, ``"missing score"`` for ratings with a NaN score whose
-        item the other ratings kept), and ``excluded_rows``: a Series named ``reason``, the
-        reason of each left-out row indexed by the row's label in ``data`` (its index name
-        kept), in data order, whose ``value_counts()`` are ``excluded`` (empty when no row was
-        left out).  pandas compares the ``attrs`` of the frames it concatenates or merges and
-        cannot compare two such Series: take it out first (``h.attrs.pop("excluded_rows")``)
-        before ``pd.concat`` of slices or copies of the result, or a ``merge`` with one.
+        item the other ratings kept), and ``excluded_rows``: which rows, a
+        :class:`~binaryeval.data.LeftOutRows` whose ``series()`` is the ``excluded_rows`` of
+        every result (a Series named ``reason``: the reason of each left-out row indexed by the
+        row's label in ``data``, its index name kept, in data order, whose ``value_counts()``
+        are ``excluded``; empty when no row was left out).  Not the Series itself, which would
+        stop pandas from joining the frame (it compares the ``attrs`` of the frames it
+        concatenates or merges, and two Series have no single truth value).
 
     Raises
     ------
@@ -97,7 +98,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
     ...                        n_systems=100, seed=1)
     >>> h.attrs["excluded"]
     {'incomplete item': 4}
-    >>> h.attrs["excluded_rows"]
+    >>> h.attrs["excluded_rows"].series()
     3      incomplete item
     53     incomplete item
     103    incomplete item
@@ -141,7 +142,7 @@ def hybrid_supersample(data: pd.DataFrame, *, system: str, item: str, human: str
                         n_real_systems=len(systems), n_rows=n_rows,
                         n_used=n_rows - n_incomplete - n_missing,
                         n_excluded=n_incomplete + n_missing, excluded=excluded,
-                        excluded_rows=rows.series(),
+                        excluded_rows=rows,
                         method="hybrid super-sampling (Graham & Liu 2016)")
     return result
 
