@@ -583,6 +583,10 @@ def test_pooled_preferences_and_bins_say_what_the_passing_check_can_miss():
     assert f"(the median pair, {post.groups[at]})" in note
     assert f"moves that pair's diff by {move:.2f}" in note and move > 0.2
     assert f"up to {v[v > 0].sum():.2f} of a pair's ratings" in note
+    diff = (post.draws.pi[..., 0] - post.draws.pi[..., 2]).reshape(-1, len(post.groups))
+    lo, hi = np.quantile(diff, [0.025, 0.975], axis=0)
+    width = float(np.median((hi - lo) / 2))
+    assert f"(the median interval's half-width is {width:.2f})" in note and move > width
     assert "rates='hierarchical' estimates how far the pairs' rates differ" in note
     assert "little power" not in note
     assert any(f"moves that pair's diff by {move:.2f}" in x for x in res.ranks().notes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -159,7 +160,8 @@ def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) 
     """The summary's line about the check before pooling of a pooled fit.
 
     When the check passes, it says what the check can miss at the group (or pair) of median
-    paired items: for a binary human rating and a metric with two outputs the exact
+    paired items, where that move exceeds the median interval's half-width (as the binary
+    model's summary does): for a binary human rating and a metric with two outputs the exact
     :func:`binaryeval._pooling.unseen_shift`, as the binary model says it; for any other table
     (a metric's bins, several metrics' joint patterns, preference ratings)
     :func:`binaryeval._pooling.unseen_move`, read as a move of ``alpha`` (groups) or of
@@ -173,14 +175,14 @@ def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) 
         n = paired.sum(axis=(1, 2))
         at = int(np.argsort(n, kind="stable")[(len(n) - 1) // 2])
         name = str(check.index[at])
-        text = None
+        text, move = None, float("nan")
         if paired.shape[1:] == (2, 2) and units == "groups":
             # a binary human rating and a metric with two outputs: classes and outputs run
             # (inadequate, adequate), the check's helper takes the adequate class and the
             # positive output first
-            d, shift = _pooling.unseen_shift(paired[:, ::-1, ::-1], at)
-            if np.isfinite(shift):
-                text = _pooling.unseen_text((name, int(n[at]), d, min(shift, 1.0)))
+            d, move = _pooling.unseen_shift(paired[:, ::-1, ::-1], at)
+            if np.isfinite(move):
+                text = _pooling.unseen_text((name, int(n[at]), d, min(move, 1.0)))
         elif units == "groups" and paired.shape[1] == 2:
             # alpha is the share of the second class (adequate)
             v, move = _pooling.unseen_move(paired, at, [0.0, 1.0],
@@ -194,10 +196,22 @@ def pooling_note(post: LatentPosterior, check: pd.DataFrame | None, units: str) 
             if np.isfinite(move):
                 text = _pooling.unseen_move_text(name, int(n[at]), post.outputs, v, move,
                                                  estimand="diff", unit="pair", whole=2.0)
-        if text:
-            caveat = (f"but {text}: the pooled intervals assume no such difference; "
-                      f"rates='hierarchical' estimates how far the {units}' rates differ")
+        width = _median_half_width(post, units) if text else math.inf
+        if move > width:
+            caveat = (f"but {text} (the median interval's half-width is {width:.2f}): the "
+                      "pooled intervals assume no such difference; rates='hierarchical' "
+                      f"estimates how far the {units}' rates differ")
     return _pooling.summary_note(check, units=units, caveat=caveat)
+
+
+def _median_half_width(post: LatentPosterior, units: str) -> float:
+    """The median over groups of the half-width of the interval of alpha (or of a pair's diff)."""
+    pi = np.asarray(post.draws.pi, dtype=float)
+    # alpha is the adequate (last of two) class; diff = win_1 - win_2 (classes first, tie, second)
+    draws = pi[..., 0] - pi[..., 2] if units == "pairs" else pi[..., -1]
+    tail = (1.0 - post.level) / 2.0
+    ends = np.quantile(draws.reshape(-1, draws.shape[-1]), [tail, 1.0 - tail], axis=0)
+    return float(np.median((ends[1] - ends[0]) / 2.0))
 
 
 def population_note(post: LatentPosterior, units: str) -> str | None:
