@@ -32,8 +32,9 @@ plan of the binary model (:meth:`BinaryFit.plan`) on a binary metric in the test
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,10 +55,15 @@ METHOD = ("effective-sample-size approximation at the fitted values (the posteri
 
 
 class _Unit:
-    """One share or difference: its posterior and the ratings behind it."""
+    """One share or difference: its posterior and the ratings behind it.
+
+    ``gain(k)``, when given, is what ``k`` more human ratings add in human ratings (the Fisher
+    information's answer, :func:`_fisher_gain`); without it each metric-only item keeps its
+    present worth ``w``.
+    """
 
     def __init__(self, mean: float, sd: float, per_item: float, c0: float, n_human: int,
-                 n_metric: int):
+                 n_metric: int, gain: Callable[[int], float] | None = None):
         self.mean, self.sd, self.per_item, self.c0 = mean, sd, per_item, c0
         self.n_human, self.n_metric = int(n_human), int(n_metric)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -65,13 +71,73 @@ class _Unit:
         self.n_eff = max(float(n_eff), 0.0)
         worth = (self.n_eff - n_human) / n_metric if n_metric else 0.0
         self.worth = float(min(max(worth, 0.0), 1.0))
+        self.gain = gain
 
     def sd_at(self, k: int) -> float:
         if not self.sd > 0:
             return 0.0
-        k_old = min(k, self.n_metric)
-        n = self.n_eff + k_old * (1.0 - self.worth) + max(k - self.n_metric, 0)
+        if self.gain is not None and k > 0:
+            n = self.n_eff + self.gain(k)
+        else:
+            k_old = min(k, self.n_metric)
+            n = self.n_eff + k_old * (1.0 - self.worth) + max(k - self.n_metric, 0)
         return math.sqrt(max(self.per_item, 0.0) / (n + self.c0 + 1.0))
+
+
+def _fisher_variance(pi: np.ndarray, theta: np.ndarray, n_paired: float, n_human: float,
+                     n_metric: float, grad: np.ndarray) -> float:
+    """Variance of ``grad . pi`` by the inverse expected Fisher information of the model.
+
+    Parameters: the first ``K - 1`` shares and the first ``J - 1`` entries of every row of
+    ``Theta``.  A paired item is one draw of the cell ``(c, j)`` with probability
+    ``pi_c Theta[c, j]``, a metric-only item one of ``j`` with ``q_j = sum_c pi_c Theta[c, j]``,
+    a human-only item one of ``c``.  ``inf`` when the information is singular (no paired item:
+    the metric's errors are not identified).
+    """
+    k, j = theta.shape
+    size = k - 1 + k * (j - 1)
+    d_pi = np.zeros((k, size))
+    d_pi[np.arange(k - 1), np.arange(k - 1)] = 1.0
+    d_pi[k - 1, : k - 1] = -1.0
+    d_theta = np.zeros((k, j, size))
+    for c in range(k):
+        first = k - 1 + c * (j - 1)
+        cols = np.arange(first, first + j - 1)
+        d_theta[c, np.arange(j - 1), cols] = 1.0
+        d_theta[c, j - 1, cols] = -1.0
+    cell = pi[:, None] * theta
+    d_cell = theta[:, :, None] * d_pi[:, None, :] + pi[:, None, None] * d_theta
+    flat = d_cell.reshape(-1, size)
+    info = n_paired * (flat.T / cell.ravel()) @ flat
+    q, d_q = cell.sum(axis=0), d_cell.sum(axis=0)
+    info += n_metric * (d_q.T / q) @ d_q
+    info += n_human * (d_pi.T / pi) @ d_pi
+    g = grad @ d_pi
+    try:
+        var = float(g @ np.linalg.solve(info, g))
+    except np.linalg.LinAlgError:
+        return math.inf
+    return var if np.isfinite(var) and var > 0 else math.inf
+
+
+def _fisher_gain(pi: np.ndarray, theta: np.ndarray, n_paired: int, n_human: int,
+                 n_metric: int, grad: np.ndarray, per_item: float) -> Callable[[int], float]:
+    """``k -> n_F(k) - n_F(0)``: human ratings' worth of ``k`` more, by the Fisher information.
+
+    ``n_F(k) = V / var_F(k)`` with ``var_F`` of :func:`_fisher_variance` after ``k`` more human
+    ratings placed as the plan places them (metric-only items first, each becoming paired, then
+    new items, paired too: the metric rates every item).  With the metric-only items used up
+    every item is paired and ``n_F`` is their number, as for human ratings alone.
+    """
+    def n_f(k: int) -> float:
+        k_old = min(k, n_metric)
+        var = _fisher_variance(pi, theta, n_paired + k, n_human, n_metric - k_old, grad)
+        if not math.isfinite(var):   # no paired item: metric-only items are worth nothing
+            return float(n_paired + k + n_human)
+        return per_item / var
+
+    base = n_f(0)
+    return functools.lru_cache(maxsize=None)(lambda k: max(n_f(k) - base, 0.0))
 
 
 def _settings(sig_level: Any, level: float, max_human: Any, epsilon: Any, power: Any = 0.5
@@ -240,12 +306,13 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *,
             raise ParameterError(f"pairs {absent!r}: the fit has no preference of these pairs "
                                  "(no item rates both systems); pairs it has: "
                                  f"{list(frame.index)}")
+    position = {key: i for i, key in enumerate(frame.index)}
     rows = []
     for g1, g2 in keys:
         r = frame.loc[(g1, g2)]
         per_item = float(r["win_1"] + r["win_2"] - (r["win_1"] - r["win_2"]) ** 2)
         u = _Unit(float(r["diff"]), float(r["std_error"]), per_item, c0, int(r["n_human"]),
-                  int(r["n_metric"]))
+                  int(r["n_metric"]), _preference_gain(fit, position[(g1, g2)], per_item))
         goal = target if target is not None else abs(u.mean)
         now = z * u.sd_at(0)
         k, reached = (smallest_size(lambda k, u=u: z * u.sd_at(k), goal, cap) if goal > 0
@@ -264,6 +331,29 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *,
                      "n_metric": u.n_metric, "achieved": reached, "attainable": k is not None,
                      "note": _note(k, u.n_metric, cap, why).replace("per system", "per pair")})
     return _result(rows, "preference", sig, target, cap, fit.latent.rates, "system", power)
+
+
+def _preference_gain(fit: PreferenceFit, i: int, per_item: float
+                     ) -> Callable[[int], float] | None:
+    """The Fisher gain of pair ``i`` (:func:`_fisher_gain`), or None for the worth rule.
+
+    For the default model only: ``Theta`` estimated per pair over the metrics' joint pattern,
+    the paired items informing the shares.  Pooled, partially pooled or known rates learn
+    ``Theta`` from more than the pair's own items (or not at all), and ``"independent"``
+    restricts it: there the new paired items sharpen ``Theta`` less than this pair's
+    information says, and the plan keeps the metric-only items' present worth.
+    """
+    post = fit.latent
+    theta = post.draws.theta
+    if (post.rates != "estimate" or post.dependence != "joint" or theta is None
+            or theta.shape[2] != post.draws.pi.shape[2] or not post.paired_informs_pi):
+        return None
+    pi = post.draws.pi[:, :, i].reshape(-1, post.draws.pi.shape[-1]).mean(axis=0)
+    th = theta[:, :, i].reshape(-1, *theta.shape[-2:]).astype(float).mean(axis=0)
+    grad = np.zeros(pi.size)
+    grad[0], grad[-1] = 1.0, -1.0
+    return _fisher_gain(pi, th, int(post.paired[i].sum()), int(post.human[i].sum()),
+                        int(post.metric[i].sum()), grad, per_item)
 
 
 def _result(rows: list[dict], unit: str, sig: float, target: float | None, cap: int,
