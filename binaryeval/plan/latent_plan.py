@@ -213,10 +213,12 @@ def plan_latent(fit: LatentFit, epsilon: float | None = None, *,
         raise ParameterError("planning pairs needs at least two groups")
     frame = fit.to_frame()
     a, b = fit.prior
-    units = {g: _Unit(float(frame.loc[g, "estimate"]), float(frame.loc[g, "std_error"]),
-                      float(frame.loc[g, "estimate"] * (1 - frame.loc[g, "estimate"])),
-                      a + b, int(frame.loc[g, "n_human"]), int(frame.loc[g, "n_metric"]))
-             for g in order}
+    units = {}
+    for g in order:
+        m = float(frame.loc[g, "estimate"])
+        units[g] = _Unit(m, float(frame.loc[g, "std_error"]), m * (1 - m), a + b,
+                         int(frame.loc[g, "n_human"]), int(frame.loc[g, "n_metric"]),
+                         _model_gain(fit.latent, fit.groups.index(g), (0.0, 1.0), m * (1 - m)))
     rows = []
     for g1, g2 in todo:
         u1, u2 = units[g1], units[g2]
@@ -333,27 +335,30 @@ def plan_preferences(fit: PreferenceFit, epsilon: float | None = None, *,
     return _result(rows, "preference", sig, target, cap, fit.latent.rates, "system", power)
 
 
-def _preference_gain(fit: PreferenceFit, i: int, per_item: float
-                     ) -> Callable[[int], float] | None:
-    """The Fisher gain of pair ``i`` (:func:`_fisher_gain`), or None for the worth rule.
+def _model_gain(post: Any, i: int, grad: Sequence[float], per_item: float
+                ) -> Callable[[int], float] | None:
+    """The Fisher gain of group ``i``'s share ``grad . pi`` (:func:`_fisher_gain`), or None.
 
-    For the default model only: ``Theta`` estimated per pair over the metrics' joint pattern,
+    For the default model only: ``Theta`` estimated per group over the metrics' joint pattern,
     the paired items informing the shares.  Pooled, partially pooled or known rates learn
-    ``Theta`` from more than the pair's own items (or not at all), and ``"independent"``
-    restricts it: there the new paired items sharpen ``Theta`` less than this pair's
-    information says, and the plan keeps the metric-only items' present worth.
+    ``Theta`` from more than the group's own items (or not at all), and ``"independent"``
+    restricts it: there the new paired items sharpen ``Theta`` less than the group's own
+    information says, and the plan keeps the metric-only items' present worth (None).
     """
-    post = fit.latent
     theta = post.draws.theta
     if (post.rates != "estimate" or post.dependence != "joint" or theta is None
             or theta.shape[2] != post.draws.pi.shape[2] or not post.paired_informs_pi):
         return None
     pi = post.draws.pi[:, :, i].reshape(-1, post.draws.pi.shape[-1]).mean(axis=0)
     th = theta[:, :, i].reshape(-1, *theta.shape[-2:]).astype(float).mean(axis=0)
-    grad = np.zeros(pi.size)
-    grad[0], grad[-1] = 1.0, -1.0
     return _fisher_gain(pi, th, int(post.paired[i].sum()), int(post.human[i].sum()),
-                        int(post.metric[i].sum()), grad, per_item)
+                        int(post.metric[i].sum()), np.asarray(grad, dtype=float), per_item)
+
+
+def _preference_gain(fit: PreferenceFit, i: int, per_item: float
+                     ) -> Callable[[int], float] | None:
+    """The Fisher gain of ``diff = win_1 - win_2`` of pair ``i`` (see :func:`_model_gain`)."""
+    return _model_gain(fit.latent, i, (1.0, 0.0, -1.0), per_item)
 
 
 def _result(rows: list[dict], unit: str, sig: float, target: float | None, cap: int,
