@@ -241,6 +241,29 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     return agg.drop(columns=["k_sum", "sd_plan_sum", "sd_sum"])
 
 
+def headline(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per design, rule and power at the plan's ``k``: realised power over the pairs with a
+    difference (and its binomial SE), the false-positive rate of the pair without, the mean
+    ratio of the plan's sd to the refit's, the mean ``k``."""
+    full = frame[frame.fraction == 1]
+    rows = []
+    for (design, rule, power), sub in full.groupby(["design", "rule", "power"], sort=False):
+        real, null = sub[sub.true_diff != 0], sub[sub.true_diff == 0]
+        n, hit = real.n.sum(), real.decided.sum()
+        rows.append(dict(design=design, rule=rule, power=power, n=int(n),
+                         realised=hit / n, se=np.sqrt(power * (1 - power) / n),
+                         sd_ratio=real.sd_plan_sum.sum() / real.sd_sum.sum(),
+                         k_mean=real.k_sum.sum() / n, n_null=int(null.n.sum()),
+                         false_positive=null.decided_any.sum() / null.n.sum()))
+    return pd.DataFrame(rows)
+
+
+def _show(frame: pd.DataFrame) -> None:
+    with pd.option_context("display.width", 200, "display.max_rows", 500):
+        print(summarise(frame).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        print(headline(frame).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=6, help="batches of 50 per design")
@@ -250,9 +273,7 @@ def main() -> None:
                         help="only print the table of these output files (runs of some designs)")
     args = parser.parse_args()
     if args.table:
-        frame = pd.concat([pd.read_csv(f) for f in args.table], ignore_index=True)
-        with pd.option_context("display.width", 200, "display.max_rows", 500):
-            print(summarise(frame).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        _show(pd.concat([pd.read_csv(f) for f in args.table], ignore_index=True))
         return
     t0 = time.perf_counter()
     parts = []
@@ -263,9 +284,7 @@ def main() -> None:
     frame = pd.concat(parts, ignore_index=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out, index=False, float_format="%.10g")
-    table = summarise(frame)
-    with pd.option_context("display.width", 200, "display.max_rows", 500):
-        print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    _show(frame)
     print(f"{len(parts)} batches of {BATCH} replicates in {time.perf_counter() - t0:.0f} s; "
           f"wrote {args.out}")
 
