@@ -29,6 +29,27 @@ fit is that of :func:`~binaryeval.fit_preferences` on the same counts; the plan 
 package's own ``PreferenceFit.plan`` of a :class:`~binaryeval.latent.PreferenceFit` built from
 that posterior.
 
+Result (the saved run, ``studies/results/preference_plan_power.csv``, the three designs run one
+at a time, about 6-7 minutes each on one core; ``--table`` prints it): realised power at the
+plan's ``k`` over the pairs the plan never called separated already (``k = 0`` promises at least
+``power``), binomial SE at the promise; the plan's mean sd of ``diff`` at ``k`` over the refit's
+mean posterior sd; the pair with ``diff = 0`` decided (at power 0.5 and 0.8 of its plan):
+
+================  ======  =======================  =======================  ========  ============
+design            rule    power 0.5                power 0.8                sd ratio  false pos.
+================  ======  =======================  =======================  ========  ============
+good, 40 + 400    fisher  0.529 +- 0.017 (900)     0.789 +- 0.010 (1500)    1.01      0.033, 0.040
+good, 40 + 400    worth   0.577                    0.825                    1.06-1.08 0.037, 0.040
+weak, 60 + 600    fisher  0.480 +- 0.017 (900)     0.783 +- 0.010 (1500)    1.00      0.047, 0.043
+weak, 60 + 600    worth   0.513                    0.810                    1.03-1.04 0.040, 0.047
+good, 100 + 300   fisher  0.477 +- 0.020 (600)     0.809 +- 0.013 (900)     1.00      0.040, 0.067
+good, 100 + 300   worth   0.510                    0.804                    1.01-1.04 0.043, 0.057
+================  ======  =======================  =======================  ========  ============
+
+``fisher`` is the plan; ``worth`` the rule it replaced, which asked for up to 1.4 times the
+ratings where they go to metric-only items.  With three quarters of the plan's ``k`` the power
+fell to 0.43-0.46 and 0.71-0.74.
+
 Output: ``studies/results/preference_plan_power.csv`` (one row per design x pair x power x
 fraction x batch: replicates, decisions, the planned ``k``s' sum), and a table of the realised
 power against the promised one with binomial standard errors.
