@@ -421,8 +421,9 @@ def _latent_plan(self, epsilon: float | None = None, *,
     For neighbouring groups in the fit's order (or every pair): the smallest number of
     additional human ratings per system whose expected posterior separates the two at
     ``sig_level`` (two-sided), by the effective-sample-size approximation of
-    :mod:`binaryeval.plan.latent_plan` (the posterior sd's worth in human ratings; the answer
-    says so in ``attrs["method"]``).
+    :mod:`binaryeval.plan.latent_plan` (the posterior sd's worth in human ratings, and what
+    more ratings add from the model's Fisher information; the answer says so in
+    ``attrs["method"]``).
 
     Parameters
     ----------
@@ -470,7 +471,8 @@ def _preference_plan(self, epsilon: float | None = None, *,
     For each pair (or the pairs of neighbouring systems in the fit's order): the smallest number
     of additional human ratings of the pair's items whose expected posterior puts the credible
     interval of ``diff = win_1 - win_2`` at ``1 - sig_level`` on one side of 0, at the fitted
-    values, by the effective-sample-size approximation of :mod:`binaryeval.plan.latent_plan`.
+    values, by the effective-sample-size approximation of :mod:`binaryeval.plan.latent_plan`
+    (checked by simulation there: power 0.48-0.53 where it promises 0.5, 0.78-0.81 for 0.8).
     Pairs whose posterior is essentially the prior get no plan (rate some of their items first).
 
     Parameters
