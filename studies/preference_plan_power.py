@@ -102,17 +102,27 @@ PAIRS = {"A-B": _shares(0.15), "A-C": _shares(0.20), "A-D": _shares(0.20),
 
 @dataclass(frozen=True)
 class Design:
-    """Sizes per pair and the metric's confusion matrix."""
+    """Sizes per pair, the metric's confusion matrix and, for two metrics, the second's.
+
+    The two metrics err independently given the humans' class; the model sees their joint
+    pattern (J = 9).
+    """
 
     name: str
     n_paired: int
     n_metric: int
     theta: np.ndarray
+    second: np.ndarray | None = None
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return (3,) if self.second is None else (3, 3)
 
 
 DESIGNS = [Design("good metric, 40 + 400", 40, 400, GOOD),
            Design("weak metric, 60 + 600", 60, 600, WEAK),
-           Design("good metric, 100 + 300", 100, 300, GOOD)]
+           Design("good metric, 100 + 300", 100, 300, GOOD),
+           Design("good + weak metric, 40 + 400", 40, 400, GOOD, WEAK)]
 
 
 def batch_seed(design: int, batch: int) -> np.random.SeedSequence:
@@ -126,34 +136,38 @@ def items(design: Design, rng: np.random.Generator, n_rep: int, n_items: int):
     cls = (u[..., None] > np.cumsum(pi, axis=1)[None, :, None, :2]).sum(axis=-1)
     cum = np.cumsum(design.theta, axis=1)[:, :2]
     out = (rng.random(cls.shape)[..., None] > cum[cls]).sum(axis=-1)
+    if design.second is not None:   # the joint pattern, the second metric varying fastest
+        cum = np.cumsum(design.second, axis=1)[:, :2]
+        out = 3 * out + (rng.random(cls.shape)[..., None] > cum[cls]).sum(axis=-1)
     return cls, out
 
 
-def counts(cls, out, n_paired, n_total):
-    """Paired (G, 3, 3) and metric-only (G, 3) counts: items ``< n_paired`` paired, the rest
+def counts(cls, out, n_paired, n_total, n_out=3):
+    """Paired (G, 3, J) and metric-only (G, J) counts: items ``< n_paired`` paired, the rest
     up to ``n_total`` metric-only (per group, arrays of shape (G,))."""
     g, n = cls.shape
     idx = np.arange(n)[None, :]
     is_p = idx < n_paired[:, None]
     is_m = (idx >= n_paired[:, None]) & (idx < n_total[:, None])
-    paired = np.zeros((g, 3, 3), dtype=np.int64)
-    metric = np.zeros((g, 3), dtype=np.int64)
+    paired = np.zeros((g, 3, n_out), dtype=np.int64)
+    metric = np.zeros((g, n_out), dtype=np.int64)
     for c in range(3):
-        for j in range(3):
+        for j in range(n_out):
             paired[:, c, j] = ((cls == c) & (out == j) & is_p).sum(axis=1)
-    for j in range(3):
+    for j in range(n_out):
         metric[:, j] = ((out == j) & is_m).sum(axis=1)
     return paired, metric
 
 
-def fit(paired, metric, seed):
+def fit(paired, metric, seed, levels=(3,)):
     g = paired.shape[0]
+    names = ("first", "tie", "second")
+    outputs = ["/".join(names[i] for i in pattern) for pattern in np.ndindex(*levels)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        post = latent_posterior(paired, np.zeros((g, 3), dtype=np.int64), metric, levels=(3,),
-                                groups=[f"p{i}" for i in range(g)],
-                                classes=("first", "tie", "second"),
-                                outputs=("first", "tie", "second"), seed=seed)
+        post = latent_posterior(paired, np.zeros((g, 3), dtype=np.int64), metric, levels=levels,
+                                groups=[f"p{i}" for i in range(g)], classes=names,
+                                outputs=outputs, seed=seed)
     return post
 
 
@@ -161,9 +175,11 @@ def as_fit(post) -> PreferenceFit:
     g = len(post.groups)
     systems = tuple(f"s{i:05d}" for i in range(2 * g))
     index = np.column_stack([np.arange(0, 2 * g, 2), np.arange(1, 2 * g, 2)])
-    naive = post.paired.sum(axis=1) + post.metric
-    return PreferenceFit("human ~ metric", systems, index, post, "human", ("metric",), naive,
-                         input="preferences", level=1 - SIG_LEVEL)
+    both = post.paired.sum(axis=1) + post.metric
+    naive = both.reshape(g, 3, -1).sum(axis=2)   # the first metric's preferences
+    terms = ("metric",) if both.shape[1] == 3 else ("metric", "second_metric")
+    return PreferenceFit(f"human ~ {' + '.join(terms)}", systems, index, post, "human", terms,
+                         naive, input="preferences", level=1 - SIG_LEVEL)
 
 
 def decided(post, truth_sign):
@@ -212,7 +228,8 @@ def run_batch(d: int, batch: int, n: int = BATCH) -> pd.DataFrame:
     true_diff = np.array([PAIRS[p][0] - PAIRS[p][2] for p in names])[pair]
     base_p = np.full(g, design.n_paired)
     base_t = np.full(g, design.n_paired + design.n_metric)
-    post0 = fit(*counts(cls, out, base_p, base_t), fit_seeds[0])
+    n_out = 3 ** len(design.levels)
+    post0 = fit(*counts(cls, out, base_p, base_t, n_out), fit_seeds[0], design.levels)
     pf = as_fit(post0)
     eps = np.where(true_diff == 0, NULL_EPS, np.abs(true_diff))
     rows = []
@@ -223,7 +240,7 @@ def run_batch(d: int, batch: int, n: int = BATCH) -> pd.DataFrame:
             new_p = base_p + kk
             new_t = np.maximum(base_t, new_p)   # beyond the metric-only items: new items
             seed = fit_seeds[1 + (ir * len(POWERS) + ip) * len(FRACTIONS) + jf]
-            post = fit(*counts(cls, out, new_p, new_t), seed)
+            post = fit(*counts(cls, out, new_p, new_t, n_out), seed, design.levels)
             right, any_, sd_real = decided(post, np.sign(true_diff))
             for i, name in enumerate(names):
                 m = (pair == i) & np.isfinite(k)
