@@ -287,10 +287,10 @@ def test_the_latent_plans_fisher_information_is_the_binary_models_and_the_dirich
 def test_preference_plan_delivers_the_posterior_sd_and_power_it_promises():
     # A small simulation of the study studies/preference_plan_power.py: 200 replicates of one
     # pair (diff = 0.2, ties 0.2, a good 3 x 3 metric), 40 paired and 400 metric-only items;
-    # the plan asks for k more human ratings for power 0.8 at the true diff (k 43-90, mean 64),
-    # they go to the metric-only items, and the refit's posterior sd of diff is the one the
-    # plan predicted (mean ratio 1.02; 1.10 when each metric-only item kept its present
-    # worth, the rule before the Fisher gain) and the pair is decided in 0.825 of the
+    # the plan asks for k more human ratings for power 0.8 at the true diff (mean 64, 5-95 %
+    # range 43-90), they go to the metric-only items, and the refit's posterior sd of diff is
+    # the one the plan predicted (mean ratio 1.02; 1.10 when each metric-only item kept its
+    # present worth, the rule before the Fisher gain) and the pair is decided in 0.825 of the
     # replicates (promised 0.8, binomial SE 0.028).
     rng = np.random.default_rng(7)
     n_rep, n_paired, n_metric, diff, power = 200, 40, 400, 0.2, 0.8
