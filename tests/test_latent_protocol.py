@@ -734,10 +734,11 @@ def test_the_beta_quantile_of_the_intervals_is_scipys():
 
 def test_latent_plan_is_close_to_the_exact_binary_plan():
     # one binary metric: the latent model's effective-sample-size plan against the exact plan
-    # of the binary model on the same data (the approximation leaves out that new paired rows
-    # also sharpen the rates, so it may ask for more, not for less); over seeds 0-5 at these
-    # 2,000 draws the ratios ran 0.93-0.99, 1.34-1.53 and 1.29-1.34 (at 8,000 draws 1.39-1.46
-    # for the second pair): the bound 1.6 is above the Monte Carlo spread
+    # of the binary model on the same data.  When each metric-only item kept its present worth
+    # (leaving out that new paired rows also sharpen the rates) the ratios ran 0.93-0.99,
+    # 1.34-1.53 and 1.29-1.34 over seeds 0-5 at these 2,000 draws; with the gain of k more
+    # ratings taken from the Fisher information they run 0.95-1.02 (seeds 0-3, all three
+    # pairs): a bound of 10 % each way is above the Monte Carlo spread and below the old rule
     df = _binary_frame(seed=11, n=1500, rated=150,
                        alphas=(("A", 0.62), ("B", 0.55), ("C", 0.5)))
     exact = be.fit("human ~ m1 | system", df)
@@ -747,7 +748,7 @@ def test_latent_plan_is_close_to_the_exact_binary_plan():
         la = latent.plan(eps).to_frame()
         assert list(e["group_1"]) == list(la["group_1"])
         ratio = la["more_human"].astype(float) / e["more_human"].astype(float)
-        assert np.all(ratio > 0.9) and np.all(ratio < 1.6), ratio.tolist()
+        assert np.all(ratio > 0.9) and np.all(ratio < 1.1), ratio.tolist()
 
 
 def test_preference_plan_without_metric_information_is_the_dirichlet_answer():

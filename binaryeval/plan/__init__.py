@@ -49,8 +49,9 @@ Layout
     package sits above :mod:`binaryeval.binary` and adds the method to its result);
 ``latent_plan``
     ``LatentFit.plan()`` and ``PreferenceFit.plan()``, the same question for the latent-truth
-    model (an effective-sample-size approximation; this package sits above
-    :mod:`binaryeval.latent` too).
+    model (an effective-sample-size approximation, checked against the binary model's exact
+    plan and, for preferences, by simulation; this package sits above :mod:`binaryeval.latent`
+    too).
 
 Counts of one planned experiment
 --------------------------------
