@@ -358,13 +358,16 @@ def unseen_move_text(group: str, n: int, outputs, v, move: float, *, estimand: s
     """
     v = np.asarray(v, dtype=float)
     order = np.argsort(-np.abs(v), kind="stable")
-    up = [f"{str(outputs[j])!r} +{v[j]:.2f}" for j in order if v[j] >= 0.005]
-    down = [f"{str(outputs[j])!r} {v[j]:.2f}" for j in order if v[j] <= -0.005]
+    def listed(parts: list[str]) -> str:
+        # the three largest moves, and how many smaller ones (joint patterns of several metrics)
+        return ", ".join(parts[:3]) + (f" and {len(parts) - 3} more" if len(parts) > 3 else "")
+    up = listed([f"{str(outputs[j])!r} +{v[j]:.2f}" for j in order if v[j] >= 0.005])
+    down = listed([f"{str(outputs[j])!r} {v[j]:.2f}" for j in order if v[j] <= -0.005])
     how = f"by {move:.2f}" if move < whole else "by as much as its whole range"
     items = "rows" if unit == "group" else "items"
     return (f"with {n:,} paired {items} (the median {unit}, {group}) it misses half the time or "
             f"more a metric moving up to {float(v[v > 0].sum()):.2f} of a {unit}'s ratings in every "
-            f"human class (to {', '.join(up)}; from {', '.join(down)}), which moves that "
+            f"human class (to {up}; from {down}), which moves that "
             f"{unit}'s {estimand} {how}")
 
 

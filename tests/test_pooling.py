@@ -608,3 +608,19 @@ def test_pooled_preferences_and_bins_say_what_the_passing_check_can_miss():
                                    theta=post.theta_mean().to_numpy(dtype=float))
     [note] = [x for x in fit.summary().notes if x.startswith("check before pooling")]
     assert f"moves that group's alpha by {move:.2f}" in note and "(the median group, B)" in note
+
+
+def test_the_unseen_move_names_the_three_largest_moves_each_way():
+    # several metrics' joint patterns make many outputs: the sentence names the three largest
+    # moves each way and counts the rest, largest first
+    text = _pooling.unseen_move_text("g1", 50, list("abcdef"),
+                                     [0.01, 0.2, 0.05, 0.1, -0.3, -0.06], 0.4, estimand="alpha",
+                                     unit="group")
+    assert "moving up to 0.36 of a group's ratings" in text
+    assert "(to 'b' +0.20, 'd' +0.10, 'c' +0.05 and 1 more; from 'e' -0.30, 'f' -0.06)" in text
+    assert text.startswith("with 50 paired rows (the median group, g1)")
+    assert text.endswith("which moves that group's alpha by 0.40")
+    whole = _pooling.unseen_move_text("p", 9, ["first", "tie", "second"], [0.5, 0, -0.5], 2.3,
+                                      estimand="diff", unit="pair", whole=2.0)
+    assert whole.endswith("moves that pair's diff by as much as its whole range")
+    assert "9 paired items" in whole
