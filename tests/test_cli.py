@@ -769,7 +769,8 @@ def test_plan_table_and_size_print_the_api_summaries(capsys):
                                              rates={"rho": 0.7, "eta": 0.7})
 
     def as_typed(summary):  # the notes' advice as typed on the command line
-        summary.notes = [as_flags(note, {"power": "--power", "variance": "--variance"})
+        summary.notes = [as_flags(note, {"power": "--power", "variance": "--variance",
+                                         "simulate": "--simulate"})
                          for note in summary.notes]
         return summary.as_text() + "\n"
 
