@@ -307,5 +307,5 @@ def test_sampled_experiments_do_not_repair_few_paired_ratings():
         assert sampled < expected
     for power in (0.5, 0.8):
         note = power_note(power)
-        assert "paired ratings" in note and "0.77-0.83" in note and "simulate='sample'" in note
+        assert "paired ratings" in note and "0.77-0.83" in note and "0.46 and 0.77" in note
     assert POWER_NOTE == power_note(0.5)

@@ -213,14 +213,9 @@ BOTH_VARIANCE_NOTE = ("; each system has its own posterior variance (variance='b
 
 #: how far the promised power held in seeded simulations (studies/binary_plan_power.py), with
 #: few paired ratings too (said in every plan's notes, before the variance assumption)
-SMALL_PAIRED_NOTE = ("; in seeded simulations (the z-test on two systems' posteriors, rates "
-                     "estimated, 2,000 comparisons a design, alpha 0.2 and 0.6, rho = eta 0.7 "
-                     "and 0.8) eps was found 0.47-0.52 of the time at power 0.5 and 0.79-0.80 "
-                     "at 0.8 with 50-300 paired ratings; with 20-30 paired ratings 0.49 and "
-                     "0.79 on average, but single designs scatter: 0.46-0.51 and 0.77-0.83 (a "
-                     "weak metric, rho = eta = 0.7, with 20: 0.46 and 0.77), and the "
-                     "false-positive rate falls to 0.03-0.05 at 20; simulate='sample' does not "
-                     "repair this (its eps is up to 3 % smaller there: 0.47 and 0.78)")
+SMALL_PAIRED_NOTE = ("; checked in seeded simulations (binaryeval.plan's docs): eps was found "
+                     "0.46-0.52 of the time at power 0.5 and 0.77-0.83 at 0.8 with 20-300 "
+                     "paired ratings (a weak metric, rho = eta = 0.7, with 20: 0.46 and 0.77)")
 
 #: what eps means for the chance of finding a difference (said in every plan's notes)
 POWER_NOTE = ("eps is the papers' detectable difference: two systems eps apart are told apart at "
