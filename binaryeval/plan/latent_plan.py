@@ -163,6 +163,10 @@ def _fisher_variance(pi: np.ndarray, theta: np.ndarray, n_paired: float, n_human
     info += n_metric * (d_q.T / q) @ d_q
     info += n_human * (d_pi.T / pi) @ d_pi
     g = grad @ d_pi
+    # singular (to rounding: LAPACK's solve need not notice; numpy 1.26's returned a finite
+    # number where numpy 2's raised) when no paired item identifies Theta
+    if n_paired <= 0 or not np.isfinite(info).all() or np.linalg.cond(info) > 1e12:
+        return math.inf
     try:
         var = float(g @ np.linalg.solve(info, g))
     except np.linalg.LinAlgError:
