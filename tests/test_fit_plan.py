@@ -331,9 +331,10 @@ def test_latent_plan_delivers_the_posterior_sd_and_power_it_promises():
     # A small simulation of the study studies/latent_plan_power.py: 200 replicates of two
     # systems (alpha 0.72 and 0.62), a score in 4 bins (P(bin | class) below), 40 paired and
     # 400 metric-only items per system; the plan asks for k more human ratings per system for
-    # power 0.8 at the true difference 0.1, they go to the metric-only items, the refit's
-    # posterior sd of alpha_1 - alpha_2 is the one the plan predicted and the pair is decided
-    # (the equal-tailed 95 % interval of the difference above 0) as often as promised.
+    # power 0.8 at the true difference 0.1 (mean 281, 5-95 % range 237-322), they go to the
+    # metric-only items, the refit's posterior sd of alpha_1 - alpha_2 is the one the plan
+    # predicted (mean ratio 0.993) and the pair is decided (the equal-tailed 95 % interval of
+    # the difference above 0) in 0.84 of the replicates (promised 0.8, binomial SE 0.028).
     rng = np.random.default_rng(11)
     n_rep, n_paired, n_metric, diff, power = 200, 40, 400, 0.1, 0.8
     alpha = np.array([0.72, 0.62])
