@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO, study_module
 from scipy import stats
 
 import binaryeval as be
@@ -325,3 +326,60 @@ def test_preference_plan_delivers_the_posterior_sd_and_power_it_promises():
     assert 0.95 < ratio < 1.05, ratio
     decided = float((after["lower"] > 0).mean())
     assert abs(decided - power) < 3 * math.sqrt(power * (1 - power) / n_rep), decided
+
+
+def test_latent_plan_delivers_the_posterior_sd_and_power_it_promises():
+    # A small simulation of the study studies/latent_plan_power.py: 200 replicates of two
+    # systems (alpha 0.72 and 0.62), a score in 4 bins (P(bin | class) below), 40 paired and
+    # 400 metric-only items per system; the plan asks for k more human ratings per system for
+    # power 0.8 at the true difference 0.1 (mean 281, 5-95 % range 237-322), they go to the
+    # metric-only items, the refit's posterior sd of alpha_1 - alpha_2 is the one the plan
+    # predicted (mean ratio 0.993) and the pair is decided (the equal-tailed 95 % interval of
+    # the difference above 0) in 0.84 of the replicates (promised 0.8, binomial SE 0.028).
+    rng = np.random.default_rng(11)
+    n_rep, n_paired, n_metric, diff, power = 200, 40, 400, 0.1, 0.8
+    alpha = np.array([0.72, 0.62])
+    theta = np.array([[0.40, 0.30, 0.20, 0.10], [0.10, 0.20, 0.30, 0.40]])
+    n_items = n_paired + n_metric
+    cls = (rng.random((n_rep, 2, n_items)) < alpha[:, None]).astype(int)
+    out = (rng.random(cls.shape)[..., None] > np.cumsum(theta, axis=1)[cls][..., :3]).sum(-1)
+    system = np.array([[f"a{r}", f"b{r}"] for r in range(n_rep)])
+    pos = np.arange(n_items)
+
+    def fit(n_human, seed):   # n_human per replicate, both systems
+        human = np.where(pos < n_human[:, None, None], cls, np.nan)
+        df = pd.DataFrame({"system": np.repeat(system.ravel(), n_items),
+                           "h": human.ravel(), "m": out.ravel()})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a few replicates' chains may mix slowly
+            return be.fit_latent("h ~ C(m) | system", df, seed=seed)
+
+    now = fit(np.full(n_rep, n_paired), 1)
+    pairs = [tuple(s) for s in system]
+    plan = now.plan(diff, pairs=pairs, power=power).to_frame()
+    k = pd.Series(plan["more_human"].to_numpy(dtype=int),
+                  index=[min(g1, g2) for g1, g2 in zip(plan["group_1"], plan["group_2"],
+                                                       strict=True)])
+    k = k.loc[system[:, 0]].to_numpy()
+    assert 0 < k.min() and k.max() <= n_metric   # the new ratings go to metric-only items
+    after = fit(n_paired + k, 2)
+    a = np.stack([after.alpha_draws(g).ravel() for g in system.ravel()]).reshape(n_rep, 2, -1)
+    d = a[:, 0] - a[:, 1]
+    z = stats.norm.isf(0.025) + stats.norm.ppf(power)
+    ratio = (plan["achieved"] / z).mean() / d.std(axis=1, ddof=1).mean()
+    assert 0.97 < ratio < 1.03, ratio
+    decided = float((np.quantile(d, 0.025, axis=1) > 0).mean())
+    assert abs(decided - power) < 3 * math.sqrt(power * (1 - power) / n_rep), decided
+
+
+def test_latent_plan_power_study_reproduces_its_saved_batch():
+    # studies/latent_plan_power.py is seeded: its first batch of the two-metric design (50
+    # replicates, three pairs, two powers) gives the rows of the saved results again.
+    study = study_module("latent_plan_power")
+    saved = pd.read_csv(REPO / "studies" / "results" / "latent_plan_power.csv")
+    saved = saved[(saved.design == study.DESIGNS[1].name) & (saved.batch == 0)]
+    again = study.run_batch(1, 0)
+    cols = ["pair", "power", "n", "decided", "decided_any", "k_sum", "beyond"]
+    pd.testing.assert_frame_equal(again[cols].reset_index(drop=True),
+                                  saved[cols].reset_index(drop=True), check_dtype=False)
+    assert np.allclose(again["sd_sum"], saved["sd_sum"], rtol=1e-8)
