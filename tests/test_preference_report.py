@@ -370,3 +370,32 @@ def test_the_preference_report_lists_the_rows_left_out_as_text(tmp_path):
         {"pair id": "p5", "reason": "missing system"},
         {"pair id": "<svg onload=alert(7)>", "reason": "no rating (every term missing)"}]
     assert "Rows left out (by their label in the data)" in _text(page)
+
+
+def test_a_pooled_preference_report_says_what_its_check_can_miss(tmp_path):
+    # Guards: the report of a pooled preference fit said nothing about pooling (the binary
+    # report does); it now gives the fit's note on the check before pooling, with the median
+    # pair's unseen move, its hostile system names inert, its advice as a flag
+    from binaryeval.reports import make_report
+
+    data = _ready_preferences()
+    out = tmp_path / "pooled.html"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_report(data, "h ~ m", first="s1", second="s2", rates="pooled", seed=2, draws=100,
+                    chains=2, output=out)
+        fit = be.fit_preferences("h ~ m", data, first="s1", second="s2", rates="pooled",
+                                 seed=2, draws=100, chains=2)
+    page = out.read_text(encoding="utf-8")
+    assert "<script>alert" not in page and "<b>Bold</b>" not in page
+    [note] = [n for n in fit.summary().notes if n.startswith("check before pooling")]
+    text = _text(page)
+    assert "One confusion matrix for all pairs. The metric's error rates were pooled over" in text
+    shown = " ".join(("C" + note[1:]).split())
+    assert re.sub(r" ([).,;:])", r"\1", shown.replace("( ", "(")) in text
+    unpooled = tmp_path / "estimate.html"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_report(data, "h ~ m", first="s1", second="s2", seed=2, draws=100, chains=2,
+                    output=unpooled)
+    assert "One confusion matrix for all pairs" not in _text(unpooled.read_text(encoding="utf-8"))
