@@ -280,7 +280,10 @@ def zou_ci(r12: float, r13: float, r23: float, n: int, level: float = 0.95, *,
 
     ``L = r12 - r13 - sqrt((r12 - l1)^2 + (u2 - r13)^2 - 2 c (r12 - l1)(u2 - r13))`` and
     ``U = r12 - r13 + sqrt((u1 - r12)^2 + (r13 - l2)^2 - 2 c (u1 - r12)(r13 - l2))``.
-    Same numbers as ``cocor.dep.groups.overlap(..., test="zou2007")``.
+    Same numbers as ``cocor.dep.groups.overlap(..., test="zou2007")``.  The interval always
+    holds ``r12 - r13``, but need not nest by level: with ``c`` near 1 a square root can shrink
+    as both single intervals widen (``r12 = 0.875``, ``r13 = 0.96875``, ``r23 = 0.964``,
+    ``n = 11``, ``c = 0.938``: the 95 % upper end -0.06173 lies below the 90 % one -0.06157).
 
     Parameters
     ----------
