@@ -94,7 +94,16 @@ bound refuses (a mode pressed against an end, a perfect metric, weights pulled f
 metric's peak), an exact convolution sums every term (positive terms: relative error ``n eps``), up
 to 25 x 10^6 multiply-adds.  Beyond ``_DIRECT_ANY`` (12,000) ratings the convolution's weights are
 kept only when those within ``TAIL_LOG`` of the largest are one run; separate piles go to the mode
-search below and are held in parts.
+search below and are held in parts.  Where the bound refuses the windows' first tilt, they are
+tried once more tilted at the largest weight seen.
+
+Beyond ``_DIRECT_MAX`` ratings the windows' convolution still answers where the window in ``T``
+spans at most ``_WINDOW_MAX`` (80,000) components, with the same bound and the same one-run rule
+(its time grows with the window; the smooth representation below costs about the same whatever
+the size).  On 80 random designs of 6 x 10^4 to 3 x 10^6 metric ratings, 31 took it: 1.5 to 5.7
+times as quick (one 13 % slower), the CDF within 3.3e-12 of the smooth representation's and
+within 2e-14 of the mixture with ``log L`` at every component on the four designs the tests hold
+(10^5 to 2.3 x 10^5 ratings, 76 to 45,000 paired rows).
 
 When the window in ``T`` is wide, ``log L(T)`` is interpolated piecewise (degree-24 Chebyshev
 panels, two to start with; where the summation range changes shape, at ``T = k`` and
@@ -213,6 +222,11 @@ _FULL_T = 600  # mixtures over at most this many components get L(T) for every T
 # _kernels.convolve) up to _CONV_MAX multiply-adds
 _DIRECT_MAX = 60_000
 _DIRECT_ANY = 12_000   # up to here also weights in separate piles (beyond, held in parts)
+# beyond _DIRECT_MAX, the convolution over the windows that matter where they span at most this
+# many components (its time grows with their length: on random designs of 6 x 10^4 to 10^6
+# metric ratings it was the quicker way up to about 80,000 components, and 1.5 to 4 times as
+# quick at a few thousand to 40,000)
+_WINDOW_MAX = 80_000
 _CONV_MAX = 25_000_000
 # above this many multiply-adds the convolution is done by FFT (with its error bound checked)
 _FFT_FROM = 400_000
@@ -1372,7 +1386,8 @@ def _smooth_mixture(A: float, B: float, M: int, lik, t_lo: int, t_hi: int, peak:
         return np.exp(log_base(t) + log_l(t) - ref)
 
     assert rad.min() > 0
-    smooth = SmoothMixture(A + t_lo, A + B + M, U, weight, edges - t_lo)
+    smooth = SmoothMixture(A + t_lo, A + B + M, U, weight, edges - t_lo,
+                           kinks=[t - t_lo for t in kinks])
     # sum_t exp(log C(M, t) B(A + t, B + M - t) - (the same at t_ref) + log L(t)) = z exp(ref)
     smooth.ref_point = (t_ref, ref)
     return smooth, panels
@@ -1439,6 +1454,13 @@ def _mixture(A: float, B: float, k: int, M: int, pos: RateDistribution,
         # beyond _DIRECT_ANY ratings (below, one mixture costs little whatever its shape)
         if lw is not None and (M <= _DIRECT_ANY or _one_run(lw)):
             return _normalised(A, B, M, k, T, lw)[:3]
+    elif not (pos.degenerate or neg.degenerate):
+        # beyond _DIRECT_MAX ratings the convolution over the windows that matter, where they
+        # are short enough to be quicker than the smooth representation below
+        got = _window_weights(A, B, k, M, lik, guess[0], max_length=_WINDOW_MAX)
+        if got is not None and _one_run(got[1]):
+            start, lw = got
+            return _normalised(A, B, M, k, start + np.arange(lw.size, dtype=float), lw)[:3]
     if M + 1 <= _FULL_T:
         T = np.arange(M + 1, dtype=float)
         # log C(M, T) + log B(A + T, B + M - T) by its ratio recursion, summed from the largest
@@ -1806,7 +1828,20 @@ def _rises(A: float, B: float, M: int, d1: float, d2: float, S0: int,
 
 def _window_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikelihood,
                         centre: float) -> np.ndarray | None:
-    """``log w(T)``, ``T = 0..M``, from one FFT over the parts of the sequences that matter.
+    """``log w(T)``, ``T = 0..M``: :func:`_window_weights` over the whole range (``-inf`` beyond)."""
+    got = _window_weights(A, B, k, M, lik, centre)
+    if got is None:
+        return None
+    start, lw_w = got
+    lw = np.full(M + 1, -np.inf)
+    lw[start:start + lw_w.size] = lw_w
+    return lw
+
+
+def _window_weights(A: float, B: float, k: int, M: int, lik: _MetricLikelihood,
+                    centre: float, max_length: int | None = None, retry: bool = True
+                    ) -> tuple[int, np.ndarray] | None:
+    """``(S0, log w(S0..S1))`` from one FFT over the parts of the sequences that matter.
 
     The convolution of :func:`_direct_log_weights` restricted to windows, for both rates estimated
     with Beta parameters of at least one (``first`` and ``second`` concave).  The tilted sequences
@@ -1823,7 +1858,9 @@ def _window_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     closed form.  Inside the window the weights are those of the whole convolution up to the FFT's
     error, and the same acceptance rule holds.  None (the caller convolves over every ``T``) where
     any of this does not hold, where the window is not much shorter than ``0..M``, or where the
-    bounds refuse.
+    bounds refuse.  ``max_length``: None also where the window ``[S0, S1]`` holds more
+    components (found before any table is made; the weights beyond it are dropped and bounded
+    all the same, so the window's length is a matter of time only).
     """
     pos, neg = lik.pos, lik.neg
     if (pos.known is not None or neg.known is not None or not lik.log_concave
@@ -1857,8 +1894,8 @@ def _window_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     x0, x1 = _window_of(fa, sa, k)
     u0, u1 = _window_of(fb, sb, D)
     S0, S1 = x0 + u0, x1 + u1
-    if (S1 - S0) * 4 > 3 * M:
-        return None     # hardly shorter than the whole
+    if (S1 - S0) * 4 > 3 * M or (max_length is not None and S1 - S0 + 1 > max_length):
+        return None     # hardly shorter than the whole, or longer than asked
     ratios = iter(log_gamma_ratio_ranges([
         (S1 + 1, d1, S0), (M - S0 + 1, d2, M - S1),                 # the row
         (x1 + 1, pa - 1.0, x0), (k - x0 + 1, na - 1.0, k - x1),     # first
@@ -1887,12 +1924,14 @@ def _window_log_weights(A: float, B: float, k: int, M: int, lik: _MetricLikeliho
     beyond = (S0, rises[0] + theta, M - S1, rises[1] - theta)
     # (x, u and T counted from the windows' starts: the tilt's terms differ by constants, which
     # the sequences' scaling takes up)
-    lw_w, _ = _fft_log_weights(lp, lq, H, theta, True, trunc, tuple(beyond))
+    lw_w, peak = _fft_log_weights(lp, lq, H, theta, True, trunc, tuple(beyond))
     if lw_w is None:
+        if retry and peak >= 0 and abs(S0 + peak - t0) >= 2:
+            # tilted where the weights peak (the convolution is accurate relative to its
+            # largest entry), once
+            return _window_weights(A, B, k, M, lik, S0 + peak, max_length, retry=False)
         return None
-    lw = np.full(M + 1, -np.inf)
-    lw[S0:S1 + 1] = lw_w
-    return lw
+    return S0, lw_w
 
 
 def _one_part(A, B, M, k, lik, base, lo: int, hi: int, peak: float, known: dict,
