@@ -494,7 +494,10 @@ def model_rates_batch(tasks: list[dict]) -> list[tuple[RatePosterior, RatePoster
     >>> model_rates_batch([task])[0] == model_rates(**task)
     True
     """
-    return [model_rates(**task) for task in tasks]
+    # the BLAS limit once for the batch (setting it costs some 0.07 ms, 3 % of a group's time)
+    with _one_blas_thread():
+        return [_model_rates(**{"rho": None, "eta": None, "level": 0.95, **task})
+                for task in tasks]
 
 
 #: the most terms ``(k + 1)(M - k + 1)`` of a split for :func:`model_rate_means`' convolutions
