@@ -831,13 +831,14 @@ def test_rates_where_the_weights_press_an_edge_of_a_large_square_have_the_exact_
 
     import binaryeval as be
 
-    seen, original = [], rates_module.model_rates
+    seen, original = [], rates_module._model_rates
 
     def recorded(**kwargs):
         seen.append(original(**kwargs))
         return seen[-1]
 
-    monkeypatch.setattr(rates_module, "model_rates", recorded)
+    # (each group's rates, whether from model_rates or from model_rates_batch)
+    monkeypatch.setattr(rates_module, "_model_rates", recorded)
     steps = _lattice_spy(monkeypatch)
     counts = {"human_pos": 0, "human_total": 0, "metric_pos": 869, "metric_total": 6000,
               "tp": 7, "fn": 0, "tn": 85, "fp": 8}
