@@ -20,14 +20,15 @@ only where ``h`` is not negligible there).  The summands used:
   of ``w phi`` (a piecewise polynomial, integrated exactly); across it, quadrature;
 - the density: ``h_j = Beta(x; a0 + j, N - a0 - j)``, a bell in ``j`` of the same width.
 
-The quadratures' panels are cut where the weights are not analytic: at the kinks of ``log L``
-(``T = k`` and ``T = M - k``, where the summation range changes shape, when its end term matters)
-and across the taper's span (four panels).  A 16-point rule run across a kink put the CDF up to
-3.6e-8 from the mixture with ``log L`` at every component on designs with a handful of paired
-rows and near-perfect rates, and one across the taper's end 7e-10 where the weights press
-against an end: of 24 random smooth posteriors of 7 x 10^4 to 2.3 x 10^5 ratings (rates 0.8 to
-0.995, 10 to 3,000 paired rows) 7 were off by more than 1e-12; with the cuts every one is within
-2.2e-13.
+Where ``log L`` has a kink (``T = k`` or ``T = M - k``, where its summation range changes shape,
+when the end term matters) the weights are tapered in the same way on both sides of it and the
+components within ``_EDGE + _TAPER`` of it are summed one by one: the integral of a function with
+a kink is not its sum (Euler-Maclaurin leaves ``f'/12`` of the jump there), and a Gauss-Legendre
+panel across a kink loses its accuracy.  The quadratures' panels are cut across every taper (C
+infinity, but not analytic at its ends).  Before, on designs with a handful of paired rows and
+near-perfect rates, the CDF was up to 3.6e-8 from the mixture with ``log L`` at every component
+(a panel across the kink), 7.4e-11 with the panels cut at the kink alone (the sum), and 7e-10
+where a panel crossed the taper at an end.
 
 The cost of a point is a few hundred special-function calls whatever the number of components.
 The tests hold the moments, CDF and density to 1e-12 of the component-by-component mixture.
@@ -89,20 +90,19 @@ class _Side:
 
     def __init__(self, a0: float, N: float, U: float, g: PiecewiseChebyshev,
                  G: PiecewiseChebyshev, ends: tuple[np.ndarray, np.ndarray],
-                 kinks: np.ndarray | None = None):
+                 cuts: np.ndarray | None = None):
         self.a0, self.N, self.U, self.g, self.G = a0, N, U, g, G
-        kinks = np.zeros(0) if kinks is None else np.asarray(kinks, dtype=float)
-        # where the quadratures cut their panels: the kinks and the taper's ends (C-infinity but
-        # not analytic there: a panel across one lost accuracy too, 4e-10 of the cdf where the
+        # where the quadratures cut their panels: across each tapered zone (C-infinity but not
+        # analytic at its ends: a panel across one lost accuracy, 7e-10 of the cdf where the
         # weights press against an end)
-        steps = _EDGE + _TAPER * np.linspace(0.0, 1.0, _TAPER_CUTS + 1)
-        self.cuts = np.unique(np.concatenate((kinks, steps, U - steps)))
+        self.cuts = np.zeros(0) if cuts is None else np.asarray(cuts, dtype=float)
+        # the materialised components (ascending) and their running sums
         self.j, self.r = ends
-        zone = _EDGE + _TAPER
-        self.low = self.j <= zone
-        self.high = ~self.low
-        self.r_low = float(self.r[self.low].sum())
-        self.zone = zone
+        self._cum = np.concatenate(([0.0], np.cumsum(self.r)))
+
+    def _reached(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per point, the materialised components below ``lo`` (count) and up to ``hi``."""
+        return np.searchsorted(self.j, lo, side="left"), np.searchsorted(self.j, hi, side="right")
 
     def _panels(self, centre: np.ndarray, width: np.ndarray, reach: np.ndarray):
         """Gauss-Legendre nodes/weights on panels around each point's step/bell, inside [0, U].
@@ -111,11 +111,8 @@ class _Side:
         of four posteriors from 10^5 to 10^6 ratings: the cdf's sum within 1.2e-15 of that, 24
         points a panel 0.6e-15; against 64 points on the same panels at 32 quantiles up to 10^7
         ratings the cdf within 1.2e-15 and the density within 1e-13 of its peak, as with 24;
-        the tests hold the cdf's sum to 1e-14).  A kink of the weights (where ``log L``
-        changes its analytic form, :attr:`kinks`) is a further cut wherever it falls inside:
-        Gauss-Legendre's rule across a kink lost its accuracy (the cdf up to 1e-7 off near
-        a kink with a handful of paired rows, measured against the mixture with ``log L`` at
-        every component; now within 5e-13); so are the ends of the taper.
+        the tests hold the cdf's sum to 1e-14).  The tapers' spans (:attr:`cuts`) are further
+        cuts wherever they fall inside (a panel of zero width where outside the point's span).
         """
         xg, wg = _GL
         cuts = centre[:, None] + _CUTS[None, :] * reach[:, None]
@@ -148,15 +145,39 @@ class _Side:
 
     def _add_end_components(self, cdf: np.ndarray, x: np.ndarray, centre: np.ndarray,
                             reach: np.ndarray) -> None:
-        """Add the materialised end components to ``cdf`` in place (below the step I is 1)."""
-        below = centre - reach > self.zone + 1.0
-        cdf[below] += self.r_low
-        near = ~below & (centre + reach > -1.0)
-        near |= centre + reach > self.U - self.zone - 1.0
-        if near.any() and self.j.size:
-            a = self.a0 + self.j
+        """Add the materialised components to ``cdf`` in place.
+
+        Below the step (``u < centre - reach``) ``I`` is 1 (as in ``G``), above it 0; inside
+        it each component's incomplete beta function.
+        """
+        if not self.j.size:
+            return
+        first, last = self._reached(centre - reach, centre + reach)
+        cdf += self._cum[first]
+        near = np.flatnonzero(last > first)
+        if near.size:
+            lo, hi = int(first[near].min()), int(last[near].max())
+            j, r = self.j[lo:hi], self.r[lo:hi]
+            a = self.a0 + j
             h = special.betainc(a[None, :], self.N - a[None, :], x[near][:, None])
-            cdf[near] += (h * self.r).sum(axis=1) - np.where(below[near], self.r_low, 0.0)
+            inside = ((j[None, :] >= (centre - reach)[near][:, None])
+                      & (j[None, :] <= (centre + reach)[near][:, None]))
+            cdf[near] += (h * r * inside).sum(axis=1)
+
+    def _add_end_density(self, dens: np.ndarray, x: np.ndarray, centre: np.ndarray,
+                         reach: np.ndarray) -> None:
+        """Add the materialised components' density to ``dens`` where the bell reaches them."""
+        if not self.j.size:
+            return
+        first, last = self._reached(centre - reach, centre + reach)
+        near = np.flatnonzero(last > first)
+        if near.size:
+            lo, hi = int(first[near].min()), int(last[near].max())
+            j, r = self.j[lo:hi], self.r[lo:hi]
+            a = self.a0 + j
+            with np.errstate(under="ignore"):
+                d = np.exp(log_beta_pdf(x[near][:, None], a[None, :], self.N - a[None, :]))
+            dens[near] += (d * r).sum(axis=1)
 
     def cdf_logpdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`cdf` and, on the same nodes, the log density (for a quantile search).
@@ -179,14 +200,8 @@ class _Side:
         with np.errstate(divide="ignore", under="ignore"):
             dens = np.add.reduce(gu * np.exp(log_beta_pdf(xs, a, b)) * g_w, axis=1)
         self._add_end_components(cdf, x, centre, reach)
-        # the end components of the density, where its bell reaches them (as logpdf)
-        c_pdf = x * (N - 2.0) + 1.0 - self.a0
-        ends = (c_pdf - reach < self.zone + 1.0) | (c_pdf + reach > self.U - self.zone - 1.0)
-        if ends.any() and self.j.size:
-            aj = self.a0 + self.j
-            with np.errstate(under="ignore"):
-                d = np.exp(log_beta_pdf(x[ends][:, None], aj[None, :], N - aj[None, :]))
-            dens[ends] += (d * self.r).sum(axis=1)
+        # the materialised components of the density, where its bell reaches them (as logpdf)
+        self._add_end_density(dens, x, x * (N - 2.0) + 1.0 - self.a0, reach)
         with np.errstate(divide="ignore"):
             return np.clip(cdf, 0.0, 1.0), np.log(np.maximum(dens, 0.0))
 
@@ -200,11 +215,7 @@ class _Side:
         with np.errstate(divide="ignore", under="ignore"):
             dens = np.exp(log_beta_pdf(x[:, None], self.a0 + u, N - self.a0 - u))
             total = np.add.reduce(self.g(u) * dens * g_w, axis=1)
-            near = (centre - reach < self.zone + 1.0) | (centre + reach > self.U - self.zone - 1.0)
-            if near.any() and self.j.size:
-                a = self.a0 + self.j
-                d = np.exp(log_beta_pdf(x[near][:, None], a[None, :], N - a[None, :]))
-                total[near] += (d * self.r).sum(axis=1)
+            self._add_end_density(total, x, centre, reach)
             # far out in a tail the interpolated weights can dip below zero by their tolerance
             # (1e-14 of their peak): the density there is zero within its error
             return np.log(np.maximum(total, 0.0))
@@ -214,9 +225,12 @@ def _scaled_poly(p: PiecewiseChebyshev, z: float, right: float) -> PiecewiseCheb
     return PiecewiseChebyshev(p.edges, p.coefs / z, left=0.0, right=right)
 
 
-def _taper(u: np.ndarray, U: float) -> np.ndarray:
-    """The end taper ``phi``: 0 within ``_EDGE`` of an end, 1 beyond ``_EDGE + _TAPER``."""
-    return _step((u - _EDGE) / _TAPER) * _step((U - _EDGE - u) / _TAPER)
+def _taper(u: np.ndarray, U: float, kinks: np.ndarray = ()) -> np.ndarray:
+    """The taper ``phi``: 0 within ``_EDGE`` of an end or a kink, 1 beyond ``_EDGE + _TAPER``."""
+    out = _step((u - _EDGE) / _TAPER) * _step((U - _EDGE - u) / _TAPER)
+    for t in kinks:
+        out = out * _step((np.abs(u - t) - _EDGE) / _TAPER)
+    return out
 
 
 def _reflect(poly: PiecewiseChebyshev, U: float) -> PiecewiseChebyshev:
@@ -242,8 +256,8 @@ class SmoothMixture:
     breakpoints : array-like
         Where ``weight`` changes shape (panel edges of its own representation).
     kinks : array-like, optional
-        Those of the breakpoints where ``weight`` is not smooth (the quadratures of the cdf and
-        the density cut their panels there).
+        Those of the breakpoints where ``weight`` is not smooth (integers): the weights are
+        tapered to zero there and the components near them summed one by one.
 
     Examples
     --------
@@ -263,25 +277,37 @@ class SmoothMixture:
         self._weight = weight
         grid = np.linspace(0.0, Uf, 513)
         zone = _EDGE + _TAPER
-        j = np.concatenate((np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)))
-        # the weights on a grid (for their scale and the noise probe) and at the end components,
-        # in one evaluation
+        kinks = self._kinks
+        # the materialised components: within the taper's zone of an end or of a kink
+        j = np.unique(np.concatenate(
+            [np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)]
+            + [np.arange(np.ceil(t - zone), np.floor(t + zone) + 1.0) for t in kinks]))
+        j = j[(j >= 0.0) & (j <= Uf)]
+        # the weights on a grid (for their scale and the noise probe) and at the materialised
+        # components, in one evaluation
         both = weight(np.concatenate((grid, j)))
         on_grid = both[:grid.size]
         peak = float(np.max(on_grid))
-        taper = [_EDGE, _EDGE + _TAPER, Uf - _EDGE - _TAPER, Uf - _EDGE]
+        ramps = _EDGE + _TAPER * np.linspace(0.0, 1.0, _TAPER_CUTS + 1)
+        zones = np.concatenate([ramps, Uf - ramps] + [t - ramps for t in kinks]
+                               + [t + ramps for t in kinks])
+        zones = zones[(zones > 0.0) & (zones < Uf)]
         edges = np.unique(np.concatenate((np.asarray(breakpoints, dtype=float).ravel(),
-                                          taper, [0.0, Uf])))
+                                          zones, [0.0, Uf])))
         edges = edges[(edges >= 0.0) & (edges <= Uf)]
-        # the taper is symmetric, so the reflected side's tapered weights are g(U - u)
-        g = interpolate_noisy(lambda u: weight(u) * _taper(u, Uf), edges, 1e-14 * peak,
+
+        def phi(u):
+            return _taper(u, Uf, kinks)
+
+        g = interpolate_noisy(lambda u: weight(u) * phi(u), edges, 1e-14 * peak,
                               left=0.0, right=0.0,
-                              coarse=(grid[1:-1], (on_grid * _taper(grid, Uf))[1:-1]))
+                              coarse=(grid[1:-1], (on_grid * phi(grid))[1:-1]))
         total, G = _cumulative(g)
-        r = np.maximum(both[grid.size:], 0.0) * (1.0 - _taper(j, Uf))
+        r = np.maximum(both[grid.size:], 0.0) * (1.0 - phi(j))
         z = total + float(r.sum())
+        self._zones = np.unique(zones)
         self.lower = _Side(self.a0, self.N, Uf, _scaled_poly(g, z, 0.0),
-                           _scaled_poly(G, z, 1.0 * G.right / z), (j, r / z), self._kinks)
+                           _scaled_poly(G, z, 1.0 * G.right / z), (j, r / z), self._zones)
         self._g, self._ends, self._z = g, (j, r), z
         self._moments = self._compute_moments()
 
@@ -296,7 +322,7 @@ class SmoothMixture:
         z = self._z
         return _Side(self.N - self.a0 - Uf, self.N, Uf, _scaled_poly(g_up, z, 0.0),
                      _scaled_poly(G_up, z, G_up.right / z), ((Uf - j)[order], r[order] / z),
-                     Uf - self._kinks)
+                     Uf - self._zones)
 
     @cached_property
     def _rule(self) -> tuple[np.ndarray, np.ndarray]:
