@@ -9,10 +9,10 @@ integral of its continuation up to an exponentially small error (Poisson summati
 ends vanish, the weights are split with a smooth taper ``phi`` (a C-infinity step, exactly 0
 within ``_EDGE`` components of an end and 1 beyond ``_EDGE + _TAPER``):
 
-    sum_j w_j h_j = int w(u) phi(u) h(u) du + sum_{j near an end} w_j (1 - phi_j) h_j,
+    sum_j w_j h_j = int w(u) phi(u) h(u) du + sum_{j near an end or a kink} w_j (1 - phi_j) h_j,
 
-the integral by Gauss-Legendre quadrature, the end terms one by one (a few hundred of them, and
-only where ``h`` is not negligible there).  The summands used:
+the integral by Gauss-Legendre quadrature, the materialised terms one by one (a few hundred of
+them, and only where ``h`` is not negligible there).  The summands used:
 
 - moments: ``h = (a0 + j)^p``;
 - the CDF: ``h_j = I_x(a0 + j, N - a0 - j)``, a smooth step in ``j`` of width
@@ -84,8 +84,9 @@ def _cumulative(poly: PiecewiseChebyshev) -> tuple[float, PiecewiseChebyshev]:
 class _Side:
     """The mixture in one orientation: components ``Beta(a0 + u, N - a0 - u)``, ``u`` in [0, U].
 
-    ``g = w phi`` (interpolant) and its cumulative ``G``; ``ends`` the end components' indices
-    and their remaining weights ``w_j (1 - phi_j)``; everything normalised to total mass one.
+    ``g = w phi`` (interpolant) and its cumulative ``G``; ``ends`` the materialised components'
+    indices (ascending: near the ends and the kinks) and their remaining weights
+    ``w_j (1 - phi_j)``; everything normalised to total mass one.
     """
 
     def __init__(self, a0: float, N: float, U: float, g: PiecewiseChebyshev,
