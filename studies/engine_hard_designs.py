@@ -23,8 +23,9 @@ four Beta parameters together).
 
 Result (``studies/results/engine_hard_designs.csv``, seed 11, 120 designs): 0 over the bound;
 the largest gap 4.2e-14 among the 15 smooth posteriors, 3.1e-14 among the 105 materialised (the
-windows' convolution among them).  Before the smooth representation summed the components near a
-kink one by one, 6 of these 120 were over it (up to 1.5e-10), all smooth.
+windows' convolution among them).  With the smooth representation's quadrature panels cut at
+the kinks but the components near a kink not yet summed one by one, 6 of these 120 were over it
+(up to 1.5e-10), all smooth; with neither, the errors near a kink reached 3.6e-8.
 """
 
 from __future__ import annotations
