@@ -101,7 +101,7 @@ Beyond ``_DIRECT_MAX`` ratings the windows' convolution still answers where the 
 spans at most ``_WINDOW_MAX`` (80,000) components, with the same bound and the same one-run rule
 (its time grows with the window; the smooth representation below costs about the same whatever
 the size).  On 80 random designs of 6 x 10^4 to 3 x 10^6 metric ratings, 31 took it: 1.5 to 5.7
-times as quick (one 13 % slower), the CDF within 3.3e-12 of the smooth representation's and
+times as quick (one 14 % slower), the CDF within 3.3e-12 of the smooth representation's and
 within 2e-14 of the mixture with ``log L`` at every component on the three designs the tests hold
 (9.4 x 10^4 to 1.2 x 10^5 ratings, 76 to 45,000 paired rows).
 
