@@ -101,9 +101,19 @@ class _Side:
         self.j, self.r = ends
         self._cum = np.concatenate(([0.0], np.cumsum(self.r)))
 
-    def _reached(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per point, the materialised components below ``lo`` (count) and up to ``hi``."""
-        return np.searchsorted(self.j, lo, side="left"), np.searchsorted(self.j, hi, side="right")
+    def _reached(self, lo: np.ndarray, hi: np.ndarray):
+        """The materialised components each point's span ``[lo, hi]`` reaches.
+
+        Returns the count below ``lo`` per point, the points that reach any, and for those the
+        components of the slice they reach together: ``(first, near, j, r)``.
+        """
+        first = np.searchsorted(self.j, lo, side="left")
+        last = np.searchsorted(self.j, hi, side="right")
+        near = np.flatnonzero(last > first)
+        if not near.size:
+            return first, near, self.j[:0], self.r[:0]
+        cut = slice(int(first[near].min()), int(last[near].max()))
+        return first, near, self.j[cut], self.r[cut]
 
     def _panels(self, centre: np.ndarray, width: np.ndarray, reach: np.ndarray):
         """Gauss-Legendre nodes/weights on panels around each point's step/bell, inside [0, U].
@@ -153,12 +163,9 @@ class _Side:
         """
         if not self.j.size:
             return
-        first, last = self._reached(centre - reach, centre + reach)
+        first, near, j, r = self._reached(centre - reach, centre + reach)
         cdf += self._cum[first]
-        near = np.flatnonzero(last > first)
         if near.size:
-            lo, hi = int(first[near].min()), int(last[near].max())
-            j, r = self.j[lo:hi], self.r[lo:hi]
             a = self.a0 + j
             h = special.betainc(a[None, :], self.N - a[None, :], x[near][:, None])
             inside = ((j[None, :] >= (centre - reach)[near][:, None])
@@ -170,11 +177,8 @@ class _Side:
         """Add the materialised components' density to ``dens`` where the bell reaches them."""
         if not self.j.size:
             return
-        first, last = self._reached(centre - reach, centre + reach)
-        near = np.flatnonzero(last > first)
+        _, near, j, r = self._reached(centre - reach, centre + reach)
         if near.size:
-            lo, hi = int(first[near].min()), int(last[near].max())
-            j, r = self.j[lo:hi], self.r[lo:hi]
             a = self.a0 + j
             with np.errstate(under="ignore"):
                 d = np.exp(log_beta_pdf(x[near][:, None], a[None, :], self.N - a[None, :]))
@@ -274,11 +278,10 @@ class SmoothMixture:
         self.a0, self.N, self.U = float(a0), float(N), int(U)
         Uf = float(U)
         kinks = np.asarray(kinks, dtype=float).ravel()
-        self._kinks = kinks[(kinks > 0.0) & (kinks < Uf)]
+        kinks = self._kinks = kinks[(kinks > 0.0) & (kinks < Uf)]
         self._weight = weight
         grid = np.linspace(0.0, Uf, 513)
         zone = _EDGE + _TAPER
-        kinks = self._kinks
         # the materialised components: within the taper's zone of an end or of a kink
         j = np.unique(np.concatenate(
             [np.arange(0.0, zone + 1.0), np.arange(np.ceil(Uf - zone), Uf + 1.0)]
